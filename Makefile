@@ -1,0 +1,136 @@
+# slicesim - top-level, non-recursive Makefile (STYLE.md §8).
+#   make            build ./slicesim (BUILD=debug|release|asan, objects in build/$(BUILD)/)
+#   make run        install missing Debian packages, build, run experiments/default.yaml
+#   make test       install missing packages, build, run every test (Criterion)
+#   make bench      engine and model benchmarks (release build)
+#   make validate   reproduce the published tables
+#   make fuzz       build libFuzzer targets (clang) and run each for FUZZ_SECONDS
+#   make calib      build the CUDA calibration programs (needs nvcc; never part of all/test)
+#   make echo       print the effective flags;  V=1 echoes commands
+.DEFAULT_GOAL := all
+.SUFFIXES:
+
+BUILD  ?= debug
+O      ?= build/$(BUILD)
+CC     ?= cc
+WERROR ?= 1
+V      ?= 0
+Q      := $(if $(filter 1,$(V)),,@)
+
+PKGS        := gsl yaml-0.1 libcjson
+PKG_CFLAGS  := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS    := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+CRIT_CFLAGS := $(shell pkg-config --cflags criterion 2>/dev/null)
+CRIT_LIBS   := $(shell pkg-config --libs criterion 2>/dev/null)
+
+SAN   := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+WARN  := -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+         -Wold-style-definition -Wwrite-strings -Wundef -Wformat=2 -Wdouble-promotion -Wvla
+OPT.debug   := -O0 -g3
+OPT.release := -O2 -g -DNDEBUG
+OPT.asan    := -O1 -g $(SAN)
+GIT_REV     := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
+ALL_CFLAGS   = -std=c11 -D_POSIX_C_SOURCE=200809L -ffp-contract=off $(WARN) \
+               $(if $(filter 1,$(WERROR)),-Werror) $(OPT.$(BUILD)) -I. $(PKG_CFLAGS) \
+               -DSIM_BUILD_FLAVOUR='"$(BUILD)"' -MMD -MP $(CFLAGS)
+ALL_LDFLAGS  = $(if $(filter asan,$(BUILD)),$(SAN)) $(LDFLAGS)
+LIBS         = $(PKG_LIBS) -lm
+
+LIB_SRC   := $(sort $(wildcard sim/*.c model/*.c model/policy/*.c workloads/*.c \
+                               experiments/*.c tools/*.c))
+LIB_SRC   := $(filter-out tools/main.c,$(LIB_SRC))
+LIB_OBJ   := $(LIB_SRC:%.c=$(O)/%.o)
+TEST_SRC  := $(sort $(wildcard tests/unit/*.c))
+TEST_OBJ  := $(TEST_SRC:%.c=$(O)/%.o)
+EMBED_DATA := $(sort $(wildcard model/*.yaml workloads/*.yaml experiments/*.yaml \
+                                experiments/mig/*.yaml experiments/sharing/*.yaml))
+
+.PHONY: all run test check bench validate fuzz calib deps echo clean format golden-update
+
+all: slicesim
+
+slicesim: $(O)/slicesim
+	$(Q)cp $< $@
+
+$(O)/slicesim: $(O)/tools/main.o $(O)/libslicesim.a
+	@echo "  LD      $@"
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
+
+$(O)/libslicesim.a: $(LIB_OBJ)
+	@echo "  AR      $@"
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(O)/%.o: %.c
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(ALL_CFLAGS) -DSIM_GIT_REV='"$(GIT_REV)"' -c -o $@ $<
+
+# Files embedded into the binary (.incbin) so that `make run` needs no data on disk.
+$(O)/experiments/embedded.o: $(EMBED_DATA)
+
+$(O)/tests/unit/%.o: tests/unit/%.c
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(ALL_CFLAGS) $(CRIT_CFLAGS) -c -o $@ $<
+
+$(O)/test_unit: $(TEST_OBJ) $(O)/libslicesim.a
+	@echo "  LD      $@"
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(CRIT_LIBS) $(LIBS)
+
+deps:
+	@sh tools/install-deps.sh
+
+run: deps
+	@$(MAKE) --no-print-directory all
+	./slicesim run experiments/default.yaml -o results/default
+
+# One Criterion binary holds every test (unit, bad input, golden, determinism), so the run ends
+# in one "Synthesis" line. Tests run from the repository root and may call ./slicesim.
+test check: deps
+	@$(MAKE) --no-print-directory all $(O)/test_unit
+	$(O)/test_unit --jobs 2 $(TEST_ARGS)
+
+bench: deps
+	@$(MAKE) --no-print-directory BUILD=release all
+	./slicesim bench engine --pending 1000 --events 2000000
+	./slicesim bench engine --pending 1000000 --events 4000000
+	./slicesim bench heap --pending 1000 --events 2000000
+	./slicesim bench heap --pending 1000000 --events 4000000
+
+validate: all
+	./slicesim validate
+
+FUZZ_SECONDS ?= 60
+FUZZ_SRC     := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_BIN     := $(FUZZ_SRC:tests/fuzz/%.c=build/fuzz/%)
+FUZZ_CFLAGS  := -std=c11 -D_POSIX_C_SOURCE=200809L -g -O1 -I. $(PKG_CFLAGS) \
+                -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+build/fuzz/%: tests/fuzz/%.c $(LIB_SRC)
+	@mkdir -p build/fuzz
+	@echo "  FUZZ    $@"
+	$(Q)clang $(FUZZ_CFLAGS) -o $@ $< $(LIB_SRC) $(LIBS)
+fuzz: $(FUZZ_BIN)
+	@for f in $(FUZZ_BIN); do \
+	  n=$$(basename $$f); mkdir -p build/fuzz/corpus-$$n; \
+	  echo "== $$n ($(FUZZ_SECONDS) s)"; \
+	  $$f -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 -timeout=10 \
+	      build/fuzz/corpus-$$n tests/fuzz/corpus/$$n 2>&1 | tail -n 3 || exit 1; \
+	done
+
+NVCC ?= nvcc
+calib:
+	$(MAKE) -C calib NVCC=$(NVCC)
+
+echo:
+	@echo "BUILD=$(BUILD) O=$(O) CC=$(CC)"
+	@echo "CFLAGS=$(ALL_CFLAGS)"
+	@echo "LDFLAGS=$(ALL_LDFLAGS)"
+	@echo "LIBS=$(LIBS)"
+
+format:
+	clang-format -i $(LIB_SRC) tools/main.c $(wildcard */*.h */*/*.h) $(TEST_SRC)
+
+clean:
+	rm -rf build slicesim
+
+-include $(LIB_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(O)/tools/main.d

@@ -1,0 +1,42 @@
+/* experiments/embedded.c - .incbin of the project's data files (see embedded.h).
+ * The paths are relative to the repository root, where make runs the compiler. */
+#include "experiments/embedded.h"
+
+#include <string.h>
+
+/* EMBED(sym, "path") defines sym_start/sym_end around the file's bytes in .rodata. */
+#define EMBED(sym, path)                                                                      \
+    __asm__(".section .rodata\n.balign 16\n.global " #sym "_start\n" #sym "_start:\n"       \
+            ".incbin \"" path "\"\n.global " #sym "_end\n" #sym "_end:\n.byte 0\n"          \
+            ".previous\n");                                                                 \
+    extern const unsigned char sym##_start[], sym##_end[];
+
+EMBED(emb_gpus, "model/gpus.yaml")
+
+typedef struct embedded_file {
+    const char *path;
+    const unsigned char *start, *end;
+} embedded_file;
+
+#define ENTRY(sym, path) {path, sym##_start, sym##_end}
+
+static const embedded_file files[] = {
+    ENTRY(emb_gpus, "model/gpus.yaml"),
+};
+
+bool embedded_get(const char *path, const unsigned char **data, size_t *len)
+{
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        if (!strcmp(files[i].path, path)) {
+            *data = files[i].start;
+            *len = (size_t)(files[i].end - files[i].start);
+            return true;
+        }
+    }
+    return false;
+}
+
+const char *embedded_path(size_t i)
+{
+    return i < sizeof files / sizeof files[0] ? files[i].path : NULL;
+}

@@ -1,0 +1,92 @@
+/* model/catalog.h - the GPU hardware catalog: GPU types and their MIG GPU-instance profiles.
+ *
+ * Plain data, filled by a loader (experiments/catalog_load.h) from model/gpus.yaml, which
+ * carries every figure's source. This module only looks things up; it reads no file.
+ * Units: bytes, bytes/s, FLOP/s, watts. Placement starts and sizes are in memory-slice units
+ * (nvidia-smi mig -lgipp notation {starts}:size).
+ * Ownership: every pointer inside a gpu_catalog is owned by the arena that the loader was given;
+ * lookups return borrowed pointers valid while that arena lives.
+ * A field whose value is unsourced in the data file is 0 (numbers) or NULL (strings), and
+ * `unsourced` lists its name.
+ */
+#ifndef SIMPROJ_MODEL_CATALOG_H
+#define SIMPROJ_MODEL_CATALOG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define GPU_MAX_SLICES 8     /* memory slices on any catalog GPU */
+#define GPU_MAX_PROFILES 16  /* GPU-instance profiles per GPU type */
+
+/* Numeric formats with a datasheet peak rate. Dense rates. */
+typedef enum gpu_format {
+    GPU_FMT_FP64,
+    GPU_FMT_FP32,
+    GPU_FMT_FP16,        /* CUDA cores (non-tensor) */
+    GPU_FMT_FP64_TENSOR,
+    GPU_FMT_TF32_TENSOR,
+    GPU_FMT_FP16_TENSOR,
+    GPU_FMT_BF16_TENSOR,
+    GPU_FMT_FP8_TENSOR,
+    GPU_FMT_INT8_TENSOR, /* ops/s */
+    GPU_FMT_COUNT
+} gpu_format;
+
+/* Name used in data files and output ("fp32", "fp16_tensor", ...); static storage. */
+const char *gpu_format_name(gpu_format f);
+/* Format by name; returns GPU_FMT_COUNT when unknown. */
+gpu_format gpu_format_from_name(const char *name);
+
+typedef struct mig_profile {
+    const char *name;        /* e.g. "1g.5gb", "1g.5gb+me" */
+    int id;                  /* nvidia-smi GPU-instance profile id */
+    int compute_slices;      /* g in "Ng.XXgb" */
+    int mem_slices;          /* placement size in memory slices */
+    int sms;                 /* SMs of the instance */
+    uint64_t mem_bytes;      /* usable memory as nvidia-smi -lgip reports it */
+    int copy_engines, nvdec, nvenc, jpeg, ofa;
+    int max_instances;       /* per GPU */
+    int n_starts;
+    int starts[GPU_MAX_SLICES]; /* allowed placement starts, ascending */
+    int min_driver;          /* first driver branch that offers it (e.g. 470), 0 = any */
+    bool is_media_extension; /* "+me": at most one per GPU */
+    const char *src;         /* source tags, space separated */
+} mig_profile;
+
+typedef struct gpu_type {
+    const char *name;            /* catalog key, e.g. "A100-SXM4-40GB" */
+    const char *arch;            /* "Ampere", "Hopper", "Blackwell" */
+    int sms_total;               /* SMs with MIG disabled */
+    int sms_mig_full;            /* SMs usable with MIG on (the largest profile); 0 = no MIG */
+    int compute_slices;          /* 7, or 4 on A30; 0 = no MIG */
+    int memory_slices;           /* 8, or 4 on A30 */
+    int max_mig_instances;
+    uint64_t mem_bytes;
+    double mem_bw_bytes_per_s;
+    double l2_bytes;
+    double peak_flops[GPU_FMT_COUNT]; /* dense, whole GPU, MIG disabled; 0 = unsourced */
+    double sm_clock_boost_hz;         /* 0 = unsourced */
+    double tdp_w;
+    double nvlink_bytes_per_s;        /* total, both directions; 0 = none/unsourced */
+    double pcie_bytes_per_s;          /* per direction */
+    int n_profiles;
+    mig_profile profiles[GPU_MAX_PROFILES];
+    const char *unsourced;       /* comma-separated names of fields left 0/NULL, or NULL */
+    const char *src;             /* source tags, space separated */
+} gpu_type;
+
+typedef struct gpu_catalog {
+    size_t n_gpus;
+    gpu_type *gpus;                 /* arena-owned */
+    size_t n_sources;
+    const char **source_tags;       /* parallel arrays: tag -> citation */
+    const char **source_texts;
+} gpu_catalog;
+
+/* GPU type by catalog name (exact, then case-insensitive); NULL when absent. Borrowed. */
+const gpu_type *gpu_catalog_find(const gpu_catalog *c, const char *name);
+/* MIG profile of g by name ("1g.5gb"); NULL when absent. Borrowed. */
+const mig_profile *gpu_find_profile(const gpu_type *g, const char *name);
+
+#endif

@@ -1,0 +1,84 @@
+/* Unit tests for the shared basics: diag, arena, err, cli number parsing, embedded data. */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "experiments/embedded.h"
+#include "sim/arena.h"
+#include "sim/diag.h"
+#include "sim/err.h"
+#include "tools/cli.h"
+
+Test(diag, message_shape_is_exact)
+{
+    diag *d = diag_create();
+    src_loc at = {"configs/a.yaml", 14, 17};
+    diag_error(d, at, "nodes[2].gpu.memory", "unknown unit 'GB/s'; expected a size like 80GiB, got '%s'",
+               "80GB/s");
+    cr_assert_eq(diag_error_count(d), 1);
+    cr_assert_str_eq(diag_message(d, 0),
+                     "configs/a.yaml:14:17: error: nodes[2].gpu.memory: unknown unit 'GB/s'; "
+                     "expected a size like 80GiB, got '80GB/s'");
+    diag_destroy(d);
+}
+
+Test(diag, caps_stored_messages_but_counts_all)
+{
+    diag *d = diag_create();
+    for (int i = 0; i < DIAG_MAX_ERRORS + 5; i++) {
+        diag_error(d, (src_loc){"f.yaml", i + 1, 1}, "x", "bad %d", i);
+    }
+    cr_assert_eq(diag_error_count(d), DIAG_MAX_ERRORS + 5);
+    cr_assert_null(diag_message(d, DIAG_MAX_ERRORS));
+    cr_assert_str_eq(diag_message(d, 0), "f.yaml:1:1: error: x: bad 0");
+    diag_destroy(d);
+}
+
+Test(arena, strings_are_copied_and_aligned)
+{
+    arena *a = arena_create();
+    char src[] = "hello";
+    char *c = arena_strdup(a, src);
+    src[0] = 'j';
+    cr_assert_str_eq(c, "hello");
+    for (int i = 0; i < 1000; i++) {
+        void *p = arena_alloc(a, (size_t)i * 7 + 1);
+        cr_assert_eq((uintptr_t)p % 16, 0);
+    }
+    void *big = arena_alloc(a, 1u << 20);
+    cr_assert_not_null(big);
+    arena_destroy(a);
+}
+
+Test(err, names_and_messages)
+{
+    cr_assert_str_eq(sim_errname(SIM_EINPUT), "SIM_EINPUT");
+    cr_assert_str_eq(sim_strerror(SIM_ENOENT), "no such file or directory");
+    cr_assert_str_eq(sim_errname(-999), "SIM_EUNKNOWN");
+}
+
+Test(cli, integers_must_be_whole_and_in_range)
+{
+    uint64_t v = 0;
+    cr_assert(cli_parse_u64("42", 0, 100, &v));
+    cr_assert_eq(v, 42);
+    cr_assert_not(cli_parse_u64("12abc", 0, 100, &v));
+    cr_assert_not(cli_parse_u64("-1", 0, 100, &v));
+    cr_assert_not(cli_parse_u64("101", 0, 100, &v));
+    cr_assert_not(cli_parse_u64("", 0, 100, &v));
+    double x = 0;
+    cr_assert(cli_parse_double("1.5e3", &x));
+    cr_assert_float_eq(x, 1500.0, 1e-12);
+    cr_assert_not(cli_parse_double("nan", &x));
+    cr_assert_not(cli_parse_double("1.5x", &x));
+}
+
+Test(embedded, catalog_is_compiled_in)
+{
+    const unsigned char *data = NULL;
+    size_t len = 0;
+    cr_assert(embedded_get("model/gpus.yaml", &data, &len));
+    cr_assert_gt(len, 0);
+    cr_assert_eq(data[len], '\0');
+    cr_assert_not(embedded_get("no/such.yaml", &data, &len));
+    cr_assert_str_eq(embedded_path(0), "model/gpus.yaml");
+}

@@ -1,0 +1,34 @@
+#!/bin/sh
+# tools/install-deps.sh - install the Debian packages slicesim needs, only those missing.
+# Called by `make deps` (and so by `make run` and `make test`). Needs root or sudo when
+# something is missing; prints what it installs. Set SLICESIM_NO_INSTALL=1 to only check.
+set -eu
+PKGS="gcc make pkg-config libgsl-dev libcjson-dev libyaml-dev libcriterion-dev gnuplot-nox"
+# clang (libFuzzer) and valgrind are for `make fuzz` / the valgrind check in CI.
+[ "${SLICESIM_DEV_DEPS:-0}" = 1 ] && PKGS="$PKGS clang valgrind"
+
+missing=""
+for p in $PKGS; do
+    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+        missing="$missing $p"
+    fi
+done
+[ -z "$missing" ] && exit 0
+
+if [ "${SLICESIM_NO_INSTALL:-0}" = 1 ]; then
+    echo "install-deps: missing Debian packages:$missing" >&2
+    exit 1
+fi
+SUDO=""
+if [ "$(id -u)" != 0 ]; then
+    if command -v sudo >/dev/null 2>&1; then SUDO=sudo; else
+        echo "install-deps: missing packages:$missing; run as root or install them with apt-get" >&2
+        exit 1
+    fi
+fi
+echo "install-deps: installing:$missing"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+# shellcheck disable=SC2086
+$SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null
+echo "install-deps: done"

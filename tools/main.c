@@ -1,0 +1,80 @@
+/* tools/main.c - the slicesim command-line front end: dispatches to tools/cmd_*.c. */
+#include "tools/cli.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* Commands still being written are declared weak so the tree links while they are built;
+ * an absent one answers "not available in this build" with exit 2. */
+#pragma weak cmd_run
+#pragma weak cmd_check
+#pragma weak cmd_profiles
+#pragma weak cmd_layouts
+#pragma weak cmd_bench
+#pragma weak cmd_validate
+#pragma weak cmd_fit
+#pragma weak cmd_fit_workload
+#pragma weak cmd_predict
+#pragma weak cmd_policies
+
+typedef struct cli_cmd {
+    const char *name;
+    cli_cmd_fn *fn;
+    const char *summary;
+} cli_cmd;
+
+static const cli_cmd commands[] = {
+    {"run", cmd_run, "run a scenario: run FILE -o DIR [--seed N] [--set path=value]..."},
+    {"check", cmd_check, "validate a scenario without running it: check FILE"},
+    {"profiles", cmd_profiles, "print a GPU's MIG profile table: profiles GPU"},
+    {"layouts", cmd_layouts, "list valid MIG layouts or check a mig-parted file: layouts GPU"},
+    {"bench", cmd_bench, "benchmarks: bench engine|heap --pending N --events M"},
+    {"validate", cmd_validate, "reproduce the published tables"},
+    {"fit", cmd_fit, "fit model parameters from a calibration JSON: fit CALIB.json -o MODEL.json"},
+    {"fit-workload", cmd_fit_workload, "fit a workload profile: fit-workload OBS.yaml -o P.yaml"},
+    {"predict", cmd_predict, "predict a profile on queries: predict PROFILE.yaml... QUERIES.yaml"},
+    {"policies", cmd_policies, "list the scheduling and placement policies"},
+};
+
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: slicesim COMMAND [ARGS]\n\ncommands:\n");
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
+        if (commands[i].fn) {
+            fprintf(out, "  %-13s %s\n", commands[i].name, commands[i].summary);
+        }
+    }
+    fprintf(out, "\n`slicesim COMMAND --help` describes one command.\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return CLI_EXIT_INPUT;
+    }
+    if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
+        usage(stdout);
+        return CLI_EXIT_OK;
+    }
+    if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+        printf("slicesim %s (%s build)\n", SIM_GIT_REV, SIM_BUILD_FLAVOUR);
+        return CLI_EXIT_OK;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
+        if (!strcmp(argv[1], commands[i].name)) {
+            if (!commands[i].fn) {
+                fprintf(stderr, "slicesim: command '%s' is not available in this build\n",
+                        argv[1]);
+                return CLI_EXIT_INPUT;
+            }
+            return commands[i].fn(argc - 1, argv + 1);
+        }
+    }
+    fprintf(stderr, "slicesim: error: unknown command '%s'; expected one of:", argv[1]);
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
+        fprintf(stderr, " %s", commands[i].name);
+    }
+    fputc('\n', stderr);
+    return CLI_EXIT_INPUT;
+}
