@@ -109,12 +109,16 @@ build/fuzz/%: tests/fuzz/%.c $(LIB_SRC)
 	@mkdir -p build/fuzz
 	@echo "  FUZZ    $@"
 	$(Q)clang $(FUZZ_CFLAGS) -o $@ $< $(LIB_SRC) $(LIBS)
+# FUZZ_SECONDS applies to each target; FUZZ_SECONDS_<target> overrides it for one target.
 fuzz: $(FUZZ_BIN)
 	@for f in $(FUZZ_BIN); do \
-	  n=$$(basename $$f); mkdir -p build/fuzz/corpus-$$n; \
-	  echo "== $$n ($(FUZZ_SECONDS) s)"; \
-	  $$f -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 -timeout=10 \
-	      build/fuzz/corpus-$$n tests/fuzz/corpus/$$n 2>&1 | tail -n 3 || exit 1; \
+	  n=$$(basename $$f); mkdir -p build/fuzz/corpus-$$n tests/fuzz/corpus/$$n; \
+	  secs=$$(eval echo \$${FUZZ_SECONDS_$$n:-$(FUZZ_SECONDS)}); \
+	  echo "== $$n ($$secs s)"; \
+	  $$f -max_total_time=$$secs -rss_limit_mb=2048 -timeout=10 -print_final_stats=0 \
+	      build/fuzz/corpus-$$n tests/fuzz/corpus/$$n > build/fuzz/$$n.log 2>&1 \
+	    || { tail -n 40 build/fuzz/$$n.log; exit 1; }; \
+	  grep -E "^(#[0-9]+ *DONE|Done)" build/fuzz/$$n.log | tail -n 1; \
 	done
 
 NVCC ?= nvcc
