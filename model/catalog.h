@@ -40,7 +40,7 @@ gpu_format gpu_format_from_name(const char *name);
 
 typedef struct mig_profile {
     const char *name;        /* e.g. "1g.5gb", "1g.5gb+me" */
-    int id;                  /* nvidia-smi GPU-instance profile id */
+    int id;                  /* nvidia-smi GPU-instance profile id; -1 = unsourced */
     int compute_slices;      /* g in "Ng.XXgb" */
     int mem_slices;          /* placement size in memory slices */
     int sms;                 /* SMs of the instance */
@@ -52,7 +52,23 @@ typedef struct mig_profile {
     int min_driver;          /* first driver branch that offers it (e.g. 470), 0 = any */
     bool is_media_extension; /* "+me": at most one per GPU */
     const char *src;         /* source tags, space separated */
+    const char *unsourced;   /* comma-separated names of fields left 0, or NULL */
+    const char *note;        /* assumption or caveat stated in the data file, or NULL */
 } mig_profile;
+
+#define GPU_MAX_ALIASES 4
+#define GPU_MAX_PCI_IDS 4
+#define GPU_MAX_LAYOUT_COUNTS 6
+
+/* An expected number of layouts, recorded in the data file with its source, that the
+ * enumeration (model/mig.h) must reproduce; tests compare the two. */
+typedef struct gpu_layout_count {
+    bool all_profiles; /* false: classic profiles (mig_profile_is_classic) */
+    bool maximal_only; /* false: every non-empty valid layout */
+    int driver;        /* driver branch the count holds for, 0 = newest */
+    long count;
+    const char *src;   /* source tags, space separated */
+} gpu_layout_count;
 
 typedef struct gpu_type {
     const char *name;            /* catalog key, e.g. "A100-SXM4-40GB" */
@@ -74,6 +90,16 @@ typedef struct gpu_type {
     mig_profile profiles[GPU_MAX_PROFILES];
     const char *unsourced;       /* comma-separated names of fields left 0/NULL, or NULL */
     const char *src;             /* source tags, space separated */
+    int n_aliases;
+    const char *aliases[GPU_MAX_ALIASES]; /* other names gpu_catalog_find accepts */
+    int n_pci_ids;
+    uint16_t pci_device_ids[GPU_MAX_PCI_IDS]; /* PCI device ids (vendor 0x10DE), for mig-parted
+                                                 device-filter matching */
+    int mig_min_driver;          /* first driver branch with MIG on this GPU, 0 = any */
+    int pair_4g_3g_min_driver;   /* branch from which a 4g and a 3g instance may coexist; 0 = any */
+    int n_layout_counts;
+    gpu_layout_count layout_counts[GPU_MAX_LAYOUT_COUNTS];
+    const char *note;            /* assumptions stated in the data file, or NULL */
 } gpu_type;
 
 typedef struct gpu_catalog {
@@ -84,9 +110,13 @@ typedef struct gpu_catalog {
     const char **source_texts;
 } gpu_catalog;
 
-/* GPU type by catalog name (exact, then case-insensitive); NULL when absent. Borrowed. */
+/* GPU type by catalog name or alias (exact, then case-insensitive); NULL when absent. Borrowed. */
 const gpu_type *gpu_catalog_find(const gpu_catalog *c, const char *name);
 /* MIG profile of g by name ("1g.5gb"); NULL when absent. Borrowed. */
 const mig_profile *gpu_find_profile(const gpu_type *g, const char *name);
+/* Index of g's profile by name, or -1 when absent. */
+int gpu_profile_index(const gpu_type *g, const char *name);
+/* Citation of a source tag, or NULL when the catalog has no such tag. Borrowed. */
+const char *gpu_catalog_source(const gpu_catalog *c, const char *tag);
 
 #endif
