@@ -1,0 +1,432 @@
+#include "experiments/yamlx.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/err.h"
+#include "sim/xalloc.h"
+
+struct yamlx_doc {
+    yaml_document_t ydoc;
+    const char *name;     /* arena-owned */
+    arena *names;         /* borrowed: labels of override nodes go here */
+    int first_added_id;   /* ids >= this were made by yamlx_set */
+    int n_labels, cap_labels;
+    const char **labels;  /* labels[id - first_added_id], arena-owned strings */
+};
+
+/* libyaml reports allocation failure as a plain 0; treat it as xmalloc does. */
+static _Noreturn void out_of_memory(const char *what)
+{
+    fprintf(stderr, "out of memory: libyaml allocation for %s\n", what);
+    abort();
+}
+
+src_loc yamlx_loc_from_mark(const char *file, yaml_mark_t mark)
+{
+    /* libyaml counts lines and columns from 0; diagnostics count from 1. */
+    src_loc at = {file, (int)mark.line + 1, (int)mark.column + 1};
+    return at;
+}
+
+/* Line and column of a byte offset: reader errors (bad UTF-8) carry an offset, not a mark. */
+static yaml_mark_t mark_from_offset(const unsigned char *buf, size_t len, size_t offset)
+{
+    yaml_mark_t m = {0, 0, 0};
+    for (size_t i = 0; i < offset && i < len; i++) {
+        if (buf[i] == '\n') {
+            m.line++;
+            m.column = 0;
+        } else if ((buf[i] & 0xC0) != 0x80) {
+            m.column++;
+        }
+    }
+    m.index = offset;
+    return m;
+}
+
+static void report_parser_error(const yaml_parser_t *p, const char *name, const void *buf,
+                                size_t len, diag *d)
+{
+    yaml_mark_t m = p->problem_mark;
+    if (p->error == YAML_READER_ERROR) {
+        m = mark_from_offset(buf, len, p->problem_offset);
+    }
+    const char *problem = p->problem ? p->problem : "cannot parse YAML";
+    diag_error(d, yamlx_loc_from_mark(name, m), NULL, "%s", problem);
+}
+
+int yamlx_load_buffer(const char *name, const void *buf, size_t len, arena *names, diag *d,
+                      yamlx_doc **out)
+{
+    *out = NULL;
+    const char *dname = arena_strdup(names, name);
+    yaml_parser_t p;
+    if (!yaml_parser_initialize(&p)) {
+        out_of_memory("yaml parser");
+    }
+    yaml_parser_set_input_string(&p, buf, len);
+    yamlx_doc *doc = xcalloc(1, sizeof *doc, "yaml document");
+    doc->name = dname;
+    doc->names = names;
+    if (!yaml_parser_load(&p, &doc->ydoc)) {
+        report_parser_error(&p, dname, buf, len, d);
+        yaml_parser_delete(&p);
+        free(doc);
+        return SIM_EINPUT;
+    }
+    /* One document per file: a second one would be silently ignored otherwise. */
+    yaml_document_t extra;
+    if (!yaml_parser_load(&p, &extra)) {
+        report_parser_error(&p, dname, buf, len, d);
+        yaml_parser_delete(&p);
+        yamlx_destroy(doc);
+        return SIM_EINPUT;
+    }
+    yaml_node_t *extra_root = yaml_document_get_root_node(&extra);
+    if (extra_root) {
+        diag_error(d, yamlx_loc_from_mark(dname, extra.start_mark), NULL,
+                   "second YAML document; expected one document per file, got '---'");
+        yaml_document_delete(&extra);
+        yaml_parser_delete(&p);
+        yamlx_destroy(doc);
+        return SIM_EINPUT;
+    }
+    yaml_document_delete(&extra);
+    yaml_parser_delete(&p);
+    doc->first_added_id = yamlx_node_count(doc) + 1;
+    *out = doc;
+    return 0;
+}
+
+int yamlx_load_file(const char *path, arena *names, diag *d, yamlx_doc **out)
+{
+    *out = NULL;
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        int e = errno;
+        errno = e;
+        return e == ENOENT ? SIM_ENOENT : SIM_EIO;
+    }
+    size_t cap = 1 << 16, len = 0;
+    unsigned char *buf = xmalloc(cap, "yaml file");
+    for (;;) {
+        size_t n = fread(buf + len, 1, cap - len, f);
+        len += n;
+        if (len < cap) {
+            break;
+        }
+        cap *= 2;
+        buf = xrealloc(buf, cap, "yaml file");
+    }
+    if (ferror(f)) {
+        int e = errno ? errno : EIO;
+        fclose(f);
+        free(buf);
+        errno = e;
+        return SIM_EIO;
+    }
+    fclose(f);
+    int rc = yamlx_load_buffer(path, buf, len, names, d, out);
+    free(buf);
+    return rc;
+}
+
+void yamlx_destroy(yamlx_doc *doc)
+{
+    if (!doc) {
+        return;
+    }
+    yaml_document_delete(&doc->ydoc);
+    free(doc->labels);
+    free(doc);
+}
+
+const char *yamlx_name(const yamlx_doc *doc)
+{
+    return doc->name;
+}
+
+yaml_node_t *yamlx_root(yamlx_doc *doc)
+{
+    return yaml_document_get_root_node(&doc->ydoc);
+}
+
+yaml_node_t *yamlx_node(yamlx_doc *doc, int id)
+{
+    return yaml_document_get_node(&doc->ydoc, id);
+}
+
+int yamlx_node_id(const yamlx_doc *doc, const yaml_node_t *node)
+{
+    return (int)(node - doc->ydoc.nodes.start) + 1;
+}
+
+int yamlx_node_count(const yamlx_doc *doc)
+{
+    return (int)(doc->ydoc.nodes.top - doc->ydoc.nodes.start);
+}
+
+src_loc yamlx_loc(const yamlx_doc *doc, const yaml_node_t *node)
+{
+    if (!node) {
+        src_loc at = {doc->name, 1, 1};
+        return at;
+    }
+    int id = yamlx_node_id(doc, node);
+    if (id >= doc->first_added_id && id - doc->first_added_id < doc->n_labels) {
+        src_loc at = {doc->labels[id - doc->first_added_id], 0, 0};
+        return at;
+    }
+    return yamlx_loc_from_mark(doc->name, node->start_mark);
+}
+
+const char *yamlx_scalar(const yaml_node_t *node)
+{
+    if (!node || node->type != YAML_SCALAR_NODE) {
+        return NULL;
+    }
+    return (const char *)node->data.scalar.value;
+}
+
+const char *yamlx_kind(const yaml_node_t *node)
+{
+    if (!node) {
+        return "nothing";
+    }
+    switch (node->type) {
+    case YAML_MAPPING_NODE:
+        return "a mapping";
+    case YAML_SEQUENCE_NODE:
+        return "a sequence";
+    case YAML_SCALAR_NODE:
+        return "a scalar";
+    case YAML_NO_NODE:
+        break;
+    }
+    return "nothing";
+}
+
+yaml_node_t *yamlx_map_get(yamlx_doc *doc, const yaml_node_t *map, const char *key)
+{
+    if (!map || map->type != YAML_MAPPING_NODE) {
+        return NULL;
+    }
+    for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top;
+         p++) {
+        const char *k = yamlx_scalar(yamlx_node(doc, p->key));
+        if (k && !strcmp(k, key)) {
+            return yamlx_node(doc, p->value);
+        }
+    }
+    return NULL;
+}
+
+/* ---- overrides ---------------------------------------------------------------------------- */
+
+/* Record that node `id` was made by the override labelled `label`. */
+static void label_node(yamlx_doc *doc, int id, const char *label)
+{
+    int idx = id - doc->first_added_id;
+    SIM_ASSERT(idx >= 0);
+    if (idx >= doc->cap_labels) {
+        int cap = doc->cap_labels ? doc->cap_labels : 8;
+        while (cap <= idx) {
+            cap *= 2;
+        }
+        doc->labels = xrealloc(doc->labels, (size_t)cap * sizeof *doc->labels, "override labels");
+        for (int i = doc->cap_labels; i < cap; i++) {
+            doc->labels[i] = NULL;
+        }
+        doc->cap_labels = cap;
+    }
+    doc->labels[idx] = label;
+    if (idx >= doc->n_labels) {
+        doc->n_labels = idx + 1;
+    }
+}
+
+static int add_scalar(yamlx_doc *doc, const char *text, size_t n, const char *label)
+{
+    if (n > (size_t)INT32_MAX) {
+        return 0;
+    }
+    int id = yaml_document_add_scalar(&doc->ydoc, NULL, (const yaml_char_t *)text, (int)n,
+                                      YAML_PLAIN_SCALAR_STYLE);
+    if (id) {
+        label_node(doc, id, label);
+    }
+    return id;
+}
+
+static int add_mapping(yamlx_doc *doc, const char *label)
+{
+    int id = yaml_document_add_mapping(&doc->ydoc, NULL, YAML_BLOCK_MAPPING_STYLE);
+    if (id) {
+        label_node(doc, id, label);
+    }
+    return id;
+}
+
+/* Longest key of mapping `map_id` that `rest` starts with, followed by '.', '[' or the end.
+ * Returns the pair index or -1. */
+static int match_key(yamlx_doc *doc, int map_id, const char *rest, size_t *key_len)
+{
+    yaml_node_t *map = yamlx_node(doc, map_id);
+    int best = -1;
+    size_t best_len = 0;
+    int n = (int)(map->data.mapping.pairs.top - map->data.mapping.pairs.start);
+    for (int i = 0; i < n; i++) {
+        const char *k = yamlx_scalar(yamlx_node(doc, map->data.mapping.pairs.start[i].key));
+        if (!k) {
+            continue;
+        }
+        size_t kl = strlen(k);
+        if (kl == 0 || kl < best_len || strncmp(rest, k, kl) != 0) {
+            continue;
+        }
+        char next = rest[kl];
+        if (next == '\0' || next == '.' || next == '[') {
+            if (kl > best_len || best < 0) {
+                best = i;
+                best_len = kl;
+            }
+        }
+    }
+    *key_len = best_len;
+    return best;
+}
+
+int yamlx_set(yamlx_doc *doc, const char *assignment, diag *d)
+{
+    size_t alen = strlen(assignment);
+    char *label_buf = xmalloc(alen + 7, "override label");
+    snprintf(label_buf, alen + 7, "--set %s", assignment);
+    const char *label = arena_strdup(doc->names, label_buf);
+    free(label_buf);
+    src_loc at = {label, 0, 0};
+
+    const char *eq = strchr(assignment, '=');
+    if (!eq || eq == assignment) {
+        diag_error(d, at, NULL, "malformed override; expected PATH=VALUE, got '%s'", assignment);
+        return SIM_EINPUT;
+    }
+    size_t plen = (size_t)(eq - assignment);
+    char *path = xmalloc(plen + 1, "override path");
+    memcpy(path, assignment, plen);
+    path[plen] = '\0';
+    const char *value = eq + 1;
+    int rc = SIM_EINPUT;
+
+    yaml_node_t *root = yamlx_root(doc);
+    if (!root || root->type != YAML_MAPPING_NODE) {
+        diag_error(d, at, NULL, "cannot apply override; expected a document that is a mapping, "
+                   "got %s", yamlx_kind(root));
+        goto out;
+    }
+    int cur = yamlx_node_id(doc, root);
+    const char *rest = path;
+    size_t done = 0; /* length of path consumed, for messages */
+    for (;;) {
+        yaml_node_t *node = yamlx_node(doc, cur);
+        if (*rest == '[') {
+            char *end = NULL;
+            errno = 0;
+            unsigned long idx = (rest[1] >= '0' && rest[1] <= '9') ? strtoul(rest + 1, &end, 10) : 0;
+            if (!end || *end != ']' || errno == ERANGE) {
+                diag_error(d, at, path, "malformed index; expected [N] with N a whole number, "
+                           "got '%s'", rest);
+                goto out;
+            }
+            size_t seg = (size_t)(end + 1 - rest);
+            if (node->type != YAML_SEQUENCE_NODE) {
+                diag_error(d, at, path, "not a sequence at '%.*s'; expected a sequence to index, "
+                           "got %s", (int)(done + seg), path, yamlx_kind(node));
+                goto out;
+            }
+            size_t n = (size_t)(node->data.sequence.items.top - node->data.sequence.items.start);
+            if (idx >= n) {
+                diag_error(d, at, path, "no item '%.*s'; expected an index below %zu, got '%lu'",
+                           (int)(done + seg), path, n, idx);
+                goto out;
+            }
+            yaml_node_item_t *item = &node->data.sequence.items.start[idx];
+            rest += seg;
+            done += seg;
+            if (*rest == '\0') {
+                int id = add_scalar(doc, value, strlen(value), label);
+                if (!id) {
+                    goto bad_value;
+                }
+                /* the node array may have moved: look the sequence up again */
+                yamlx_node(doc, cur)->data.sequence.items.start[idx] = id;
+                rc = 0;
+                goto out;
+            }
+            cur = *item;
+            if (*rest == '.') {
+                rest++;
+                done++;
+            }
+            continue;
+        }
+        if (*rest == '\0' || *rest == '.') {
+            diag_error(d, at, path, "empty path segment; expected a key name, got '%s'", path);
+            goto out;
+        }
+        if (node->type != YAML_MAPPING_NODE) {
+            diag_error(d, at, path, "not a mapping at '%.*s'; expected a mapping to hold '%s', "
+                       "got %s", done ? (int)done - 1 : 0, path, rest, yamlx_kind(node));
+            goto out;
+        }
+        size_t klen = 0;
+        int pair = match_key(doc, cur, rest, &klen);
+        if (pair < 0) {
+            klen = strcspn(rest, ".[");
+        }
+        bool last = rest[klen] == '\0';
+        if (pair >= 0 && last) {
+            int id = add_scalar(doc, value, strlen(value), label);
+            if (!id) {
+                goto bad_value;
+            }
+            yamlx_node(doc, cur)->data.mapping.pairs.start[pair].value = id;
+            rc = 0;
+            goto out;
+        }
+        if (pair >= 0) {
+            cur = yamlx_node(doc, cur)->data.mapping.pairs.start[pair].value;
+        } else {
+            /* Absent key: add it (a mapping on the way, or the value at the end). */
+            int kid = add_scalar(doc, rest, klen, label);
+            int vid = last ? add_scalar(doc, value, strlen(value), label)
+                           : add_mapping(doc, label);
+            if (!kid || !vid) {
+                goto bad_value;
+            }
+            if (!yaml_document_append_mapping_pair(&doc->ydoc, cur, kid, vid)) {
+                out_of_memory("yaml mapping pair");
+            }
+            if (last) {
+                rc = 0;
+                goto out;
+            }
+            cur = vid;
+        }
+        rest += klen;
+        done += klen;
+        if (*rest == '.') {
+            rest++;
+            done++;
+        }
+    }
+bad_value:
+    diag_error(d, at, path, "unusable override text; expected UTF-8 text, got '%s'", value);
+out:
+    free(path);
+    return rc;
+}
