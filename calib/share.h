@@ -1,0 +1,172 @@
+/* calib/share.h - start groups of worker processes (fork/exec of calib/bin/worker) and collect
+ * their JSON lines; used by timeslice and mps. The parent never initialises CUDA, so that its
+ * own context cannot take part in the time-slicing it measures.
+ *
+ * A group: every worker warms up and prints READY; the parent then closes the "go" pipe, which
+ * every worker is blocked reading, so all of them start within microseconds of one another.
+ */
+#ifndef SIMPROJ_CALIB_SHARE_H
+#define SIMPROJ_CALIB_SHARE_H
+
+#include "common.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define SHARE_MAX_WORKERS 16
+
+typedef struct wspec {
+    const char *kind; /* "compute" | "memory" */
+    long work;        /* iterations or passes per kernel */
+    long count;       /* kernels */
+    double gap_ms;    /* host sleep after each kernel; 0 = back to back */
+} wspec;
+
+/* Path of the worker binary: beside argv0 unless given. */
+static inline void worker_path(const char *argv0, const char *given, char *out, size_t len)
+{
+    if (given) {
+        snprintf(out, len, "%s", given);
+        return;
+    }
+    const char *slash = strrchr(argv0, '/');
+    if (!slash) {
+        snprintf(out, len, "./worker");
+    } else {
+        snprintf(out, len, "%.*s/worker", (int)(slash - argv0), argv0);
+    }
+}
+
+/* Read one '\n'-terminated line (without it) from fd; returns its length or -1 at EOF/error. */
+static inline int read_line(int fd, char *buf, int cap)
+{
+    int n = 0;
+    while (n < cap - 1) {
+        char c;
+        ssize_t r = read(fd, &c, 1);
+        if (r == 0 || (r < 0 && errno != EINTR)) {
+            return n > 0 ? n : -1;
+        }
+        if (r < 0) {
+            continue;
+        }
+        if (c == '\n') {
+            break;
+        }
+        buf[n++] = c;
+    }
+    buf[n] = 0;
+    return n;
+}
+
+/* Calibrate: run `worker --kind K --calibrate L` alone; returns the JSON line (static buffer
+ * copied by the caller) and sets *work; NULL on failure. */
+static inline const char *calibrate(const char *worker, const char *kind, double len_ms, long *work)
+{
+    static char line[1024];
+    char cmd[PATH_MAX + 128];
+    snprintf(cmd, sizeof cmd, "'%s' --kind %s --calibrate %g", worker, kind, len_ms);
+    FILE *p = popen(cmd, "r");
+    if (!p) {
+        return NULL;
+    }
+    int ok = fgets(line, sizeof line, p) != NULL;
+    int st = pclose(p);
+    if (!ok || st != 0) {
+        return NULL;
+    }
+    line[strcspn(line, "\n")] = 0;
+    const char *k = strstr(line, "\"work\":");
+    if (!k) {
+        return NULL;
+    }
+    *work = atol(k + 7);
+    return line;
+}
+
+/* Run one group of n workers; writes "procs", "ok", "parent_wall_s" and "workers":[...] into
+ * the object open in w. Returns 0 when every worker succeeded. */
+static inline int run_group(const char *worker, int n, const wspec *sp, jw *w)
+{
+    int go[2];
+    int fds[SHARE_MAX_WORKERS];
+    pid_t pids[SHARE_MAX_WORKERS];
+    char lines[SHARE_MAX_WORKERS][1024];
+    int ok = 1;
+    if (n < 1 || n > SHARE_MAX_WORKERS || pipe(go) != 0) {
+        return -1;
+    }
+    fflush(NULL);
+    for (int i = 0; i < n; i++) {
+        int rp[2];
+        if (pipe(rp) != 0) {
+            perror("pipe");
+            exit(1);
+        }
+        pid_t pid = fork();
+        if (pid < 0) {
+            perror("fork");
+            exit(1);
+        }
+        if (pid == 0) {
+            close(go[1]);
+            close(rp[0]);
+            dup2(rp[1], 1);
+            close(rp[1]);
+            char a_work[32], a_count[32], a_gap[32], a_fd[16];
+            snprintf(a_work, sizeof a_work, "%ld", sp[i].work);
+            snprintf(a_count, sizeof a_count, "%ld", sp[i].count);
+            snprintf(a_gap, sizeof a_gap, "%.6f", sp[i].gap_ms);
+            snprintf(a_fd, sizeof a_fd, "%d", go[0]);
+            char *args[] = {(char *)worker, (char *)"--kind", (char *)sp[i].kind,
+                            (char *)"--work", a_work, (char *)"--count", a_count,
+                            (char *)"--gap-ms", a_gap, (char *)"--go-fd", a_fd, NULL};
+            execv(worker, args);
+            perror(worker);
+            _exit(127);
+        }
+        close(rp[1]);
+        fds[i] = rp[0];
+        pids[i] = pid;
+    }
+    close(go[0]);
+    for (int i = 0; i < n; i++) {
+        if (read_line(fds[i], lines[i], sizeof lines[i]) < 0 || strcmp(lines[i], "READY")) {
+            ok = 0;
+        }
+    }
+    double t0 = now_s();
+    close(go[1]); /* start them all */
+    for (int i = 0; i < n; i++) {
+        if (read_line(fds[i], lines[i], sizeof lines[i]) < 0 || lines[i][0] != '{') {
+            snprintf(lines[i], sizeof lines[i], "null");
+            ok = 0;
+        }
+        char rest[256];
+        while (read_line(fds[i], rest, sizeof rest) >= 0) {
+        }
+        close(fds[i]);
+    }
+    double t1 = now_s();
+    for (int i = 0; i < n; i++) {
+        int st = 0;
+        while (waitpid(pids[i], &st, 0) < 0 && errno == EINTR) {
+        }
+        if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+            ok = 0;
+        }
+    }
+    jw_int(w, "procs", n);
+    jw_bool(w, "ok", ok);
+    jw_num(w, "parent_wall_s", t1 - t0);
+    jw_arr(w, "workers");
+    for (int i = 0; i < n; i++) {
+        jw_raw(w, NULL, lines[i]);
+    }
+    jw_end_arr(w);
+    return ok ? 0 : -1;
+}
+
+#endif
