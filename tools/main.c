@@ -1,6 +1,8 @@
 /* tools/main.c - the slicesim command-line front end: dispatches to tools/cmd_*.c. */
 #include "tools/cli.h"
 
+#include "sim/gslerr.h"
+
 #include <stdio.h>
 #include <string.h>
 
@@ -49,6 +51,7 @@ static void usage(FILE *out)
 
 int main(int argc, char **argv)
 {
+    sim_gsl_install_handler(); /* a GSL error is a bug: print it and abort */
     if (argc < 2) {
         usage(stderr);
         return CLI_EXIT_INPUT;

@@ -1,0 +1,165 @@
+#include "sim/engine.h"
+
+#include "sim/engine_int.h"
+#include "sim/verify.h"
+#include "sim/xalloc.h"
+
+#include <stdlib.h>
+
+sim_ctx *sim_create(void)
+{
+    sim_ctx *ctx = xcalloc(1, sizeof *ctx, "sim_ctx");
+    ctx->q = evq_create(64);
+    return ctx;
+}
+
+void sim_destroy(sim_ctx *ctx)
+{
+    if (!ctx) {
+        return;
+    }
+    for (size_t i = ctx->n_comps; i-- > 0;) {
+        if (ctx->comps[i].ops->fini) {
+            ctx->comps[i].ops->fini(ctx, ctx->comps[i].state);
+        }
+        free(ctx->comps[i].state);
+    }
+    free(ctx->comps);
+    evq_destroy(ctx->q);
+    free(ctx);
+}
+
+sim_time sim_now(const sim_ctx *ctx)
+{
+    return ctx->now;
+}
+
+sim_event_id sim_schedule_at(sim_ctx *ctx, sim_time at, int prio, sim_handler *fn, void *user,
+                             sim_payload data)
+{
+    SIM_ASSERT(at >= ctx->now);
+    SIM_ASSERT(fn != NULL);
+    SIM_ASSERT(prio >= SIM_PRIO_MIN && prio <= SIM_PRIO_MAX);
+    sim_event ev = {.at = at, .fn = fn, .user = user, .data = data, .prio = (int32_t)prio};
+    sim_event_id id = evq_push(ctx->q, &ev);
+    ctx->c.n_scheduled++;
+    size_t n = evq_size(ctx->q);
+    if (n > ctx->c.max_pending) {
+        ctx->c.max_pending = n;
+    }
+    return id;
+}
+
+sim_event_id sim_schedule_in(sim_ctx *ctx, sim_time delay, int prio, sim_handler *fn, void *user,
+                             sim_payload data)
+{
+    SIM_ASSERT(delay >= 0 && delay <= SIM_TIME_MAX - ctx->now);
+    return sim_schedule_at(ctx, ctx->now + delay, prio, fn, user, data);
+}
+
+bool sim_cancel(sim_ctx *ctx, sim_event_id id)
+{
+    bool ok = evq_cancel(ctx->q, id);
+    ctx->c.n_cancelled += ok;
+    return ok;
+}
+
+bool sim_reschedule(sim_ctx *ctx, sim_event_id id, sim_time at)
+{
+    SIM_ASSERT(at >= ctx->now);
+    bool ok = evq_reschedule(ctx->q, id, at);
+    ctx->c.n_rescheduled += ok;
+    return ok;
+}
+
+const sim_event *sim_event_get(const sim_ctx *ctx, sim_event_id id)
+{
+    return evq_get(ctx->q, id);
+}
+
+size_t sim_pending(const sim_ctx *ctx)
+{
+    return evq_size(ctx->q);
+}
+
+static inline void fire(sim_ctx *ctx, const sim_event *ev)
+{
+    SIM_ASSERT(ev->at >= ctx->now); /* time never goes backwards */
+    ctx->now = ev->at;
+    ctx->last_fired = ev->at;
+    ctx->current = ev->id;
+    ctx->c.n_executed++;
+    ev->fn(ctx, ev);
+    if (ctx->verify_every && --ctx->until_verify == 0) {
+        ctx->until_verify = ctx->verify_every;
+        sim_verify_or_die(ctx);
+    }
+}
+
+sim_run_status sim_run(sim_ctx *ctx, sim_time until)
+{
+    SIM_ASSERT(until >= ctx->now);
+    evq *q = ctx->q;
+    sim_event ev;
+    for (;;) {
+        if (ctx->stop) {
+            ctx->stop = false;
+            return SIM_RUN_STOPPED;
+        }
+        const sim_event *top = evq_peek(q);
+        if (!top || top->at > until) {
+            if (until != SIM_TIME_MAX) {
+                ctx->now = until;
+            }
+            return top ? SIM_RUN_HORIZON : SIM_RUN_EMPTY;
+        }
+        evq_pop(q, &ev);
+        fire(ctx, &ev);
+    }
+}
+
+bool sim_step(sim_ctx *ctx)
+{
+    sim_event ev;
+    if (!evq_pop(ctx->q, &ev)) {
+        return false;
+    }
+    fire(ctx, &ev);
+    return true;
+}
+
+void sim_stop(sim_ctx *ctx)
+{
+    ctx->stop = true;
+}
+
+const sim_counters *sim_get_counters(const sim_ctx *ctx)
+{
+    return &ctx->c;
+}
+
+void *sim_component_add(sim_ctx *ctx, const sim_component_ops *ops, const void *arg, int *err)
+{
+    SIM_ASSERT(ops != NULL);
+    void *state = xcalloc(1, ops->state_size ? ops->state_size : 1, ops->name);
+    int rc = ops->init ? ops->init(ctx, state, arg) : 0;
+    if (err) {
+        *err = rc;
+    }
+    if (rc < 0) {
+        free(state);
+        return NULL;
+    }
+    if (ctx->n_comps == ctx->cap_comps) {
+        ctx->cap_comps = ctx->cap_comps ? 2 * ctx->cap_comps : 4;
+        ctx->comps = xrealloc(ctx->comps, ctx->cap_comps * sizeof *ctx->comps, "components");
+    }
+    ctx->comps[ctx->n_comps++] = (sim_component){ops, state};
+    return state;
+}
+
+void sim_set_verify_every(sim_ctx *ctx, uint64_t every)
+{
+    ctx->verify_every = every;
+    ctx->until_verify = every;
+}

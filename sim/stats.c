@@ -1,0 +1,119 @@
+#include "sim/stats.h"
+
+#include "sim/xalloc.h"
+
+#include <gsl/gsl_cdf.h>
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+#include <math.h>
+
+stats_running stats_running_make(void)
+{
+    return (stats_running){0, 0.0, 0.0, INFINITY, -INFINITY};
+}
+
+void stats_running_add(stats_running *r, double x)
+{
+    SIM_ASSERT(isfinite(x));
+    r->n++;
+    double d = x - r->mean;
+    r->mean += d / (double)r->n;
+    r->m2 += d * (x - r->mean);
+    if (x < r->min) {
+        r->min = x;
+    }
+    if (x > r->max) {
+        r->max = x;
+    }
+}
+
+double stats_running_mean(const stats_running *r)
+{
+    return r->n ? r->mean : 0.0;
+}
+
+double stats_running_var(const stats_running *r)
+{
+    return r->n > 1 ? r->m2 / (double)(r->n - 1) : 0.0;
+}
+
+double stats_running_sd(const stats_running *r)
+{
+    return sqrt(stats_running_var(r));
+}
+
+void stats_running_merge(stats_running *a, const stats_running *b)
+{
+    if (!b->n) {
+        return;
+    }
+    if (!a->n) {
+        *a = *b;
+        return;
+    }
+    double na = (double)a->n, nb = (double)b->n, n = na + nb;
+    double d = b->mean - a->mean;
+    a->mean += d * nb / n;
+    a->m2 += b->m2 + d * d * na * nb / n;
+    a->n += b->n;
+    a->min = fmin(a->min, b->min);
+    a->max = fmax(a->max, b->max);
+}
+
+stats_timeavg stats_timeavg_make(sim_time t0, double v0)
+{
+    return (stats_timeavg){t0, t0, v0, 0.0, v0};
+}
+
+void stats_timeavg_set(stats_timeavg *a, sim_time t, double v)
+{
+    SIM_ASSERT(t >= a->t && isfinite(v));
+    a->area += a->value * sim_time_to_s(t - a->t);
+    a->t = t;
+    a->value = v;
+    if (v > a->max) {
+        a->max = v;
+    }
+}
+
+double stats_timeavg_mean(const stats_timeavg *a, sim_time t_end)
+{
+    SIM_ASSERT(t_end >= a->t);
+    if (t_end == a->t0) {
+        return a->value;
+    }
+    double area = a->area + a->value * sim_time_to_s(t_end - a->t);
+    return area / sim_time_to_s(t_end - a->t0);
+}
+
+double stats_quantile_inplace(double *data, size_t n, double p)
+{
+    SIM_ASSERT(n >= 1);
+    gsl_sort(data, 1, n);
+    return stats_quantile_sorted(data, n, p);
+}
+
+double stats_quantile_sorted(const double *data, size_t n, double p)
+{
+    SIM_ASSERT(n >= 1 && p >= 0 && p <= 1);
+    return gsl_stats_quantile_from_sorted_data(data, 1, n, p);
+}
+
+void stats_batch_means(const double *data, size_t n, size_t n_batches, double level,
+                       double *mean, double *half_width)
+{
+    SIM_ASSERT(n_batches >= 2 && n >= n_batches && level > 0 && level < 1);
+    size_t b = n / n_batches;
+    size_t skip = n - b * n_batches;
+    stats_running r = stats_running_make();
+    for (size_t k = 0; k < n_batches; k++) {
+        double s = 0;
+        for (size_t i = 0; i < b; i++) {
+            s += data[skip + k * b + i];
+        }
+        stats_running_add(&r, s / (double)b);
+    }
+    double t = gsl_cdf_tdist_Pinv(0.5 + level / 2, (double)(n_batches - 1));
+    *mean = stats_running_mean(&r);
+    *half_width = t * stats_running_sd(&r) / sqrt((double)n_batches);
+}

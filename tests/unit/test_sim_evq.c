@@ -1,0 +1,346 @@
+/* Unit tests for sim/evq.h and sim/engine.h: ordering, tie-breaking, handles, the run loop,
+ * components and sim_verify. */
+#include <criterion/criterion.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/engine.h"
+#include "sim/err.h"
+#include "sim/evq.h"
+#include "sim/rng.h"
+#include "sim/simtime.h"
+#include "sim/verify.h"
+
+static sim_event mk(sim_time at, int prio, uint64_t tag)
+{
+    sim_event ev = {.at = at, .prio = prio};
+    ev.data.u64[0] = tag;
+    return ev;
+}
+
+Test(sim_time, conversion_rounds_to_nearest)
+{
+    cr_assert_eq(sim_time_from_s(1.0), 1000000000);
+    cr_assert_eq(sim_time_from_s(0.1), 100000000);
+    cr_assert_eq(sim_time_from_s(1.4e-9), 1);
+    cr_assert_eq(sim_time_from_s(1.6e-9), 2);
+    cr_assert_eq(sim_time_from_s(-2.5e-9), -3); /* ties away from zero */
+    cr_assert_eq(sim_time_from_s(86400.0 * 365), 31536000000000000LL);
+    cr_assert_float_eq(sim_time_to_s(1500000000), 1.5, 0);
+}
+
+Test(sim_time, non_finite_is_a_bug, .signal = SIGABRT)
+{
+    (void)sim_time_from_s(1.0 / 0.0);
+}
+
+Test(evq, ties_break_by_prio_then_insertion)
+{
+    evq *q = evq_create(0);
+    /* tags in the order they must come out */
+    evq_push(q, &(sim_event){.at = 5, .prio = 0, .data.u64 = {3}});
+    evq_push(q, &(sim_event){.at = 5, .prio = 1, .data.u64 = {1}});
+    evq_push(q, &(sim_event){.at = 5, .prio = 0, .data.u64 = {4}});
+    evq_push(q, &(sim_event){.at = 7, .prio = 9, .data.u64 = {6}});
+    evq_push(q, &(sim_event){.at = 5, .prio = 1, .data.u64 = {2}});
+    evq_push(q, &(sim_event){.at = 5, .prio = -3, .data.u64 = {5}});
+    evq_push(q, &(sim_event){.at = 1, .prio = SIM_PRIO_MIN, .data.u64 = {0}});
+    sim_event ev;
+    for (uint64_t want = 0; want < 7; want++) {
+        cr_assert(evq_pop(q, &ev));
+        cr_assert_eq(ev.data.u64[0], want);
+    }
+    cr_assert(!evq_pop(q, &ev));
+    evq_destroy(q);
+}
+
+Test(evq, cancel_and_reschedule_with_stale_ids)
+{
+    evq *q = evq_create(4);
+    sim_event_id a = evq_push(q, &(sim_event){.at = 10, .data.u64 = {1}});
+    sim_event_id b = evq_push(q, &(sim_event){.at = 20, .data.u64 = {2}});
+    sim_event_id c = evq_push(q, &(sim_event){.at = 30, .data.u64 = {3}});
+    cr_assert_neq(a, SIM_EVENT_NONE);
+    cr_assert(evq_cancel(q, b));
+    cr_assert(!evq_cancel(q, b), "a cancelled id is stale");
+    cr_assert_null(evq_get(q, b));
+    cr_assert(evq_reschedule(q, c, 5));
+    cr_assert_eq(evq_get(q, c)->at, 5);
+    cr_assert_eq(evq_get(q, c)->data.u64[0], 3);
+    sim_event ev;
+    cr_assert(evq_pop(q, &ev));
+    cr_assert_eq(ev.id, c);
+    cr_assert_eq(ev.at, 5);
+    /* the freed slot is reused, but the old id stays stale */
+    sim_event_id d = evq_push(q, &(sim_event){.at = 40, .data.u64 = {4}});
+    cr_assert_neq(d, c);
+    cr_assert(!evq_reschedule(q, c, 50));
+    cr_assert(!evq_cancel(q, 0));
+    cr_assert(!evq_cancel(q, 0xffffffffffULL));
+    cr_assert_eq(evq_size(q), 2);
+    cr_assert_eq(evq_verify(q, NULL, 0), 0);
+    cr_assert(evq_pop(q, &ev));
+    cr_assert_eq(ev.id, a);
+    cr_assert(evq_pop(q, &ev));
+    cr_assert_eq(ev.id, d);
+    evq_destroy(q);
+}
+
+Test(evq, rescheduled_event_goes_behind_equal_keys)
+{
+    evq *q = evq_create(0);
+    sim_event_id a = evq_push(q, &(sim_event){.at = 10, .data.u64 = {1}});
+    evq_push(q, &(sim_event){.at = 10, .data.u64 = {2}});
+    cr_assert(evq_reschedule(q, a, 10));
+    sim_event ev;
+    evq_pop(q, &ev);
+    cr_assert_eq(ev.data.u64[0], 2);
+    evq_pop(q, &ev);
+    cr_assert_eq(ev.data.u64[0], 1);
+    evq_destroy(q);
+}
+
+static int cmp_key(const void *pa, const void *pb)
+{
+    const sim_event *a = pa, *b = pb;
+    if (a->at != b->at) {
+        return a->at < b->at ? -1 : 1;
+    }
+    if (a->prio != b->prio) {
+        return a->prio > b->prio ? -1 : 1;
+    }
+    return a->data.u64[1] < b->data.u64[1] ? -1 : (a->data.u64[1] > b->data.u64[1]);
+}
+
+/* Random pushes, cancels and reschedules against a reference: sort by (at, -prio, seq). */
+Test(evq, random_operations_match_a_sorted_reference)
+{
+    rng_root root = rng_root_make(42);
+    rng_stream *s = rng_stream_open(&root, "test.evq", 0);
+    enum { N = 3000 };
+    evq *q = evq_create(0);
+    sim_event *ref = calloc(N, sizeof *ref);
+    sim_event_id *ids = calloc(N, sizeof *ids);
+    bool *live = calloc(N, sizeof *live);
+    uint64_t seq = 0;
+    for (int i = 0; i < N; i++) {
+        sim_time at = (sim_time)rng_uniform_int(s, 50); /* many exact ties */
+        int prio = (int)rng_uniform_int(s, 3) - 1;
+        ref[i] = mk(at, prio, (uint64_t)i);
+        ref[i].data.u64[1] = seq++;
+        ids[i] = evq_push(q, &ref[i]);
+        live[i] = true;
+        if (i % 7 == 3) {
+            int j = (int)rng_uniform_int(s, (uint64_t)i + 1);
+            cr_assert_eq(evq_cancel(q, ids[j]), live[j]);
+            live[j] = false;
+        }
+        if (i % 5 == 1) {
+            int j = (int)rng_uniform_int(s, (uint64_t)i + 1);
+            sim_time nat = (sim_time)rng_uniform_int(s, 50);
+            cr_assert_eq(evq_reschedule(q, ids[j], nat), live[j]);
+            if (live[j]) {
+                ref[j].at = nat;
+                ref[j].data.u64[1] = seq++;
+            }
+        }
+    }
+    cr_assert_eq(evq_verify(q, NULL, 0), 0);
+    size_t n_live = 0;
+    sim_event *want = calloc(N, sizeof *want);
+    for (int i = 0; i < N; i++) {
+        if (live[i]) {
+            want[n_live++] = ref[i];
+        }
+    }
+    qsort(want, n_live, sizeof *want, cmp_key);
+    cr_assert_eq(evq_size(q), n_live);
+    for (size_t k = 0; k < n_live; k++) {
+        sim_event ev;
+        cr_assert(evq_pop(q, &ev));
+        cr_assert_eq(ev.data.u64[0], want[k].data.u64[0], "pop %zu: tag %llu, want %llu", k,
+                     (unsigned long long)ev.data.u64[0], (unsigned long long)want[k].data.u64[0]);
+        cr_assert_eq(ev.at, want[k].at);
+    }
+    cr_assert_eq(evq_size(q), 0);
+    free(want);
+    free(ref);
+    free(ids);
+    free(live);
+    evq_destroy(q);
+    rng_stream_close(s);
+}
+
+Test(evq, verify_catches_a_corrupted_heap)
+{
+    evq *q = evq_create(0);
+    for (int i = 0; i < 20; i++) {
+        evq_push(q, &(sim_event){.at = i});
+    }
+    char why[256];
+    cr_assert_eq(evq_verify(q, why, sizeof why), 0);
+    evq__corrupt_for_test(q, 0, 19);
+    cr_assert_eq(evq_verify(q, why, sizeof why), SIM_ERANGE);
+    cr_assert(strstr(why, "heap property broken") != NULL, "got: %s", why);
+    evq_destroy(q);
+}
+
+/* ---- engine ----------------------------------------------------------------------------- */
+
+typedef struct trace {
+    sim_time at[16];
+    uint64_t tag[16];
+    int n;
+} trace;
+
+static void record(sim_ctx *ctx, const sim_event *ev)
+{
+    trace *t = ev->user;
+    t->at[t->n] = sim_now(ctx);
+    t->tag[t->n++] = ev->data.u64[0];
+}
+
+static void record_and_stop(sim_ctx *ctx, const sim_event *ev)
+{
+    record(ctx, ev);
+    sim_stop(ctx);
+}
+
+static sim_payload tag(uint64_t v)
+{
+    return (sim_payload){.u64 = {v, 0}};
+}
+
+Test(engine, runs_in_order_and_respects_horizon_and_stop)
+{
+    sim_ctx *ctx = sim_create();
+    sim_set_verify_every(ctx, 1);
+    trace t = {0};
+    sim_schedule_at(ctx, 30, 0, record, &t, tag(3));
+    sim_schedule_at(ctx, 10, 0, record, &t, tag(1));
+    sim_event_id x = sim_schedule_at(ctx, 20, 0, record, &t, tag(99));
+    sim_schedule_at(ctx, 20, 0, record_and_stop, &t, tag(2));
+    sim_schedule_at(ctx, 50, 0, record, &t, tag(5));
+    cr_assert(sim_cancel(ctx, x));
+    cr_assert_eq(sim_run(ctx, SIM_TIME_MAX), SIM_RUN_STOPPED);
+    cr_assert_eq(t.n, 2);
+    cr_assert_eq(sim_now(ctx), 20);
+    cr_assert_eq(sim_run(ctx, 40), SIM_RUN_HORIZON);
+    cr_assert_eq(sim_now(ctx), 40, "the clock ends at the horizon");
+    cr_assert_eq(t.n, 3);
+    cr_assert_eq(sim_run(ctx, SIM_TIME_MAX), SIM_RUN_EMPTY);
+    cr_assert_eq(sim_now(ctx), 50);
+    cr_assert_eq(t.n, 4);
+    uint64_t want_tags[] = {1, 2, 3, 5};
+    sim_time want_at[] = {10, 20, 30, 50};
+    for (int i = 0; i < 4; i++) {
+        cr_assert_eq(t.tag[i], want_tags[i]);
+        cr_assert_eq(t.at[i], want_at[i]);
+    }
+    const sim_counters *c = sim_get_counters(ctx);
+    cr_assert_eq(c->n_scheduled, 5);
+    cr_assert_eq(c->n_executed, 4);
+    cr_assert_eq(c->n_cancelled, 1);
+    cr_assert_eq(c->max_pending, 5);
+    cr_assert_eq(sim_verify(ctx, NULL, 0), 0);
+    sim_destroy(ctx);
+}
+
+static void chain(sim_ctx *ctx, const sim_event *ev)
+{
+    trace *t = ev->user;
+    record(ctx, ev);
+    if (ev->data.u64[0] < 5) {
+        sim_schedule_in(ctx, 0, 0, chain, t, tag(ev->data.u64[0] + 1));
+    }
+}
+
+Test(engine, zero_delay_events_run_at_the_same_time_in_order)
+{
+    sim_ctx *ctx = sim_create();
+    trace t = {0};
+    sim_schedule_at(ctx, 7, 0, chain, &t, tag(0));
+    sim_schedule_at(ctx, 7, 0, record, &t, tag(100));
+    cr_assert_eq(sim_run(ctx, SIM_TIME_MAX), SIM_RUN_EMPTY);
+    cr_assert_eq(t.n, 7);
+    uint64_t want[] = {0, 100, 1, 2, 3, 4, 5};
+    for (int i = 0; i < 7; i++) {
+        cr_assert_eq(t.tag[i], want[i]);
+        cr_assert_eq(t.at[i], 7);
+    }
+    sim_destroy(ctx);
+}
+
+Test(engine, scheduling_in_the_past_is_a_bug, .signal = SIGABRT)
+{
+    sim_ctx *ctx = sim_create();
+    trace t = {0};
+    sim_schedule_at(ctx, 10, 0, record, &t, tag(0));
+    sim_run(ctx, SIM_TIME_MAX);
+    sim_schedule_at(ctx, 9, 0, record, &t, tag(1));
+}
+
+typedef struct counter_state {
+    int inits, *finis;
+    int value;
+} counter_state;
+
+static int counter_init(sim_ctx *ctx, void *state, const void *arg)
+{
+    (void)ctx;
+    counter_state *s = state;
+    s->inits++;
+    s->finis = (int *)arg;
+    return 0;
+}
+
+static void counter_fini(sim_ctx *ctx, void *state)
+{
+    (void)ctx;
+    counter_state *s = state;
+    (*s->finis)++;
+}
+
+static int counter_verify(const sim_ctx *ctx, const void *state, char *why, size_t n)
+{
+    (void)ctx;
+    const counter_state *s = state;
+    if (s->value < 0) {
+        snprintf(why, n, "counter negative: %d", s->value);
+        return SIM_ERANGE;
+    }
+    return 0;
+}
+
+static int failing_init(sim_ctx *ctx, void *state, const void *arg)
+{
+    (void)ctx;
+    (void)state;
+    (void)arg;
+    return SIM_EINPUT;
+}
+
+Test(engine, components_get_zeroed_state_init_fini_and_verify)
+{
+    static const sim_component_ops ops = {"counter", sizeof(counter_state), counter_init,
+                                          counter_fini, counter_verify};
+    static const sim_component_ops bad = {"bad", 8, failing_init, NULL, NULL};
+    int finis = 0;
+    sim_ctx *ctx = sim_create();
+    counter_state *s = sim_component_add(ctx, &ops, &finis, NULL);
+    cr_assert_not_null(s);
+    cr_assert_eq(s->inits, 1);
+    cr_assert_eq(s->value, 0);
+    int err = 0;
+    cr_assert_null(sim_component_add(ctx, &bad, NULL, &err));
+    cr_assert_eq(err, SIM_EINPUT);
+    char why[128];
+    cr_assert_eq(sim_verify(ctx, why, sizeof why), 0);
+    s->value = -4;
+    cr_assert_eq(sim_verify(ctx, why, sizeof why), SIM_ERANGE);
+    cr_assert_str_eq(why, "counter negative: -4");
+    sim_destroy(ctx);
+    cr_assert_eq(finis, 1);
+}
