@@ -52,9 +52,12 @@ all: slicesim
 slicesim: $(O)/slicesim
 	$(Q)cp $< $@
 
+# --whole-archive: main.c declares the commands weak, and a weak reference alone does not pull
+# an archive member in; every command in the library must be linked.
 $(O)/slicesim: $(O)/tools/main.o $(O)/libslicesim.a
 	@echo "  LD      $@"
-	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $< -Wl,--whole-archive $(O)/libslicesim.a \
+	    -Wl,--no-whole-archive $(LIBS)
 
 $(O)/libslicesim.a: $(LIB_OBJ)
 	@echo "  AR      $@"
@@ -63,7 +66,8 @@ $(O)/libslicesim.a: $(LIB_OBJ)
 $(O)/%.o: %.c
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
-	$(Q)$(CC) $(ALL_CFLAGS) -DSIM_GIT_REV='"$(GIT_REV)"' -c -o $@ $<
+	$(Q)$(CC) $(ALL_CFLAGS) -DSIM_GIT_REV='"$(GIT_REV)"' \
+	    -DSIM_OPT_FLAGS='"$(OPT.$(BUILD)) $(CFLAGS)"' -c -o $@ $<
 
 # Files embedded into the binary (.incbin) so that `make run` needs no data on disk.
 $(O)/experiments/embedded.o: $(EMBED_DATA)

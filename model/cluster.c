@@ -1,0 +1,318 @@
+#include "model/cluster.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/err.h"
+#include "sim/xalloc.h"
+
+struct cluster {
+    uint32_t n_nodes, n_gpus, n_devs, n_res;
+    char **node_names;
+    cluster_gpu *gpus;
+    cluster_device *devs;
+    char **res_names;      /* n_res, in order of first advertisement */
+    uint32_t *cap;         /* n_nodes * n_res: units advertised */
+    uint32_t *used;        /* n_nodes * n_res: units in use */
+    uint32_t units_total, units_used;
+};
+
+bool cluster_resource_name_for(const mig_profile *profile, bool shared, char *buf, size_t len)
+{
+    int n;
+    if (!profile) {
+        n = snprintf(buf, len, "%s%s", CLUSTER_RES_GPU, shared ? CLUSTER_SHARED_SUFFIX : "");
+    } else {
+        n = snprintf(buf, len, "%s%s%s", CLUSTER_RES_MIG_PREFIX, profile->name,
+                     shared ? CLUSTER_SHARED_SUFFIX : "");
+        /* k8s-device-plugin internal/rm/rm.go: "mig-" + profile with '+' replaced by '.' */
+        for (char *p = buf; n > 0 && (size_t)n < len && *p; p++) {
+            if (*p == '+') {
+                *p = '.';
+            }
+        }
+    }
+    return n > 0 && (size_t)n < len;
+}
+
+static res_id intern(cluster *c, const char *name)
+{
+    for (res_id r = 0; r < c->n_res; r++) {
+        if (!strcmp(c->res_names[r], name)) {
+            return r;
+        }
+    }
+    c->res_names = xrealloc(c->res_names, (c->n_res + 1) * sizeof(char *), "resource names");
+    c->res_names[c->n_res] = xstrdup(name, "resource name");
+    return c->n_res++;
+}
+
+/* Replicas of a device advertising `base` under g's sharing rules; 0 when no rule names it
+ * (the device stays exclusive). */
+static uint32_t replicas_for(const cluster_gpu_cfg *g, const char *base)
+{
+    if (g->sharing == CLUSTER_SHARE_NONE) {
+        return 0;
+    }
+    for (uint32_t i = 0; i < g->n_rules; i++) {
+        if (!strcmp(g->rules[i].resource, base)) {
+            return g->rules[i].replicas;
+        }
+    }
+    return 0;
+}
+
+static int check_cfg(const cluster_cfg *cfg, char *why, size_t why_len)
+{
+    if (cfg->n_nodes == 0) {
+        snprintf(why, why_len, "the cluster has no nodes");
+        return SIM_EINPUT;
+    }
+    for (uint32_t n = 0; n < cfg->n_nodes; n++) {
+        const cluster_node_cfg *nc = &cfg->nodes[n];
+        for (uint32_t i = 0; i < nc->n_gpus; i++) {
+            const cluster_gpu_cfg *g = &nc->gpus[i];
+            if (g->mig_enabled && g->type->compute_slices == 0) {
+                snprintf(why, why_len, "node %s gpu %u: %s does not support MIG", nc->name, i,
+                         g->type->name);
+                return SIM_EINPUT;
+            }
+            if (g->mig_enabled && g->sharing == CLUSTER_SHARE_MPS) {
+                snprintf(why, why_len, "node %s gpu %u: MPS sharing is not supported on MIG",
+                         nc->name, i);
+                return SIM_EINPUT;
+            }
+            if (g->n_mig > GPU_MAX_SLICES || (!g->mig_enabled && g->n_mig > 0)) {
+                snprintf(why, why_len, "node %s gpu %u: MIG instances without MIG mode",
+                         nc->name, i);
+                return SIM_EINPUT;
+            }
+            for (uint32_t r = 0; r < g->n_rules; r++) {
+                if (g->rules[r].replicas < 1) {
+                    snprintf(why, why_len, "node %s gpu %u: replicas must be >= 1", nc->name,
+                             i);
+                    return SIM_EINPUT;
+                }
+            }
+        }
+    }
+    return 0;
+}
+
+static void add_device(cluster *c, const cluster_gpu_cfg *g, node_id node, gpu_id gid,
+                       uint32_t index, const mig_profile *p, int start)
+{
+    char base[96], name[112];
+    SIM_ASSERT(cluster_resource_name_for(p, false, base, sizeof base));
+    uint32_t replicas = replicas_for(g, base);
+    bool shared = replicas > 0;
+    if (!shared) {
+        replicas = 1;
+    }
+    SIM_ASSERT(cluster_resource_name_for(p, shared && g->rename_by_default, name, sizeof name));
+    cluster_device *d = &c->devs[c->n_devs++];
+    d->node = node;
+    d->gpu = gid;
+    d->index = index;
+    d->profile = p;
+    d->mig_start = p ? start : -1;
+    d->resource = intern(c, name);
+    d->sharing = shared ? g->sharing : CLUSTER_SHARE_NONE;
+    d->slots = replicas;
+    d->used = 0;
+    d->sms = p ? p->sms : g->type->sms_total;
+    d->mem_bytes = p ? p->mem_bytes : g->type->mem_bytes;
+    d->mem_used_bytes = 0;
+}
+
+int cluster_create(const cluster_cfg *cfg, cluster **out, char *why, size_t why_len)
+{
+    int rc = check_cfg(cfg, why, why_len);
+    if (rc) {
+        return rc;
+    }
+    cluster *c = xcalloc(1, sizeof *c, "cluster");
+    uint32_t n_gpus = 0, n_devs = 0;
+    for (uint32_t n = 0; n < cfg->n_nodes; n++) {
+        n_gpus += cfg->nodes[n].n_gpus;
+        for (uint32_t i = 0; i < cfg->nodes[n].n_gpus; i++) {
+            const cluster_gpu_cfg *g = &cfg->nodes[n].gpus[i];
+            n_devs += g->mig_enabled ? g->n_mig : 1;
+        }
+    }
+    c->n_nodes = cfg->n_nodes;
+    c->node_names = xcalloc(cfg->n_nodes, sizeof(char *), "node names");
+    c->gpus = xcalloc(n_gpus ? n_gpus : 1, sizeof(cluster_gpu), "cluster gpus");
+    c->devs = xcalloc(n_devs ? n_devs : 1, sizeof(cluster_device), "cluster devices");
+    for (node_id n = 0; n < cfg->n_nodes; n++) {
+        const cluster_node_cfg *nc = &cfg->nodes[n];
+        c->node_names[n] = xstrdup(nc->name, "node name");
+        for (uint32_t i = 0; i < nc->n_gpus; i++) {
+            const cluster_gpu_cfg *g = &nc->gpus[i];
+            gpu_id gid = c->n_gpus++;
+            cluster_gpu *cg = &c->gpus[gid];
+            cg->node = n;
+            cg->index = i;
+            cg->type = g->type;
+            cg->mig_enabled = g->mig_enabled;
+            cg->sharing = g->sharing;
+            cg->first_dev = c->n_devs;
+            if (g->mig_enabled) {
+                for (uint32_t k = 0; k < g->n_mig; k++) {
+                    add_device(c, g, n, gid, k, g->mig[k], g->mig_start[k]);
+                }
+            } else {
+                add_device(c, g, n, gid, 0, NULL, -1);
+            }
+            cg->n_devs = c->n_devs - cg->first_dev;
+        }
+    }
+    c->cap = xcalloc((size_t)c->n_nodes * (c->n_res ? c->n_res : 1), sizeof(uint32_t), "cap");
+    c->used = xcalloc((size_t)c->n_nodes * (c->n_res ? c->n_res : 1), sizeof(uint32_t), "used");
+    for (dev_id d = 0; d < c->n_devs; d++) {
+        c->cap[(size_t)c->devs[d].node * c->n_res + c->devs[d].resource] += c->devs[d].slots;
+        c->units_total += c->devs[d].slots;
+    }
+    *out = c;
+    return 0;
+}
+
+void cluster_destroy(cluster *c)
+{
+    if (!c) {
+        return;
+    }
+    for (uint32_t n = 0; n < c->n_nodes; n++) {
+        free(c->node_names[n]);
+    }
+    for (uint32_t r = 0; r < c->n_res; r++) {
+        free(c->res_names[r]);
+    }
+    free(c->node_names);
+    free(c->res_names);
+    free(c->gpus);
+    free(c->devs);
+    free(c->cap);
+    free(c->used);
+    free(c);
+}
+
+uint32_t cluster_n_nodes(const cluster *c)
+{
+    return c->n_nodes;
+}
+
+uint32_t cluster_n_gpus(const cluster *c)
+{
+    return c->n_gpus;
+}
+
+uint32_t cluster_n_devices(const cluster *c)
+{
+    return c->n_devs;
+}
+
+uint32_t cluster_n_resources(const cluster *c)
+{
+    return c->n_res;
+}
+
+const char *cluster_node_name(const cluster *c, node_id n)
+{
+    SIM_ASSERT(n < c->n_nodes);
+    return c->node_names[n];
+}
+
+const cluster_gpu *cluster_gpu_get(const cluster *c, gpu_id g)
+{
+    SIM_ASSERT(g < c->n_gpus);
+    return &c->gpus[g];
+}
+
+const cluster_device *cluster_device_get(const cluster *c, dev_id d)
+{
+    SIM_ASSERT(d < c->n_devs);
+    return &c->devs[d];
+}
+
+const char *cluster_resource_name(const cluster *c, res_id r)
+{
+    SIM_ASSERT(r < c->n_res);
+    return c->res_names[r];
+}
+
+bool cluster_resource_find(const cluster *c, const char *name, res_id *out)
+{
+    for (res_id r = 0; r < c->n_res; r++) {
+        if (!strcmp(c->res_names[r], name)) {
+            *out = r;
+            return true;
+        }
+    }
+    return false;
+}
+
+uint32_t cluster_capacity(const cluster *c, node_id n, res_id r)
+{
+    SIM_ASSERT(n < c->n_nodes && r < c->n_res);
+    return c->cap[(size_t)n * c->n_res + r];
+}
+
+uint32_t cluster_free(const cluster *c, node_id n, res_id r)
+{
+    SIM_ASSERT(n < c->n_nodes && r < c->n_res);
+    size_t i = (size_t)n * c->n_res + r;
+    return c->cap[i] - c->used[i];
+}
+
+uint32_t cluster_units_total(const cluster *c)
+{
+    return c->units_total;
+}
+
+uint32_t cluster_units_used(const cluster *c)
+{
+    return c->units_used;
+}
+
+bool cluster_mem_fits(const cluster *c, dev_id id, uint64_t mem_bytes)
+{
+    const cluster_device *d = cluster_device_get(c, id);
+    if (mem_bytes == 0) {
+        return true;
+    }
+    switch (d->sharing) {
+    case CLUSTER_SHARE_MPS:
+        /* the MPS control daemon pins memory to total/replicas per client */
+        return mem_bytes <= d->mem_bytes / d->slots;
+    case CLUSTER_SHARE_TIMESLICE:
+        /* co-runners share one capacity */
+        return mem_bytes <= d->mem_bytes && d->mem_used_bytes <= d->mem_bytes - mem_bytes;
+    case CLUSTER_SHARE_NONE:
+        break;
+    }
+    return mem_bytes <= d->mem_bytes;
+}
+
+void cluster_take(cluster *c, dev_id id, uint64_t mem_bytes)
+{
+    SIM_ASSERT(id < c->n_devs);
+    cluster_device *d = &c->devs[id];
+    SIM_ASSERT(d->used < d->slots);
+    d->used++;
+    d->mem_used_bytes += mem_bytes;
+    c->used[(size_t)d->node * c->n_res + d->resource]++;
+    c->units_used++;
+}
+
+void cluster_give(cluster *c, dev_id id, uint64_t mem_bytes)
+{
+    SIM_ASSERT(id < c->n_devs);
+    cluster_device *d = &c->devs[id];
+    SIM_ASSERT(d->used > 0 && d->mem_used_bytes >= mem_bytes);
+    d->used--;
+    d->mem_used_bytes -= mem_bytes;
+    c->used[(size_t)d->node * c->n_res + d->resource]--;
+    c->units_used--;
+}

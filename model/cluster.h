@@ -1,0 +1,143 @@
+/* model/cluster.h - cluster state: nodes, GPUs, the devices they advertise, and who uses them.
+ *
+ * Kubernetes semantics (NVIDIA k8s-device-plugin, mixed MIG strategy; ../shared/data/mig-facts.md
+ * section 7):
+ *  - a GPU is whole, MIG-partitioned (one device per GPU instance, from a mig-parted layout),
+ *    time-sliced, or shared under MPS;
+ *  - a whole GPU advertises `nvidia.com/gpu`; a MIG instance of profile P advertises
+ *    `nvidia.com/mig-P` with '+' replaced by '.' (`1g.5gb+me` -> `nvidia.com/mig-1g.5gb.me`);
+ *  - time-slicing (and MPS) gives a device `replicas` schedulable units of the same resource
+ *    ("the plugin simply creates N references to each GPU and indiscriminately hands them out");
+ *    with renameByDefault the resource is advertised as `<name>.shared`. Only resources named in
+ *    the sharing rules are replicated; others stay exclusive. MPS is for whole GPUs only, and each
+ *    MPS replica gets memory/replicas (pinned-memory limit) and 100/replicas % of the SMs.
+ * A *device* is one schedulable thing the plugin advertises (a whole GPU or a MIG instance) with
+ * `slots` units (1, or the replicas). A job's unit takes one slot.
+ * Memory rule at job start (DESIGN.md section 4): exclusive device: need > device memory -> OOM;
+ * time-sliced: co-runners share one capacity, so need + memory already held > capacity -> OOM;
+ * MPS: need > device memory / replicas -> OOM.
+ * Ids are dense and ordered: nodes in config order, GPUs node-major, devices GPU-major, so
+ * iterating by id is deterministic. Units: bytes, SM counts.
+ * Ownership: cluster_create copies what it needs; the catalog entries (gpu_type, mig_profile) are
+ * borrowed and must outlive the cluster. All returned pointers are borrowed, valid until
+ * cluster_destroy.
+ */
+#ifndef SIMPROJ_MODEL_CLUSTER_H
+#define SIMPROJ_MODEL_CLUSTER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/catalog.h"
+#include "model/ids.h"
+
+#define CLUSTER_RES_GPU "nvidia.com/gpu"
+#define CLUSTER_RES_MIG_PREFIX "nvidia.com/mig-"
+#define CLUSTER_SHARED_SUFFIX ".shared"
+
+typedef enum cluster_sharing {
+    CLUSTER_SHARE_NONE,      /* exclusive: one unit per device */
+    CLUSTER_SHARE_TIMESLICE, /* device-plugin timeSlicing: replicas per named resource */
+    CLUSTER_SHARE_MPS,       /* device-plugin mps: replicas per whole GPU */
+} cluster_sharing;
+
+/* One entry of a device-plugin sharing config: `resources: - {name, replicas}`. */
+typedef struct cluster_share_rule {
+    const char *resource; /* un-renamed resource name, e.g. "nvidia.com/gpu"; borrowed */
+    uint32_t replicas;    /* >= 1 */
+} cluster_share_rule;
+
+/* How one GPU is configured. */
+typedef struct cluster_gpu_cfg {
+    const gpu_type *type;        /* catalog entry, borrowed */
+    bool mig_enabled;            /* MIG mode on: devices are the instances below */
+    uint32_t n_mig;              /* MIG instances (0 allowed: MIG on, nothing advertised) */
+    const mig_profile *mig[GPU_MAX_SLICES]; /* profile of each instance, borrowed */
+    int mig_start[GPU_MAX_SLICES];          /* placement start (memory slice) of each instance */
+    cluster_sharing sharing;
+    bool rename_by_default;      /* advertise shared resources as <name>.shared */
+    uint32_t n_rules;            /* sharing rules (time-slicing/MPS); 0 when sharing is NONE */
+    const cluster_share_rule *rules; /* borrowed during cluster_create only */
+} cluster_gpu_cfg;
+
+typedef struct cluster_node_cfg {
+    const char *name;            /* copied */
+    uint32_t n_gpus;
+    const cluster_gpu_cfg *gpus; /* n_gpus entries; borrowed during cluster_create */
+} cluster_node_cfg;
+
+typedef struct cluster_cfg {
+    uint32_t n_nodes;
+    const cluster_node_cfg *nodes; /* borrowed during cluster_create */
+} cluster_cfg;
+
+typedef struct cluster_gpu {
+    node_id node;
+    uint32_t index;              /* GPU index on its node */
+    const gpu_type *type;        /* borrowed catalog entry */
+    bool mig_enabled;
+    cluster_sharing sharing;
+    dev_id first_dev;            /* its devices are first_dev .. first_dev + n_devs - 1 */
+    uint32_t n_devs;
+} cluster_gpu;
+
+typedef struct cluster_device {
+    node_id node;
+    gpu_id gpu;
+    uint32_t index;              /* instance index on the GPU (0 for a whole GPU) */
+    const mig_profile *profile;  /* MIG instance profile, NULL for a whole GPU; borrowed */
+    int mig_start;               /* placement start of the instance, -1 for a whole GPU */
+    res_id resource;             /* what it advertises */
+    cluster_sharing sharing;     /* NONE unless a sharing rule names its resource */
+    uint32_t slots;              /* schedulable units: 1, or the replicas */
+    uint32_t used;               /* units currently held by jobs */
+    int sms;                     /* SMs of the device (whole GPU: sms_total) */
+    uint64_t mem_bytes;          /* memory of the device */
+    uint64_t mem_used_bytes;     /* memory held by the jobs on it */
+} cluster_device;
+
+typedef struct cluster cluster;
+
+/* Build the cluster. Returns 0 and sets *out (caller owns, cluster_destroy), or SIM_EINPUT with
+ * a one-line reason in `why` (at most why_len bytes) when the config is inconsistent: MIG on a
+ * GPU type without MIG, MPS on a MIG GPU, zero replicas, no nodes. (Loaders report such errors
+ * with a file position first; this is the model's own guard.) */
+int cluster_create(const cluster_cfg *cfg, cluster **out, char *why, size_t why_len);
+/* Free the cluster; NULL is a no-op. */
+void cluster_destroy(cluster *c);
+
+uint32_t cluster_n_nodes(const cluster *c);
+uint32_t cluster_n_gpus(const cluster *c);
+uint32_t cluster_n_devices(const cluster *c);
+uint32_t cluster_n_resources(const cluster *c);
+
+/* Node name (copied at create). */
+const char *cluster_node_name(const cluster *c, node_id n);
+/* GPU and device by id (id < count). */
+const cluster_gpu *cluster_gpu_get(const cluster *c, gpu_id g);
+const cluster_device *cluster_device_get(const cluster *c, dev_id d);
+/* Resource name by id (owned by the cluster), and id by name; false when not advertised. */
+const char *cluster_resource_name(const cluster *c, res_id r);
+bool cluster_resource_find(const cluster *c, const char *name, res_id *out);
+
+/* Units of resource r that node n advertises (capacity), and how many of them are free. */
+uint32_t cluster_capacity(const cluster *c, node_id n, res_id r);
+uint32_t cluster_free(const cluster *c, node_id n, res_id r);
+/* Cluster-wide units advertised and in use, all resources. */
+uint32_t cluster_units_total(const cluster *c);
+uint32_t cluster_units_used(const cluster *c);
+
+/* Would a unit needing mem_bytes (0 = unstated) fit in device d's memory right now? */
+bool cluster_mem_fits(const cluster *c, dev_id d, uint64_t mem_bytes);
+/* Take one unit of device d holding mem_bytes of memory. The device must have a free slot. */
+void cluster_take(cluster *c, dev_id d, uint64_t mem_bytes);
+/* Give back one unit of device d holding mem_bytes. */
+void cluster_give(cluster *c, dev_id d, uint64_t mem_bytes);
+
+/* Resource name a device of this kind advertises, written into buf (NUL-terminated):
+ * profile NULL -> "nvidia.com/gpu", else "nvidia.com/mig-<profile>" with '+' -> '.';
+ * `shared` appends ".shared". Returns false if buf is too small. */
+bool cluster_resource_name_for(const mig_profile *profile, bool shared, char *buf, size_t len);
+
+#endif

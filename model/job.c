@@ -1,0 +1,137 @@
+#include "model/job.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/xalloc.h"
+
+struct job_table {
+    job *jobs;
+    size_t n, cap;
+};
+
+job_table *job_table_create(void)
+{
+    return xcalloc(1, sizeof(job_table), "job table");
+}
+
+void job_table_destroy(job_table *t)
+{
+    if (!t) {
+        return;
+    }
+    for (size_t i = 0; i < t->n; i++) {
+        free(t->jobs[i].units);
+    }
+    free(t->jobs);
+    free(t);
+}
+
+job_id job_table_add(job_table *t, const job_spec *spec)
+{
+    SIM_ASSERT(spec->req.per_worker >= 1 && spec->req.n_workers >= 1 && spec->work_s > 0);
+    SIM_ASSERT(t->n < UINT32_MAX);
+    if (t->n == t->cap) {
+        t->cap = t->cap ? 2 * t->cap : 64;
+        t->jobs = xrealloc(t->jobs, t->cap * sizeof(job), "job table");
+    }
+    job *j = &t->jobs[t->n];
+    memset(j, 0, sizeof *j);
+    j->id = (job_id)t->n;
+    j->spec = *spec;
+    j->state = JOB_PENDING;
+    j->start = -1;
+    j->end = -1;
+    return (job_id)t->n++;
+}
+
+size_t job_table_count(const job_table *t)
+{
+    return t->n;
+}
+
+const job *job_table_get(const job_table *t, job_id id)
+{
+    SIM_ASSERT(id < t->n);
+    return &t->jobs[id];
+}
+
+static job *get_mut(job_table *t, job_id id)
+{
+    SIM_ASSERT(id < t->n);
+    return &t->jobs[id];
+}
+
+uint32_t job_units(const job_spec *s)
+{
+    return s->req.per_worker * s->req.n_workers;
+}
+
+void job_submit(job_table *t, job_id id, sim_time now)
+{
+    job *j = get_mut(t, id);
+    SIM_ASSERT(j->state == JOB_PENDING && now == j->spec.submit);
+    j->state = JOB_QUEUED;
+}
+
+static void set_units(job *j, const dev_id *units, uint32_t n_units)
+{
+    SIM_ASSERT(n_units == job_units(&j->spec) && j->units == NULL);
+    j->units = xcalloc(n_units, sizeof(dev_id), "job placement");
+    memcpy(j->units, units, n_units * sizeof(dev_id));
+    j->n_units = n_units;
+}
+
+void job_start(job_table *t, job_id id, sim_time now, const dev_id *units, uint32_t n_units)
+{
+    job *j = get_mut(t, id);
+    SIM_ASSERT(j->state == JOB_QUEUED && now >= j->spec.submit);
+    set_units(j, units, n_units);
+    j->state = JOB_RUNNING;
+    j->start = now;
+}
+
+void job_finish(job_table *t, job_id id, sim_time now)
+{
+    job *j = get_mut(t, id);
+    SIM_ASSERT(j->state == JOB_RUNNING && now >= j->start);
+    j->state = JOB_DONE;
+    j->end = now;
+}
+
+void job_fail_oom(job_table *t, job_id id, sim_time now, const dev_id *units, uint32_t n_units)
+{
+    job *j = get_mut(t, id);
+    SIM_ASSERT(j->state == JOB_QUEUED && now >= j->spec.submit);
+    set_units(j, units, n_units);
+    j->state = JOB_FAILED_OOM;
+    j->start = now;
+    j->end = now;
+}
+
+sim_time job_wait_ns(const job *j)
+{
+    return j->start < 0 ? -1 : j->start - j->spec.submit;
+}
+
+sim_time job_jct_ns(const job *j)
+{
+    return j->end < 0 ? -1 : j->end - j->spec.submit;
+}
+
+const char *job_state_name(job_state s)
+{
+    switch (s) {
+    case JOB_PENDING:
+        return "pending";
+    case JOB_QUEUED:
+        return "queued";
+    case JOB_RUNNING:
+        return "running";
+    case JOB_DONE:
+        return "done";
+    case JOB_FAILED_OOM:
+        return "failed_oom";
+    }
+    return "unknown";
+}

@@ -1,0 +1,90 @@
+/* model/job.h - jobs and their lifecycle: pending -> queued -> running -> done | failed(OOM).
+ *
+ * A job is what a user submits: one request for a device-plugin resource (`nvidia.com/gpu`,
+ * `nvidia.com/mig-1g.5gb`, `nvidia.com/gpu.shared`, ...), `per_worker` units for each of
+ * `n_workers` workers (Kubernetes pods). A worker's units lie on one node; the workers of a job
+ * start together or not at all (gang). Units: simulated time in integer nanoseconds (sim_time),
+ * work in seconds of solo run time, memory in bytes.
+ * The job table owns every job and its placement array; job specs borrow their strings
+ * (class, resource, profile names), which must outlive the table (they live in the run's arena).
+ * Transitions are checked with SIM_ASSERT: an illegal one is a bug in the model, never input.
+ */
+#ifndef SIMPROJ_MODEL_JOB_H
+#define SIMPROJ_MODEL_JOB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/ids.h"
+#include "sim/simtime.h"
+
+typedef enum job_state {
+    JOB_PENDING,    /* created, not yet submitted */
+    JOB_QUEUED,     /* submitted, waiting for a placement */
+    JOB_RUNNING,    /* placed, making progress */
+    JOB_DONE,       /* finished its work */
+    JOB_FAILED_OOM, /* its memory need exceeded the partition at start */
+} job_state;
+
+/* What a job asks the scheduler for. */
+typedef struct job_request {
+    const char *resource; /* device-plugin resource name, borrowed */
+    uint32_t per_worker;  /* units of `resource` per worker, >= 1 */
+    uint32_t n_workers;   /* workers (pods), >= 1; all start together */
+} job_request;
+
+typedef struct job_spec {
+    const char *class_name; /* workload class that generated it, borrowed */
+    job_request req;
+    sim_time submit;        /* arrival time, ns */
+    double work_s;          /* solo run time on the unit it asked for, seconds, > 0 */
+    uint64_t mem_bytes;     /* device memory needed per unit; 0 = not stated (never OOM) */
+    const char *profile;    /* workload profile name for the speed model, or NULL; borrowed */
+} job_spec;
+
+typedef struct job {
+    job_id id;
+    job_spec spec;
+    job_state state;
+    sim_time start;         /* placement time (also set for OOM failures), ns; -1 before */
+    sim_time end;           /* completion or failure time, ns; -1 before */
+    uint32_t n_units;       /* per_worker * n_workers once placed, else 0 */
+    dev_id *units;          /* device of each unit, worker-major; owned by the table */
+} job;
+
+typedef struct job_table job_table;
+
+/* Create an empty table; caller owns (job_table_destroy). */
+job_table *job_table_create(void);
+/* Free the table, its jobs and their placements; NULL is a no-op. */
+void job_table_destroy(job_table *t);
+
+/* Add a job in state JOB_PENDING; returns its id (ids are 0, 1, 2, ... in order of addition).
+ * The spec is copied; its strings are borrowed. */
+job_id job_table_add(job_table *t, const job_spec *spec);
+/* Number of jobs. */
+size_t job_table_count(const job_table *t);
+/* Job by id (id < count); borrowed, valid until the next job_table_add or destroy. */
+const job *job_table_get(const job_table *t, job_id id);
+
+/* PENDING -> QUEUED at time `now` (must equal the spec's submit time). */
+void job_submit(job_table *t, job_id id, sim_time now);
+/* QUEUED -> RUNNING at `now` on `n_units` devices (copied; n_units = per_worker * n_workers). */
+void job_start(job_table *t, job_id id, sim_time now, const dev_id *units, uint32_t n_units);
+/* RUNNING -> DONE at `now`. */
+void job_finish(job_table *t, job_id id, sim_time now);
+/* QUEUED -> FAILED_OOM at `now` on the devices it was given (copied, as job_start). */
+void job_fail_oom(job_table *t, job_id id, sim_time now, const dev_id *units, uint32_t n_units);
+
+/* Time from submission to start, ns; -1 while not started. */
+sim_time job_wait_ns(const job *j);
+/* Job completion time, from submission to end, ns; -1 while not ended. */
+sim_time job_jct_ns(const job *j);
+/* Total units the job asks for (per_worker * n_workers). */
+uint32_t job_units(const job_spec *s);
+
+/* Lower-case name of a state ("queued", "running", "done", "failed_oom", "pending"). Static. */
+const char *job_state_name(job_state s);
+
+#endif

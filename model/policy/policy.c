@@ -1,0 +1,209 @@
+/* model/policy/policy.c - decision buffer and the policy registry. */
+#include "model/policy/policy.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/err.h"
+#include "sim/xalloc.h"
+
+/* The registry, in name order (pol_at and pol_names list them so). Add a policy here. */
+extern const policy_ops pol_fifo_ops;
+
+static const policy_ops *const registry[] = {
+    &pol_fifo_ops,
+};
+
+#define N_REGISTRY (sizeof registry / sizeof registry[0])
+
+const policy_ops *pol_find(const char *name)
+{
+    for (size_t i = 0; i < N_REGISTRY; i++) {
+        if (!strcmp(registry[i]->name, name)) {
+            return registry[i];
+        }
+    }
+    return NULL;
+}
+
+const policy_ops *pol_at(size_t i)
+{
+    return i < N_REGISTRY ? registry[i] : NULL;
+}
+
+const char *pol_names(char *buf, size_t len)
+{
+    size_t used = 0;
+    if (len == 0) {
+        return buf;
+    }
+    buf[0] = '\0';
+    for (size_t i = 0; i < N_REGISTRY && used < len; i++) {
+        int n = snprintf(buf + used, len - used, "%s%s", i ? ", " : "", registry[i]->name);
+        if (n < 0) {
+            break;
+        }
+        used += (size_t)n;
+    }
+    return buf;
+}
+
+int pol_reject_params(const char *policy, const param_set *params, diag *d)
+{
+    if (!params || params->n == 0) {
+        return 0;
+    }
+    for (size_t i = 0; i < params->n; i++) {
+        char path[256];
+        snprintf(path, sizeof path, "%s.%s", params->path ? params->path : "policy.params",
+                 params->items[i].key);
+        diag_error(d, params->items[i].at, path,
+                   "unknown parameter; policy '%s' takes no parameters, got '%s'", policy,
+                   params->items[i].key);
+    }
+    return SIM_EINPUT;
+}
+
+/* ---- decision buffer ---- */
+
+typedef struct stored_decision {
+    pol_decision_kind kind;
+    job_id job;
+    uint32_t n_units;
+    size_t first; /* index into units */
+} stored_decision;
+
+struct decision_buf {
+    stored_decision *d;
+    size_t n, cap;
+    dev_id *units;
+    size_t n_units, cap_units;
+};
+
+decision_buf *decision_buf_create(void)
+{
+    return xcalloc(1, sizeof(decision_buf), "decision buffer");
+}
+
+void decision_buf_destroy(decision_buf *b)
+{
+    if (!b) {
+        return;
+    }
+    free(b->d);
+    free(b->units);
+    free(b);
+}
+
+void decision_buf_clear(decision_buf *b)
+{
+    b->n = 0;
+    b->n_units = 0;
+}
+
+void pol_place(decision_buf *b, job_id j, const dev_id *units, uint32_t n)
+{
+    if (b->n == b->cap) {
+        b->cap = b->cap ? 2 * b->cap : 16;
+        b->d = xrealloc(b->d, b->cap * sizeof *b->d, "decisions");
+    }
+    while (b->n_units + n > b->cap_units) {
+        b->cap_units = b->cap_units ? 2 * b->cap_units : 64;
+        b->units = xrealloc(b->units, b->cap_units * sizeof(dev_id), "decision units");
+    }
+    if (n) {
+        memcpy(b->units + b->n_units, units, n * sizeof(dev_id));
+    }
+    b->d[b->n++] = (stored_decision){POL_PLACE, j, n, b->n_units};
+    b->n_units += n;
+}
+
+size_t decision_buf_count(const decision_buf *b)
+{
+    return b->n;
+}
+
+void decision_buf_get(const decision_buf *b, size_t i, pol_decision *out)
+{
+    SIM_ASSERT(i < b->n);
+    const stored_decision *s = &b->d[i];
+    out->kind = s->kind;
+    out->job = s->job;
+    out->n_units = s->n_units;
+    out->units = b->units + s->first;
+}
+
+/* ---- placement helpers ---- */
+
+void pol_scratch_load(pol_scratch *s, const cluster_view *cv)
+{
+    uint32_t n = pol_n_devices(cv);
+    if (s->n_devices != n || !s->free) {
+        free(s->free);
+        s->free = xcalloc(n ? n : 1, sizeof(uint32_t), "policy scratch");
+        s->n_devices = n;
+    }
+    for (dev_id d = 0; d < n; d++) {
+        pol_device pd;
+        pol_device_get(cv, d, &pd);
+        s->free[d] = pd.free;
+    }
+}
+
+void pol_scratch_fini(pol_scratch *s)
+{
+    free(s->free);
+    s->free = NULL;
+    s->n_devices = 0;
+}
+
+/* Units of resource r free on node n in the scratch. */
+static uint32_t node_free(const cluster_view *cv, const pol_scratch *s, node_id n, res_id r)
+{
+    uint32_t total = 0;
+    for (dev_id d = 0; d < s->n_devices; d++) {
+        pol_device pd;
+        pol_device_get(cv, d, &pd);
+        if (pd.node == n && pd.resource == r) {
+            total += s->free[d];
+        }
+    }
+    return total;
+}
+
+bool pol_first_fit(const cluster_view *cv, pol_scratch *s, const pol_job *j, dev_id *units)
+{
+    res_id r;
+    if (!pol_resource_find(cv, j->resource, &r)) {
+        return false;
+    }
+    uint32_t n_units = j->per_worker * j->n_workers;
+    uint32_t got = 0;
+    for (uint32_t w = 0; w < j->n_workers; w++) {
+        node_id n = 0;
+        while (n < pol_n_nodes(cv) && node_free(cv, s, n, r) < j->per_worker) {
+            n++;
+        }
+        if (n == pol_n_nodes(cv)) {
+            for (uint32_t k = 0; k < got; k++) { /* undo this job's tentative takes */
+                s->free[units[k]]++;
+            }
+            return false;
+        }
+        uint32_t need = j->per_worker;
+        while (need > 0) {
+            for (dev_id d = 0; d < s->n_devices && need > 0; d++) {
+                pol_device pd;
+                pol_device_get(cv, d, &pd);
+                if (pd.node == n && pd.resource == r && s->free[d] > 0) {
+                    s->free[d]--;
+                    units[got++] = d;
+                    need--;
+                }
+            }
+        }
+    }
+    SIM_ASSERT(got == n_units);
+    return true;
+}

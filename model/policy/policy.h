@@ -1,0 +1,163 @@
+/* model/policy/policy.h - the scheduling/placement policy interface, the read-only cluster view,
+ * the decision buffer and the policy registry (STYLE.md section 2).
+ *
+ * A policy is a table of callbacks (policy_ops) with private state of state_size bytes, which
+ * the caller allocates zeroed. On each event that may free or need resources (a job arrives, a
+ * job ends) the model calls the policy with a read-only view of the cluster and an empty
+ * decision buffer; the policy appends decisions ("place job J on devices {...}"). The model then
+ * validates every decision against the real state and applies the valid ones in order, so a buggy
+ * policy cannot corrupt cluster state: an invalid decision is counted and dropped (the job stays
+ * queued). The view is a snapshot at call time: decisions of the same call are not reflected in
+ * it, so a policy placing several jobs in one call must track what it already handed out.
+ * A policy sees ids and value copies only: no mutable model struct, no engine, no I/O.
+ * Ownership: the view and the buffer are borrowed for the duration of a callback. Strings in
+ * pol_device / pol_job are borrowed from the model and valid while the run lives.
+ */
+#ifndef SIMPROJ_MODEL_POLICY_POLICY_H
+#define SIMPROJ_MODEL_POLICY_POLICY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/ids.h"
+#include "sim/diag.h"
+#include "sim/simtime.h"
+
+/* ---- parameters ---------------------------------------------------------------------------- */
+
+/* One `key: value` of the scenario's policy parameters, as text, with its position. */
+typedef struct pol_param {
+    const char *key;   /* borrowed */
+    const char *value; /* borrowed */
+    src_loc at;        /* position of the key */
+} pol_param;
+
+/* The parameters given to a policy (may be empty). */
+typedef struct param_set {
+    size_t n;
+    const pol_param *items; /* n entries, borrowed */
+    const char *path;       /* field path of the mapping, e.g. "policy.params" */
+    src_loc at;             /* position of the mapping (or of the policy name) */
+} param_set;
+
+/* ---- read-only cluster view ---------------------------------------------------------------- */
+
+typedef struct cluster_view cluster_view; /* opaque; built by the model (model/world.c) */
+
+/* A device as the policy sees it. */
+typedef struct pol_device {
+    dev_id id;
+    node_id node;
+    gpu_id gpu;
+    res_id resource;
+    const char *resource_name; /* e.g. "nvidia.com/mig-1g.5gb" */
+    const char *profile;       /* MIG profile name, or NULL for a whole GPU */
+    uint32_t slots;            /* units it advertises */
+    uint32_t free;             /* units not held by a job */
+    int sms;
+    uint64_t mem_bytes;
+    uint64_t mem_used_bytes;
+} pol_device;
+
+/* A job as the policy sees it. */
+typedef struct pol_job {
+    job_id id;
+    const char *class_name;
+    const char *resource;     /* requested resource name */
+    uint32_t per_worker;      /* units per worker */
+    uint32_t n_workers;       /* workers; each worker's units on one node */
+    uint64_t mem_bytes;       /* per unit, 0 = not stated */
+    double work_s;            /* solo run time, s */
+    sim_time submit;
+} pol_job;
+
+/* Current simulated time, ns. */
+sim_time pol_now(const cluster_view *cv);
+uint32_t pol_n_nodes(const cluster_view *cv);
+uint32_t pol_n_devices(const cluster_view *cv);
+/* Device d (< pol_n_devices) into *out. Devices are GPU-major, GPUs node-major. */
+void pol_device_get(const cluster_view *cv, dev_id d, pol_device *out);
+/* Job j (any job the policy was told about) into *out. */
+void pol_job_get(const cluster_view *cv, job_id j, pol_job *out);
+/* Id of an advertised resource by name; false when no node advertises it. */
+bool pol_resource_find(const cluster_view *cv, const char *name, res_id *out);
+
+/* ---- decisions ----------------------------------------------------------------------------- */
+
+typedef enum pol_decision_kind {
+    POL_PLACE, /* start job `job` on `n_units` devices (worker-major, per_worker each) */
+} pol_decision_kind;
+
+typedef struct pol_decision {
+    pol_decision_kind kind;
+    job_id job;
+    uint32_t n_units;
+    const dev_id *units; /* borrowed from the buffer, valid until it is cleared */
+} pol_decision;
+
+typedef struct decision_buf decision_buf;
+
+/* Create an empty buffer; caller owns (decision_buf_destroy). */
+decision_buf *decision_buf_create(void);
+/* Free the buffer; NULL is a no-op. */
+void decision_buf_destroy(decision_buf *b);
+/* Forget every decision (keeps the memory). */
+void decision_buf_clear(decision_buf *b);
+/* Append "place job j on units[0..n)" (copied). */
+void pol_place(decision_buf *b, job_id j, const dev_id *units, uint32_t n);
+/* Number of decisions, and decision i (< count) into *out. */
+size_t decision_buf_count(const decision_buf *b);
+void decision_buf_get(const decision_buf *b, size_t i, pol_decision *out);
+
+/* ---- placement helpers shared by policies ------------------------------------------------- */
+
+/* Tentative free units per device: a policy placing several jobs in one call loads it from the
+ * view once, then each successful placement takes its units from it. */
+typedef struct pol_scratch {
+    uint32_t n_devices;
+    uint32_t *free;     /* free units of each device; owned (pol_scratch_fini) */
+} pol_scratch;
+
+/* Load free units from the view (allocates on first use). */
+void pol_scratch_load(pol_scratch *s, const cluster_view *cv);
+/* Free the scratch array; the struct may be loaded again. */
+void pol_scratch_fini(pol_scratch *s);
+
+/* First fit: place each worker of job j on the lowest-numbered node with per_worker free units
+ * of the requested resource, taking units from that node's devices in id order, one unit per
+ * device per pass (so replicas of a time-sliced GPU are spread before they are stacked).
+ * On success writes per_worker * n_workers device ids, worker-major, into units, takes them
+ * from s and returns true; otherwise changes nothing and returns false. */
+bool pol_first_fit(const cluster_view *cv, pol_scratch *s, const pol_job *j, dev_id *units);
+
+/* ---- the policy interface and registry ---------------------------------------------------- */
+
+typedef struct policy_ops {
+    const char *name;    /* config key, e.g. `policy: fifo` */
+    const char *summary; /* one line, printed by `slicesim policies` */
+    size_t state_size;   /* bytes of zeroed state the caller provides as `self` */
+    /* Check and take the parameters; report bad ones through d (with their positions) and
+     * return SIM_EINPUT, else 0. */
+    int (*init)(void *self, const param_set *params, diag *d);
+    /* Release what init and the callbacks acquired (not `self` itself). May be NULL. */
+    void (*fini)(void *self);
+    /* Job j was submitted (it is queued). */
+    void (*on_arrival)(void *self, const cluster_view *cv, job_id j, decision_buf *out);
+    /* Job j ended (done or failed); its resources are already free. */
+    void (*on_finish)(void *self, const cluster_view *cv, job_id j, decision_buf *out);
+} policy_ops;
+
+/* Policy by name; NULL when unknown. Static storage. */
+const policy_ops *pol_find(const char *name);
+/* Registered policy i (in name order), or NULL past the last one. Static storage. */
+const policy_ops *pol_at(size_t i);
+/* Write the registered names, comma-separated ("backfill, fifo"), into buf (NUL-terminated,
+ * truncated to len). Returns buf. For "unknown policy 'x'; expected one of: ..." messages. */
+const char *pol_names(char *buf, size_t len);
+
+/* Report every parameter in params as unknown (for policies that take none); returns 0 when
+ * params is empty, else SIM_EINPUT. */
+int pol_reject_params(const char *policy, const param_set *params, diag *d);
+
+#endif

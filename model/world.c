@@ -1,0 +1,420 @@
+/* model/world.c - the event-driven cluster world (see world.h).
+ *
+ * Progress is delegated to the fluid solver (sim/fluid.h): every running job is one activity
+ * whose work is its solo run time (seconds) and whose rate cap is the rate function's answer
+ * (1 without one). The solver integrates progress between changes and moves the completion event
+ * whenever a cap changes, so the physics can slow co-runners (time-slicing eta(k), MPS bandwidth
+ * contention, a MIG GPU's shared power budget) without any change here: it only has to answer
+ * "how fast does job j run now".
+ */
+#include "model/world.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/policy/view.h"
+#include "sim/engine.h"
+#include "sim/err.h"
+#include "sim/fluid.h"
+#include "sim/xalloc.h"
+
+/* Priorities at equal times: the fluid solver flushes at SIM_PRIO_MAX; completions fire at the
+ * fluid's priority; arrivals come last so that units freed at t are free for jobs arriving at t. */
+#define PRIO_ARRIVAL (SIM_PRIO_MIN + 1)
+
+typedef struct wjob {
+    struct world *w;
+    job_id id;
+    fluid_act_id act;
+    size_t run_pos; /* index in world.run while running */
+} wjob;
+
+struct world {
+    sim_ctx *ctx;
+    fluid_sys *fluid;
+    cluster *c;
+    job_table *jobs;
+    cluster_view view;
+    const policy_ops *pol;
+    void *pol_state;
+    decision_buf *dec;
+    wjob *wj;                /* one per job */
+    job_id *run;             /* running jobs (unordered set; positions in wjob.run_pos) */
+    size_t n_run;
+    world_rate_fn *rate;
+    void *rate_ctx;
+    sim_time until;
+    job_id next_arrival;     /* jobs are chronological: the next one to submit */
+    /* failure notifications waiting for the policy (jobs that failed with OOM) */
+    job_id *ended;
+    size_t n_ended, cap_ended;
+    uint32_t *count;         /* validation scratch: units asked per device */
+    world_sample *samples;
+    uint32_t *res_used;      /* n_samples * n_res */
+    size_t n_samples, cap_samples;
+    world_totals tot;
+};
+
+/* ---- sampling ------------------------------------------------------------------------------ */
+
+static void record(world *w)
+{
+    sim_time now = sim_now(w->ctx);
+    uint32_t n_res = cluster_n_resources(w->c);
+    if (w->n_samples > 0 && w->samples[w->n_samples - 1].t == now) {
+        w->n_samples--; /* the state at a time is its last state */
+    }
+    if (w->n_samples == w->cap_samples) {
+        w->cap_samples = w->cap_samples ? 2 * w->cap_samples : 256;
+        w->samples = xrealloc(w->samples, w->cap_samples * sizeof *w->samples, "samples");
+        w->res_used = xrealloc(w->res_used, w->cap_samples * (n_res ? n_res : 1) * sizeof(uint32_t),
+                               "sample resources");
+    }
+    world_sample *s = &w->samples[w->n_samples];
+    uint32_t *ru = &w->res_used[w->n_samples * n_res];
+    memset(s, 0, sizeof *s);
+    memset(ru, 0, n_res * sizeof *ru);
+    s->t = now;
+    s->queued = w->tot.n_queued;
+    s->running = w->tot.n_running;
+    s->units_used = cluster_units_used(w->c);
+    for (gpu_id g = 0; g < cluster_n_gpus(w->c); g++) {
+        const cluster_gpu *cg = cluster_gpu_get(w->c, g);
+        bool busy = false;
+        for (dev_id d = cg->first_dev; d < cg->first_dev + cg->n_devs; d++) {
+            const cluster_device *cd = cluster_device_get(w->c, d);
+            if (cd->used > 0) {
+                busy = true;
+                s->sms_busy += (uint32_t)cd->sms;
+                ru[cd->resource] += cd->used;
+            }
+        }
+        s->gpus_busy += busy;
+    }
+    w->n_samples++;
+    w->tot.end = now;
+}
+
+/* ---- progress ------------------------------------------------------------------------------ */
+
+static void on_done(fluid_sys *sys, fluid_act_id act, void *user);
+
+static double job_rate(world *w, job_id id)
+{
+    if (!w->rate) {
+        return 1.0;
+    }
+    double r = w->rate(w->rate_ctx, w->c, w->jobs, id);
+    SIM_ASSERT(r > 0 && isfinite(r));
+    return r;
+}
+
+static void start_progress(world *w, job_id id)
+{
+    const job *j = job_table_get(w->jobs, id);
+    w->wj[id].act = fluid_start(w->fluid, j->spec.work_s, NULL, 0, on_done, &w->wj[id]);
+    w->wj[id].run_pos = w->n_run;
+    w->run[w->n_run++] = id;
+    fluid_set_rate_cap(w->fluid, w->wj[id].act, job_rate(w, id));
+}
+
+static void stop_progress(world *w, job_id id)
+{
+    size_t pos = w->wj[id].run_pos;
+    SIM_ASSERT(pos < w->n_run && w->run[pos] == id);
+    w->run[pos] = w->run[--w->n_run];
+    w->wj[w->run[pos]].run_pos = pos;
+    w->wj[id].act = FLUID_ACT_NONE;
+}
+
+static bool share_gpu(const cluster *c, const job *a, const job *b)
+{
+    for (uint32_t i = 0; i < a->n_units; i++) {
+        for (uint32_t k = 0; k < b->n_units; k++) {
+            if (cluster_device_get(c, a->units[i])->gpu ==
+                cluster_device_get(c, b->units[k])->gpu) {
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+/* Re-apply the rate function to the running jobs that share a GPU with job j (which just
+ * started or ended): their co-runners changed. */
+static void rerate_neighbours(world *w, const job *j)
+{
+    if (!w->rate) {
+        return;
+    }
+    for (size_t i = 0; i < w->n_run; i++) {
+        job_id k = w->run[i];
+        const job *o = job_table_get(w->jobs, k);
+        if (o != j && share_gpu(w->c, o, j)) {
+            fluid_set_rate_cap(w->fluid, w->wj[k].act, job_rate(w, k));
+        }
+    }
+}
+
+/* ---- applying decisions -------------------------------------------------------------------- */
+
+/* Check a placement against the real state; true when it may be applied. */
+static bool valid_place(world *w, const pol_decision *d)
+{
+    if (d->job >= job_table_count(w->jobs)) {
+        return false;
+    }
+    const job *j = job_table_get(w->jobs, d->job);
+    if (j->state != JOB_QUEUED || d->n_units != job_units(&j->spec)) {
+        return false;
+    }
+    res_id r;
+    if (!cluster_resource_find(w->c, j->spec.req.resource, &r)) {
+        return false;
+    }
+    uint32_t n_devs = cluster_n_devices(w->c);
+    bool ok = true;
+    for (uint32_t k = 0; k < d->n_units && ok; k++) {
+        dev_id dv = d->units[k];
+        if (dv >= n_devs) {
+            ok = false;
+            break;
+        }
+        const cluster_device *cd = cluster_device_get(w->c, dv);
+        const cluster_device *first =
+            cluster_device_get(w->c, d->units[k - k % j->spec.req.per_worker]);
+        ok = cd->resource == r && cd->node == first->node &&
+             ++w->count[dv] <= cd->slots - cd->used;
+    }
+    for (uint32_t k = 0; k < d->n_units; k++) { /* reset the scratch counts */
+        if (d->units[k] < n_devs) {
+            w->count[d->units[k]] = 0;
+        }
+    }
+    return ok;
+}
+
+static void push_ended(world *w, job_id id)
+{
+    if (w->n_ended == w->cap_ended) {
+        w->cap_ended = w->cap_ended ? 2 * w->cap_ended : 16;
+        w->ended = xrealloc(w->ended, w->cap_ended * sizeof(job_id), "ended jobs");
+    }
+    w->ended[w->n_ended++] = id;
+}
+
+static void apply(world *w)
+{
+    sim_time now = sim_now(w->ctx);
+    for (size_t i = 0; i < decision_buf_count(w->dec); i++) {
+        pol_decision d;
+        decision_buf_get(w->dec, i, &d);
+        if (d.kind != POL_PLACE || !valid_place(w, &d)) {
+            w->tot.n_rejected++;
+            continue;
+        }
+        const job *j = job_table_get(w->jobs, d.job);
+        uint64_t mem = j->spec.mem_bytes;
+        uint32_t taken = 0;
+        bool oom = false;
+        for (; taken < d.n_units; taken++) {
+            if (!cluster_mem_fits(w->c, d.units[taken], mem)) {
+                oom = true;
+                break;
+            }
+            cluster_take(w->c, d.units[taken], mem);
+        }
+        w->tot.n_queued--;
+        if (oom) {
+            for (uint32_t k = 0; k < taken; k++) {
+                cluster_give(w->c, d.units[k], mem);
+            }
+            job_fail_oom(w->jobs, d.job, now, d.units, d.n_units);
+            w->tot.n_oom++;
+            push_ended(w, d.job);
+            continue;
+        }
+        job_start(w->jobs, d.job, now, d.units, d.n_units);
+        w->tot.n_running++;
+        start_progress(w, d.job);
+        rerate_neighbours(w, job_table_get(w->jobs, d.job));
+    }
+    decision_buf_clear(w->dec);
+}
+
+/* Tell the policy about jobs that ended while applying decisions, until none is left. */
+static void drain_ended(world *w)
+{
+    while (w->n_ended > 0) {
+        job_id id = w->ended[--w->n_ended];
+        w->view.now = sim_now(w->ctx);
+        w->pol->on_finish(w->pol_state, &w->view, id, w->dec);
+        apply(w);
+    }
+}
+
+/* ---- events -------------------------------------------------------------------------------- */
+
+static void on_done(fluid_sys *sys, fluid_act_id act, void *user)
+{
+    (void)sys;
+    (void)act;
+    wjob *wj = user;
+    world *w = wj->w;
+    sim_time now = sim_now(w->ctx);
+    const job *j = job_table_get(w->jobs, wj->id);
+    for (uint32_t k = 0; k < j->n_units; k++) {
+        cluster_give(w->c, j->units[k], j->spec.mem_bytes);
+    }
+    job_finish(w->jobs, wj->id, now);
+    stop_progress(w, wj->id);
+    w->tot.n_running--;
+    w->tot.n_done++;
+    rerate_neighbours(w, j);
+    w->view.now = now;
+    w->pol->on_finish(w->pol_state, &w->view, wj->id, w->dec);
+    apply(w);
+    drain_ended(w);
+    record(w);
+}
+
+static void schedule_next_arrival(world *w);
+
+static void on_arrival(sim_ctx *ctx, const sim_event *ev)
+{
+    world *w = ev->user;
+    sim_time now = sim_now(ctx);
+    /* every job submitted at this instant, in id order */
+    while (w->next_arrival < job_table_count(w->jobs) &&
+           job_table_get(w->jobs, w->next_arrival)->spec.submit == now) {
+        job_id id = w->next_arrival++;
+        job_submit(w->jobs, id, now);
+        w->tot.n_pending--;
+        w->tot.n_queued++;
+        w->view.now = now;
+        w->pol->on_arrival(w->pol_state, &w->view, id, w->dec);
+        apply(w);
+        drain_ended(w);
+    }
+    record(w);
+    schedule_next_arrival(w);
+}
+
+static void schedule_next_arrival(world *w)
+{
+    if (w->next_arrival >= job_table_count(w->jobs)) {
+        return;
+    }
+    sim_time at = job_table_get(w->jobs, w->next_arrival)->spec.submit;
+    SIM_ASSERT(at >= sim_now(w->ctx)); /* jobs are chronological */
+    sim_schedule_at(w->ctx, at, PRIO_ARRIVAL, on_arrival, w, (sim_payload){{0, 0}});
+}
+
+/* ---- lifecycle ----------------------------------------------------------------------------- */
+
+int world_create(const world_cfg *cfg, job_table *jobs, diag *d, src_loc at, world **out)
+{
+    char why[256];
+    cluster *c = NULL;
+    int rc = cluster_create(cfg->cluster, &c, why, sizeof why);
+    if (rc) {
+        diag_error(d, at, "cluster", "%s", why);
+        job_table_destroy(jobs);
+        return rc;
+    }
+    world *w = xcalloc(1, sizeof *w, "world");
+    w->c = c;
+    w->jobs = jobs;
+    w->pol = cfg->policy;
+    w->pol_state = xcalloc(1, cfg->policy->state_size ? cfg->policy->state_size : 1, "policy");
+    if (cfg->policy->init && cfg->policy->init(w->pol_state, cfg->params, d) != 0) {
+        free(w->pol_state);
+        w->pol_state = NULL; /* init failed: fini must not run */
+        world_destroy(w);
+        return SIM_EINPUT;
+    }
+    w->ctx = sim_create();
+    w->fluid = fluid_create(w->ctx);
+    w->dec = decision_buf_create();
+    w->rate = cfg->rate;
+    w->rate_ctx = cfg->rate_ctx;
+    w->until = cfg->until;
+    w->view = (cluster_view){.c = c, .jobs = jobs, .now = 0};
+    uint32_t n_devs = cluster_n_devices(c);
+    w->count = xcalloc(n_devs ? n_devs : 1, sizeof(uint32_t), "validation counts");
+    size_t n_jobs = job_table_count(jobs);
+    w->wj = xcalloc(n_jobs ? n_jobs : 1, sizeof(wjob), "world jobs");
+    w->run = xcalloc(n_jobs ? n_jobs : 1, sizeof(job_id), "running jobs");
+    for (job_id k = 0; k < n_jobs; k++) {
+        w->wj[k] = (wjob){.w = w, .id = k, .act = FLUID_ACT_NONE};
+    }
+    w->tot.n_pending = (uint32_t)n_jobs;
+    for (gpu_id g = 0; g < cluster_n_gpus(c); g++) {
+        w->tot.sms_total += (uint32_t)cluster_gpu_get(c, g)->type->sms_total;
+    }
+    *out = w;
+    return 0;
+}
+
+void world_destroy(world *w)
+{
+    if (!w) {
+        return;
+    }
+    if (w->pol_state && w->pol->fini) {
+        w->pol->fini(w->pol_state);
+    }
+    free(w->pol_state);
+    sim_destroy(w->ctx);
+    decision_buf_destroy(w->dec);
+    job_table_destroy(w->jobs);
+    cluster_destroy(w->c);
+    free(w->wj);
+    free(w->run);
+    free(w->ended);
+    free(w->count);
+    free(w->samples);
+    free(w->res_used);
+    free(w);
+}
+
+void world_run(world *w)
+{
+    record(w); /* the empty cluster at t = 0 */
+    schedule_next_arrival(w);
+    sim_run(w->ctx, w->until);
+    w->tot.n_events = sim_get_counters(w->ctx)->n_executed;
+}
+
+const cluster *world_cluster(const world *w)
+{
+    return w->c;
+}
+
+const job_table *world_jobs(const world *w)
+{
+    return w->jobs;
+}
+
+size_t world_n_samples(const world *w)
+{
+    return w->n_samples;
+}
+
+const world_sample *world_samples(const world *w)
+{
+    return w->samples;
+}
+
+uint32_t world_sample_res_used(const world *w, size_t i, res_id r)
+{
+    SIM_ASSERT(i < w->n_samples && r < cluster_n_resources(w->c));
+    return w->res_used[i * cluster_n_resources(w->c) + r];
+}
+
+world_totals world_get_totals(const world *w)
+{
+    return w->tot;
+}

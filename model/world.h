@@ -1,0 +1,87 @@
+/* model/world.h - the simulated cluster world: drives the engine through arrivals, policy
+ * decisions, job progress and completions, and records what happened.
+ *
+ * Data flow of a run: jobs (model/job.h, all known up front, chronological) arrive one by one as
+ * events; each arrival and each completion calls the policy (model/policy/policy.h) with a
+ * read-only view; the world validates every decision against the cluster (model/cluster.h) and
+ * applies the valid ones: a placed job takes its units, and fails at once with OOM when its
+ * memory need does not fit (the cluster's memory rule), else starts running.
+ * Progress is fluid: a running job has remaining work (seconds of solo run time) and a rate
+ * (work-seconds per second, 1 = as fast as alone on what it asked for). Whenever a job starts or
+ * ends, the rates of the jobs sharing a GPU with it are recomputed by the rate function (the
+ * speed/sharing physics) and their completion events rescheduled, so one event per change, not
+ * per iteration. Without a rate function every job runs at rate 1: it takes its stated duration.
+ * Event order at equal times: completions before arrivals, so freed units are seen first.
+ * The world records a sample of the cluster state after every time at which it changed.
+ * Ownership: world_create copies nothing it is given except as stated; the job table is taken
+ * (freed by world_destroy); the cluster config and catalog are borrowed during create, the
+ * catalog entries for the world's life. Everything world_* returns is borrowed until destroy.
+ */
+#ifndef SIMPROJ_MODEL_WORLD_H
+#define SIMPROJ_MODEL_WORLD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/cluster.h"
+#include "model/job.h"
+#include "model/policy/policy.h"
+#include "sim/diag.h"
+#include "sim/simtime.h"
+
+/* Rate of running job j (work-seconds per simulated second, > 0 and finite) given the current
+ * state: its placement, its co-runners. Called when something on j's GPUs changed. */
+typedef double world_rate_fn(void *ctx, const cluster *c, const job_table *jobs, job_id j);
+
+typedef struct world_cfg {
+    const cluster_cfg *cluster;  /* borrowed during create */
+    const policy_ops *policy;    /* borrowed; static storage */
+    const param_set *params;     /* policy parameters, borrowed during create */
+    world_rate_fn *rate;         /* NULL: every job runs at rate 1 */
+    void *rate_ctx;              /* borrowed, passed to rate */
+    sim_time until;              /* stop the run here (SIM_TIME_MAX: run until all jobs end) */
+} world_cfg;
+
+/* One recorded state of the cluster, taken after every time at which it changed. */
+typedef struct world_sample {
+    sim_time t;
+    uint32_t queued;      /* jobs submitted and waiting */
+    uint32_t running;     /* jobs running */
+    uint32_t units_used;  /* advertised units held by jobs (all resources) */
+    uint32_t gpus_busy;   /* GPUs with at least one unit held */
+    uint32_t sms_busy;    /* SMs of devices with at least one unit held */
+} world_sample;
+
+/* Run totals. */
+typedef struct world_totals {
+    uint64_t n_events;          /* engine events executed */
+    uint64_t n_rejected;        /* policy decisions the model refused (a policy bug) */
+    uint32_t n_done, n_oom, n_running, n_queued, n_pending;
+    uint32_t sms_total;         /* SMs of all GPUs with MIG off (the utilisation denominator) */
+    sim_time end;               /* time of the last change (makespan when all jobs ended) */
+} world_totals;
+
+typedef struct world world;
+
+/* Build the world over `jobs` (taken: freed by world_destroy, even on failure). Returns 0 and
+ * sets *out (caller owns, world_destroy); SIM_EINPUT when the cluster config is inconsistent
+ * (reason reported through d at `at`) or the policy rejects its parameters (it reports). */
+int world_create(const world_cfg *cfg, job_table *jobs, diag *d, src_loc at, world **out);
+/* Free everything; NULL is a no-op. */
+void world_destroy(world *w);
+
+/* Run to completion or to cfg->until. Call once. */
+void world_run(world *w);
+
+const cluster *world_cluster(const world *w);
+const job_table *world_jobs(const world *w);
+/* Recorded samples, in time order (one per distinct time). */
+size_t world_n_samples(const world *w);
+const world_sample *world_samples(const world *w);
+/* Units of resource r held at sample i (r < cluster_n_resources). */
+uint32_t world_sample_res_used(const world *w, size_t i, res_id r);
+/* Totals after world_run. */
+world_totals world_get_totals(const world *w);
+
+#endif

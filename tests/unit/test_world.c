@@ -1,0 +1,200 @@
+/* Unit tests for model/world: jobs run their stated durations through the fluid solver, FIFO
+ * order and waits, gang placement, the OOM path, rate changes from the rate function, and the
+ * validation of a buggy policy's decisions. The GPU type is a made-up fixture (no catalog data).
+ */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "model/world.h"
+#include "sim/diag.h"
+#include "sim/err.h"
+#include "tests/unit/fixtures.h"
+
+static job_id add(job_table *t, double submit_s, const char *res, uint32_t per, uint32_t workers,
+                  double work_s, uint64_t mem)
+{
+    job_spec s = {.class_name = "c", .req = {res, per, workers}, .submit = sim_time_from_s(submit_s),
+                  .work_s = work_s, .mem_bytes = mem};
+    return job_table_add(t, &s);
+}
+
+typedef struct env {
+    gpu_type g;
+    cluster_gpu_cfg gpus[4];
+    cluster_node_cfg node;
+    cluster_cfg cc;
+    world_cfg wc;
+} env;
+
+/* One node with n whole GPUs (or, when mig, one GPU with n 1g.x instances). */
+static void env_init(env *e, uint32_t n, bool mig)
+{
+    memset(e, 0, sizeof *e);
+    e->g = test_gpu();
+    if (mig) {
+        e->gpus[0] = (cluster_gpu_cfg){.type = &e->g, .mig_enabled = true, .n_mig = n};
+        for (uint32_t i = 0; i < n; i++) {
+            e->gpus[0].mig[i] = &e->g.profiles[0];
+            e->gpus[0].mig_start[i] = (int)i;
+        }
+        e->node = (cluster_node_cfg){.name = "n0", .n_gpus = 1, .gpus = e->gpus};
+    } else {
+        for (uint32_t i = 0; i < n; i++) {
+            e->gpus[i] = (cluster_gpu_cfg){.type = &e->g};
+        }
+        e->node = (cluster_node_cfg){.name = "n0", .n_gpus = n, .gpus = e->gpus};
+    }
+    e->cc = (cluster_cfg){.n_nodes = 1, .nodes = &e->node};
+    e->wc = (world_cfg){.cluster = &e->cc, .policy = pol_find("fifo"), .until = SIM_TIME_MAX};
+}
+
+static world *run(env *e, job_table *t)
+{
+    diag *d = diag_create();
+    world *w = NULL;
+    cr_assert_eq(world_create(&e->wc, t, d, (src_loc){"x", 1, 1}, &w), 0);
+    diag_destroy(d);
+    world_run(w);
+    return w;
+}
+
+static double start_s(const world *w, job_id j)
+{
+    return sim_time_to_s(job_table_get(world_jobs(w), j)->start);
+}
+
+static double end_s(const world *w, job_id j)
+{
+    return sim_time_to_s(job_table_get(world_jobs(w), j)->end);
+}
+
+Test(world, jobs_take_their_stated_duration_in_fifo_order)
+{
+    env e;
+    env_init(&e, 2, false);
+    job_table *t = job_table_create();
+    add(t, 0, "nvidia.com/gpu", 1, 1, 100, 0);
+    add(t, 10, "nvidia.com/gpu", 2, 1, 50, 0); /* waits for job 0 */
+    add(t, 20, "nvidia.com/gpu", 1, 1, 5, 0);  /* fits at once, but FIFO holds it */
+    world *w = run(&e, t);
+    cr_assert_float_eq(end_s(w, 0), 100.0, 1e-9);
+    cr_assert_float_eq(start_s(w, 1), 100.0, 1e-9);
+    cr_assert_float_eq(end_s(w, 1), 150.0, 1e-9);
+    cr_assert_float_eq(start_s(w, 2), 150.0, 1e-9);
+    cr_assert_eq(job_wait_ns(job_table_get(world_jobs(w), 2)), sim_time_from_s(130));
+    world_totals tot = world_get_totals(w);
+    cr_assert_eq(tot.n_done, 3);
+    cr_assert_eq(tot.n_rejected, 0);
+    cr_assert_eq(tot.end, sim_time_from_s(155));
+    /* samples: the state after each change; at 100 both GPUs are held by job 1 */
+    const world_sample *s = world_samples(w);
+    bool seen = false;
+    for (size_t i = 0; i < world_n_samples(w); i++) {
+        if (s[i].t == sim_time_from_s(100)) {
+            cr_assert_eq(s[i].running, 1);
+            cr_assert_eq(s[i].units_used, 2);
+            cr_assert_eq(s[i].queued, 1);
+            cr_assert_eq(s[i].sms_busy, 200);
+            seen = true;
+        }
+    }
+    cr_assert(seen);
+    world_destroy(w);
+}
+
+Test(world, oom_fails_at_start_and_frees_the_units)
+{
+    env e;
+    env_init(&e, 2, true); /* 2 MIG instances of 1000 bytes */
+    job_table *t = job_table_create();
+    add(t, 0, "nvidia.com/mig-1g.x", 1, 1, 10, 1500); /* does not fit: OOM */
+    add(t, 0, "nvidia.com/mig-1g.x", 2, 1, 10, 900);
+    world *w = run(&e, t);
+    const job *j0 = job_table_get(world_jobs(w), 0);
+    cr_assert_eq(j0->state, JOB_FAILED_OOM);
+    cr_assert_eq(j0->start, 0);
+    cr_assert_eq(j0->end, 0);
+    cr_assert_eq(j0->n_units, 1);
+    cr_assert_eq(job_table_get(world_jobs(w), 1)->state, JOB_DONE);
+    cr_assert_float_eq(end_s(w, 1), 10.0, 1e-9);
+    cr_assert_eq(world_get_totals(w).n_oom, 1);
+    world_destroy(w);
+}
+
+/* A rate function: every running job on a GPU runs at 1/k when k jobs share it. */
+static double share_rate(void *ctx, const cluster *c, const job_table *jobs, job_id j)
+{
+    (void)ctx;
+    const job *me = job_table_get(jobs, j);
+    const cluster_device *d = cluster_device_get(c, me->units[0]);
+    return 1.0 / d->used;
+}
+
+Test(world, a_rate_function_slows_co_runners_and_the_fluid_follows)
+{
+    env e;
+    env_init(&e, 1, false);
+    cluster_share_rule rule = {.resource = "nvidia.com/gpu", .replicas = 2};
+    e.gpus[0].sharing = CLUSTER_SHARE_TIMESLICE;
+    e.gpus[0].n_rules = 1;
+    e.gpus[0].rules = &rule;
+    e.wc.rate = share_rate;
+    job_table *t = job_table_create();
+    add(t, 0, "nvidia.com/gpu", 1, 1, 100, 0);
+    add(t, 50, "nvidia.com/gpu", 1, 1, 100, 0);
+    world *w = run(&e, t);
+    /* job 0: 50 s alone, then 50 s of work at 1/2 -> ends at 150; job 1 then has 50 left */
+    cr_assert_float_eq(end_s(w, 0), 150.0, 1e-6);
+    cr_assert_float_eq(end_s(w, 1), 200.0, 1e-6);
+    world_destroy(w);
+}
+
+/* A buggy policy: places every job on device 0 twice and on a device that does not exist. */
+static int bad_init(void *self, const param_set *p, diag *d)
+{
+    (void)self, (void)p, (void)d;
+    return 0;
+}
+static void bad_arrival(void *self, const cluster_view *cv, job_id j, decision_buf *out)
+{
+    (void)self, (void)cv;
+    dev_id twice[2] = {0, 0};
+    dev_id missing[1] = {99};
+    pol_place(out, j, twice, 2);
+    pol_place(out, j, missing, 1);
+    pol_place(out, j + 1000, missing, 1);
+}
+static void bad_finish(void *self, const cluster_view *cv, job_id j, decision_buf *out)
+{
+    (void)self, (void)cv, (void)j, (void)out;
+}
+static const policy_ops bad_ops = {"bad", "test", 0, bad_init, NULL, bad_arrival, bad_finish};
+
+Test(world, invalid_decisions_are_refused_and_counted)
+{
+    env e;
+    env_init(&e, 2, false);
+    e.wc.policy = &bad_ops;
+    job_table *t = job_table_create();
+    add(t, 0, "nvidia.com/gpu", 2, 1, 10, 0);
+    world *w = run(&e, t);
+    world_totals tot = world_get_totals(w);
+    cr_assert_eq(tot.n_rejected, 3);
+    cr_assert_eq(tot.n_queued, 1);
+    cr_assert_eq(job_table_get(world_jobs(w), 0)->state, JOB_QUEUED);
+    cr_assert_eq(cluster_units_used(world_cluster(w)), 0);
+    world_destroy(w);
+}
+
+Test(world, a_bad_cluster_is_reported_through_diag)
+{
+    env e;
+    env_init(&e, 1, false);
+    e.cc.n_nodes = 0;
+    diag *d = diag_create();
+    world *w = NULL;
+    cr_assert_eq(world_create(&e.wc, job_table_create(), d, (src_loc){"s.yaml", 3, 1}, &w),
+                 SIM_EINPUT);
+    cr_assert_str_eq(diag_message(d, 0), "s.yaml:3:1: error: cluster: the cluster has no nodes");
+    diag_destroy(d);
+}

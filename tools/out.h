@@ -1,0 +1,60 @@
+/* tools/out.h - the run's output files: staging (all-or-nothing), run.json, run_info.json,
+ * jobs.csv and timeseries.csv writers.
+ *
+ * No half-written outputs: every file is first written as DIR/.NAME.tmp; out_stage_commit
+ * renames them all into place only when every write succeeded, and out_stage_abort removes them.
+ * Formats (README "Output files"): run.json holds only simulated results (no wall clock, no host
+ * data) with a stable key order; numbers read back are printed with %.17g (integers as
+ * integers), times in seconds; undefined statistics (no jobs) are null, never NaN/Inf.
+ * run_info.json holds the wall-clock, host, compiler, flags, git revision and seed.
+ * CSV columns are fixed; seconds have 9 decimals (exact nanoseconds).
+ * Ownership: an out_stage owns its paths; FILE handles it returns are closed by commit/abort.
+ */
+#ifndef SIMPROJ_TOOLS_OUT_H
+#define SIMPROJ_TOOLS_OUT_H
+
+#include <cjson/cJSON.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "model/world.h"
+
+#define OUT_SCHEMA_VERSION 1
+
+typedef struct out_stage out_stage;
+
+/* Start staging into directory dir (created, with parents, when missing). Returns NULL and
+ * prints "slicesim: DIR: reason" on failure (an environment error). Caller owns. */
+out_stage *out_stage_begin(const char *dir);
+/* Open DIR/.name.tmp for writing; NULL (message printed) on failure. Owned by the stage. */
+FILE *out_stage_open(out_stage *st, const char *name);
+/* Close every file, check for write errors, rename them into place. Frees st. Returns 0 or
+ * SIM_EIO (message printed, temporary files removed). */
+int out_stage_commit(out_stage *st);
+/* Close and remove every temporary file; frees st. NULL is a no-op. */
+void out_stage_abort(out_stage *st);
+
+/* A number for JSON output: integral values within +-2^53 as integers, others with %.17g;
+ * NaN/Inf are a bug (SIM_ASSERT). Caller owns the item (or adds it to a tree). */
+cJSON *out_json_number(double v);
+
+/* What run.json describes besides the world. */
+typedef struct out_run_meta {
+    uint64_t seed;
+    cJSON *config;      /* resolved scenario, defaults included; borrowed (copied in) */
+    const char *policy; /* policy name */
+} out_run_meta;
+
+/* Build run.json's tree; caller owns (cJSON_Delete). */
+cJSON *out_run_json(const world *w, const out_run_meta *meta);
+/* Write jobs.csv / timeseries.csv; 0 or SIM_EIO. */
+int out_jobs_csv(FILE *f, const world *w);
+int out_timeseries_csv(FILE *f, const world *w);
+/* Build run_info.json's tree (wall clock and host read here); caller owns. */
+cJSON *out_run_info(uint64_t seed, const char *scenario_path, const char *argv_line);
+/* Print a cJSON tree to f (formatted, trailing newline); 0 or SIM_EIO. */
+int out_write_json(FILE *f, const cJSON *root);
+/* Print the short text summary of a run. */
+void out_summary(FILE *f, const world *w, const char *out_dir);
+
+#endif

@@ -1,0 +1,135 @@
+/* tools/out_file.c - all-or-nothing staging of output files (see out.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include "sim/err.h"
+#include "sim/xalloc.h"
+#include "tools/out.h"
+
+#define OUT_MAX_FILES 16
+
+struct out_stage {
+    char *dir;
+    int n;
+    char *tmp[OUT_MAX_FILES];
+    char *final[OUT_MAX_FILES];
+    FILE *f[OUT_MAX_FILES];
+};
+
+static char *join(const char *dir, const char *a, const char *b, const char *c)
+{
+    size_t n = strlen(dir) + strlen(a) + strlen(b) + strlen(c) + 2;
+    char *p = xmalloc(n, "output path");
+    snprintf(p, n, "%s/%s%s%s", dir, a, b, c);
+    return p;
+}
+
+/* mkdir -p */
+static int make_dirs(const char *dir)
+{
+    char *p = xstrdup(dir, "output dir");
+    int rc = 0;
+    for (char *s = p + 1; ; s++) {
+        if (*s == '/' || *s == '\0') {
+            char saved = *s;
+            *s = '\0';
+            if (mkdir(p, 0777) != 0 && errno != EEXIST) {
+                fprintf(stderr, "slicesim: %s: cannot create directory: %s\n", p, strerror(errno));
+                rc = SIM_EIO;
+                break;
+            }
+            *s = saved;
+            if (saved == '\0') {
+                break;
+            }
+        }
+    }
+    struct stat sb;
+    if (rc == 0 && (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode))) {
+        fprintf(stderr, "slicesim: %s: not a directory\n", dir);
+        rc = SIM_EIO;
+    }
+    free(p);
+    return rc;
+}
+
+out_stage *out_stage_begin(const char *dir)
+{
+    if (make_dirs(dir) != 0) {
+        return NULL;
+    }
+    out_stage *st = xcalloc(1, sizeof *st, "output stage");
+    st->dir = xstrdup(dir, "output dir");
+    return st;
+}
+
+FILE *out_stage_open(out_stage *st, const char *name)
+{
+    SIM_ASSERT(st->n < OUT_MAX_FILES);
+    char *tmp = join(st->dir, ".", name, ".tmp");
+    FILE *f = fopen(tmp, "w");
+    if (!f) {
+        fprintf(stderr, "slicesim: %s: %s\n", tmp, strerror(errno));
+        free(tmp);
+        return NULL;
+    }
+    st->tmp[st->n] = tmp;
+    st->final[st->n] = join(st->dir, name, "", "");
+    st->f[st->n] = f;
+    st->n++;
+    return f;
+}
+
+static void free_stage(out_stage *st)
+{
+    for (int i = 0; i < st->n; i++) {
+        free(st->tmp[i]);
+        free(st->final[i]);
+    }
+    free(st->dir);
+    free(st);
+}
+
+void out_stage_abort(out_stage *st)
+{
+    if (!st) {
+        return;
+    }
+    for (int i = 0; i < st->n; i++) {
+        if (st->f[i]) {
+            fclose(st->f[i]);
+        }
+        remove(st->tmp[i]);
+    }
+    free_stage(st);
+}
+
+int out_stage_commit(out_stage *st)
+{
+    int rc = 0;
+    for (int i = 0; i < st->n; i++) {
+        bool bad = ferror(st->f[i]) != 0;
+        if (fclose(st->f[i]) != 0 || bad) {
+            fprintf(stderr, "slicesim: %s: write failed: %s\n", st->tmp[i], strerror(errno));
+            rc = SIM_EIO;
+        }
+        st->f[i] = NULL;
+    }
+    for (int i = 0; i < st->n && rc == 0; i++) {
+        if (rename(st->tmp[i], st->final[i]) != 0) {
+            fprintf(stderr, "slicesim: %s: %s\n", st->final[i], strerror(errno));
+            rc = SIM_EIO;
+        }
+    }
+    if (rc != 0) {
+        for (int i = 0; i < st->n; i++) {
+            remove(st->tmp[i]);
+        }
+    }
+    free_stage(st);
+    return rc;
+}
