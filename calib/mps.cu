@@ -4,8 +4,9 @@
  * and stops it with `echo quit | nvidia-cuda-mps-control` on every exit path). For each
  * percentage (default 100, 50, 25) and each client mix (c = compute-bound worker, m =
  * memory-bound worker; default c, cc, cccc, m, mm, mmmm, cm) it starts the clients together,
- * each running --work-ms worth of kernels of about --len-ms, and records per-process times
- * and the SM count each client was given. It also records `get_server_list`, which names the
+ * each running --work-ms worth of kernels of about --len-ms (their length alone, uncapped), and
+ * records per-process times and the SM count each client was given. Every client's grid is
+ * sized for the whole GPU, so a capped client does the same work per kernel, in more waves. It also records `get_server_list`, which names the
  * MPS server process when the clients really went through MPS.
  *
  * usage: mps [-o FILE] [--pcts 100,50,25] [--mixes c,cc,...] [--len-ms 1] [--work-ms 200]
@@ -96,8 +97,11 @@ int main(int argc, char **argv)
         return 1;
     }
     jw_raw(&w, "calibration_compute", cal);
+    /* cal points at calibrate()'s buffer: read what is needed before the next call. */
     const char *km = strstr(cal, "\"kernel_ms\":");
     double kms_c = km ? atof(km + 12) : len_ms;
+    const char *sr = strstr(cal, "\"sms_reported\":");
+    int full_sms = sr ? atoi(sr + 15) : 0;
     cal = calibrate(worker, "memory", len_ms, &work_m);
     if (!cal) {
         jw_str(&w, "error", "memory calibration failed");
@@ -124,7 +128,7 @@ int main(int argc, char **argv)
                     double kms = mem ? kms_m : kms_c;
                     long count = (long)(work_ms / kms + 0.5);
                     sp[k] = (wspec){mem ? "memory" : "compute", mem ? work_m : work_c,
-                                    count < 1 ? 1 : count, 0};
+                                    count < 1 ? 1 : count, 0, full_sms};
                 }
                 jw_obj(&w, NULL);
                 jw_int(&w, "thread_percentage", pcts[pi]);

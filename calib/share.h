@@ -22,6 +22,7 @@ typedef struct wspec {
     long work;        /* iterations or passes per kernel */
     long count;       /* kernels */
     double gap_ms;    /* host sleep after each kernel; 0 = back to back */
+    int grid_sms;     /* size the grid for this many SMs; 0 = the SMs the worker sees */
 } wspec;
 
 /* Path of the worker binary: beside argv0 unless given. */
@@ -115,14 +116,16 @@ static inline int run_group(const char *worker, int n, const wspec *sp, jw *w)
             close(rp[0]);
             dup2(rp[1], 1);
             close(rp[1]);
-            char a_work[32], a_count[32], a_gap[32], a_fd[16];
+            char a_work[32], a_count[32], a_gap[32], a_fd[16], a_gs[16];
             snprintf(a_work, sizeof a_work, "%ld", sp[i].work);
             snprintf(a_count, sizeof a_count, "%ld", sp[i].count);
             snprintf(a_gap, sizeof a_gap, "%.6f", sp[i].gap_ms);
             snprintf(a_fd, sizeof a_fd, "%d", go[0]);
+            snprintf(a_gs, sizeof a_gs, "%d", sp[i].grid_sms);
             char *args[] = {(char *)worker, (char *)"--kind", (char *)sp[i].kind,
                             (char *)"--work", a_work, (char *)"--count", a_count,
-                            (char *)"--gap-ms", a_gap, (char *)"--go-fd", a_fd, NULL};
+                            (char *)"--gap-ms", a_gap, (char *)"--go-fd", a_fd,
+                            (char *)"--grid-sms", a_gs, NULL};
             execv(worker, args);
             perror(worker);
             _exit(127);

@@ -87,7 +87,7 @@ int main(int argc, char **argv)
                 for (int pi = 0; pi < n_procs; pi++) {
                     wspec sp[SHARE_MAX_WORKERS];
                     for (int k = 0; k < procs[pi]; k++) {
-                        sp[k] = (wspec){"compute", work, count, gaps[gi] * kernel_ms};
+                        sp[k] = (wspec){"compute", work, count, gaps[gi] * kernel_ms, 0};
                     }
                     jw_obj(&w, NULL);
                     jw_num(&w, "gap_factor", gaps[gi]);

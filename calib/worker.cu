@@ -8,11 +8,13 @@
  *   worker --kind K --calibrate L_MS
  *       prints {"kind":..,"work":W,"kernel_ms":T,"sms_reported":S}: the work for kernels of
  *       about L_MS alone on the GPU, and the measured length (median of 5).
- *   worker --kind K --work W --count N --gap-ms G --go-fd FD
+ *   worker --kind K --work W --count N --gap-ms G --go-fd FD [--grid-sms S]
  *       initialises, warms up, prints "READY", waits until FD reaches end of file (the parent
  *       closes it to start every worker at once), then runs N kernels: back to back when G = 0
  *       (one synchronisation at the end), else synchronising after each and sleeping G ms on the
  *       host. Prints one JSON line with monotonic start/end times (seconds, system-wide clock).
+ *       --grid-sms S sizes the grid for S SMs instead of the SMs this process sees, so that a
+ *       client capped by MPS does the same work per kernel as an uncapped one.
  */
 #include "common.h"
 
@@ -66,7 +68,7 @@ typedef struct wk {
     cudaStream_t s;
 } wk;
 
-static void wk_init(wk *k, int is_mem)
+static void wk_init(wk *k, int is_mem, int grid_sms)
 {
     memset(k, 0, sizeof *k);
     k->is_mem = is_mem;
@@ -87,7 +89,7 @@ static void wk_init(wk *k, int is_mem)
     } else {
         CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&bps, k_compute, THREADS, 0));
     }
-    k->grid = k->sms * (bps > 0 ? bps : 1);
+    k->grid = (grid_sms > 0 ? grid_sms : k->sms) * (bps > 0 ? bps : 1);
     CUDA_CHECK(cudaMalloc(&k->out, sizeof(float) * (size_t)k->grid * THREADS));
     CUDA_CHECK(cudaStreamSynchronize(k->s));
 }
@@ -132,7 +134,7 @@ int main(int argc, char **argv)
     const char *kind = "compute";
     double calib_ms = -1, gap_ms = 0;
     long work = 0, count = 0;
-    int go_fd = -1;
+    int go_fd = -1, grid_sms = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--kind") && i + 1 < argc) {
             kind = argv[++i];
@@ -144,6 +146,8 @@ int main(int argc, char **argv)
             count = atol(argv[++i]);
         } else if (!strcmp(argv[i], "--gap-ms") && i + 1 < argc) {
             gap_ms = atof(argv[++i]);
+        } else if (!strcmp(argv[i], "--grid-sms") && i + 1 < argc) {
+            grid_sms = atoi(argv[++i]);
         } else if (!strcmp(argv[i], "--go-fd") && i + 1 < argc) {
             go_fd = atoi(argv[++i]);
         } else {
@@ -157,7 +161,7 @@ int main(int argc, char **argv)
         return 2;
     }
     wk k;
-    wk_init(&k, is_mem);
+    wk_init(&k, is_mem, grid_sms);
     jw w = {stdout, 0, {0}};
     if (calib_ms > 0) {
         long wl = is_mem ? 1 : 1000;
@@ -208,6 +212,7 @@ int main(int argc, char **argv)
     jw_str(&w, "kind", kind);
     jw_int(&w, "pid", (long long)getpid());
     jw_int(&w, "sms_reported", k.sms);
+    jw_int(&w, "grid", k.grid);
     jw_int(&w, "work", work);
     jw_int(&w, "kernels", count);
     jw_num(&w, "gap_ms", gap_ms);
