@@ -1,6 +1,7 @@
 /* model/catalog.c - lookups in the GPU catalog (see catalog.h). */
 #include "model/catalog.h"
 
+#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
@@ -89,4 +90,21 @@ const char *gpu_catalog_source(const gpu_catalog *c, const char *tag)
         }
     }
     return NULL;
+}
+
+const char *gpu_catalog_names(const gpu_catalog *c, char *buf, size_t n)
+{
+    size_t used = 0;
+    if (n == 0) {
+        return buf;
+    }
+    buf[0] = '\0';
+    for (size_t i = 0; c && i < c->n_gpus && used + 1 < n; i++) {
+        int k = snprintf(buf + used, n - used, "%s%s", i ? ", " : "", c->gpus[i].name);
+        if (k < 0) {
+            break;
+        }
+        used += (size_t)k;
+    }
+    return buf;
 }

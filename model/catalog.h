@@ -108,6 +108,10 @@ typedef struct gpu_catalog {
     size_t n_sources;
     const char **source_tags;       /* parallel arrays: tag -> citation */
     const char **source_texts;
+    size_t n_rules;                 /* validity rules as the data file states them */
+    const char **rule_ids;          /* parallel arrays: id (a mig_rule_ids name), text, sources */
+    const char **rule_texts;
+    const char **rule_srcs;
 } gpu_catalog;
 
 /* GPU type by catalog name or alias (exact, then case-insensitive); NULL when absent. Borrowed. */
@@ -116,6 +120,9 @@ const gpu_type *gpu_catalog_find(const gpu_catalog *c, const char *name);
 const mig_profile *gpu_find_profile(const gpu_type *g, const char *name);
 /* Index of g's profile by name, or -1 when absent. */
 int gpu_profile_index(const gpu_type *g, const char *name);
+/* Write the catalog's GPU names, comma-separated, into buf (always NUL-terminated, truncated to
+ * n). Returns buf. */
+const char *gpu_catalog_names(const gpu_catalog *c, char *buf, size_t n);
 /* Citation of a source tag, or NULL when the catalog has no such tag. Borrowed. */
 const char *gpu_catalog_source(const gpu_catalog *c, const char *tag);
 

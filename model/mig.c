@@ -6,6 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+const char *const mig_rule_ids[] = {
+    "no_overlap", "max_instances", "compute_budget", "pre_r510_4g_3g", "driver_minimums",
+    "auto_placement", NULL,
+};
+
 bool mig_profile_is_classic(const mig_profile *p)
 {
     return !p->is_media_extension && !(p->compute_slices == 1 && p->mem_slices > 1);

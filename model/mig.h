@@ -122,6 +122,10 @@ long mig_enumerate(const gpu_type *g, const mig_enum_opts *opt, mig_layout_fn *f
 mig_verdict mig_place(const gpu_type *g, int driver, const int *counts, mig_layout *out,
                       mig_layout *fit, mig_violation *why);
 
+/* Ids of the rules this module implements, as gpus.yaml `validity_rules` names them;
+ * NULL-terminated, static storage. */
+extern const char *const mig_rule_ids[];
+
 /* Parse a driver branch: "R510", "r510", "510", or a full version "510.47.03" (branch 510).
  * Returns false unless the whole text is one of these with a branch in 1..9999. */
 bool mig_parse_driver(const char *s, int *branch);
