@@ -440,7 +440,12 @@ static const char *expect_for(const cfg_field *f, cfg_type t, bool item, char *b
     char lo[48], hi[48];
     fmt_bound(t, f->min, lo, sizeof lo);
     fmt_bound(t, f->max, hi, sizeof hi);
-    if (f->has_min && f->has_max) {
+    if (f->has_min && f->min_open) {
+        append(buf, n, " above %s", lo);
+        if (f->has_max) {
+            append(buf, n, " and at most %s", hi);
+        }
+    } else if (f->has_min && f->has_max) {
         append(buf, n, " from %s to %s", lo, hi);
     } else if (f->has_min) {
         append(buf, n, " of at least %s", lo);
@@ -563,7 +568,10 @@ bool cfg_visit(cfg_walker *w, yaml_node_t *node, const char *path)
 
 static bool within_bounds(const cfg_field *f, double v)
 {
-    return !((f->has_min && v < f->min) || (f->has_max && v > f->max));
+    if (f->has_min && (f->min_open ? v <= f->min : v < f->min)) {
+        return false;
+    }
+    return !(f->has_max && v > f->max);
 }
 
 /* The integer types: parse, check the type's range and the field's bounds, store. */
@@ -793,7 +801,7 @@ bool cfg_walk_field(cfg_walker *w, yaml_node_t *node, const char *path, const cf
     case CFG_SEQ:
         return cfg_visit(w, node, path) && walk_seq(w, node, path, f, base);
     case CFG_CUSTOM:
-        return cfg_visit(w, node, path) && f->parse(w, node, path, f, dst);
+        return f->parse(w, node, path, f, dst);
     case CFG_SELF_LOC:
         SIM_ASSERT(!"cfg_walk_field: CFG_SELF_LOC has no value");
         return false;

@@ -61,8 +61,9 @@ typedef struct cfg_field cfg_field;
 typedef struct cfg_walker cfg_walker;
 
 /* Custom parser for an odd shape. `node` is the value node (never NULL), `path` its field path,
- * `dst` points at the destination member (struct base + f->off). Report problems with
- * cfg_error(); return true when the value was accepted. */
+ * `dst` points at the destination member (struct base + f->off). The walker has not marked
+ * `node` as walked: the callback passes it to cfg_walk_map/cfg_walk_field (which mark it), or
+ * calls cfg_visit itself. Report problems with cfg_error(); return true when accepted. */
 typedef bool cfg_parse_fn(cfg_walker *w, yaml_node_t *node, const char *path, const cfg_field *f,
                           void *dst);
 
@@ -70,7 +71,8 @@ struct cfg_field {
     const char *key;           /* YAML key; NULL ends the table */
     cfg_type type;
     bool required;
-    bool has_min, has_max;     /* set through CFG_MIN / CFG_MAX */
+    bool has_min, has_max;     /* set through CFG_MIN / CFG_ABOVE / CFG_MAX */
+    bool min_open;             /* CFG_ABOVE: the value must exceed min */
     double min, max;           /* bounds in the base unit (see header note) */
     const char *dflt;          /* default text, parsed like YAML input; NULL = none */
     size_t off;                /* offsetof the destination member */
@@ -86,6 +88,7 @@ struct cfg_field {
 };
 
 #define CFG_MIN(v) .has_min = true, .min = (v)
+#define CFG_ABOVE(v) .has_min = true, .min_open = true, .min = (v)
 #define CFG_MAX(v) .has_max = true, .max = (v)
 #define CFG_LOC(type, member) .has_loc = true, .loc_off = offsetof(type, member)
 /* A sequence of mappings: `items` is `item_type *`, `count` is size_t. */

@@ -1,0 +1,884 @@
+#include "experiments/scenario.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "experiments/cfg.h"
+#include "experiments/yamlx.h"
+#include "sim/err.h"
+#include "sim/xalloc.h"
+
+enum { PATH_LEN = 256, TEXT_LEN = 512 };
+
+/* ---- load context (cfg_walker.user) -------------------------------------------------------- */
+
+typedef struct load_ctx {
+    scenario_spec *spec;
+    unsigned flags;
+    diag *d;
+    arena *a;
+    size_t n_refs, cap_refs;
+    scenario_ref *refs; /* xrealloc'd, copied into the arena at the end */
+} load_ctx;
+
+/* The one list of scheduler names the loader accepts (see scenario.h). */
+static const char *const scheduler_names[] = {"fifo", NULL};
+
+const char *const *scenario_scheduler_names(void)
+{
+    return scheduler_names;
+}
+
+/* Reference `ref` resolved against the scenario directory (arena-owned). */
+static const char *resolve(load_ctx *c, const char *ref)
+{
+    const char *dir = c->spec->dir;
+    if (ref[0] == '/' || !dir[0] || !strcmp(dir, ".")) {
+        return arena_strdup(c->a, ref);
+    }
+    size_t n = strlen(dir) + strlen(ref) + 2;
+    char *p = arena_alloc(c->a, n);
+    snprintf(p, n, "%s/%s", dir, ref);
+    return p;
+}
+
+static void add_ref(load_ctx *c, const char *path, const char *what, src_loc at)
+{
+    if (c->n_refs == c->cap_refs) {
+        c->cap_refs = c->cap_refs ? 2 * c->cap_refs : 8;
+        c->refs = xrealloc(c->refs, c->cap_refs * sizeof *c->refs, "scenario refs");
+    }
+    c->refs[c->n_refs++] = (scenario_ref){path, what, at};
+}
+
+/* Open a referenced YAML file; a missing or unreadable one is bad input of the scenario
+ * (a dangling reference), reported at the reference. NULL when it could not be loaded. */
+static yamlx_doc *open_ref(load_ctx *c, const char *path, const char *what, src_loc at,
+                           const char *field_path, const char *as_written)
+{
+    yamlx_doc *doc = NULL;
+    int rc = yamlx_load_file(path, c->a, c->d, &doc);
+    if (rc == SIM_ENOENT || rc == SIM_EIO) {
+        diag_error(c->d, at, field_path, "cannot read '%s' (%s); expected a readable %s, got '%s'",
+                   path, strerror(errno), what, as_written);
+        return NULL;
+    }
+    return rc ? NULL : doc;
+}
+
+/* ---- device-plugin sharing config (sharing.timeSlicing / sharing.mps) ------------------------ */
+
+typedef struct dp_resource {
+    const char *name, *rename, *devices;
+    uint32_t replicas;
+    src_loc at;
+} dp_resource;
+
+typedef struct dp_replicated {
+    bool rename_by_default, fail_gt1;
+    size_t n_resources;
+    dp_resource *resources;
+    src_loc at;
+} dp_replicated;
+
+typedef struct dp_config {
+    const char *version;
+    struct {
+        dp_replicated ts, mps;
+    } sharing;
+} dp_config;
+
+static const char *const v1_names[] = {"v1", NULL};
+static const char *const all_names[] = {"all", NULL};
+
+static const cfg_field dp_resource_fields[] = {
+    CFG_SELF(dp_resource, at),
+    {"name", CFG_STRING, .required = true, .off = offsetof(dp_resource, name)},
+    {"rename", CFG_STRING, .off = offsetof(dp_resource, rename)},
+    {"replicas", CFG_U32, .required = true, CFG_MIN(1), CFG_MAX(1024),
+     .off = offsetof(dp_resource, replicas)},
+    {"devices", CFG_STRING, .names = all_names, .dflt = "all", .off = offsetof(dp_resource, devices)},
+    {0},
+};
+
+static const cfg_field dp_replicated_fields[] = {
+    CFG_SELF(dp_replicated, at),
+    {"renameByDefault", CFG_BOOL, .dflt = "false", .off = offsetof(dp_replicated, rename_by_default)},
+    {"failRequestsGreaterThanOne", CFG_BOOL, .dflt = "false",
+     .off = offsetof(dp_replicated, fail_gt1)},
+    {"resources", CFG_SEQ, .required = true, CFG_MIN(1),
+     CFG_SEQ_OF(dp_replicated, resources, n_resources, dp_resource, dp_resource_fields)},
+    {0},
+};
+
+static const cfg_field dp_sharing_fields[] = {
+    {"timeSlicing", CFG_MAP, .sub = dp_replicated_fields, .off = offsetof(dp_config, sharing.ts)},
+    {"mps", CFG_MAP, .sub = dp_replicated_fields, .off = offsetof(dp_config, sharing.mps)},
+    {0},
+};
+
+/* The device plugin's own `flags` (migStrategy, plugin options...) do not change what the
+ * simulator models; the mapping is accepted as it is. */
+static bool accept_flags(cfg_walker *w, yaml_node_t *node, const char *path, const cfg_field *f,
+                         void *dst)
+{
+    (void)f;
+    (void)dst;
+    if (node->type != YAML_MAPPING_NODE) {
+        cfg_error(w, node, path, "wrong type; expected a mapping, got %s", yamlx_kind(node));
+        return false;
+    }
+    return true;
+}
+
+static const cfg_field dp_fields[] = {
+    {"version", CFG_STRING, .required = true, .names = v1_names, .off = offsetof(dp_config, version)},
+    {"flags", CFG_CUSTOM, .parse = accept_flags},
+    /* offset 0: dp_sharing_fields address dp_config members directly */
+    {"sharing", CFG_MAP, .required = true, .sub = dp_sharing_fields, .off = 0},
+    {0},
+};
+
+/* Read replicas rules for `mode` from the device-plugin config at `path` into `sh`. */
+static void load_dp_config(load_ctx *c, scenario_sharing *sh, const char *path, src_loc at,
+                           const char *field_path, const char *as_written)
+{
+    yamlx_doc *doc = open_ref(c, path, "device-plugin config", at, field_path, as_written);
+    if (!doc) {
+        return;
+    }
+    dp_config *cfgv = arena_alloc(c->a, sizeof *cfgv);
+    cfg_walker w;
+    cfg_walker_init(&w, doc, c->a, c->d, c);
+    bool ok = cfg_walk_root(&w, dp_fields, cfgv);
+    cfg_walker_fini(&w);
+    yamlx_destroy(doc);
+    if (!ok) {
+        return;
+    }
+    bool mps = sh->mode == SCN_SHARE_MPS;
+    const dp_replicated *r = mps ? &cfgv->sharing.mps : &cfgv->sharing.ts;
+    if (r->at.line == 0) {
+        diag_error(c->d, at, field_path, "no sharing.%s in '%s'; expected a device-plugin config "
+                   "with sharing.%s.resources, got '%s'", mps ? "mps" : "timeSlicing", path,
+                   mps ? "mps" : "timeSlicing", as_written);
+        return;
+    }
+    sh->rename_by_default = r->rename_by_default;
+    sh->fail_requests_greater_than_one = r->fail_gt1;
+    sh->n_rules = r->n_resources;
+    sh->rules = arena_calloc(c->a, r->n_resources, sizeof *sh->rules);
+    for (size_t i = 0; i < r->n_resources; i++) {
+        sh->rules[i] = (scenario_replica_rule){r->resources[i].name, r->resources[i].replicas,
+                                               r->resources[i].at};
+    }
+}
+
+/* ---- sharing: `whole`, or {mig: {...}, timeslice: {...} | mps: {...}} -------------------------- */
+
+typedef struct replicas_raw {
+    uint32_t replicas;
+    const char *file;
+    bool rename_by_default, fail_gt1;
+    src_loc at, file_at, replicas_at;
+} replicas_raw;
+
+typedef struct sharing_raw {
+    scenario_mig mig;
+    replicas_raw ts, mps;
+} sharing_raw;
+
+static const char *const mig_strategy_names[] = {"mixed", "single", NULL};
+
+static const cfg_field mig_fields[] = {
+    CFG_SELF(scenario_mig, at),
+    {"file", CFG_STRING, .required = true, .off = offsetof(scenario_mig, file),
+     .expect = "a mig-parted config file", CFG_LOC(scenario_mig, file_at)},
+    {"config", CFG_STRING, .required = true, .off = offsetof(scenario_mig, config),
+     .expect = "a config name under mig-configs", CFG_LOC(scenario_mig, config_at)},
+    {"strategy", CFG_ENUM, .names = mig_strategy_names, .dflt = "mixed",
+     .off = offsetof(scenario_mig, strategy)},
+    {0},
+};
+
+static const cfg_field replicas_fields[] = {
+    CFG_SELF(replicas_raw, at),
+    {"replicas", CFG_U32, CFG_MIN(1), CFG_MAX(1024), .off = offsetof(replicas_raw, replicas),
+     CFG_LOC(replicas_raw, replicas_at)},
+    {"file", CFG_STRING, .off = offsetof(replicas_raw, file), .expect = "a device-plugin config file",
+     CFG_LOC(replicas_raw, file_at)},
+    {"rename_by_default", CFG_BOOL, .dflt = "false",
+     .off = offsetof(replicas_raw, rename_by_default)},
+    {"fail_requests_greater_than_one", CFG_BOOL, .dflt = "false",
+     .off = offsetof(replicas_raw, fail_gt1)},
+    {0},
+};
+
+static const cfg_field sharing_fields[] = {
+    {"mig", CFG_MAP, .sub = mig_fields, .off = offsetof(sharing_raw, mig)},
+    {"timeslice", CFG_MAP, .sub = replicas_fields, .off = offsetof(sharing_raw, ts)},
+    {"mps", CFG_MAP, .sub = replicas_fields, .off = offsetof(sharing_raw, mps)},
+    {0},
+};
+
+#define SHARING_EXPECT "whole, or a mapping with mig and/or one of timeslice, mps"
+
+static bool parse_sharing(cfg_walker *w, yaml_node_t *node, const char *path, const cfg_field *f,
+                          void *dst)
+{
+    (void)f;
+    load_ctx *c = w->user;
+    scenario_sharing *sh = dst;
+    sh->at = cfg_loc(w, node);
+    const char *text = yamlx_scalar(node);
+    if (text) {
+        if (!cfg_visit(w, node, path)) {
+            return false;
+        }
+        if (strcmp(text, "whole") != 0) {
+            cfg_error(w, node, path, "unknown sharing; expected %s, got '%s'", SHARING_EXPECT,
+                      text);
+            return false;
+        }
+        return true;
+    }
+    sharing_raw *raw = arena_alloc(w->arena, sizeof *raw);
+    if (!cfg_walk_map(w, node, path, sharing_fields, raw)) {
+        return false;
+    }
+    bool ok = true;
+    char sub[PATH_LEN];
+    if (raw->mig.at.line) {
+        sh->is_mig = true;
+        sh->mig = raw->mig;
+        sh->mig.file = resolve(c, raw->mig.file);
+        add_ref(c, sh->mig.file, "mig-parted config", raw->mig.file_at);
+        if (!(c->flags & SCENARIO_NO_FILES)) {
+            cfg_path_key(sub, sizeof sub, path, "mig.file");
+            yamlx_doc *doc = open_ref(c, sh->mig.file, "mig-parted config", raw->mig.file_at, sub,
+                                      raw->mig.file);
+            if (doc) {
+                /* The config name must exist under mig-configs; the layouts themselves are
+                 * checked by the mig-parted loader. */
+                yaml_node_t *configs = yamlx_map_get(doc, yamlx_root(doc), "mig-configs");
+                if (!yamlx_map_get(doc, configs, raw->mig.config)) {
+                    char names[TEXT_LEN] = "";
+                    size_t used = 0;
+                    if (configs && configs->type == YAML_MAPPING_NODE) {
+                        for (yaml_node_pair_t *p = configs->data.mapping.pairs.start;
+                             p < configs->data.mapping.pairs.top && used + 2 < sizeof names; p++) {
+                            const char *k = yamlx_scalar(yamlx_node(doc, p->key));
+                            int m = snprintf(names + used, sizeof names - used, "%s%s",
+                                             used ? ", " : "", k ? k : "?");
+                            used += m > 0 ? (size_t)m : 0;
+                        }
+                    }
+                    cfg_path_key(sub, sizeof sub, path, "mig.config");
+                    diag_error(c->d, raw->mig.config_at, sub, "no such config in '%s'; expected "
+                               "one of [%s], got '%s'", sh->mig.file, names, raw->mig.config);
+                    ok = false;
+                }
+                yamlx_destroy(doc);
+            } else {
+                ok = false;
+            }
+        }
+    }
+    if (raw->ts.at.line && raw->mps.at.line) {
+        cfg_path_key(sub, sizeof sub, path, "mps");
+        diag_error(c->d, raw->mps.at, sub, "conflicting sharing; expected timeslice or mps, not "
+                   "both, got mps after timeslice");
+        return false;
+    }
+    const replicas_raw *r = raw->ts.at.line ? &raw->ts : raw->mps.at.line ? &raw->mps : NULL;
+    if (!r) {
+        return ok;
+    }
+    const char *key = r == &raw->ts ? "timeslice" : "mps";
+    char rpath[PATH_LEN];
+    cfg_path_key(rpath, sizeof rpath, path, key);
+    sh->mode = r == &raw->ts ? SCN_SHARE_TIMESLICE : SCN_SHARE_MPS;
+    if (r->file && r->replicas_at.line) {
+        cfg_path_key(sub, sizeof sub, rpath, "replicas");
+        diag_error(c->d, r->replicas_at, sub, "replicas given twice; expected replicas or file, "
+                   "not both, got replicas beside file '%s'", r->file);
+        return false;
+    }
+    if (r->file) {
+        sh->sharing_file = resolve(c, r->file);
+        sh->sharing_file_at = r->file_at;
+        add_ref(c, sh->sharing_file, "device-plugin config", r->file_at);
+        if (!(c->flags & SCENARIO_NO_FILES)) {
+            cfg_path_key(sub, sizeof sub, rpath, "file");
+            int before = diag_error_count(c->d);
+            load_dp_config(c, sh, sh->sharing_file, r->file_at, sub, r->file);
+            ok = ok && diag_error_count(c->d) == before;
+        }
+        return ok;
+    }
+    if (!r->replicas_at.line) {
+        cfg_path_key(sub, sizeof sub, rpath, "replicas");
+        diag_error(c->d, r->at, sub, "missing required field; expected an integer from 1 to 1024, "
+                   "or a file, got nothing");
+        return false;
+    }
+    sh->rename_by_default = r->rename_by_default;
+    sh->fail_requests_greater_than_one = r->fail_gt1;
+    sh->n_rules = 1;
+    sh->rules = arena_calloc(w->arena, 1, sizeof *sh->rules);
+    sh->rules[0] = (scenario_replica_rule){NULL, r->replicas, r->replicas_at};
+    return ok;
+}
+
+/* ---- cluster ------------------------------------------------------------------------------- */
+
+static const cfg_field group_fields[] = {
+    CFG_SELF(scenario_node_group, at),
+    {"name", CFG_STRING, .required = true, .off = offsetof(scenario_node_group, name)},
+    {"count", CFG_U32, CFG_MIN(1), CFG_MAX(100000), .dflt = "1",
+     .off = offsetof(scenario_node_group, count)},
+    {"gpu", CFG_STRING, .required = true, .off = offsetof(scenario_node_group, gpu),
+     .expect = "a GPU type of the catalog, like A100-SXM4-40GB",
+     CFG_LOC(scenario_node_group, gpu_at)},
+    {"gpus_per_node", CFG_U32, .required = true, CFG_MIN(1), CFG_MAX(64),
+     .off = offsetof(scenario_node_group, gpus_per_node)},
+    {"sharing", CFG_CUSTOM, .parse = parse_sharing, .expect = SHARING_EXPECT,
+     .off = offsetof(scenario_node_group, sharing)},
+    {0},
+};
+
+static const cfg_field cluster_fields[] = {
+    CFG_SELF(scenario_cluster, at),
+    {"nodes", CFG_SEQ, .required = true, CFG_MIN(1), CFG_MAX(10000),
+     CFG_SEQ_OF(scenario_cluster, groups, n_groups, scenario_node_group, group_fields)},
+    {0},
+};
+
+/* ---- workload ------------------------------------------------------------------------------ */
+
+static const char *const arrival_names[] = {"poisson", "fixed", NULL};
+static const char *const dist_names[] = {"fixed", "exponential", "lognormal", NULL};
+
+static const cfg_field dur_fixed_fields[] = {
+    {"dist", CFG_ENUM, .names = dist_names, .off = offsetof(scenario_duration, dist)},
+    {"value", CFG_DURATION, .required = true, CFG_ABOVE(0), .off = offsetof(scenario_duration, value_ns)},
+    {0},
+};
+static const cfg_field dur_exp_fields[] = {
+    {"dist", CFG_ENUM, .names = dist_names, .off = offsetof(scenario_duration, dist)},
+    {"mean", CFG_DURATION, .required = true, CFG_ABOVE(0), .off = offsetof(scenario_duration, mean_ns)},
+    {0},
+};
+static const cfg_field dur_lognormal_fields[] = {
+    {"dist", CFG_ENUM, .names = dist_names, .off = offsetof(scenario_duration, dist)},
+    {"median", CFG_DURATION, .required = true, CFG_ABOVE(0),
+     .off = offsetof(scenario_duration, median_ns)},
+    {"sigma", CFG_DOUBLE, .required = true, CFG_MIN(0), CFG_MAX(10),
+     .off = offsetof(scenario_duration, sigma)},
+    {0},
+};
+static const cfg_field *const dur_tables[] = {dur_fixed_fields, dur_exp_fields,
+                                               dur_lognormal_fields};
+
+#define DURATION_EXPECT "a duration like 90s, or a mapping with dist: fixed, exponential or lognormal"
+
+/* `duration: 2h` (fixed) or `duration: {dist: lognormal, median: 30m, sigma: 0.8}`. */
+static bool parse_duration(cfg_walker *w, yaml_node_t *node, const char *path, const cfg_field *f,
+                           void *dst)
+{
+    (void)f;
+    scenario_duration *dur = dst;
+    dur->at = cfg_loc(w, node);
+    if (node->type == YAML_SCALAR_NODE) {
+        dur->dist = SCN_DUR_FIXED;
+        return cfg_walk_field(w, node, path, &dur_fixed_fields[1], dur);
+    }
+    if (node->type != YAML_MAPPING_NODE) {
+        cfg_error(w, node, path, "wrong type; expected %s, got %s", DURATION_EXPECT,
+                  yamlx_kind(node));
+        return false;
+    }
+    yaml_node_t *dist = yamlx_map_get(w->doc, node, "dist");
+    char dpath[PATH_LEN];
+    cfg_path_key(dpath, sizeof dpath, path, "dist");
+    if (!dist) {
+        cfg_error(w, node, dpath, "missing required field; expected one of [fixed, exponential, "
+                  "lognormal], got nothing");
+        return false;
+    }
+    int which = -1;
+    const char *t = yamlx_scalar(dist);
+    for (int i = 0; t && dist_names[i]; i++) {
+        if (!strcmp(t, dist_names[i])) {
+            which = i;
+        }
+    }
+    if (which < 0) {
+        /* let the walker word the error for this one field */
+        return cfg_walk_field(w, dist, dpath, &dur_fixed_fields[0], dur);
+    }
+    return cfg_walk_map(w, node, path, dur_tables[which], dur);
+}
+
+static const cfg_field request_count_field = {
+    "count", CFG_U32, CFG_MIN(1), CFG_MAX(64), .off = offsetof(scenario_request, count),
+};
+
+#define RESOURCE_EXPECT "nvidia.com/gpu, nvidia.com/gpu.shared or nvidia.com/mig-<profile>"
+
+/* Resource names as the NVIDIA device plugin advertises them. */
+static bool resource_name_ok(const char *r)
+{
+    size_t n = strlen(r);
+    const char *shared = ".shared";
+    size_t sl = strlen(shared);
+    size_t base = (n > sl && !strcmp(r + n - sl, shared)) ? n - sl : n;
+    if (base == strlen("nvidia.com/gpu") && !strncmp(r, "nvidia.com/gpu", base)) {
+        return true;
+    }
+    const char *mig = "nvidia.com/mig-";
+    size_t ml = strlen(mig);
+    if (base <= ml || strncmp(r, mig, ml) != 0) {
+        return false;
+    }
+    /* a profile like 1g.5gb, 3g.20gb, 1g.10gb+me: digits 'g' '.' digits "gb", then +suffix */
+    const char *p = r + ml, *end = r + base;
+    if (p >= end || *p < '1' || *p > '9') {
+        return false;
+    }
+    while (p < end && *p >= '0' && *p <= '9') {
+        p++;
+    }
+    if (end - p < 5 || strncmp(p, "g.", 2) != 0) {
+        return false;
+    }
+    p += 2;
+    const char *digits = p;
+    while (p < end && *p >= '0' && *p <= '9') {
+        p++;
+    }
+    if (p == digits || end - p < 2 || strncmp(p, "gb", 2) != 0) {
+        return false;
+    }
+    p += 2;
+    if (p == end) {
+        return true;
+    }
+    if (*p != '+' || end - p < 2) {
+        return false;
+    }
+    for (p++; p < end; p++) {
+        if (!(*p >= 'a' && *p <= 'z')) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* `request: {nvidia.com/mig-1g.5gb: 1}`: exactly one resource and its count. */
+static bool parse_request(cfg_walker *w, yaml_node_t *node, const char *path, const cfg_field *f,
+                          void *dst)
+{
+    (void)f;
+    scenario_request *req = dst;
+    req->at = cfg_loc(w, node);
+    if (!cfg_visit(w, node, path)) {
+        return false;
+    }
+    if (node->type != YAML_MAPPING_NODE) {
+        const char *s = yamlx_scalar(node);
+        if (s) {
+            cfg_error(w, node, path, "wrong type; expected a mapping like {nvidia.com/gpu: 1}, "
+                      "got '%s'", s);
+        } else {
+            cfg_error(w, node, path, "wrong type; expected a mapping like {nvidia.com/gpu: 1}, "
+                      "got %s", yamlx_kind(node));
+        }
+        return false;
+    }
+    size_t n = (size_t)(node->data.mapping.pairs.top - node->data.mapping.pairs.start);
+    if (n != 1) {
+        cfg_error(w, node, path, "wrong number of resources; expected exactly one resource, "
+                  "got %zu", n);
+        return false;
+    }
+    yaml_node_t *k = yamlx_node(w->doc, node->data.mapping.pairs.start[0].key);
+    yaml_node_t *v = yamlx_node(w->doc, node->data.mapping.pairs.start[0].value);
+    const char *name = yamlx_scalar(k);
+    if (!name || !resource_name_ok(name)) {
+        cfg_error(w, k, path, "unknown resource; expected %s, got '%s'", RESOURCE_EXPECT,
+                  name ? name : "(not a scalar)");
+        return false;
+    }
+    req->resource = arena_strdup(w->arena, name);
+    char cpath[PATH_LEN];
+    cfg_path_key(cpath, sizeof cpath, path, name);
+    return cfg_walk_field(w, v, cpath, &request_count_field, req);
+}
+
+static const cfg_field job_fields[] = {
+    CFG_SELF(scenario_job_class, at),
+    {"name", CFG_STRING, .required = true, .off = offsetof(scenario_job_class, name)},
+    {"arrival", CFG_ENUM, .names = arrival_names, .dflt = "poisson",
+     .off = offsetof(scenario_job_class, arrival)},
+    {"rate", CFG_RATE, CFG_ABOVE(0), .off = offsetof(scenario_job_class, rate_per_s),
+     CFG_LOC(scenario_job_class, rate_at)},
+    {"interval", CFG_DURATION, CFG_ABOVE(0), .off = offsetof(scenario_job_class, interval_ns),
+     CFG_LOC(scenario_job_class, interval_at)},
+    {"start", CFG_DURATION, CFG_MIN(0), .dflt = "0s", .off = offsetof(scenario_job_class, start_ns)},
+    {"count", CFG_U64, CFG_MAX(1e9), .dflt = "0", .off = offsetof(scenario_job_class, count)},
+    {"duration", CFG_CUSTOM, .required = true, .parse = parse_duration, .expect = DURATION_EXPECT,
+     .off = offsetof(scenario_job_class, duration)},
+    {"request", CFG_CUSTOM, .required = true, .parse = parse_request,
+     .expect = "a mapping like {nvidia.com/gpu: 1}", .off = offsetof(scenario_job_class, request)},
+    {"profile", CFG_STRING, .off = offsetof(scenario_job_class, profile),
+     CFG_LOC(scenario_job_class, profile_at)},
+    {"priority", CFG_INT, CFG_MIN(-1000), CFG_MAX(1000), .dflt = "0",
+     .off = offsetof(scenario_job_class, priority)},
+    {0},
+};
+
+static const cfg_field workload_fields[] = {
+    CFG_SELF(scenario_workload, at),
+    {"jobs", CFG_SEQ, .required = true, CFG_MIN(1), CFG_MAX(1000),
+     CFG_SEQ_OF(scenario_workload, jobs, n_jobs, scenario_job_class, job_fields)},
+    {0},
+};
+
+/* ---- policy and outputs -------------------------------------------------------------------- */
+
+/* `params: {key: value, ...}` kept as text for the policy to check. */
+static bool parse_params(cfg_walker *w, yaml_node_t *node, const char *path, const cfg_field *f,
+                         void *dst)
+{
+    (void)f;
+    scenario_policy *pol = dst; /* the field's offset is 0: dst is the whole policy */
+    if (!cfg_visit(w, node, path)) {
+        return false;
+    }
+    if (node->type != YAML_MAPPING_NODE) {
+        cfg_error(w, node, path, "wrong type; expected a mapping of names to values, got %s",
+                  yamlx_kind(node));
+        return false;
+    }
+    size_t n = (size_t)(node->data.mapping.pairs.top - node->data.mapping.pairs.start);
+    pol->params = n ? arena_calloc(w->arena, n, sizeof *pol->params) : NULL;
+    bool ok = true;
+    for (size_t i = 0; i < n; i++) {
+        yaml_node_t *k = yamlx_node(w->doc, node->data.mapping.pairs.start[i].key);
+        yaml_node_t *v = yamlx_node(w->doc, node->data.mapping.pairs.start[i].value);
+        const char *ks = yamlx_scalar(k), *vs = yamlx_scalar(v);
+        char ppath[PATH_LEN];
+        cfg_path_key(ppath, sizeof ppath, path, ks ? ks : "?");
+        if (!ks || !vs) {
+            cfg_error(w, ks ? v : k, ppath, "wrong type; expected a scalar, got %s",
+                      yamlx_kind(ks ? v : k));
+            ok = false;
+            continue;
+        }
+        for (size_t j = 0; j < pol->n_params; j++) {
+            if (!strcmp(pol->params[j].key, ks)) {
+                cfg_error(w, k, ppath, "duplicate key (first at line %d); expected each key once, "
+                          "got '%s'", pol->params[j].at.line, ks);
+                ok = false;
+            }
+        }
+        pol->params[pol->n_params++] = (scenario_param){arena_strdup(w->arena, ks),
+                                                        arena_strdup(w->arena, vs), cfg_loc(w, k)};
+    }
+    return ok;
+}
+
+static const cfg_field policy_fields[] = {
+    CFG_SELF(scenario_policy, at),
+    {"scheduler", CFG_STRING, .names = scheduler_names, .dflt = "fifo",
+     .off = offsetof(scenario_policy, scheduler), CFG_LOC(scenario_policy, scheduler_at)},
+    {"params", CFG_CUSTOM, .parse = parse_params, .off = 0},
+    {0},
+};
+
+static const char *const output_names[] = {"run.json", "jobs.csv", "timeseries.csv",
+                                           "report.html", "metrics.om", NULL};
+
+/* `files: [run.json, jobs.csv]` -> SCN_OUT_* bits. */
+static bool parse_files(cfg_walker *w, yaml_node_t *node, const char *path, const cfg_field *f,
+                        void *dst)
+{
+    (void)f;
+    static const cfg_field item = {"files", CFG_ENUM, .names = output_names};
+    if (!cfg_visit(w, node, path)) {
+        return false;
+    }
+    if (node->type != YAML_SEQUENCE_NODE) {
+        cfg_error(w, node, path, "wrong type; expected a sequence of output file names, got %s",
+                  yamlx_kind(node));
+        return false;
+    }
+    unsigned bits = 0;
+    bool ok = true;
+    size_t n = (size_t)(node->data.sequence.items.top - node->data.sequence.items.start);
+    for (size_t i = 0; i < n; i++) {
+        char ipath[PATH_LEN];
+        cfg_path_index(ipath, sizeof ipath, path, i);
+        int which = 0;
+        yaml_node_t *it = yamlx_node(w->doc, node->data.sequence.items.start[i]);
+        if (cfg_walk_field(w, it, ipath, &item, &which)) {
+            bits |= 1u << which;
+        } else {
+            ok = false;
+        }
+    }
+    *(unsigned *)dst = bits;
+    return ok;
+}
+
+static const cfg_field outputs_fields[] = {
+    CFG_SELF(scenario_outputs, at),
+    {"dir", CFG_STRING, .off = offsetof(scenario_outputs, dir), CFG_LOC(scenario_outputs, dir_at)},
+    {"files", CFG_CUSTOM, .parse = parse_files, .off = offsetof(scenario_outputs, files),
+     CFG_LOC(scenario_outputs, files_at)},
+    {"sample_interval", CFG_DURATION, CFG_ABOVE(0), .dflt = "1m",
+     .off = offsetof(scenario_outputs, sample_interval_ns)},
+    {0},
+};
+
+/* ---- top level ----------------------------------------------------------------------------- */
+
+static const cfg_field scenario_fields[] = {
+    CFG_SELF(scenario_spec, at),
+    {"name", CFG_STRING, .required = true, .off = offsetof(scenario_spec, name)},
+    {"description", CFG_STRING, .off = offsetof(scenario_spec, description)},
+    {"seed", CFG_U64, .required = true, .off = offsetof(scenario_spec, seed),
+     CFG_LOC(scenario_spec, seed_at)},
+    {"horizon", CFG_DURATION, .required = true, CFG_ABOVE(0), CFG_MAX(100.0 * 365 * 86400),
+     .off = offsetof(scenario_spec, horizon_ns), CFG_LOC(scenario_spec, horizon_at)},
+    {"cluster", CFG_MAP, .required = true, .sub = cluster_fields,
+     .off = offsetof(scenario_spec, cluster)},
+    {"workload", CFG_MAP, .required = true, .sub = workload_fields,
+     .off = offsetof(scenario_spec, workload)},
+    {"policy", CFG_MAP, .sub = policy_fields, .off = offsetof(scenario_spec, policy)},
+    {"outputs", CFG_MAP, .sub = outputs_fields, .off = offsetof(scenario_spec, outputs)},
+    {0},
+};
+
+/* ---- checks across fields ------------------------------------------------------------------ */
+
+static void check_arrivals(load_ctx *c, const scenario_job_class *j, const char *jpath)
+{
+    char p[PATH_LEN];
+    if (j->arrival == SCN_ARRIVAL_POISSON) {
+        if (!j->rate_at.line) {
+            cfg_path_key(p, sizeof p, jpath, "rate");
+            diag_error(c->d, j->at, p, "missing required field; expected a rate like 2/h for "
+                       "arrival poisson, got nothing");
+        }
+        if (j->interval_at.line) {
+            cfg_path_key(p, sizeof p, jpath, "interval");
+            diag_error(c->d, j->interval_at, p, "not used by arrival poisson; expected rate, got "
+                       "interval");
+        }
+    } else {
+        if (!j->interval_at.line) {
+            cfg_path_key(p, sizeof p, jpath, "interval");
+            diag_error(c->d, j->at, p, "missing required field; expected a duration like 90s for "
+                       "arrival fixed, got nothing");
+        }
+        if (j->rate_at.line) {
+            cfg_path_key(p, sizeof p, jpath, "rate");
+            diag_error(c->d, j->rate_at, p, "not used by arrival fixed; expected interval, got "
+                       "rate");
+        }
+    }
+}
+
+/* Names of node groups, and of job classes, must be unique. */
+static void check_unique(load_ctx *c, const char *what, const char *seq_path, size_t n,
+                         const char *(*name_of)(const scenario_spec *, size_t),
+                         src_loc (*at_of)(const scenario_spec *, size_t))
+{
+    for (size_t i = 0; i < n; i++) {
+        for (size_t j = 0; j < i; j++) {
+            if (!strcmp(name_of(c->spec, i), name_of(c->spec, j))) {
+                char p[PATH_LEN];
+                snprintf(p, sizeof p, "%s[%zu].name", seq_path, i);
+                diag_error(c->d, at_of(c->spec, i), p, "duplicate %s name (first at line %d); "
+                           "expected unique names, got '%s'", what, at_of(c->spec, j).line,
+                           name_of(c->spec, i));
+                break;
+            }
+        }
+    }
+}
+
+static const char *group_name(const scenario_spec *s, size_t i)
+{
+    return s->cluster.groups[i].name;
+}
+static src_loc group_at(const scenario_spec *s, size_t i)
+{
+    return s->cluster.groups[i].at;
+}
+static const char *job_name(const scenario_spec *s, size_t i)
+{
+    return s->workload.jobs[i].name;
+}
+static src_loc job_at(const scenario_spec *s, size_t i)
+{
+    return s->workload.jobs[i].at;
+}
+
+/* Does node group g advertise resource r (device-plugin naming)? */
+static bool group_offers(const scenario_node_group *g, const char *r)
+{
+    const scenario_sharing *sh = &g->sharing;
+    size_t n = strlen(r);
+    bool shared = n > 7 && !strcmp(r + n - 7, ".shared");
+    /* renameByDefault renames every replicated resource; a per-resource `rename` of a
+     * device-plugin file is not followed here. */
+    bool renamed = sh->mode != SCN_SHARE_EXCLUSIVE && sh->rename_by_default;
+    if (shared != renamed) {
+        return false;
+    }
+    bool is_mig_res = !strncmp(r, "nvidia.com/mig-", 15);
+    if (sh->is_mig && sh->mig.strategy == SCN_MIG_MIXED) {
+        return is_mig_res;
+    }
+    return !is_mig_res;
+}
+
+static void check_requests(load_ctx *c)
+{
+    const scenario_spec *s = c->spec;
+    for (size_t i = 0; i < s->workload.n_jobs; i++) {
+        const scenario_request *rq = &s->workload.jobs[i].request;
+        if (!rq->resource) {
+            continue;
+        }
+        bool offered = false;
+        for (size_t g = 0; g < s->cluster.n_groups && !offered; g++) {
+            offered = group_offers(&s->cluster.groups[g], rq->resource);
+        }
+        if (!offered) {
+            char p[PATH_LEN];
+            snprintf(p, sizeof p, "workload.jobs[%zu].request", i);
+            diag_error(c->d, rq->at, p, "no node group advertises this resource; expected a "
+                       "resource of the cluster's sharing settings, got '%s'", rq->resource);
+        }
+    }
+}
+
+static void check_spec(load_ctx *c)
+{
+    scenario_spec *s = c->spec;
+    check_unique(c, "node group", "cluster.nodes", s->cluster.n_groups, group_name, group_at);
+    check_unique(c, "job class", "workload.jobs", s->workload.n_jobs, job_name, job_at);
+    for (size_t i = 0; i < s->workload.n_jobs; i++) {
+        char jpath[PATH_LEN];
+        snprintf(jpath, sizeof jpath, "workload.jobs[%zu]", i);
+        check_arrivals(c, &s->workload.jobs[i], jpath);
+    }
+    check_requests(c);
+}
+
+/* ---- loading ------------------------------------------------------------------------------- */
+
+static const char *dir_of(arena *a, const char *name)
+{
+    const char *slash = strrchr(name, '/');
+    if (!slash) {
+        return arena_strdup(a, ".");
+    }
+    if (slash == name) {
+        return arena_strdup(a, "/");
+    }
+    return arena_strndup(a, name, (size_t)(slash - name));
+}
+
+static int load_doc(yamlx_doc *doc, const char *dir, const char *const *sets, size_t n_sets,
+                    unsigned flags, arena *a, diag *d, scenario_spec **out)
+{
+    int before = diag_error_count(d);
+    for (size_t i = 0; i < n_sets; i++) {
+        yamlx_set(doc, sets[i], d);
+    }
+    scenario_spec *s = arena_alloc(a, sizeof *s);
+    s->file = yamlx_name(doc);
+    s->dir = dir ? arena_strdup(a, dir) : dir_of(a, s->file);
+    load_ctx c = {.spec = s, .flags = flags, .d = d, .a = a};
+    cfg_walker w;
+    cfg_walker_init(&w, doc, a, d, &c);
+    bool ok = cfg_walk_root(&w, scenario_fields, s);
+    cfg_walker_fini(&w);
+    if (ok) {
+        check_spec(&c);
+    }
+    if (!s->outputs.dir) {
+        size_t n = strlen("results/") + (s->name ? strlen(s->name) : 0) + 1;
+        char *dirbuf = arena_alloc(a, n);
+        snprintf(dirbuf, n, "results/%s", s->name ? s->name : "");
+        s->outputs.dir = dirbuf;
+    }
+    if (!s->outputs.files_at.line) {
+        s->outputs.files = SCN_OUT_ALL;
+    }
+    s->n_refs = c.n_refs;
+    s->refs = c.n_refs ? arena_calloc(a, c.n_refs, sizeof *s->refs) : NULL;
+    if (c.n_refs) {
+        memcpy(s->refs, c.refs, c.n_refs * sizeof *s->refs);
+    }
+    free(c.refs);
+    if (diag_error_count(d) != before) {
+        return SIM_EINPUT;
+    }
+    *out = s;
+    return 0;
+}
+
+int scenario_load_buffer(const char *name, const char *dir, const void *buf, size_t len,
+                         const char *const *sets, size_t n_sets, unsigned flags, arena *a,
+                         diag *d, scenario_spec **out)
+{
+    *out = NULL;
+    yamlx_doc *doc = NULL;
+    int rc = yamlx_load_buffer(name, buf, len, a, d, &doc);
+    if (rc) {
+        return rc;
+    }
+    rc = load_doc(doc, dir, sets, n_sets, flags, a, d, out);
+    yamlx_destroy(doc);
+    return rc;
+}
+
+int scenario_load_file(const char *path, const char *const *sets, size_t n_sets, unsigned flags,
+                       arena *a, diag *d, scenario_spec **out)
+{
+    *out = NULL;
+    yamlx_doc *doc = NULL;
+    int rc = yamlx_load_file(path, a, d, &doc);
+    if (rc) {
+        return rc;
+    }
+    rc = load_doc(doc, NULL, sets, n_sets, flags, a, d, out);
+    yamlx_destroy(doc);
+    return rc;
+}
+
+uint64_t scenario_node_count(const scenario_spec *s)
+{
+    uint64_t n = 0;
+    for (size_t i = 0; i < s->cluster.n_groups; i++) {
+        n += s->cluster.groups[i].count;
+    }
+    return n;
+}
+
+uint64_t scenario_gpu_count(const scenario_spec *s)
+{
+    uint64_t n = 0;
+    for (size_t i = 0; i < s->cluster.n_groups; i++) {
+        n += (uint64_t)s->cluster.groups[i].count * s->cluster.groups[i].gpus_per_node;
+    }
+    return n;
+}

@@ -1,0 +1,218 @@
+/* experiments/scenario.h - the scenario language: one YAML file -> a plain, validated spec.
+ *
+ * A scenario names the cluster (node groups, GPU type, per-node sharing: whole GPUs, MIG by a
+ * mig-parted config, time-slicing or MPS replicas by a device-plugin config or inline), the
+ * workload (synthetic job classes), the policy, the horizon, the seed and the outputs
+ * (DESIGN.md §6, §9). The schema is declarative (experiments/cfg.h); every error carries
+ * `file:line:col`, the field path, the offending value and what was expected, and all errors are
+ * reported (up to the diag cap) before the load fails.
+ *
+ * Units are converted at load: times in sim ns (int64), rates in events per second, no "80GiB"
+ * or "2/h" string survives. Every spec struct keeps the src_loc of its node (and of the fields
+ * that later checks point at); a src_loc with line 0 means "absent from the file".
+ * File references (mig-parted config, device-plugin sharing config) are resolved relative to the
+ * scenario file's directory, read and checked at load, and listed in `refs`.
+ *
+ * Ownership: every pointer inside a scenario_spec (strings, arrays, file names inside src_locs)
+ * is owned by the arena passed to the loader and lives as long as it. No YAML node survives.
+ */
+#ifndef SIMPROJ_EXPERIMENTS_SCENARIO_H
+#define SIMPROJ_EXPERIMENTS_SCENARIO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sim/arena.h"
+#include "sim/diag.h"
+
+/* How processes share one GPU, or one MIG device when MIG is on (scenario_sharing.mode). */
+enum {
+    SCN_SHARE_EXCLUSIVE = 0, /* one pod per GPU / MIG device ("whole") */
+    SCN_SHARE_TIMESLICE = 1, /* device-plugin time-slicing replicas */
+    SCN_SHARE_MPS = 2,       /* device-plugin MPS replicas */
+};
+
+/* MIG strategy of the device plugin (scenario_mig.strategy). */
+enum {
+    SCN_MIG_MIXED = 0,  /* nvidia.com/mig-<profile> per instance */
+    SCN_MIG_SINGLE = 1, /* every instance advertised as nvidia.com/gpu */
+};
+
+/* Arrival process of a job class (scenario_job_class.arrival). */
+enum {
+    SCN_ARRIVAL_POISSON = 0, /* exponential gaps with rate_per_s */
+    SCN_ARRIVAL_FIXED = 1,   /* one arrival every interval_ns */
+};
+
+/* Distribution of a job's solo run time (scenario_duration.dist). */
+enum {
+    SCN_DUR_FIXED = 0,       /* always value_ns */
+    SCN_DUR_EXPONENTIAL = 1, /* mean mean_ns */
+    SCN_DUR_LOGNORMAL = 2,   /* median median_ns (= exp(mu)), log-space sigma */
+};
+
+/* Output files (bits of scenario_outputs.files). */
+enum {
+    SCN_OUT_RUN_JSON = 1u << 0,
+    SCN_OUT_JOBS_CSV = 1u << 1,
+    SCN_OUT_TIMESERIES_CSV = 1u << 2,
+    SCN_OUT_REPORT_HTML = 1u << 3,
+    SCN_OUT_METRICS_OM = 1u << 4,
+    SCN_OUT_ALL = (1u << 5) - 1,
+};
+
+/* MIG layout of every GPU of a node group, by a named config of a mig-parted file. */
+typedef struct scenario_mig {
+    const char *file;   /* resolved path of the mig-parted file (`version: v1`, `mig-configs:`) */
+    const char *config; /* name of the config under mig-configs */
+    int strategy;       /* SCN_MIG_* */
+    src_loc at, file_at, config_at;
+} scenario_mig;
+
+/* One replicas rule of the device-plugin sharing config (timeSlicing or mps `resources`). */
+typedef struct scenario_replica_rule {
+    const char *resource; /* e.g. "nvidia.com/gpu", "nvidia.com/mig-1g.5gb"; NULL = every one */
+    uint32_t replicas;    /* >= 1 (MPS: >= 2, as the device plugin requires) */
+    src_loc at;
+} scenario_replica_rule;
+
+/* Per-node sharing. "whole" = not MIG, exclusive. */
+typedef struct scenario_sharing {
+    bool is_mig;
+    scenario_mig mig;                /* valid when is_mig */
+    int mode;                        /* SCN_SHARE_* for each GPU or MIG device */
+    const char *sharing_file;        /* resolved device-plugin config, or NULL when inline */
+    bool rename_by_default;          /* shared resources advertised as <name>.shared */
+    bool fail_requests_greater_than_one;
+    size_t n_rules;
+    scenario_replica_rule *rules;    /* timeslice/mps: at least one */
+    src_loc at, sharing_file_at;
+} scenario_sharing;
+
+/* `count` identical nodes named NAME-0 .. NAME-(count-1). */
+typedef struct scenario_node_group {
+    const char *name;
+    uint32_t count;
+    const char *gpu;        /* catalog GPU type name (model/catalog.h), checked at load */
+    uint32_t gpus_per_node;
+    scenario_sharing sharing;
+    src_loc at, gpu_at;
+} scenario_node_group;
+
+typedef struct scenario_cluster {
+    size_t n_groups;
+    scenario_node_group *groups;
+    src_loc at;
+} scenario_cluster;
+
+typedef struct scenario_duration {
+    int dist;           /* SCN_DUR_* */
+    int64_t value_ns;   /* fixed */
+    int64_t mean_ns;    /* exponential */
+    int64_t median_ns;  /* lognormal */
+    double sigma;       /* lognormal, log-space standard deviation */
+    src_loc at;
+} scenario_duration;
+
+/* A pod's GPU request, as the device plugin names resources: `nvidia.com/gpu`,
+ * `nvidia.com/gpu.shared` (renamed time-sliced/MPS replicas), `nvidia.com/mig-<profile>`
+ * (mixed strategy; `.shared` when replicated and renamed). */
+typedef struct scenario_request {
+    const char *resource;
+    uint32_t count;           /* >= 1 */
+    src_loc at;
+} scenario_request;
+
+/* A synthetic job class: arrivals, solo run time, and the resource its pods request. */
+typedef struct scenario_job_class {
+    const char *name;
+    int arrival;              /* SCN_ARRIVAL_* */
+    double rate_per_s;        /* poisson */
+    int64_t interval_ns;      /* fixed */
+    int64_t start_ns;         /* no arrival before this time (default 0) */
+    uint64_t count;           /* number of jobs; 0 = arrivals until the horizon */
+    scenario_duration duration; /* run time alone on the requested resource */
+    scenario_request request; /* what each job's pod asks the device plugin for */
+    const char *profile;      /* workload profile name (workloads/), or NULL */
+    int priority;             /* larger runs first under priority policies (default 0) */
+    src_loc at, rate_at, interval_at, profile_at;
+} scenario_job_class;
+
+typedef struct scenario_workload {
+    size_t n_jobs;
+    scenario_job_class *jobs;
+    src_loc at;
+} scenario_workload;
+
+/* A `key: value` policy parameter, kept as text for the policy's own init to check. */
+typedef struct scenario_param {
+    const char *key, *value;
+    src_loc at;
+} scenario_param;
+
+typedef struct scenario_policy {
+    const char *scheduler; /* a name from scenario_scheduler_names() */
+    size_t n_params;
+    scenario_param *params;
+    src_loc at, scheduler_at;
+} scenario_policy;
+
+typedef struct scenario_outputs {
+    const char *dir;             /* default "results/<name>", relative to the working directory */
+    unsigned files;              /* SCN_OUT_* bits; default (files absent) SCN_OUT_ALL */
+    int64_t sample_interval_ns;  /* timeseries sampling period (default 60 s) */
+    src_loc at, dir_at, files_at;
+} scenario_outputs;
+
+/* A file the scenario refers to, after resolution. */
+typedef struct scenario_ref {
+    const char *path;  /* resolved (scenario directory + reference) */
+    const char *what;  /* "mig-parted config", "device-plugin config" */
+    src_loc at;        /* where the reference is written */
+} scenario_ref;
+
+typedef struct scenario_spec {
+    const char *file;        /* display name of the scenario file */
+    const char *dir;         /* directory that relative references resolve against ("." if none) */
+    const char *name;
+    const char *description; /* or NULL */
+    uint64_t seed;           /* master seed (required: no time-based default) */
+    int64_t horizon_ns;      /* simulated time to run */
+    scenario_cluster cluster;
+    scenario_workload workload;
+    scenario_policy policy;
+    scenario_outputs outputs;
+    size_t n_refs;
+    scenario_ref *refs;
+    src_loc at, seed_at, horizon_at;
+} scenario_spec;
+
+/* Loader flags. */
+enum {
+    SCENARIO_NO_FILES = 1u << 0, /* do not open referenced files (fuzzing): paths are only resolved */
+};
+
+/* Load, override and validate the scenario at `path`. `sets` holds n_sets overrides
+ * "PATH=VALUE" applied before the walk (`--set`; see yamlx_set). On success returns 0 and sets
+ * *out (arena-owned). SIM_EINPUT: errors were reported to d (all of them, up to the cap).
+ * SIM_ENOENT / SIM_EIO: the scenario file itself cannot be read (errno holds the cause, nothing is
+ * reported to d). */
+int scenario_load_file(const char *path, const char *const *sets, size_t n_sets, unsigned flags,
+                       arena *a, diag *d, scenario_spec **out);
+
+/* Same for `len` bytes at `buf` under display name `name`; references resolve against `dir`
+ * (NULL: the directory part of `name`). */
+int scenario_load_buffer(const char *name, const char *dir, const void *buf, size_t len,
+                         const char *const *sets, size_t n_sets, unsigned flags, arena *a,
+                         diag *d, scenario_spec **out);
+
+/* Known scheduler names, NULL-terminated (static storage). The one list the loader checks
+ * `policy.scheduler` against; model/policy/ extends it with its registry. */
+const char *const *scenario_scheduler_names(void);
+
+/* Totals over the cluster: nodes and GPUs. */
+uint64_t scenario_node_count(const scenario_spec *s);
+uint64_t scenario_gpu_count(const scenario_spec *s);
+
+#endif
