@@ -20,7 +20,8 @@
  * duration types), events per second, or the plain value; for CFG_SEQ they bound the item count.
  * A default (`.dflt`) is text parsed exactly like a YAML value; a field that is absent, optional
  * and without default stays zero (the destination struct must be zeroed, as arena blocks are), and
- * its location (CFG_LOC) stays {NULL,0,0}: line 0 means "absent".
+ * its location (CFG_LOC) stays {NULL,0,0}: use cfg_present(at). (A value set by an override has
+ * line 0 but a file: the override's label.)
  *
  * Ownership: strings and arrays produced by the walk are copied into the walker's arena; no
  * pointer into the YAML document survives. Tables are static const and borrowed.
@@ -107,6 +108,13 @@ struct cfg_walker {
     unsigned char *seen;     /* owned: node ids already walked (YAML aliases are refused) */
     int n_seen;
 };
+
+/* Whether a location recorded by the walk (CFG_LOC, CFG_SELF) belongs to a value present in the
+ * input (in the file or from an override). */
+static inline bool cfg_present(src_loc at)
+{
+    return at.file != NULL;
+}
 
 /* Prepare a walker over `doc`; release with cfg_walker_fini. */
 void cfg_walker_init(cfg_walker *w, yamlx_doc *doc, arena *a, diag *d, void *user);

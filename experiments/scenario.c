@@ -7,6 +7,7 @@
 
 #include "experiments/cfg.h"
 #include "experiments/yamlx.h"
+#include "model/policy/policy.h"
 #include "sim/err.h"
 #include "sim/xalloc.h"
 
@@ -22,14 +23,6 @@ typedef struct load_ctx {
     size_t n_refs, cap_refs;
     scenario_ref *refs; /* xrealloc'd, copied into the arena at the end */
 } load_ctx;
-
-/* The one list of scheduler names the loader accepts (see scenario.h). */
-static const char *const scheduler_names[] = {"fifo", NULL};
-
-const char *const *scenario_scheduler_names(void)
-{
-    return scheduler_names;
-}
 
 /* Reference `ref` resolved against the scenario directory (arena-owned). */
 static const char *resolve(load_ctx *c, const char *ref)
@@ -160,7 +153,7 @@ static void load_dp_config(load_ctx *c, scenario_sharing *sh, const char *path, 
     }
     bool mps = sh->mode == SCN_SHARE_MPS;
     const dp_replicated *r = mps ? &cfgv->sharing.mps : &cfgv->sharing.ts;
-    if (r->at.line == 0) {
+    if (!cfg_present(r->at)) {
         diag_error(c->d, at, field_path, "no sharing.%s in '%s'; expected a device-plugin config "
                    "with sharing.%s.resources, got '%s'", mps ? "mps" : "timeSlicing", path,
                    mps ? "mps" : "timeSlicing", as_written);
@@ -250,7 +243,7 @@ static bool parse_sharing(cfg_walker *w, yaml_node_t *node, const char *path, co
     }
     bool ok = true;
     char sub[PATH_LEN];
-    if (raw->mig.at.line) {
+    if (cfg_present(raw->mig.at)) {
         sh->is_mig = true;
         sh->mig = raw->mig;
         sh->mig.file = resolve(c, raw->mig.file);
@@ -286,13 +279,15 @@ static bool parse_sharing(cfg_walker *w, yaml_node_t *node, const char *path, co
             }
         }
     }
-    if (raw->ts.at.line && raw->mps.at.line) {
+    if (cfg_present(raw->ts.at) && cfg_present(raw->mps.at)) {
         cfg_path_key(sub, sizeof sub, path, "mps");
         diag_error(c->d, raw->mps.at, sub, "conflicting sharing; expected timeslice or mps, not "
                    "both, got mps after timeslice");
         return false;
     }
-    const replicas_raw *r = raw->ts.at.line ? &raw->ts : raw->mps.at.line ? &raw->mps : NULL;
+    const replicas_raw *r = cfg_present(raw->ts.at)    ? &raw->ts
+                            : cfg_present(raw->mps.at) ? &raw->mps
+                                                       : NULL;
     if (!r) {
         return ok;
     }
@@ -300,7 +295,7 @@ static bool parse_sharing(cfg_walker *w, yaml_node_t *node, const char *path, co
     char rpath[PATH_LEN];
     cfg_path_key(rpath, sizeof rpath, path, key);
     sh->mode = r == &raw->ts ? SCN_SHARE_TIMESLICE : SCN_SHARE_MPS;
-    if (r->file && r->replicas_at.line) {
+    if (r->file && cfg_present(r->replicas_at)) {
         cfg_path_key(sub, sizeof sub, rpath, "replicas");
         diag_error(c->d, r->replicas_at, sub, "replicas given twice; expected replicas or file, "
                    "not both, got replicas beside file '%s'", r->file);
@@ -318,7 +313,7 @@ static bool parse_sharing(cfg_walker *w, yaml_node_t *node, const char *path, co
         }
         return ok;
     }
-    if (!r->replicas_at.line) {
+    if (!cfg_present(r->replicas_at)) {
         cfg_path_key(sub, sizeof sub, rpath, "replicas");
         diag_error(c->d, r->at, sub, "missing required field; expected an integer from 1 to 1024, "
                    "or a file, got nothing");
@@ -443,7 +438,7 @@ static bool resource_name_ok(const char *r)
     if (base <= ml || strncmp(r, mig, ml) != 0) {
         return false;
     }
-    /* a profile like 1g.5gb, 3g.20gb, 1g.10gb+me: digits 'g' '.' digits "gb", then +suffix */
+    /* a profile like 1g.5gb, 3g.20gb, 1g.10gb.me: digits 'g' '.' digits "gb", then .suffix */
     const char *p = r + ml, *end = r + base;
     if (p >= end || *p < '1' || *p > '9') {
         return false;
@@ -466,7 +461,8 @@ static bool resource_name_ok(const char *r)
     if (p == end) {
         return true;
     }
-    if (*p != '+' || end - p < 2) {
+    /* "+me" profiles are advertised with '.' ("nvidia.com/mig-1g.5gb.me", model/cluster.h) */
+    if (*p != '.' || end - p < 2) {
         return false;
     }
     for (p++; p < end; p++) {
@@ -593,7 +589,8 @@ static bool parse_params(cfg_walker *w, yaml_node_t *node, const char *path, con
 
 static const cfg_field policy_fields[] = {
     CFG_SELF(scenario_policy, at),
-    {"scheduler", CFG_STRING, .names = scheduler_names, .dflt = "fifo",
+    /* checked against the policy registry (model/policy/policy.h) by check_policy */
+    {"scheduler", CFG_STRING, .dflt = "fifo", .expect = "a policy name (slicesim policies)",
      .off = offsetof(scenario_policy, scheduler), CFG_LOC(scenario_policy, scheduler_at)},
     {"params", CFG_CUSTOM, .parse = parse_params, .off = 0},
     {0},
@@ -669,23 +666,23 @@ static void check_arrivals(load_ctx *c, const scenario_job_class *j, const char 
 {
     char p[PATH_LEN];
     if (j->arrival == SCN_ARRIVAL_POISSON) {
-        if (!j->rate_at.line) {
+        if (!cfg_present(j->rate_at)) {
             cfg_path_key(p, sizeof p, jpath, "rate");
             diag_error(c->d, j->at, p, "missing required field; expected a rate like 2/h for "
                        "arrival poisson, got nothing");
         }
-        if (j->interval_at.line) {
+        if (cfg_present(j->interval_at)) {
             cfg_path_key(p, sizeof p, jpath, "interval");
             diag_error(c->d, j->interval_at, p, "not used by arrival poisson; expected rate, got "
                        "interval");
         }
     } else {
-        if (!j->interval_at.line) {
+        if (!cfg_present(j->interval_at)) {
             cfg_path_key(p, sizeof p, jpath, "interval");
             diag_error(c->d, j->at, p, "missing required field; expected a duration like 90s for "
                        "arrival fixed, got nothing");
         }
-        if (j->rate_at.line) {
+        if (cfg_present(j->rate_at)) {
             cfg_path_key(p, sizeof p, jpath, "rate");
             diag_error(c->d, j->rate_at, p, "not used by arrival fixed; expected interval, got "
                        "rate");
@@ -699,8 +696,8 @@ static void check_unique(load_ctx *c, const char *what, const char *seq_path, si
                          src_loc (*at_of)(const scenario_spec *, size_t))
 {
     for (size_t i = 0; i < n; i++) {
-        for (size_t j = 0; j < i; j++) {
-            if (!strcmp(name_of(c->spec, i), name_of(c->spec, j))) {
+        for (size_t j = 0; j < i && name_of(c->spec, i); j++) {
+            if (name_of(c->spec, j) && !strcmp(name_of(c->spec, i), name_of(c->spec, j))) {
                 char p[PATH_LEN];
                 snprintf(p, sizeof p, "%s[%zu].name", seq_path, i);
                 diag_error(c->d, at_of(c->spec, i), p, "duplicate %s name (first at line %d); "
@@ -729,19 +726,35 @@ static src_loc job_at(const scenario_spec *s, size_t i)
     return s->workload.jobs[i].at;
 }
 
-/* Does node group g advertise resource r (device-plugin naming)? */
+/* Is `base` (an un-renamed resource) replicated by the rules of sh? */
+static bool rule_covers(const scenario_sharing *sh, const char *base, size_t n)
+{
+    for (size_t i = 0; i < sh->n_rules; i++) {
+        const char *r = sh->rules[i].resource;
+        if (!r || (strlen(r) == n && !strncmp(r, base, n))) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Does node group g advertise resource r (device-plugin naming, model/cluster.h)? */
 static bool group_offers(const scenario_node_group *g, const char *r)
 {
     const scenario_sharing *sh = &g->sharing;
+    if (sh->mode != SCN_SHARE_EXCLUSIVE && sh->n_rules == 0) {
+        return true; /* rules of a device-plugin file not read (SCENARIO_NO_FILES): unknown */
+    }
     size_t n = strlen(r);
-    bool shared = n > 7 && !strcmp(r + n - 7, ".shared");
-    /* renameByDefault renames every replicated resource; a per-resource `rename` of a
-     * device-plugin file is not followed here. */
-    bool renamed = sh->mode != SCN_SHARE_EXCLUSIVE && sh->rename_by_default;
+    size_t sl = strlen(".shared");
+    bool shared = n > sl && !strcmp(r + n - sl, ".shared");
+    size_t base = shared ? n - sl : n;
+    bool renamed = sh->mode != SCN_SHARE_EXCLUSIVE && sh->rename_by_default &&
+                   rule_covers(sh, r, base);
     if (shared != renamed) {
         return false;
     }
-    bool is_mig_res = !strncmp(r, "nvidia.com/mig-", 15);
+    bool is_mig_res = !strncmp(r, "nvidia.com/mig-", strlen("nvidia.com/mig-"));
     if (sh->is_mig && sh->mig.strategy == SCN_MIG_MIXED) {
         return is_mig_res;
     }
@@ -769,8 +782,54 @@ static void check_requests(load_ctx *c)
     }
 }
 
+/* The scheduler must be registered, and must accept the parameters given to it. */
+static void check_policy(load_ctx *c)
+{
+    const scenario_policy *pol = &c->spec->policy;
+    if (!pol->scheduler) {
+        return;
+    }
+    const policy_ops *ops = pol_find(pol->scheduler);
+    if (!ops) {
+        char names[TEXT_LEN];
+        diag_error(c->d, pol->scheduler_at, "policy.scheduler", "unknown scheduler; expected one "
+                   "of [%s], got '%s'", pol_names(names, sizeof names), pol->scheduler);
+        return;
+    }
+    pol_param *items = pol->n_params ? xcalloc(pol->n_params, sizeof *items, "policy params")
+                                     : NULL;
+    for (size_t i = 0; i < pol->n_params; i++) {
+        items[i] = (pol_param){pol->params[i].key, pol->params[i].value, pol->params[i].at};
+    }
+    param_set ps = {pol->n_params, items, "policy.params", pol->at};
+    void *state = xcalloc(1, ops->state_size ? ops->state_size : 1, "policy state");
+    int rc = ops->init(state, &ps, c->d);
+    if (rc == 0 && ops->fini) {
+        ops->fini(state);
+    }
+    free(state);
+    free(items);
+}
+
+/* MPS replicas are for whole GPUs only (model/cluster.h). */
+static void check_sharing(load_ctx *c)
+{
+    const scenario_cluster *cl = &c->spec->cluster;
+    for (size_t i = 0; i < cl->n_groups; i++) {
+        const scenario_sharing *sh = &cl->groups[i].sharing;
+        if (sh->is_mig && sh->mode == SCN_SHARE_MPS) {
+            char p[PATH_LEN];
+            snprintf(p, sizeof p, "cluster.nodes[%zu].sharing.mps", i);
+            diag_error(c->d, sh->at, p, "MPS on MIG devices is not modelled; expected timeslice "
+                       "with mig, or mps on whole GPUs, got mig and mps");
+        }
+    }
+}
+
 static void check_spec(load_ctx *c)
 {
+    check_policy(c);
+    check_sharing(c);
     scenario_spec *s = c->spec;
     check_unique(c, "node group", "cluster.nodes", s->cluster.n_groups, group_name, group_at);
     check_unique(c, "job class", "workload.jobs", s->workload.n_jobs, job_name, job_at);
@@ -809,18 +868,18 @@ static int load_doc(yamlx_doc *doc, const char *dir, const char *const *sets, si
     load_ctx c = {.spec = s, .flags = flags, .d = d, .a = a};
     cfg_walker w;
     cfg_walker_init(&w, doc, a, d, &c);
-    bool ok = cfg_walk_root(&w, scenario_fields, s);
+    cfg_walk_root(&w, scenario_fields, s);
     cfg_walker_fini(&w);
-    if (ok) {
-        check_spec(&c);
-    }
+    /* Cross-checks run after a failed walk too (every error at once); they skip what the walk
+     * left unset. */
+    check_spec(&c);
     if (!s->outputs.dir) {
         size_t n = strlen("results/") + (s->name ? strlen(s->name) : 0) + 1;
         char *dirbuf = arena_alloc(a, n);
         snprintf(dirbuf, n, "results/%s", s->name ? s->name : "");
         s->outputs.dir = dirbuf;
     }
-    if (!s->outputs.files_at.line) {
+    if (!cfg_present(s->outputs.files_at)) {
         s->outputs.files = SCN_OUT_ALL;
     }
     s->n_refs = c.n_refs;

@@ -9,7 +9,7 @@
  *
  * Units are converted at load: times in sim ns (int64), rates in events per second, no "80GiB"
  * or "2/h" string survives. Every spec struct keeps the src_loc of its node (and of the fields
- * that later checks point at); a src_loc with line 0 means "absent from the file".
+ * that later checks point at); cfg_present(at) (experiments/cfg.h) says whether a field was given.
  * File references (mig-parted config, device-plugin sharing config) are resolved relative to the
  * scenario file's directory, read and checked at load, and listed in `refs`.
  *
@@ -117,7 +117,8 @@ typedef struct scenario_duration {
 
 /* A pod's GPU request, as the device plugin names resources: `nvidia.com/gpu`,
  * `nvidia.com/gpu.shared` (renamed time-sliced/MPS replicas), `nvidia.com/mig-<profile>`
- * (mixed strategy; `.shared` when replicated and renamed). */
+ * (mixed strategy; a "+me" profile as `nvidia.com/mig-1g.5gb.me`, as model/cluster.h advertises
+ * it; `.shared` appended when replicated and renamed). */
 typedef struct scenario_request {
     const char *resource;
     uint32_t count;           /* >= 1 */
@@ -152,7 +153,7 @@ typedef struct scenario_param {
 } scenario_param;
 
 typedef struct scenario_policy {
-    const char *scheduler; /* a name from scenario_scheduler_names() */
+    const char *scheduler; /* a registered policy (model/policy/policy.h pol_find), default fifo */
     size_t n_params;
     scenario_param *params;
     src_loc at, scheduler_at;
@@ -206,10 +207,6 @@ int scenario_load_file(const char *path, const char *const *sets, size_t n_sets,
 int scenario_load_buffer(const char *name, const char *dir, const void *buf, size_t len,
                          const char *const *sets, size_t n_sets, unsigned flags, arena *a,
                          diag *d, scenario_spec **out);
-
-/* Known scheduler names, NULL-terminated (static storage). The one list the loader checks
- * `policy.scheduler` against; model/policy/ extends it with its registry. */
-const char *const *scenario_scheduler_names(void);
 
 /* Totals over the cluster: nodes and GPUs. */
 uint64_t scenario_node_count(const scenario_spec *s);
