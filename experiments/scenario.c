@@ -838,7 +838,11 @@ static void check_spec(load_ctx *c)
         snprintf(jpath, sizeof jpath, "workload.jobs[%zu]", i);
         check_arrivals(c, &s->workload.jobs[i], jpath);
     }
-    check_requests(c);
+    /* A request is matched against the cluster only when everything else is sound: after any
+     * error, the cluster may be incomplete and the mismatch would be noise. */
+    if (diag_error_count(c->d) == 0) {
+        check_requests(c);
+    }
 }
 
 /* ---- loading ------------------------------------------------------------------------------- */

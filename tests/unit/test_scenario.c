@@ -235,3 +235,164 @@ Test(scenario, buffer_without_file_access_resolves_paths_only)
     diag_destroy(d);
     arena_destroy(a);
 }
+
+/* ---- bad-input corpus ------------------------------------------------------------------------ */
+
+#define BAD_DIR "tests/bad_input"
+enum { MAX_LINES = 32, LINE_LEN = 1024 };
+
+typedef struct bad_case {
+    size_t n_expect, n_sets;
+    char expect[MAX_LINES][LINE_LEN];
+    char set[MAX_LINES][LINE_LEN];
+    const char *sets[MAX_LINES];
+} bad_case;
+
+/* Read the header comments ("# expect: ", "# set: ") of a bad-input file. */
+static void read_case(const char *path, bad_case *bc)
+{
+    memset(bc, 0, sizeof *bc);
+    FILE *f = fopen(path, "r");
+    cr_assert_not_null(f, "cannot open %s", path);
+    char line[LINE_LEN];
+    while (fgets(line, sizeof line, f) && line[0] == '#') {
+        line[strcspn(line, "\n")] = '\0';
+        if (!strncmp(line, "# expect: ", 10) && bc->n_expect < MAX_LINES) {
+            snprintf(bc->expect[bc->n_expect++], LINE_LEN, "%s", line + 10);
+        } else if (!strncmp(line, "# set: ", 7) && bc->n_sets < MAX_LINES) {
+            snprintf(bc->set[bc->n_sets], LINE_LEN, "%s", line + 7);
+            bc->sets[bc->n_sets] = bc->set[bc->n_sets];
+            bc->n_sets++;
+        }
+    }
+    fclose(f);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Sorted names of the *.yaml files of BAD_DIR (caller frees each and the array). */
+static size_t list_bad_files(char ***out)
+{
+    DIR *dir = opendir(BAD_DIR);
+    cr_assert_not_null(dir, "cannot open %s (tests run from the repository root)", BAD_DIR);
+    size_t n = 0, cap = 16;
+    char **names = malloc(cap * sizeof *names);
+    struct dirent *e;
+    while ((e = readdir(dir))) {
+        size_t len = strlen(e->d_name);
+        if (len > 5 && !strcmp(e->d_name + len - 5, ".yaml")) {
+            if (n == cap) {
+                cap *= 2;
+                names = realloc(names, cap * sizeof *names);
+            }
+            names[n++] = strdup(e->d_name);
+        }
+    }
+    closedir(dir);
+    qsort(names, n, sizeof *names, cmp_str);
+    *out = names;
+    return n;
+}
+
+Test(bad_input, every_file_gives_exactly_its_expected_messages)
+{
+    char **names;
+    size_t n = list_bad_files(&names);
+    cr_assert_geq(n, 40, "only %zu bad-input files", n);
+    bad_case *bc = malloc(sizeof *bc);
+    for (size_t i = 0; i < n; i++) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/%s", BAD_DIR, names[i]);
+        read_case(path, bc);
+        cr_expect_gt(bc->n_expect, 0, "%s has no '# expect:' line", path);
+        arena *a = arena_create();
+        diag *d = diag_create();
+        scenario_spec *s = NULL;
+        int rc = scenario_load_file(path, bc->sets, bc->n_sets, 0, a, d, &s);
+        cr_expect_eq(rc, SIM_EINPUT, "%s: status %d", path, rc);
+        cr_expect_null(s, "%s: a spec came back", path);
+        cr_expect_eq((size_t)diag_error_count(d), bc->n_expect, "%s: %d errors, %zu expected",
+                     path, diag_error_count(d), bc->n_expect);
+        for (size_t k = 0; k < bc->n_expect && k < (size_t)diag_error_count(d); k++) {
+            cr_expect_str_eq(diag_message(d, (int)k), bc->expect[k], "%s message %zu", path, k);
+        }
+        diag_destroy(d);
+        arena_destroy(a);
+        free(names[i]);
+    }
+    free(bc);
+    free(names);
+}
+
+/* Run ./slicesim with args; capture stdout and stderr; return the exit status. */
+static int run_slicesim(const char *args, char *out, size_t n_out, char *err, size_t n_err)
+{
+    char o[] = "/tmp/slicesim-out-XXXXXX", e[] = "/tmp/slicesim-err-XXXXXX";
+    int fo = mkstemp(o), fe = mkstemp(e);
+    cr_assert(fo >= 0 && fe >= 0);
+    close(fo);
+    close(fe);
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "./slicesim %s >%s 2>%s", args, o, e);
+    int st = system(cmd);
+    FILE *f = fopen(o, "r");
+    size_t k = fread(out, 1, n_out - 1, f);
+    out[k] = '\0';
+    fclose(f);
+    f = fopen(e, "r");
+    k = fread(err, 1, n_err - 1, f);
+    err[k] = '\0';
+    fclose(f);
+    remove(o);
+    remove(e);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+Test(bad_input, check_command_prints_errors_and_exits_2)
+{
+    if (access("./slicesim", X_OK) != 0) {
+        cr_skip_test("./slicesim is not built (make test builds it first)");
+    }
+    bad_case *bc = malloc(sizeof *bc);
+    read_case(BAD_DIR "/many_errors.yaml", bc);
+    char out[4096], err[8192], want[8192] = "";
+    int st = run_slicesim("check " BAD_DIR "/many_errors.yaml", out, sizeof out, err, sizeof err);
+    cr_assert_eq(st, 2);
+    cr_assert_str_empty(out);
+    for (size_t k = 0; k < bc->n_expect; k++) {
+        strcat(want, bc->expect[k]);
+        strcat(want, "\n");
+    }
+    cr_assert_eq(bc->n_expect, 4);
+    cr_assert_str_eq(err, want);
+
+    read_case(BAD_DIR "/bad_set_value.yaml", bc);
+    st = run_slicesim("check " BAD_DIR "/bad_set_value.yaml --set workload.jobs[0].rate=fast", out,
+                      sizeof out, err, sizeof err);
+    cr_assert_eq(st, 2);
+    snprintf(want, sizeof want, "%s\n", bc->expect[0]);
+    cr_assert_str_eq(err, want);
+    free(bc);
+}
+
+Test(scenario, check_command_ok_and_missing_file)
+{
+    if (access("./slicesim", X_OK) != 0) {
+        cr_skip_test("./slicesim is not built (make test builds it first)");
+    }
+    char out[4096], err[4096], args[512], want[512];
+    snprintf(args, sizeof args, "check %s/s.yaml --set seed=9", tmpdir);
+    cr_assert_eq(run_slicesim(args, out, sizeof out, err, sizeof err), 0, "%s", err);
+    snprintf(want, sizeof want, "%s/s.yaml: ok (5 nodes, 30 GPUs, 3 job classes)\n", tmpdir);
+    cr_assert_str_eq(out, want);
+    cr_assert_str_empty(err);
+    snprintf(args, sizeof args, "check %s/absent.yaml", tmpdir);
+    cr_assert_eq(run_slicesim(args, out, sizeof out, err, sizeof err), 1);
+    snprintf(want, sizeof want,
+             "slicesim check: error: cannot read '%s/absent.yaml': No such file or directory\n",
+             tmpdir);
+    cr_assert_str_eq(err, want);
+}
