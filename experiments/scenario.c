@@ -531,6 +531,7 @@ static const cfg_field job_fields[] = {
      .expect = "a mapping like {nvidia.com/gpu: 1}", .off = offsetof(scenario_job_class, request)},
     {"profile", CFG_STRING, .off = offsetof(scenario_job_class, profile),
      CFG_LOC(scenario_job_class, profile_at)},
+    {"memory", CFG_BYTES, .off = offsetof(scenario_job_class, memory_bytes)},
     {"priority", CFG_INT, CFG_MIN(-1000), CFG_MAX(1000), .dflt = "0",
      .off = offsetof(scenario_job_class, priority)},
     {0},

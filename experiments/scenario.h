@@ -136,6 +136,8 @@ typedef struct scenario_job_class {
     scenario_duration duration; /* run time alone on the requested resource */
     scenario_request request; /* what each job's pod asks the device plugin for */
     const char *profile;      /* workload profile name (workloads/), or NULL */
+    uint64_t memory_bytes;    /* device memory each unit needs (`memory: 16GiB`); 0 = not stated,
+                               * never OOM */
     int priority;             /* larger runs first under priority policies (default 0) */
     src_loc at, rate_at, interval_at, profile_at;
 } scenario_job_class;

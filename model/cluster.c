@@ -56,7 +56,7 @@ static uint32_t replicas_for(const cluster_gpu_cfg *g, const char *base)
         return 0;
     }
     for (uint32_t i = 0; i < g->n_rules; i++) {
-        if (!strcmp(g->rules[i].resource, base)) {
+        if (!g->rules[i].resource || !strcmp(g->rules[i].resource, base)) {
             return g->rules[i].replicas;
         }
     }
@@ -104,13 +104,15 @@ static void add_device(cluster *c, const cluster_gpu_cfg *g, node_id node, gpu_i
                        uint32_t index, const mig_profile *p, int start)
 {
     char base[96], name[112];
-    SIM_ASSERT(cluster_resource_name_for(p, false, base, sizeof base));
+    const mig_profile *named = g->mig_single ? NULL : p; /* single strategy: nvidia.com/gpu */
+    SIM_ASSERT(cluster_resource_name_for(named, false, base, sizeof base));
     uint32_t replicas = replicas_for(g, base);
     bool shared = replicas > 0;
     if (!shared) {
         replicas = 1;
     }
-    SIM_ASSERT(cluster_resource_name_for(p, shared && g->rename_by_default, name, sizeof name));
+    SIM_ASSERT(
+        cluster_resource_name_for(named, shared && g->rename_by_default, name, sizeof name));
     cluster_device *d = &c->devs[c->n_devs++];
     d->node = node;
     d->gpu = gid;

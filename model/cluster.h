@@ -5,7 +5,8 @@
  *  - a GPU is whole, MIG-partitioned (one device per GPU instance, from a mig-parted layout),
  *    time-sliced, or shared under MPS;
  *  - a whole GPU advertises `nvidia.com/gpu`; a MIG instance of profile P advertises
- *    `nvidia.com/mig-P` with '+' replaced by '.' (`1g.5gb+me` -> `nvidia.com/mig-1g.5gb.me`);
+ *    `nvidia.com/mig-P` with '+' replaced by '.' (`1g.5gb+me` -> `nvidia.com/mig-1g.5gb.me`)
+ *    under the mixed strategy, and `nvidia.com/gpu` under the single strategy;
  *  - time-slicing (and MPS) gives a device `replicas` schedulable units of the same resource
  *    ("the plugin simply creates N references to each GPU and indiscriminately hands them out");
  *    with renameByDefault the resource is advertised as `<name>.shared`. Only resources named in
@@ -44,7 +45,8 @@ typedef enum cluster_sharing {
 
 /* One entry of a device-plugin sharing config: `resources: - {name, replicas}`. */
 typedef struct cluster_share_rule {
-    const char *resource; /* un-renamed resource name, e.g. "nvidia.com/gpu"; borrowed */
+    const char *resource; /* un-renamed resource name, e.g. "nvidia.com/gpu"; NULL = every
+                           * resource of the GPU; borrowed */
     uint32_t replicas;    /* >= 1 */
 } cluster_share_rule;
 
@@ -52,6 +54,7 @@ typedef struct cluster_share_rule {
 typedef struct cluster_gpu_cfg {
     const gpu_type *type;        /* catalog entry, borrowed */
     bool mig_enabled;            /* MIG mode on: devices are the instances below */
+    bool mig_single;             /* single MIG strategy: instances advertise nvidia.com/gpu */
     uint32_t n_mig;              /* MIG instances (0 allowed: MIG on, nothing advertised) */
     const mig_profile *mig[GPU_MAX_SLICES]; /* profile of each instance, borrowed */
     int mig_start[GPU_MAX_SLICES];          /* placement start (memory slice) of each instance */

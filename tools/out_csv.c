@@ -80,7 +80,7 @@ int out_jobs_csv(FILE *f, const world *w)
     return ferror(f) ? SIM_EIO : 0;
 }
 
-int out_timeseries_csv(FILE *f, const world *w)
+int out_timeseries_csv(FILE *f, const world *w, sim_time interval_ns)
 {
     const cluster *c = world_cluster(w);
     world_totals tot = world_get_totals(w);
@@ -92,8 +92,18 @@ int out_timeseries_csv(FILE *f, const world *w)
     }
     fputc('\n', f);
     const world_sample *s = world_samples(w);
-    for (size_t i = 0; i < world_n_samples(w); i++) {
-        put_time(f, s[i].t);
+    size_t n = world_n_samples(w);
+    size_t i = 0;
+    sim_time t = 0;
+    for (;;) {
+        if (interval_ns > 0) { /* the last change at or before t */
+            while (i + 1 < n && s[i + 1].t <= t) {
+                i++;
+            }
+        } else {
+            t = s[i].t;
+        }
+        put_time(f, t);
         fprintf(f, ",%" PRIu32 ",%" PRIu32 ",%" PRIu32 ",%" PRIu32 ",%" PRIu32 ",%" PRIu32
                    ",%" PRIu32 ",%" PRIu32,
                 s[i].queued, s[i].running, s[i].units_used, cluster_units_total(c),
@@ -102,6 +112,14 @@ int out_timeseries_csv(FILE *f, const world *w)
             fprintf(f, ",%" PRIu32, world_sample_res_used(w, i, r));
         }
         fputc('\n', f);
+        if (interval_ns > 0) {
+            if (t >= tot.end) {
+                break;
+            }
+            t = tot.end - t > interval_ns ? t + interval_ns : tot.end;
+        } else if (++i == n) {
+            break;
+        }
     }
     return ferror(f) ? SIM_EIO : 0;
 }
@@ -130,9 +148,9 @@ void out_summary(FILE *f, const world *w, const char *out_dir)
     fprintf(f, "cluster: %" PRIu32 " nodes, %" PRIu32 " GPUs, %" PRIu32 " devices, %" PRIu32
                " schedulable units\n",
             cluster_n_nodes(c), cluster_n_gpus(c), cluster_n_devices(c), cluster_units_total(c));
-    fprintf(f, "jobs: %zu submitted-or-planned, %" PRIu32 " done, %" PRIu32 " failed (OOM), %" PRIu32
-               " running, %" PRIu32 " queued at end\n",
-            n, tot.n_done, tot.n_oom, tot.n_running, tot.n_queued);
+    fprintf(f, "jobs: %zu: %" PRIu32 " done, %" PRIu32 " failed (OOM), %" PRIu32 " running, %" PRIu32
+               " queued, %" PRIu32 " not yet submitted at the end\n",
+            n, tot.n_done, tot.n_oom, tot.n_running, tot.n_queued, tot.n_pending);
     if (n_wait) {
         double p50 = stats_quantile_inplace(wait, n_wait, 0.5);
         fprintf(f, "wait: mean %.1f s, p50 %.1f s, p95 %.1f s\n", sum_wait / (double)n_wait, p50,

@@ -293,8 +293,10 @@ cJSON *out_run_info(uint64_t seed, const char *scenario_path, const char *argv_l
         snprintf(os, sizeof os, "%s %s %s", u.sysname, u.release, u.machine);
         cJSON_AddStringToObject(o, "os", os);
     }
-#ifdef __VERSION__
-    cJSON_AddStringToObject(o, "compiler", __VERSION__);
+#if defined(__clang__)
+    cJSON_AddStringToObject(o, "compiler", "clang " __VERSION__);
+#elif defined(__GNUC__)
+    cJSON_AddStringToObject(o, "compiler", "gcc " __VERSION__);
 #endif
     cJSON_AddStringToObject(o, "build", SIM_BUILD_FLAVOUR);
     cJSON_AddStringToObject(o, "cflags", "-std=c11 -ffp-contract=off " SIM_OPT_FLAGS);

@@ -1,0 +1,135 @@
+/* tools/out_config.c - the resolved scenario as JSON, for run.json's "config" (see out.h).
+ * Written from the validated spec, so every default the loader filled in appears, in the
+ * scenario's own key order, with units converted (s, 1/s, bytes). */
+#include "sim/simtime.h"
+#include "tools/out.h"
+
+static void add_s(cJSON *o, const char *k, int64_t ns)
+{
+    cJSON_AddItemToObject(o, k, out_json_number(sim_time_to_s(ns)));
+}
+
+static void add_n(cJSON *o, const char *k, double v)
+{
+    cJSON_AddItemToObject(o, k, out_json_number(v));
+}
+
+static void add_str(cJSON *o, const char *k, const char *v)
+{
+    if (v) {
+        cJSON_AddStringToObject(o, k, v);
+    } else {
+        cJSON_AddNullToObject(o, k);
+    }
+}
+
+static cJSON *sharing_json(const scenario_sharing *sh)
+{
+    static const char *const modes[] = {"exclusive", "timeslice", "mps"};
+    cJSON *o = cJSON_CreateObject();
+    if (sh->is_mig) {
+        cJSON *m = cJSON_AddObjectToObject(o, "mig");
+        add_str(m, "file", sh->mig.file);
+        add_str(m, "config", sh->mig.config);
+        add_str(m, "strategy", sh->mig.strategy == SCN_MIG_SINGLE ? "single" : "mixed");
+    } else {
+        cJSON_AddNullToObject(o, "mig");
+    }
+    add_str(o, "mode", sh->mode >= 0 && sh->mode <= 2 ? modes[sh->mode] : "exclusive");
+    add_str(o, "sharing_file", sh->sharing_file);
+    cJSON_AddBoolToObject(o, "rename_by_default", sh->rename_by_default);
+    cJSON_AddBoolToObject(o, "fail_requests_greater_than_one", sh->fail_requests_greater_than_one);
+    cJSON *rules = cJSON_AddArrayToObject(o, "rules");
+    for (size_t i = 0; i < sh->n_rules; i++) {
+        cJSON *r = cJSON_CreateObject();
+        add_str(r, "resource", sh->rules[i].resource);
+        add_n(r, "replicas", sh->rules[i].replicas);
+        cJSON_AddItemToArray(rules, r);
+    }
+    return o;
+}
+
+static cJSON *duration_json(const scenario_duration *d)
+{
+    cJSON *o = cJSON_CreateObject();
+    switch (d->dist) {
+    case SCN_DUR_EXPONENTIAL:
+        add_str(o, "dist", "exponential");
+        add_s(o, "mean_s", d->mean_ns);
+        break;
+    case SCN_DUR_LOGNORMAL:
+        add_str(o, "dist", "lognormal");
+        add_s(o, "median_s", d->median_ns);
+        add_n(o, "sigma", d->sigma);
+        break;
+    default:
+        add_str(o, "dist", "fixed");
+        add_s(o, "value_s", d->value_ns);
+        break;
+    }
+    return o;
+}
+
+static cJSON *job_class_json(const scenario_job_class *j)
+{
+    cJSON *o = cJSON_CreateObject();
+    add_str(o, "name", j->name);
+    if (j->arrival == SCN_ARRIVAL_FIXED) {
+        add_str(o, "arrival", "fixed");
+        add_s(o, "interval_s", j->interval_ns);
+    } else {
+        add_str(o, "arrival", "poisson");
+        add_n(o, "rate_per_s", j->rate_per_s);
+    }
+    add_s(o, "start_s", j->start_ns);
+    add_n(o, "count", (double)j->count);
+    cJSON_AddItemToObject(o, "duration", duration_json(&j->duration));
+    cJSON *rq = cJSON_AddObjectToObject(o, "request");
+    add_n(rq, j->request.resource, j->request.count);
+    add_str(o, "profile", j->profile);
+    add_n(o, "memory_bytes", (double)j->memory_bytes);
+    add_n(o, "priority", j->priority);
+    return o;
+}
+
+cJSON *out_config_json(const scenario_spec *s)
+{
+    static const char *const files[] = {"run.json", "jobs.csv", "timeseries.csv", "report.html",
+                                        "metrics.om"};
+    cJSON *o = cJSON_CreateObject();
+    add_str(o, "name", s->name);
+    add_str(o, "description", s->description);
+    add_n(o, "seed", (double)s->seed);
+    add_s(o, "horizon_s", s->horizon_ns);
+    cJSON *nodes = cJSON_AddArrayToObject(cJSON_AddObjectToObject(o, "cluster"), "nodes");
+    for (size_t i = 0; i < s->cluster.n_groups; i++) {
+        const scenario_node_group *g = &s->cluster.groups[i];
+        cJSON *gj = cJSON_CreateObject();
+        add_str(gj, "name", g->name);
+        add_n(gj, "count", g->count);
+        add_str(gj, "gpu", g->gpu);
+        add_n(gj, "gpus_per_node", g->gpus_per_node);
+        cJSON_AddItemToObject(gj, "sharing", sharing_json(&g->sharing));
+        cJSON_AddItemToArray(nodes, gj);
+    }
+    cJSON *jobs = cJSON_AddArrayToObject(cJSON_AddObjectToObject(o, "workload"), "jobs");
+    for (size_t i = 0; i < s->workload.n_jobs; i++) {
+        cJSON_AddItemToArray(jobs, job_class_json(&s->workload.jobs[i]));
+    }
+    cJSON *pol = cJSON_AddObjectToObject(o, "policy");
+    add_str(pol, "scheduler", s->policy.scheduler);
+    cJSON *params = cJSON_AddObjectToObject(pol, "params");
+    for (size_t i = 0; i < s->policy.n_params; i++) {
+        add_str(params, s->policy.params[i].key, s->policy.params[i].value);
+    }
+    cJSON *out = cJSON_AddObjectToObject(o, "outputs");
+    add_str(out, "dir", s->outputs.dir);
+    cJSON *fl = cJSON_AddArrayToObject(out, "files");
+    for (unsigned b = 0; b < 5; b++) {
+        if (s->outputs.files & (1u << b)) {
+            cJSON_AddItemToArray(fl, cJSON_CreateString(files[b]));
+        }
+    }
+    add_s(out, "sample_interval_s", s->outputs.sample_interval_ns);
+    return o;
+}

@@ -1,0 +1,199 @@
+/* tools/run.c - scenario -> cluster, jobs, policy -> world run -> output files (see run.h). */
+#include "tools/run.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "experiments/catalog_load.h"
+#include "experiments/scenario.h"
+#include "model/cluster.h"
+#include "model/policy/policy.h"
+#include "model/world.h"
+#include "sim/arena.h"
+#include "sim/err.h"
+#include "sim/rng.h"
+#include "sim/xalloc.h"
+#include "tools/out.h"
+#include "tools/run_build.h"
+#include "workloads/synth.h"
+
+/* Everything one run holds; freed by run_fini. */
+typedef struct run_ctx {
+    arena *a;
+    diag *d;
+    scenario_spec *spec;
+    gpu_catalog cat;
+    cluster_cfg cc;
+    param_set params;
+    const policy_ops *pol;
+    world *w;
+} run_ctx;
+
+static void run_fini(run_ctx *r)
+{
+    world_destroy(r->w);
+    diag_destroy(r->d);
+    arena_destroy(r->a);
+}
+
+/* The policy named by the scenario (the loader checked the name and the parameters). */
+static void build_policy(run_ctx *r)
+{
+    const scenario_policy *p = &r->spec->policy;
+    r->pol = pol_find(p->scheduler);
+    SIM_ASSERT(r->pol != NULL);
+    pol_param *items = arena_calloc(r->a, p->n_params ? p->n_params : 1, sizeof *items);
+    for (size_t i = 0; i < p->n_params; i++) {
+        items[i] = (pol_param){p->params[i].key, p->params[i].value, p->params[i].at};
+    }
+    r->params = (param_set){.n = p->n_params, .items = items, .path = "policy.params", .at = p->at};
+}
+
+/* Synthetic classes from the scenario's job classes. */
+static synth_class *build_classes(run_ctx *r)
+{
+    const scenario_workload *wl = &r->spec->workload;
+    synth_class *cls = arena_calloc(r->a, wl->n_jobs ? wl->n_jobs : 1, sizeof *cls);
+    for (size_t i = 0; i < wl->n_jobs; i++) {
+        const scenario_job_class *jc = &wl->jobs[i];
+        synth_class *k = &cls[i];
+        k->name = jc->name;
+        k->req = (job_request){jc->request.resource,
+                               jc->request.count, 1};
+        if (jc->arrival == SCN_ARRIVAL_POISSON) {
+            k->interarrival_s = (synth_dist){SYNTH_EXPONENTIAL, 1.0 / jc->rate_per_s, 0};
+        } else {
+            k->interarrival_s = (synth_dist){SYNTH_FIXED, sim_time_to_s(jc->interval_ns), 0};
+        }
+        const scenario_duration *du = &jc->duration;
+        switch (du->dist) {
+        case SCN_DUR_EXPONENTIAL:
+            k->duration_s = (synth_dist){SYNTH_EXPONENTIAL, sim_time_to_s(du->mean_ns), 0};
+            break;
+        case SCN_DUR_LOGNORMAL:
+            k->duration_s = (synth_dist){SYNTH_LOGNORMAL, sim_time_to_s(du->median_ns), du->sigma};
+            break;
+        default:
+            k->duration_s = (synth_dist){SYNTH_FIXED, sim_time_to_s(du->value_ns), 0};
+            break;
+        }
+        k->start_s = sim_time_to_s(jc->start_ns);
+        k->count = (uint32_t)jc->count;
+        k->mem_bytes = jc->memory_bytes;
+        k->profile = jc->profile;
+    }
+    return cls;
+}
+
+/* Every class's request must be satisfiable on the empty cluster: under FIFO one job that can
+ * never start would block every later job forever. */
+static void check_requests(run_ctx *r, const synth_class *cls)
+{
+    char why[256];
+    cluster *c = NULL;
+    if (cluster_create(&r->cc, &c, why, sizeof why) != 0) {
+        diag_error(r->d, r->spec->cluster.at, "cluster", "%s", why);
+        return;
+    }
+    for (size_t i = 0; i < r->spec->workload.n_jobs; i++) {
+        const scenario_job_class *jc = &r->spec->workload.jobs[i];
+        char path[128];
+        snprintf(path, sizeof path, "workload.jobs[%zu].request", i);
+        if (!run_build_request_fits(c, &cls[i].req)) {
+            char have[512];
+            diag_error(r->d, jc->request.at, path,
+                       "no node can hold it; expected at most the units one node advertises "
+                       "(%s), got %" PRIu32 " x '%s'",
+                       run_build_advertised(c, have, sizeof have), cls[i].req.per_worker,
+                       jc->request.resource);
+        }
+    }
+    cluster_destroy(c);
+}
+
+static int write_outputs(run_ctx *r, const run_opts *o, const char *dir)
+{
+    unsigned files = r->spec->outputs.files;
+    out_stage *st = out_stage_begin(dir);
+    if (!st) {
+        return SIM_EIO;
+    }
+    int rc = 0;
+    if (files & SCN_OUT_RUN_JSON) {
+        cJSON *cfg = out_config_json(r->spec);
+        out_run_meta meta = {.seed = r->spec->seed, .config = cfg, .policy = r->pol->name};
+        cJSON *root = out_run_json(r->w, &meta);
+        FILE *f = out_stage_open(st, "run.json");
+        rc = f ? out_write_json(f, root) : SIM_EIO;
+        cJSON_Delete(root);
+        cJSON_Delete(cfg);
+        cJSON *info = out_run_info(r->spec->seed, o->scenario,
+                                   o->command_line ? o->command_line : "");
+        f = rc ? NULL : out_stage_open(st, "run_info.json");
+        rc = rc ? rc : f ? out_write_json(f, info) : SIM_EIO;
+        cJSON_Delete(info);
+    }
+    if (rc == 0 && (files & SCN_OUT_JOBS_CSV)) {
+        FILE *f = out_stage_open(st, "jobs.csv");
+        rc = f ? out_jobs_csv(f, r->w) : SIM_EIO;
+    }
+    if (rc == 0 && (files & SCN_OUT_TIMESERIES_CSV)) {
+        FILE *f = out_stage_open(st, "timeseries.csv");
+        rc = f ? out_timeseries_csv(f, r->w, r->spec->outputs.sample_interval_ns) : SIM_EIO;
+    }
+    if (rc != 0) {
+        out_stage_abort(st);
+        return rc;
+    }
+    return out_stage_commit(st);
+}
+
+int run_scenario(const run_opts *o)
+{
+    run_ctx r = {.a = arena_create(), .d = diag_create()};
+    FILE *err = o->errors ? o->errors : stderr;
+    int rc = scenario_load_file(o->scenario, o->sets, o->n_sets, 0, r.a, r.d, &r.spec);
+    if (rc == SIM_ENOENT || rc == SIM_EIO) {
+        fprintf(err, "slicesim: %s: %s\n", o->scenario, strerror(errno));
+        run_fini(&r);
+        return rc;
+    }
+    if (rc == 0 && catalog_load_default(r.a, &r.cat, r.d) != 0) {
+        rc = SIM_EINPUT;
+    }
+    synth_class *cls = NULL;
+    if (rc == 0) {
+        if (o->has_seed) {
+            r.spec->seed = o->seed;
+        }
+        run_build_cluster(r.a, r.d, r.spec, &r.cat, &r.cc);
+        build_policy(&r);
+        cls = build_classes(&r);
+        if (diag_error_count(r.d) == 0) {
+            check_requests(&r, cls);
+        }
+    }
+    if (rc == 0 && diag_error_count(r.d) == 0) {
+        job_table *jobs = job_table_create();
+        rng_root root = rng_root_make(r.spec->seed);
+        synth_generate(cls, r.spec->workload.n_jobs, &root, r.spec->horizon_ns, jobs);
+        world_cfg wc = {.cluster = &r.cc, .policy = r.pol, .params = &r.params,
+                        .until = r.spec->horizon_ns};
+        rc = world_create(&wc, jobs, r.d, r.spec->cluster.at, &r.w);
+    }
+    if (rc != 0 || diag_error_count(r.d) > 0) {
+        diag_print(r.d, err);
+        run_fini(&r);
+        return SIM_EINPUT;
+    }
+    world_run(r.w);
+    const char *dir = o->out_dir ? o->out_dir : r.spec->outputs.dir;
+    rc = write_outputs(&r, o, dir);
+    if (rc == 0 && o->summary) {
+        out_summary(o->summary, r.w, dir);
+    }
+    run_fini(&r);
+    return rc;
+}

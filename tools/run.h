@@ -1,0 +1,36 @@
+/* tools/run.h - one simulation run from a scenario file to its output directory.
+ *
+ * Data flow: scenario YAML (experiments/scenario.h, with --set overrides) + the embedded GPU
+ * catalog + the referenced mig-parted and device-plugin configs -> a cluster config
+ * (model/cluster.h), synthetic jobs (workloads/synth.h), a policy (model/policy/policy.h) ->
+ * model/world.h runs it on the engine -> tools/out.h writes run.json, run_info.json, jobs.csv,
+ * timeseries.csv (those the scenario asks for) and prints a short summary.
+ * All input is validated before anything is written: on bad input every error is printed
+ * (file:line:col: error: field: ...), nothing is written, and the status is SIM_EINPUT.
+ * Ownership: everything a run allocates is freed before run_scenario returns.
+ */
+#ifndef SIMPROJ_TOOLS_RUN_H
+#define SIMPROJ_TOOLS_RUN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+typedef struct run_opts {
+    const char *scenario;     /* path of the scenario file */
+    const char *out_dir;      /* output directory; NULL: the scenario's outputs.dir */
+    bool has_seed;            /* --seed given: replaces the scenario's seed */
+    uint64_t seed;
+    const char *const *sets;  /* --set PATH=VALUE overrides, n_sets of them; borrowed */
+    size_t n_sets;
+    const char *command_line; /* recorded in run_info.json; may be NULL */
+    FILE *summary;            /* where the text summary goes (NULL: none) */
+    FILE *errors;             /* where input errors go (stderr normally) */
+} run_opts;
+
+/* Run the scenario. Returns 0; SIM_EINPUT (bad input, errors printed to o->errors, nothing
+ * written); SIM_ENOENT / SIM_EIO (a file could not be read or written; message printed). */
+int run_scenario(const run_opts *o);
+
+#endif

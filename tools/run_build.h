@@ -1,0 +1,34 @@
+/* tools/run_build.h - turn a loaded scenario into the model's plain inputs.
+ *
+ * The cluster: each node group becomes `count` nodes named GROUP-0 .. GROUP-(count-1), each
+ * with gpus_per_node GPUs of the catalog type; a GPU's MIG layout comes from the named config
+ * of the mig-parted file (placed on memory slices by model/mig.h), its time-slicing / MPS
+ * replicas from the device-plugin config. Problems are reported through diag with the position
+ * of the field that caused them.
+ * Ownership: everything built is allocated in the arena given; catalog entries are borrowed.
+ */
+#ifndef SIMPROJ_TOOLS_RUN_BUILD_H
+#define SIMPROJ_TOOLS_RUN_BUILD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "experiments/scenario.h"
+#include "model/catalog.h"
+#include "model/cluster.h"
+#include "model/job.h"
+#include "sim/arena.h"
+#include "sim/diag.h"
+
+/* Fill *out from the scenario's cluster. Errors go to d. */
+void run_build_cluster(arena *a, diag *d, const scenario_spec *s, const gpu_catalog *cat,
+                       cluster_cfg *out);
+
+/* True when some node of the empty cluster advertises per_worker units of the request's
+ * resource for each worker (n_workers nodes, or fewer nodes holding several workers). */
+bool run_build_request_fits(const cluster *c, const job_request *req);
+
+/* "NAME xN per node max, ..." for every advertised resource, into buf. Returns buf. */
+const char *run_build_advertised(const cluster *c, char *buf, size_t len);
+
+#endif
