@@ -1,0 +1,29 @@
+/* model/power.c - clock factor under the board power cap (see power.h). */
+#include "model/power.h"
+
+#include <math.h>
+
+double power_sm_demand_w(const phys_params *m, const double busy_sms[WL_CLASS_COUNT], double f)
+{
+    double w = 0;
+    for (int c = 0; c < WL_CLASS_COUNT; c++) {
+        w += busy_sms[c] * m->power_sm_w[c];
+    }
+    return w * pow(f, m->power_alpha);
+}
+
+double power_clock_factor(const gpu_type *g, const phys_params *m,
+                          const double busy_sms[WL_CLASS_COUNT])
+{
+    if (!g || g->tdp_w <= 0 || m->power_alpha <= 0) {
+        return 1.0;
+    }
+    double budget_w = g->tdp_w * (1.0 - m->power_idle_frac);
+    double demand_w = power_sm_demand_w(m, busy_sms, 1.0);
+    if (demand_w <= budget_w || demand_w <= 0) {
+        return 1.0;
+    }
+    /* Dynamic power ~ C V^2 f with V rising with f: P ∝ f^alpha; solve P(f) = budget. */
+    double f = pow(budget_w / demand_w, 1.0 / m->power_alpha);
+    return f < m->clock_min_frac ? m->clock_min_frac : f;
+}

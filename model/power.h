@@ -1,0 +1,25 @@
+/* model/power.h - board power cap and SM clock (DESIGN.md §3 "Power and clocks").
+ *
+ * Busy SMs draw power_sm_w[class] watts each at the reference clock (tensor-core work draws more
+ * than CUDA-core work), scaled by f^alpha at clock factor f = clock / reference clock. The board
+ * gives the SMs tdp_w * (1 - power_idle_frac). When the demand at f = 1 exceeds that budget the
+ * clock drops to f = (budget / demand)^(1/alpha), but not below clock_min_frac. Every busy SM on
+ * the GPU draws from the one budget, so concurrent MIG instances slow each other a little (the
+ * only interference MIG leaves). A GPU whose TDP is unsourced (0) never throttles.
+ * Units: watts, SM counts; the result is a dimensionless clock factor in (0, 1].
+ */
+#ifndef SIMPROJ_MODEL_POWER_H
+#define SIMPROJ_MODEL_POWER_H
+
+#include "model/catalog.h"
+#include "model/speed.h"
+
+/* Clock factor for GPU g when busy_sms[c] SMs run work of class c (all instances on the GPU
+ * together). Pointers borrowed. */
+double power_clock_factor(const gpu_type *g, const phys_params *m,
+                          const double busy_sms[WL_CLASS_COUNT]);
+
+/* Power (W) the SMs would draw at clock factor f, excluding the idle share. */
+double power_sm_demand_w(const phys_params *m, const double busy_sms[WL_CLASS_COUNT], double f);
+
+#endif

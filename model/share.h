@@ -1,0 +1,91 @@
+/* model/share.h - how co-located jobs slow each other on one partition (DESIGN.md §4 "Sharing").
+ *
+ * Time-slicing (fluid mode): k jobs alternate a host phase (H seconds, runs on the CPU, overlaps
+ * other jobs' GPU phases) and a GPU phase (G seconds when alone). While n >= 2 contexts want the
+ * GPU it delivers a fraction η(n) of its time as useful work, shared equally (processor
+ * sharing); η(1) = 1. This is a closed queueing network with a delay station (H) and a
+ * load-dependent processor-sharing station (G, capacity η(n)); its steady state is solved
+ * exactly, by mean-value analysis for identical jobs (share_ts_mva) and by summing the
+ * product-form distribution for mixed jobs (share_ts_solve). Both are insensitive to the
+ * distribution of H and G (BCMP), so they hold for any phase-length distribution.
+ *
+ * Time-slicing (per-iteration mode): share_rr_simulate is an explicit event simulation of the
+ * same k processes under round-robin with a finite quantum; random phase lengths (gamma with a
+ * given coefficient of variation) come from a seeded GSL generator, so the run is reproducible.
+ * With phase CV 1 it agrees with the fluid mode (tests/unit/test_share.c states by how much);
+ * with deterministic phases (CV 0) processes can lock into a schedule that the mean-value
+ * solution does not describe.
+ *
+ * MPS: clients' kernels run at the same time on disjoint SMs (each capped by its thread
+ * percentage and by its own parallelism P); memory bandwidth is divided among the clients in
+ * their GPU phases, so memory-bound clients slow down most (share_mps_solve).
+ *
+ * Memory: time-sliced and MPS co-runners share one memory capacity (share_mem_fits).
+ * Units: seconds, iterations/s. No I/O; no global state.
+ */
+#ifndef SIMPROJ_MODEL_SHARE_H
+#define SIMPROJ_MODEL_SHARE_H
+
+#include <stdint.h>
+
+#include "model/speed.h"
+
+#define SHARE_MAX_JOBS 64  /* jobs on one partition */
+#define SHARE_MAX_CLASSES (PART_MAX_WITH + 1)
+
+/* Exact MVA for k identical time-sliced jobs: host time host_s, solo GPU time gpu_s, GPU
+ * efficiency eta[n] for n = 1..k jobs at the GPU (eta[1] = 1). Returns the throughput of ONE job
+ * (iterations/s); *gpu_busy (may be NULL) gets the fraction of time the GPU is occupied.
+ * k in 1..SHARE_MAX_JOBS. */
+double share_ts_mva(int k, double host_s, double gpu_s, const double *eta, double *gpu_busy);
+
+/* One class of identical time-sliced jobs. */
+typedef struct share_ts_class {
+    int n;         /* jobs of this class (>= 1) */
+    double host_s; /* H per iteration */
+    double gpu_s;  /* solo GPU time per iteration */
+} share_ts_class;
+
+/* Exact steady state for mixed classes (product form, every state enumerated; the product of
+ * (n_c + 1) over classes must not exceed 1e6). x_per_job[c] gets the throughput of one job of
+ * class c (iterations/s). eta[n] for n = 1..total jobs. Returns 0, or SIM_ERANGE when too many
+ * states or jobs. */
+int share_ts_solve(int n_cls, const share_ts_class *cls, const double *eta, double *x_per_job,
+                   double *gpu_busy);
+
+/* Configuration of the per-iteration round-robin simulation. */
+typedef struct share_rr_cfg {
+    int k;              /* processes, 1..SHARE_MAX_JOBS */
+    double host_s;      /* mean host phase */
+    double gpu_s;       /* mean solo GPU phase */
+    const double *eta;  /* eta[n], n = 1..k; borrowed */
+    double quantum_s;   /* round-robin time slice */
+    double phase_cv;    /* coefficient of variation of both phases; 0 = deterministic */
+    long n_iters;       /* GPU phases to complete (all processes together) */
+    uint64_t seed;      /* generator seed */
+} share_rr_cfg;
+
+/* Run the simulation; *throughput_per_job gets the steady throughput of one process
+ * (iterations/s, the first 10 % of iterations discarded), *gpu_busy (may be NULL) the fraction of
+ * time some context held the GPU. Returns 0 or SIM_EINPUT on a bad configuration. */
+int share_rr_simulate(const share_rr_cfg *c, double *throughput_per_job, double *gpu_busy);
+
+/* One class of identical MPS clients. */
+typedef struct share_mps_class {
+    const wl_profile *p; /* borrowed */
+    double batch;
+    int n;               /* clients of this class */
+} share_mps_class;
+
+/* Steady iteration time of one client of each class under MPS on partition c (c->mps_percent
+ * caps every client's SMs). Solved by damped fixed-point iteration on the fraction of time each
+ * class spends in its GPU phase. iter_s[c] receives the wall time per iteration. */
+void share_mps_solve(int n_cls, const share_mps_class *cls, const partition_cfg *c,
+                     const phys_params *m, double *iter_s);
+
+/* True when the footprints of everyone sharing the partition fit its memory; *need_bytes gets
+ * the total. */
+bool share_mem_fits(const wl_profile *p, double batch, const partition_cfg *c,
+                    double *need_bytes);
+
+#endif

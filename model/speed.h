@@ -1,0 +1,199 @@
+/* model/speed.h - how fast one unit of a workload runs on a GPU partition (DESIGN.md §3, §4).
+ *
+ * A workload profile (wl_profile) gives, per iteration at batch B, the host time H, the compute
+ * work C per precision class (SM-seconds at the reference clock), the largest number of SMs the
+ * kernels can use P, the bytes moved to/from device memory M and the memory footprint. Each of
+ * these is affine in the batch: X(B) = X_fixed + X_per_sample * B, which covers "C ∝ B, P ∝ B,
+ * activations ∝ B" (fixed part 0) and quantities that do not scale (per-sample part 0).
+ *
+ * Solo time of one iteration on a partition with s SMs and `slices` memory slices:
+ *     t = H + g(C / (min(s, P) * f), M / BW(s, slices))
+ * with f the clock factor of the power model (model/power.h), BW the partition's bandwidth share
+ * capped by what s SMs can drive, and g(a, b) = (a^p + b^p)^(1/p) the smooth roofline whose
+ * exponent p is a fitted model parameter (p = 1 is "sum", large p is "max"; see speed.c for the
+ * table that chose it). Sharing (time-slicing, MPS, co-location) is in model/share.h.
+ *
+ * Model parameters (phys_params) come from model/physics.yaml (loaded by
+ * experiments/physics_load.h) or from a calibration; this module does no I/O.
+ * Units: seconds, SM-seconds, bytes, bytes/s, watts. Ownership: every pointer in these structs is
+ * borrowed; the caller keeps the pointees alive while it uses the struct.
+ */
+#ifndef SIMPROJ_MODEL_SPEED_H
+#define SIMPROJ_MODEL_SPEED_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "model/catalog.h"
+
+/* Precision classes of compute work; they differ in power drawn per SM (tensor > CUDA cores). */
+typedef enum wl_class {
+    WL_CLASS_FP32,   /* CUDA cores, fp32/int */
+    WL_CLASS_FP64,   /* CUDA cores, fp64 */
+    WL_CLASS_FP16,   /* CUDA cores, fp16 */
+    WL_CLASS_TENSOR, /* tensor cores (tf32, fp16, bf16, int8) */
+    WL_CLASS_COUNT
+} wl_class;
+
+/* Data-file name of a class ("fp32", "fp64", "fp16", "tensor"); static storage. */
+const char *wl_class_name(wl_class c);
+/* Class by name; WL_CLASS_COUNT when unknown. */
+wl_class wl_class_from_name(const char *name);
+
+/* A workload profile per iteration (DESIGN.md §4 table). Plain data; strings borrowed. */
+typedef struct wl_profile {
+    const char *name;       /* workload class name, e.g. "simpletrack" */
+    const char *provenance; /* where the numbers came from (free text), or NULL */
+    bool unit_is_sample;    /* true: a unit of work is one sample (B units per iteration);
+                               false: a unit is one iteration */
+    double host_s_fixed, host_s_per_sample;                        /* H */
+    double compute_sm_s_fixed[WL_CLASS_COUNT];                     /* C, per class */
+    double compute_sm_s_per_sample[WL_CLASS_COUNT];
+    double max_sms_fixed, max_sms_per_sample;                      /* P; both 0 = unlimited */
+    double mem_traffic_bytes_fixed, mem_traffic_bytes_per_sample; /* M */
+    double mem_footprint_bytes_fixed, mem_footprint_bytes_per_sample; /* weights.., activations */
+    int ts_class;           /* time-slice efficiency class (index into phys_params.ts) */
+} wl_profile;
+
+/* Named scalar parameters of a profile, for fitting and for files. */
+typedef enum wl_param {
+    WL_P_HOST_S_FIXED,
+    WL_P_HOST_S_PER_SAMPLE,
+    WL_P_COMPUTE_FIXED,       /* of the profile's dominant class (wl_dominant_class) */
+    WL_P_COMPUTE_PER_SAMPLE,
+    WL_P_MAX_SMS_FIXED,
+    WL_P_MAX_SMS_PER_SAMPLE,
+    WL_P_MEM_TRAFFIC_FIXED,
+    WL_P_MEM_TRAFFIC_PER_SAMPLE,
+    WL_P_MEM_FOOTPRINT_FIXED,
+    WL_P_MEM_FOOTPRINT_PER_SAMPLE,
+    WL_P_COUNT
+} wl_param;
+
+/* Name of a profile parameter ("host_s_fixed", "compute_sm_s_per_sample", ...); static. */
+const char *wl_param_name(wl_param p);
+/* Parameter by name; WL_P_COUNT when unknown. */
+wl_param wl_param_from_name(const char *name);
+/* Class holding the most compute work (fixed + per-sample at batch 1); FP32 when none. */
+wl_class wl_dominant_class(const wl_profile *p);
+/* Value of parameter `which` (compute: of the dominant class). */
+double wl_param_get(const wl_profile *p, wl_param which);
+/* Set parameter `which` (compute: of the dominant class). */
+void wl_param_set(wl_profile *p, wl_param which, double v);
+
+/* Per-iteration quantities of a profile at batch B (B >= 1). */
+double wl_host_s(const wl_profile *p, double batch);
+double wl_compute_sm_s(const wl_profile *p, wl_class c, double batch);
+double wl_compute_total_sm_s(const wl_profile *p, double batch);
+/* P at batch B; +infinity when the profile sets no limit. */
+double wl_max_sms(const wl_profile *p, double batch);
+double wl_mem_traffic_bytes(const wl_profile *p, double batch);
+double wl_mem_footprint_bytes(const wl_profile *p, double batch);
+/* Units of work per iteration: B when unit_is_sample, else 1. */
+double wl_units_per_iter(const wl_profile *p, double batch);
+
+/* How a partition is shared. */
+typedef enum share_mode { SHARE_EXCLUSIVE, SHARE_TIMESLICE, SHARE_MPS, SHARE_COUNT } share_mode;
+/* "exclusive", "timeslice", "mps"; static storage. */
+const char *share_mode_name(share_mode m);
+/* Mode by name; SHARE_COUNT when unknown. */
+share_mode share_mode_from_name(const char *name);
+
+#define PART_MAX_WITH 8 /* other co-located workloads on one partition */
+
+/* Where and with whom a job runs. */
+typedef struct partition_cfg {
+    const gpu_type *gpu;    /* borrowed; required */
+    const mig_profile *mig; /* borrowed; NULL = whole GPU with MIG disabled */
+    share_mode sharing;     /* exclusive when peers == 1 and n_with == 0 */
+    int peers;              /* identical co-runners on the partition, itself included (>= 1) */
+    int n_with;             /* other workloads sharing the partition */
+    const wl_profile *with[PART_MAX_WITH]; /* borrowed */
+    double with_batch[PART_MAX_WITH];
+    double mps_percent;     /* CUDA_MPS_ACTIVE_THREAD_PERCENTAGE of every client; 0 = 100 */
+    int mig_busy;           /* busy MIG instances on the GPU, itself included; 0 or 1 = alone.
+                               The others are taken to be of the same size and work class. */
+} partition_cfg;
+
+/* Fill *c with a whole, exclusive GPU of type g. */
+void partition_cfg_init(partition_cfg *c, const gpu_type *g);
+
+#define PHYS_MAX_TS_CLASSES 4
+#define PHYS_MAX_K 8 /* η is given for k = 2..PHYS_MAX_K contexts; larger k uses η(PHYS_MAX_K) */
+#define PHYS_NAME_MAX 24
+
+/* Time-slice efficiency of one kernel-length class: with k >= 2 contexts wanting the GPU, the
+ * GPU delivers η(k) of its time as useful work (the rest is context switching). */
+typedef struct phys_ts_class {
+    char name[PHYS_NAME_MAX];
+    double eta[PHYS_MAX_K + 1]; /* eta[k], k = 2..PHYS_MAX_K; eta[0], eta[1] unused (1) */
+} phys_ts_class;
+
+/* Loss factors of the hardware model. Defaults come from model/physics.yaml (every value with
+ * its source there); a calibration may replace them. Plain data. */
+typedef struct phys_params {
+    double roofline_p;        /* exponent of g(a, b) = (a^p + b^p)^(1/p); >= 1 */
+    double bw_stream_eff;     /* achievable / datasheet memory bandwidth (STREAM-like) */
+    double bw_drive_sm_frac;  /* s0 / sms_total of the drive curve BW(s) ∝ 1 - exp(-s / s0) */
+    double mig_sm_eff;        /* per-SM throughput with MIG on relative to off (beyond the SM
+                                 count the catalog already removes); 1 = none */
+    double power_alpha;       /* SM power ∝ f^alpha at clock factor f */
+    double power_idle_frac;   /* board power not available to SMs, fraction of TDP */
+    double power_sm_w[WL_CLASS_COUNT]; /* watts per busy SM at the reference clock, per class */
+    double clock_min_frac;    /* lowest clock factor the power cap can force */
+    double mps_bw_contention; /* extra slowdown of memory time per co-running MPS client */
+    double param_rel_sd;      /* relative uncertainty of the loss factors, for lo/hi ranges */
+    int n_ts;
+    phys_ts_class ts[PHYS_MAX_TS_CLASSES];
+} phys_params;
+
+/* η(k) of time-slice class `cls` (k >= 1; 1 for k <= 1). */
+double phys_eta(const phys_params *m, int cls, int k);
+/* Index of the time-slice class named `name`, or -1. */
+int phys_ts_class_index(const phys_params *m, const char *name);
+
+typedef enum speed_outcome { SPEED_OK, SPEED_OOM, SPEED_INVALID } speed_outcome;
+/* "ok", "oom", "invalid"; static storage. */
+const char *speed_outcome_name(speed_outcome o);
+
+/* Result of speed_unit_time. */
+typedef struct speed_result {
+    speed_outcome outcome;
+    char reason[128];        /* why oom/invalid; "" when ok */
+    double unit_time_s;      /* wall time per unit of work for this job (0 unless ok) */
+    double throughput;       /* units/s of this job */
+    double unit_time_lo_s, unit_time_hi_s; /* range from the parameters' uncertainty */
+    /* breakdown of one solo iteration (before sharing) */
+    double iter_host_s, iter_compute_s, iter_mem_s, iter_gpu_s;
+    double sms_used;         /* SMs the job uses */
+    double clock_factor;     /* f / f_ref from the power model */
+    double bw_bytes_per_s;   /* effective bandwidth */
+    double gpu_util;         /* fraction of wall time the job's GPU phase is active */
+} speed_result;
+
+/* Time per unit of work of profile p at batch B on configuration c, under model parameters m.
+ * Never fails on a physically impossible setup: it reports SPEED_INVALID (with a reason) or
+ * SPEED_OOM. All pointers borrowed. */
+void speed_unit_time(const wl_profile *p, double batch, const partition_cfg *c,
+                     const phys_params *m, speed_result *out);
+
+/* SMs of the partition (MIG profile SMs, or the whole GPU's). */
+int speed_partition_sms(const partition_cfg *c);
+/* Memory slices of the partition and of the GPU (whole GPU: both = gpu->memory_slices, or 1). */
+int speed_partition_mem_slices(const partition_cfg *c, int *gpu_slices);
+/* Memory capacity of the partition in bytes. */
+double speed_partition_mem_bytes(const partition_cfg *c);
+/* Effective memory bandwidth for a job using `sms` SMs of a partition with `slices` of
+ * `gpu_slices` memory slices on GPU g (bytes/s). */
+double speed_bandwidth(const gpu_type *g, double sms, int slices, int gpu_slices,
+                       const phys_params *m);
+/* Smooth roofline g(a, b) = (a^p + b^p)^(1/p). */
+double speed_roofline(double a, double b, double p);
+
+/* Solo iteration time (no sharing) with `sms` usable SMs, clock factor f and a fraction
+ * bw_share of the partition's bandwidth, filling the breakdown fields of *out (may be NULL). */
+double speed_solo_iter(const wl_profile *p, double batch, const partition_cfg *c, double sms,
+                       double clock_factor, double bw_share, const phys_params *m,
+                       speed_result *out);
+
+#endif
