@@ -12,6 +12,7 @@
     extern const unsigned char sym##_start[], sym##_end[];
 
 EMBED(emb_gpus, "model/gpus.yaml")
+EMBED(emb_physics, "model/physics.yaml")
 
 typedef struct embedded_file {
     const char *path;
@@ -22,6 +23,7 @@ typedef struct embedded_file {
 
 static const embedded_file files[] = {
     ENTRY(emb_gpus, "model/gpus.yaml"),
+    ENTRY(emb_physics, "model/physics.yaml"),
 };
 
 bool embedded_get(const char *path, const unsigned char **data, size_t *len)

@@ -193,7 +193,9 @@ int share_rr_simulate(const share_rr_cfg *c, double *throughput_per_job, double 
         double t_next = hi >= 0 ? fmin(host_end[hi], t_gpu) : t_gpu;
         SIM_ASSERT(isfinite(t_next) && t_next >= now);
         if (nq > 0) {
-            remaining[queue[0]] -= (t_next - now) * rate;
+            /* finishing exactly: set 0 rather than subtract (now + r - now != r in floating point) */
+            bool finishes = run_end <= slice_end && !(hi >= 0 && host_end[hi] < run_end);
+            remaining[queue[0]] = finishes ? 0.0 : remaining[queue[0]] - (t_next - now) * rate;
             if (done >= warm) {
                 busy_time += t_next - now;
             }
@@ -213,7 +215,7 @@ int share_rr_simulate(const share_rr_cfg *c, double *throughput_per_job, double 
             continue;
         }
         int cur = queue[0];
-        if (remaining[cur] <= 1e-12 * c->gpu_s) {
+        if (remaining[cur] <= 0) {
             /* GPU phase complete: back to the host */
             memmove(queue, queue + 1, sizeof(int) * (size_t)(nq - 1));
             nq--;

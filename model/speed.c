@@ -2,11 +2,8 @@
  *
  * Formula (DESIGN.md §4): t = H + g(C / (min(s, P) f e_mig), M / BW(s, slices)).
  * g is the smooth roofline (a^p + b^p)^(1/p). Its exponent is a model parameter
- * (model/physics.yaml roofline_p) chosen by fitting the published tables: the CERN fine-tuning
- * pairs (cern-finetune: the whole-GPU vs 7g.40gb loss is 3-4 % although 9.3 % of the SMs go, while
- * 4g.20gb vs 2g.10gb, where SMs and bandwidth both halve, scale almost 2x) need compute and memory
- * time to ADD rather than overlap: a max() roofline leaves the 7g loss at either 0 % or 9.3 %.
- * See experiments/validation/README.md for the fit figures.
+ * (model/physics.yaml roofline_p), chosen by fitting the published tables; the validation
+ * scenarios (experiments/validation/README.md) record which table decided it.
  */
 #include "model/speed.h"
 

@@ -89,7 +89,7 @@ typedef struct fit_ctx {
     double start[WFIT_MAX_PARAMS]; /* log of the starting values */
 } fit_ctx;
 
-#define NO_PRIOR_SD 10.0 /* log-sd of the implicit weak prior on a free parameter with none */
+#define NO_PRIOR_SD 1000.0 /* log-sd of the implicit weak prior on a free parameter with none */
 
 /* Install parameter vector x (logs) into ctx's working profiles and model. */
 static void install(fit_ctx *ctx, const gsl_vector *x)
@@ -117,11 +117,11 @@ static void obs_residuals(const fit_ctx *ctx, const wfit_obs *o, double *r_time,
     double need = 0;
     share_mem_fits(p, o->batch, &o->cfg, &need);
     if (o->is_oom) {
-        *r_time = mem > 0 && need > 0 ? fmax(0.0, log(mem / need)) / sd : 0.0;
+        *r_time = mem > 0 && need > 0 ? fmax(0.0, log(mem / need) + sd) / sd : 0.0;
         *r_util = 0;
         return;
     }
-    double over = mem > 0 && need > 0 ? fmax(0.0, log(need / mem)) / sd : 0.0;
+    double over = mem > 0 && need > 0 ? fmax(0.0, log(need / mem) + sd) / sd : 0.0;
     /* the time itself is predicted as if memory sufficed; the footprint term pulls it below */
     partition_cfg cfg = o->cfg;
     speed_result res;

@@ -4,8 +4,9 @@
  * Every free parameter is fitted in logarithm (it stays positive), and every residual is relative:
  *   time observation:    log(predicted time / measured time) / rel_sd
  *   gpu_util:            (predicted - measured) / util_sd
- *   outcome = oom:       max(0, log(memory / footprint)) / rel_sd   (the footprint must exceed it)
- *   outcome ok:          max(0, log(footprint / memory)) / rel_sd   (and must not)
+ *   outcome = oom:       max(0, log(memory / footprint) + rel_sd) / rel_sd  (the footprint must
+ *                        exceed the memory by the observation's uncertainty)
+ *   outcome ok:          max(0, log(footprint / memory) + rel_sd) / rel_sd  (and stay below it)
  *   prior on parameter:  log(value / prior mean) / prior_rel_sd
  * A parameter is reported as NOT PINNED when the data leave it to its prior: its posterior
  * standard error (in log) exceeds half the prior's, or, with no prior, exceeds 1 (a factor e).

@@ -1,0 +1,226 @@
+/* experiments/physics_load.c - model/physics.yaml -> phys_params (see physics_load.h). */
+#include "experiments/physics_load.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "experiments/cfg.h"
+#include "experiments/embedded.h"
+#include "experiments/yamlx.h"
+#include "sim/arena.h"
+#include "sim/err.h"
+#include "sim/xalloc.h"
+
+typedef struct sourced {
+    double value;
+    const char *src;
+    const char *note;
+    src_loc at;
+} sourced;
+
+typedef struct ts_entry {
+    const char *name;
+    double *eta;
+    size_t n_eta;
+    const char *src;
+    const char *note;
+    src_loc at;
+} ts_entry;
+
+typedef struct sm_w {
+    sourced c[WL_CLASS_COUNT];
+} sm_w;
+
+typedef struct physics_doc {
+    int version;
+    sourced roofline_p, bw_stream_eff, bw_drive_sm_frac, mig_sm_eff, power_alpha,
+        power_idle_frac, clock_min_frac, mps_bw_contention, param_rel_sd;
+    sm_w power_sm_w;
+    ts_entry *ts;
+    size_t n_ts;
+} physics_doc;
+
+#define SOURCED(lo, hi)                                                                        \
+    static const cfg_field sourced_##lo##_##hi[] = {                                           \
+        CFG_SELF(sourced, at),                                                                 \
+        {"value", CFG_DOUBLE, .required = true, CFG_MIN(lo), CFG_MAX(hi),                      \
+         .off = offsetof(sourced, value)},                                                     \
+        {"src", CFG_STRING, .required = true, .off = offsetof(sourced, src)},                  \
+        {"note", CFG_STRING, .off = offsetof(sourced, note)},                                  \
+        {0},                                                                                   \
+    };
+SOURCED(0, 1)
+SOURCED(1, 64)
+SOURCED(0, 1000)
+
+static const cfg_field sm_w_fields[] = {
+    {"fp32", CFG_MAP, .required = true, .sub = sourced_0_1000,
+     .off = offsetof(sm_w, c) + WL_CLASS_FP32 * sizeof(sourced)},
+    {"fp64", CFG_MAP, .required = true, .sub = sourced_0_1000,
+     .off = offsetof(sm_w, c) + WL_CLASS_FP64 * sizeof(sourced)},
+    {"fp16", CFG_MAP, .required = true, .sub = sourced_0_1000,
+     .off = offsetof(sm_w, c) + WL_CLASS_FP16 * sizeof(sourced)},
+    {"tensor", CFG_MAP, .required = true, .sub = sourced_0_1000,
+     .off = offsetof(sm_w, c) + WL_CLASS_TENSOR * sizeof(sourced)},
+    {0},
+};
+
+static const cfg_field ts_fields[] = {
+    CFG_SELF(ts_entry, at),
+    {"name", CFG_STRING, .required = true, .off = offsetof(ts_entry, name)},
+    {"eta", CFG_SEQ, .required = true, CFG_MIN(1), CFG_MAX(PHYS_MAX_K - 1), .elem = CFG_DOUBLE,
+     .off = offsetof(ts_entry, eta), .count_off = offsetof(ts_entry, n_eta)},
+    {"src", CFG_STRING, .required = true, .off = offsetof(ts_entry, src)},
+    {"note", CFG_STRING, .off = offsetof(ts_entry, note)},
+    {0},
+};
+
+#define REQ_MAP(key, table) {#key, CFG_MAP, .required = true, .sub = table, .off = offsetof(physics_doc, key)}
+
+static const cfg_field doc_fields[] = {
+    {"version", CFG_INT, .required = true, CFG_MIN(1), CFG_MAX(1),
+     .off = offsetof(physics_doc, version)},
+    REQ_MAP(roofline_p, sourced_1_64),
+    REQ_MAP(bw_stream_eff, sourced_0_1),
+    REQ_MAP(bw_drive_sm_frac, sourced_0_1000),
+    REQ_MAP(mig_sm_eff, sourced_0_1),
+    REQ_MAP(power_alpha, sourced_0_1000),
+    REQ_MAP(power_idle_frac, sourced_0_1),
+    REQ_MAP(clock_min_frac, sourced_0_1),
+    REQ_MAP(mps_bw_contention, sourced_0_1000),
+    REQ_MAP(param_rel_sd, sourced_0_1),
+    {"power_sm_w", CFG_MAP, .required = true, .sub = sm_w_fields,
+     .off = offsetof(physics_doc, power_sm_w)},
+    {"timeslice", CFG_SEQ, .required = true, CFG_MIN(1), CFG_MAX(PHYS_MAX_TS_CLASSES),
+     CFG_SEQ_OF(physics_doc, ts, n_ts, ts_entry, ts_fields)},
+    {0},
+};
+
+/* Checks the schema cannot express: non-empty sources, η in (0, 1], unique class names. */
+static void check_doc(const physics_doc *pd, const char *name, diag *d)
+{
+    const sourced *all[] = {&pd->roofline_p,      &pd->bw_stream_eff,   &pd->bw_drive_sm_frac,
+                            &pd->mig_sm_eff,      &pd->power_alpha,     &pd->power_idle_frac,
+                            &pd->clock_min_frac,  &pd->mps_bw_contention, &pd->param_rel_sd};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
+        if (all[i]->src && !all[i]->src[0]) {
+            diag_error(d, all[i]->at, "src", "empty source; expected where the value comes from, "
+                       "got ''");
+        }
+    }
+    for (size_t i = 0; i < pd->n_ts; i++) {
+        char path[64];
+        snprintf(path, sizeof path, "timeslice[%zu].eta", i);
+        for (size_t k = 0; k < pd->n_ts && k < i; k++) {
+            if (pd->ts[k].name && pd->ts[i].name && !strcmp(pd->ts[k].name, pd->ts[i].name)) {
+                diag_error(d, pd->ts[i].at, "timeslice.name",
+                           "duplicate class; expected a new name, got '%s'", pd->ts[i].name);
+            }
+        }
+        if (pd->ts[i].name && strlen(pd->ts[i].name) >= PHYS_NAME_MAX) {
+            diag_error(d, pd->ts[i].at, "timeslice.name",
+                       "name too long; expected at most %d characters, got '%s'",
+                       PHYS_NAME_MAX - 1, pd->ts[i].name);
+        }
+        for (size_t k = 0; k < pd->ts[i].n_eta; k++) {
+            double e = pd->ts[i].eta[k];
+            if (!(e > 0 && e <= 1)) {
+                diag_error(d, pd->ts[i].at, path,
+                           "efficiency out of range; expected a number in (0, 1], got '%g'", e);
+            }
+        }
+    }
+    (void)name;
+}
+
+int physics_load_buffer(const char *name, const void *buf, size_t len, diag *d,
+                        phys_params *out)
+{
+    memset(out, 0, sizeof *out);
+    arena *a = arena_create();
+    yamlx_doc *doc = NULL;
+    int before = diag_error_count(d);
+    int rc = yamlx_load_buffer(name, buf, len, a, d, &doc);
+    if (rc != 0) {
+        arena_destroy(a);
+        return SIM_EINPUT;
+    }
+    physics_doc pd;
+    memset(&pd, 0, sizeof pd);
+    cfg_walker w;
+    cfg_walker_init(&w, doc, a, d, NULL);
+    cfg_walk_root(&w, doc_fields, &pd);
+    cfg_walker_fini(&w);
+    if (diag_error_count(d) == before) {
+        check_doc(&pd, name, d);
+    }
+    if (diag_error_count(d) == before) {
+        out->roofline_p = pd.roofline_p.value;
+        out->bw_stream_eff = pd.bw_stream_eff.value;
+        out->bw_drive_sm_frac = pd.bw_drive_sm_frac.value;
+        out->mig_sm_eff = pd.mig_sm_eff.value;
+        out->power_alpha = pd.power_alpha.value;
+        out->power_idle_frac = pd.power_idle_frac.value;
+        out->clock_min_frac = pd.clock_min_frac.value;
+        out->mps_bw_contention = pd.mps_bw_contention.value;
+        out->param_rel_sd = pd.param_rel_sd.value;
+        for (int c = 0; c < WL_CLASS_COUNT; c++) {
+            out->power_sm_w[c] = pd.power_sm_w.c[c].value;
+        }
+        out->n_ts = (int)pd.n_ts;
+        for (size_t i = 0; i < pd.n_ts; i++) {
+            phys_ts_class *t = &out->ts[i];
+            snprintf(t->name, sizeof t->name, "%s", pd.ts[i].name);
+            t->eta[0] = t->eta[1] = 1.0;
+            for (int k = 2; k <= PHYS_MAX_K; k++) {
+                size_t j = (size_t)(k - 2) < pd.ts[i].n_eta ? (size_t)(k - 2) : pd.ts[i].n_eta - 1;
+                t->eta[k] = pd.ts[i].eta[j];
+            }
+        }
+    }
+    yamlx_destroy(doc);
+    arena_destroy(a);
+    return diag_error_count(d) == before ? 0 : SIM_EINPUT;
+}
+
+int physics_load_file(const char *path, diag *d, phys_params *out)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        return SIM_ENOENT;
+    }
+    char *buf = NULL;
+    size_t len = 0, cap = 0;
+    for (;;) {
+        if (len + 4096 > cap) {
+            cap = cap ? cap * 2 : 8192;
+            buf = xrealloc(buf, cap, "physics file");
+        }
+        size_t got = fread(buf + len, 1, cap - len, f);
+        len += got;
+        if (got == 0) {
+            break;
+        }
+    }
+    int err = ferror(f);
+    fclose(f);
+    if (err) {
+        free(buf);
+        return SIM_EIO;
+    }
+    int rc = physics_load_buffer(path, buf, len, d, out);
+    free(buf);
+    return rc;
+}
+
+int physics_load_default(diag *d, phys_params *out)
+{
+    const unsigned char *data;
+    size_t len;
+    if (!embedded_get("model/physics.yaml", &data, &len)) {
+        diag_error(d, (src_loc){"model/physics.yaml", 0, 0}, "", "not embedded in this build");
+        return SIM_EINPUT;
+    }
+    return physics_load_buffer("model/physics.yaml", data, len, d, out);
+}

@@ -1,0 +1,34 @@
+/* experiments/physics_load.h - load the model's loss factors (model/physics.yaml) into phys_params.
+ *
+ * Schema (every scalar entry is a mapping {value, src, note?}; src must be non-empty, because
+ * every number of the physics names its source):
+ *   version: 1
+ *   roofline_p, bw_stream_eff, bw_drive_sm_frac, mig_sm_eff, power_alpha, power_idle_frac,
+ *   clock_min_frac, mps_bw_contention, param_rel_sd: {value: X, src: "...", note: "..."}
+ *   power_sm_w: {fp32: {...}, fp64: {...}, fp16: {...}, tensor: {...}}
+ *   timeslice: [{name: long, eta: [η(2), η(3), ...], src: "...", note: "..."}]  (1..7 values;
+ *              k beyond the list uses the last value)
+ * Errors go through diag with the fixed message shape.
+ */
+#ifndef SIMPROJ_EXPERIMENTS_PHYSICS_LOAD_H
+#define SIMPROJ_EXPERIMENTS_PHYSICS_LOAD_H
+
+#include <stddef.h>
+
+#include "model/speed.h"
+#include "sim/diag.h"
+
+/* Parse `len` bytes of physics YAML named `name` into *out. Returns 0, or SIM_EINPUT after
+ * reporting every problem to d. */
+int physics_load_buffer(const char *name, const void *buf, size_t len, diag *d,
+                        phys_params *out);
+
+/* Load a physics file from disk. Returns 0, SIM_EINPUT (reported to d) or SIM_ENOENT/SIM_EIO
+ * (errno holds the cause; nothing reported). */
+int physics_load_file(const char *path, diag *d, phys_params *out);
+
+/* Load the embedded model/physics.yaml. Returns 0, or SIM_EINPUT (reported to d) when the
+ * embedded file is broken (a build bug caught by the tests). */
+int physics_load_default(diag *d, phys_params *out);
+
+#endif

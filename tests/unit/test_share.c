@@ -1,0 +1,113 @@
+/* Unit tests for model/share.h: exact time-slicing solutions against each other and against a
+ * birth-death chain, the per-iteration round-robin simulation against the fluid mode, MPS. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "model/share.h"
+
+/* Machine-repairman birth-death chain: state n = jobs at the GPU; up rate (k-n)/H, down rate
+ * eta(n)/G. Independent check of the MVA. Returns the throughput of one job. */
+static double birth_death(int k, double h, double g, const double *eta)
+{
+    double p[SHARE_MAX_JOBS + 1];
+    p[0] = 1;
+    double z = 1;
+    for (int n = 1; n <= k; n++) {
+        double down = (n == 1 ? 1.0 : eta[n]) / g;
+        p[n] = p[n - 1] * ((k - n + 1) / h) / down;
+        z += p[n];
+    }
+    double x = 0;
+    for (int n = 1; n <= k; n++) {
+        x += p[n] / z * (n == 1 ? 1.0 : eta[n]) / g;
+    }
+    return x / k;
+}
+
+static void eta_table(double *eta, double e)
+{
+    for (int n = 0; n <= SHARE_MAX_JOBS; n++) {
+        eta[n] = n < 2 ? 1.0 : e;
+    }
+}
+
+Test(share, mva_matches_birth_death_and_product_form)
+{
+    double eta[SHARE_MAX_JOBS + 1];
+    eta_table(eta, 0.725);
+    const double ratios[] = {0.05, 0.3, 1, 3};
+    for (int k = 1; k <= 8; k++) {
+        for (size_t i = 0; i < sizeof ratios / sizeof ratios[0]; i++) {
+            double h = ratios[i], g = 1.0;
+            double x_mva = share_ts_mva(k, h, g, eta, NULL);
+            double x_bd = birth_death(k, h, g, eta);
+            share_ts_class cls = {k, h, g};
+            double x_pf;
+            cr_assert_eq(share_ts_solve(1, &cls, eta, &x_pf, NULL), 0);
+            cr_assert_float_eq(x_mva, x_bd, 1e-10 * x_bd, "k=%d h=%g", k, h);
+            cr_assert_float_eq(x_pf, x_bd, 1e-10 * x_bd, "k=%d h=%g", k, h);
+        }
+    }
+}
+
+Test(share, saturated_gpu_gives_eta_over_k)
+{
+    double eta[SHARE_MAX_JOBS + 1];
+    eta_table(eta, 0.725);
+    /* no host phase: the GPU always has k contexts */
+    for (int k = 2; k <= 8; k++) {
+        cr_assert_float_eq(share_ts_mva(k, 0, 2.0, eta, NULL), 0.725 / (2.0 * k), 1e-12);
+    }
+    cr_assert_float_eq(share_ts_mva(1, 0.5, 2.0, eta, NULL), 1 / 2.5, 1e-12);
+}
+
+Test(share, mixed_classes_split_by_product_form)
+{
+    double eta[SHARE_MAX_JOBS + 1];
+    eta_table(eta, 1.0);
+    /* two GPU-only jobs with different G under ideal PS: each completes eta/(n) of capacity */
+    share_ts_class cls[2] = {{1, 0, 1.0}, {1, 0, 3.0}};
+    double x[2];
+    cr_assert_eq(share_ts_solve(2, cls, eta, x, NULL), 0);
+    cr_assert_float_eq(x[0], 0.5 / 1.0, 1e-12);
+    cr_assert_float_eq(x[1], 0.5 / 3.0, 1e-12);
+}
+
+/* The agreement test of DESIGN.md §2: the per-iteration round-robin simulation against the fluid
+ * (MVA) mode, over H/G in {0.02, 0.1, 0.3, 1, 3} and k = 1..8, with η = 0.725 and random phases
+ * (CV 1). Prints every figure; each must agree within 2 %. */
+Test(share, round_robin_simulation_agrees_with_mva, .timeout = 120)
+{
+    double eta[SHARE_MAX_JOBS + 1];
+    eta_table(eta, 0.725);
+    const double ratios[] = {0.02, 0.1, 0.3, 1, 3};
+    double worst = 0;
+    for (int k = 1; k <= 8; k++) {
+        for (size_t i = 0; i < sizeof ratios / sizeof ratios[0]; i++) {
+            double g = 1.0, h = ratios[i] * g;
+            share_rr_cfg c = {.k = k, .host_s = h, .gpu_s = g, .eta = eta, .quantum_s = 0.1,
+                              .phase_cv = 1.0, .n_iters = 100000, .seed = 1234u + (unsigned)k};
+            double x_sim, busy;
+            cr_assert_eq(share_rr_simulate(&c, &x_sim, &busy), 0);
+            double x_mva = share_ts_mva(k, h, g, eta, NULL);
+            double err = fabs(x_sim / x_mva - 1);
+            worst = fmax(worst, err);
+            printf("share-agreement k=%d H/G=%g mva=%.5f rr=%.5f diff=%.2f%%\n", k, ratios[i],
+                   x_mva, x_sim, 100 * (x_sim / x_mva - 1));
+            cr_expect_lt(err, 0.02, "k=%d H/G=%g: mva %g rr %g", k, ratios[i], x_mva, x_sim);
+        }
+    }
+    printf("share-agreement worst=%.2f%%\n", 100 * worst);
+}
+
+Test(share, rr_rejects_bad_config)
+{
+    double eta[SHARE_MAX_JOBS + 1];
+    eta_table(eta, 0.9);
+    share_rr_cfg c = {.k = 0, .host_s = 1, .gpu_s = 1, .eta = eta, .quantum_s = 0.1,
+                      .n_iters = 100};
+    double x;
+    cr_assert_eq(share_rr_simulate(&c, &x, NULL), -2);
+}

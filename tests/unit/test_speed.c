@@ -1,0 +1,159 @@
+/* Unit tests for model/speed.h, model/power.h and experiments/physics_load.h.
+ * The GPU here is synthetic (a made-up "TEST-GPU"), so the formulas are checked on round numbers;
+ * the published tables are checked by tests/unit/test_validate.c. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <string.h>
+
+#include "experiments/physics_load.h"
+#include "tests/unit/phys_fixture.h"
+#include "model/power.h"
+#include "model/speed.h"
+#include "sim/diag.h"
+
+Test(physics, default_file_loads_with_sources)
+{
+    diag *d = diag_create();
+    phys_params m;
+    cr_assert_eq(physics_load_default(d, &m), 0);
+    cr_assert_eq(diag_error_count(d), 0);
+    cr_assert_geq(m.n_ts, 1);
+    cr_assert(m.roofline_p >= 1);
+    cr_assert(m.ts[0].eta[2] > 0 && m.ts[0].eta[2] <= 1);
+    cr_assert_eq(phys_ts_class_index(&m, m.ts[0].name), 0);
+    diag_destroy(d);
+}
+
+Test(physics, bad_file_gives_exact_message)
+{
+    static const char bad[] = "version: 1\nroofline_p: {value: 0.5, src: x}\n";
+    diag *d = diag_create();
+    phys_params m;
+    cr_assert_eq(physics_load_buffer("p.yaml", bad, sizeof bad - 1, d, &m), -2);
+    cr_assert_geq(diag_error_count(d), 1);
+    cr_assert_str_eq(diag_message(d, 0),
+                     "p.yaml:2:21: error: roofline_p.value: out of range; expected a number from 1 "
+                     "to 64, got '0.5'");
+    diag_destroy(d);
+}
+
+Test(speed, compute_only_is_host_plus_work_over_sms)
+{
+    gpu_type g = fixture_gpu();
+    phys_params m = fixture_params();
+    wl_profile p = {.name = "c", .host_s_fixed = 1.0};
+    p.compute_sm_s_fixed[WL_CLASS_FP32] = 200.0;
+    partition_cfg c;
+    partition_cfg_init(&c, &g);
+    speed_result r;
+    speed_unit_time(&p, 1, &c, &m, &r);
+    cr_assert_eq(r.outcome, SPEED_OK);
+    cr_assert_float_eq(r.unit_time_s, 1.0 + 200.0 / 100, 1e-12);
+    c.mig = &g.profiles[0];
+    speed_unit_time(&p, 1, &c, &m, &r);
+    cr_assert_float_eq(r.unit_time_s, 1.0 + 200.0 / 14, 1e-12);
+    cr_assert_float_eq(r.throughput, 1.0 / r.unit_time_s, 1e-12);
+}
+
+Test(speed, parallelism_caps_sms_and_scales_with_batch)
+{
+    gpu_type g = fixture_gpu();
+    phys_params m = fixture_params();
+    wl_profile p = {.name = "b", .unit_is_sample = true, .max_sms_per_sample = 10};
+    p.compute_sm_s_per_sample[WL_CLASS_TENSOR] = 1.0;
+    partition_cfg c;
+    partition_cfg_init(&c, &g);
+    speed_result r;
+    speed_unit_time(&p, 4, &c, &m, &r); /* P = 40 SMs < 100 */
+    cr_assert_float_eq(r.sms_used, 40, 1e-12);
+    cr_assert_float_eq(r.unit_time_s, (4.0 / 40) / 4, 1e-12);
+    speed_unit_time(&p, 20, &c, &m, &r); /* P = 200 > 100 */
+    cr_assert_float_eq(r.sms_used, 100, 1e-12);
+    cr_assert_float_eq(r.unit_time_s, (20.0 / 100) / 20, 1e-12);
+}
+
+Test(speed, roofline_sum_and_max)
+{
+    cr_assert_float_eq(speed_roofline(2, 3, 1), 5, 1e-12);
+    cr_assert_float_eq(speed_roofline(2, 3, 64), 3, 1e-12);
+    cr_assert_float_eq(speed_roofline(3, 4, 2), 5, 1e-12);
+    cr_assert_float_eq(speed_roofline(0, 4, 2), 4, 1e-12);
+}
+
+Test(speed, bandwidth_follows_slices_and_drive_curve)
+{
+    gpu_type g = fixture_gpu();
+    phys_params m = fixture_params();
+    cr_assert_float_eq(speed_bandwidth(&g, 100, 8, 8, &m), 1e12, 1);
+    cr_assert_float_eq(speed_bandwidth(&g, 14, 1, 8, &m), 1e12 / 8, 1);
+    m.bw_drive_sm_frac = 0.5; /* s0 = 50 SMs */
+    double full = speed_bandwidth(&g, 100, 8, 8, &m);
+    cr_assert_float_eq(full, 1e12, 1);
+    double few = speed_bandwidth(&g, 10, 8, 8, &m);
+    cr_assert_float_eq(few, 1e12 * (1 - exp(-0.2)) / (1 - exp(-2.0)), 1);
+}
+
+Test(speed, oom_and_invalid_are_reported)
+{
+    gpu_type g = fixture_gpu();
+    phys_params m = fixture_params();
+    wl_profile p = {.name = "m", .mem_footprint_bytes_fixed = 6.0 * (1ull << 30)};
+    p.compute_sm_s_fixed[WL_CLASS_FP32] = 1;
+    partition_cfg c;
+    partition_cfg_init(&c, &g);
+    speed_result r;
+    c.mig = &g.profiles[0];
+    speed_unit_time(&p, 1, &c, &m, &r);
+    cr_assert_eq(r.outcome, SPEED_OOM);
+    cr_assert_str_eq(speed_outcome_name(r.outcome), "oom");
+    c.mig = NULL;
+    c.sharing = SHARE_TIMESLICE;
+    c.peers = 7; /* 7 x 6 GiB > 40 GiB: co-runners share one memory */
+    speed_unit_time(&p, 1, &c, &m, &r);
+    cr_assert_eq(r.outcome, SPEED_OOM);
+    c.peers = 6;
+    speed_unit_time(&p, 1, &c, &m, &r);
+    cr_assert_eq(r.outcome, SPEED_OK);
+    c.peers = 0;
+    speed_unit_time(&p, 1, &c, &m, &r);
+    cr_assert_eq(r.outcome, SPEED_INVALID);
+    cr_assert_neq(r.reason[0], '\0');
+}
+
+Test(power, cap_lowers_clock_as_alpha_says)
+{
+    gpu_type g = fixture_gpu();
+    g.tdp_w = 200;
+    phys_params m = fixture_params();
+    m.power_sm_w[WL_CLASS_TENSOR] = 4; /* 100 SMs demand 400 W at f = 1 */
+    m.power_sm_w[WL_CLASS_FP32] = 1;
+    double busy[WL_CLASS_COUNT] = {0};
+    busy[WL_CLASS_TENSOR] = 100;
+    cr_assert_float_eq(power_clock_factor(&g, &m, busy), pow(0.5, 1.0 / 3), 1e-12);
+    busy[WL_CLASS_TENSOR] = 40; /* 160 W: under the cap */
+    cr_assert_float_eq(power_clock_factor(&g, &m, busy), 1.0, 1e-12);
+    busy[WL_CLASS_TENSOR] = 0;
+    busy[WL_CLASS_FP32] = 100; /* CUDA-core work draws less */
+    cr_assert_float_eq(power_clock_factor(&g, &m, busy), 1.0, 1e-12);
+}
+
+Test(power, busy_mig_instances_share_the_budget)
+{
+    gpu_type g = fixture_gpu();
+    g.tdp_w = 200;
+    phys_params m = fixture_params();
+    m.power_sm_w[WL_CLASS_TENSOR] = 4;
+    wl_profile p = {.name = "t"};
+    p.compute_sm_s_fixed[WL_CLASS_TENSOR] = 14;
+    partition_cfg c;
+    partition_cfg_init(&c, &g);
+    c.mig = &g.profiles[0];
+    speed_result alone, seven;
+    speed_unit_time(&p, 1, &c, &m, &alone);
+    c.mig_busy = 7;
+    speed_unit_time(&p, 1, &c, &m, &seven);
+    cr_assert_float_eq(alone.clock_factor, 1.0, 1e-12);
+    /* 7 x 14 = 98 SMs x 4 W = 392 W against 200 W */
+    cr_assert_float_eq(seven.clock_factor, pow(200.0 / 392.0, 1.0 / 3), 1e-12);
+    cr_assert_float_eq(seven.unit_time_s, 1.0 / seven.clock_factor, 1e-12);
+}
