@@ -548,3 +548,21 @@ void mig_layout_sort(mig_layout *l)
         l->inst[j] = x;
     }
 }
+
+const char *mig_layout_format(const gpu_type *g, const mig_layout *l, char *buf, size_t n)
+{
+    size_t used = 0;
+    if (n == 0) {
+        return buf;
+    }
+    snprintf(buf, n, "%s", l->n ? "" : "(none)");
+    for (int i = 0; i < l->n && used + 1 < n; i++) {
+        int k = snprintf(buf + used, n - used, "%s%s@%d", i ? " + " : "",
+                         g->profiles[l->inst[i].profile].name, l->inst[i].start);
+        if (k < 0) {
+            break;
+        }
+        used += (size_t)k;
+    }
+    return buf;
+}

@@ -130,6 +130,10 @@ extern const char *const mig_rule_ids[];
  * Returns false unless the whole text is one of these with a branch in 1..9999. */
 bool mig_parse_driver(const char *s, int *branch);
 
+/* Write a layout as "4g.20gb@0 + 2g.10gb@4 + 1g.5gb@6" (in the layout's order; "(none)" when
+ * empty) into buf, always NUL-terminated, truncated to n. Returns buf. */
+const char *mig_layout_format(const gpu_type *g, const mig_layout *l, char *buf, size_t n);
+
 /* Sort a layout's instances by ascending start (stable for equal starts). */
 void mig_layout_sort(mig_layout *l);
 
