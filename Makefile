@@ -108,7 +108,8 @@ FUZZ_SECONDS ?= 60
 FUZZ_SRC     := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_BIN     := $(FUZZ_SRC:tests/fuzz/%.c=build/fuzz/%)
 FUZZ_CFLAGS  := -std=c11 -D_POSIX_C_SOURCE=200809L -g -O1 -I. $(PKG_CFLAGS) \
-                -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+                -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+                -DSIM_BUILD_FLAVOUR='"fuzz"' -DSIM_GIT_REV='"$(GIT_REV)"' -DSIM_OPT_FLAGS='"-g -O1"'
 build/fuzz/%: tests/fuzz/%.c $(LIB_SRC)
 	@mkdir -p build/fuzz
 	@echo "  FUZZ    $@"
