@@ -7,8 +7,10 @@
 #include <string.h>
 
 #include "experiments/catalog_load.h"
+#include "experiments/physics_load.h"
 #include "experiments/scenario.h"
 #include "model/cluster.h"
+#include "model/jobrate.h"
 #include "model/policy/policy.h"
 #include "model/world.h"
 #include "sim/arena.h"
@@ -25,6 +27,8 @@ typedef struct run_ctx {
     diag *d;
     scenario_spec *spec;
     gpu_catalog cat;
+    phys_params phys;
+    jobrate_ctx rate;
     cluster_cfg cc;
     param_set params;
     const policy_ops *pol;
@@ -160,7 +164,8 @@ int run_scenario(const run_opts *o)
         run_fini(&r);
         return rc;
     }
-    if (rc == 0 && catalog_load_default(r.a, &r.cat, r.d) != 0) {
+    if (rc == 0 && (catalog_load_default(r.a, &r.cat, r.d) != 0 ||
+                    physics_load_default(r.d, &r.phys) != 0)) {
         rc = SIM_EINPUT;
     }
     synth_class *cls = NULL;
@@ -179,8 +184,9 @@ int run_scenario(const run_opts *o)
         job_table *jobs = job_table_create();
         rng_root root = rng_root_make(r.spec->seed);
         synth_generate(cls, r.spec->workload.n_jobs, &root, r.spec->horizon_ns, jobs);
+        r.rate = (jobrate_ctx){.phys = &r.phys, .ts_class = 0};
         world_cfg wc = {.cluster = &r.cc, .policy = r.pol, .params = &r.params,
-                        .until = r.spec->horizon_ns};
+                        .rate = jobrate_rate, .rate_ctx = &r.rate, .until = r.spec->horizon_ns};
         rc = world_create(&wc, jobs, r.d, r.spec->cluster.at, &r.w);
     }
     if (rc != 0 || diag_error_count(r.d) > 0) {

@@ -293,11 +293,28 @@ Test(run, a_request_no_node_can_hold_is_an_input_error)
     rewind(err);
     char line[512] = "";
     cr_assert_not_null(fgets(line, sizeof line, err));
-    cr_assert_str_eq(line, "experiments/default.yaml:44:16: error: workload.jobs[0].request: no "
-                           "node can hold it; expected at most the units one node advertises "
-                           "(nvidia.com/gpu x4, nvidia.com/mig-1g.5gb x8, nvidia.com/mig-2g.10gb "
-                           "x4, nvidia.com/mig-3g.20gb x4, nvidia.com/gpu.shared x16), got 5 x "
-                           "'nvidia.com/gpu'\n");
+    /* the position is that of jobs[0]'s request mapping in the scenario file */
+    size_t n = 0;
+    char *text = slurp(DEFAULT_SCENARIO, &n);
+    char *at = strstr(text, "request: {nvidia.com/gpu: 4}");
+    cr_assert_not_null(at);
+    int lineno = 1;
+    for (char *p = text; p < at; p++) {
+        lineno += *p == '\n';
+    }
+    char *bol = at;
+    while (bol > text && bol[-1] != '\n') {
+        bol--;
+    }
+    char want[512];
+    snprintf(want, sizeof want,
+             "experiments/default.yaml:%d:%d: error: workload.jobs[0].request: no node can hold "
+             "it; expected at most the units one node advertises (nvidia.com/gpu x4, "
+             "nvidia.com/mig-1g.5gb x8, nvidia.com/mig-2g.10gb x4, nvidia.com/mig-3g.20gb x4, "
+             "nvidia.com/gpu.shared x16), got 5 x 'nvidia.com/gpu'\n",
+             lineno, (int)(at - bol) + (int)strlen("request: ") + 1);
+    free(text);
+    cr_assert_str_eq(line, want);
     fclose(err);
     rmdir(a);
     free(a);

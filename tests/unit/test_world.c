@@ -5,6 +5,8 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
+#include "experiments/physics_load.h"
+#include "model/jobrate.h"
 #include "model/world.h"
 #include "sim/diag.h"
 #include "sim/err.h"
@@ -197,4 +199,32 @@ Test(world, a_bad_cluster_is_reported_through_diag)
                  SIM_EINPUT);
     cr_assert_str_eq(diag_message(d, 0), "s.yaml:3:1: error: cluster: the cluster has no nodes");
     diag_destroy(d);
+}
+
+/* The physics rate function: time-sliced co-runners each get eta(k)/k (eta from physics.yaml). */
+Test(world, time_sliced_co_runners_share_the_gpu_with_eta)
+{
+    phys_params m;
+    diag *d = diag_create();
+    cr_assert_eq(physics_load_default(d, &m), 0);
+    diag_destroy(d);
+    env e;
+    env_init(&e, 1, false);
+    cluster_share_rule rule = {.resource = "nvidia.com/gpu", .replicas = 4};
+    e.gpus[0].sharing = CLUSTER_SHARE_TIMESLICE;
+    e.gpus[0].n_rules = 1;
+    e.gpus[0].rules = &rule;
+    jobrate_ctx rc = {.phys = &m, .ts_class = 0};
+    e.wc.rate = jobrate_rate;
+    e.wc.rate_ctx = &rc;
+    job_table *t = job_table_create();
+    add(t, 0, "nvidia.com/gpu", 1, 1, 100, 0);
+    add(t, 50, "nvidia.com/gpu", 1, 1, 100, 0);
+    world *w = run(&e, t);
+    double r2 = phys_eta(&m, 0, 2) / 2;
+    cr_assert(r2 > 0 && r2 < 1);
+    double t1 = 50 + 50 / r2; /* job 0: 50 s alone, 50 s of work at eta(2)/2 */
+    cr_assert_float_eq(end_s(w, 0), t1, 1e-6);
+    cr_assert_float_eq(end_s(w, 1), t1 + 50, 1e-6); /* job 1 did 50 s of work meanwhile */
+    world_destroy(w);
 }
