@@ -338,8 +338,8 @@ Test(run, all_balanced_a100_40gb_advertises_what_mig_parted_lists)
     /* node groups: whole x2, mig x2, shared x1, 4 GPUs each */
     cr_assert_eq(cluster_n_nodes(c), 5);
     cr_assert_str_eq(cluster_node_name(c, 2), "mig-0");
-    /* experiments/mig/default-pool.yaml all-balanced for A100-40GB: 1g.5gb x2, 2g.10gb x1,
-     * 3g.20gb x1 per GPU, four GPUs per node */
+    /* all-balanced for A100-40GB in experiments/mig/config-default.yaml (after mig-parted's
+     * own file): 1g.5gb x2, 2g.10gb x1, 3g.20gb x1 per GPU, four GPUs per node */
     const char *names[] = {"nvidia.com/mig-1g.5gb", "nvidia.com/mig-2g.10gb",
                            "nvidia.com/mig-3g.20gb", "nvidia.com/gpu", "nvidia.com/gpu.shared"};
     uint32_t per_node_mig0[] = {8, 4, 4, 0, 0};
