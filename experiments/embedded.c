@@ -13,6 +13,7 @@
 
 EMBED(emb_gpus, "model/gpus.yaml")
 EMBED(emb_physics, "model/physics.yaml")
+EMBED(emb_priors, "workloads/priors.yaml")
 
 typedef struct embedded_file {
     const char *path;
@@ -24,6 +25,7 @@ typedef struct embedded_file {
 static const embedded_file files[] = {
     ENTRY(emb_gpus, "model/gpus.yaml"),
     ENTRY(emb_physics, "model/physics.yaml"),
+    ENTRY(emb_priors, "workloads/priors.yaml"),
 };
 
 bool embedded_get(const char *path, const unsigned char **data, size_t *len)

@@ -1,0 +1,737 @@
+/* experiments/obs.c - loaders of observations.yaml, queries.yaml, profile.yaml and priors.yaml,
+ * and the profile.yaml writer (see obs.h). */
+#include "experiments/obs.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "experiments/cfg.h"
+#include "experiments/yamlx.h"
+#include "sim/err.h"
+#include "sim/xalloc.h"
+
+/* ---- shared schema of `config:` (DESIGN.md §8) ------------------------------------------------ */
+
+static const char *const sharing_names[] = {"exclusive", "timeslice", "mps", NULL};
+static const char *const outcome_names[] = {"ok", "oom", NULL};
+static const char *const work_class_names[] = {"fp32", "fp64", "fp16", "tensor", NULL};
+static const char *const src_names[] = {"fit", "prior", "fixed", NULL};
+
+/* peers and mig_busy carry no bounds here: a query with `peers: 0` is answered `invalid` by
+ * predict, and observations check them after the walk. */
+static const cfg_field config_fields[] = {
+    CFG_SELF(obs_config, at),
+    {"partition", CFG_STRING, .required = true, .off = offsetof(obs_config, partition),
+     .expect = "full or a MIG profile name like 1g.5gb", CFG_LOC(obs_config, partition_at)},
+    {"sharing", CFG_ENUM, .names = sharing_names, .off = offsetof(obs_config, sharing),
+     CFG_LOC(obs_config, sharing_at)},
+    {"peers", CFG_I64, .dflt = "1", .off = offsetof(obs_config, peers),
+     CFG_LOC(obs_config, peers_at)},
+    {"with", CFG_SEQ, .elem = CFG_STRING, CFG_MIN(1), CFG_MAX(PART_MAX_WITH),
+     .off = offsetof(obs_config, with), .count_off = offsetof(obs_config, n_with),
+     CFG_LOC(obs_config, with_at)},
+    {"mps_percent", CFG_DOUBLE, CFG_MIN(1), CFG_MAX(100), .off = offsetof(obs_config, mps_percent),
+     CFG_LOC(obs_config, mps_percent_at)},
+    {"mig_busy", CFG_I64, .off = offsetof(obs_config, mig_busy), CFG_LOC(obs_config, mig_busy_at)},
+    {"workers", CFG_I64, CFG_MIN(1), .off = offsetof(obs_config, workers),
+     CFG_LOC(obs_config, workers_at)},
+    {"per_gpu", CFG_I64, CFG_MIN(1), .off = offsetof(obs_config, per_gpu),
+     CFG_LOC(obs_config, per_gpu_at)},
+    {"topology", CFG_SEQ, .elem = CFG_I64, CFG_MIN(1), .off = offsetof(obs_config, topology),
+     .count_off = offsetof(obs_config, n_topology), CFG_LOC(obs_config, topology_at)},
+    {"nodes", CFG_I64, CFG_MIN(1), .off = offsetof(obs_config, nodes),
+     CFG_LOC(obs_config, nodes_at)},
+    {"gpus_per_node", CFG_I64, CFG_MIN(1), .off = offsetof(obs_config, gpus_per_node),
+     CFG_LOC(obs_config, gpus_per_node_at)},
+    {"interconnect", CFG_STRING, .off = offsetof(obs_config, interconnect),
+     CFG_LOC(obs_config, interconnect_at)},
+    {0},
+};
+
+/* ---- observations.yaml --------------------------------------------------------------------- */
+
+static const cfg_field obs_entry_fields[] = {
+    CFG_SELF(obs_entry, at),
+    {"config", CFG_MAP, .required = true, .sub = config_fields, .off = offsetof(obs_entry, config)},
+    {"batch", CFG_U32, CFG_MIN(1), .dflt = "1", .off = offsetof(obs_entry, batch)},
+    {"work", CFG_DOUBLE, .off = offsetof(obs_entry, work), CFG_LOC(obs_entry, work_at)},
+    {"time_s", CFG_DOUBLE, .off = offsetof(obs_entry, time_s), CFG_LOC(obs_entry, time_s_at)},
+    {"throughput", CFG_DOUBLE, .off = offsetof(obs_entry, throughput),
+     CFG_LOC(obs_entry, throughput_at)},
+    {"gpu_util", CFG_DOUBLE, CFG_MIN(0), CFG_MAX(1), .off = offsetof(obs_entry, gpu_util),
+     CFG_LOC(obs_entry, gpu_util_at)},
+    {"outcome", CFG_ENUM, .names = outcome_names, .off = offsetof(obs_entry, outcome),
+     CFG_LOC(obs_entry, outcome_at)},
+    {0},
+};
+
+static const cfg_field obs_file_fields[] = {
+    {"workload", CFG_STRING, .required = true, .off = offsetof(obs_file, workload)},
+    {"gpu", CFG_STRING, .required = true, .off = offsetof(obs_file, gpu_name),
+     .expect = "a GPU name of the catalog like A100-SXM4-40GB", CFG_LOC(obs_file, gpu_at)},
+    {"unit", CFG_STRING, .dflt = "sample", .off = offsetof(obs_file, unit)},
+    {"observations", CFG_SEQ, .required = true, CFG_MIN(1),
+     CFG_SEQ_OF(obs_file, obs, n, obs_entry, obs_entry_fields)},
+    {0},
+};
+
+/* ---- queries.yaml -------------------------------------------------------------------------- */
+
+static const cfg_field query_fields[] = {
+    CFG_SELF(obs_query, at),
+    {"config", CFG_MAP, .required = true, .sub = config_fields, .off = offsetof(obs_query, config)},
+    {"batch", CFG_U32, CFG_MIN(1), .dflt = "1", .off = offsetof(obs_query, batch)},
+    {"work", CFG_DOUBLE, .dflt = "1", .off = offsetof(obs_query, work), CFG_LOC(obs_query, work_at)},
+    {0},
+};
+
+static const cfg_field queries_fields[] = {
+    {"gpu", CFG_STRING, .required = true, .off = offsetof(obs_queries, gpu_name),
+     .expect = "a GPU name of the catalog like A100-SXM4-40GB", CFG_LOC(obs_queries, gpu_at)},
+    {"queries", CFG_SEQ, .required = true, CFG_MIN(1),
+     CFG_SEQ_OF(obs_queries, q, n, obs_query, query_fields)},
+    {0},
+};
+
+/* ---- profile.yaml -------------------------------------------------------------------------- */
+
+/* One entry of `params:`. */
+typedef struct param_doc {
+    src_loc at;
+    double value, sd, lo, hi;
+    int from;
+    src_loc lo_at, hi_at;
+} param_doc;
+
+static const cfg_field param_fields[] = {
+    CFG_SELF(param_doc, at),
+    {"value", CFG_DOUBLE, .required = true, CFG_MIN(0), .off = offsetof(param_doc, value)},
+    {"sd", CFG_DOUBLE, CFG_MIN(0), .off = offsetof(param_doc, sd)},
+    {"lo", CFG_DOUBLE, CFG_MIN(0), .off = offsetof(param_doc, lo), CFG_LOC(param_doc, lo_at)},
+    {"hi", CFG_DOUBLE, CFG_MIN(0), .off = offsetof(param_doc, hi), CFG_LOC(param_doc, hi_at)},
+    {"from", CFG_ENUM, .names = src_names, .dflt = "fit", .off = offsetof(param_doc, from)},
+    {0},
+};
+
+/* The parameter names in wl_param order (model/speed.h); checked against wl_param_name. */
+#define PROFILE_PARAMS(X)                                                                       \
+    X(host_s_fixed) X(host_s_per_sample) X(compute_sm_s_fixed) X(compute_sm_s_per_sample)        \
+    X(max_sms_fixed) X(max_sms_per_sample) X(mem_traffic_bytes_fixed)                            \
+    X(mem_traffic_bytes_per_sample) X(mem_footprint_bytes_fixed)                                 \
+    X(mem_footprint_bytes_per_sample)
+
+typedef struct params_doc {
+#define X(n) param_doc n;
+    PROFILE_PARAMS(X)
+#undef X
+} params_doc;
+
+static const cfg_field params_fields[] = {
+#define X(n) {#n, CFG_MAP, .sub = param_fields, .off = offsetof(params_doc, n)},
+    PROFILE_PARAMS(X)
+#undef X
+    {0},
+};
+
+/* One entry of `variants:`: any parameter may be given; absent ones keep the central value. */
+typedef struct variant_doc {
+#define X(n) double n;
+    PROFILE_PARAMS(X)
+#undef X
+#define X(n) src_loc n##_at;
+    PROFILE_PARAMS(X)
+#undef X
+} variant_doc;
+
+static const cfg_field variant_fields[] = {
+#define X(n) {#n, CFG_DOUBLE, CFG_MIN(0), .off = offsetof(variant_doc, n), CFG_LOC(variant_doc, n##_at)},
+    PROFILE_PARAMS(X)
+#undef X
+    {0},
+};
+
+typedef struct profile_doc {
+    int64_t schema_version;
+    const char *workload, *unit, *gpu, *prior_class, *fitted_on, *provenance, *ts_class;
+    src_loc ts_class_at;
+    int work_class;
+    uint32_t ref_batch;
+    params_doc params;
+    size_t n_variants;
+    variant_doc *variants;
+    src_loc variants_at;
+} profile_doc;
+
+static const cfg_field profile_fields[] = {
+    {"schema_version", CFG_I64, .required = true, CFG_MIN(1), CFG_MAX(1),
+     .off = offsetof(profile_doc, schema_version)},
+    {"workload", CFG_STRING, .required = true, .off = offsetof(profile_doc, workload)},
+    {"unit", CFG_STRING, .dflt = "sample", .off = offsetof(profile_doc, unit)},
+    {"gpu", CFG_STRING, .off = offsetof(profile_doc, gpu)},
+    {"class", CFG_STRING, .off = offsetof(profile_doc, prior_class)},
+    {"fitted_on", CFG_STRING, .off = offsetof(profile_doc, fitted_on)},
+    {"provenance", CFG_STRING, .off = offsetof(profile_doc, provenance)},
+    {"work_class", CFG_ENUM, .names = work_class_names, .dflt = "fp32",
+     .off = offsetof(profile_doc, work_class)},
+    {"ts_class", CFG_STRING, .off = offsetof(profile_doc, ts_class),
+     CFG_LOC(profile_doc, ts_class_at)},
+    {"ref_batch", CFG_U32, CFG_MIN(1), .dflt = "1", .off = offsetof(profile_doc, ref_batch)},
+    {"params", CFG_MAP, .required = true, .sub = params_fields, .off = offsetof(profile_doc, params)},
+    {"variants", CFG_SEQ, CFG_MAX(OBS_MAX_VARIANTS),
+     CFG_SEQ_OF(profile_doc, variants, n_variants, variant_doc, variant_fields),
+     CFG_LOC(profile_doc, variants_at)},
+    {0},
+};
+
+/* ---- priors.yaml --------------------------------------------------------------------------- */
+
+static const cfg_field prior_value_fields[] = {
+    CFG_SELF(obs_prior_value, at),
+    {"mean", CFG_DOUBLE, .required = true, CFG_MIN(0), .off = offsetof(obs_prior_value, mean)},
+    {"rel_sd", CFG_DOUBLE, .required = true, CFG_MIN(0.01), CFG_MAX(10),
+     .off = offsetof(obs_prior_value, rel_sd)},
+    {"src", CFG_STRING, .required = true, .off = offsetof(obs_prior_value, src)},
+    {0},
+};
+
+static const cfg_field prior_class_fields[] = {
+    CFG_SELF(obs_prior_class, at),
+    {"name", CFG_STRING, .required = true, .off = offsetof(obs_prior_class, name)},
+    {"summary", CFG_STRING, .required = true, .off = offsetof(obs_prior_class, summary)},
+    {"work_class", CFG_ENUM, .required = true, .names = work_class_names,
+     .off = offsetof(obs_prior_class, work_class)},
+    {"ts_class", CFG_STRING, .required = true, .off = offsetof(obs_prior_class, ts_class)},
+    {"host_fraction", CFG_MAP, .required = true, .sub = prior_value_fields,
+     .off = offsetof(obs_prior_class, host_fraction)},
+    {"mem_fraction", CFG_MAP, .required = true, .sub = prior_value_fields,
+     .off = offsetof(obs_prior_class, mem_fraction)},
+    {"parallel_fraction", CFG_MAP, .required = true, .sub = prior_value_fields,
+     .off = offsetof(obs_prior_class, parallel_fraction)},
+    {"footprint_gib", CFG_MAP, .required = true, .sub = prior_value_fields,
+     .off = offsetof(obs_prior_class, footprint_gib)},
+    {"batch_share", CFG_MAP, .required = true, .sub = prior_value_fields,
+     .off = offsetof(obs_prior_class, batch_share)},
+    {0},
+};
+
+static const cfg_field priors_fields[] = {
+    {"schema_version", CFG_I64, .required = true, CFG_MIN(1), CFG_MAX(1),
+     .off = offsetof(obs_priors, schema_version)},
+    {"classes", CFG_SEQ, .required = true, CFG_MIN(1),
+     CFG_SEQ_OF(obs_priors, classes, n, obs_prior_class, prior_class_fields)},
+    {0},
+};
+
+/* ---- helpers ------------------------------------------------------------------------------- */
+
+const char *obs_param_src_name(obs_param_src s)
+{
+    return (unsigned)s < OBS_SRC_COUNT ? src_names[s] : "?";
+}
+
+bool obs_config_is_ddp(const obs_config *c)
+{
+    return c->workers_at.line || c->per_gpu_at.line || c->topology_at.line || c->nodes_at.line ||
+           c->gpus_per_node_at.line || c->interconnect_at.line;
+}
+
+bool obs_unit_counts_samples(const char *unit)
+{
+    static const char *const iter_units[] = {"iteration", "iterations", "iter", "iters", "step",
+                                             "steps", "batch", "batches", NULL};
+    for (size_t i = 0; iter_units[i]; i++) {
+        if (!strcmp(unit, iter_units[i])) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Parse the document (file or buffer) and walk its root with `table` into dst. Returns 0,
+ * SIM_EINPUT, or SIM_ENOENT/SIM_EIO. */
+static int walk_file(const char *path, const void *buf, size_t len, const cfg_field *table,
+                     void *dst, arena *a, diag *d, void *user)
+{
+    yamlx_doc *doc = NULL;
+    int rc = buf ? yamlx_load_buffer(path, buf, len, a, d, &doc)
+                 : yamlx_load_file(path, a, d, &doc);
+    if (rc != 0) {
+        return rc;
+    }
+    cfg_walker w;
+    cfg_walker_init(&w, doc, a, d, user);
+    bool ok = cfg_walk_root(&w, table, dst);
+    cfg_walker_fini(&w);
+    yamlx_destroy(doc);
+    return ok ? 0 : SIM_EINPUT;
+}
+
+/* Comma-separated partition names of g ("full, 1g.5gb, ..."), for messages. */
+static void partition_list(const gpu_type *g, char *buf, size_t n)
+{
+    size_t used = (size_t)snprintf(buf, n, "full");
+    for (int i = 0; i < g->n_profiles && used < n; i++) {
+        used += (size_t)snprintf(buf + used, n - used, ", %s", g->profiles[i].name);
+    }
+}
+
+/* Resolve the GPU name against the catalog, reporting an unknown one. */
+static const gpu_type *resolve_gpu(const gpu_catalog *cat, const char *name, src_loc at,
+                                   diag *d)
+{
+    const gpu_type *g = gpu_catalog_find(cat, name);
+    if (!g) {
+        char names[512];
+        size_t used = 0;
+        names[0] = '\0';
+        for (size_t i = 0; i < cat->n_gpus && used < sizeof names; i++) {
+            used += (size_t)snprintf(names + used, sizeof names - used, "%s%s", i ? ", " : "",
+                                     cat->gpus[i].name);
+        }
+        diag_error(d, at, "gpu", "unknown GPU; expected one of %s, got '%s'", names, name);
+    }
+    return g;
+}
+
+int obs_resolve_partition(const gpu_type *g, const char *name, const mig_profile **mig,
+                          char *why, size_t n)
+{
+    *mig = NULL;
+    if (!strcmp(name, "full")) {
+        return 0;
+    }
+    const mig_profile *p = gpu_find_profile(g, name);
+    if (!p) {
+        char list[512];
+        partition_list(g, list, sizeof list);
+        snprintf(why, n, "unknown partition for %s; expected one of %s, got '%s'", g->name, list,
+                 name);
+        return SIM_ENOTFOUND;
+    }
+    *mig = p;
+    return 0;
+}
+
+/* ---- observation checks -------------------------------------------------------------------- */
+
+static void field_path(char *buf, size_t n, size_t i, const char *rest)
+{
+    snprintf(buf, n, "observations[%zu].%s", i, rest);
+}
+
+static void check_observation(obs_file *f, size_t i, diag *d)
+{
+    obs_entry *e = &f->obs[i];
+    char path[128];
+    char why[768];
+    if (f->gpu && obs_resolve_partition(f->gpu, e->config.partition, &e->mig, why, sizeof why)) {
+        field_path(path, sizeof path, i, "config.partition");
+        diag_error(d, e->config.partition_at, path, "%s", why);
+    }
+    if (e->config.peers_at.line && e->config.peers < 1) {
+        field_path(path, sizeof path, i, "config.peers");
+        diag_error(d, e->config.peers_at, path,
+                   "out of range; expected an integer of at least 1, got '%lld'",
+                   (long long)e->config.peers);
+    }
+    if (e->config.mig_busy_at.line && e->config.mig_busy < 0) {
+        field_path(path, sizeof path, i, "config.mig_busy");
+        diag_error(d, e->config.mig_busy_at, path,
+                   "out of range; expected an integer of at least 0, got '%lld'",
+                   (long long)e->config.mig_busy);
+    }
+    const struct {
+        const char *key;
+        double v;
+        src_loc at;
+    } pos[] = {{"work", e->work, e->work_at},
+               {"time_s", e->time_s, e->time_s_at},
+               {"throughput", e->throughput, e->throughput_at}};
+    for (size_t k = 0; k < sizeof pos / sizeof pos[0]; k++) {
+        if (pos[k].at.line && !(pos[k].v > 0)) {
+            field_path(path, sizeof path, i, pos[k].key);
+            diag_error(d, pos[k].at, path, "not positive; expected a number > 0, got '%g'",
+                       pos[k].v);
+        }
+    }
+    bool has_work = e->work_at.line, has_time = e->time_s_at.line, has_tp = e->throughput_at.line;
+    if (!e->gpu_util_at.line) {
+        e->gpu_util = -1;
+    }
+    if (e->outcome == OBS_OUTCOME_OOM) {
+        if (has_time || has_tp) {
+            field_path(path, sizeof path, i, has_time ? "time_s" : "throughput");
+            diag_error(d, has_time ? e->time_s_at : e->throughput_at, path,
+                       "timing on an oom observation; expected no time_s or throughput with "
+                       "outcome: oom, got '%g'", has_time ? e->time_s : e->throughput);
+        }
+        return;
+    }
+    if (has_tp && (has_work || has_time)) {
+        field_path(path, sizeof path, i, has_time ? "time_s" : "work");
+        diag_error(d, has_time ? e->time_s_at : e->work_at, path,
+                   "both forms of timing; expected either throughput or time_s (with work), got "
+                   "'%g' beside throughput", has_time ? e->time_s : e->work);
+    } else if (!has_tp && !has_time) {
+        snprintf(path, sizeof path, "observations[%zu]", i);
+        diag_error(d, e->at, path,
+                   "no timing; expected throughput, or time_s (with work), or outcome: oom, got "
+                   "%s", has_work ? "work only" : "neither");
+    } else if (has_tp && e->throughput > 0) {
+        e->unit_time_s = 1.0 / e->throughput;
+    } else if (has_time && e->time_s > 0) {
+        /* time_s is the wall time of `work` units; without work, of one unit */
+        e->unit_time_s = e->time_s / (has_work ? e->work : 1.0);
+    }
+    if (has_work && !(e->work > 0)) {
+        e->unit_time_s = 0;
+    }
+}
+
+int obs_load_observations(const char *path, const void *buf, size_t len, const gpu_catalog *cat,
+                          arena *a, diag *d, obs_file **out)
+{
+    *out = NULL;
+    obs_file *f = arena_alloc(a, sizeof *f);
+    f->path = arena_strdup(a, path);
+    int rc = walk_file(path, buf, len, obs_file_fields, f, a, d, NULL);
+    if (rc != 0 && rc != SIM_EINPUT) {
+        return rc;
+    }
+    if (f->gpu_name) {
+        f->gpu = resolve_gpu(cat, f->gpu_name, f->gpu_at, d);
+    }
+    if (f->unit) {
+        f->unit_is_sample = obs_unit_counts_samples(f->unit);
+    }
+    /* Checks beyond the schema run on a clean walk only, so that a value the walk rejected
+     * (and left zero) is not reported a second time. */
+    for (size_t i = 0; rc == 0 && i < f->n; i++) {
+        check_observation(f, i, d);
+    }
+    if (rc != 0 || diag_error_count(d) > 0) {
+        return SIM_EINPUT;
+    }
+    *out = f;
+    return 0;
+}
+
+int obs_load_queries(const char *path, const void *buf, size_t len, const gpu_catalog *cat,
+                     arena *a, diag *d, obs_queries **out)
+{
+    *out = NULL;
+    obs_queries *q = arena_alloc(a, sizeof *q);
+    q->path = arena_strdup(a, path);
+    int rc = walk_file(path, buf, len, queries_fields, q, a, d, NULL);
+    if (rc != 0 && rc != SIM_EINPUT) {
+        return rc;
+    }
+    if (q->gpu_name) {
+        q->gpu = resolve_gpu(cat, q->gpu_name, q->gpu_at, d);
+    }
+    for (size_t i = 0; rc == 0 && i < q->n; i++) {
+        if (!(q->q[i].work > 0)) {
+            char fp[64];
+            snprintf(fp, sizeof fp, "queries[%zu].work", i);
+            diag_error(d, q->q[i].work_at.line ? q->q[i].work_at : q->q[i].at, fp,
+                       "not positive; expected a number > 0, got '%g'", q->q[i].work);
+        }
+    }
+    if (rc != 0 || diag_error_count(d) > 0) {
+        return SIM_EINPUT;
+    }
+    *out = q;
+    return 0;
+}
+
+/* ---- profile.yaml -------------------------------------------------------------------------- */
+
+/* params_doc member i (wl_param order). */
+static param_doc *param_at(params_doc *pd, int i)
+{
+    return (param_doc *)((char *)pd + (size_t)i * sizeof(param_doc));
+}
+
+static double variant_value(const variant_doc *v, int i, bool *given)
+{
+    const double *vals = (const double *)v;
+    const src_loc *locs = (const src_loc *)((const char *)v + WL_P_COUNT * sizeof(double));
+    *given = locs[i].line != 0;
+    return vals[i];
+}
+
+int obs_load_profile(const char *path, const void *buf, size_t len, const phys_params *m,
+                     arena *a, diag *d, obs_profile **out)
+{
+    _Static_assert(sizeof(params_doc) == WL_P_COUNT * sizeof(param_doc), "params_doc layout");
+    _Static_assert(sizeof(variant_doc) == WL_P_COUNT * (sizeof(double) + sizeof(src_loc)),
+                   "variant_doc layout");
+    *out = NULL;
+    profile_doc doc;
+    memset(&doc, 0, sizeof doc);
+    int rc = walk_file(path, buf, len, profile_fields, &doc, a, d, NULL);
+    if (rc != 0) {
+        return rc;
+    }
+    obs_profile *p = arena_alloc(a, sizeof *p);
+    p->at = (src_loc){arena_strdup(a, path), 1, 1};
+    p->p.name = doc.workload;
+    p->p.provenance = doc.provenance;
+    p->unit = doc.unit;
+    p->p.unit_is_sample = obs_unit_counts_samples(doc.unit);
+    p->gpu_name = doc.gpu;
+    p->prior_class = doc.prior_class;
+    p->fitted_on = doc.fitted_on;
+    p->ref_batch = doc.ref_batch;
+    p->ts_class_name = doc.ts_class;
+    if (doc.ts_class && m) {
+        p->p.ts_class = phys_ts_class_index(m, doc.ts_class);
+        if (p->p.ts_class < 0) {
+            char names[256];
+            size_t used = 0;
+            names[0] = '\0';
+            for (int i = 0; i < m->n_ts && used < sizeof names; i++) {
+                used += (size_t)snprintf(names + used, sizeof names - used, "%s%s", i ? ", " : "",
+                                         m->ts[i].name);
+            }
+            diag_error(d, doc.ts_class_at, "ts_class",
+                       "unknown time-slice class; expected one of %s, got '%s'", names,
+                       doc.ts_class);
+            p->p.ts_class = 0;
+        }
+    }
+    wl_class wc = (wl_class)doc.work_class;
+    for (int i = 0; i < WL_P_COUNT; i++) {
+        param_doc *pd = param_at(&doc.params, i);
+        const char *name = wl_param_name((wl_param)i);
+        SIM_ASSERT(!strcmp(name, params_fields[i].key));
+        if (!pd->at.line) {
+            p->src[i] = OBS_SRC_FIXED;
+            p->lo[i] = p->hi[i] = 0;
+            continue;
+        }
+        p->src[i] = pd->from;
+        p->sd[i] = pd->sd;
+        p->lo[i] = pd->lo_at.line ? pd->lo : pd->value;
+        p->hi[i] = pd->hi_at.line ? pd->hi : pd->value;
+        if (p->lo[i] > pd->value || p->hi[i] < pd->value) {
+            char fp[96];
+            snprintf(fp, sizeof fp, "params.%s", name);
+            diag_error(d, pd->lo_at.line ? pd->lo_at : pd->at, fp,
+                       "range excludes the value; expected lo <= value <= hi, got '%g <= %g <= %g'",
+                       p->lo[i], pd->value, p->hi[i]);
+        }
+        if (i == WL_P_COMPUTE_FIXED || i == WL_P_COMPUTE_PER_SAMPLE) {
+            double *dst = i == WL_P_COMPUTE_FIXED ? p->p.compute_sm_s_fixed
+                                                  : p->p.compute_sm_s_per_sample;
+            dst[wc] = pd->value;
+        } else {
+            wl_param_set(&p->p, (wl_param)i, pd->value);
+        }
+    }
+    p->n_variants = (int)doc.n_variants;
+    for (int v = 0; v < p->n_variants; v++) {
+        wl_profile *w = &p->variants[v];
+        *w = p->p;
+        for (int i = 0; i < WL_P_COUNT; i++) {
+            bool given = false;
+            double val = variant_value(&doc.variants[v], i, &given);
+            if (!given) {
+                continue;
+            }
+            if (i == WL_P_COMPUTE_FIXED) {
+                w->compute_sm_s_fixed[wc] = val;
+            } else if (i == WL_P_COMPUTE_PER_SAMPLE) {
+                w->compute_sm_s_per_sample[wc] = val;
+            } else {
+                wl_param_set(w, (wl_param)i, val);
+            }
+        }
+    }
+    if (diag_error_count(d) > 0) {
+        return SIM_EINPUT;
+    }
+    *out = p;
+    return 0;
+}
+
+/* Shortest "%.17g"-exact text is not needed: %.17g round-trips every double. */
+static void put_num(FILE *f, double v)
+{
+    fprintf(f, "%.17g", v);
+}
+
+/* Write a YAML double-quoted scalar. */
+static void put_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+        if (*c == '"' || *c == '\\') {
+            fprintf(f, "\\%c", *c);
+        } else if (*c < 0x20) {
+            fprintf(f, "\\x%02x", *c);
+        } else {
+            fputc(*c, f);
+        }
+    }
+    fputc('"', f);
+}
+
+static double profile_param(const wl_profile *p, wl_class wc, int i)
+{
+    if (i == WL_P_COMPUTE_FIXED) {
+        return p->compute_sm_s_fixed[wc];
+    }
+    if (i == WL_P_COMPUTE_PER_SAMPLE) {
+        return p->compute_sm_s_per_sample[wc];
+    }
+    return wl_param_get(p, (wl_param)i);
+}
+
+static void write_profile_text(FILE *f, const obs_profile *p, const char *comment)
+{
+    if (comment) {
+        const char *line = comment;
+        while (*line) {
+            const char *nl = strchr(line, '\n');
+            size_t n = nl ? (size_t)(nl - line) : strlen(line);
+            fprintf(f, "# %.*s\n", (int)n, line);
+            line += n + (nl ? 1 : 0);
+        }
+    }
+    wl_class wc = wl_dominant_class(&p->p);
+    fprintf(f, "schema_version: 1\nworkload: ");
+    put_str(f, p->p.name ? p->p.name : "unnamed");
+    fprintf(f, "\nunit: ");
+    put_str(f, p->unit ? p->unit : (p->p.unit_is_sample ? "sample" : "iteration"));
+    if (p->gpu_name) {
+        fprintf(f, "\ngpu: ");
+        put_str(f, p->gpu_name);
+    }
+    if (p->prior_class) {
+        fprintf(f, "\nclass: ");
+        put_str(f, p->prior_class);
+    }
+    if (p->fitted_on) {
+        fprintf(f, "\nfitted_on: ");
+        put_str(f, p->fitted_on);
+    }
+    if (p->p.provenance) {
+        fprintf(f, "\nprovenance: ");
+        put_str(f, p->p.provenance);
+    }
+    fprintf(f, "\nwork_class: %s\n", wl_class_name(wc));
+    if (p->ts_class_name) {
+        fprintf(f, "ts_class: ");
+        put_str(f, p->ts_class_name);
+        fputc('\n', f);
+    }
+    fprintf(f, "ref_batch: %.0f\n", p->ref_batch >= 1 ? p->ref_batch : 1.0);
+    fprintf(f, "params:   # value; sd = standard error of a fitted value; lo..hi = prior range\n");
+    for (int i = 0; i < WL_P_COUNT; i++) {
+        fprintf(f, "  %s: {value: ", wl_param_name((wl_param)i));
+        double v = profile_param(&p->p, wc, i);
+        put_num(f, v);
+        if (p->sd[i] > 0) {
+            fprintf(f, ", sd: ");
+            put_num(f, p->sd[i]);
+        }
+        if (p->src[i] == OBS_SRC_PRIOR) {
+            fprintf(f, ", lo: ");
+            put_num(f, p->lo[i] < v ? p->lo[i] : v);
+            fprintf(f, ", hi: ");
+            put_num(f, p->hi[i] > v ? p->hi[i] : v);
+        }
+        fprintf(f, ", from: %s}\n", obs_param_src_name((obs_param_src)p->src[i]));
+    }
+    if (p->n_variants > 0) {
+        fprintf(f, "variants:   # refits with each assumed parameter at an end of its prior range\n");
+        for (int v = 0; v < p->n_variants; v++) {
+            const char *sep = "  - {";
+            for (int i = 0; i < WL_P_COUNT; i++) {
+                double x = profile_param(&p->variants[v], wc, i);
+                if (x == profile_param(&p->p, wc, i)) {
+                    continue;
+                }
+                fprintf(f, "%s%s: ", sep, wl_param_name((wl_param)i));
+                put_num(f, x);
+                sep = ", ";
+            }
+            fprintf(f, "%s}\n", sep[0] == ' ' ? "  - {" : "");
+        }
+    }
+}
+
+int obs_write_profile(const char *path, const obs_profile *p, const char *comment)
+{
+    size_t n = strlen(path) + 16;
+    char *tmp = xmalloc(n, "profile temp name");
+    snprintf(tmp, n, "%s.tmp%ld", path, (long)getpid());
+    FILE *f = fopen(tmp, "w");
+    if (!f) {
+        int e = errno;
+        free(tmp);
+        errno = e;
+        return SIM_EIO;
+    }
+    write_profile_text(f, p, comment);
+    bool bad = ferror(f) != 0;
+    int e = bad ? EIO : 0;
+    if (fclose(f) != 0 && !bad) {
+        bad = true;
+        e = errno;
+    }
+    if (!bad && rename(tmp, path) != 0) {
+        bad = true;
+        e = errno;
+    }
+    if (bad) {
+        remove(tmp);
+    }
+    free(tmp);
+    errno = e;
+    return bad ? SIM_EIO : 0;
+}
+
+/* ---- priors.yaml --------------------------------------------------------------------------- */
+
+int obs_load_priors(const char *path, const void *buf, size_t len, arena *a, diag *d,
+                    obs_priors **out)
+{
+    *out = NULL;
+    obs_priors *p = arena_alloc(a, sizeof *p);
+    int rc = walk_file(path, buf, len, priors_fields, p, a, d, NULL);
+    if (rc != 0) {
+        return rc;
+    }
+    for (size_t i = 0; i < p->n; i++) {
+        for (size_t j = 0; j < i; j++) {
+            if (!strcmp(p->classes[i].name, p->classes[j].name)) {
+                char fp[64];
+                snprintf(fp, sizeof fp, "classes[%zu].name", i);
+                diag_error(d, p->classes[i].at, fp,
+                           "duplicate class (first at line %d); expected each name once, got '%s'",
+                           p->classes[j].at.line, p->classes[i].name);
+            }
+        }
+    }
+    if (diag_error_count(d) > 0) {
+        return SIM_EINPUT;
+    }
+    *out = p;
+    return 0;
+}
+
+const obs_prior_class *obs_priors_find(const obs_priors *p, const char *name)
+{
+    for (size_t i = 0; p && i < p->n; i++) {
+        if (!strcmp(p->classes[i].name, name)) {
+            return &p->classes[i];
+        }
+    }
+    return NULL;
+}

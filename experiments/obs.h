@@ -1,0 +1,275 @@
+/* experiments/obs.h - the files of "bring your own model": observations, queries and profiles.
+ *
+ * observations.yaml (input of `slicesim fit-workload`) and queries.yaml (input of `slicesim
+ * predict`) follow the contract of DESIGN.md §8 "Observation and query files" exactly: the same
+ * keys, nothing else (an unknown key is an error). profile.yaml is this project's format for a
+ * fitted workload profile (written by obs_write_profile, read by predict and by scenarios); its
+ * layout is documented at obs_write_profile and in workloads/library/README.md.
+ *
+ * Every file is walked with the declarative schemas of experiments/cfg.h, so every problem is
+ * reported through diag as `FILE:LINE:COL: error: FIELD.PATH: PROBLEM; expected WHAT, got 'V'`
+ * (exit status 2 in the CLI). Checks beyond the schema:
+ *   observations: the GPU is in the catalog, every partition is `full` or a MIG profile of that
+ *     GPU, `peers` >= 1, `mig_busy` >= 0, an ok observation gives either `throughput` or both
+ *     `work` and `time_s` (never both forms), an oom observation gives no timing.
+ *   queries: the GPU is in the catalog. A partition unknown for that GPU, `peers` < 1 and the like
+ *     are not load errors: predict answers such a query with outcome `invalid` and a reason.
+ *   profiles: schema_version 1, every parameter >= 0, lo <= value <= hi.
+ *
+ * What `unit` means: the unit names "iteration", "iter", "step" and "batch" (and their plurals)
+ * count iterations; any other name ("sample", "image", "particle", "token") counts samples, of
+ * which an iteration processes `batch`.
+ *
+ * Units: seconds, units of work, units/s, bytes, SMs. Ownership: every struct, string and array
+ * returned by a loader lives in the arena passed to it (the caller owns the arena); src_locs
+ * point at file names copied into that arena. The gpu_catalog passed in is borrowed and must
+ * outlive the returned structs (they keep gpu_type pointers into it).
+ */
+#ifndef SIMPROJ_EXPERIMENTS_OBS_H
+#define SIMPROJ_EXPERIMENTS_OBS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/catalog.h"
+#include "model/speed.h"
+#include "sim/arena.h"
+#include "sim/diag.h"
+
+/* The `config:` mapping of an observation or a query (DESIGN.md §8). */
+typedef struct obs_config {
+    src_loc at;               /* the mapping */
+    const char *partition;    /* "full" or a MIG profile name */
+    src_loc partition_at;
+    int sharing;              /* share_mode; when absent: exclusive, or timeslice if shared */
+    src_loc sharing_at;       /* line 0 = absent */
+    int64_t peers;            /* identical co-runners, itself included (default 1) */
+    src_loc peers_at;
+    size_t n_with;
+    const char **with;        /* other workloads by name */
+    src_loc with_at;
+    double mps_percent;       /* 0 = absent (100 %) */
+    src_loc mps_percent_at;
+    int64_t mig_busy;         /* busy MIG instances on the GPU, itself included; 0 = absent */
+    src_loc mig_busy_at;
+    /* DDP keys: accepted and kept; see obs_config_is_ddp */
+    int64_t workers, per_gpu, nodes, gpus_per_node;
+    size_t n_topology;
+    int64_t *topology;        /* workers per node */
+    const char *interconnect;
+    src_loc workers_at, per_gpu_at, topology_at, nodes_at, gpus_per_node_at, interconnect_at;
+} obs_config;
+
+typedef enum obs_outcome { OBS_OUTCOME_OK, OBS_OUTCOME_OOM } obs_outcome;
+
+/* One measured run. */
+typedef struct obs_entry {
+    src_loc at;
+    obs_config config;
+    uint32_t batch;           /* default 1 */
+    double work;              /* units processed; 0 = absent */
+    double time_s;            /* wall time for `work`; 0 = absent */
+    double throughput;        /* units/s of one process; 0 = absent */
+    double gpu_util;          /* fraction of time the GPU was busy; < 0 = absent */
+    src_loc gpu_util_at;
+    int outcome;              /* obs_outcome */
+    src_loc work_at, time_s_at, throughput_at, outcome_at;
+    /* resolved at load */
+    const mig_profile *mig;   /* NULL = whole GPU; borrowed from the catalog */
+    double unit_time_s;       /* measured seconds per unit of work (ok outcomes) */
+} obs_entry;
+
+/* A whole observations.yaml. */
+typedef struct obs_file {
+    const char *path;
+    const char *workload;
+    const char *gpu_name;
+    src_loc gpu_at;
+    const char *unit;
+    bool unit_is_sample;
+    const gpu_type *gpu;      /* borrowed from the catalog */
+    size_t n;
+    obs_entry *obs;
+} obs_file;
+
+/* One query. */
+typedef struct obs_query {
+    src_loc at;
+    obs_config config;
+    uint32_t batch;           /* default 1 */
+    double work;              /* default 1 */
+    src_loc work_at;
+} obs_query;
+
+/* A whole queries.yaml. */
+typedef struct obs_queries {
+    const char *path;
+    const char *gpu_name;
+    src_loc gpu_at;
+    const gpu_type *gpu;      /* borrowed */
+    size_t n;
+    obs_query *q;
+} obs_queries;
+
+/* Where the value of a profile parameter came from. */
+typedef enum obs_param_src {
+    OBS_SRC_FIT,   /* pinned by the observations */
+    OBS_SRC_PRIOR, /* under-determined: taken from a workload-class prior */
+    OBS_SRC_FIXED, /* fixed by the model choice (e.g. no per-sample term at a single batch) */
+    OBS_SRC_COUNT
+} obs_param_src;
+
+/* "fit", "prior", "fixed"; static storage. */
+const char *obs_param_src_name(obs_param_src s);
+
+#define OBS_MAX_VARIANTS 16
+
+/* A fitted workload profile with its uncertainty. */
+typedef struct obs_profile {
+    wl_profile p;             /* central values; name/provenance point into the arena */
+    const char *unit;         /* what a unit of work is */
+    const char *gpu_name;     /* GPU the observations were taken on */
+    const char *prior_class;  /* priors.yaml class used, or NULL */
+    const char *fitted_on;    /* the observations: file and rows */
+    const char *ts_class_name; /* time-slice class by name, or NULL (index 0) */
+    double sd[WL_P_COUNT];    /* standard error of fitted parameters; 0 otherwise */
+    double lo[WL_P_COUNT], hi[WL_P_COUNT]; /* range of prior-assumed parameters; = value else */
+    int src[WL_P_COUNT];      /* obs_param_src */
+    double ref_batch;         /* batch of the observations (the smallest when several) */
+    /* Refits with each assumed parameter at the ends of its prior range: predict evaluates all of
+     * them to carry the prior's uncertainty into time_s_lo/time_s_hi. */
+    int n_variants;
+    wl_profile variants[OBS_MAX_VARIANTS];
+    src_loc at;
+} obs_profile;
+
+/* A workload-class prior on a dimensionless quantity: log-normal with median `mean` and standard
+ * deviation `rel_sd` of the logarithm. */
+typedef struct obs_prior_value {
+    src_loc at;
+    double mean;
+    double rel_sd;
+    const char *src;          /* provenance */
+} obs_prior_value;
+
+/* One class of workloads/priors.yaml. The quantities are dimensionless so that they transfer
+ * between workloads of a class; fit-workload scales them by the observation on the largest
+ * partition (see workloads/priors.yaml for their definitions). */
+typedef struct obs_prior_class {
+    src_loc at;
+    const char *name, *summary;
+    int work_class;           /* wl_class */
+    const char *ts_class;     /* time-slice class of model/physics.yaml */
+    obs_prior_value host_fraction;     /* H / solo iteration time on the whole GPU */
+    obs_prior_value mem_fraction;      /* memory time / GPU time on the whole GPU */
+    obs_prior_value parallel_fraction; /* P / SMs of the whole GPU (>= 1: no limit) */
+    obs_prior_value footprint_gib;     /* device memory footprint at the observed batch, GiB */
+    obs_prior_value batch_share;       /* share of H, C, M, footprint that grows with batch */
+} obs_prior_class;
+
+/* A whole priors.yaml. */
+typedef struct obs_priors {
+    int64_t schema_version;
+    size_t n;
+    obs_prior_class *classes;
+} obs_priors;
+
+/* Load a priors file; same conventions as obs_load_observations. */
+int obs_load_priors(const char *path, const void *buf, size_t len, arena *a, diag *d,
+                    obs_priors **out);
+/* Class by name, or NULL. Borrowed. */
+const obs_prior_class *obs_priors_find(const obs_priors *p, const char *name);
+
+/* True when `unit` counts samples (see the header note), false when it counts iterations. */
+bool obs_unit_counts_samples(const char *unit);
+
+/* Resolve a partition name on GPU g: "full" gives *mig = NULL; a MIG profile name gives its
+ * profile. Returns 0, or SIM_ENOTFOUND with a message "unknown partition for GPU; expected one
+ * of ..., got 'X'" in why (size n). */
+int obs_resolve_partition(const gpu_type *g, const char *name, const mig_profile **mig, char *why,
+                          size_t n);
+
+/* One fitted parameter, as fit-workload prints it. */
+typedef struct obs_fit_param {
+    wl_param which;
+    double value, std_err;
+    bool pinned;              /* false: the data left it to its prior */
+    char assumed[128];        /* what was assumed when not pinned (wfit's words) */
+    double prior_median;      /* its prior: median and one-sd range (median * e^(+-rel_sd)) */
+    double prior_lo, prior_hi;
+    const char *prior_src;    /* provenance of its prior; borrowed */
+} obs_fit_param;
+
+/* One observation's line of the fit report. */
+typedef struct obs_fit_row {
+    bool used;
+    int fit_index;
+    const char *note;         /* why it was not used; static storage */
+    double measured_unit_s, predicted_unit_s, rel_residual;
+} obs_fit_row;
+
+#define OBS_MAX_FIT_PARAMS 16
+
+/* What obs_fit found. */
+typedef struct obs_fit_report {
+    int status;               /* 0, or SIM_ENOCONV (the profile holds the last iterate) */
+    int iterations;
+    double chisq;
+    int dof;
+    int n_params;
+    obs_fit_param params[OBS_MAX_FIT_PARAMS];
+    size_t n_rows;            /* = observations */
+    obs_fit_row *rows;        /* arena-owned */
+    char error[256];          /* why obs_fit returned SIM_EINPUT */
+} obs_fit_report;
+
+/* Fit a profile to the observations of f under class prior pc and model parameters m.
+ * On success returns 0 (or SIM_ENOCONV when the fit did not converge; *out is still set) and
+ * sets *out (arena-owned). Returns SIM_EINPUT with rep->error set when the observations cannot
+ * be fitted (no timed single-process run). All inputs borrowed. */
+int obs_fit(const obs_file *f, const obs_prior_class *pc, const phys_params *m, arena *a,
+            obs_profile **out, obs_fit_report *rep);
+
+/* A prediction of one query. */
+typedef struct obs_prediction {
+    speed_outcome outcome;
+    char reason[512];         /* for invalid and oom */
+    double time_s;            /* wall time for the query's work */
+    double throughput;        /* units/s of one process */
+    double time_lo_s, time_hi_s;
+} obs_prediction;
+
+/* Answer query qi of qs with profile p; `others` (n_others, borrowed) are the profiles that
+ * `with:` may name (by workload name). Never fails: a configuration that cannot be evaluated
+ * gives outcome invalid with a reason. */
+void obs_predict(const obs_profile *p, const obs_profile *const *others, size_t n_others,
+                 const obs_queries *qs, size_t qi, const phys_params *m, obs_prediction *out);
+
+/* True when the configuration names any DDP key (workers, per_gpu, topology, nodes,
+ * gpus_per_node, interconnect). */
+bool obs_config_is_ddp(const obs_config *c);
+
+/* Load observations from the file at `path` (or from `len` bytes at `buf` under the display
+ * name `path` when buf is not NULL). Returns 0 and sets *out (arena-owned); SIM_EINPUT after
+ * reporting to d; SIM_ENOENT/SIM_EIO when the file cannot be read (errno holds the cause,
+ * nothing reported to d). */
+int obs_load_observations(const char *path, const void *buf, size_t len,
+                          const gpu_catalog *cat, arena *a, diag *d, obs_file **out);
+
+/* Load queries; same conventions as obs_load_observations. */
+int obs_load_queries(const char *path, const void *buf, size_t len, const gpu_catalog *cat,
+                     arena *a, diag *d, obs_queries **out);
+
+/* Load a profile.yaml; same conventions. `m` (borrowed, may be NULL) names the time-slice
+ * classes that `ts_class` must be one of; with NULL the class index is 0. */
+int obs_load_profile(const char *path, const void *buf, size_t len, const phys_params *m,
+                     arena *a, diag *d, obs_profile **out);
+
+/* Write `p` as profile.yaml to `path` atomically: the text goes to a temporary file beside it
+ * which is renamed over `path` only when complete, so an error never leaves a half-written
+ * file. `comment` (may be NULL) is written as leading `# ` lines. Returns 0, or SIM_EIO with
+ * errno set (nothing is left behind). */
+int obs_write_profile(const char *path, const obs_profile *p, const char *comment);
+
+#endif

@@ -1,0 +1,461 @@
+/* experiments/obs_fit.c - fit a profile to loaded observations (model/wfit.h) and answer queries
+ * with it (model/speed.h): the logic behind `slicesim fit-workload` and `slicesim predict`.
+ *
+ * Parameterisation. Free parameters are H, C and (when the class gives it) M and P, plus the
+ * footprint; with observations at two or more batch sizes each gets a fixed and a per-sample
+ * part. A workload-class prior (workloads/priors.yaml) gives every free parameter a log-normal
+ * prior, scaled to the workload by the observation on the largest partition, so that a fit on
+ * two observations stays well posed; wfit reports which parameters the data did not pin.
+ * Uncertainty. For every parameter the data left to its prior, the fit is redone with that
+ * parameter held at each end of its prior's one-standard-deviation range (median * e^(+-sd));
+ * these refits are the profile's `variants`, and predict reports the span of their answers
+ * (with the fitted standard errors and the model's own loss-factor range) as time_s_lo..hi.
+ */
+#include "experiments/obs.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "model/wfit.h"
+#include "sim/err.h"
+
+/* Start value and prior of one free parameter. */
+typedef struct free_param {
+    wl_param which;
+    double start;
+    double rel_sd;
+    const char *src;
+    bool in_variants; /* refit at the ends of its prior when not pinned */
+} free_param;
+
+/* The reference observation: timed, exclusive, one process, on the partition with most SMs. */
+static const obs_entry *reference_obs(const obs_file *f)
+{
+    const obs_entry *best = NULL;
+    int best_sms = -1;
+    for (size_t i = 0; i < f->n; i++) {
+        const obs_entry *e = &f->obs[i];
+        if (e->outcome != OBS_OUTCOME_OK || obs_config_is_ddp(&e->config) || e->config.n_with ||
+            e->config.peers > 1) {
+            continue;
+        }
+        int sms = e->mig ? e->mig->sms : f->gpu->sms_total;
+        if (sms > best_sms) {
+            best = e;
+            best_sms = sms;
+        }
+    }
+    return best;
+}
+
+static void set_param(wl_profile *p, wl_class wc, wl_param which, double v)
+{
+    if (which == WL_P_COMPUTE_FIXED) {
+        p->compute_sm_s_fixed[wc] = v;
+    } else if (which == WL_P_COMPUTE_PER_SAMPLE) {
+        p->compute_sm_s_per_sample[wc] = v;
+    } else {
+        wl_param_set(p, which, v);
+    }
+}
+
+static double get_param(const wl_profile *p, wl_class wc, wl_param which)
+{
+    if (which == WL_P_COMPUTE_FIXED) {
+        return p->compute_sm_s_fixed[wc];
+    }
+    if (which == WL_P_COMPUTE_PER_SAMPLE) {
+        return p->compute_sm_s_per_sample[wc];
+    }
+    return wl_param_get(p, which);
+}
+
+/* Fill the partition of observation e. */
+static void obs_partition(const obs_file *f, const obs_entry *e, partition_cfg *c)
+{
+    partition_cfg_init(c, f->gpu);
+    c->mig = e->mig;
+    c->peers = (int)e->config.peers;
+    if (e->config.sharing_at.line) {
+        c->sharing = (share_mode)e->config.sharing;
+    } else {
+        c->sharing = c->peers > 1 ? SHARE_TIMESLICE : SHARE_EXCLUSIVE;
+    }
+    c->mps_percent = e->config.mps_percent;
+    c->mig_busy = (int)e->config.mig_busy;
+}
+
+/* Run wfit on the usable observations with the free set `fp` (n_fp entries), `skip` (or -1)
+ * held at `hold`. */
+static int run_fit(const wl_profile *start, wl_class wc, const phys_params *m, const free_param *fp,
+                   int n_fp, int skip, double hold, const wfit_obs *wo, int n_wo, wfit_result *res)
+{
+    wfit_spec spec;
+    memset(&spec, 0, sizeof spec);
+    spec.n_profiles = 1;
+    spec.profiles[0] = *start;
+    spec.model = *m;
+    if (skip >= 0) {
+        set_param(&spec.profiles[0], wc, fp[skip].which, hold);
+    }
+    for (int i = 0; i < n_fp; i++) {
+        if (i == skip) {
+            continue;
+        }
+        wfit_free *w = &spec.free[spec.n_free++];
+        w->profile = 0;
+        w->which = (int)fp[i].which;
+        w->has_prior = true;
+        w->prior = (wfit_prior){fp[i].start, fp[i].rel_sd, fp[i].src};
+    }
+    return wfit_fit(&spec, n_wo, wo, res);
+}
+
+int obs_fit(const obs_file *f, const obs_prior_class *pc, const phys_params *m, arena *a,
+            obs_profile **out, obs_fit_report *rep)
+{
+    *out = NULL;
+    memset(rep, 0, sizeof *rep);
+    rep->n_rows = f->n;
+    rep->rows = arena_calloc(a, f->n ? f->n : 1, sizeof *rep->rows);
+    const obs_entry *ref = reference_obs(f);
+    if (!ref) {
+        snprintf(rep->error, sizeof rep->error,
+                 "no usable observation; expected at least one timed run of one process "
+                 "(exclusive, no DDP keys, no with)");
+        return SIM_EINPUT;
+    }
+    /* usable observations */
+    wfit_obs *wo = arena_calloc(a, f->n, sizeof *wo);
+    int n_wo = 0;
+    uint32_t bmin = 0, bmax = 0;
+    for (size_t i = 0; i < f->n; i++) {
+        const obs_entry *e = &f->obs[i];
+        obs_fit_row *r = &rep->rows[i];
+        r->measured_unit_s = e->unit_time_s;
+        if (obs_config_is_ddp(&e->config)) {
+            r->note = "not used: DDP model not available in this version";
+            continue;
+        }
+        if (e->config.n_with) {
+            r->note = "not used: co-location with other workloads (with:) is not fitted";
+            continue;
+        }
+        wfit_obs *w = &wo[n_wo];
+        obs_partition(f, e, &w->cfg);
+        w->profile = 0;
+        w->batch = e->batch;
+        w->is_oom = e->outcome == OBS_OUTCOME_OOM;
+        w->unit_time_s = e->unit_time_s;
+        w->gpu_util = e->gpu_util;
+        r->used = true;
+        r->fit_index = n_wo++;
+        if (!bmin || e->batch < bmin) {
+            bmin = e->batch;
+        }
+        if (e->batch > bmax) {
+            bmax = e->batch;
+        }
+    }
+    bool multi_batch = bmax > bmin;
+    wl_class wc = (wl_class)pc->work_class;
+
+    /* Scale the dimensionless class priors by the reference observation. */
+    wl_profile start;
+    memset(&start, 0, sizeof start);
+    start.name = f->workload;
+    start.unit_is_sample = f->unit_is_sample;
+    start.ts_class = pc->ts_class ? phys_ts_class_index(m, pc->ts_class) : 0;
+    if (start.ts_class < 0) {
+        start.ts_class = 0;
+    }
+    double bref = ref->batch;
+    double t_iter = ref->unit_time_s * (f->unit_is_sample ? bref : 1.0);
+    partition_cfg rc;
+    obs_partition(f, ref, &rc);
+    double sms_total = f->gpu->sms_total;
+    double s_ref = ref->mig ? ref->mig->sms : sms_total;
+    double h0 = pc->host_fraction.mean * t_iter;
+    if (h0 >= t_iter) {
+        h0 = 0.5 * t_iter;
+    }
+    double g0 = t_iter - h0;
+    double mem_t = pc->mem_fraction.mean * g0;
+    double p0 = pc->parallel_fraction.mean * sms_total;
+    bool limit_p = pc->parallel_fraction.mean < 1.0;
+    double s_eff = limit_p && p0 < s_ref ? p0 : s_ref;
+    double c0 = (g0 - mem_t) * s_eff;
+    int gpu_slices = 1;
+    int slices = speed_partition_mem_slices(&rc, &gpu_slices);
+    double m0 = mem_t * speed_bandwidth(f->gpu, s_eff, slices, gpu_slices, m);
+    double fp0 = pc->footprint_gib.mean * 1073741824.0;
+    double share = multi_batch ? pc->batch_share.mean : 0.0;
+    if (share >= 1.0) {
+        share = 0.5;
+    }
+
+    free_param fp[16];
+    int n_fp = 0;
+    const struct {
+        wl_param fixed, per;
+        double total;
+        const obs_prior_value *prior;
+        bool want, in_variants;
+    } base[] = {
+        {WL_P_HOST_S_FIXED, WL_P_HOST_S_PER_SAMPLE, h0, &pc->host_fraction, true, true},
+        {WL_P_COMPUTE_FIXED, WL_P_COMPUTE_PER_SAMPLE, c0, NULL, true, true},
+        {WL_P_MEM_TRAFFIC_FIXED, WL_P_MEM_TRAFFIC_PER_SAMPLE, m0, &pc->mem_fraction,
+         pc->mem_fraction.mean > 0, true},
+        {WL_P_MEM_FOOTPRINT_FIXED, WL_P_MEM_FOOTPRINT_PER_SAMPLE, fp0, &pc->footprint_gib,
+         fp0 > 0, false},
+    };
+    for (size_t k = 0; k < sizeof base / sizeof base[0]; k++) {
+        if (!base[k].want || !(base[k].total > 0)) {
+            continue;
+        }
+        /* C has no class prior: the data pin it; a wide prior (a factor e^2) only regularises. */
+        double sd = base[k].prior ? base[k].prior->rel_sd : 2.0;
+        const char *src = base[k].prior ? base[k].prior->src : "scale of the reference observation";
+        double fixed = base[k].total * (1.0 - share);
+        set_param(&start, wc, base[k].fixed, fixed);
+        fp[n_fp++] = (free_param){base[k].fixed, fixed, sd, src, base[k].in_variants};
+        if (multi_batch) {
+            double per = base[k].total * share / bref;
+            set_param(&start, wc, base[k].per, per);
+            fp[n_fp++] = (free_param){base[k].per, per, sd + pc->batch_share.rel_sd,
+                                      pc->batch_share.src, base[k].in_variants};
+        }
+    }
+    if (limit_p) {
+        wl_param which = multi_batch ? WL_P_MAX_SMS_PER_SAMPLE : WL_P_MAX_SMS_FIXED;
+        double v = multi_batch ? p0 / bref : p0;
+        set_param(&start, wc, which, v);
+        fp[n_fp++] = (free_param){which, v, pc->parallel_fraction.rel_sd,
+                                  pc->parallel_fraction.src, true};
+    }
+
+    wfit_result res;
+    memset(&res, 0, sizeof res);
+    int st = run_fit(&start, wc, m, fp, n_fp, -1, 0, wo, n_wo, &res);
+    if (st == SIM_EINPUT) {
+        wfit_result_fini(&res);
+        snprintf(rep->error, sizeof rep->error, "the fit rejected the observations (%s)",
+                 sim_strerror(st));
+        return SIM_EINPUT;
+    }
+    rep->status = st;
+    rep->iterations = res.iterations;
+    rep->chisq = res.chisq;
+    rep->dof = res.dof;
+
+    obs_profile *p = arena_alloc(a, sizeof *p);
+    p->p = res.profiles[0];
+    p->p.name = f->workload;
+    p->unit = f->unit;
+    p->gpu_name = f->gpu_name;
+    p->prior_class = pc->name;
+    p->ts_class_name = pc->ts_class;
+    p->ref_batch = bref;
+    for (int i = 0; i < WL_P_COUNT; i++) {
+        p->src[i] = OBS_SRC_FIXED;
+        p->lo[i] = p->hi[i] = get_param(&p->p, wc, (wl_param)i);
+    }
+    rep->n_params = n_fp;
+    for (int i = 0; i < n_fp && i < res.n_params; i++) {
+        const wfit_param_result *pr = &res.params[i];
+        obs_fit_param *o = &rep->params[i];
+        o->which = fp[i].which;
+        o->value = pr->value;
+        o->std_err = pr->std_err;
+        o->pinned = pr->pinned;
+        snprintf(o->assumed, sizeof o->assumed, "%s", pr->assumed);
+        o->prior_src = fp[i].src;
+        o->prior_median = fp[i].start;
+        o->prior_lo = fp[i].start * exp(-fp[i].rel_sd);
+        o->prior_hi = fp[i].start * exp(fp[i].rel_sd);
+        int w = (int)fp[i].which;
+        if (pr->pinned) {
+            p->src[w] = OBS_SRC_FIT;
+            p->sd[w] = pr->std_err;
+        } else {
+            p->src[w] = OBS_SRC_PRIOR;
+            p->lo[w] = fp[i].start * exp(-fp[i].rel_sd);
+            p->hi[w] = fp[i].start * exp(fp[i].rel_sd);
+            if (pr->value < p->lo[w]) {
+                p->lo[w] = pr->value;
+            }
+            if (pr->value > p->hi[w]) {
+                p->hi[w] = pr->value;
+            }
+        }
+    }
+    for (size_t i = 0; i < f->n; i++) {
+        obs_fit_row *r = &rep->rows[i];
+        if (r->used && r->fit_index < res.n_obs) {
+            r->rel_residual = res.rel_residual[r->fit_index];
+            r->predicted_unit_s = r->measured_unit_s * (1.0 + r->rel_residual);
+        }
+    }
+    wfit_result_fini(&res);
+
+    /* Variants: refits with each unpinned parameter held at the ends of its prior range. */
+    for (int i = 0; i < n_fp; i++) {
+        if (p->src[fp[i].which] != OBS_SRC_PRIOR || !fp[i].in_variants) {
+            continue;
+        }
+        for (int dir = -1; dir <= 1 && p->n_variants < OBS_MAX_VARIANTS; dir += 2) {
+            double hold = fp[i].start * exp(dir * fp[i].rel_sd);
+            wfit_result vr;
+            memset(&vr, 0, sizeof vr);
+            if (run_fit(&p->p, wc, m, fp, n_fp, i, hold, wo, n_wo, &vr) != SIM_EINPUT) {
+                p->variants[p->n_variants] = vr.profiles[0];
+                p->variants[p->n_variants].name = f->workload;
+                p->n_variants++;
+            }
+            wfit_result_fini(&vr);
+        }
+    }
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s: %d of %zu observations (class %s)", f->path, n_wo, f->n,
+             pc->name);
+    p->fitted_on = arena_strdup(a, buf);
+    *out = p;
+    return 0;
+}
+
+/* ---- predict ------------------------------------------------------------------------------- */
+
+static void invalid(obs_prediction *out, const char *why)
+{
+    out->outcome = SPEED_INVALID;
+    snprintf(out->reason, sizeof out->reason, "%s", why);
+}
+
+/* True when profile p can be evaluated at batch b: b is the batch it was fitted at, or it has
+ * terms that grow with the batch (observations at two batch sizes). */
+static bool batch_supported(const obs_profile *p, double b)
+{
+    if (b == p->ref_batch) {
+        return true;
+    }
+    for (int c = 0; c < WL_CLASS_COUNT; c++) {
+        if (p->p.compute_sm_s_per_sample[c] > 0) {
+            return true;
+        }
+    }
+    return p->p.host_s_per_sample > 0 || p->p.mem_traffic_bytes_per_sample > 0 ||
+           p->p.max_sms_per_sample > 0;
+}
+
+void obs_predict(const obs_profile *p, const obs_profile *const *others, size_t n_others,
+                 const obs_queries *qs, size_t qi, const phys_params *m, obs_prediction *out)
+{
+    memset(out, 0, sizeof *out);
+    const obs_query *q = &qs->q[qi];
+    const obs_config *cf = &q->config;
+    if (obs_config_is_ddp(cf)) {
+        invalid(out, "DDP model not available in this version");
+        return;
+    }
+    partition_cfg c;
+    partition_cfg_init(&c, qs->gpu);
+    char why[600];
+    if (obs_resolve_partition(qs->gpu, cf->partition, &c.mig, why, sizeof why)) {
+        invalid(out, why);
+        return;
+    }
+    if (cf->peers < 1) {
+        char v[64];
+        snprintf(v, sizeof v, "peers must be >= 1; got %lld", (long long)cf->peers);
+        invalid(out, v);
+        return;
+    }
+    if (cf->mig_busy_at.line && !c.mig) {
+        invalid(out, "mig_busy needs a MIG partition; got partition full");
+        return;
+    }
+    if (cf->mig_busy < 0) {
+        invalid(out, "mig_busy must be >= 0");
+        return;
+    }
+    if (cf->peers > 64) {
+        invalid(out, "peers must be at most 64");
+        return;
+    }
+    c.peers = (int)cf->peers;
+    c.mig_busy = (int)cf->mig_busy;
+    c.mps_percent = cf->mps_percent;
+    c.n_with = (int)cf->n_with;
+    for (size_t i = 0; i < cf->n_with; i++) {
+        const obs_profile *w = NULL;
+        for (size_t k = 0; k < n_others && !w; k++) {
+            if (others[k]->p.name && !strcmp(others[k]->p.name, cf->with[i])) {
+                w = others[k];
+            }
+        }
+        if (!w) {
+            snprintf(why, sizeof why, "with: no profile named '%s' was given on the command line",
+                     cf->with[i]);
+            invalid(out, why);
+            return;
+        }
+        c.with[i] = &w->p;
+        c.with_batch[i] = w->ref_batch >= 1 ? w->ref_batch : 1;
+    }
+    if (cf->sharing_at.line) {
+        c.sharing = (share_mode)cf->sharing;
+    } else {
+        c.sharing = c.peers > 1 || c.n_with > 0 ? SHARE_TIMESLICE : SHARE_EXCLUSIVE;
+    }
+    if (!batch_supported(p, q->batch)) {
+        char v[160];
+        snprintf(v, sizeof v, "profile was fitted at batch %.0f only; predicting batch %u needs "
+                              "observations at two batch sizes", p->ref_batch, q->batch);
+        invalid(out, v);
+        return;
+    }
+    speed_result r;
+    speed_unit_time(&p->p, q->batch, &c, m, &r);
+    out->outcome = r.outcome;
+    if (r.outcome != SPEED_OK) {
+        snprintf(out->reason, sizeof out->reason, "%s", r.reason);
+        return;
+    }
+    double t = r.unit_time_s;
+    double lo = r.unit_time_lo_s > 0 ? r.unit_time_lo_s : t;
+    double hi = r.unit_time_hi_s > 0 ? r.unit_time_hi_s : t;
+    /* variants: the prior's range of the unpinned parameters */
+    for (int v = 0; v < p->n_variants; v++) {
+        speed_result rv;
+        speed_unit_time(&p->variants[v], q->batch, &c, m, &rv);
+        if (rv.outcome == SPEED_OK) {
+            lo = fmin(lo, rv.unit_time_s);
+            hi = fmax(hi, rv.unit_time_s);
+        }
+    }
+    /* fitted standard errors, added in quadrature (covariances ignored: conservative) */
+    double var = 0;
+    wl_class wc = wl_dominant_class(&p->p);
+    for (int i = 0; i < WL_P_COUNT; i++) {
+        if (p->src[i] != OBS_SRC_FIT || !(p->sd[i] > 0)) {
+            continue;
+        }
+        wl_profile pp = p->p;
+        double v0 = get_param(&pp, wc, (wl_param)i);
+        set_param(&pp, wc, (wl_param)i, v0 + p->sd[i]);
+        speed_result rp;
+        speed_unit_time(&pp, q->batch, &c, m, &rp);
+        if (rp.outcome == SPEED_OK) {
+            var += (rp.unit_time_s - t) * (rp.unit_time_s - t);
+        }
+    }
+    double se = sqrt(var);
+    out->time_s = t * q->work;
+    out->throughput = r.throughput;
+    out->time_lo_s = fmin(lo, t - se) * q->work;
+    out->time_hi_s = fmax(hi, t + se) * q->work;
+    if (out->time_lo_s < 0) {
+        out->time_lo_s = 0;
+    }
+}

@@ -1,0 +1,340 @@
+/* Unit tests for experiments/obs (observations, queries, profiles, priors) and its bad-input
+ * corpus tests/bad_input/obs/: each file's first lines "# expect: MESSAGE" give the exact
+ * messages in order; the file name's prefix (obs_, query_, profile_, priors_) picks the loader.
+ * Tests run from the repository root. */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "experiments/catalog_load.h"
+#include "experiments/embedded.h"
+#include "experiments/obs.h"
+#include "experiments/physics_load.h"
+#include "sim/arena.h"
+#include "sim/diag.h"
+#include "sim/err.h"
+
+/* The two examples of DESIGN.md §8, verbatim. */
+static const char *contract_obs =
+    "workload: my-transformer           # a name\n"
+    "gpu: A100-SXM4-40GB                 # a catalog name\n"
+    "unit: sample                        # what `work` counts\n"
+    "observations:\n"
+    "  - config: {partition: full}       # whole GPU, MIG disabled\n"
+    "    batch: 4\n"
+    "    work: 20000                     # units processed\n"
+    "    time_s: 812.0                   # measured wall time for that work\n"
+    "  - config: {partition: 1g.5gb}     # a MIG instance of that profile\n"
+    "    batch: 4\n"
+    "    throughput: 9.5                 # units/s, instead of work + time_s\n"
+    "  - config: {partition: full, sharing: timeslice, peers: 4}   # 4 identical processes\n"
+    "    batch: 4\n"
+    "    throughput: 7.1                 # per process\n"
+    "  - config: {partition: 3g.20gb, per_gpu: 2, workers: 16, topology: [4, 4, 4, 4]}  # DDP\n"
+    "    batch: 64\n"
+    "    time_s: 300.0\n"
+    "  - config: {partition: 1g.5gb, per_gpu: 7, workers: 56}\n"
+    "    batch: 32\n"
+    "    outcome: oom                    # it failed: out of memory\n";
+
+static const char *contract_queries =
+    "gpu: A100-SXM4-40GB\n"
+    "queries:\n"
+    "  - {config: {partition: 7g.40gb}, batch: 4, work: 20000}\n"
+    "  - {config: {partition: 1g.5gb, mig_busy: 7}, batch: 4, work: 20000}   # 7 busy\n";
+
+typedef struct fixture {
+    arena *a;
+    diag *d;
+    gpu_catalog cat;
+    phys_params phys;
+} fixture;
+
+static void fx_init(fixture *f)
+{
+    f->a = arena_create();
+    f->d = diag_create();
+    cr_assert_eq(catalog_load_default(f->a, &f->cat, f->d), 0);
+    cr_assert_eq(physics_load_default(f->d, &f->phys), 0);
+}
+
+static void fx_fini(fixture *f)
+{
+    diag_destroy(f->d);
+    arena_destroy(f->a);
+}
+
+/* The example of DESIGN.md §8 loads as written, every key of it. Its DDP row gives time_s
+ * without work: that is the time of one unit. */
+Test(obs, contract_observations_load_with_every_key)
+{
+    fixture fx;
+    fx_init(&fx);
+    obs_file *f = NULL;
+    int rc = obs_load_observations("obs.yaml", contract_obs, strlen(contract_obs), &fx.cat, fx.a,
+                                   fx.d, &f);
+    cr_assert_eq(rc, 0, "%s", diag_error_count(fx.d) ? diag_message(fx.d, 0) : "");
+    cr_assert_str_eq(f->workload, "my-transformer");
+    cr_assert_str_eq(f->gpu->name, "A100-SXM4-40GB");
+    cr_assert(f->unit_is_sample);
+    cr_assert_eq(f->n, 5);
+    cr_assert_null(f->obs[0].mig);
+    cr_assert_float_eq(f->obs[0].unit_time_s, 812.0 / 20000, 1e-15);
+    cr_assert_str_eq(f->obs[1].mig->name, "1g.5gb");
+    cr_assert_float_eq(f->obs[1].unit_time_s, 1 / 9.5, 1e-15);
+    cr_assert_eq(f->obs[2].config.sharing, SHARE_TIMESLICE);
+    cr_assert_eq(f->obs[2].config.peers, 4);
+    cr_assert_eq(f->obs[1].config.peers, 1);
+    cr_assert(!obs_config_is_ddp(&f->obs[2].config));
+    cr_assert(obs_config_is_ddp(&f->obs[3].config));
+    cr_assert_eq(f->obs[3].config.n_topology, 4);
+    cr_assert_eq(f->obs[3].config.topology[3], 4);
+    cr_assert_eq(f->obs[3].config.workers, 16);
+    cr_assert_float_eq(f->obs[3].unit_time_s, 300.0, 0);
+    cr_assert_eq(f->obs[4].outcome, OBS_OUTCOME_OOM);
+    cr_assert_eq(f->obs[4].config.per_gpu, 7);
+    cr_assert_eq(f->obs[4].batch, 32);
+    cr_assert_lt(f->obs[0].gpu_util, 0);
+    fx_fini(&fx);
+}
+
+Test(obs, contract_queries_load)
+{
+    fixture fx;
+    fx_init(&fx);
+    obs_queries *q = NULL;
+    int rc = obs_load_queries("q.yaml", contract_queries, strlen(contract_queries), &fx.cat, fx.a,
+                              fx.d, &q);
+    cr_assert_eq(rc, 0);
+    cr_assert_eq(q->n, 2);
+    cr_assert_str_eq(q->q[0].config.partition, "7g.40gb");
+    cr_assert_eq(q->q[0].batch, 4);
+    cr_assert_float_eq(q->q[0].work, 20000, 0);
+    cr_assert_eq(q->q[1].config.mig_busy, 7);
+    cr_assert_eq(q->q[1].at.line, 4);
+    fx_fini(&fx);
+}
+
+Test(obs, unit_names)
+{
+    cr_assert(obs_unit_counts_samples("sample"));
+    cr_assert(obs_unit_counts_samples("particle"));
+    cr_assert(!obs_unit_counts_samples("iteration"));
+    cr_assert(!obs_unit_counts_samples("steps"));
+}
+
+/* Read the "# expect: " lines at the top of a corpus file. */
+static int read_expect(const char *path, char msgs[][1024], int max)
+{
+    FILE *f = fopen(path, "r");
+    cr_assert_not_null(f, "%s: %s", path, strerror(errno));
+    char line[1024];
+    int n = 0;
+    while (n < max && fgets(line, sizeof line, f) && !strncmp(line, "# expect: ", 10)) {
+        line[strcspn(line, "\n")] = '\0';
+        snprintf(msgs[n++], 1024, "%s", line + 10);
+    }
+    fclose(f);
+    return n;
+}
+
+Test(obs, bad_input_corpus_gives_exact_messages)
+{
+    const char *dir = "tests/bad_input/obs";
+    DIR *dp = opendir(dir);
+    cr_assert_not_null(dp, "%s missing (run from the repository root)", dir);
+    char names[64][256];
+    int n = 0;
+    struct dirent *de;
+    while ((de = readdir(dp)) && n < 64) {
+        if (strstr(de->d_name, ".yaml")) {
+            snprintf(names[n++], 256, "%s", de->d_name);
+        }
+    }
+    closedir(dp);
+    cr_assert_geq(n, 25);
+    for (int i = 0; i < n; i++) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        char want[8][1024];
+        int n_want = read_expect(path, want, 8);
+        cr_assert_gt(n_want, 0, "%s has no # expect: line", path);
+        fixture fx;
+        fx_init(&fx);
+        int rc;
+        if (!strncmp(names[i], "obs_", 4)) {
+            obs_file *f = NULL;
+            rc = obs_load_observations(path, NULL, 0, &fx.cat, fx.a, fx.d, &f);
+        } else if (!strncmp(names[i], "query_", 6)) {
+            obs_queries *q = NULL;
+            rc = obs_load_queries(path, NULL, 0, &fx.cat, fx.a, fx.d, &q);
+        } else if (!strncmp(names[i], "profile_", 8)) {
+            obs_profile *p = NULL;
+            rc = obs_load_profile(path, NULL, 0, &fx.phys, fx.a, fx.d, &p);
+        } else {
+            cr_assert(!strncmp(names[i], "priors_", 7), "%s: unknown prefix", names[i]);
+            obs_priors *p = NULL;
+            rc = obs_load_priors(path, NULL, 0, fx.a, fx.d, &p);
+        }
+        cr_assert_eq(rc, SIM_EINPUT, "%s: loader returned %d", path, rc);
+        cr_assert_eq(diag_error_count(fx.d), n_want, "%s: %d messages, expected %d; first: %s",
+                     path, diag_error_count(fx.d), n_want, diag_message(fx.d, 0));
+        for (int k = 0; k < n_want; k++) {
+            cr_assert_str_eq(diag_message(fx.d, k), want[k], "%s message %d", path, k);
+        }
+        fx_fini(&fx);
+    }
+}
+
+Test(obs, library_observation_files_load)
+{
+    const char *dir = "workloads/library/obs";
+    DIR *dp = opendir(dir);
+    cr_assert_not_null(dp);
+    int n = 0;
+    struct dirent *de;
+    while ((de = readdir(dp))) {
+        if (!strstr(de->d_name, ".yaml")) {
+            continue;
+        }
+        char path[512];
+        snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+        fixture fx;
+        fx_init(&fx);
+        obs_file *f = NULL;
+        int rc = obs_load_observations(path, NULL, 0, &fx.cat, fx.a, fx.d, &f);
+        cr_assert_eq(rc, 0, "%s: %s", path, diag_error_count(fx.d) ? diag_message(fx.d, 0) : "");
+        cr_assert_gt(f->n, 1, "%s", path);
+        fx_fini(&fx);
+        n++;
+    }
+    closedir(dp);
+    cr_assert_geq(n, 4);
+}
+
+Test(obs, builtin_priors_have_every_class_and_source)
+{
+    fixture fx;
+    fx_init(&fx);
+    const unsigned char *data = NULL;
+    size_t len = 0;
+    cr_assert(embedded_get("workloads/priors.yaml", &data, &len));
+    obs_priors *p = NULL;
+    cr_assert_eq(obs_load_priors("workloads/priors.yaml", data, len, fx.a, fx.d, &p), 0);
+    const char *want[] = {"generic", "compute-bound-simulation", "cnn-training",
+                          "transformer-training", "small-batch-inference", "memory-bound"};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        const obs_prior_class *c = obs_priors_find(p, want[i]);
+        cr_assert_not_null(c, "class %s", want[i]);
+        const obs_prior_value *v[] = {&c->host_fraction, &c->mem_fraction, &c->parallel_fraction,
+                                      &c->footprint_gib, &c->batch_share};
+        for (size_t k = 0; k < 5; k++) {
+            cr_assert_gt(strlen(v[k]->src), 8, "%s: a prior without provenance", want[i]);
+            cr_assert_gt(v[k]->rel_sd, 0);
+        }
+        cr_assert_geq(phys_ts_class_index(&fx.phys, c->ts_class), 0, "%s ts_class", want[i]);
+    }
+    cr_assert_null(obs_priors_find(p, "nope"));
+    fx_fini(&fx);
+}
+
+/* A profile survives write -> load bit for bit. */
+Test(obs, profile_write_load_round_trip)
+{
+    fixture fx;
+    fx_init(&fx);
+    obs_profile p;
+    memset(&p, 0, sizeof p);
+    p.p.name = "rt \"quoted\", name";
+    p.p.unit_is_sample = true;
+    p.unit = "image";
+    p.gpu_name = "A100-SXM4-40GB";
+    p.prior_class = "cnn-training";
+    p.fitted_on = "somewhere: rows 0-3";
+    p.ts_class_name = "long";
+    p.ref_batch = 32;
+    p.p.host_s_fixed = 0.1234567890123;
+    p.p.host_s_per_sample = 1.0 / 3.0;
+    p.p.compute_sm_s_fixed[WL_CLASS_TENSOR] = 2.5e-3;
+    p.p.compute_sm_s_per_sample[WL_CLASS_TENSOR] = 7.1e-5;
+    p.p.mem_footprint_bytes_fixed = 4.5 * 1073741824.0;
+    for (int i = 0; i < WL_P_COUNT; i++) {
+        p.src[i] = OBS_SRC_FIXED;
+    }
+    p.src[WL_P_HOST_S_FIXED] = OBS_SRC_FIT;
+    p.sd[WL_P_HOST_S_FIXED] = 0.001;
+    p.src[WL_P_MEM_FOOTPRINT_FIXED] = OBS_SRC_PRIOR;
+    p.lo[WL_P_MEM_FOOTPRINT_FIXED] = 1e9;
+    p.hi[WL_P_MEM_FOOTPRINT_FIXED] = 1e10;
+    p.n_variants = 2;
+    p.variants[0] = p.p;
+    p.variants[0].host_s_fixed = 0.2;
+    p.variants[1] = p.p;
+    char dir[] = "/tmp/obs_rt_XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    char path[128];
+    snprintf(path, sizeof path, "%s/p.yaml", dir);
+    cr_assert_eq(obs_write_profile(path, &p, "a comment\nsecond line"), 0);
+    obs_profile *q = NULL;
+    int rc = obs_load_profile(path, NULL, 0, &fx.phys, fx.a, fx.d, &q);
+    cr_assert_eq(rc, 0, "%s", diag_error_count(fx.d) ? diag_message(fx.d, 0) : "");
+    cr_assert_str_eq(q->p.name, p.p.name);
+    cr_assert_str_eq(q->unit, "image");
+    cr_assert_str_eq(q->prior_class, "cnn-training");
+    cr_assert_eq(q->p.ts_class, phys_ts_class_index(&fx.phys, "long"));
+    cr_assert_eq(q->ref_batch, 32);
+    for (int i = 0; i < WL_P_COUNT; i++) {
+        cr_assert_eq(wl_param_get(&q->p, (wl_param)i), wl_param_get(&p.p, (wl_param)i), "%s",
+                     wl_param_name((wl_param)i));
+        cr_assert_eq(q->src[i], p.src[i]);
+    }
+    cr_assert_eq(q->p.compute_sm_s_per_sample[WL_CLASS_TENSOR], 7.1e-5);
+    cr_assert_eq(q->sd[WL_P_HOST_S_FIXED], 0.001);
+    cr_assert_eq(q->lo[WL_P_MEM_FOOTPRINT_FIXED], 1e9);
+    cr_assert_eq(q->hi[WL_P_MEM_FOOTPRINT_FIXED], 1e10);
+    cr_assert_eq(q->n_variants, 2);
+    cr_assert_eq(q->variants[0].host_s_fixed, 0.2);
+    cr_assert_eq(q->variants[0].host_s_per_sample, 1.0 / 3.0);
+    cr_assert_eq(q->variants[1].host_s_fixed, p.p.host_s_fixed);
+    /* nothing else is left in the directory (no temporary file) */
+    DIR *dp = opendir(dir);
+    int files = 0;
+    struct dirent *de;
+    while ((de = readdir(dp))) {
+        files += de->d_name[0] != '.';
+    }
+    closedir(dp);
+    cr_assert_eq(files, 1);
+    unlink(path);
+    rmdir(dir);
+    fx_fini(&fx);
+}
+
+Test(obs, profile_write_error_leaves_nothing)
+{
+    obs_profile p;
+    memset(&p, 0, sizeof p);
+    p.p.name = "x";
+    int rc = obs_write_profile("/nonexistent-dir-obs/p.yaml", &p, NULL);
+    cr_assert_eq(rc, SIM_EIO);
+    cr_assert_eq(errno, ENOENT);
+    struct stat st;
+    cr_assert_neq(stat("/nonexistent-dir-obs/p.yaml", &st), 0);
+}
+
+Test(obs, missing_file_is_an_environment_error)
+{
+    fixture fx;
+    fx_init(&fx);
+    obs_file *f = NULL;
+    int rc = obs_load_observations("/nonexistent-obs.yaml", NULL, 0, &fx.cat, fx.a, fx.d, &f);
+    cr_assert_eq(rc, SIM_ENOENT);
+    cr_assert_eq(diag_error_count(fx.d), 0);
+    cr_assert_null(f);
+    fx_fini(&fx);
+}

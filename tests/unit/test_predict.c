@@ -1,0 +1,363 @@
+/* Tests of fit-workload and predict (experiments/obs_fit.c, tools/cmd_fit_workload.c,
+ * tools/cmd_predict.c): synthetic observations generated from a known profile with the model
+ * itself are fitted, written, read back and predicted on configurations that were not observed.
+ * Tolerances: with five noise-free partitions H and C come back within 2 %, M (a fifth of the
+ * time) within two of its standard errors, and predictions within 1 %; with two observations the pinned
+ * parameters come back within 5 % and the truth lies inside time_s_lo..time_s_hi.
+ * The CLI tests run ./slicesim from the repository root. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "experiments/catalog_load.h"
+#include "experiments/embedded.h"
+#include "experiments/obs.h"
+#include "experiments/physics_load.h"
+#include "sim/arena.h"
+#include "sim/diag.h"
+#include "sim/err.h"
+
+#define GPU "A100-SXM4-40GB"
+
+typedef struct fixture {
+    arena *a;
+    diag *d;
+    gpu_catalog cat;
+    phys_params phys;
+    const gpu_type *gpu;
+    obs_priors *priors;
+    char dir[64];
+} fixture;
+
+static void fx_init(fixture *f)
+{
+    f->a = arena_create();
+    f->d = diag_create();
+    cr_assert_eq(catalog_load_default(f->a, &f->cat, f->d), 0);
+    cr_assert_eq(physics_load_default(f->d, &f->phys), 0);
+    f->gpu = gpu_catalog_find(&f->cat, GPU);
+    cr_assert_not_null(f->gpu);
+    const unsigned char *data = NULL;
+    size_t len = 0;
+    cr_assert(embedded_get("workloads/priors.yaml", &data, &len));
+    cr_assert_eq(obs_load_priors("workloads/priors.yaml", data, len, f->a, f->d, &f->priors), 0);
+    snprintf(f->dir, sizeof f->dir, "/tmp/predict_XXXXXX");
+    cr_assert_not_null(mkdtemp(f->dir));
+}
+
+static void fx_fini(fixture *f)
+{
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", f->dir);
+    cr_assert_eq(system(cmd), 0);
+    diag_destroy(f->d);
+    arena_destroy(f->a);
+}
+
+/* The known profile: per iteration of 8 samples, host 20 ms, 3 SM-seconds of fp32 compute,
+ * 10 GB of memory traffic, a 6 GiB footprint. */
+static wl_profile truth(void)
+{
+    wl_profile p;
+    memset(&p, 0, sizeof p);
+    p.name = "synth";
+    p.unit_is_sample = true;
+    p.host_s_fixed = 0.020;
+    p.compute_sm_s_fixed[WL_CLASS_FP32] = 3.0;
+    p.mem_traffic_bytes_fixed = 10e9;
+    p.mem_footprint_bytes_fixed = 6.0 * 1073741824.0;
+    return p;
+}
+
+/* Seconds per unit of the truth at batch 8 on `part` with `peers` time-sliced processes. */
+static double truth_unit_s(fixture *fx, const char *part, int peers, int mig_busy)
+{
+    wl_profile p = truth();
+    /* the time-slice class that fit-workload gives under the generic class */
+    p.ts_class = phys_ts_class_index(&fx->phys, obs_priors_find(fx->priors, "generic")->ts_class);
+    partition_cfg c;
+    partition_cfg_init(&c, fx->gpu);
+    c.mig = strcmp(part, "full") ? gpu_find_profile(fx->gpu, part) : NULL;
+    c.peers = peers;
+    c.sharing = peers > 1 ? SHARE_TIMESLICE : SHARE_EXCLUSIVE;
+    c.mig_busy = mig_busy;
+    speed_result r;
+    speed_unit_time(&p, 8, &c, &fx->phys, &r);
+    cr_assert_eq(r.outcome, SPEED_OK, "%s: %s", part, r.reason);
+    return r.unit_time_s;
+}
+
+/* Write observations of the truth on the given partitions (exclusive, batch 8) to a file. */
+static void write_obs(fixture *fx, const char *path, const char *const *parts, int n)
+{
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f);
+    fprintf(f, "workload: synth\ngpu: %s\nunit: sample\nobservations:\n", GPU);
+    for (int i = 0; i < n; i++) {
+        fprintf(f, "  - {config: {partition: %s}, batch: 8, work: 8000, time_s: %.17g}\n",
+                parts[i], 8000 * truth_unit_s(fx, parts[i], 1, 0));
+    }
+    fclose(f);
+}
+
+static const obs_fit_param *find_param(const obs_fit_report *r, wl_param w)
+{
+    for (int i = 0; i < r->n_params; i++) {
+        if (r->params[i].which == w) {
+            return &r->params[i];
+        }
+    }
+    return NULL;
+}
+
+/* fit -> write -> load -> predict recovers the profile and its predictions. */
+Test(predict, round_trip_recovers_known_profile)
+{
+    fixture fx;
+    fx_init(&fx);
+    const char *parts[] = {"full", "7g.40gb", "4g.20gb", "3g.20gb", "2g.10gb"};
+    char obs_path[128], prof_path[128];
+    snprintf(obs_path, sizeof obs_path, "%s/obs.yaml", fx.dir);
+    snprintf(prof_path, sizeof prof_path, "%s/profile.yaml", fx.dir);
+    write_obs(&fx, obs_path, parts, 5);
+    obs_file *f = NULL;
+    cr_assert_eq(obs_load_observations(obs_path, NULL, 0, &fx.cat, fx.a, fx.d, &f), 0);
+    obs_profile *p = NULL;
+    obs_fit_report rep;
+    int rc = obs_fit(f, obs_priors_find(fx.priors, "generic"), &fx.phys, fx.a, &p, &rep);
+    cr_assert_eq(rc, 0, "%s", rep.error);
+    wl_profile t = truth();
+    cr_assert_float_eq(p->p.host_s_fixed / t.host_s_fixed, 1.0, 0.02, "H %g",
+                       p->p.host_s_fixed);
+    cr_assert_float_eq(wl_compute_total_sm_s(&p->p, 8) / 3.0, 1.0, 0.02, "C %g",
+                       wl_compute_total_sm_s(&p->p, 8));
+    /* M moves the time least (about a fifth of it): it is held to two standard errors */
+    const obs_fit_param *pm = find_param(&rep, WL_P_MEM_TRAFFIC_FIXED);
+    cr_assert_leq(fabs(p->p.mem_traffic_bytes_fixed - 10e9), 2 * pm->std_err, "M %g +- %g",
+                  p->p.mem_traffic_bytes_fixed, pm->std_err);
+    cr_assert(find_param(&rep, WL_P_HOST_S_FIXED)->pinned);
+    cr_assert(find_param(&rep, WL_P_COMPUTE_FIXED)->pinned);
+    for (size_t i = 0; i < rep.n_rows; i++) {
+        cr_assert(rep.rows[i].used);
+        cr_assert_lt(fabs(rep.rows[i].rel_residual), 0.005, "row %zu", i);
+    }
+    cr_assert_eq(obs_write_profile(prof_path, p, "test"), 0);
+    obs_profile *q = NULL;
+    cr_assert_eq(obs_load_profile(prof_path, NULL, 0, &fx.phys, fx.a, fx.d, &q), 0);
+    cr_assert_eq(q->p.host_s_fixed, p->p.host_s_fixed);
+    /* predict configurations never observed */
+    const char *qtext = "gpu: " GPU "\n"
+                        "queries:\n"
+                        "  - {config: {partition: 1g.10gb}, batch: 8, work: 8000}\n"
+                        "  - {config: {partition: 7g.40gb, peers: 4}, batch: 8, work: 8000}\n"
+                        "  - {config: {partition: 1g.10gb, mig_busy: 4}, batch: 8, work: 8000}\n";
+    obs_queries *qs = NULL;
+    cr_assert_eq(obs_load_queries("q.yaml", qtext, strlen(qtext), &fx.cat, fx.a, fx.d, &qs), 0);
+    double want[] = {8000 * truth_unit_s(&fx, "1g.10gb", 1, 0),
+                     8000 * truth_unit_s(&fx, "7g.40gb", 4, 0),
+                     8000 * truth_unit_s(&fx, "1g.10gb", 1, 4)};
+    for (size_t i = 0; i < qs->n; i++) {
+        obs_prediction r;
+        obs_predict(q, NULL, 0, qs, i, &fx.phys, &r);
+        cr_assert_eq(r.outcome, SPEED_OK, "query %zu: %s", i, r.reason);
+        cr_assert_float_eq(r.time_s / want[i], 1.0, 0.01, "query %zu: %g vs %g", i, r.time_s,
+                           want[i]);
+        cr_assert_leq(r.time_lo_s, r.time_s);
+        cr_assert_geq(r.time_hi_s, r.time_s);
+        cr_assert_float_eq(r.throughput * r.time_s, 8000, 1e-6);
+    }
+    fx_fini(&fx);
+}
+
+/* Two observations: H and C are pinned, the memory traffic is not; the range holds the truth. */
+Test(predict, two_observations_name_the_open_parameter_and_cover_the_truth)
+{
+    fixture fx;
+    fx_init(&fx);
+    const char *parts[] = {"full", "1g.10gb"};
+    char obs_path[128];
+    snprintf(obs_path, sizeof obs_path, "%s/obs.yaml", fx.dir);
+    write_obs(&fx, obs_path, parts, 2);
+    obs_file *f = NULL;
+    cr_assert_eq(obs_load_observations(obs_path, NULL, 0, &fx.cat, fx.a, fx.d, &f), 0);
+    obs_profile *p = NULL;
+    obs_fit_report rep;
+    cr_assert_eq(obs_fit(f, obs_priors_find(fx.priors, "generic"), &fx.phys, fx.a, &p, &rep), 0);
+    const obs_fit_param *m = find_param(&rep, WL_P_MEM_TRAFFIC_FIXED);
+    cr_assert_not_null(m);
+    cr_assert(!m->pinned);
+    cr_assert_gt(strlen(m->assumed), 0);
+    cr_assert_eq(p->src[WL_P_MEM_TRAFFIC_FIXED], OBS_SRC_PRIOR);
+    cr_assert_gt(p->n_variants, 0);
+    for (size_t i = 0; i < rep.n_rows; i++) {
+        cr_assert_lt(fabs(rep.rows[i].rel_residual), 0.01, "row %zu", i);
+    }
+    const char *qtext = "gpu: " GPU "\n"
+                        "queries:\n"
+                        "  - {config: {partition: 3g.20gb}, batch: 8, work: 1}\n"
+                        "  - {config: {partition: 7g.40gb}, batch: 8, work: 1}\n";
+    obs_queries *qs = NULL;
+    cr_assert_eq(obs_load_queries("q.yaml", qtext, strlen(qtext), &fx.cat, fx.a, fx.d, &qs), 0);
+    const char *qp[] = {"3g.20gb", "7g.40gb"};
+    for (size_t i = 0; i < qs->n; i++) {
+        obs_prediction r;
+        obs_predict(p, NULL, 0, qs, i, &fx.phys, &r);
+        double want = truth_unit_s(&fx, qp[i], 1, 0);
+        cr_assert_eq(r.outcome, SPEED_OK);
+        cr_assert_leq(r.time_lo_s, want, "%s: lo %g > truth %g", qp[i], r.time_lo_s, want);
+        cr_assert_geq(r.time_hi_s, want, "%s: hi %g < truth %g", qp[i], r.time_hi_s, want);
+        cr_assert_float_eq(r.time_s / want, 1.0, 0.15, "%s: %g vs %g", qp[i], r.time_s, want);
+    }
+    fx_fini(&fx);
+}
+
+/* Write a profile with the truth's parameters and a given name. */
+static void write_truth_profile(fixture *fx, const char *path, const char *name)
+{
+    obs_profile p;
+    memset(&p, 0, sizeof p);
+    p.p = truth();
+    p.p.name = name;
+    p.unit = "sample";
+    p.gpu_name = GPU;
+    p.ts_class_name = obs_priors_find(fx->priors, "generic")->ts_class;
+    p.ref_batch = 8;
+    cr_assert_eq(obs_write_profile(path, &p, NULL), 0);
+}
+
+/* Run a command, capturing stdout and stderr into files; returns the exit status. */
+static int run(const char *cmd, const char *out, const char *err)
+{
+    char full[1024];
+    snprintf(full, sizeof full, "%s >%s 2>%s", cmd, out, err);
+    int st = system(full);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    cr_assert_not_null(f, "%s", path);
+    static char buf[65536];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+    return buf;
+}
+
+Test(predict, cli_csv_format_outcomes_and_reasons)
+{
+    fixture fx;
+    fx_init(&fx);
+    char a[128], b[128], q[128], out[128], err[128], cmd[512];
+    snprintf(a, sizeof a, "%s/a.yaml", fx.dir);
+    snprintf(b, sizeof b, "%s/b.yaml", fx.dir);
+    snprintf(q, sizeof q, "%s/q.yaml", fx.dir);
+    snprintf(out, sizeof out, "%s/out.csv", fx.dir);
+    snprintf(err, sizeof err, "%s/err.txt", fx.dir);
+    write_truth_profile(&fx, a, "a");
+    write_truth_profile(&fx, b, "b");
+    FILE *f = fopen(q, "w");
+    fprintf(f, "gpu: " GPU "\n"
+               "queries:\n"
+               "  - {config: {partition: full}, batch: 8, work: 800}\n"
+               "  - {config: {partition: 1g.5gb}, batch: 8, work: 800}\n"
+               "  - {config: {partition: 1g.20gb}, batch: 8}\n"
+               "  - {config: {partition: full, peers: 0}, batch: 8}\n"
+               "  - {config: {partition: 3g.20gb, per_gpu: 2, workers: 16, topology: [4, 4, 4, 4]}, "
+               "batch: 8}\n"
+               "  - {config: {partition: full, with: [b]}, batch: 8, work: 800}\n"
+               "  - {config: {partition: full, with: [c]}, batch: 8}\n");
+    fclose(f);
+    snprintf(cmd, sizeof cmd, "./slicesim predict %s %s %s", a, b, q);
+    cr_assert_eq(run(cmd, out, err), 0, "%s", slurp(err));
+    char *csv = slurp(out);
+    char *line[16];
+    int n = 0;
+    for (char *s = strtok(csv, "\n"); s && n < 16; s = strtok(NULL, "\n")) {
+        line[n++] = s;
+    }
+    cr_assert_eq(n, 8);
+    cr_assert_str_eq(line[0], "index,time_s,throughput,outcome,time_s_lo,time_s_hi,reason");
+    double t0, x0, lo0, hi0;
+    cr_assert_eq(sscanf(line[1], "0,%lg,%lg,ok,%lg,%lg,", &t0, &x0, &lo0, &hi0), 4, "%s", line[1]);
+    cr_assert_float_eq(t0 / (800 * truth_unit_s(&fx, "full", 1, 0)), 1.0, 1e-5);
+    cr_assert_eq(line[1][strlen(line[1]) - 1], ',');
+    cr_assert(lo0 <= t0 && t0 <= hi0);
+    /* 6 GiB does not fit the 4.75 GiB of 1g.5gb */
+    cr_assert_eq(strncmp(line[2], "1,,,oom,,,", 10), 0, "%s", line[2]);
+    cr_assert_gt(strlen(line[2]), 10);
+    cr_assert_str_eq(line[3], "2,,,invalid,,,\"unknown partition for A100-SXM4-40GB; expected "
+                              "one of full, 1g.5gb, 1g.5gb+me, 1g.10gb, 2g.10gb, 3g.20gb, "
+                              "4g.20gb, 7g.40gb, got '1g.20gb'\"");
+    cr_assert_str_eq(line[4], "3,,,invalid,,,peers must be >= 1; got 0");
+    cr_assert_str_eq(line[5], "4,,,invalid,,,DDP model not available in this version");
+    double t5;
+    cr_assert_eq(sscanf(line[6], "5,%lg,", &t5), 1, "%s", line[6]);
+    cr_assert_gt(t5, t0, "time-sliced with b must be slower than alone");
+    cr_assert_str_eq(line[7],
+                     "6,,,invalid,,,with: no profile named 'c' was given on the command line");
+    fx_fini(&fx);
+}
+
+Test(predict, cli_fit_workload_bad_input_exits_2_and_writes_nothing)
+{
+    fixture fx;
+    fx_init(&fx);
+    char prof[128], out[128], err[128], cmd[512];
+    snprintf(prof, sizeof prof, "%s/p.yaml", fx.dir);
+    snprintf(out, sizeof out, "%s/out.txt", fx.dir);
+    snprintf(err, sizeof err, "%s/err.txt", fx.dir);
+    snprintf(cmd, sizeof cmd,
+             "./slicesim fit-workload tests/bad_input/obs/obs_unknown_partition.yaml -o %s", prof);
+    cr_assert_eq(run(cmd, out, err), 2);
+    cr_assert_str_eq(slurp(err),
+                     "tests/bad_input/obs/obs_unknown_partition.yaml:6:26: error: "
+                     "observations[1].config.partition: unknown partition for A100-SXM4-40GB; "
+                     "expected one of full, 1g.5gb, 1g.5gb+me, 1g.10gb, 2g.10gb, 3g.20gb, "
+                     "4g.20gb, 7g.40gb, got '1g.20gb'\n");
+    struct stat st;
+    cr_assert_neq(stat(prof, &st), 0, "no profile may be written on error");
+    snprintf(cmd, sizeof cmd, "./slicesim fit-workload x.yaml -o %s --class nope", prof);
+    cr_assert_eq(run(cmd, out, err), 2);
+    const char *want = "slicesim fit-workload: error: --class: unknown class; expected one of "
+                       "generic, ";
+    cr_assert_eq(strncmp(slurp(err), want, strlen(want)), 0, "%s", slurp(err));
+    snprintf(cmd, sizeof cmd, "./slicesim fit-workload /nonexistent.yaml -o %s", prof);
+    cr_assert_eq(run(cmd, out, err), 1);
+    cr_assert_str_eq(slurp(err), "slicesim fit-workload: error: /nonexistent.yaml: No such file "
+                                 "or directory\n");
+    fx_fini(&fx);
+}
+
+Test(predict, cli_fit_workload_reports_and_writes_a_readable_profile)
+{
+    fixture fx;
+    fx_init(&fx);
+    const char *parts[] = {"full", "1g.10gb"};
+    char obs_path[128], prof[128], out[128], err[128], cmd[512];
+    snprintf(obs_path, sizeof obs_path, "%s/obs.yaml", fx.dir);
+    snprintf(prof, sizeof prof, "%s/p.yaml", fx.dir);
+    snprintf(out, sizeof out, "%s/out.txt", fx.dir);
+    snprintf(err, sizeof err, "%s/err.txt", fx.dir);
+    write_obs(&fx, obs_path, parts, 2);
+    snprintf(cmd, sizeof cmd, "./slicesim fit-workload %s -o %s --class generic", obs_path, prof);
+    cr_assert_eq(run(cmd, out, err), 0, "%s", slurp(err));
+    char *txt = slurp(out);
+    cr_assert_not_null(strstr(txt, "mem_traffic_bytes_fixed"));
+    cr_assert_not_null(strstr(txt, "NOT PINNED by the observations"));
+    cr_assert_not_null(strstr(txt, "under-determined parameters (left to the class prior):"));
+    cr_assert_not_null(strstr(txt, "wrote "));
+    obs_profile *p = NULL;
+    cr_assert_eq(obs_load_profile(prof, NULL, 0, &fx.phys, fx.a, fx.d, &p), 0);
+    cr_assert_str_eq(p->p.name, "synth");
+    cr_assert_str_eq(p->prior_class, "generic");
+    cr_assert_eq(p->src[WL_P_MEM_TRAFFIC_FIXED], OBS_SRC_PRIOR);
+    cr_assert_float_eq(p->ref_batch, 8, 0);
+    fx_fini(&fx);
+}

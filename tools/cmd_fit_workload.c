@@ -1,0 +1,216 @@
+/* tools/cmd_fit_workload.c - `slicesim fit-workload OBS.yaml -o PROFILE.yaml [--class NAME]`:
+ * fit a workload profile to observed runs (DESIGN.md §8, experiments/obs.h).
+ *
+ * Prints the fitted parameters with their standard errors, names every parameter the data did
+ * not pin together with the prior it was left to, prints the residual of every observation, and
+ * writes PROFILE.yaml atomically (nothing is written on error). Exit 0 on success, 2 on bad input
+ * (observations, priors, usage), 1 when a file cannot be read or written. */
+#include "tools/cli.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "experiments/catalog_load.h"
+#include "experiments/embedded.h"
+#include "experiments/obs.h"
+#include "experiments/physics_load.h"
+#include "model/wfit.h"
+#include "sim/arena.h"
+#include "sim/diag.h"
+#include "sim/err.h"
+
+#define PRIORS_PATH "workloads/priors.yaml"
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: slicesim fit-workload OBS.yaml -o PROFILE.yaml [--class NAME] [--priors FILE]\n"
+            "                             [--source TEXT]\n"
+            "  Fits a workload profile (host time, compute, parallelism, memory traffic,\n"
+            "  footprint) to the runs in OBS.yaml (format: DESIGN.md section 8) and writes it to\n"
+            "  PROFILE.yaml, which `slicesim predict` and scenarios read.\n"
+            "  --class NAME   workload class whose priors fill what the runs leave open\n"
+            "                 (default generic; the classes are listed in " PRIORS_PATH ")\n"
+            "  --priors FILE  read priors from FILE instead of the built-in " PRIORS_PATH "\n"
+            "  --source TEXT  where the observations come from, written as the profile's\n"
+            "                 provenance\n");
+}
+
+/* Load the priors from `path` or the embedded file. Returns 0, or the exit status. */
+static int load_priors(const char *path, arena *a, diag *d, obs_priors **out)
+{
+    int rc;
+    if (path) {
+        rc = obs_load_priors(path, NULL, 0, a, d, out);
+    } else {
+        const unsigned char *data = NULL;
+        size_t len = 0;
+        if (!embedded_get(PRIORS_PATH, &data, &len)) {
+            fprintf(stderr, "slicesim fit-workload: error: %s is not built in\n", PRIORS_PATH);
+            return CLI_EXIT_ENV;
+        }
+        rc = obs_load_priors(PRIORS_PATH, data, len, a, d, out);
+    }
+    if (rc == SIM_EINPUT) {
+        diag_print(d, stderr);
+        return CLI_EXIT_INPUT;
+    }
+    if (rc != 0) {
+        fprintf(stderr, "slicesim fit-workload: error: %s: %s\n", path, strerror(errno));
+        return CLI_EXIT_ENV;
+    }
+    return 0;
+}
+
+static void print_report(const obs_file *f, const obs_profile *p, const obs_fit_report *rep)
+{
+    int used = 0;
+    for (size_t i = 0; i < rep->n_rows; i++) {
+        used += rep->rows[i].used;
+    }
+    printf("workload %s on %s: %d of %zu observations used, class %s\n", f->workload, f->gpu_name,
+           used, f->n, p->prior_class);
+    printf("fit: %s after %d iterations, chi^2 %.4g, %d degrees of freedom\n\n",
+           rep->status == 0 ? "converged" : "NOT converged", rep->iterations, rep->chisq,
+           rep->dof);
+    printf("%-32s %14s %14s  %s\n", "parameter", "value", "std_err", "status");
+    for (int i = 0; i < rep->n_params; i++) {
+        const obs_fit_param *q = &rep->params[i];
+        printf("%-32s %14.6g %14.6g  %s\n", wl_param_name(q->which), q->value, q->std_err,
+               q->pinned ? "fitted" : "NOT PINNED by the observations");
+    }
+    int n_open = 0;
+    for (int i = 0; i < rep->n_params; i++) {
+        const obs_fit_param *q = &rep->params[i];
+        if (!q->pinned) {
+            if (!n_open++) {
+                printf("\nunder-determined parameters (left to the class prior):\n");
+            }
+            printf("  %s: prior median %.4g (one-sd range %.4g..%.4g), kept at %.4g; source: %s\n",
+                   wl_param_name(q->which), q->prior_median, q->prior_lo, q->prior_hi, q->value,
+                   q->prior_src ? q->prior_src : "-");
+        }
+    }
+    printf("\n%5s  %-10s %-9s %5s %5s %14s %14s %9s\n", "obs", "partition", "sharing", "peers",
+           "batch", "measured_s/u", "predicted_s/u", "residual");
+    for (size_t i = 0; i < rep->n_rows; i++) {
+        const obs_entry *e = &f->obs[i];
+        const obs_fit_row *r = &rep->rows[i];
+        const char *sh = e->config.sharing_at.line ? share_mode_name((share_mode)e->config.sharing)
+                         : e->config.peers > 1    ? "timeslice"
+                                                  : "exclusive";
+        printf("%5zu  %-10s %-9s %5lld %5u ", i, e->config.partition, sh,
+               (long long)e->config.peers, e->batch);
+        if (!r->used) {
+            printf("%s\n", r->note);
+        } else if (e->outcome == OBS_OUTCOME_OOM) {
+            printf("%14s %14s %9s\n", "oom", r->rel_residual == 0 ? "oom" : "fits",
+                   r->rel_residual == 0 ? "agrees" : "DISAGREES");
+        } else {
+            printf("%14.6g %14.6g %+8.2f%%\n", r->measured_unit_s, r->predicted_unit_s,
+                   100.0 * r->rel_residual);
+        }
+    }
+}
+
+int cmd_fit_workload(int argc, char **argv)
+{
+    const char *obs_path = NULL, *out_path = NULL, *cls = "generic", *priors_path = NULL;
+    const char *source = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+            usage(stdout);
+            return CLI_EXIT_OK;
+        } else if (!strcmp(argv[i], "-o") || !strcmp(argv[i], "--class") ||
+                   !strcmp(argv[i], "--priors") || !strcmp(argv[i], "--source")) {
+            if (i + 1 >= argc) {
+                return cli_usage_error("fit-workload", "%s needs a value", argv[i]);
+            }
+            const char **dst = argv[i][1] == 'o'   ? &out_path
+                               : argv[i][2] == 'c' ? &cls
+                               : argv[i][2] == 'p' ? &priors_path
+                                                   : &source;
+            *dst = argv[++i];
+        } else if (argv[i][0] == '-') {
+            usage(stderr);
+            return cli_usage_error("fit-workload", "unknown option '%s'", argv[i]);
+        } else if (!obs_path) {
+            obs_path = argv[i];
+        } else {
+            return cli_usage_error("fit-workload", "unexpected argument '%s'", argv[i]);
+        }
+    }
+    if (!obs_path || !out_path) {
+        usage(stderr);
+        return cli_usage_error("fit-workload", "expected OBS.yaml and -o PROFILE.yaml");
+    }
+    arena *a = arena_create();
+    diag *d = diag_create();
+    int status = CLI_EXIT_OK;
+    gpu_catalog cat;
+    phys_params phys;
+    obs_priors *priors = NULL;
+    obs_file *f = NULL;
+    if (catalog_load_default(a, &cat, d) != 0 || physics_load_default(d, &phys) != 0) {
+        diag_print(d, stderr);
+        status = CLI_EXIT_ENV;
+        goto done;
+    }
+    status = load_priors(priors_path, a, d, &priors);
+    if (status) {
+        goto done;
+    }
+    const obs_prior_class *pc = obs_priors_find(priors, cls);
+    if (!pc) {
+        fprintf(stderr, "slicesim fit-workload: error: --class: unknown class; expected one of");
+        for (size_t i = 0; i < priors->n; i++) {
+            fprintf(stderr, "%s %s", i ? "," : "", priors->classes[i].name);
+        }
+        fprintf(stderr, ", got '%s'\n", cls);
+        status = CLI_EXIT_INPUT;
+        goto done;
+    }
+    int rc = obs_load_observations(obs_path, NULL, 0, &cat, a, d, &f);
+    if (rc == SIM_EINPUT) {
+        diag_print(d, stderr);
+        status = CLI_EXIT_INPUT;
+        goto done;
+    } else if (rc != 0) {
+        fprintf(stderr, "slicesim fit-workload: error: %s: %s\n", obs_path, strerror(errno));
+        status = CLI_EXIT_ENV;
+        goto done;
+    }
+    obs_profile *p = NULL;
+    obs_fit_report rep;
+    rc = obs_fit(f, pc, &phys, a, &p, &rep);
+    if (rc == SIM_EINPUT) {
+        fprintf(stderr, "%s: error: %s\n", obs_path, rep.error);
+        status = CLI_EXIT_INPUT;
+        goto done;
+    }
+    p->p.provenance = source;
+    print_report(f, p, &rep);
+    char comment[1024];
+    snprintf(comment, sizeof comment,
+             "%s - workload profile written by `slicesim fit-workload %s --class %s`.\n"
+             "Format: experiments/obs.h (obs_write_profile); read by `slicesim predict` and "
+             "scenarios.\nparams: per iteration at ref_batch; from: fit (pinned by the "
+             "observations, sd = standard error),\nprior (left to the class prior, lo..hi = its "
+             "one-sd range) or fixed (not part of the model here).",
+             out_path, obs_path, cls);
+    if (obs_write_profile(out_path, p, comment) != 0) {
+        fprintf(stderr, "slicesim fit-workload: error: %s: %s\n", out_path, strerror(errno));
+        status = CLI_EXIT_ENV;
+        goto done;
+    }
+    printf("\nwrote %s\n", out_path);
+    if (rc == SIM_ENOCONV) {
+        fprintf(stderr, "slicesim fit-workload: warning: the fit did not converge; the profile "
+                        "holds the last iterate\n");
+    }
+done:
+    diag_destroy(d);
+    arena_destroy(a);
+    return status;
+}
