@@ -10,6 +10,7 @@
 struct cluster {
     uint32_t n_nodes, n_gpus, n_devs, n_res;
     char **node_names;
+    dev_id *node_first;    /* n_nodes + 1: devices of node n are node_first[n] .. [n+1]-1 */
     cluster_gpu *gpus;
     cluster_device *devs;
     char **res_names;      /* n_res, in order of first advertisement */
@@ -145,11 +146,13 @@ int cluster_create(const cluster_cfg *cfg, cluster **out, char *why, size_t why_
     }
     c->n_nodes = cfg->n_nodes;
     c->node_names = xcalloc(cfg->n_nodes, sizeof(char *), "node names");
+    c->node_first = xcalloc(cfg->n_nodes + 1, sizeof(dev_id), "node devices");
     c->gpus = xcalloc(n_gpus ? n_gpus : 1, sizeof(cluster_gpu), "cluster gpus");
     c->devs = xcalloc(n_devs ? n_devs : 1, sizeof(cluster_device), "cluster devices");
     for (node_id n = 0; n < cfg->n_nodes; n++) {
         const cluster_node_cfg *nc = &cfg->nodes[n];
         c->node_names[n] = xstrdup(nc->name, "node name");
+        c->node_first[n] = c->n_devs;
         for (uint32_t i = 0; i < nc->n_gpus; i++) {
             const cluster_gpu_cfg *g = &nc->gpus[i];
             gpu_id gid = c->n_gpus++;
@@ -170,6 +173,7 @@ int cluster_create(const cluster_cfg *cfg, cluster **out, char *why, size_t why_
             cg->n_devs = c->n_devs - cg->first_dev;
         }
     }
+    c->node_first[c->n_nodes] = c->n_devs;
     c->cap = xcalloc((size_t)c->n_nodes * (c->n_res ? c->n_res : 1), sizeof(uint32_t), "cap");
     c->used = xcalloc((size_t)c->n_nodes * (c->n_res ? c->n_res : 1), sizeof(uint32_t), "used");
     for (dev_id d = 0; d < c->n_devs; d++) {
@@ -192,6 +196,7 @@ void cluster_destroy(cluster *c)
         free(c->res_names[r]);
     }
     free(c->node_names);
+    free(c->node_first);
     free(c->res_names);
     free(c->gpus);
     free(c->devs);
@@ -218,6 +223,13 @@ uint32_t cluster_n_devices(const cluster *c)
 uint32_t cluster_n_resources(const cluster *c)
 {
     return c->n_res;
+}
+
+void cluster_node_devices(const cluster *c, node_id n, dev_id *first, uint32_t *count)
+{
+    SIM_ASSERT(n < c->n_nodes);
+    *first = c->node_first[n];
+    *count = c->node_first[n + 1] - c->node_first[n];
 }
 
 const char *cluster_node_name(const cluster *c, node_id n)

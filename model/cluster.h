@@ -115,6 +115,8 @@ uint32_t cluster_n_gpus(const cluster *c);
 uint32_t cluster_n_devices(const cluster *c);
 uint32_t cluster_n_resources(const cluster *c);
 
+/* Devices of node n: ids first .. first + count - 1 (devices are node-major). */
+void cluster_node_devices(const cluster *c, node_id n, dev_id *first, uint32_t *count);
 /* Node name (copied at create). */
 const char *cluster_node_name(const cluster *c, node_id n);
 /* GPU and device by id (id < count). */

@@ -312,6 +312,58 @@ static void schedule_next_arrival(world *w)
     sim_schedule_at(w->ctx, at, PRIO_ARRIVAL, on_arrival, w, (sim_payload){{0, 0}});
 }
 
+/* ---- invariants (sim_verify) ---------------------------------------------------------------- */
+
+typedef struct world_comp {
+    const world *w;
+} world_comp;
+
+static int comp_init(sim_ctx *ctx, void *state, const void *arg)
+{
+    (void)ctx;
+    ((world_comp *)state)->w = arg;
+    return 0;
+}
+
+static int comp_verify(const sim_ctx *ctx, const void *state, char *why, size_t why_len)
+{
+    (void)ctx;
+    const world *w = ((const world_comp *)state)->w;
+    uint32_t n_devs = cluster_n_devices(w->c);
+    uint32_t *held = xcalloc(n_devs ? n_devs : 1, sizeof(uint32_t), "verify");
+    uint32_t by_state[JOB_FAILED_OOM + 1] = {0};
+    for (job_id k = 0; k < job_table_count(w->jobs); k++) {
+        const job *j = job_table_get(w->jobs, k);
+        by_state[j->state]++;
+        for (uint32_t u = 0; j->state == JOB_RUNNING && u < j->n_units; u++) {
+            held[j->units[u]]++;
+        }
+    }
+    int rc = 0;
+    for (dev_id d = 0; d < n_devs && rc == 0; d++) {
+        const cluster_device *cd = cluster_device_get(w->c, d);
+        if (cd->used != held[d] || cd->used > cd->slots) {
+            snprintf(why, why_len, "device %u: %u units in use, running jobs hold %u, slots %u",
+                     (unsigned)d, (unsigned)cd->used, (unsigned)held[d], (unsigned)cd->slots);
+            rc = SIM_ERANGE;
+        }
+    }
+    if (rc == 0 && (by_state[JOB_RUNNING] != w->tot.n_running || w->n_run != w->tot.n_running ||
+                    by_state[JOB_QUEUED] != w->tot.n_queued ||
+                    by_state[JOB_DONE] != w->tot.n_done ||
+                    by_state[JOB_FAILED_OOM] != w->tot.n_oom ||
+                    by_state[JOB_PENDING] != w->tot.n_pending)) {
+        snprintf(why, why_len, "job counts disagree with job states");
+        rc = SIM_ERANGE;
+    }
+    free(held);
+    return rc;
+}
+
+static const sim_component_ops world_comp_ops = {
+    .name = "world", .state_size = sizeof(world_comp), .init = comp_init, .verify = comp_verify,
+};
+
 /* ---- lifecycle ----------------------------------------------------------------------------- */
 
 int world_create(const world_cfg *cfg, job_table *jobs, diag *d, src_loc at, world **out)
@@ -337,6 +389,8 @@ int world_create(const world_cfg *cfg, job_table *jobs, diag *d, src_loc at, wor
     }
     w->ctx = sim_create();
     w->fluid = fluid_create(w->ctx);
+    sim_component_add(w->ctx, &world_comp_ops, w, NULL);
+    sim_set_verify_every(w->ctx, cfg->verify_every);
     w->dec = decision_buf_create();
     w->rate = cfg->rate;
     w->rate_ctx = cfg->rate_ctx;

@@ -41,6 +41,9 @@ typedef struct world_cfg {
     world_rate_fn *rate;         /* NULL: every job runs at rate 1 */
     void *rate_ctx;              /* borrowed, passed to rate */
     sim_time until;              /* stop the run here (SIM_TIME_MAX: run until all jobs end) */
+    uint64_t verify_every;       /* check the invariants (sim_verify) after every N events; 0 =
+                                  * never. Checked: units held per device equal what running jobs
+                                  * hold and never exceed its slots, job counts add up. */
 } world_cfg;
 
 /* One recorded state of the cluster, taken after every time at which it changed. */

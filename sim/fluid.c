@@ -512,7 +512,8 @@ static int fluid_verify(const sim_ctx *ctx, const void *state, char *why, size_t
                      s, l, (long long)now);
             return SIM_ERANGE;
         }
-        if (!(a->rate >= 0) || a->rate > a->cap * (1 + CHECK_EPS)) {
+        /* a cap lowered at this instant holds from the pending flush on */
+        if (!(a->rate >= 0) || (clean && a->rate > a->cap * (1 + CHECK_EPS))) {
             snprintf(why, why_len, "fluid: activity %u rate %g outside [0, cap %g]", s, a->rate,
                      a->cap);
             return SIM_ERANGE;

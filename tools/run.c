@@ -186,7 +186,8 @@ int run_scenario(const run_opts *o)
         synth_generate(cls, r.spec->workload.n_jobs, &root, r.spec->horizon_ns, jobs);
         r.rate = (jobrate_ctx){.phys = &r.phys, .ts_class = 0};
         world_cfg wc = {.cluster = &r.cc, .policy = r.pol, .params = &r.params,
-                        .rate = jobrate_rate, .rate_ctx = &r.rate, .until = r.spec->horizon_ns};
+                        .rate = jobrate_rate, .rate_ctx = &r.rate, .until = r.spec->horizon_ns,
+                        .verify_every = o->verify_every};
         rc = world_create(&wc, jobs, r.d, r.spec->cluster.at, &r.w);
     }
     if (rc != 0 || diag_error_count(r.d) > 0) {

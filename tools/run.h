@@ -27,6 +27,7 @@ typedef struct run_opts {
     const char *command_line; /* recorded in run_info.json; may be NULL */
     FILE *summary;            /* where the text summary goes (NULL: none) */
     FILE *errors;             /* where input errors go (stderr normally) */
+    uint64_t verify_every;    /* check the model's invariants every N events (tests); 0 = never */
 } run_opts;
 
 /* Run the scenario. Returns 0; SIM_EINPUT (bad input, errors printed to o->errors, nothing

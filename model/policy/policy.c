@@ -161,11 +161,13 @@ void pol_scratch_fini(pol_scratch *s)
 /* Units of resource r free on node n in the scratch. */
 static uint32_t node_free(const cluster_view *cv, const pol_scratch *s, node_id n, res_id r)
 {
-    uint32_t total = 0;
-    for (dev_id d = 0; d < s->n_devices; d++) {
+    dev_id first;
+    uint32_t count, total = 0;
+    pol_node_devices(cv, n, &first, &count);
+    for (dev_id d = first; d < first + count; d++) {
         pol_device pd;
         pol_device_get(cv, d, &pd);
-        if (pd.node == n && pd.resource == r) {
+        if (pd.resource == r) {
             total += s->free[d];
         }
     }
@@ -192,11 +194,14 @@ bool pol_first_fit(const cluster_view *cv, pol_scratch *s, const pol_job *j, dev
             return false;
         }
         uint32_t need = j->per_worker;
+        dev_id first;
+        uint32_t count;
+        pol_node_devices(cv, n, &first, &count);
         while (need > 0) {
-            for (dev_id d = 0; d < s->n_devices && need > 0; d++) {
+            for (dev_id d = first; d < first + count && need > 0; d++) {
                 pol_device pd;
                 pol_device_get(cv, d, &pd);
-                if (pd.node == n && pd.resource == r && s->free[d] > 0) {
+                if (pd.resource == r && s->free[d] > 0) {
                     s->free[d]--;
                     units[got++] = d;
                     need--;

@@ -76,7 +76,9 @@ typedef struct pol_job {
 sim_time pol_now(const cluster_view *cv);
 uint32_t pol_n_nodes(const cluster_view *cv);
 uint32_t pol_n_devices(const cluster_view *cv);
-/* Device d (< pol_n_devices) into *out. Devices are GPU-major, GPUs node-major. */
+/* Devices of node n: ids first .. first + count - 1 (devices are GPU-major, GPUs node-major). */
+void pol_node_devices(const cluster_view *cv, node_id n, dev_id *first, uint32_t *count);
+/* Device d (< pol_n_devices) into *out. */
 void pol_device_get(const cluster_view *cv, dev_id d, pol_device *out);
 /* Job j (any job the policy was told about) into *out. */
 void pol_job_get(const cluster_view *cv, job_id j, pol_job *out);

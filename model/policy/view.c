@@ -18,6 +18,11 @@ uint32_t pol_n_devices(const cluster_view *cv)
     return cluster_n_devices(cv->c);
 }
 
+void pol_node_devices(const cluster_view *cv, node_id n, dev_id *first, uint32_t *count)
+{
+    cluster_node_devices(cv->c, n, first, count);
+}
+
 void pol_device_get(const cluster_view *cv, dev_id d, pol_device *out)
 {
     const cluster_device *cd = cluster_device_get(cv->c, d);

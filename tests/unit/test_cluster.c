@@ -86,6 +86,11 @@ Test(cluster, mig_gpu_advertises_one_resource_per_instance_profile)
     cr_assert_eq(d->sms, 20);
     cr_assert_eq(d->mem_bytes, 2000);
     cr_assert_eq(cluster_gpu_get(c, 1)->first_dev, 3);
+    dev_id first;
+    uint32_t count;
+    cluster_node_devices(c, 0, &first, &count);
+    cr_assert_eq(first, 0);
+    cr_assert_eq(count, 4);
     cluster_destroy(c);
 }
 

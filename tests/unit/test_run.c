@@ -81,7 +81,7 @@ static int run_into(const char *dir, bool has_seed, uint64_t seed, const char *c
     FILE *devnull = fopen("/dev/null", "w");
     run_opts o = {.scenario = DEFAULT_SCENARIO, .out_dir = dir, .has_seed = has_seed,
                   .seed = seed, .sets = sets, .n_sets = n_sets, .summary = devnull,
-                  .errors = devnull};
+                  .errors = devnull, .verify_every = 1};
     int rc = run_scenario(&o);
     fclose(devnull);
     return rc;

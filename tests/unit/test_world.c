@@ -47,7 +47,8 @@ static void env_init(env *e, uint32_t n, bool mig)
         e->node = (cluster_node_cfg){.name = "n0", .n_gpus = n, .gpus = e->gpus};
     }
     e->cc = (cluster_cfg){.n_nodes = 1, .nodes = &e->node};
-    e->wc = (world_cfg){.cluster = &e->cc, .policy = pol_find("fifo"), .until = SIM_TIME_MAX};
+    e->wc = (world_cfg){.cluster = &e->cc, .policy = pol_find("fifo"), .until = SIM_TIME_MAX,
+                        .verify_every = 1};
 }
 
 static world *run(env *e, job_table *t)
