@@ -5,7 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "experiments/catalog_load.h"
 #include "experiments/cfg.h"
+#include "experiments/migparted.h"
 #include "experiments/yamlx.h"
 #include "model/policy/policy.h"
 #include "sim/err.h"
@@ -248,36 +250,7 @@ static bool parse_sharing(cfg_walker *w, yaml_node_t *node, const char *path, co
         sh->mig = raw->mig;
         sh->mig.file = resolve(c, raw->mig.file);
         add_ref(c, sh->mig.file, "mig-parted config", raw->mig.file_at);
-        if (!(c->flags & SCENARIO_NO_FILES)) {
-            cfg_path_key(sub, sizeof sub, path, "mig.file");
-            yamlx_doc *doc = open_ref(c, sh->mig.file, "mig-parted config", raw->mig.file_at, sub,
-                                      raw->mig.file);
-            if (doc) {
-                /* The config name must exist under mig-configs; the layouts themselves are
-                 * checked by the mig-parted loader. */
-                yaml_node_t *configs = yamlx_map_get(doc, yamlx_root(doc), "mig-configs");
-                if (!yamlx_map_get(doc, configs, raw->mig.config)) {
-                    char names[TEXT_LEN] = "";
-                    size_t used = 0;
-                    if (configs && configs->type == YAML_MAPPING_NODE) {
-                        for (yaml_node_pair_t *p = configs->data.mapping.pairs.start;
-                             p < configs->data.mapping.pairs.top && used + 2 < sizeof names; p++) {
-                            const char *k = yamlx_scalar(yamlx_node(doc, p->key));
-                            int m = snprintf(names + used, sizeof names - used, "%s%s",
-                                             used ? ", " : "", k ? k : "?");
-                            used += m > 0 ? (size_t)m : 0;
-                        }
-                    }
-                    cfg_path_key(sub, sizeof sub, path, "mig.config");
-                    diag_error(c->d, raw->mig.config_at, sub, "no such config in '%s'; expected "
-                               "one of [%s], got '%s'", sh->mig.file, names, raw->mig.config);
-                    ok = false;
-                }
-                yamlx_destroy(doc);
-            } else {
-                ok = false;
-            }
-        }
+        /* the file is read and applied to the GPU type by scenario_validate */
     }
     if (cfg_present(raw->ts.at) && cfg_present(raw->mps.at)) {
         cfg_path_key(sub, sizeof sub, path, "mps");
@@ -346,6 +319,8 @@ static const cfg_field group_fields[] = {
 
 static const cfg_field cluster_fields[] = {
     CFG_SELF(scenario_cluster, at),
+    {"driver", CFG_U32, CFG_MAX(9999), .dflt = "0", .off = offsetof(scenario_cluster, driver),
+     .expect = "a driver branch like 535 (0: newest)"},
     {"nodes", CFG_SEQ, .required = true, CFG_MIN(1), CFG_MAX(10000),
      CFG_SEQ_OF(scenario_cluster, groups, n_groups, scenario_node_group, group_fields)},
     {0},
@@ -839,10 +814,170 @@ static void check_spec(load_ctx *c)
         snprintf(jpath, sizeof jpath, "workload.jobs[%zu]", i);
         check_arrivals(c, &s->workload.jobs[i], jpath);
     }
-    /* A request is matched against the cluster only when everything else is sound: after any
-     * error, the cluster may be incomplete and the mismatch would be noise. */
-    if (diag_error_count(c->d) == 0) {
-        check_requests(c);
+}
+
+/* ---- validation against the catalog and the mig-parted configs ------------------------------ */
+
+/* A growable set of resource names (borrowed or arena strings). */
+typedef struct name_set {
+    size_t n, cap;
+    const char **names;
+} name_set;
+
+static void set_add(name_set *ns, const char *name)
+{
+    for (size_t i = 0; i < ns->n; i++) {
+        if (!strcmp(ns->names[i], name)) {
+            return;
+        }
+    }
+    if (ns->n == ns->cap) {
+        ns->cap = ns->cap ? 2 * ns->cap : 8;
+        ns->names = xrealloc(ns->names, ns->cap * sizeof *ns->names, "resource names");
+    }
+    ns->names[ns->n++] = name;
+}
+
+static bool set_has(const name_set *ns, const char *name)
+{
+    for (size_t i = 0; i < ns->n; i++) {
+        if (!strcmp(ns->names[i], name)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static const char *set_list(const name_set *ns, char *buf, size_t n)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < ns->n && used + 1 < n; i++) {
+        int k = snprintf(buf + used, n - used, "%s%s", i ? ", " : "", ns->names[i]);
+        used += k > 0 ? (size_t)k : 0;
+    }
+    return buf;
+}
+
+/* Record the resource a device advertises: `base` (un-renamed), ".shared" when its replicas are
+ * renamed (device plugin renameByDefault, model/cluster.h). */
+static void offer(name_set *ns, const scenario_sharing *sh, const char *base, arena *a)
+{
+    if (sh->mode != SCN_SHARE_EXCLUSIVE && sh->rename_by_default &&
+        rule_covers(sh, base, strlen(base))) {
+        size_t n = strlen(base) + strlen(".shared") + 1;
+        char *r = arena_alloc(a, n);
+        snprintf(r, n, "%s.shared", base);
+        set_add(ns, r);
+    } else {
+        set_add(ns, base);
+    }
+}
+
+/* Resource of a MIG instance of profile `prof` under the mixed strategy: "+me" is advertised as
+ * ".me" (model/cluster.h). */
+static const char *mig_resource(const char *prof, arena *a)
+{
+    size_t n = strlen("nvidia.com/mig-") + strlen(prof) + 1;
+    char *r = arena_alloc(a, n);
+    snprintf(r, n, "nvidia.com/mig-%s", prof);
+    for (char *q = r; *q; q++) {
+        *q = *q == '+' ? '.' : *q;
+    }
+    return r;
+}
+
+/* Apply the group's mig-parted config to each of its GPUs; record what they advertise. */
+static void validate_mig(const scenario_node_group *grp, size_t gi, const gpu_catalog *cat,
+                         const gpu_type *t, uint32_t driver, arena *a, diag *d, name_set *ns)
+{
+    const scenario_mig *m = &grp->sharing.mig;
+    char path[PATH_LEN];
+    snprintf(path, sizeof path, "cluster.nodes[%zu].sharing.mig.file", gi);
+    migparted_config cfg;
+    int rc = migparted_load(m->file, a, &cfg, d);
+    if (rc == SIM_ENOENT || rc == SIM_EIO) {
+        diag_error(d, m->file_at, path, "cannot read the file (%s); expected a readable "
+                   "mig-parted config, got '%s'", strerror(errno), m->file);
+        return;
+    }
+    if (rc) {
+        return;
+    }
+    snprintf(path, sizeof path, "cluster.nodes[%zu].sharing.mig.config", gi);
+    if (!migparted_find(&cfg, m->config)) {
+        name_set names = {0};
+        for (size_t i = 0; i < cfg.n_configs; i++) {
+            set_add(&names, cfg.configs[i].name);
+        }
+        char list[TEXT_LEN];
+        diag_error(d, m->config_at, path, "no such config in '%s'; expected one of [%s], got '%s'",
+                   m->file, set_list(&names, list, sizeof list), m->config);
+        free(names.names);
+        return;
+    }
+    for (uint32_t i = 0; i < grp->gpus_per_node; i++) {
+        migparted_result r;
+        if (migparted_apply(cat, t, &cfg, m->config, (int)i, (int)driver, &r, d) != 0) {
+            return; /* one report per group: its other GPUs would repeat it */
+        }
+        if (!r.mig_enabled) {
+            /* MIG off, or no entry selects the GPU (mig-parted leaves it as it is): whole */
+            offer(ns, &grp->sharing, "nvidia.com/gpu", a);
+            continue;
+        }
+        for (int k = 0; k < r.layout.n; k++) {
+            const char *prof = t->profiles[r.layout.inst[k].profile].name;
+            offer(ns, &grp->sharing,
+                  m->strategy == SCN_MIG_SINGLE ? "nvidia.com/gpu" : mig_resource(prof, a), a);
+        }
+    }
+}
+
+int scenario_validate(const scenario_spec *s, const gpu_catalog *cat, arena *a, diag *d)
+{
+    int before = diag_error_count(d);
+    name_set offered = {0};
+    for (size_t gi = 0; gi < s->cluster.n_groups; gi++) {
+        const scenario_node_group *grp = &s->cluster.groups[gi];
+        const gpu_type *t = gpu_catalog_find(cat, grp->gpu);
+        if (!t) {
+            name_set names = {0};
+            for (size_t i = 0; i < cat->n_gpus; i++) {
+                set_add(&names, cat->gpus[i].name);
+            }
+            char list[TEXT_LEN], path[PATH_LEN];
+            snprintf(path, sizeof path, "cluster.nodes[%zu].gpu", gi);
+            diag_error(d, grp->gpu_at, path, "unknown GPU type; expected one of [%s], got '%s'",
+                       set_list(&names, list, sizeof list), grp->gpu);
+            free(names.names);
+            continue;
+        }
+        if (grp->sharing.is_mig) {
+            validate_mig(grp, gi, cat, t, s->cluster.driver, a, d, &offered);
+        } else {
+            offer(&offered, &grp->sharing, "nvidia.com/gpu", a);
+        }
+    }
+    /* a request is matched only against a cluster without errors (else the list is partial) */
+    for (size_t i = 0; i < s->workload.n_jobs && diag_error_count(d) == before; i++) {
+        const scenario_request *rq = &s->workload.jobs[i].request;
+        if (!set_has(&offered, rq->resource)) {
+            char list[TEXT_LEN], path[PATH_LEN];
+            snprintf(path, sizeof path, "workload.jobs[%zu].request", i);
+            diag_error(d, rq->at, path, "no node group advertises this resource; expected one of "
+                       "[%s], got '%s'", set_list(&offered, list, sizeof list), rq->resource);
+        }
+    }
+    free(offered.names);
+    return diag_error_count(d) == before ? 0 : SIM_EINPUT;
+}
+
+static void validate_with_default_catalog(const scenario_spec *s, arena *a, diag *d)
+{
+    gpu_catalog cat;
+    if (catalog_load_default(a, &cat, d) == 0) {
+        scenario_validate(s, &cat, a, d);
     }
 }
 
@@ -876,8 +1011,16 @@ static int load_doc(yamlx_doc *doc, const char *dir, const char *const *sets, si
     cfg_walk_root(&w, scenario_fields, s);
     cfg_walker_fini(&w);
     /* Cross-checks run after a failed walk too (every error at once); they skip what the walk
-     * left unset. */
+     * left unset. Requests are matched against the cluster only when everything else is sound:
+     * after an error the cluster may be incomplete and a mismatch would be noise. */
     check_spec(&c);
+    if (diag_error_count(d) == before) {
+        if (flags & SCENARIO_NO_FILES) {
+            check_requests(&c);
+        } else {
+            validate_with_default_catalog(s, a, d);
+        }
+    }
     if (!s->outputs.dir) {
         size_t n = strlen("results/") + (s->name ? strlen(s->name) : 0) + 1;
         char *dirbuf = arena_alloc(a, n);

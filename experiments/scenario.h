@@ -23,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "model/catalog.h"
 #include "sim/arena.h"
 #include "sim/diag.h"
 
@@ -101,6 +102,7 @@ typedef struct scenario_node_group {
 } scenario_node_group;
 
 typedef struct scenario_cluster {
+    uint32_t driver;        /* NVIDIA driver branch (535 for R535); 0 = newest, no restriction */
     size_t n_groups;
     scenario_node_group *groups;
     src_loc at;
@@ -193,7 +195,8 @@ typedef struct scenario_spec {
 
 /* Loader flags. */
 enum {
-    SCENARIO_NO_FILES = 1u << 0, /* do not open referenced files (fuzzing): paths are only resolved */
+    SCENARIO_NO_FILES = 1u << 0, /* open no referenced file and skip scenario_validate (fuzzing):
+                                  * paths are only resolved, requests checked by kind only */
 };
 
 /* Load, override and validate the scenario at `path`. `sets` holds n_sets overrides
@@ -209,6 +212,14 @@ int scenario_load_file(const char *path, const char *const *sets, size_t n_sets,
 int scenario_load_buffer(const char *name, const char *dir, const void *buf, size_t len,
                          const char *const *sets, size_t n_sets, unsigned flags, arena *a,
                          diag *d, scenario_spec **out);
+
+/* Check a loaded spec against the GPU catalog and its mig-parted configs: every GPU type
+ * exists; every MIG config exists and applies to each GPU of its node group (experiments/
+ * migparted.h, under cluster.driver); every job's resource is advertised by some node group, as
+ * the device plugin would name it. scenario_load_* call it with the embedded catalog
+ * (experiments/catalog_load.h) unless SCENARIO_NO_FILES. `a` receives the mig-parted data and
+ * names. Returns 0, or SIM_EINPUT after reporting every problem to d. */
+int scenario_validate(const scenario_spec *s, const gpu_catalog *cat, arena *a, diag *d);
 
 /* Totals over the cluster: nodes and GPUs. */
 uint64_t scenario_node_count(const scenario_spec *s);
