@@ -10,7 +10,6 @@
  * an absent one answers "not available in this build" with exit 2. */
 #pragma weak cmd_run
 #pragma weak cmd_check
-#pragma weak cmd_bench
 #pragma weak cmd_validate
 #pragma weak cmd_fit
 #pragma weak cmd_fit_workload

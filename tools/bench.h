@@ -1,0 +1,31 @@
+/* tools/bench.h - benchmark kernels behind `slicesim bench` (tools/cmd_bench.c).
+ *
+ * The hold model (Vaucher & Duval 1975; Jones 1986): keep `pending` events in the queue; each
+ * step removes the earliest and inserts one at t + Exp(1) s. Both variants draw the
+ * increments from the same named GSL stream (sim/rng.h, MT19937), so the RNG cost is equal and
+ * the difference is the queue. Only the `events` timed steps are measured, not the fill.
+ * Wall-clock time is read here (tools/), never in sim/.
+ */
+#ifndef SIMPROJ_TOOLS_BENCH_H
+#define SIMPROJ_TOOLS_BENCH_H
+
+#include <stdint.h>
+
+typedef struct bench_result {
+    double seconds;      /* wall time of the measured steps */
+    uint64_t events;     /* steps measured */
+    double checksum;     /* final clock (s), printed so the work cannot be optimised away */
+} bench_result;
+
+/* The hold model through the real engine (sim/engine.h): one handler per event. */
+bench_result bench_hold_engine(uint64_t pending, uint64_t events, uint64_t seed);
+/* The hold model on a bare binary heap of doubles (the reference; tools/bench_heap.c). */
+bench_result bench_hold_heap(uint64_t pending, uint64_t events, uint64_t seed);
+/* Fluid churn (sim/fluid.h): `pending` activities, 10 per fair-shared link, each of Exp(1)
+ * work; every completion starts a new one on a random link. events = completions measured. */
+bench_result bench_fluid(uint64_t pending, uint64_t events, uint64_t seed);
+
+/* Monotonic wall clock, seconds. */
+double bench_now_s(void);
+
+#endif
