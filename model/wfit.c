@@ -91,6 +91,13 @@ typedef struct fit_ctx {
 
 #define NO_PRIOR_SD 1000.0 /* log-sd of the implicit weak prior on a free parameter with none */
 
+/* Fit variable x_i is log(value - floor): the roofline exponent is kept >= 1 (p < 1 would make
+ * g(a, b) exceed a + b), every other parameter > 0. */
+static double floor_of(const wfit_free *f)
+{
+    return f->is_model && f->which == WFIT_M_ROOFLINE_P ? 1.0 : 0.0;
+}
+
 /* Install parameter vector x (logs) into ctx's working profiles and model. */
 static void install(fit_ctx *ctx, const gsl_vector *x)
 {
@@ -98,8 +105,8 @@ static void install(fit_ctx *ctx, const gsl_vector *x)
     memcpy(ctx->prof, s->profiles, sizeof ctx->prof);
     ctx->model = s->model;
     for (int i = 0; i < s->n_free; i++) {
-        double v = exp(gsl_vector_get(x, (size_t)i));
         const wfit_free *f = &s->free[i];
+        double v = floor_of(f) + exp(gsl_vector_get(x, (size_t)i));
         if (f->is_model) {
             wfit_mparam_set(&ctx->model, (wfit_mparam)f->which, v);
         } else {
@@ -155,7 +162,7 @@ static int resid_f(const gsl_vector *x, void *params, gsl_vector *f)
     for (int i = 0; i < s->n_free; i++) {
         const wfit_free *fr = &s->free[i];
         double xi = gsl_vector_get(x, (size_t)i);
-        double r = fr->has_prior ? (xi - log(fr->prior.mean)) / fr->prior.rel_sd
+        double r = fr->has_prior ? (xi - log(fr->prior.mean - floor_of(fr))) / fr->prior.rel_sd
                                  : (xi - ctx->start[i]) / NO_PRIOR_SD;
         gsl_vector_set(f, row++, r);
     }
@@ -218,8 +225,9 @@ int wfit_fit(const wfit_spec *spec, int n_obs, const wfit_obs *obs, wfit_result 
         const wfit_free *f = &spec->free[i];
         double v = f->is_model ? wfit_mparam_get(&spec->model, (wfit_mparam)f->which)
                                : wl_param_get(&spec->profiles[f->profile], (wl_param)f->which);
+        v -= floor_of(f);
         if (!(v > 0)) {
-            v = f->has_prior ? f->prior.mean : 1e-3;
+            v = f->has_prior ? f->prior.mean - floor_of(f) : floor_of(f) > 0 ? 1.0 : 1e-3;
         }
         ctx.start[i] = log(v);
         gsl_vector_set(x, i, log(v));
@@ -249,10 +257,10 @@ int wfit_fit(const wfit_spec *spec, int n_obs, const wfit_obs *obs, wfit_result 
             const wfit_free *f = &spec->free[i];
             wfit_param_result *pr = &out->params[i];
             name_param(spec, (int)i, pr->name, sizeof pr->name);
-            double v = exp(gsl_vector_get(x, i));
+            double ex = exp(gsl_vector_get(x, i));
             double se_log = sqrt(gsl_matrix_get(cov, i, i));
-            pr->value = v;
-            pr->std_err = v * se_log;
+            pr->value = floor_of(f) + ex;
+            pr->std_err = ex * se_log;
             double prior_sd = f->has_prior ? f->prior.rel_sd : NO_PRIOR_SD;
             double limit = f->has_prior ? 0.5 * prior_sd : 1.0;
             pr->pinned = se_log <= limit;
@@ -262,7 +270,7 @@ int wfit_fit(const wfit_spec *spec, int n_obs, const wfit_obs *obs, wfit_result 
                              f->prior.source ? f->prior.source : "unsourced");
                 } else {
                     snprintf(pr->assumed, sizeof pr->assumed, "start value %.4g",
-                             exp(ctx.start[i]));
+                             floor_of(f) + exp(ctx.start[i]));
                 }
             }
         }

@@ -1,7 +1,8 @@
 /* model/wfit.h - fit workload-profile parameters (and optionally loss factors) to observations.
  *
  * Non-linear least squares with GSL (gsl_multifit_nlinear, trust region + Levenberg-Marquardt).
- * Every free parameter is fitted in logarithm (it stays positive), and every residual is relative:
+ * Every free parameter is fitted in logarithm (it stays positive; the roofline exponent is fitted
+ * as log(p - 1), so p >= 1), and every residual is relative:
  *   time observation:    log(predicted time / measured time) / rel_sd
  *   gpu_util:            (predicted - measured) / util_sd
  *   outcome = oom:       max(0, log(memory / footprint) + rel_sd) / rel_sd  (the footprint must

@@ -1,0 +1,579 @@
+/* experiments/validation.c - the validation scenarios: tables -> observations -> fit -> predict.
+ * See validation.h. Each table's mapping onto the model is one builder function below; its
+ * comment says which profile shape it assumes and why. No published figure is written here: they
+ * are all read from the CSVs. */
+#include "experiments/validation.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "experiments/cfg.h"
+#include "experiments/yamlx.h"
+#include "model/speed.h"
+#include "sim/arena.h"
+#include "sim/err.h"
+#include "sim/xalloc.h"
+
+/* ---- scenario file ---- */
+
+typedef struct val_exclude {
+    const char *figure;
+    const char *reason;
+} val_exclude;
+
+typedef struct val_scenario {
+    const char *table, *csv, *gpu, *note, *base;
+    double target;
+    const char **fit;
+    size_t n_fit;
+    val_exclude *exclude;
+    size_t n_exclude;
+} val_scenario;
+
+static const cfg_field exclude_fields[] = {
+    {"figure", CFG_STRING, .required = true, .off = offsetof(val_exclude, figure)},
+    {"reason", CFG_STRING, .required = true, .off = offsetof(val_exclude, reason)},
+    {0},
+};
+
+static const cfg_field scenario_fields[] = {
+    {"table", CFG_STRING, .required = true, .off = offsetof(val_scenario, table)},
+    {"csv", CFG_STRING, .required = true, .off = offsetof(val_scenario, csv)},
+    {"gpu", CFG_STRING, .required = true, .off = offsetof(val_scenario, gpu)},
+    {"target_mape_pct", CFG_DOUBLE, .required = true, CFG_MIN(0), CFG_MAX(100),
+     .off = offsetof(val_scenario, target)},
+    {"fit", CFG_SEQ, .required = true, CFG_MIN(1), .elem = CFG_STRING,
+     .off = offsetof(val_scenario, fit), .count_off = offsetof(val_scenario, n_fit)},
+    {"exclude", CFG_SEQ, CFG_SEQ_OF(val_scenario, exclude, n_exclude, val_exclude, exclude_fields)},
+    {"note", CFG_STRING, .off = offsetof(val_scenario, note)},
+    {"base", CFG_STRING, .off = offsetof(val_scenario, base)},
+    {0},
+};
+
+/* ---- CSV ---- */
+
+#define CSV_MAX_COLS 16
+
+typedef struct csv_table {
+    int n_cols;
+    char *header[CSV_MAX_COLS];
+    int n_rows;
+    char *(*rows)[CSV_MAX_COLS];
+    char *text; /* owned buffer that the cells point into */
+} csv_table;
+
+static void csv_free(csv_table *t)
+{
+    free(t->rows);
+    free(t->text);
+    memset(t, 0, sizeof *t);
+}
+
+/* Split `line` at commas in place into at most CSV_MAX_COLS cells; returns the count. */
+static int split(char *line, char **cells)
+{
+    int n = 0;
+    char *p = line;
+    while (n < CSV_MAX_COLS) {
+        cells[n++] = p;
+        char *c = strchr(p, ',');
+        if (!c) {
+            break;
+        }
+        *c = '\0';
+        p = c + 1;
+    }
+    return n;
+}
+
+static int csv_read(const char *path, csv_table *t)
+{
+    memset(t, 0, sizeof *t);
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        return errno == ENOENT ? SIM_ENOENT : SIM_EIO;
+    }
+    size_t cap = 1 << 16, len = 0;
+    t->text = xmalloc(cap + 1, "csv");
+    size_t got;
+    while ((got = fread(t->text + len, 1, cap - len, f)) > 0) {
+        len += got;
+        if (len == cap) {
+            cap *= 2;
+            t->text = xrealloc(t->text, cap + 1, "csv");
+        }
+    }
+    fclose(f);
+    t->text[len] = '\0';
+    int cap_rows = 64;
+    t->rows = xcalloc((size_t)cap_rows, sizeof *t->rows, "csv rows");
+    char *save = NULL;
+    for (char *line = strtok_r(t->text, "\r\n", &save); line; line = strtok_r(NULL, "\r\n", &save)) {
+        if (line[0] == '#' || line[0] == '\0') {
+            continue;
+        }
+        if (t->n_cols == 0) {
+            t->n_cols = split(line, t->header);
+            continue;
+        }
+        if (t->n_rows == cap_rows) {
+            cap_rows *= 2;
+            t->rows = xrealloc(t->rows, (size_t)cap_rows * sizeof *t->rows, "csv rows");
+        }
+        char **cells = t->rows[t->n_rows];
+        int n = split(line, cells);
+        for (int i = n; i < CSV_MAX_COLS; i++) {
+            cells[i] = NULL;
+        }
+        t->n_rows++;
+    }
+    return 0;
+}
+
+static int csv_col(const csv_table *t, const char *name)
+{
+    for (int i = 0; i < t->n_cols; i++) {
+        if (!strcmp(t->header[i], name)) {
+            return i;
+        }
+    }
+    return -1;
+}
+
+static bool cell_double(const char *s, double *out)
+{
+    char problem[64];
+    return s && cfg_parse_double(s, out, problem, sizeof problem);
+}
+
+/* ---- figures ---- */
+
+typedef struct fig_spec {
+    val_figure f;
+    int profile;
+    partition_cfg cfg;
+    double batch;
+    double work;  /* value = work * unit_time (time) or work / unit_time (rate) */
+    bool is_rate;
+} fig_spec;
+
+typedef struct builder {
+    const gpu_type *gpu;
+    const phys_params *m;
+    wfit_spec spec;
+    bool has_base; /* profile 0 comes from another scenario's fit: keep it fixed */
+    int n;
+    fig_spec figs[256];
+    char err[200];
+} builder;
+
+static const mig_profile *find_part(builder *b, const char *name)
+{
+    if (!strcmp(name, "full")) {
+        return NULL;
+    }
+    const mig_profile *p = gpu_find_profile(b->gpu, name);
+    if (!p) {
+        snprintf(b->err, sizeof b->err, "partition '%s' is not a profile of %s", name,
+                 b->gpu->name);
+    }
+    return p;
+}
+
+static fig_spec *add_fig(builder *b, const char *label, double published, const char *unit)
+{
+    if (b->n >= (int)(sizeof b->figs / sizeof b->figs[0])) {
+        snprintf(b->err, sizeof b->err, "too many figures");
+        return NULL;
+    }
+    fig_spec *f = &b->figs[b->n++];
+    memset(f, 0, sizeof *f);
+    snprintf(f->f.label, sizeof f->f.label, "%s", label);
+    snprintf(f->f.unit, sizeof f->f.unit, "%s", unit);
+    f->f.published = published;
+    f->batch = 1;
+    partition_cfg_init(&f->cfg, b->gpu);
+    return f;
+}
+
+static void free_param(builder *b, int profile, wl_param which)
+{
+    b->spec.free[b->spec.n_free++] = (wfit_free){.profile = profile, .which = (int)which};
+}
+
+static void free_mparam(builder *b, wfit_mparam which)
+{
+    b->spec.free[b->spec.n_free++] = (wfit_free){.is_model = true, .which = (int)which};
+}
+
+/* The simpletrack tables: a wide matrix ROW x COLUMN of seconds for ROW particles per process.
+ * Profile per particle: host time H and fp32 compute C (seed: "heavy on GPU usage, low on
+ * CPU-to-GPU communication and memory accesses", so no memory term): t = H + C / s.
+ *
+ * cern-simpletrack: COLUMN is a partition (full or a MIG profile). Free: H, C.
+ * chep-timeslicing: COLUMN shared_xN = seconds until N identical processes all finish on one
+ * time-sliced whole GPU; a process's time = work / its steady throughput from the mean-value
+ * analysis. The profile is cern-simpletrack's (same code, GPU model and driver): with
+ * `base: cern-simpletrack.yaml` it is taken from that scenario's fit (its fitted rows, not this
+ * table's), because the x1 rows alone cannot split host from GPU time. The time-slice efficiency
+ * η (one value for every k >= 2, as the paper measured) is free. */
+static void build_particles(builder *b, const csv_table *t, bool timeslice)
+{
+    b->spec.n_profiles = 1;
+    if (!b->has_base) {
+        wl_profile *p = &b->spec.profiles[0];
+        *p = (wl_profile){.name = "simpletrack", .host_s_fixed = 1e-7};
+        p->compute_sm_s_fixed[WL_CLASS_FP32] = 1e-4;
+    }
+    for (int r = 0; r < t->n_rows; r++) {
+        double particles;
+        if (!cell_double(t->rows[r][0], &particles)) {
+            snprintf(b->err, sizeof b->err, "row %d: bad particle count", r + 1);
+            return;
+        }
+        for (int c = 1; c < t->n_cols; c++) {
+            double sec;
+            int k = 1;
+            if (!cell_double(t->rows[r][c], &sec) ||
+                (timeslice && sscanf(t->header[c], "shared_x%d", &k) != 1)) {
+                continue;
+            }
+            char label[64];
+            snprintf(label, sizeof label, "%s/%s", t->rows[r][0], t->header[c]);
+            fig_spec *f = add_fig(b, label, sec, "s");
+            if (!f) {
+                return;
+            }
+            if (timeslice) {
+                f->cfg.sharing = k > 1 ? SHARE_TIMESLICE : SHARE_EXCLUSIVE;
+                f->cfg.peers = k;
+            } else {
+                f->cfg.mig = find_part(b, t->header[c]);
+            }
+            f->work = particles;
+        }
+    }
+    if (!b->has_base) {
+        free_param(b, 0, WL_P_HOST_S_FIXED);
+        free_param(b, 0, WL_P_COMPUTE_FIXED);
+    }
+    if (timeslice) {
+        free_mparam(b, WFIT_M_ETA);
+    }
+}
+
+static void build_simpletrack(builder *b, const csv_table *t)
+{
+    build_particles(b, t, false);
+}
+
+static void build_timeslicing(builder *b, const csv_table *t)
+{
+    build_particles(b, t, true);
+}
+
+/* cern-mig-flops: dcgmproftester TFLOPS per format (row) and partition (column). One profile per
+ * format: a unit is 1 TFLOP of pure compute in that format's class (no host, no memory term), so
+ * TFLOPS = 1 / unit time. Free: each format's SM-seconds per TFLOP (its per-SM efficiency at the
+ * reference clock), the per-SM power of each class and the power exponent: the power cap is what
+ * makes tensor-core FLOPS scale far from SM-linearly (DESIGN.md §3). */
+static void build_flops(builder *b, const csv_table *t)
+{
+    static const struct {
+        const char *row;
+        wl_class cls;
+        wfit_mparam power;
+    } formats[] = {
+        {"fp32_cuda_cores", WL_CLASS_FP32, WFIT_M_POWER_SM_W_FP32},
+        {"fp64_cuda_cores", WL_CLASS_FP64, WFIT_M_POWER_SM_W_FP64},
+        {"fp16_cuda_cores", WL_CLASS_FP16, WFIT_M_POWER_SM_W_FP16},
+        {"fp16_tensor_cores", WL_CLASS_TENSOR, WFIT_M_POWER_SM_W_TENSOR},
+    };
+    b->spec.n_profiles = 0;
+    for (int r = 0; r < t->n_rows; r++) {
+        int fi = -1;
+        for (int i = 0; i < 4; i++) {
+            if (!strcmp(t->rows[r][0], formats[i].row)) {
+                fi = i;
+            }
+        }
+        if (fi < 0) {
+            snprintf(b->err, sizeof b->err, "unknown format row '%s'", t->rows[r][0]);
+            return;
+        }
+        int pi = b->spec.n_profiles++;
+        wl_profile *p = &b->spec.profiles[pi];
+        *p = (wl_profile){.name = formats[fi].row};
+        p->compute_sm_s_fixed[formats[fi].cls] = 1.0;
+        free_param(b, pi, WL_P_COMPUTE_FIXED);
+        free_mparam(b, formats[fi].power);
+        for (int c = 1; c < t->n_cols; c++) {
+            double tf;
+            if (!cell_double(t->rows[r][c], &tf)) {
+                continue;
+            }
+            char label[64];
+            snprintf(label, sizeof label, "%s/%s", t->rows[r][0], t->header[c]);
+            fig_spec *f = add_fig(b, label, tf, "TFLOPS");
+            if (!f) {
+                return;
+            }
+            f->profile = pi;
+            f->cfg.mig = find_part(b, t->header[c]);
+            f->work = 1.0;
+            f->is_rate = true;
+        }
+    }
+    free_mparam(b, WFIT_M_POWER_ALPHA);
+}
+
+/* cern-finetune: seconds to fine-tune on `dataset_size` samples; each comparison pair used its own
+ * batch and data-loader workers. One profile per sample for the whole table (same model, same
+ * script): host time per sample and per iteration, fp32 compute per sample and per iteration
+ * (optimizer step, small-batch kernels), memory traffic per
+ * sample and the parallelism per sample (P ∝ B) are free, and so is the roofline exponent p: this
+ * table, with both the whole-GPU/7g pair (SMs change, bandwidth does not) and the 4g/2g pair (both
+ * halve), is what separates compute from memory time. */
+static void build_finetune(builder *b, const csv_table *t)
+{
+    int c_cmp = csv_col(t, "comparison"), c_n = csv_col(t, "dataset_size");
+    int c_part = csv_col(t, "partition"), c_b = csv_col(t, "batch"), c_s = csv_col(t, "seconds");
+    if (c_cmp < 0 || c_n < 0 || c_part < 0 || c_b < 0 || c_s < 0) {
+        snprintf(b->err, sizeof b->err, "missing a column (comparison, dataset_size, partition, "
+                                        "batch, seconds)");
+        return;
+    }
+    b->spec.n_profiles = 1;
+    wl_profile *p = &b->spec.profiles[0];
+    *p = (wl_profile){.name = "finetune", .unit_is_sample = true, .host_s_fixed = 0.01,
+                      .host_s_per_sample = 0.001, .mem_traffic_bytes_per_sample = 1e9,
+                      .max_sms_per_sample = 4};
+    p->compute_sm_s_per_sample[WL_CLASS_FP32] = 1.0;
+    p->compute_sm_s_fixed[WL_CLASS_FP32] = 1.0;
+    for (int r = 0; r < t->n_rows; r++) {
+        double n, batch, sec;
+        if (!cell_double(t->rows[r][c_n], &n) || !cell_double(t->rows[r][c_b], &batch) ||
+            !cell_double(t->rows[r][c_s], &sec)) {
+            snprintf(b->err, sizeof b->err, "row %d: bad number", r + 1);
+            return;
+        }
+        char label[64];
+        snprintf(label, sizeof label, "%s/%s/%s", t->rows[r][c_cmp], t->rows[r][c_n],
+                 t->rows[r][c_part]);
+        fig_spec *f = add_fig(b, label, sec, "s");
+        if (!f) {
+            return;
+        }
+        f->cfg.mig = find_part(b, t->rows[r][c_part]);
+        f->batch = batch;
+        f->work = n;
+    }
+    free_param(b, 0, WL_P_HOST_S_FIXED);
+    free_param(b, 0, WL_P_HOST_S_PER_SAMPLE);
+    free_param(b, 0, WL_P_COMPUTE_FIXED);
+    free_param(b, 0, WL_P_COMPUTE_PER_SAMPLE);
+    free_param(b, 0, WL_P_MEM_TRAFFIC_PER_SAMPLE);
+    free_param(b, 0, WL_P_MAX_SMS_PER_SAMPLE);
+    free_mparam(b, WFIT_M_ROOFLINE_P);
+}
+
+typedef void build_fn(builder *b, const csv_table *t);
+
+static const struct {
+    const char *table;
+    build_fn *fn;
+} builders[] = {
+    {"cern-simpletrack", build_simpletrack},
+    {"chep-timeslicing", build_timeslicing},
+    {"cern-mig-flops", build_flops},
+    {"cern-finetune", build_finetune},
+};
+
+/* ---- running ---- */
+
+static double fig_value(const fig_spec *f, double unit_time)
+{
+    return f->is_rate ? f->work / unit_time : f->work * unit_time;
+}
+
+static int run_scenario(const val_scenario *sc, const char *scen_path, const char *shared_dir,
+                        const gpu_catalog *cat, const phys_params *m, diag *d, val_table *out)
+{
+    snprintf(out->name, sizeof out->name, "%s", sc->table);
+    out->target_mape_pct = sc->target;
+    build_fn *fn = NULL;
+    for (size_t i = 0; i < sizeof builders / sizeof builders[0]; i++) {
+        if (!strcmp(builders[i].table, sc->table)) {
+            fn = builders[i].fn;
+        }
+    }
+    if (!fn) {
+        diag_error(d, (src_loc){scen_path, 0, 0}, "table",
+                   "no model mapping for this table; expected one of cern-simpletrack, "
+                   "chep-timeslicing, cern-mig-flops, cern-finetune, got '%s'", sc->table);
+        return SIM_EINPUT;
+    }
+    const gpu_type *g = gpu_catalog_find(cat, sc->gpu);
+    if (!g) {
+        diag_error(d, (src_loc){scen_path, 0, 0}, "gpu",
+                   "unknown GPU; expected a catalog name, got '%s'", sc->gpu);
+        return SIM_EINPUT;
+    }
+    char csv_path[1024];
+    snprintf(csv_path, sizeof csv_path, "%s/%s", shared_dir, sc->csv);
+    csv_table t;
+    int rc = csv_read(csv_path, &t);
+    if (rc != 0) {
+        snprintf(out->skipped, sizeof out->skipped, "%s not readable (%s): table skipped",
+                 csv_path, sim_strerror(rc));
+        return 0;
+    }
+    builder *b = xcalloc(1, sizeof *b, "validation builder");
+    b->gpu = g;
+    b->m = m;
+    b->spec.model = *m;
+    if (sc->base) {
+        /* the base scenario's path is relative to this scenario's directory */
+        char base_path[1024];
+        const char *slash = strrchr(scen_path, '/');
+        int dir_len = slash ? (int)(slash - scen_path) : 0;
+        snprintf(base_path, sizeof base_path, "%.*s%s%s", dir_len, scen_path, slash ? "/" : "",
+                 sc->base);
+        val_table base;
+        rc = val_run_file(base_path, shared_dir, cat, m, d, &base);
+        if (rc != 0 || base.skipped[0]) {
+            snprintf(out->skipped, sizeof out->skipped, "base scenario %s: %s", base_path,
+                     rc != 0 ? sim_strerror(rc) : "its table was skipped");
+            val_table_fini(&base);
+            free(b);
+            csv_free(&t);
+            return rc;
+        }
+        b->spec.profiles[0] = base.fit.profiles[0];
+        b->has_base = true;
+        val_table_fini(&base);
+    }
+    fn(b, &t);
+    csv_free(&t);
+    if (b->err[0]) {
+        diag_error(d, (src_loc){csv_path, 0, 0}, sc->table, "%s", b->err);
+        free(b);
+        return SIM_EINPUT;
+    }
+    /* mark fitted and excluded figures */
+    for (size_t i = 0; i < sc->n_fit; i++) {
+        bool found = false;
+        for (int k = 0; k < b->n; k++) {
+            if (!strcmp(b->figs[k].f.label, sc->fit[i])) {
+                b->figs[k].f.fitted = true;
+                found = true;
+            }
+        }
+        if (!found) {
+            diag_error(d, (src_loc){scen_path, 0, 0}, "fit",
+                       "no such figure in the table; expected ROW/COLUMN, got '%s'", sc->fit[i]);
+        }
+    }
+    for (size_t i = 0; i < sc->n_exclude; i++) {
+        bool found = false;
+        for (int k = 0; k < b->n; k++) {
+            if (!strcmp(b->figs[k].f.label, sc->exclude[i].figure)) {
+                b->figs[k].f.excluded = true;
+                b->figs[k].f.fitted = false;
+                found = true;
+            }
+        }
+        if (!found) {
+            diag_error(d, (src_loc){scen_path, 0, 0}, "exclude",
+                       "no such figure in the table; expected ROW/COLUMN, got '%s'",
+                       sc->exclude[i].figure);
+        }
+        snprintf(out->excluded_reason, sizeof out->excluded_reason, "%s", sc->exclude[i].reason);
+    }
+    if (diag_error_count(d) > 0) {
+        free(b);
+        return SIM_EINPUT;
+    }
+    /* fit on the fitted figures */
+    wfit_obs *obs = xcalloc((size_t)b->n, sizeof *obs, "validation observations");
+    int n_obs = 0;
+    for (int k = 0; k < b->n; k++) {
+        fig_spec *f = &b->figs[k];
+        if (!f->f.fitted) {
+            continue;
+        }
+        wfit_obs *o = &obs[n_obs++];
+        o->profile = f->profile;
+        o->cfg = f->cfg;
+        o->batch = f->batch;
+        o->gpu_util = -1;
+        o->unit_time_s = f->is_rate ? f->work / f->f.published : f->f.published / f->work;
+    }
+    wfit_fit(&b->spec, n_obs, obs, &out->fit);
+    free(obs);
+    /* predict every figure with the fitted profiles and model */
+    out->figures = xcalloc((size_t)b->n, sizeof *out->figures, "validation figures");
+    out->n_figures = b->n;
+    double sum = 0;
+    for (int k = 0; k < b->n; k++) {
+        fig_spec *f = &b->figs[k];
+        speed_result r;
+        speed_unit_time(&out->fit.profiles[f->profile], f->batch, &f->cfg, &out->fit.model, &r);
+        f->f.predicted = r.outcome == SPEED_OK ? fig_value(f, r.unit_time_s) : nan("");
+        out->figures[k] = f->f;
+        if (f->f.excluded) {
+            continue;
+        }
+        if (f->f.fitted) {
+            out->n_fitted++;
+            continue;
+        }
+        double e = fabs(f->f.predicted / f->f.published - 1) * 100;
+        if (!isfinite(e)) {
+            e = 100;
+        }
+        out->n_predicted++;
+        sum += e;
+        out->max_pct = fmax(out->max_pct, e);
+    }
+    out->mape_pct = out->n_predicted > 0 ? sum / out->n_predicted : 0;
+    free(b);
+    return 0;
+}
+
+int val_run_file(const char *scenario_path, const char *shared_dir, const gpu_catalog *cat,
+                 const phys_params *m, diag *d, val_table *out)
+{
+    memset(out, 0, sizeof *out);
+    arena *a = arena_create();
+    yamlx_doc *doc = NULL;
+    int rc = yamlx_load_file(scenario_path, a, d, &doc);
+    if (rc != 0) {
+        arena_destroy(a);
+        return rc;
+    }
+    val_scenario sc;
+    memset(&sc, 0, sizeof sc);
+    cfg_walker w;
+    cfg_walker_init(&w, doc, a, d, NULL);
+    bool ok = cfg_walk_root(&w, scenario_fields, &sc);
+    cfg_walker_fini(&w);
+    yamlx_destroy(doc);
+    if (!ok) {
+        arena_destroy(a);
+        return SIM_EINPUT;
+    }
+    rc = run_scenario(&sc, scenario_path, shared_dir, cat, m, d, out);
+    arena_destroy(a);
+    return rc;
+}
+
+void val_table_fini(val_table *t)
+{
+    free(t->figures);
+    t->figures = NULL;
+    wfit_result_fini(&t->fit);
+}

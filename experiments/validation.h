@@ -1,0 +1,60 @@
+/* experiments/validation.h - reproduce the published tables (DESIGN.md §10).
+ *
+ * A validation scenario (experiments/validation/NAME.yaml) names a published table (a CSV in
+ * ../shared/validation, or one shipped under experiments/validation/data with its citation), the
+ * GPU it was measured on, the rows whose figures are FITTED (a stated minority) and the error
+ * target on the others, which are PREDICTED. How a table's figures map onto the model (which
+ * profile, which free parameters) is written per table in validation.c, with the reason.
+ *
+ * Scenario schema:
+ *   table: cern-simpletrack          # name printed in the summary line
+ *   csv: cern-simpletrack.csv        # file name; looked up in the shared dir, then data/
+ *   gpu: A100-PCIE-40GB              # catalog name
+ *   target_mape_pct: 5               # target on predicted rows
+ *   fit: ["10000000/7g.40gb", ...]   # figures used for fitting, as ROW/COLUMN labels
+ *   exclude: [{figure: "10000/7g.40gb", reason: "..."}]   # optional: figures left out
+ *   note: "..."                      # optional
+ * Ownership: results are plain data owned by the caller (val_table_fini).
+ */
+#ifndef SIMPROJ_EXPERIMENTS_VALIDATION_H
+#define SIMPROJ_EXPERIMENTS_VALIDATION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "model/catalog.h"
+#include "model/speed.h"
+#include "model/wfit.h"
+#include "sim/diag.h"
+
+typedef struct val_figure {
+    char label[64];      /* ROW/COLUMN */
+    double published;
+    double predicted;
+    bool fitted;
+    bool excluded;       /* left out of fitting and errors (reason printed) */
+    char unit[16];       /* "s", "TFLOPS", ... */
+} val_figure;
+
+typedef struct val_table {
+    char name[48];
+    char skipped[1200];  /* non-empty: the table was not run, and why */
+    double target_mape_pct;
+    int n_figures;
+    val_figure *figures; /* owned */
+    int n_fitted, n_predicted;
+    double mape_pct, max_pct; /* over predicted figures */
+    wfit_result fit;     /* the fit behind the predictions (owned) */
+    char excluded_reason[256];
+} val_table;
+
+/* Run one scenario file. shared_dir: where the seed CSVs live (may not exist: the table is then
+ * skipped with a message). Returns 0 (also when skipped), SIM_EINPUT for a bad scenario (reported
+ * to d), SIM_ENOENT/SIM_EIO when the scenario file cannot be read. */
+int val_run_file(const char *scenario_path, const char *shared_dir, const gpu_catalog *cat,
+                 const phys_params *m, diag *d, val_table *out);
+
+/* Release what a table owns. */
+void val_table_fini(val_table *t);
+
+#endif

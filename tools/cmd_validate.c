@@ -1,0 +1,133 @@
+/* tools/cmd_validate.c - `slicesim validate`: reproduce the published tables (DESIGN.md §10).
+ *
+ * Runs every scenario in every experiments/validation/NAME.yaml (sorted by name), prints every figure
+ * (table, row, published value, prediction, error, fitted or predicted), the fitted parameters
+ * with their standard errors, then one summary line per table in the fixed form
+ *   table NAME rows_fitted=N rows_predicted=M mape_predicted=X.X% max_predicted=Y.Y%
+ * A table whose CSV is absent (no ../shared) is skipped with a message. Exit 0 when every table
+ * ran or was skipped, 2 on a bad scenario, 1 when a file cannot be read.
+ */
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "experiments/catalog_load.h"
+#include "experiments/physics_load.h"
+#include "experiments/validation.h"
+#include "sim/arena.h"
+#include "sim/diag.h"
+#include "sim/err.h"
+#include "sim/xalloc.h"
+#include "tools/cli.h"
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void print_table(const val_table *t)
+{
+    if (t->skipped[0]) {
+        printf("skip %s: %s\n", t->name, t->skipped);
+        return;
+    }
+    for (int i = 0; i < t->n_figures; i++) {
+        const val_figure *f = &t->figures[i];
+        double e = (f->predicted / f->published - 1) * 100;
+        printf("%s %s published=%.6g %s predicted=%.6g error=%+.1f%% %s\n", t->name, f->label,
+               f->published, f->unit, f->predicted, e,
+               f->excluded ? "excluded" : f->fitted ? "fitted" : "predicted");
+    }
+    if (t->excluded_reason[0]) {
+        printf("%s excluded because: %s\n", t->name, t->excluded_reason);
+    }
+    for (int i = 0; i < t->fit.n_params; i++) {
+        const wfit_param_result *p = &t->fit.params[i];
+        printf("%s fit %s = %.6g +- %.2g%s%s\n", t->name, p->name, p->value, p->std_err,
+               p->pinned ? "" : "  NOT PINNED, assumed ", p->pinned ? "" : p->assumed);
+    }
+    if (t->mape_pct > t->target_mape_pct) {
+        printf("%s MISSES its target: mape %.1f%% > %.1f%%\n", t->name, t->mape_pct,
+               t->target_mape_pct);
+    }
+}
+
+int cmd_validate(int argc, char **argv)
+{
+    const char *dir = "experiments/validation";
+    const char *shared = "../shared/validation";
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--dir") && i + 1 < argc) {
+            dir = argv[++i];
+        } else if (!strcmp(argv[i], "--shared") && i + 1 < argc) {
+            shared = argv[++i];
+        } else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            printf("usage: slicesim validate [--dir SCENARIO_DIR] [--shared CSV_DIR]\n");
+            return CLI_EXIT_OK;
+        } else {
+            return cli_usage_error("validate", "unknown argument '%s'; expected --dir DIR or "
+                                               "--shared DIR", argv[i]);
+        }
+    }
+    DIR *dh = opendir(dir);
+    if (!dh) {
+        fprintf(stderr, "slicesim validate: %s: cannot open scenario directory\n", dir);
+        return CLI_EXIT_ENV;
+    }
+    char **names = NULL;
+    size_t n = 0;
+    struct dirent *e;
+    while ((e = readdir(dh))) {
+        size_t len = strlen(e->d_name);
+        if (len > 5 && !strcmp(e->d_name + len - 5, ".yaml")) {
+            names = xrealloc(names, (n + 1) * sizeof *names, "scenario names");
+            names[n++] = xstrdup(e->d_name, "scenario name");
+        }
+    }
+    closedir(dh);
+    qsort(names, n, sizeof *names, cmp_str);
+    diag *d = diag_create();
+    arena *a = arena_create();
+    gpu_catalog cat;
+    phys_params m;
+    int status = CLI_EXIT_OK;
+    if (catalog_load_default(a, &cat, d) != 0 || physics_load_default(d, &m) != 0) {
+        diag_print(d, stderr);
+        status = CLI_EXIT_INPUT;
+    }
+    val_table *tables = xcalloc(n ? n : 1, sizeof *tables, "tables");
+    char (*paths)[1024] = xcalloc(n ? n : 1, sizeof *paths, "paths");
+    for (size_t i = 0; status == CLI_EXIT_OK && i < n; i++) {
+        snprintf(paths[i], sizeof paths[i], "%s/%s", dir, names[i]);
+        int rc = val_run_file(paths[i], shared, &cat, &m, d, &tables[i]);
+        if (rc == SIM_EINPUT) {
+            diag_print(d, stderr);
+            status = CLI_EXIT_INPUT;
+        } else if (rc != 0) {
+            fprintf(stderr, "slicesim validate: %s: %s\n", paths[i], sim_strerror(rc));
+            status = CLI_EXIT_ENV;
+        } else {
+            print_table(&tables[i]);
+        }
+    }
+    for (size_t i = 0; status == CLI_EXIT_OK && i < n; i++) {
+        const val_table *t = &tables[i];
+        if (!t->skipped[0]) {
+            printf("table %s rows_fitted=%d rows_predicted=%d mape_predicted=%.1f%% "
+                   "max_predicted=%.1f%%\n",
+                   t->name, t->n_fitted, t->n_predicted, t->mape_pct, t->max_pct);
+        }
+    }
+    for (size_t i = 0; i < n; i++) {
+        val_table_fini(&tables[i]);
+        free(names[i]);
+    }
+    free(tables);
+    free(paths);
+    free(names);
+    arena_destroy(a);
+    diag_destroy(d);
+    return status;
+}
