@@ -1,0 +1,715 @@
+/* experiments/calib_json.c - calibration JSON and model JSON readers (see calib_json.h). */
+#include "experiments/calib_json.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "sim/err.h"
+#include "sim/xalloc.h"
+
+typedef struct rd {
+    const char *file;
+    diag *d;
+    int errors;
+} rd;
+
+/* ------------------------------------------------------------------ parsing and positions */
+
+/* Parse len bytes; on a syntax error report FILE:LINE:COL and return NULL. */
+static cJSON *parse(rd *r, const char *buf, size_t len)
+{
+    char *text = xmalloc(len + 1, "JSON text");
+    memcpy(text, buf, len);
+    text[len] = 0;
+    const char *end = NULL;
+    cJSON *root = cJSON_ParseWithOpts(text, &end, 0);
+    if (root && strlen(text) != len) {
+        end = text + strlen(text); /* an embedded NUL byte: not JSON text */
+        cJSON_Delete(root);
+        root = NULL;
+    }
+    if (!root) {
+        size_t off = end ? (size_t)(end - text) : 0;
+        int line = 1, col = 1;
+        for (size_t i = 0; i < off && i < len; i++) {
+            if (text[i] == '\n') {
+                line++;
+                col = 1;
+            } else {
+                col++;
+            }
+        }
+        char got[16];
+        if (off >= len) {
+            snprintf(got, sizeof got, "end of file");
+        } else if ((unsigned char)text[off] < 0x20 || (unsigned char)text[off] >= 0x7f) {
+            snprintf(got, sizeof got, "\\x%02x", (unsigned char)text[off]);
+        } else {
+            snprintf(got, sizeof got, "%c", text[off]);
+        }
+        diag_error(r->d, (src_loc){r->file, line, col}, NULL,
+                   "invalid JSON; expected a JSON value, got '%s'", got);
+        r->errors++;
+    }
+    free(text);
+    return root;
+}
+
+static int read_file(const char *path, char **buf, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        return errno == ENOENT ? SIM_ENOENT : SIM_EIO;
+    }
+    size_t cap = 1 << 16, n = 0;
+    char *b = xmalloc(cap, "file");
+    for (;;) {
+        if (n == cap) {
+            cap *= 2;
+            b = xrealloc(b, cap, "file");
+        }
+        size_t k = fread(b + n, 1, cap - n, f);
+        n += k;
+        if (k == 0) {
+            break;
+        }
+    }
+    int bad = ferror(f);
+    int saved = errno;
+    fclose(f);
+    if (bad) {
+        free(b);
+        errno = saved;
+        return SIM_EIO;
+    }
+    *buf = b;
+    *len = n;
+    return 0;
+}
+
+/* ------------------------------------------------------------------ typed access */
+
+static void describe(const cJSON *v, char *out, size_t n)
+{
+    if (!v) {
+        snprintf(out, n, "nothing");
+    } else if (cJSON_IsString(v)) {
+        snprintf(out, n, "\"%.40s\"", v->valuestring);
+    } else if (cJSON_IsNumber(v)) {
+        snprintf(out, n, "%.10g", v->valuedouble);
+    } else if (cJSON_IsBool(v)) {
+        snprintf(out, n, "%s", cJSON_IsTrue(v) ? "true" : "false");
+    } else if (cJSON_IsNull(v)) {
+        snprintf(out, n, "null");
+    } else if (cJSON_IsArray(v)) {
+        snprintf(out, n, "an array");
+    } else {
+        snprintf(out, n, "an object");
+    }
+}
+
+static void bad(rd *r, const char *path, const char *expect, const cJSON *v)
+{
+    char got[64];
+    describe(v, got, sizeof got);
+    diag_error(r->d, (src_loc){r->file, 0, 0}, path, "expected %s, got '%s'", expect, got);
+    r->errors++;
+}
+
+static const cJSON *get(const cJSON *o, const char *key)
+{
+    return cJSON_IsObject(o) ? cJSON_GetObjectItemCaseSensitive(o, key) : NULL;
+}
+
+/* Number at o.key within [lo, hi]; on failure reports and returns false. */
+static bool num(rd *r, const cJSON *o, const char *base, const char *key, double lo, double hi,
+                double *out)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s%s%s", base, base[0] ? "." : "", key);
+    const cJSON *v = get(o, key);
+    if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || v->valuedouble < lo ||
+        v->valuedouble > hi) {
+        char exp[96];
+        if (hi >= 1e300) {
+            snprintf(exp, sizeof exp, "a number >= %g", lo);
+        } else {
+            snprintf(exp, sizeof exp, "a number in [%g, %g]", lo, hi);
+        }
+        bad(r, path, exp, v);
+        return false;
+    }
+    *out = v->valuedouble;
+    return true;
+}
+
+static bool str(rd *r, const cJSON *o, const char *base, const char *key, char *out, size_t n)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s%s%s", base, base[0] ? "." : "", key);
+    const cJSON *v = get(o, key);
+    if (!cJSON_IsString(v) || strlen(v->valuestring) >= n) {
+        char exp[64];
+        snprintf(exp, sizeof exp, "a string of at most %zu bytes", n - 1);
+        bad(r, path, exp, v);
+        return false;
+    }
+    snprintf(out, n, "%s", v->valuestring);
+    return true;
+}
+
+/* Optional string: copies when present, else leaves out as is. */
+static void opt_str(const cJSON *o, const char *key, char *out, size_t n)
+{
+    const cJSON *v = get(o, key);
+    if (cJSON_IsString(v)) {
+        snprintf(out, n, "%.*s", (int)(n - 1), v->valuestring);
+    }
+}
+
+/* Array at o.key; absent or null gives NULL without error when optional. */
+static const cJSON *arr(rd *r, const cJSON *o, const char *base, const char *key, bool optional)
+{
+    const cJSON *v = get(o, key);
+    if (optional && (!v || cJSON_IsNull(v))) {
+        return NULL;
+    }
+    if (!cJSON_IsArray(v)) {
+        char path[256];
+        snprintf(path, sizeof path, "%s%s%s", base, base[0] ? "." : "", key);
+        bad(r, path, "an array", v);
+        return NULL;
+    }
+    return v;
+}
+
+static bool check_schema(rd *r, const cJSON *root, const char *want)
+{
+    char s[64] = "";
+    if (!cJSON_IsObject(root)) {
+        bad(r, "(root)", "an object", root);
+        return false;
+    }
+    if (!str(r, root, "", "schema", s, sizeof s)) {
+        return false;
+    }
+    if (strcmp(s, want)) {
+        char exp[64];
+        snprintf(exp, sizeof exp, "\"%s\"", want);
+        bad(r, "schema", exp, get(root, "schema"));
+        return false;
+    }
+    const cJSON *ver = get(root, "schema_version");
+    if (!cJSON_IsNumber(ver) || ver->valuedouble != 1) {
+        bad(r, "schema_version", "1 (the version this build reads)", ver);
+        return false;
+    }
+    return true;
+}
+
+/* ------------------------------------------------------------------ calibration file */
+
+static cal_series *series_for(cal_series *arr_, int *n, int cap, const char *name)
+{
+    for (int i = 0; i < *n; i++) {
+        if (!strcmp(arr_[i].name, name)) {
+            return &arr_[i];
+        }
+    }
+    if (*n >= cap) {
+        return NULL;
+    }
+    cal_series *s = &arr_[(*n)++];
+    memset(s, 0, sizeof *s);
+    snprintf(s->name, sizeof s->name, "%s", name);
+    return s;
+}
+
+static void sort_series(cal_series *s)
+{
+    for (int i = 1; i < s->n; i++) {
+        cal_sample t = s->pts[i];
+        int j = i;
+        while (j > 0 && s->pts[j - 1].x > t.x) {
+            s->pts[j] = s->pts[j - 1];
+            j--;
+        }
+        s->pts[j] = t;
+    }
+}
+
+/* flops.runs or membw.runs: name_key "format"/"kernel", value prefix "tflops"/"gb_s". */
+static void read_sm_series(rd *r, const cJSON *sec, const char *secname, const char *name_key,
+                           const char *val, cal_series *out, int *n_out, int cap)
+{
+    char base[64];
+    snprintf(base, sizeof base, "%s", secname);
+    const cJSON *runs = arr(r, sec, base, "runs", false);
+    int i = 0;
+    const cJSON *run;
+    cJSON_ArrayForEach(run, runs)
+    {
+        char p[96], name[CAL_NAME_LEN], key[32];
+        snprintf(p, sizeof p, "%s.runs[%d]", secname, i++);
+        if (get(run, "error")) {
+            continue; /* a partition that could not be made; recorded, not a sample */
+        }
+        double sms, med, mn, mx, reps;
+        snprintf(key, sizeof key, "%s_median", val);
+        bool ok = str(r, run, p, name_key, name, sizeof name);
+        ok &= num(r, run, p, "sms", 1, 100000, &sms);
+        ok &= num(r, run, p, key, 1e-12, 1e300, &med);
+        snprintf(key, sizeof key, "%s_min", val);
+        ok &= num(r, run, p, key, 0, 1e300, &mn);
+        snprintf(key, sizeof key, "%s_max", val);
+        ok &= num(r, run, p, key, 0, 1e300, &mx);
+        ok &= num(r, run, p, "reps", 1, 1e6, &reps);
+        if (!ok) {
+            continue;
+        }
+        cal_series *s = series_for(out, n_out, cap, name);
+        if (!s || s->n >= CAL_MAX_PTS) {
+            char exp[64];
+            snprintf(exp, sizeof exp, "at most %d series of at most %d points", cap, CAL_MAX_PTS);
+            bad(r, p, exp, get(run, name_key));
+            continue;
+        }
+        s->pts[s->n++] = (cal_sample){sms, med, mn, mx, (int)reps};
+    }
+    for (int k = 0; k < *n_out; k++) {
+        sort_series(&out[k]);
+    }
+}
+
+/* Makespan of a group: last end minus first start over its workers. */
+static bool makespan(rd *r, const cJSON *run, const char *p, double *out)
+{
+    const cJSON *ws = arr(r, run, p, "workers", false);
+    double lo = INFINITY, hi = -INFINITY;
+    int i = 0;
+    const cJSON *w;
+    cJSON_ArrayForEach(w, ws)
+    {
+        char q[128];
+        snprintf(q, sizeof q, "%s.workers[%d]", p, i++);
+        double s, e;
+        if (!num(r, w, q, "start_s", 0, 1e300, &s) || !num(r, w, q, "end_s", s, 1e300, &e)) {
+            return false;
+        }
+        lo = fmin(lo, s);
+        hi = fmax(hi, e);
+    }
+    if (i == 0) {
+        bad(r, p, "a group with workers", ws);
+        return false;
+    }
+    *out = hi - lo;
+    return hi > lo;
+}
+
+static void read_timeslice(rd *r, const cJSON *sec, cal_data *out)
+{
+    const cJSON *lens = arr(r, sec, "timeslice", "lengths", false);
+    int li = 0;
+    const cJSON *L;
+    cJSON_ArrayForEach(L, lens)
+    {
+        char p[64];
+        snprintf(p, sizeof p, "timeslice.lengths[%d]", li++);
+        if (get(L, "error")) {
+            continue;
+        }
+        double kms, kpp;
+        char cp[96];
+        snprintf(cp, sizeof cp, "%s.calibration", p);
+        if (!num(r, get(L, "calibration"), cp, "kernel_ms", 1e-6, 1e6, &kms) ||
+            !num(r, L, p, "kernels_per_process", 1, 1e12, &kpp)) {
+            continue;
+        }
+        const cJSON *runs = arr(r, L, p, "runs", false);
+        int ri = 0;
+        const cJSON *run;
+        cJSON_ArrayForEach(run, runs)
+        {
+            char q[96];
+            snprintf(q, sizeof q, "%s.runs[%d]", p, ri++);
+            double gap, procs, ms;
+            if (!num(r, run, q, "gap_ms", 0, 1e6, &gap) ||
+                !num(r, run, q, "procs", 1, CAL_MAX_CLIENTS, &procs)) {
+                continue;
+            }
+            if (!cJSON_IsTrue(get(run, "ok")) || !makespan(r, run, q, &ms)) {
+                continue;
+            }
+            cal_ts_length *t = NULL;
+            for (int i = 0; i < out->n_ts; i++) {
+                if (out->ts[i].kernel_ms == kms && out->ts[i].gap_ms == gap) {
+                    t = &out->ts[i];
+                }
+            }
+            if (!t) {
+                if (out->n_ts >= CAL_MAX_LENGTHS * 2) {
+                    bad(r, q, "at most 16 (length, gap) combinations", get(run, "gap_ms"));
+                    continue;
+                }
+                t = &out->ts[out->n_ts++];
+                memset(t, 0, sizeof *t);
+                t->kernel_ms = kms;
+                t->gap_ms = gap;
+                t->kernels = (long)kpp;
+            }
+            int k = (int)procs, j = 0;
+            while (j < t->n_k && t->k[j] < k) {
+                j++;
+            }
+            if (j == t->n_k || t->k[j] != k) {
+                if (t->n_k >= CAL_MAX_K) {
+                    bad(r, q, "at most 8 process counts", get(run, "procs"));
+                    continue;
+                }
+                memmove(&t->k[j + 1], &t->k[j], sizeof t->k[0] * (size_t)(t->n_k - j));
+                memmove(&t->n_rep[j + 1], &t->n_rep[j], sizeof t->n_rep[0] * (size_t)(t->n_k - j));
+                memmove(&t->makespan_s[j + 1], &t->makespan_s[j],
+                        sizeof t->makespan_s[0] * (size_t)(t->n_k - j));
+                t->k[j] = k;
+                t->n_rep[j] = 0;
+                t->n_k++;
+            }
+            if (t->n_rep[j] < CAL_MAX_REPS) {
+                t->makespan_s[j][t->n_rep[j]++] = ms;
+            }
+        }
+    }
+}
+
+static void read_mps(rd *r, const cJSON *sec, cal_data *out)
+{
+    const cJSON *runs = arr(r, sec, "mps", "runs", true);
+    if (!runs) {
+        return;
+    }
+    int gi = 0;
+    const cJSON *run;
+    cJSON_ArrayForEach(run, runs)
+    {
+        char p[64], mix[CAL_MAX_CLIENTS + 1];
+        snprintf(p, sizeof p, "mps.runs[%d]", gi++);
+        double pct;
+        if (!num(r, run, p, "thread_percentage", 1, 100, &pct) ||
+            !str(r, run, p, "mix", mix, sizeof mix) || !cJSON_IsTrue(get(run, "ok"))) {
+            continue;
+        }
+        if (out->n_mps >= CAL_MAX_MPS) {
+            bad(r, p, "at most 64 MPS groups", run);
+            break;
+        }
+        cal_mps_run *g = &out->mps[out->n_mps];
+        memset(g, 0, sizeof *g);
+        g->pct = (int)pct;
+        const cJSON *ws = arr(r, run, p, "workers", false);
+        int wi = 0;
+        bool ok = true;
+        const cJSON *w;
+        cJSON_ArrayForEach(w, ws)
+        {
+            char q[96], kind[16];
+            snprintf(q, sizeof q, "%s.workers[%d]", p, wi++);
+            double sms, wall;
+            if (g->n >= CAL_MAX_CLIENTS || !str(r, w, q, "kind", kind, sizeof kind) ||
+                !num(r, w, q, "sms_reported", 1, 100000, &sms) ||
+                !num(r, w, q, "wall_s", 1e-9, 1e9, &wall)) {
+                ok = false;
+                break;
+            }
+            if (strcmp(kind, "compute") && strcmp(kind, "memory")) {
+                bad(r, q, "kind \"compute\" or \"memory\"", get(w, "kind"));
+                ok = false;
+                break;
+            }
+            g->c[g->n++] = (cal_mps_client){!strcmp(kind, "memory"), (int)sms, wall};
+        }
+        if (!ok || g->n == 0) {
+            continue;
+        }
+        if (g->pct == 100 && g->n == 1) {
+            if (g->c[0].is_memory) {
+                out->mps_solo_memory_s = g->c[0].wall_s;
+            } else {
+                out->mps_solo_compute_s = g->c[0].wall_s;
+            }
+        }
+        out->n_mps++;
+    }
+    out->has_mps = out->n_mps > 0;
+}
+
+static void read_allreduce(rd *r, const cJSON *sec, cal_data *out)
+{
+    const cJSON *runs = arr(r, sec, "allreduce", "runs", true);
+    double gpus = 0;
+    if (!runs || !num(r, sec, "allreduce", "gpus", 2, 1024, &gpus)) {
+        return;
+    }
+    snprintf(out->ar.name, sizeof out->ar.name, "allreduce");
+    int i = 0;
+    const cJSON *run;
+    cJSON_ArrayForEach(run, runs)
+    {
+        char p[64];
+        snprintf(p, sizeof p, "allreduce.runs[%d]", i++);
+        double b, med, mn, mx, reps;
+        bool ok = num(r, run, p, "bytes", 1, 1e15, &b) &&
+                  num(r, run, p, "ms_median", 1e-9, 1e9, &med) &&
+                  num(r, run, p, "ms_min", 0, 1e9, &mn) && num(r, run, p, "ms_max", 0, 1e9, &mx) &&
+                  num(r, run, p, "reps", 1, 1e6, &reps);
+        if (!ok || !cJSON_IsTrue(get(run, "correct"))) {
+            continue;
+        }
+        if (out->ar.n >= CAL_MAX_PTS) {
+            bad(r, p, "at most 64 sizes", get(run, "bytes"));
+            break;
+        }
+        out->ar.pts[out->ar.n++] = (cal_sample){b, med, mn, mx, (int)reps};
+    }
+    sort_series(&out->ar);
+    out->ar_gpus = out->ar.n > 0 ? (int)gpus : 0;
+}
+
+static void load_calib(rd *r, const cJSON *root, void *vout)
+{
+    cal_data *out = vout;
+    const cJSON *gb = get(root, "gpu_before");
+    opt_str(gb, "name", out->device, sizeof out->device);
+    opt_str(gb, "uuid", out->uuid, sizeof out->uuid);
+    opt_str(gb, "driver_version", out->driver, sizeof out->driver);
+    opt_str(root, "date_utc", out->date_utc, sizeof out->date_utc);
+    const cJSON *fl = get(root, "flops"), *mb = get(root, "membw");
+    const cJSON *dev = get(fl, "device") ? get(fl, "device") : get(mb, "device");
+    double sms = 0;
+    if (dev) {
+        opt_str(dev, "name", out->device, sizeof out->device);
+        if (num(r, dev, cJSON_IsObject(fl) ? "flops.device" : "membw.device", "sms", 1, 100000,
+                &sms)) {
+            out->sms_total = (int)sms;
+        }
+    }
+    if (cJSON_IsObject(fl)) {
+        read_sm_series(r, fl, "flops", "format", "tflops", out->rates, &out->n_rates,
+                       CAL_MAX_FORMATS);
+    }
+    if (cJSON_IsObject(mb)) {
+        read_sm_series(r, mb, "membw", "kernel", "gb_s", out->bw, &out->n_bw, CAL_MAX_BW);
+    }
+    if (cJSON_IsObject(get(root, "timeslice"))) {
+        read_timeslice(r, get(root, "timeslice"), out);
+    }
+    if (cJSON_IsObject(get(root, "mps"))) {
+        read_mps(r, get(root, "mps"), out);
+    }
+    if (cJSON_IsObject(get(root, "allreduce"))) {
+        read_allreduce(r, get(root, "allreduce"), out);
+    }
+    if (r->errors == 0 && out->sms_total == 0 && (out->n_rates || out->n_bw || out->has_mps)) {
+        bad(r, "flops.device.sms", "the GPU's SM count", NULL);
+    }
+}
+
+/* ------------------------------------------------------------------ model file */
+
+static bool param(rd *r, const cJSON *o, const char *p, const char *key, double lo, double hi,
+                  cal_param *out)
+{
+    char sek[64];
+    snprintf(sek, sizeof sek, "%s_se", key);
+    return num(r, o, p, key, lo, hi, &out->value) && num(r, o, p, sek, 0, 1e300, &out->se);
+}
+
+static void load_model(rd *r, const cJSON *root, void *vout)
+{
+    cal_fit *out = vout;
+    double v;
+    if (num(r, root, "", "sms_total", 1, 100000, &v)) {
+        out->sms_total = (int)v;
+    }
+    const cJSON *a = arr(r, root, "", "compute", false), *e;
+    int i = 0;
+    cJSON_ArrayForEach(e, a)
+    {
+        char p[64];
+        snprintf(p, sizeof p, "compute[%d]", i++);
+        if (out->n_rates >= CAL_MAX_FORMATS) {
+            bad(r, p, "at most 10 formats", e);
+            break;
+        }
+        cal_rate_fit *f = &out->rates[out->n_rates];
+        memset(f, 0, sizeof *f);
+        if (str(r, e, p, "format", f->name, sizeof f->name) &&
+            param(r, e, p, "tflops_per_sm", 1e-12, 1e6, &f->per_sm) &&
+            param(r, e, p, "rolloff_per_sm", -1, 1, &f->rolloff)) {
+            f->has_rolloff = f->rolloff.value != 0;
+            out->n_rates++;
+        }
+    }
+    a = arr(r, root, "", "bandwidth", false);
+    i = 0;
+    cJSON_ArrayForEach(e, a)
+    {
+        char p[64], form[24];
+        snprintf(p, sizeof p, "bandwidth[%d]", i++);
+        if (out->n_bw >= CAL_MAX_BW) {
+            bad(r, p, "at most 4 kernels", e);
+            break;
+        }
+        cal_bw_fit *f = &out->bw[out->n_bw];
+        memset(f, 0, sizeof *f);
+        if (!str(r, e, p, "kernel", f->name, sizeof f->name) ||
+            !str(r, e, p, "form", form, sizeof form)) {
+            continue;
+        }
+        bool ok;
+        if (!strcmp(form, "softmin")) {
+            f->form = CAL_BW_SOFTMIN;
+            ok = param(r, e, p, "bmax_gb_s", 1e-9, 1e12, &f->bmax_gb_s) &&
+                 param(r, e, p, "per_sm_gb_s", 1e-9, 1e12, &f->per_sm_gb_s) &&
+                 param(r, e, p, "sharpness", 1e-3, 1e4, &f->sharpness);
+        } else if (!strcmp(form, "michaelis-menten")) {
+            f->form = CAL_BW_MM;
+            ok = param(r, e, p, "mm_bmax_gb_s", 1e-9, 1e12, &f->mm_bmax_gb_s) &&
+                 param(r, e, p, "s_half", 1e-9, 1e9, &f->s_half);
+        } else {
+            char q[80];
+            snprintf(q, sizeof q, "%s.form", p);
+            bad(r, q, "\"softmin\" or \"michaelis-menten\"", get(e, "form"));
+            ok = false;
+        }
+        if (ok) {
+            out->n_bw++;
+        }
+    }
+    a = arr(r, root, "", "timeslice", false);
+    i = 0;
+    cJSON_ArrayForEach(e, a)
+    {
+        char p[64];
+        snprintf(p, sizeof p, "timeslice[%d]", i++);
+        if (out->n_ts >= CAL_MAX_LENGTHS * 2) {
+            bad(r, p, "at most 16 entries", e);
+            break;
+        }
+        cal_ts_fit *f = &out->ts[out->n_ts];
+        memset(f, 0, sizeof *f);
+        const cJSON *ks = arr(r, e, p, "k", false), *es = arr(r, e, p, "eta", false);
+        const cJSON *ss = arr(r, e, p, "eta_se", false);
+        if (!num(r, e, p, "kernel_ms", 0, 1e9, &f->kernel_ms) ||
+            !num(r, e, p, "gap_ms", 0, 1e9, &f->gap_ms) ||
+            !param(r, e, p, "eta_mean", 1e-6, 10, &f->eta_mean) || !ks || !es || !ss) {
+            continue;
+        }
+        int n = cJSON_GetArraySize(ks);
+        if (n < 1 || n > CAL_MAX_K || cJSON_GetArraySize(es) != n || cJSON_GetArraySize(ss) != n) {
+            bad(r, p, "k, eta and eta_se of the same length, 1 to 8", ks);
+            continue;
+        }
+        bool ok = true;
+        for (int j = 0; j < n && ok; j++) {
+            const cJSON *kj = cJSON_GetArrayItem(ks, j), *ej = cJSON_GetArrayItem(es, j);
+            const cJSON *sj = cJSON_GetArrayItem(ss, j);
+            if (!cJSON_IsNumber(kj) || kj->valuedouble < 1 || kj->valuedouble > 1024 ||
+                !cJSON_IsNumber(ej) || !(ej->valuedouble > 0) || ej->valuedouble > 10 ||
+                !cJSON_IsNumber(sj) || !(sj->valuedouble >= 0) || !isfinite(sj->valuedouble)) {
+                char q[96];
+                snprintf(q, sizeof q, "%s.eta[%d]", p, j);
+                bad(r, q, "k >= 1 with 0 < eta <= 10 and eta_se >= 0", ej);
+                ok = false;
+                break;
+            }
+            f->k[j] = (int)kj->valuedouble;
+            f->eta[j] = (cal_param){ej->valuedouble, sj->valuedouble};
+        }
+        if (ok) {
+            f->n_k = n;
+            out->n_ts++;
+        }
+    }
+    const cJSON *m = get(root, "mps");
+    if (cJSON_IsObject(m)) {
+        out->has_mps = param(r, m, "mps", "eta_compute", 1e-6, 10, &out->mps.eta_compute) &&
+                       param(r, m, "mps", "eta_memory", 1e-6, 10, &out->mps.eta_memory) &&
+                       param(r, m, "mps", "gamma_mixed", -1, 100, &out->mps.gamma_mixed);
+    } else if (m && !cJSON_IsNull(m)) {
+        bad(r, "mps", "an object or null", m);
+    }
+    const cJSON *ar = get(root, "allreduce");
+    if (cJSON_IsObject(ar)) {
+        double g = 0;
+        out->has_ar = num(r, ar, "allreduce", "gpus", 2, 1024, &g) &&
+                      param(r, ar, "allreduce", "alpha_s", 0, 1, &out->ar.alpha_s) &&
+                      param(r, ar, "allreduce", "beta_bytes_per_s", 1, 1e15,
+                            &out->ar.beta_bytes_per_s);
+        out->ar.gpus = (int)g;
+    } else if (ar && !cJSON_IsNull(ar)) {
+        bad(r, "allreduce", "an object or null", ar);
+    }
+}
+
+/* ------------------------------------------------------------------ entry points */
+
+typedef void load_fn(rd *r, const cJSON *root, void *out);
+
+static int load_buffer(const char *name, const char *buf, size_t len, const char *schema,
+                       load_fn *fn, void *out, diag *d)
+{
+    rd r = {name, d, 0};
+    cJSON *root = parse(&r, buf, len);
+    if (!root) {
+        return SIM_EINPUT;
+    }
+    if (check_schema(&r, root, schema)) {
+        fn(&r, root, out);
+    }
+    cJSON_Delete(root);
+    return r.errors ? SIM_EINPUT : 0;
+}
+
+static int load_file(const char *path, const char *schema, load_fn *fn, void *out, diag *d)
+{
+    char *buf;
+    size_t len;
+    int rc = read_file(path, &buf, &len);
+    if (rc) {
+        return rc;
+    }
+    rc = load_buffer(path, buf, len, schema, fn, out, d);
+    free(buf);
+    return rc;
+}
+
+int calib_json_load_buffer(const char *name, const char *buf, size_t len, cal_data *out, diag *d)
+{
+    memset(out, 0, sizeof *out);
+    return load_buffer(name, buf, len, CALIB_JSON_SCHEMA, load_calib, out, d);
+}
+
+int calib_json_load_file(const char *path, cal_data *out, diag *d)
+{
+    memset(out, 0, sizeof *out);
+    return load_file(path, CALIB_JSON_SCHEMA, load_calib, out, d);
+}
+
+int calmodel_load_buffer(const char *name, const char *buf, size_t len, cal_fit *out, diag *d)
+{
+    memset(out, 0, sizeof *out);
+    return load_buffer(name, buf, len, CALMODEL_SCHEMA, load_model, out, d);
+}
+
+int calmodel_load(const char *path, cal_fit *out, diag *d)
+{
+    memset(out, 0, sizeof *out);
+    return load_file(path, CALMODEL_SCHEMA, load_model, out, d);
+}

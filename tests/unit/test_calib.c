@@ -1,0 +1,389 @@
+/* Unit tests for calibration reading and fitting (experiments/calib_json.h, model/calfit.h) and
+ * `slicesim fit`. They run the fits on the files recorded on real GPUs (calib/results/), on
+ * synthetic data with known parameters, and on ../shared/validation/h100-probe.csv when present.
+ * Bounds on fitted values are sanity bounds (physically possible per-SM rates and bandwidths),
+ * not published figures. */
+#include <criterion/criterion.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "experiments/calib_json.h"
+#include "model/calfit.h"
+#include "sim/diag.h"
+#include "sim/err.h"
+#include "sim/xalloc.h"
+
+#define H100_FILE "calib/results/2026-11-22-h100-sxm.json"
+#define H200_FILE "calib/results/2026-11-22-h200-sxm-x2.json"
+
+static cal_data *load(const char *path)
+{
+    cal_data *d = xcalloc(1, sizeof *d, "test data");
+    diag *dg = diag_create();
+    int rc = calib_json_load_file(path, d, dg);
+    if (rc) {
+        diag_print(dg, stderr);
+    }
+    cr_assert_eq(rc, 0, "loading %s: %s", path, sim_strerror(rc));
+    diag_destroy(dg);
+    return d;
+}
+
+static const cal_rate_fit *rate(const cal_fit *f, const char *name)
+{
+    for (int i = 0; i < f->n_rates; i++) {
+        if (!strcmp(f->rates[i].name, name)) {
+            return &f->rates[i];
+        }
+    }
+    cr_assert_fail("no rate fit for %s", name);
+    return NULL;
+}
+
+static const cal_bw_fit *bwfit(const cal_fit *f, const char *name)
+{
+    for (int i = 0; i < f->n_bw; i++) {
+        if (!strcmp(f->bw[i].name, name)) {
+            return &f->bw[i];
+        }
+    }
+    cr_assert_fail("no bandwidth fit for %s", name);
+    return NULL;
+}
+
+/* ------------------------------------------------------------------ recorded files */
+
+Test(calib, recorded_h100_reads_every_section)
+{
+    cal_data *d = load(H100_FILE);
+    cr_assert_eq(d->sms_total, 132);
+    cr_assert_str_eq(d->device, "NVIDIA H100 80GB HBM3");
+    cr_assert_eq(d->n_rates, 5);
+    for (int i = 0; i < d->n_rates; i++) {
+        cr_assert_eq(d->rates[i].n, 17, "%s", d->rates[i].name);
+        cr_assert_eq(d->rates[i].pts[0].x, 8);
+        cr_assert_eq(d->rates[i].pts[16].x, 132);
+    }
+    cr_assert_eq(d->n_bw, 2);
+    cr_assert_eq(d->n_ts, 6, "3 kernel lengths x 2 gap modes");
+    for (int i = 0; i < d->n_ts; i++) {
+        cr_assert_eq(d->ts[i].n_k, 4);
+        cr_assert_eq(d->ts[i].k[3], 8);
+        cr_assert_eq(d->ts[i].n_rep[0], 2);
+    }
+    cr_assert(d->has_mps);
+    cr_assert_eq(d->n_mps, 21);
+    cr_assert_gt(d->mps_solo_compute_s, 0.0);
+    cr_assert_gt(d->mps_solo_memory_s, 0.0);
+    cr_assert_eq(d->ar_gpus, 0, "one GPU: no all-reduce");
+    free(d);
+}
+
+Test(calib, recorded_h100_fits_are_sane_and_hold_out)
+{
+    cal_data *d = load(H100_FILE);
+    cal_fit *f = xcalloc(1, sizeof *f, "fit");
+    cr_assert_eq(calfit_all(d, f), 0);
+    const cal_rate_fit *fp32 = rate(f, "fp32"), *bf16 = rate(f, "bf16_tensor");
+    /* 128 FMA lanes x 2 FLOP x 1-2.2 GHz: 0.26..0.56 TFLOP/s per SM is possible at all */
+    cr_assert(fp32->per_sm.value > 0.26 && fp32->per_sm.value < 0.57, "%g", fp32->per_sm.value);
+    cr_assert_lt(fp32->per_sm.se, 0.05 * fp32->per_sm.value);
+    cr_assert_lt(fp32->rms_rel, 0.05);
+    cr_assert(bf16->per_sm.value > 8 * fp32->per_sm.value, "tensor cores well above FMA");
+    cr_assert_lt(bf16->per_sm.value, 16.0);
+    const cal_bw_fit *tr = bwfit(f, "triad");
+    cr_assert_eq(tr->form, CAL_BW_SOFTMIN, "the corner needs the soft minimum");
+    cr_assert_lt(tr->rss_softmin, tr->rss_mm);
+    cr_assert(tr->bmax_gb_s.value > 1000 && tr->bmax_gb_s.value < 5000, "%g", tr->bmax_gb_s.value);
+    cr_assert(tr->per_sm_gb_s.value > 20 && tr->per_sm_gb_s.value < 400);
+    cr_assert_lt(tr->rms_rel, 0.05);
+    int n_b2b = 0;
+    for (int i = 0; i < f->n_ts; i++) {
+        if (f->ts[i].gap_ms == 0) {
+            n_b2b++;
+            cr_assert_eq(f->ts[i].k[1], 2);
+            cr_assert(f->ts[i].eta[1].value > 0.7 && f->ts[i].eta[1].value <= 1.0,
+                      "eta(2) = %g at %g ms", f->ts[i].eta[1].value, f->ts[i].kernel_ms);
+            cr_assert_float_eq(f->ts[i].eta[0].value, 1.0, 1e-12);
+        }
+    }
+    cr_assert_eq(n_b2b, 3);
+    cr_assert(f->has_mps);
+    cr_assert(f->mps.eta_compute.value > 0.8 && f->mps.eta_compute.value < 1.2);
+    cr_assert(f->mps.eta_memory.value > 0.8 && f->mps.eta_memory.value < 1.2);
+    cr_assert_lt(f->mps.rms_rel, 0.1);
+    cr_assert(!f->has_ar);
+    double mape = 0, mx = 0;
+    int n = 0;
+    cr_assert_eq(calfit_holdout(d, &mape, &mx, &n), 0);
+    cr_assert_geq(n, 40);
+    cr_assert_lt(mape, 5.0, "holdout mape %g%%", mape);
+    free(f);
+    free(d);
+}
+
+Test(calib, recorded_h200_allreduce_alpha_beta)
+{
+    cal_data *d = load(H200_FILE);
+    cr_assert_eq(d->ar_gpus, 2);
+    cr_assert_eq(d->ar.n, 28, "8 B .. 1 GiB, doubling");
+    cr_assert_eq(d->ar.pts[0].x, 8);
+    cal_fit *f = xcalloc(1, sizeof *f, "fit");
+    calfit_all(d, f);
+    cr_assert(f->has_ar);
+    cr_assert(f->ar.alpha_s.value > 1e-7 && f->ar.alpha_s.value < 1e-4, "%g", f->ar.alpha_s.value);
+    cr_assert(f->ar.beta_bytes_per_s.value > 1e10 && f->ar.beta_bytes_per_s.value < 2e12);
+    double mape = 0, mx = 0;
+    int n = 0;
+    cr_assert_eq(calfit_holdout(d, &mape, &mx, &n), 0);
+    cr_assert_lt(mape, 5.0, "holdout mape %g%%", mape);
+    free(f);
+    free(d);
+}
+
+/* ------------------------------------------------------------------ synthetic data */
+
+Test(calib, rate_fit_recovers_proportional_rate)
+{
+    cal_series s = {.name = "fp32"};
+    for (int i = 0; i < 10; i++) {
+        double x = 8.0 * (i + 1), y = 0.5 * x;
+        s.pts[s.n++] = (cal_sample){x, y, y, y, 5};
+    }
+    cal_rate_fit f;
+    cr_assert_eq(calfit_rate(&s, &f), 0);
+    cr_assert_float_eq(f.per_sm.value, 0.5, 1e-9);
+    cr_assert(!f.has_rolloff);
+    cr_assert_float_eq(calfit_rate_eval(&f, 100), 50.0, 1e-7);
+}
+
+Test(calib, rate_fit_keeps_a_real_rolloff)
+{
+    cal_series s = {.name = "bf16_tensor"};
+    for (int i = 0; i < 12; i++) {
+        double x = 8.0 * (i + 1), y = 5.0 * x * (1 - 1e-3 * x) * (1 + ((i % 2) ? 1e-4 : -1e-4));
+        s.pts[s.n++] = (cal_sample){x, y, y, y, 5};
+    }
+    cal_rate_fit f;
+    cr_assert_eq(calfit_rate(&s, &f), 0);
+    cr_assert(f.has_rolloff);
+    cr_assert_float_eq(f.rolloff.value, 1e-3, 5e-5);
+    cr_assert_float_eq(f.per_sm.value, 5.0, 5e-3);
+}
+
+Test(calib, bandwidth_fit_recovers_softmin_parameters)
+{
+    cal_series s = {.name = "triad"};
+    for (int i = 0; i < 17; i++) {
+        double x = i < 16 ? 8.0 * (i + 1) : 132, b = 110 * x;
+        double y = b / pow(1 + pow(b / 3000.0, 4.0), 0.25);
+        s.pts[s.n++] = (cal_sample){x, y, y, y, 5};
+    }
+    cal_bw_fit f;
+    cr_assert_eq(calfit_bw(&s, &f), 0);
+    cr_assert_eq(f.form, CAL_BW_SOFTMIN);
+    cr_assert_float_eq(f.bmax_gb_s.value, 3000, 1e-3);
+    cr_assert_float_eq(f.per_sm_gb_s.value, 110, 1e-5);
+    cr_assert_float_eq(f.sharpness.value, 4.0, 1e-5);
+}
+
+Test(calib, bandwidth_fit_prefers_michaelis_menten_when_it_fits)
+{
+    cal_series s = {.name = "copy"};
+    for (int i = 0; i < 12; i++) {
+        double x = 8.0 * (i + 1), y = 4000 * x / (x + 30);
+        s.pts[s.n++] = (cal_sample){x, y, y, y, 5};
+    }
+    cal_bw_fit f;
+    cr_assert_eq(calfit_bw(&s, &f), 0);
+    cr_assert_eq(f.form, CAL_BW_MM);
+    cr_assert_float_eq(f.mm_bmax_gb_s.value, 4000, 1e-3);
+    cr_assert_float_eq(f.s_half.value, 30, 1e-6);
+}
+
+Test(calib, allreduce_fit_recovers_alpha_beta)
+{
+    cal_series s = {.name = "allreduce"};
+    double alpha = 4e-6, beta = 3e11;
+    for (int i = 0; i < 20; i++) {
+        double b = pow(2, 3 + 1.5 * i), t = 2 * alpha + b / beta; /* 2 GPUs */
+        s.pts[s.n++] = (cal_sample){b, 1e3 * t, 1e3 * t, 1e3 * t, 7};
+    }
+    cal_ar_fit f;
+    cr_assert_eq(calfit_allreduce(&s, 2, &f), 0);
+    cr_assert_float_eq(f.alpha_s.value, alpha, 1e-12);
+    cr_assert_float_eq(f.beta_bytes_per_s.value, beta, 1e2);
+    cr_assert_float_eq(calfit_allreduce_eval(&f, 1e9), 2 * alpha + 1e9 / beta, 1e-12);
+}
+
+Test(calib, timeslice_eta_is_k_t1_over_tk)
+{
+    cal_ts_length t = {.kernel_ms = 1, .gap_ms = 0, .kernels = 200, .n_k = 3, .k = {1, 2, 4},
+                       .n_rep = {2, 2, 2}};
+    t.makespan_s[0][0] = 0.2, t.makespan_s[0][1] = 0.2;
+    t.makespan_s[1][0] = 0.5, t.makespan_s[1][1] = 0.5; /* eta(2) = 2 * 0.2 / 0.5 = 0.8 */
+    t.makespan_s[2][0] = 1.0, t.makespan_s[2][1] = 1.0;  /* eta(4) = 0.8 */
+    cal_ts_fit f;
+    cr_assert_eq(calfit_timeslice(&t, &f), 0);
+    cr_assert_float_eq(f.eta[1].value, 0.8, 1e-12);
+    cr_assert_float_eq(f.eta[2].value, 0.8, 1e-12);
+    cr_assert_float_eq(f.eta_mean.value, 0.8, 1e-12);
+    cr_assert_float_eq(f.eta_mean.se, 0.0, 1e-12);
+    t.k[0] = 2;
+    cr_assert_eq(calfit_timeslice(&t, &f), SIM_EINPUT, "needs the solo run first");
+}
+
+/* ------------------------------------------------------------------ bad input */
+
+static const char *first_error(const char *text, int *rc)
+{
+    static char msg[512];
+    cal_data *d = xcalloc(1, sizeof *d, "test data");
+    diag *dg = diag_create();
+    *rc = calib_json_load_buffer("c.json", text, strlen(text), d, dg);
+    snprintf(msg, sizeof msg, "%s", diag_error_count(dg) ? diag_message(dg, 0) : "");
+    diag_destroy(dg);
+    free(d);
+    return msg;
+}
+
+Test(calib, bad_json_message_is_exact)
+{
+    int rc = 0;
+    const char *m = first_error("{\n  \"schema\": \"slicesim-calib\",\n  \"x\": [1, 2,, 3]\n}", &rc);
+    cr_assert_eq(rc, SIM_EINPUT);
+    cr_assert_str_eq(m, "c.json:3:14: error: invalid JSON; expected a JSON value, got ','");
+    m = first_error("", &rc);
+    cr_assert_str_eq(m, "c.json:1:1: error: invalid JSON; expected a JSON value, got 'end of file'");
+    m = first_error("{\"a\": tru}", &rc);
+    cr_assert_str_eq(m, "c.json:1:7: error: invalid JSON; expected a JSON value, got 't'");
+}
+
+Test(calib, schema_errors_name_the_field)
+{
+    int rc = 0;
+    const char *m = first_error("{\"schema\": \"other\", \"schema_version\": 1}", &rc);
+    cr_assert_eq(rc, SIM_EINPUT);
+    cr_assert_str_eq(m, "c.json: error: schema: expected \"slicesim-calib\", got '\"other\"'");
+    m = first_error("{\"schema\": \"slicesim-calib\", \"schema_version\": 2}", &rc);
+    cr_assert_str_eq(m, "c.json: error: schema_version: expected 1 (the version this build reads), "
+                        "got '2'");
+    m = first_error("{\"schema\": \"slicesim-calib\", \"schema_version\": 1, \"flops\": {\"device\": "
+                    "{\"sms\": 132}, \"runs\": [{\"format\": \"fp32\", \"sms\": \"x\", "
+                    "\"tflops_median\": 1, \"tflops_min\": 1, \"tflops_max\": 1, \"reps\": 3}]}}",
+                    &rc);
+    cr_assert_str_eq(m, "c.json: error: flops.runs[0].sms: expected a number in [1, 100000], got "
+                        "'\"x\"'");
+    m = first_error("[1]", &rc);
+    cr_assert_str_eq(m, "c.json: error: (root): expected an object, got 'an array'");
+}
+
+Test(calib, cli_bad_json_exits_2_with_the_message)
+{
+    const char *path = "build/test-calib-bad.json";
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f);
+    fputs("{\n  \"schema\": \"slicesim-calib\",\n  \"x\": [1, 2,, 3]\n}", f);
+    fclose(f);
+    FILE *p = popen("./slicesim fit build/test-calib-bad.json -o build/test-calib-out.json 2>&1", "r");
+    cr_assert_not_null(p);
+    char line[512] = "";
+    cr_assert_not_null(fgets(line, sizeof line, p));
+    int st = pclose(p);
+    cr_assert(WIFEXITED(st));
+    cr_assert_eq(WEXITSTATUS(st), 2);
+    cr_assert_str_eq(line, "build/test-calib-bad.json:3:14: error: invalid JSON; expected a JSON "
+                           "value, got ','\n");
+    remove(path);
+}
+
+/* ------------------------------------------------------------------ model file round trip */
+
+Test(calib, model_file_round_trips_through_calmodel_load)
+{
+    const char *out = "build/test-calib-model.json";
+    int st = system("./slicesim fit " H200_FILE " -o build/test-calib-model.json > /dev/null");
+    cr_assert(WIFEXITED(st));
+    cr_assert_eq(WEXITSTATUS(st), 0);
+    cal_data *d = load(H200_FILE);
+    cal_fit *f = xcalloc(1, sizeof *f, "fit"), *m = xcalloc(1, sizeof *m, "model");
+    calfit_all(d, f);
+    diag *dg = diag_create();
+    int rc = calmodel_load(out, m, dg);
+    diag_print(dg, stderr);
+    cr_assert_eq(rc, 0);
+    cr_assert_eq(m->sms_total, 132);
+    cr_assert_eq(m->n_rates, f->n_rates);
+    for (int i = 0; i < f->n_rates; i++) {
+        cr_assert_str_eq(m->rates[i].name, f->rates[i].name);
+        cr_assert_float_eq(m->rates[i].per_sm.value, f->rates[i].per_sm.value, 1e-12);
+        cr_assert_float_eq(calfit_rate_eval(&m->rates[i], 64), calfit_rate_eval(&f->rates[i], 64),
+                           1e-9);
+    }
+    cr_assert_eq(m->n_bw, f->n_bw);
+    cr_assert_float_eq(calfit_bw_eval(&m->bw[1], 40), calfit_bw_eval(&f->bw[1], 40), 1e-6);
+    cr_assert_eq(m->n_ts, f->n_ts);
+    cr_assert_float_eq(m->ts[0].eta[1].value, f->ts[0].eta[1].value, 1e-12);
+    cr_assert(m->has_mps && m->has_ar);
+    cr_assert_eq(m->ar.gpus, 2);
+    cr_assert_float_eq(m->ar.beta_bytes_per_s.value, f->ar.beta_bytes_per_s.value, 1e-3);
+    diag_destroy(dg);
+    free(m);
+    free(f);
+    free(d);
+    remove(out);
+}
+
+Test(calib, model_file_with_wrong_form_is_rejected)
+{
+    const char *t = "{\"schema\": \"slicesim-calmodel\", \"schema_version\": 1, \"sms_total\": 8, "
+                    "\"compute\": [], \"bandwidth\": [{\"kernel\": \"triad\", \"form\": \"cubic\"}], "
+                    "\"timeslice\": [], \"mps\": null, \"allreduce\": null}";
+    cal_fit *m = xcalloc(1, sizeof *m, "model");
+    diag *dg = diag_create();
+    cr_assert_eq(calmodel_load_buffer("m.json", t, strlen(t), m, dg), SIM_EINPUT);
+    cr_assert_str_eq(diag_message(dg, 0), "m.json: error: bandwidth[0].form: expected \"softmin\" "
+                                          "or \"michaelis-menten\", got '\"cubic\"'");
+    diag_destroy(dg);
+    free(m);
+}
+
+/* ------------------------------------------------------------------ independent probe */
+
+Test(calib, h100_probe_fits_the_same_forms)
+{
+    FILE *f = fopen("../shared/validation/h100-probe.csv", "r");
+    if (!f) {
+        cr_skip_test("../shared/validation/h100-probe.csv absent");
+    }
+    cal_series fma = {.name = "fp32"}, triad = {.name = "triad"};
+    char line[256];
+    while (fgets(line, sizeof line, f)) {
+        char *end;
+        double sms = strtod(line, &end);
+        if (line[0] == '#' || end == line || *end != ',') {
+            continue;
+        }
+        double v[4];
+        char *p = end + 1;
+        for (int i = 0; i < 4; i++) {
+            v[i] = strtod(p, &end);
+            p = end + 1;
+        }
+        fma.pts[fma.n++] = (cal_sample){sms, v[1], v[1], v[1], 1};
+        triad.pts[triad.n++] = (cal_sample){sms, v[3], v[3], v[3], 1};
+    }
+    fclose(f);
+    cr_assert_geq(fma.n, 8);
+    cal_rate_fit r;
+    cal_bw_fit b;
+    cr_assert_eq(calfit_rate(&fma, &r), 0);
+    cr_assert_lt(r.rms_rel, 0.05, "the probe's FMA rate is proportional to SMs too");
+    cr_assert_eq(calfit_bw(&triad, &b), 0);
+    cr_assert_lt(b.rms_rel, 0.06);
+    cr_assert(b.bmax_gb_s.value > 1000 && b.bmax_gb_s.value < 5000);
+}

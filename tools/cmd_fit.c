@@ -1,0 +1,367 @@
+/* tools/cmd_fit.c - `slicesim fit CALIB.json -o MODEL.json [--compare] [--gpu NAME]
+ * [--catalog FILE]`: fit model parameters to a calibration file (calib/run-all.sh output) and
+ * write them as MODEL.json (schema "slicesim-calmodel" v1, calib/README.md).
+ *
+ * Prints one line per fitted quantity (value ± standard error, residuals), then
+ * `holdout mape=X% max=Y% n=N`. --compare prints the measured whole-GPU figures against the
+ * catalog's datasheet figures for the same GPU (named by --gpu, or guessed from the device name
+ * that nvidia-smi reported). Exit: 0, 1 (file unreadable or unwritable), 2 (bad input/usage). */
+#include "tools/cli.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "experiments/calib_json.h"
+#include "experiments/catalog_load.h"
+#include "model/calfit.h"
+#include "model/catalog.h"
+#include "sim/arena.h"
+#include "sim/diag.h"
+#include "sim/err.h"
+#include "sim/gslerr.h"
+#include "sim/xalloc.h"
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: slicesim fit CALIB.json -o MODEL.json [--compare] [--gpu NAME] [--catalog FILE]\n"
+            "  Fits per-SM rates per format, the bandwidth-versus-SMs curve, time-slice\n"
+            "  efficiency eta(k), MPS interference and all-reduce alpha/beta to a calibration\n"
+            "  file from calib/run-all.sh, prints them with standard errors and a hold-out check,\n"
+            "  and writes MODEL.json for scenarios (calibration: key).\n"
+            "  --compare       print measured whole-GPU figures against the catalog's datasheet\n"
+            "  --gpu NAME      catalog GPU to compare with (default: guessed from the device name)\n"
+            "  --catalog FILE  catalog file instead of the built-in model/gpus.yaml\n");
+}
+
+/* ------------------------------------------------------------------ printing */
+
+static void print_fit(const cal_data *d, const cal_fit *f)
+{
+    printf("device: %s (%d SMs), driver %s, measured %s\n", d->device[0] ? d->device : "?",
+           d->sms_total, d->driver[0] ? d->driver : "?", d->date_utc[0] ? d->date_utc : "?");
+    for (int i = 0; i < f->n_rates; i++) {
+        const cal_rate_fit *r = &f->rates[i];
+        printf("compute %-12s %.5g ± %.2g TFLOP/s per SM", r->name, r->per_sm.value, r->per_sm.se);
+        if (r->has_rolloff) {
+            printf(", roll-off %.3g ± %.2g per SM", r->rolloff.value, r->rolloff.se);
+        }
+        printf(" (n=%d, rms resid %.2f%%)\n", r->n, 100 * r->rms_rel);
+    }
+    for (int i = 0; i < f->n_bw; i++) {
+        const cal_bw_fit *b = &f->bw[i];
+        if (b->form == CAL_BW_SOFTMIN) {
+            printf("bandwidth %-6s softmin Bmax=%.5g ± %.2g GB/s, b=%.4g ± %.2g GB/s per SM, "
+                   "p=%.3g ± %.2g",
+                   b->name, b->bmax_gb_s.value, b->bmax_gb_s.se, b->per_sm_gb_s.value,
+                   b->per_sm_gb_s.se, b->sharpness.value, b->sharpness.se);
+        } else {
+            printf("bandwidth %-6s michaelis-menten Bmax=%.5g ± %.2g GB/s, s_half=%.4g ± %.2g SMs",
+                   b->name, b->mm_bmax_gb_s.value, b->mm_bmax_gb_s.se, b->s_half.value,
+                   b->s_half.se);
+        }
+        printf(" (rss softmin %.3g, michaelis-menten %.3g; n=%d, rms resid %.2f%%)\n",
+               b->rss_softmin, b->rss_mm, b->n, 100 * b->rms_rel);
+    }
+    for (int i = 0; i < f->n_ts; i++) {
+        const cal_ts_fit *t = &f->ts[i];
+        printf("timeslice kernel=%.3g ms gap=%.3g ms:", t->kernel_ms, t->gap_ms);
+        for (int j = 1; j < t->n_k; j++) {
+            printf(" eta(%d)=%.4f ± %.4f", t->k[j], t->eta[j].value, t->eta[j].se);
+        }
+        printf("; mean %.4f ± %.4f\n", t->eta_mean.value, t->eta_mean.se);
+    }
+    if (f->has_mps) {
+        printf("mps eta_compute=%.4f ± %.4f eta_memory=%.4f ± %.4f gamma_mixed=%.4f ± %.4f "
+               "(n=%d, rms resid %.2f%%, max %.2f%%)\n",
+               f->mps.eta_compute.value, f->mps.eta_compute.se, f->mps.eta_memory.value,
+               f->mps.eta_memory.se, f->mps.gamma_mixed.value, f->mps.gamma_mixed.se, f->mps.n,
+               100 * f->mps.rms_rel, 100 * f->mps.max_rel);
+    } else {
+        printf("mps: no data\n");
+    }
+    if (f->has_ar) {
+        printf("allreduce %d GPUs alpha=%.4g ± %.2g us, beta=%.5g ± %.2g GB/s (n=%d, rms resid "
+               "%.1f%%, max %.1f%%)\n",
+               f->ar.gpus, 1e6 * f->ar.alpha_s.value, 1e6 * f->ar.alpha_s.se,
+               1e-9 * f->ar.beta_bytes_per_s.value, 1e-9 * f->ar.beta_bytes_per_s.se, f->ar.n,
+               100 * f->ar.rms_rel, 100 * f->ar.max_rel);
+    } else {
+        printf("allreduce: no data\n");
+    }
+}
+
+/* ------------------------------------------------------------------ MODEL.json */
+
+static void add_param(cJSON *o, const char *key, cal_param p)
+{
+    char k[64];
+    snprintf(k, sizeof k, "%s_se", key);
+    cJSON_AddNumberToObject(o, key, p.value);
+    cJSON_AddNumberToObject(o, k, p.se);
+}
+
+static void add_series(cJSON *o, const char *xkey, const cal_series *s, const double *resid, int n)
+{
+    cJSON *xs = cJSON_AddArrayToObject(o, xkey), *rs = cJSON_AddArrayToObject(o, "resid_rel");
+    for (int i = 0; i < n && i < s->n; i++) {
+        cJSON_AddItemToArray(xs, cJSON_CreateNumber(s->pts[i].x));
+        cJSON_AddItemToArray(rs, cJSON_CreateNumber(resid[i]));
+    }
+}
+
+static cJSON *model_json(const char *src, const cal_data *d, const cal_fit *f, double mape,
+                         double maxe, int n_pred)
+{
+    cJSON *root = cJSON_CreateObject();
+    cJSON_AddStringToObject(root, "schema", CALMODEL_SCHEMA);
+    cJSON_AddNumberToObject(root, "schema_version", CALMODEL_SCHEMA_VERSION);
+    cJSON *s = cJSON_AddObjectToObject(root, "source");
+    cJSON_AddStringToObject(s, "file", src);
+    cJSON_AddStringToObject(s, "device", d->device);
+    cJSON_AddStringToObject(s, "uuid", d->uuid);
+    cJSON_AddStringToObject(s, "driver", d->driver);
+    cJSON_AddStringToObject(s, "date_utc", d->date_utc);
+    cJSON_AddNumberToObject(root, "sms_total", f->sms_total);
+    cJSON *c = cJSON_AddArrayToObject(root, "compute");
+    for (int i = 0; i < f->n_rates; i++) {
+        const cal_rate_fit *r = &f->rates[i];
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "format", r->name);
+        add_param(o, "tflops_per_sm", r->per_sm);
+        add_param(o, "rolloff_per_sm", r->rolloff);
+        cJSON_AddNumberToObject(o, "n", r->n);
+        cJSON_AddNumberToObject(o, "rms_rel_resid", r->rms_rel);
+        add_series(o, "sms", &d->rates[i], r->resid_rel, r->n);
+        cJSON_AddItemToArray(c, o);
+    }
+    cJSON *b = cJSON_AddArrayToObject(root, "bandwidth");
+    for (int i = 0; i < f->n_bw; i++) {
+        const cal_bw_fit *w = &f->bw[i];
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "kernel", w->name);
+        cJSON_AddStringToObject(o, "form", w->form == CAL_BW_SOFTMIN ? "softmin" : "michaelis-menten");
+        add_param(o, "bmax_gb_s", w->bmax_gb_s);
+        add_param(o, "per_sm_gb_s", w->per_sm_gb_s);
+        add_param(o, "sharpness", w->sharpness);
+        add_param(o, "mm_bmax_gb_s", w->mm_bmax_gb_s);
+        add_param(o, "s_half", w->s_half);
+        cJSON_AddNumberToObject(o, "rss_softmin", w->rss_softmin);
+        cJSON_AddNumberToObject(o, "rss_mm", w->rss_mm);
+        cJSON_AddNumberToObject(o, "n", w->n);
+        cJSON_AddNumberToObject(o, "rms_rel_resid", w->rms_rel);
+        add_series(o, "sms", &d->bw[i], w->resid_rel, w->n);
+        cJSON_AddItemToArray(b, o);
+    }
+    cJSON *t = cJSON_AddArrayToObject(root, "timeslice");
+    for (int i = 0; i < f->n_ts; i++) {
+        const cal_ts_fit *e = &f->ts[i];
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddNumberToObject(o, "kernel_ms", e->kernel_ms);
+        cJSON_AddNumberToObject(o, "gap_ms", e->gap_ms);
+        cJSON *k = cJSON_AddArrayToObject(o, "k"), *v = cJSON_AddArrayToObject(o, "eta");
+        cJSON *se = cJSON_AddArrayToObject(o, "eta_se");
+        for (int j = 0; j < e->n_k; j++) {
+            cJSON_AddItemToArray(k, cJSON_CreateNumber(e->k[j]));
+            cJSON_AddItemToArray(v, cJSON_CreateNumber(e->eta[j].value));
+            cJSON_AddItemToArray(se, cJSON_CreateNumber(e->eta[j].se));
+        }
+        add_param(o, "eta_mean", e->eta_mean);
+        cJSON_AddItemToArray(t, o);
+    }
+    if (f->has_mps) {
+        cJSON *m = cJSON_AddObjectToObject(root, "mps");
+        add_param(m, "eta_compute", f->mps.eta_compute);
+        add_param(m, "eta_memory", f->mps.eta_memory);
+        add_param(m, "gamma_mixed", f->mps.gamma_mixed);
+        cJSON_AddNumberToObject(m, "n", f->mps.n);
+        cJSON_AddNumberToObject(m, "rms_rel_resid", f->mps.rms_rel);
+        cJSON_AddNumberToObject(m, "max_rel_resid", f->mps.max_rel);
+    } else {
+        cJSON_AddNullToObject(root, "mps");
+    }
+    if (f->has_ar) {
+        cJSON *a = cJSON_AddObjectToObject(root, "allreduce");
+        cJSON_AddNumberToObject(a, "gpus", f->ar.gpus);
+        add_param(a, "alpha_s", f->ar.alpha_s);
+        add_param(a, "beta_bytes_per_s", f->ar.beta_bytes_per_s);
+        cJSON_AddNumberToObject(a, "n", f->ar.n);
+        cJSON_AddNumberToObject(a, "rms_rel_resid", f->ar.rms_rel);
+        cJSON_AddNumberToObject(a, "max_rel_resid", f->ar.max_rel);
+        add_series(a, "bytes", &d->ar, f->ar.resid_rel, f->ar.n);
+    } else {
+        cJSON_AddNullToObject(root, "allreduce");
+    }
+    cJSON *h = cJSON_AddObjectToObject(root, "holdout");
+    cJSON_AddNumberToObject(h, "mape_pct", mape);
+    cJSON_AddNumberToObject(h, "max_pct", maxe);
+    cJSON_AddNumberToObject(h, "n_predicted", n_pred);
+    return root;
+}
+
+static int write_text(const char *path, const char *text)
+{
+    FILE *fo = fopen(path, "w");
+    if (!fo) {
+        fprintf(stderr, "slicesim fit: cannot write %s: %s\n", path, strerror(errno));
+        return CLI_EXIT_ENV;
+    }
+    int bad = fputs(text, fo) < 0 || fputc('\n', fo) == EOF;
+    bad |= fclose(fo) != 0;
+    if (bad) {
+        fprintf(stderr, "slicesim fit: cannot write %s: %s\n", path, strerror(errno));
+        return CLI_EXIT_ENV;
+    }
+    return CLI_EXIT_OK;
+}
+
+/* ------------------------------------------------------------------ --compare */
+
+/* Catalog entry for a device name as nvidia-smi prints it ("NVIDIA H100 80GB HBM3"). */
+static const gpu_type *guess_gpu(const gpu_catalog *cat, const char *device)
+{
+    char s[96], t[96];
+    snprintf(s, sizeof s, "%s", strncmp(device, "NVIDIA ", 7) ? device : device + 7);
+    const gpu_type *g = gpu_catalog_find(cat, s);
+    if (g) {
+        return g;
+    }
+    snprintf(t, sizeof t, "%s", s);
+    char *sp = strchr(t, ' ');
+    if (sp) {
+        char *sp2 = strchr(sp + 1, ' ');
+        *sp = '-';
+        if (sp2) {
+            *sp2 = 0;
+        }
+        if ((g = gpu_catalog_find(cat, t))) { /* "H100-80GB" */
+            return g;
+        }
+        *strchr(t, '-') = 0;
+        return gpu_catalog_find(cat, t); /* "H100" */
+    }
+    return NULL;
+}
+
+static int compare(const cal_data *d, const cal_fit *f, const char *gpu, const char *catalog)
+{
+    arena *a = arena_create();
+    diag *dg = diag_create();
+    gpu_catalog cat;
+    int rc = catalog ? catalog_load_file(catalog, a, &cat, dg) : catalog_load_default(a, &cat, dg);
+    int exit_rc = CLI_EXIT_OK;
+    if (rc == SIM_EINPUT) {
+        diag_print(dg, stderr);
+        exit_rc = CLI_EXIT_INPUT;
+    } else if (rc) {
+        fprintf(stderr, "slicesim fit: cannot read %s: %s\n", catalog, strerror(errno));
+        exit_rc = CLI_EXIT_ENV;
+    } else {
+        const gpu_type *g = gpu ? gpu_catalog_find(&cat, gpu) : guess_gpu(&cat, d->device);
+        if (!g) {
+            fprintf(stderr, "slicesim fit: error: --compare: no catalog GPU for '%s'; name one "
+                            "with --gpu (see `slicesim profiles`)\n",
+                    gpu ? gpu : d->device);
+            exit_rc = CLI_EXIT_INPUT;
+        } else {
+            printf("compare with catalog %s (datasheet, dense), whole GPU = %d SMs measured, %d "
+                   "in the catalog:\n",
+                   g->name, f->sms_total, g->sms_total);
+            printf("  %-14s %12s %12s %7s\n", "quantity", "measured", "datasheet", "ratio");
+            for (int i = 0; i < f->n_rates; i++) {
+                gpu_format fm = gpu_format_from_name(f->rates[i].name);
+                double m = calfit_rate_eval(&f->rates[i], f->sms_total);
+                double p = fm < GPU_FMT_COUNT ? g->peak_flops[fm] * 1e-12 : 0;
+                if (p > 0) {
+                    printf("  %-14s %8.4g TF/s %8.4g TF/s %7.3f\n", f->rates[i].name, m, p, m / p);
+                } else {
+                    printf("  %-14s %8.4g TF/s %12s %7s\n", f->rates[i].name, m, "unsourced", "-");
+                }
+            }
+            for (int i = 0; i < f->n_bw; i++) {
+                double m = calfit_bw_eval(&f->bw[i], f->sms_total);
+                double p = g->mem_bw_bytes_per_s * 1e-9;
+                char q[48];
+                snprintf(q, sizeof q, "bw %s", f->bw[i].name);
+                if (p > 0) {
+                    printf("  %-14s %8.5g GB/s %7.5g GB/s %7.3f\n", q, m, p, m / p);
+                } else {
+                    printf("  %-14s %8.5g GB/s %12s %7s\n", q, m, "unsourced", "-");
+                }
+            }
+        }
+    }
+    diag_destroy(dg);
+    arena_destroy(a);
+    return exit_rc;
+}
+
+/* ------------------------------------------------------------------ command */
+
+int cmd_fit(int argc, char **argv)
+{
+    const char *in = NULL, *out = NULL, *gpu = NULL, *catalog = NULL;
+    bool do_compare = false;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+            usage(stdout);
+            return CLI_EXIT_OK;
+        } else if (!strcmp(argv[i], "-o") && i + 1 < argc) {
+            out = argv[++i];
+        } else if (!strcmp(argv[i], "--compare")) {
+            do_compare = true;
+        } else if (!strcmp(argv[i], "--gpu") && i + 1 < argc) {
+            gpu = argv[++i];
+        } else if (!strcmp(argv[i], "--catalog") && i + 1 < argc) {
+            catalog = argv[++i];
+        } else if (argv[i][0] == '-' || in) {
+            usage(stderr);
+            return cli_usage_error("fit", "unexpected argument '%s'", argv[i]);
+        } else {
+            in = argv[i];
+        }
+    }
+    if (!in || !out) {
+        usage(stderr);
+        return cli_usage_error("fit", "need CALIB.json and -o MODEL.json");
+    }
+    sim_gsl_install_handler();
+    cal_data *d = xcalloc(1, sizeof *d, "calibration data");
+    cal_fit *f = xcalloc(1, sizeof *f, "calibration fit");
+    diag *dg = diag_create();
+    int rc = calib_json_load_file(in, d, dg);
+    int exit_rc = CLI_EXIT_OK;
+    if (rc == SIM_EINPUT) {
+        diag_print(dg, stderr);
+        exit_rc = CLI_EXIT_INPUT;
+    } else if (rc) {
+        fprintf(stderr, "slicesim fit: cannot read %s: %s\n", in, strerror(errno));
+        exit_rc = CLI_EXIT_ENV;
+    } else {
+        calfit_all(d, f);
+        print_fit(d, f);
+        double mape = 0, maxe = 0;
+        int n_pred = 0;
+        if (calfit_holdout(d, &mape, &maxe, &n_pred) == 0) {
+            printf("holdout mape=%.2f%% max=%.2f%% n=%d\n", mape, maxe, n_pred);
+        } else {
+            printf("holdout: too few points to hold any out\n");
+        }
+        cJSON *j = model_json(in, d, f, mape, maxe, n_pred);
+        char *text = cJSON_Print(j);
+        exit_rc = write_text(out, text);
+        cJSON_free(text);
+        cJSON_Delete(j);
+        if (exit_rc == CLI_EXIT_OK && do_compare) {
+            exit_rc = compare(d, f, gpu, catalog);
+        }
+    }
+    diag_destroy(dg);
+    free(f);
+    free(d);
+    return exit_rc;
+}
