@@ -338,3 +338,33 @@ Test(obs, missing_file_is_an_environment_error)
     cr_assert_null(f);
     fx_fini(&fx);
 }
+
+/* Every library profile loads, names its source, and was fitted on a file of obs/. */
+Test(obs, library_profiles_load_with_provenance)
+{
+    const char *dir = "workloads/library";
+    DIR *dp = opendir(dir);
+    cr_assert_not_null(dp);
+    int n = 0;
+    struct dirent *de;
+    while ((de = readdir(dp))) {
+        if (!strstr(de->d_name, ".yaml")) {
+            continue;
+        }
+        char path[512];
+        snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+        fixture fx;
+        fx_init(&fx);
+        obs_profile *p = NULL;
+        int rc = obs_load_profile(path, NULL, 0, &fx.phys, fx.a, fx.d, &p);
+        cr_assert_eq(rc, 0, "%s: %s", path, diag_error_count(fx.d) ? diag_message(fx.d, 0) : "");
+        cr_assert_gt(strlen(p->p.provenance), 20, "%s", path);
+        cr_assert_not_null(strstr(p->fitted_on, "workloads/library/obs/"), "%s", path);
+        cr_assert_gt(wl_compute_total_sm_s(&p->p, p->ref_batch), 0, "%s", path);
+        cr_assert_not_null(gpu_catalog_find(&fx.cat, p->gpu_name), "%s", path);
+        fx_fini(&fx);
+        n++;
+    }
+    closedir(dp);
+    cr_assert_geq(n, 6);
+}
