@@ -26,12 +26,16 @@ typedef struct val_exclude {
 
 typedef struct val_scenario {
     const char *table, *csv, *gpu, *note, *base;
+    const char *model;   /* row filter on a `model` column, or NULL */
+    const char *cls;     /* precision class of the workload's compute, or NULL (fp32) */
     double target;
     const char **fit;
     size_t n_fit;
     val_exclude *exclude;
     size_t n_exclude;
 } val_scenario;
+
+static const char *const class_names[] = {"fp32", "fp64", "fp16", "tensor", NULL};
 
 static const cfg_field exclude_fields[] = {
     {"figure", CFG_STRING, .required = true, .off = offsetof(val_exclude, figure)},
@@ -50,6 +54,8 @@ static const cfg_field scenario_fields[] = {
     {"exclude", CFG_SEQ, CFG_SEQ_OF(val_scenario, exclude, n_exclude, val_exclude, exclude_fields)},
     {"note", CFG_STRING, .off = offsetof(val_scenario, note)},
     {"base", CFG_STRING, .off = offsetof(val_scenario, base)},
+    {"model", CFG_STRING, .off = offsetof(val_scenario, model)},
+    {"class", CFG_STRING, .names = class_names, .off = offsetof(val_scenario, cls)},
     {0},
 };
 
@@ -161,6 +167,7 @@ typedef struct fig_spec {
 } fig_spec;
 
 typedef struct builder {
+    const val_scenario *sc;
     const gpu_type *gpu;
     const phys_params *m;
     wfit_spec spec;
@@ -380,6 +387,112 @@ static void build_finetune(builder *b, const csv_table *t)
     free_mparam(b, WFIT_M_ROOFLINE_P);
 }
 
+/* MIGProfiler (published-tables.md 1.1a, 1.1b): latency per iteration (ms) of one model at
+ * batch B on one MIG instance. Profile per iteration, affine in B: host time H, compute
+ * C = c0 + c1 B in the scenario's class, parallelism P = p0 + p1 B (small batches cannot fill a
+ * large instance: the 7g latency is flat from batch 1 to 8), memory traffic per sample. Free:
+ * H, c0, c1, p0, p1, M per sample. The class matters through power: PyTorch 1.12 runs convolutions
+ * in TF32 on tensor cores (cudnn.allow_tf32 defaults to true) but fp32 matmuls on CUDA cores
+ * (matmul.allow_tf32 defaults to false from 1.12), so ResNet-50 is `tensor`, ViT `fp32`. */
+static void build_batch_latency(builder *b, const csv_table *t)
+{
+    int c_prof = csv_col(t, "profile"), c_b = csv_col(t, "batch"), c_l = csv_col(t, "latency_ms");
+    int c_model = csv_col(t, "model");
+    if (c_prof < 0 || c_b < 0 || c_l < 0 || (b->sc->model && c_model < 0)) {
+        snprintf(b->err, sizeof b->err, "missing a column (profile, batch, latency_ms%s)",
+                 b->sc->model ? ", model" : "");
+        return;
+    }
+    wl_class cls = b->sc->cls ? wl_class_from_name(b->sc->cls) : WL_CLASS_FP32;
+    b->spec.n_profiles = 1;
+    wl_profile *p = &b->spec.profiles[0];
+    *p = (wl_profile){.name = b->sc->model ? b->sc->model : b->sc->table, .host_s_fixed = 0.005,
+                      .max_sms_fixed = 10, .max_sms_per_sample = 5,
+                      .mem_traffic_bytes_per_sample = 1e7};
+    p->compute_sm_s_fixed[cls] = 0.1;
+    p->compute_sm_s_per_sample[cls] = 0.05;
+    for (int r = 0; r < t->n_rows; r++) {
+        if (b->sc->model && strcmp(t->rows[r][c_model], b->sc->model) != 0) {
+            continue;
+        }
+        double batch, ms;
+        if (!cell_double(t->rows[r][c_b], &batch) || !cell_double(t->rows[r][c_l], &ms)) {
+            snprintf(b->err, sizeof b->err, "row %d: bad number", r + 1);
+            return;
+        }
+        char label[64];
+        snprintf(label, sizeof label, "%s/bs%s", t->rows[r][c_prof], t->rows[r][c_b]);
+        fig_spec *f = add_fig(b, label, ms, "ms");
+        if (!f) {
+            return;
+        }
+        f->cfg.mig = find_part(b, t->rows[r][c_prof]);
+        f->batch = batch;
+        f->work = 1000.0; /* one iteration, in ms */
+    }
+    free_param(b, 0, WL_P_HOST_S_FIXED);
+    free_param(b, 0, WL_P_COMPUTE_FIXED);
+    free_param(b, 0, WL_P_COMPUTE_PER_SAMPLE);
+    free_param(b, 0, WL_P_MAX_SMS_FIXED);
+    free_param(b, 0, WL_P_MAX_SMS_PER_SAMPLE);
+    free_param(b, 0, WL_P_MEM_TRAFFIC_PER_SAMPLE);
+}
+
+/* nos YOLOS (published-tables.md 2.1): seconds per request of each of N pods, batch 1, under
+ * time-slicing (N processes on the whole GPU), MPS (N clients, no thread cap) and MIG (one
+ * 1g.10gb instance per pod, N instances busy). Profile per request: host time H, compute C
+ * (fp32: torch 1.13 keeps fp32 matmuls off tensor cores), parallelism P, memory traffic M.
+ * Free: H, C, M and P, the time-slice efficiency η of the profile's class, and the MPS bandwidth
+ * contention. */
+static void build_sharing(builder *b, const csv_table *t)
+{
+    int c_mode = csv_col(t, "sharing"), c_n = csv_col(t, "pods"), c_s = csv_col(t, "seconds");
+    if (c_mode < 0 || c_n < 0 || c_s < 0) {
+        snprintf(b->err, sizeof b->err, "missing a column (sharing, pods, seconds)");
+        return;
+    }
+    wl_class cls = b->sc->cls ? wl_class_from_name(b->sc->cls) : WL_CLASS_FP32;
+    b->spec.n_profiles = 1;
+    wl_profile *p = &b->spec.profiles[0];
+    *p = (wl_profile){.name = "yolos-small", .host_s_fixed = 0.02, .max_sms_fixed = 50,
+                      .mem_traffic_bytes_fixed = 1e9};
+    p->compute_sm_s_fixed[cls] = 5.0;
+    for (int r = 0; r < t->n_rows; r++) {
+        double pods, sec;
+        if (!cell_double(t->rows[r][c_n], &pods) || !cell_double(t->rows[r][c_s], &sec) ||
+            pods < 1 || pods > 64) {
+            snprintf(b->err, sizeof b->err, "row %d: bad number", r + 1);
+            return;
+        }
+        const char *mode = t->rows[r][c_mode];
+        char label[64];
+        snprintf(label, sizeof label, "%s/%s", mode, t->rows[r][c_n]);
+        fig_spec *f = add_fig(b, label, sec, "s");
+        if (!f) {
+            return;
+        }
+        int k = (int)pods;
+        if (!strcmp(mode, "mig")) {
+            f->cfg.mig = find_part(b, "1g.10gb");
+            f->cfg.mig_busy = k;
+        } else if (!strcmp(mode, "mps") || !strcmp(mode, "timeslice")) {
+            f->cfg.sharing = k == 1 ? SHARE_EXCLUSIVE
+                                    : !strcmp(mode, "mps") ? SHARE_MPS : SHARE_TIMESLICE;
+            f->cfg.peers = k;
+        } else {
+            snprintf(b->err, sizeof b->err, "row %d: unknown sharing '%s'", r + 1, mode);
+            return;
+        }
+        f->work = 1.0;
+    }
+    free_param(b, 0, WL_P_HOST_S_FIXED);
+    free_param(b, 0, WL_P_COMPUTE_FIXED);
+    free_param(b, 0, WL_P_MEM_TRAFFIC_FIXED);
+    free_param(b, 0, WL_P_MAX_SMS_FIXED);
+    free_mparam(b, WFIT_M_ETA);
+    free_mparam(b, WFIT_M_MPS_BW_CONTENTION);
+}
+
 typedef void build_fn(builder *b, const csv_table *t);
 
 static const struct {
@@ -390,6 +503,10 @@ static const struct {
     {"chep-timeslicing", build_timeslicing},
     {"cern-mig-flops", build_flops},
     {"cern-finetune", build_finetune},
+    {"migprofiler-resnet50-train", build_batch_latency},
+    {"migprofiler-vit-infer", build_batch_latency},
+    {"migprofiler-resnet50-infer", build_batch_latency},
+    {"nos-yolos-sharing", build_sharing},
 };
 
 /* ---- running ---- */
@@ -413,7 +530,8 @@ static int run_scenario(const val_scenario *sc, const char *scen_path, const cha
     if (!fn) {
         diag_error(d, (src_loc){scen_path, 0, 0}, "table",
                    "no model mapping for this table; expected one of cern-simpletrack, "
-                   "chep-timeslicing, cern-mig-flops, cern-finetune, got '%s'", sc->table);
+                   "chep-timeslicing, cern-mig-flops, cern-finetune, migprofiler-*, "
+                   "nos-yolos-sharing, got '%s'", sc->table);
         return SIM_EINPUT;
     }
     const gpu_type *g = gpu_catalog_find(cat, sc->gpu);
@@ -422,16 +540,29 @@ static int run_scenario(const val_scenario *sc, const char *scen_path, const cha
                    "unknown GPU; expected a catalog name, got '%s'", sc->gpu);
         return SIM_EINPUT;
     }
+    /* the seed tables live in the shared dir; the others ship in data/ beside the scenario */
     char csv_path[1024];
     snprintf(csv_path, sizeof csv_path, "%s/%s", shared_dir, sc->csv);
     csv_table t;
     int rc = csv_read(csv_path, &t);
+    if (rc == SIM_ENOENT) {
+        const char *slash = strrchr(scen_path, '/');
+        int dir_len = slash ? (int)(slash - scen_path) : 0;
+        char local[1024];
+        snprintf(local, sizeof local, "%.*s%sdata/%s", dir_len, scen_path, slash ? "/" : "",
+                 sc->csv);
+        if (csv_read(local, &t) == 0) {
+            snprintf(csv_path, sizeof csv_path, "%s", local);
+            rc = 0;
+        }
+    }
     if (rc != 0) {
         snprintf(out->skipped, sizeof out->skipped, "%s not readable (%s): table skipped",
                  csv_path, sim_strerror(rc));
         return 0;
     }
     builder *b = xcalloc(1, sizeof *b, "validation builder");
+    b->sc = sc;
     b->gpu = g;
     b->m = m;
     b->spec.model = *m;
