@@ -3,10 +3,13 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "experiments/catalog_load.h"
+#include "experiments/embedded.h"
+#include "experiments/obs.h"
 #include "experiments/physics_load.h"
 #include "experiments/scenario.h"
 #include "model/cluster.h"
@@ -29,6 +32,8 @@ typedef struct run_ctx {
     gpu_catalog cat;
     phys_params phys;
     jobrate_ctx rate;
+    jobrate_profile *profiles; /* one per distinct profile name; arena */
+    size_t n_profiles;
     cluster_cfg cc;
     param_set params;
     const policy_ops *pol;
@@ -55,11 +60,86 @@ static void build_policy(run_ctx *r)
     r->params = (param_set){.n = p->n_params, .items = items, .path = "policy.params", .at = p->at};
 }
 
+#define LIBRARY_DIR "workloads/library/"
+
+/* Names of the library profiles compiled into the binary, comma-separated, into buf. */
+static const char *library_names(char *buf, size_t len)
+{
+    size_t used = 0, pre = strlen(LIBRARY_DIR);
+    buf[0] = '\0';
+    for (size_t i = 0; embedded_path(i) && used < len; i++) {
+        const char *p = embedded_path(i);
+        size_t n = strlen(p);
+        if (strncmp(p, LIBRARY_DIR, pre) != 0 || strchr(p + pre, '/') || n < pre + 6 ||
+            strcmp(p + n - 5, ".yaml") != 0) {
+            continue;
+        }
+        int k = snprintf(buf + used, len - used, "%s%.*s", used ? ", " : "",
+                         (int)(n - pre - 5), p + pre);
+        used += k > 0 ? (size_t)k : 0;
+    }
+    return buf;
+}
+
+/* The workload profile a job class names: a path ending in .yaml (relative to the scenario's
+ * directory), or the name of a library profile compiled into the binary
+ * (workloads/library/NAME.yaml). Reports problems at the class's `profile` field. */
+static const jobrate_profile *load_profile(run_ctx *r, size_t ci)
+{
+    const scenario_job_class *jc = &r->spec->workload.jobs[ci];
+    for (size_t i = 0; i < r->n_profiles; i++) {
+        if (!strcmp(r->profiles[i].name, jc->profile)) {
+            return &r->profiles[i];
+        }
+    }
+    char path[128];
+    snprintf(path, sizeof path, "workload.jobs[%zu].profile", ci);
+    obs_profile *op = NULL;
+    size_t n = strlen(jc->profile);
+    int rc;
+    if (n > 5 && !strcmp(jc->profile + n - 5, ".yaml")) {
+        size_t dl = strlen(r->spec->dir), len = dl + n + 2;
+        char *file = arena_alloc(r->a, len);
+        if (jc->profile[0] == '/') {
+            snprintf(file, len, "%s", jc->profile);
+        } else {
+            snprintf(file, len, "%s%s%s", r->spec->dir,
+                     dl && r->spec->dir[dl - 1] != '/' ? "/" : "", jc->profile);
+        }
+        rc = obs_load_profile(file, NULL, 0, &r->phys, r->a, r->d, &op);
+        if (rc == SIM_ENOENT || rc == SIM_EIO) {
+            diag_error(r->d, jc->profile_at, path, "cannot read the profile; expected a readable "
+                       "profile.yaml, got '%s' (%s)", file, strerror(errno));
+        }
+    } else {
+        char emb[256];
+        snprintf(emb, sizeof emb, LIBRARY_DIR "%s.yaml", jc->profile);
+        const unsigned char *data;
+        size_t len;
+        if (!embedded_get(emb, &data, &len)) {
+            char names[512];
+            diag_error(r->d, jc->profile_at, path, "unknown workload profile; expected a library "
+                       "profile [%s] or a path to a profile .yaml, got '%s'",
+                       library_names(names, sizeof names), jc->profile);
+            return NULL;
+        }
+        rc = obs_load_profile(emb, data, len, &r->phys, r->a, r->d, &op);
+    }
+    if (rc != 0) {
+        return NULL;
+    }
+    jobrate_profile *jp = &r->profiles[r->n_profiles++];
+    *jp = (jobrate_profile){.name = jc->profile, .p = &op->p,
+                            .batch = op->ref_batch >= 1 ? op->ref_batch : 1};
+    return jp;
+}
+
 /* Synthetic classes from the scenario's job classes. */
 static synth_class *build_classes(run_ctx *r)
 {
     const scenario_workload *wl = &r->spec->workload;
     synth_class *cls = arena_calloc(r->a, wl->n_jobs ? wl->n_jobs : 1, sizeof *cls);
+    r->profiles = arena_calloc(r->a, wl->n_jobs ? wl->n_jobs : 1, sizeof *r->profiles);
     for (size_t i = 0; i < wl->n_jobs; i++) {
         const scenario_job_class *jc = &wl->jobs[i];
         synth_class *k = &cls[i];
@@ -87,6 +167,10 @@ static synth_class *build_classes(run_ctx *r)
         k->count = (uint32_t)jc->count;
         k->mem_bytes = jc->memory_bytes;
         k->profile = jc->profile;
+        const jobrate_profile *jp = jc->profile ? load_profile(r, i) : NULL;
+        if (jp && k->mem_bytes == 0) { /* the profile's footprint at its batch */
+            k->mem_bytes = (uint64_t)ceil(wl_mem_footprint_bytes(jp->p, jp->batch));
+        }
     }
     return cls;
 }
@@ -184,7 +268,8 @@ int run_scenario(const run_opts *o)
         job_table *jobs = job_table_create();
         rng_root root = rng_root_make(r.spec->seed);
         synth_generate(cls, r.spec->workload.n_jobs, &root, r.spec->horizon_ns, jobs);
-        r.rate = (jobrate_ctx){.phys = &r.phys, .ts_class = 0};
+        r.rate = (jobrate_ctx){.phys = &r.phys, .ts_class = 0, .n_profiles = r.n_profiles,
+                               .profiles = r.profiles};
         world_cfg wc = {.cluster = &r.cc, .policy = r.pol, .params = &r.params,
                         .rate = jobrate_rate, .rate_ctx = &r.rate, .until = r.spec->horizon_ns,
                         .verify_every = o->verify_every};

@@ -398,3 +398,23 @@ Test(synth, adding_a_class_leaves_the_other_classes_draws_unchanged)
     job_table_destroy(t1);
     job_table_destroy(t2);
 }
+
+Test(run, a_missing_profile_file_is_an_input_error)
+{
+    const char *sets[] = {"workload.jobs[6].profile=no-such-profile.yaml"};
+    FILE *err = tmpfile();
+    char *a = tmpdir();
+    run_opts o = {.scenario = DEFAULT_SCENARIO, .out_dir = a, .sets = sets, .n_sets = 1,
+                  .errors = err};
+    cr_assert_eq(run_scenario(&o), SIM_EINPUT);
+    rewind(err);
+    char line[512] = "";
+    cr_assert_not_null(fgets(line, sizeof line, err));
+    cr_assert_str_eq(line, "--set workload.jobs[6].profile=no-such-profile.yaml: error: "
+                           "workload.jobs[6].profile: cannot read the profile; expected a "
+                           "readable profile.yaml, got 'experiments/no-such-profile.yaml' (No "
+                           "such file or directory)\n");
+    fclose(err);
+    rmdir(a);
+    free(a);
+}

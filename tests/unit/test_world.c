@@ -5,6 +5,7 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
+#include "experiments/catalog_load.h"
 #include "experiments/physics_load.h"
 #include "model/jobrate.h"
 #include "model/world.h"
@@ -228,4 +229,62 @@ Test(world, time_sliced_co_runners_share_the_gpu_with_eta)
     cr_assert_float_eq(end_s(w, 0), t1, 1e-6);
     cr_assert_float_eq(end_s(w, 1), t1 + 50, 1e-6); /* job 1 did 50 s of work meanwhile */
     world_destroy(w);
+}
+
+/* With a workload profile the physics decides: host phases overlap the other job's GPU phases,
+ * so two time-sliced co-runners lose less than eta(2)/2 each. The profile is made up (host time
+ * equal to the GPU time of an iteration on the catalog's A100-SXM4-40GB); the expected rate comes
+ * from model/speed.h itself. */
+Test(world, a_profiled_job_gets_its_rate_from_the_speed_model)
+{
+    phys_params m;
+    gpu_catalog cat;
+    arena *a = arena_create();
+    diag *d = diag_create();
+    cr_assert_eq(physics_load_default(d, &m), 0);
+    cr_assert_eq(catalog_load_default(a, &cat, d), 0);
+    diag_destroy(d);
+    const gpu_type *a100 = gpu_catalog_find(&cat, "A100-SXM4-40GB");
+    cr_assert_not_null(a100);
+    wl_profile p;
+    memset(&p, 0, sizeof p);
+    p.name = "made-up";
+    p.compute_sm_s_fixed[WL_CLASS_FP32] = 1.0;
+    partition_cfg pc;
+    partition_cfg_init(&pc, a100);
+    speed_result alone, two;
+    speed_unit_time(&p, 1, &pc, &m, &alone);
+    cr_assert_eq(alone.outcome, SPEED_OK);
+    p.host_s_fixed = alone.iter_gpu_s; /* H = G */
+    speed_unit_time(&p, 1, &pc, &m, &alone);
+    pc.sharing = SHARE_TIMESLICE;
+    pc.peers = 2;
+    speed_unit_time(&p, 1, &pc, &m, &two);
+    cr_assert_eq(two.outcome, SPEED_OK);
+    double r2 = alone.unit_time_s / two.unit_time_s;
+    cr_assert_gt(r2, phys_eta(&m, 0, 2) / 2);
+    cr_assert_lt(r2, 1.0);
+
+    env e;
+    env_init(&e, 1, false);
+    e.gpus[0].type = a100;
+    cluster_share_rule rule = {.resource = "nvidia.com/gpu", .replicas = 4};
+    e.gpus[0].sharing = CLUSTER_SHARE_TIMESLICE;
+    e.gpus[0].n_rules = 1;
+    e.gpus[0].rules = &rule;
+    jobrate_profile jp = {.name = "made-up", .p = &p, .batch = 1};
+    jobrate_ctx rc = {.phys = &m, .ts_class = 0, .n_profiles = 1, .profiles = &jp};
+    e.wc.rate = jobrate_rate;
+    e.wc.rate_ctx = &rc;
+    job_table *t = job_table_create();
+    job_spec s = {.class_name = "c", .req = {"nvidia.com/gpu", 1, 1}, .work_s = 100,
+                  .profile = "made-up"};
+    job_table_add(t, &s);
+    s.submit = sim_time_from_s(50);
+    job_table_add(t, &s);
+    world *w = run(&e, t);
+    cr_assert_float_eq(end_s(w, 0), 50 + 50 / r2, 1e-6);
+    cr_assert_float_eq(end_s(w, 1), 50 + 50 / r2 + 50, 1e-6);
+    world_destroy(w);
+    arena_destroy(a);
 }
