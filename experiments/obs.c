@@ -14,7 +14,8 @@
 #include "sim/err.h"
 #include "sim/xalloc.h"
 
-/* ---- shared schema of `config:` (DESIGN.md §8) ------------------------------------------------ */
+/* ---- shared schema of `config:` (DESIGN.md §8) ------------------------------------------------
+ */
 
 static const char *const sharing_names[] = {"exclusive", "timeslice", "mps", NULL};
 static const char *const outcome_names[] = {"ok", "oom", NULL};
@@ -85,7 +86,8 @@ static const cfg_field query_fields[] = {
     CFG_SELF(obs_query, at),
     {"config", CFG_MAP, .required = true, .sub = config_fields, .off = offsetof(obs_query, config)},
     {"batch", CFG_U32, CFG_MIN(1), .dflt = "1", .off = offsetof(obs_query, batch)},
-    {"work", CFG_DOUBLE, .dflt = "1", .off = offsetof(obs_query, work), CFG_LOC(obs_query, work_at)},
+    {"work", CFG_DOUBLE, .dflt = "1", .off = offsetof(obs_query, work),
+     CFG_LOC(obs_query, work_at)},
     {0},
 };
 
@@ -118,11 +120,11 @@ static const cfg_field param_fields[] = {
 };
 
 /* The parameter names in wl_param order (model/speed.h); checked against wl_param_name. */
-#define PROFILE_PARAMS(X)                                                                       \
-    X(host_s_fixed) X(host_s_per_sample) X(compute_sm_s_fixed) X(compute_sm_s_per_sample)        \
-    X(max_sms_fixed) X(max_sms_per_sample) X(mem_traffic_bytes_fixed)                            \
-    X(mem_traffic_bytes_per_sample) X(mem_footprint_bytes_fixed)                                 \
-    X(mem_footprint_bytes_per_sample)
+#define PROFILE_PARAMS(X)                                                                          \
+    X(host_s_fixed)                                                                                \
+    X(host_s_per_sample) X(compute_sm_s_fixed) X(compute_sm_s_per_sample) X(max_sms_fixed)         \
+        X(max_sms_per_sample) X(mem_traffic_bytes_fixed) X(mem_traffic_bytes_per_sample)           \
+            X(mem_footprint_bytes_fixed) X(mem_footprint_bytes_per_sample)
 
 typedef struct params_doc {
 #define X(n) param_doc n;
@@ -134,7 +136,7 @@ static const cfg_field params_fields[] = {
 #define X(n) {#n, CFG_MAP, .sub = param_fields, .off = offsetof(params_doc, n)},
     PROFILE_PARAMS(X)
 #undef X
-    {0},
+        {0},
 };
 
 /* One entry of `variants:`: any parameter may be given; absent ones keep the central value. */
@@ -148,10 +150,11 @@ typedef struct variant_doc {
 } variant_doc;
 
 static const cfg_field variant_fields[] = {
-#define X(n) {#n, CFG_DOUBLE, CFG_MIN(0), .off = offsetof(variant_doc, n), CFG_LOC(variant_doc, n##_at)},
+#define X(n)                                                                                       \
+    {#n, CFG_DOUBLE, CFG_MIN(0), .off = offsetof(variant_doc, n), CFG_LOC(variant_doc, n##_at)},
     PROFILE_PARAMS(X)
 #undef X
-    {0},
+        {0},
 };
 
 typedef struct profile_doc {
@@ -180,7 +183,8 @@ static const cfg_field profile_fields[] = {
     {"ts_class", CFG_STRING, .off = offsetof(profile_doc, ts_class),
      CFG_LOC(profile_doc, ts_class_at)},
     {"ref_batch", CFG_U32, CFG_MIN(1), .dflt = "1", .off = offsetof(profile_doc, ref_batch)},
-    {"params", CFG_MAP, .required = true, .sub = params_fields, .off = offsetof(profile_doc, params)},
+    {"params", CFG_MAP, .required = true, .sub = params_fields,
+     .off = offsetof(profile_doc, params)},
     {"variants", CFG_SEQ, CFG_MAX(OBS_MAX_VARIANTS),
      CFG_SEQ_OF(profile_doc, variants, n_variants, variant_doc, variant_fields),
      CFG_LOC(profile_doc, variants_at)},
@@ -241,8 +245,8 @@ bool obs_config_is_ddp(const obs_config *c)
 
 bool obs_unit_counts_samples(const char *unit)
 {
-    static const char *const iter_units[] = {"iteration", "iterations", "iter", "iters", "step",
-                                             "steps", "batch", "batches", NULL};
+    static const char *const iter_units[] = {"iteration", "iterations", "iter",    "iters", "step",
+                                             "steps",     "batch",      "batches", NULL};
     for (size_t i = 0; iter_units[i]; i++) {
         if (!strcmp(unit, iter_units[i])) {
             return false;
@@ -257,8 +261,8 @@ static int walk_file(const char *path, const void *buf, size_t len, const cfg_fi
                      void *dst, arena *a, diag *d, void *user)
 {
     yamlx_doc *doc = NULL;
-    int rc = buf ? yamlx_load_buffer(path, buf, len, a, d, &doc)
-                 : yamlx_load_file(path, a, d, &doc);
+    int rc =
+        buf ? yamlx_load_buffer(path, buf, len, a, d, &doc) : yamlx_load_file(path, a, d, &doc);
     if (rc != 0) {
         return rc;
     }
@@ -280,8 +284,7 @@ static void partition_list(const gpu_type *g, char *buf, size_t n)
 }
 
 /* Resolve the GPU name against the catalog, reporting an unknown one. */
-static const gpu_type *resolve_gpu(const gpu_catalog *cat, const char *name, src_loc at,
-                                   diag *d)
+static const gpu_type *resolve_gpu(const gpu_catalog *cat, const char *name, src_loc at, diag *d)
 {
     const gpu_type *g = gpu_catalog_find(cat, name);
     if (!g) {
@@ -297,8 +300,8 @@ static const gpu_type *resolve_gpu(const gpu_catalog *cat, const char *name, src
     return g;
 }
 
-int obs_resolve_partition(const gpu_type *g, const char *name, const mig_profile **mig,
-                          char *why, size_t n)
+int obs_resolve_partition(const gpu_type *g, const char *name, const mig_profile **mig, char *why,
+                          size_t n)
 {
     *mig = NULL;
     if (!strcmp(name, "full")) {
@@ -367,7 +370,8 @@ static void check_observation(obs_file *f, size_t i, diag *d)
             field_path(path, sizeof path, i, has_time ? "time_s" : "throughput");
             diag_error(d, has_time ? e->time_s_at : e->throughput_at, path,
                        "timing on an oom observation; expected no time_s or throughput with "
-                       "outcome: oom, got '%g'", has_time ? e->time_s : e->throughput);
+                       "outcome: oom, got '%g'",
+                       has_time ? e->time_s : e->throughput);
         }
         return;
     }
@@ -375,12 +379,14 @@ static void check_observation(obs_file *f, size_t i, diag *d)
         field_path(path, sizeof path, i, has_time ? "time_s" : "work");
         diag_error(d, has_time ? e->time_s_at : e->work_at, path,
                    "both forms of timing; expected either throughput or time_s (with work), got "
-                   "'%g' beside throughput", has_time ? e->time_s : e->work);
+                   "'%g' beside throughput",
+                   has_time ? e->time_s : e->work);
     } else if (!has_tp && !has_time) {
         snprintf(path, sizeof path, "observations[%zu]", i);
         diag_error(d, e->at, path,
                    "no timing; expected throughput, or time_s (with work), or outcome: oom, got "
-                   "%s", has_work ? "work only" : "neither");
+                   "%s",
+                   has_work ? "work only" : "neither");
     } else if (has_tp && e->throughput > 0) {
         e->unit_time_s = 1.0 / e->throughput;
     } else if (has_time && e->time_s > 0) {
@@ -464,8 +470,8 @@ static double variant_value(const variant_doc *v, int i, bool *given)
     return vals[i];
 }
 
-int obs_load_profile(const char *path, const void *buf, size_t len, const phys_params *m,
-                     arena *a, diag *d, obs_profile **out)
+int obs_load_profile(const char *path, const void *buf, size_t len, const phys_params *m, arena *a,
+                     diag *d, obs_profile **out)
 {
     _Static_assert(sizeof(params_doc) == WL_P_COUNT * sizeof(param_doc), "params_doc layout");
     _Static_assert(sizeof(variant_doc) == WL_P_COUNT * (sizeof(double) + sizeof(src_loc)),
@@ -526,8 +532,8 @@ int obs_load_profile(const char *path, const void *buf, size_t len, const phys_p
                        p->lo[i], pd->value, p->hi[i]);
         }
         if (i == WL_P_COMPUTE_FIXED || i == WL_P_COMPUTE_PER_SAMPLE) {
-            double *dst = i == WL_P_COMPUTE_FIXED ? p->p.compute_sm_s_fixed
-                                                  : p->p.compute_sm_s_per_sample;
+            double *dst =
+                i == WL_P_COMPUTE_FIXED ? p->p.compute_sm_s_fixed : p->p.compute_sm_s_per_sample;
             dst[wc] = pd->value;
         } else {
             wl_param_set(&p->p, (wl_param)i, pd->value);
@@ -649,7 +655,8 @@ static void write_profile_text(FILE *f, const obs_profile *p, const char *commen
         fprintf(f, ", from: %s}\n", obs_param_src_name((obs_param_src)p->src[i]));
     }
     if (p->n_variants > 0) {
-        fprintf(f, "variants:   # refits with each assumed parameter at an end of its prior range\n");
+        fprintf(f,
+                "variants:   # refits with each assumed parameter at an end of its prior range\n");
         for (int v = 0; v < p->n_variants; v++) {
             const char *sep = "  - {";
             for (int i = 0; i < WL_P_COUNT; i++) {

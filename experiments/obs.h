@@ -39,24 +39,24 @@
 
 /* The `config:` mapping of an observation or a query (DESIGN.md §8). */
 typedef struct obs_config {
-    src_loc at;               /* the mapping */
-    const char *partition;    /* "full" or a MIG profile name */
+    src_loc at;            /* the mapping */
+    const char *partition; /* "full" or a MIG profile name */
     src_loc partition_at;
-    int sharing;              /* share_mode; when absent: exclusive, or timeslice if shared */
-    src_loc sharing_at;       /* line 0 = absent */
-    int64_t peers;            /* identical co-runners, itself included (default 1) */
+    int sharing;        /* share_mode; when absent: exclusive, or timeslice if shared */
+    src_loc sharing_at; /* line 0 = absent */
+    int64_t peers;      /* identical co-runners, itself included (default 1) */
     src_loc peers_at;
     size_t n_with;
-    const char **with;        /* other workloads by name */
+    const char **with; /* other workloads by name */
     src_loc with_at;
-    double mps_percent;       /* 0 = absent (100 %) */
+    double mps_percent; /* 0 = absent (100 %) */
     src_loc mps_percent_at;
-    int64_t mig_busy;         /* busy MIG instances on the GPU, itself included; 0 = absent */
+    int64_t mig_busy; /* busy MIG instances on the GPU, itself included; 0 = absent */
     src_loc mig_busy_at;
     /* DDP keys: accepted and kept; see obs_config_is_ddp */
     int64_t workers, per_gpu, nodes, gpus_per_node;
     size_t n_topology;
-    int64_t *topology;        /* workers per node */
+    int64_t *topology; /* workers per node */
     const char *interconnect;
     src_loc workers_at, per_gpu_at, topology_at, nodes_at, gpus_per_node_at, interconnect_at;
 } obs_config;
@@ -67,17 +67,17 @@ typedef enum obs_outcome { OBS_OUTCOME_OK, OBS_OUTCOME_OOM } obs_outcome;
 typedef struct obs_entry {
     src_loc at;
     obs_config config;
-    uint32_t batch;           /* default 1 */
-    double work;              /* units processed; 0 = absent */
-    double time_s;            /* wall time for `work`; 0 = absent */
-    double throughput;        /* units/s of one process; 0 = absent */
-    double gpu_util;          /* fraction of time the GPU was busy; < 0 = absent */
+    uint32_t batch;    /* default 1 */
+    double work;       /* units processed; 0 = absent */
+    double time_s;     /* wall time for `work`; 0 = absent */
+    double throughput; /* units/s of one process; 0 = absent */
+    double gpu_util;   /* fraction of time the GPU was busy; < 0 = absent */
     src_loc gpu_util_at;
-    int outcome;              /* obs_outcome */
+    int outcome; /* obs_outcome */
     src_loc work_at, time_s_at, throughput_at, outcome_at;
     /* resolved at load */
-    const mig_profile *mig;   /* NULL = whole GPU; borrowed from the catalog */
-    double unit_time_s;       /* measured seconds per unit of work (ok outcomes) */
+    const mig_profile *mig; /* NULL = whole GPU; borrowed from the catalog */
+    double unit_time_s;     /* measured seconds per unit of work (ok outcomes) */
 } obs_entry;
 
 /* A whole observations.yaml. */
@@ -88,7 +88,7 @@ typedef struct obs_file {
     src_loc gpu_at;
     const char *unit;
     bool unit_is_sample;
-    const gpu_type *gpu;      /* borrowed from the catalog */
+    const gpu_type *gpu; /* borrowed from the catalog */
     size_t n;
     obs_entry *obs;
 } obs_file;
@@ -97,8 +97,8 @@ typedef struct obs_file {
 typedef struct obs_query {
     src_loc at;
     obs_config config;
-    uint32_t batch;           /* default 1 */
-    double work;              /* default 1 */
+    uint32_t batch; /* default 1 */
+    double work;    /* default 1 */
     src_loc work_at;
 } obs_query;
 
@@ -107,7 +107,7 @@ typedef struct obs_queries {
     const char *path;
     const char *gpu_name;
     src_loc gpu_at;
-    const gpu_type *gpu;      /* borrowed */
+    const gpu_type *gpu; /* borrowed */
     size_t n;
     obs_query *q;
 } obs_queries;
@@ -127,16 +127,16 @@ const char *obs_param_src_name(obs_param_src s);
 
 /* A fitted workload profile with its uncertainty. */
 typedef struct obs_profile {
-    wl_profile p;             /* central values; name/provenance point into the arena */
-    const char *unit;         /* what a unit of work is */
-    const char *gpu_name;     /* GPU the observations were taken on */
-    const char *prior_class;  /* priors.yaml class used, or NULL */
-    const char *fitted_on;    /* the observations: file and rows */
+    wl_profile p;              /* central values; name/provenance point into the arena */
+    const char *unit;          /* what a unit of work is */
+    const char *gpu_name;      /* GPU the observations were taken on */
+    const char *prior_class;   /* priors.yaml class used, or NULL */
+    const char *fitted_on;     /* the observations: file and rows */
     const char *ts_class_name; /* time-slice class by name, or NULL (index 0) */
-    double sd[WL_P_COUNT];    /* standard error of fitted parameters; 0 otherwise */
+    double sd[WL_P_COUNT];     /* standard error of fitted parameters; 0 otherwise */
     double lo[WL_P_COUNT], hi[WL_P_COUNT]; /* range of prior-assumed parameters; = value else */
-    int src[WL_P_COUNT];      /* obs_param_src */
-    double ref_batch;         /* batch of the observations (the smallest when several) */
+    int src[WL_P_COUNT];                   /* obs_param_src */
+    double ref_batch; /* batch of the observations (the smallest when several) */
     /* Refits with each assumed parameter at the ends of its prior range: predict evaluates all of
      * them to carry the prior's uncertainty into time_s_lo/time_s_hi. */
     int n_variants;
@@ -150,7 +150,7 @@ typedef struct obs_prior_value {
     src_loc at;
     double mean;
     double rel_sd;
-    const char *src;          /* provenance */
+    const char *src; /* provenance */
 } obs_prior_value;
 
 /* One class of workloads/priors.yaml. The quantities are dimensionless so that they transfer
@@ -159,8 +159,8 @@ typedef struct obs_prior_value {
 typedef struct obs_prior_class {
     src_loc at;
     const char *name, *summary;
-    int work_class;           /* wl_class */
-    const char *ts_class;     /* time-slice class of model/physics.yaml */
+    int work_class;                    /* wl_class */
+    const char *ts_class;              /* time-slice class of model/physics.yaml */
     obs_prior_value host_fraction;     /* H / solo iteration time on the whole GPU */
     obs_prior_value mem_fraction;      /* memory time / GPU time on the whole GPU */
     obs_prior_value parallel_fraction; /* P / SMs of the whole GPU (>= 1: no limit) */
@@ -194,18 +194,18 @@ int obs_resolve_partition(const gpu_type *g, const char *name, const mig_profile
 typedef struct obs_fit_param {
     wl_param which;
     double value, std_err;
-    bool pinned;              /* false: the data left it to its prior */
-    char assumed[128];        /* what was assumed when not pinned (wfit's words) */
-    double prior_median;      /* its prior: median and one-sd range (median * e^(+-rel_sd)) */
+    bool pinned;         /* false: the data left it to its prior */
+    char assumed[128];   /* what was assumed when not pinned (wfit's words) */
+    double prior_median; /* its prior: median and one-sd range (median * e^(+-rel_sd)) */
     double prior_lo, prior_hi;
-    const char *prior_src;    /* provenance of its prior; borrowed */
+    const char *prior_src; /* provenance of its prior; borrowed */
 } obs_fit_param;
 
 /* One observation's line of the fit report. */
 typedef struct obs_fit_row {
     bool used;
     int fit_index;
-    const char *note;         /* why it was not used; static storage */
+    const char *note; /* why it was not used; static storage */
     double measured_unit_s, predicted_unit_s, rel_residual;
 } obs_fit_row;
 
@@ -213,15 +213,15 @@ typedef struct obs_fit_row {
 
 /* What obs_fit found. */
 typedef struct obs_fit_report {
-    int status;               /* 0, or SIM_ENOCONV (the profile holds the last iterate) */
+    int status; /* 0, or SIM_ENOCONV (the profile holds the last iterate) */
     int iterations;
     double chisq;
     int dof;
     int n_params;
     obs_fit_param params[OBS_MAX_FIT_PARAMS];
-    size_t n_rows;            /* = observations */
-    obs_fit_row *rows;        /* arena-owned */
-    char error[256];          /* why obs_fit returned SIM_EINPUT */
+    size_t n_rows;     /* = observations */
+    obs_fit_row *rows; /* arena-owned */
+    char error[256];   /* why obs_fit returned SIM_EINPUT */
 } obs_fit_report;
 
 /* Fit a profile to the observations of f under class prior pc and model parameters m.
@@ -234,9 +234,9 @@ int obs_fit(const obs_file *f, const obs_prior_class *pc, const phys_params *m, 
 /* A prediction of one query. */
 typedef struct obs_prediction {
     speed_outcome outcome;
-    char reason[512];         /* for invalid and oom */
-    double time_s;            /* wall time for the query's work */
-    double throughput;        /* units/s of one process */
+    char reason[512];  /* for invalid and oom */
+    double time_s;     /* wall time for the query's work */
+    double throughput; /* units/s of one process */
     double time_lo_s, time_hi_s;
 } obs_prediction;
 
@@ -254,8 +254,8 @@ bool obs_config_is_ddp(const obs_config *c);
  * name `path` when buf is not NULL). Returns 0 and sets *out (arena-owned); SIM_EINPUT after
  * reporting to d; SIM_ENOENT/SIM_EIO when the file cannot be read (errno holds the cause,
  * nothing reported to d). */
-int obs_load_observations(const char *path, const void *buf, size_t len,
-                          const gpu_catalog *cat, arena *a, diag *d, obs_file **out);
+int obs_load_observations(const char *path, const void *buf, size_t len, const gpu_catalog *cat,
+                          arena *a, diag *d, obs_file **out);
 
 /* Load queries; same conventions as obs_load_observations. */
 int obs_load_queries(const char *path, const void *buf, size_t len, const gpu_catalog *cat,
@@ -263,8 +263,8 @@ int obs_load_queries(const char *path, const void *buf, size_t len, const gpu_ca
 
 /* Load a profile.yaml; same conventions. `m` (borrowed, may be NULL) names the time-slice
  * classes that `ts_class` must be one of; with NULL the class index is 0. */
-int obs_load_profile(const char *path, const void *buf, size_t len, const phys_params *m,
-                     arena *a, diag *d, obs_profile **out);
+int obs_load_profile(const char *path, const void *buf, size_t len, const phys_params *m, arena *a,
+                     diag *d, obs_profile **out);
 
 /* Write `p` as profile.yaml to `path` atomically: the text goes to a temporary file beside it
  * which is renamed over `path` only when complete, so an error never leaves a half-written

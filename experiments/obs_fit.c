@@ -207,8 +207,8 @@ int obs_fit(const obs_file *f, const obs_prior_class *pc, const phys_params *m, 
         {WL_P_COMPUTE_FIXED, WL_P_COMPUTE_PER_SAMPLE, c0, NULL, true, true},
         {WL_P_MEM_TRAFFIC_FIXED, WL_P_MEM_TRAFFIC_PER_SAMPLE, m0, &pc->mem_fraction,
          pc->mem_fraction.mean > 0, true},
-        {WL_P_MEM_FOOTPRINT_FIXED, WL_P_MEM_FOOTPRINT_PER_SAMPLE, fp0, &pc->footprint_gib,
-         fp0 > 0, false},
+        {WL_P_MEM_FOOTPRINT_FIXED, WL_P_MEM_FOOTPRINT_PER_SAMPLE, fp0, &pc->footprint_gib, fp0 > 0,
+         false},
     };
     for (size_t k = 0; k < sizeof base / sizeof base[0]; k++) {
         if (!base[k].want || !(base[k].total > 0)) {
@@ -231,8 +231,8 @@ int obs_fit(const obs_file *f, const obs_prior_class *pc, const phys_params *m, 
         wl_param which = multi_batch ? WL_P_MAX_SMS_PER_SAMPLE : WL_P_MAX_SMS_FIXED;
         double v = multi_batch ? p0 / bref : p0;
         set_param(&start, wc, which, v);
-        fp[n_fp++] = (free_param){which, v, pc->parallel_fraction.rel_sd,
-                                  pc->parallel_fraction.src, true};
+        fp[n_fp++] =
+            (free_param){which, v, pc->parallel_fraction.rel_sd, pc->parallel_fraction.src, true};
     }
 
     wfit_result res;
@@ -410,8 +410,10 @@ void obs_predict(const obs_profile *p, const obs_profile *const *others, size_t 
     }
     if (!batch_supported(p, q->batch)) {
         char v[160];
-        snprintf(v, sizeof v, "profile was fitted at batch %.0f only; predicting batch %u needs "
-                              "observations at two batch sizes", p->ref_batch, q->batch);
+        snprintf(v, sizeof v,
+                 "profile was fitted at batch %.0f only; predicting batch %u needs "
+                 "observations at two batch sizes",
+                 p->ref_batch, q->batch);
         invalid(out, v);
         return;
     }

@@ -71,9 +71,14 @@ static void print_report(const obs_file *f, const obs_profile *p, const obs_fit_
     }
     printf("workload %s on %s: %d of %zu observations used, class %s\n", f->workload, f->gpu_name,
            used, f->n, p->prior_class);
-    printf("fit: %s after %d iterations, chi^2 %.4g, %d degrees of freedom\n\n",
-           rep->status == 0 ? "converged" : "NOT converged", rep->iterations, rep->chisq,
-           rep->dof);
+    printf("fit: %s after %d iterations, chi^2 %.4g",
+           rep->status == 0 ? "converged" : "NOT converged", rep->iterations, rep->chisq);
+    if (rep->dof > 0) {
+        printf(", %d degrees of freedom\n\n", rep->dof);
+    } else {
+        printf(", %d parameters for %d observations: the class priors decide the rest\n\n",
+               rep->n_params, used);
+    }
     printf("%-32s %14s %14s  %s\n", "parameter", "value", "std_err", "status");
     for (int i = 0; i < rep->n_params; i++) {
         const obs_fit_param *q = &rep->params[i];
@@ -98,8 +103,8 @@ static void print_report(const obs_file *f, const obs_profile *p, const obs_fit_
         const obs_entry *e = &f->obs[i];
         const obs_fit_row *r = &rep->rows[i];
         const char *sh = e->config.sharing_at.line ? share_mode_name((share_mode)e->config.sharing)
-                         : e->config.peers > 1    ? "timeslice"
-                                                  : "exclusive";
+                         : e->config.peers > 1     ? "timeslice"
+                                                   : "exclusive";
         printf("%5zu  %-10s %-9s %5lld %5u ", i, e->config.partition, sh,
                (long long)e->config.peers, e->batch);
         if (!r->used) {

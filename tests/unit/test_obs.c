@@ -226,8 +226,12 @@ Test(obs, builtin_priors_have_every_class_and_source)
     cr_assert(embedded_get("workloads/priors.yaml", &data, &len));
     obs_priors *p = NULL;
     cr_assert_eq(obs_load_priors("workloads/priors.yaml", data, len, fx.a, fx.d, &p), 0);
-    const char *want[] = {"generic", "compute-bound-simulation", "cnn-training",
-                          "transformer-training", "small-batch-inference", "memory-bound"};
+    const char *want[] = {"generic",
+                          "compute-bound-simulation",
+                          "cnn-training",
+                          "transformer-training",
+                          "small-batch-inference",
+                          "memory-bound"};
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
         const obs_prior_class *c = obs_priors_find(p, want[i]);
         cr_assert_not_null(c, "class %s", want[i]);
@@ -367,4 +371,23 @@ Test(obs, library_profiles_load_with_provenance)
     }
     closedir(dp);
     cr_assert_geq(n, 6);
+}
+
+/* The "bring your own model" example files load (experiments/examples/byom/). */
+Test(obs, byom_example_files_load)
+{
+    fixture fx;
+    fx_init(&fx);
+    obs_file *f = NULL;
+    obs_queries *q = NULL;
+    cr_assert_eq(obs_load_observations("experiments/examples/byom/observations.yaml", NULL, 0,
+                                       &fx.cat, fx.a, fx.d, &f),
+                 0);
+    cr_assert_eq(f->n, 2);
+    cr_assert_eq(obs_load_queries("experiments/examples/byom/queries.yaml", NULL, 0, &fx.cat, fx.a,
+                                  fx.d, &q),
+                 0);
+    cr_assert_eq(q->n, 9);
+    cr_assert_str_eq(q->q[6].config.with[0], "cern-finetune");
+    fx_fini(&fx);
 }

@@ -2,9 +2,9 @@
  * tools/cmd_predict.c): synthetic observations generated from a known profile with the model
  * itself are fitted, written, read back and predicted on configurations that were not observed.
  * Tolerances: with five noise-free partitions H and C come back within 2 %, M (a fifth of the
- * time) within two of its standard errors, and predictions within 1 %; with two observations the pinned
- * parameters come back within 5 % and the truth lies inside time_s_lo..time_s_hi.
- * The CLI tests run ./slicesim from the repository root. */
+ * time) within two of its standard errors, and predictions within 1 %; with two observations the
+ * pinned parameters come back within 5 % and the truth lies inside time_s_lo..time_s_hi. The CLI
+ * tests run ./slicesim from the repository root. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
@@ -99,8 +99,8 @@ static void write_obs(fixture *fx, const char *path, const char *const *parts, i
     cr_assert_not_null(f);
     fprintf(f, "workload: synth\ngpu: %s\nunit: sample\nobservations:\n", GPU);
     for (int i = 0; i < n; i++) {
-        fprintf(f, "  - {config: {partition: %s}, batch: 8, work: 8000, time_s: %.17g}\n",
-                parts[i], 8000 * truth_unit_s(fx, parts[i], 1, 0));
+        fprintf(f, "  - {config: {partition: %s}, batch: 8, work: 8000, time_s: %.17g}\n", parts[i],
+                8000 * truth_unit_s(fx, parts[i], 1, 0));
     }
     fclose(f);
 }
@@ -132,8 +132,7 @@ Test(predict, round_trip_recovers_known_profile)
     int rc = obs_fit(f, obs_priors_find(fx.priors, "generic"), &fx.phys, fx.a, &p, &rep);
     cr_assert_eq(rc, 0, "%s", rep.error);
     wl_profile t = truth();
-    cr_assert_float_eq(p->p.host_s_fixed / t.host_s_fixed, 1.0, 0.02, "H %g",
-                       p->p.host_s_fixed);
+    cr_assert_float_eq(p->p.host_s_fixed / t.host_s_fixed, 1.0, 0.02, "H %g", p->p.host_s_fixed);
     cr_assert_float_eq(wl_compute_total_sm_s(&p->p, 8) / 3.0, 1.0, 0.02, "C %g",
                        wl_compute_total_sm_s(&p->p, 8));
     /* M moves the time least (about a fifth of it): it is held to two standard errors */
@@ -263,16 +262,17 @@ Test(predict, cli_csv_format_outcomes_and_reasons)
     write_truth_profile(&fx, a, "a");
     write_truth_profile(&fx, b, "b");
     FILE *f = fopen(q, "w");
-    fprintf(f, "gpu: " GPU "\n"
-               "queries:\n"
-               "  - {config: {partition: full}, batch: 8, work: 800}\n"
-               "  - {config: {partition: 1g.5gb}, batch: 8, work: 800}\n"
-               "  - {config: {partition: 1g.20gb}, batch: 8}\n"
-               "  - {config: {partition: full, peers: 0}, batch: 8}\n"
-               "  - {config: {partition: 3g.20gb, per_gpu: 2, workers: 16, topology: [4, 4, 4, 4]}, "
-               "batch: 8}\n"
-               "  - {config: {partition: full, with: [b]}, batch: 8, work: 800}\n"
-               "  - {config: {partition: full, with: [c]}, batch: 8}\n");
+    fprintf(f,
+            "gpu: " GPU "\n"
+            "queries:\n"
+            "  - {config: {partition: full}, batch: 8, work: 800}\n"
+            "  - {config: {partition: 1g.5gb}, batch: 8, work: 800}\n"
+            "  - {config: {partition: 1g.20gb}, batch: 8}\n"
+            "  - {config: {partition: full, peers: 0}, batch: 8}\n"
+            "  - {config: {partition: 3g.20gb, per_gpu: 2, workers: 16, topology: [4, 4, 4, 4]}, "
+            "batch: 8}\n"
+            "  - {config: {partition: full, with: [b]}, batch: 8, work: 800}\n"
+            "  - {config: {partition: full, with: [c]}, batch: 8}\n");
     fclose(f);
     snprintf(cmd, sizeof cmd, "./slicesim predict %s %s %s", a, b, q);
     cr_assert_eq(run(cmd, out, err), 0, "%s", slurp(err));
