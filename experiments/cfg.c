@@ -20,14 +20,22 @@ typedef struct unit {
 } unit;
 
 static const unit size_units[] = {
-    {"B", 1.0},       {"kB", 1e3},       {"KB", 1e3},          {"MB", 1e6},
-    {"GB", 1e9},      {"TB", 1e12},      {"KiB", 1024.0},      {"MiB", 1048576.0},
-    {"GiB", 1073741824.0}, {"TiB", 1099511627776.0}, {NULL, 0},
+    {"B", 1.0},
+    {"kB", 1e3},
+    {"KB", 1e3},
+    {"MB", 1e6},
+    {"GB", 1e9},
+    {"TB", 1e12},
+    {"KiB", 1024.0},
+    {"MiB", 1048576.0},
+    {"GiB", 1073741824.0},
+    {"TiB", 1099511627776.0},
+    {NULL, 0},
 };
 
 /* Seconds per unit. */
 static const unit time_units[] = {
-    {"ns", 1e-9}, {"us", 1e-6}, {"ms", 1e-3}, {"s", 1.0},      {"m", 60.0},
+    {"ns", 1e-9},  {"us", 1e-6},  {"ms", 1e-3},   {"s", 1.0}, {"m", 60.0},
     {"min", 60.0}, {"h", 3600.0}, {"d", 86400.0}, {NULL, 0},
 };
 
@@ -304,10 +312,14 @@ bool cfg_parse_rate(const char *text, double *out, char *problem, size_t n)
 
 static void fmt_bytes(char *buf, size_t n, double v)
 {
-    static const unit order[] = {{"TiB", 1099511627776.0}, {"GiB", 1073741824.0},
-                                 {"MiB", 1048576.0},       {"KiB", 1024.0},
-                                 {"TB", 1e12},             {"GB", 1e9},
-                                 {"MB", 1e6},              {"kB", 1e3}};
+    static const unit order[] = {{"TiB", 1099511627776.0},
+                                 {"GiB", 1073741824.0},
+                                 {"MiB", 1048576.0},
+                                 {"KiB", 1024.0},
+                                 {"TB", 1e12},
+                                 {"GB", 1e9},
+                                 {"MB", 1e6},
+                                 {"kB", 1e3}};
     for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
         if (v != 0 && fmod(v, order[i].factor) == 0) {
             snprintf(buf, n, "%.15g%s", v / order[i].factor, order[i].suffix);
@@ -520,7 +532,8 @@ static void wrong_type(cfg_walker *w, yaml_node_t *node, const char *path, const
     const char *s = yamlx_scalar(node);
     char sb[SHOW_LEN * 4];
     if (s) {
-        cfg_error(w, node, path, "wrong type; expected %s, got '%s'", expect, show(s, sb, sizeof sb));
+        cfg_error(w, node, path, "wrong type; expected %s, got '%s'", expect,
+                  show(s, sb, sizeof sb));
     } else {
         cfg_error(w, node, path, "wrong type; expected %s, got %s", expect, yamlx_kind(node));
     }
@@ -558,7 +571,8 @@ bool cfg_visit(cfg_walker *w, yaml_node_t *node, const char *path)
     if (w->seen[id - 1]) {
         /* Only an alias reaches a node twice. Refusing aliases also bounds the walk: a chain of
          * aliases cannot expand into an exponential number of values. */
-        cfg_error(w, node, path, "repeated node; expected each value written out once, "
+        cfg_error(w, node, path,
+                  "repeated node; expected each value written out once, "
                   "got a YAML alias");
         return false;
     }
@@ -575,8 +589,8 @@ static bool within_bounds(const cfg_field *f, double v)
 }
 
 /* The integer types: parse, check the type's range and the field's bounds, store. */
-static bool parse_integer(const cfg_field *f, cfg_type t, bool bounded, const char *text,
-                          void *dst, char *problem, size_t n)
+static bool parse_integer(const cfg_field *f, cfg_type t, bool bounded, const char *text, void *dst,
+                          char *problem, size_t n)
 {
     bool is_signed = t == CFG_INT || t == CFG_I64;
     int64_t sx = 0;
@@ -584,7 +598,7 @@ static bool parse_integer(const cfg_field *f, cfg_type t, bool bounded, const ch
     if (is_signed ? !cfg_parse_i64(text, &sx, problem, n) : !cfg_parse_u64(text, &ux, problem, n)) {
         return false;
     }
-    bool fits = (t == CFG_INT) ? (sx >= INT_MIN && sx <= INT_MAX)
+    bool fits = (t == CFG_INT)   ? (sx >= INT_MIN && sx <= INT_MAX)
                 : (t == CFG_U32) ? ux <= UINT32_MAX
                                  : true;
     double v = is_signed ? (double)sx : (double)ux;
@@ -867,6 +881,7 @@ bool cfg_walk_map(cfg_walker *w, yaml_node_t *node, const char *path, const cfg_
     }
     SIM_ASSERT(n_fields <= MAX_FIELDS);
     bool present[MAX_FIELDS] = {false};
+    size_t first_pair[MAX_FIELDS] = {0}; /* pair index of each present field */
 
     yaml_node_pair_t *pairs = node->data.mapping.pairs.start;
     size_t n_pairs = (size_t)(node->data.mapping.pairs.top - pairs);
@@ -882,20 +897,6 @@ bool cfg_walk_map(cfg_walker *w, yaml_node_t *node, const char *path, const cfg_
         char kpath[PATH_MAX_LEN];
         cfg_path_key(kpath, sizeof kpath, path, key);
         char sb[SHOW_LEN * 4];
-        size_t dup = i;
-        for (size_t j = 0; j < i; j++) {
-            const char *k2 = yamlx_scalar(yamlx_node(w->doc, pairs[j].key));
-            if (k2 && !strcmp(k2, key)) {
-                dup = j;
-                break;
-            }
-        }
-        if (dup != i) {
-            src_loc first = cfg_loc(w, yamlx_node(w->doc, pairs[dup].key));
-            cfg_error(w, knode, kpath, "duplicate key (first at line %d); expected each key once, "
-                      "got '%s'", first.line, show(key, sb, sizeof sb));
-            continue;
-        }
         size_t fi = 0;
         while (fi < n_fields && (table[fi].type == CFG_SELF_LOC || strcmp(table[fi].key, key))) {
             fi++;
@@ -907,6 +908,17 @@ bool cfg_walk_map(cfg_walker *w, yaml_node_t *node, const char *path, const cfg_
                       show(key, sb, sizeof sb));
             continue;
         }
+        /* Duplicates are found per known field, so a mapping costs O(keys x fields), not
+         * O(keys^2); a repeated unknown key is reported as unknown each time. */
+        if (present[fi]) {
+            src_loc first = cfg_loc(w, yamlx_node(w->doc, pairs[first_pair[fi]].key));
+            cfg_error(w, knode, kpath,
+                      "duplicate key (first at line %d); expected each key once, "
+                      "got '%s'",
+                      first.line, show(key, sb, sizeof sb));
+            continue;
+        }
+        first_pair[fi] = i;
         present[fi] = true;
         cfg_walk_field(w, vnode, kpath, &table[fi], dst);
     }

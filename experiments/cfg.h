@@ -69,23 +69,23 @@ typedef bool cfg_parse_fn(cfg_walker *w, yaml_node_t *node, const char *path, co
                           void *dst);
 
 struct cfg_field {
-    const char *key;           /* YAML key; NULL ends the table */
+    const char *key; /* YAML key; NULL ends the table */
     cfg_type type;
     bool required;
-    bool has_min, has_max;     /* set through CFG_MIN / CFG_ABOVE / CFG_MAX */
-    bool min_open;             /* CFG_ABOVE: the value must exceed min */
-    double min, max;           /* bounds in the base unit (see header note) */
-    const char *dflt;          /* default text, parsed like YAML input; NULL = none */
-    size_t off;                /* offsetof the destination member */
-    size_t count_off;          /* CFG_SEQ: offsetof the size_t item count */
-    size_t elem_size;          /* CFG_SEQ of mappings: sizeof one item */
-    cfg_type elem;             /* CFG_SEQ of scalars: item type */
-    const cfg_field *sub;      /* CFG_MAP, CFG_SEQ of mappings: the item's table */
-    const char *const *names;  /* CFG_ENUM, CFG_STRING one-of: NULL-terminated list */
-    cfg_parse_fn *parse;       /* CFG_CUSTOM */
-    const char *expect;        /* replaces the generated "expected ..." text */
-    bool has_loc;              /* set through CFG_LOC */
-    size_t loc_off;            /* offsetof a src_loc member that receives the value's location */
+    bool has_min, has_max;    /* set through CFG_MIN / CFG_ABOVE / CFG_MAX */
+    bool min_open;            /* CFG_ABOVE: the value must exceed min */
+    double min, max;          /* bounds in the base unit (see header note) */
+    const char *dflt;         /* default text, parsed like YAML input; NULL = none */
+    size_t off;               /* offsetof the destination member */
+    size_t count_off;         /* CFG_SEQ: offsetof the size_t item count */
+    size_t elem_size;         /* CFG_SEQ of mappings: sizeof one item */
+    cfg_type elem;            /* CFG_SEQ of scalars: item type */
+    const cfg_field *sub;     /* CFG_MAP, CFG_SEQ of mappings: the item's table */
+    const char *const *names; /* CFG_ENUM, CFG_STRING one-of: NULL-terminated list */
+    cfg_parse_fn *parse;      /* CFG_CUSTOM */
+    const char *expect;       /* replaces the generated "expected ..." text */
+    bool has_loc;             /* set through CFG_LOC */
+    size_t loc_off;           /* offsetof a src_loc member that receives the value's location */
 };
 
 #define CFG_MIN(v) .has_min = true, .min = (v)
@@ -93,19 +93,22 @@ struct cfg_field {
 #define CFG_MAX(v) .has_max = true, .max = (v)
 #define CFG_LOC(type, member) .has_loc = true, .loc_off = offsetof(type, member)
 /* A sequence of mappings: `items` is `item_type *`, `count` is size_t. */
-#define CFG_SEQ_OF(type, items, count, item_type, table)                                        \
-    .off = offsetof(type, items), .count_off = offsetof(type, count),                          \
+#define CFG_SEQ_OF(type, items, count, item_type, table)                                           \
+    .off = offsetof(type, items), .count_off = offsetof(type, count),                              \
     .elem_size = sizeof(item_type), .sub = (table)
 /* The self-location pseudo-field of a table: stores the mapping's location in `member`. */
-#define CFG_SELF(type, member) {"", CFG_SELF_LOC, .off = offsetof(type, member)}
+#define CFG_SELF(type, member)                                                                     \
+    {                                                                                              \
+        "", CFG_SELF_LOC, .off = offsetof(type, member)                                            \
+    }
 
 /* Walk state shared by every call of one load. Fields are public for custom callbacks. */
 struct cfg_walker {
-    yamlx_doc *doc;          /* borrowed */
-    arena *arena;            /* borrowed: receives strings and arrays */
-    diag *diag;              /* borrowed */
-    void *user;              /* borrowed: context for custom callbacks */
-    unsigned char *seen;     /* owned: node ids already walked (YAML aliases are refused) */
+    yamlx_doc *doc;      /* borrowed */
+    arena *arena;        /* borrowed: receives strings and arrays */
+    diag *diag;          /* borrowed */
+    void *user;          /* borrowed: context for custom callbacks */
+    unsigned char *seen; /* owned: node ids already walked (YAML aliases are refused) */
     int n_seen;
 };
 

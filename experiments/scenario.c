@@ -94,13 +94,15 @@ static const cfg_field dp_resource_fields[] = {
     {"rename", CFG_STRING, .off = offsetof(dp_resource, rename)},
     {"replicas", CFG_U32, .required = true, CFG_MIN(1), CFG_MAX(1024),
      .off = offsetof(dp_resource, replicas)},
-    {"devices", CFG_STRING, .names = all_names, .dflt = "all", .off = offsetof(dp_resource, devices)},
+    {"devices", CFG_STRING, .names = all_names, .dflt = "all",
+     .off = offsetof(dp_resource, devices)},
     {0},
 };
 
 static const cfg_field dp_replicated_fields[] = {
     CFG_SELF(dp_replicated, at),
-    {"renameByDefault", CFG_BOOL, .dflt = "false", .off = offsetof(dp_replicated, rename_by_default)},
+    {"renameByDefault", CFG_BOOL, .dflt = "false",
+     .off = offsetof(dp_replicated, rename_by_default)},
     {"failRequestsGreaterThanOne", CFG_BOOL, .dflt = "false",
      .off = offsetof(dp_replicated, fail_gt1)},
     {"resources", CFG_SEQ, .required = true, CFG_MIN(1),
@@ -129,7 +131,8 @@ static bool accept_flags(cfg_walker *w, yaml_node_t *node, const char *path, con
 }
 
 static const cfg_field dp_fields[] = {
-    {"version", CFG_STRING, .required = true, .names = v1_names, .off = offsetof(dp_config, version)},
+    {"version", CFG_STRING, .required = true, .names = v1_names,
+     .off = offsetof(dp_config, version)},
     {"flags", CFG_CUSTOM, .parse = accept_flags},
     /* offset 0: dp_sharing_fields address dp_config members directly */
     {"sharing", CFG_MAP, .required = true, .sub = dp_sharing_fields, .off = 0},
@@ -156,9 +159,10 @@ static void load_dp_config(load_ctx *c, scenario_sharing *sh, const char *path, 
     bool mps = sh->mode == SCN_SHARE_MPS;
     const dp_replicated *r = mps ? &cfgv->sharing.mps : &cfgv->sharing.ts;
     if (!cfg_present(r->at)) {
-        diag_error(c->d, at, field_path, "no sharing.%s in '%s'; expected a device-plugin config "
-                   "with sharing.%s.resources, got '%s'", mps ? "mps" : "timeSlicing", path,
-                   mps ? "mps" : "timeSlicing", as_written);
+        diag_error(c->d, at, field_path,
+                   "no sharing.%s in '%s'; expected a device-plugin config "
+                   "with sharing.%s.resources, got '%s'",
+                   mps ? "mps" : "timeSlicing", path, mps ? "mps" : "timeSlicing", as_written);
         return;
     }
     sh->rename_by_default = r->rename_by_default;
@@ -171,7 +175,8 @@ static void load_dp_config(load_ctx *c, scenario_sharing *sh, const char *path, 
     }
 }
 
-/* ---- sharing: `whole`, or {mig: {...}, timeslice: {...} | mps: {...}} -------------------------- */
+/* ---- sharing: `whole`, or {mig: {...}, timeslice: {...} | mps: {...}} --------------------------
+ */
 
 typedef struct replicas_raw {
     uint32_t replicas;
@@ -202,8 +207,8 @@ static const cfg_field replicas_fields[] = {
     CFG_SELF(replicas_raw, at),
     {"replicas", CFG_U32, CFG_MIN(1), CFG_MAX(1024), .off = offsetof(replicas_raw, replicas),
      CFG_LOC(replicas_raw, replicas_at)},
-    {"file", CFG_STRING, .off = offsetof(replicas_raw, file), .expect = "a device-plugin config file",
-     CFG_LOC(replicas_raw, file_at)},
+    {"file", CFG_STRING, .off = offsetof(replicas_raw, file),
+     .expect = "a device-plugin config file", CFG_LOC(replicas_raw, file_at)},
     {"rename_by_default", CFG_BOOL, .dflt = "false",
      .off = offsetof(replicas_raw, rename_by_default)},
     {"fail_requests_greater_than_one", CFG_BOOL, .dflt = "false",
@@ -254,7 +259,8 @@ static bool parse_sharing(cfg_walker *w, yaml_node_t *node, const char *path, co
     }
     if (cfg_present(raw->ts.at) && cfg_present(raw->mps.at)) {
         cfg_path_key(sub, sizeof sub, path, "mps");
-        diag_error(c->d, raw->mps.at, sub, "conflicting sharing; expected timeslice or mps, not "
+        diag_error(c->d, raw->mps.at, sub,
+                   "conflicting sharing; expected timeslice or mps, not "
                    "both, got mps after timeslice");
         return false;
     }
@@ -270,8 +276,10 @@ static bool parse_sharing(cfg_walker *w, yaml_node_t *node, const char *path, co
     sh->mode = r == &raw->ts ? SCN_SHARE_TIMESLICE : SCN_SHARE_MPS;
     if (r->file && cfg_present(r->replicas_at)) {
         cfg_path_key(sub, sizeof sub, rpath, "replicas");
-        diag_error(c->d, r->replicas_at, sub, "replicas given twice; expected replicas or file, "
-                   "not both, got replicas beside file '%s'", r->file);
+        diag_error(c->d, r->replicas_at, sub,
+                   "replicas given twice; expected replicas or file, "
+                   "not both, got replicas beside file '%s'",
+                   r->file);
         return false;
     }
     if (r->file) {
@@ -288,7 +296,8 @@ static bool parse_sharing(cfg_walker *w, yaml_node_t *node, const char *path, co
     }
     if (!cfg_present(r->replicas_at)) {
         cfg_path_key(sub, sizeof sub, rpath, "replicas");
-        diag_error(c->d, r->at, sub, "missing required field; expected an integer from 1 to 1024, "
+        diag_error(c->d, r->at, sub,
+                   "missing required field; expected an integer from 1 to 1024, "
                    "or a file, got nothing");
         return false;
     }
@@ -333,12 +342,14 @@ static const char *const dist_names[] = {"fixed", "exponential", "lognormal", NU
 
 static const cfg_field dur_fixed_fields[] = {
     {"dist", CFG_ENUM, .names = dist_names, .off = offsetof(scenario_duration, dist)},
-    {"value", CFG_DURATION, .required = true, CFG_ABOVE(0), .off = offsetof(scenario_duration, value_ns)},
+    {"value", CFG_DURATION, .required = true, CFG_ABOVE(0),
+     .off = offsetof(scenario_duration, value_ns)},
     {0},
 };
 static const cfg_field dur_exp_fields[] = {
     {"dist", CFG_ENUM, .names = dist_names, .off = offsetof(scenario_duration, dist)},
-    {"mean", CFG_DURATION, .required = true, CFG_ABOVE(0), .off = offsetof(scenario_duration, mean_ns)},
+    {"mean", CFG_DURATION, .required = true, CFG_ABOVE(0),
+     .off = offsetof(scenario_duration, mean_ns)},
     {0},
 };
 static const cfg_field dur_lognormal_fields[] = {
@@ -350,9 +361,10 @@ static const cfg_field dur_lognormal_fields[] = {
     {0},
 };
 static const cfg_field *const dur_tables[] = {dur_fixed_fields, dur_exp_fields,
-                                               dur_lognormal_fields};
+                                              dur_lognormal_fields};
 
-#define DURATION_EXPECT "a duration like 90s, or a mapping with dist: fixed, exponential or lognormal"
+#define DURATION_EXPECT                                                                            \
+    "a duration like 90s, or a mapping with dist: fixed, exponential or lognormal"
 
 /* `duration: 2h` (fixed) or `duration: {dist: lognormal, median: 30m, sigma: 0.8}`. */
 static bool parse_duration(cfg_walker *w, yaml_node_t *node, const char *path, const cfg_field *f,
@@ -374,7 +386,8 @@ static bool parse_duration(cfg_walker *w, yaml_node_t *node, const char *path, c
     char dpath[PATH_LEN];
     cfg_path_key(dpath, sizeof dpath, path, "dist");
     if (!dist) {
-        cfg_error(w, node, dpath, "missing required field; expected one of [fixed, exponential, "
+        cfg_error(w, node, dpath,
+                  "missing required field; expected one of [fixed, exponential, "
                   "lognormal], got nothing");
         return false;
     }
@@ -461,18 +474,24 @@ static bool parse_request(cfg_walker *w, yaml_node_t *node, const char *path, co
     if (node->type != YAML_MAPPING_NODE) {
         const char *s = yamlx_scalar(node);
         if (s) {
-            cfg_error(w, node, path, "wrong type; expected a mapping like {nvidia.com/gpu: 1}, "
-                      "got '%s'", s);
+            cfg_error(w, node, path,
+                      "wrong type; expected a mapping like {nvidia.com/gpu: 1}, "
+                      "got '%s'",
+                      s);
         } else {
-            cfg_error(w, node, path, "wrong type; expected a mapping like {nvidia.com/gpu: 1}, "
-                      "got %s", yamlx_kind(node));
+            cfg_error(w, node, path,
+                      "wrong type; expected a mapping like {nvidia.com/gpu: 1}, "
+                      "got %s",
+                      yamlx_kind(node));
         }
         return false;
     }
     size_t n = (size_t)(node->data.mapping.pairs.top - node->data.mapping.pairs.start);
     if (n != 1) {
-        cfg_error(w, node, path, "wrong number of resources; expected exactly one resource, "
-                  "got %zu", n);
+        cfg_error(w, node, path,
+                  "wrong number of resources; expected exactly one resource, "
+                  "got %zu",
+                  n);
         return false;
     }
     yaml_node_t *k = yamlx_node(w->doc, node->data.mapping.pairs.start[0].key);
@@ -498,7 +517,8 @@ static const cfg_field job_fields[] = {
      CFG_LOC(scenario_job_class, rate_at)},
     {"interval", CFG_DURATION, CFG_ABOVE(0), .off = offsetof(scenario_job_class, interval_ns),
      CFG_LOC(scenario_job_class, interval_at)},
-    {"start", CFG_DURATION, CFG_MIN(0), .dflt = "0s", .off = offsetof(scenario_job_class, start_ns)},
+    {"start", CFG_DURATION, CFG_MIN(0), .dflt = "0s",
+     .off = offsetof(scenario_job_class, start_ns)},
     {"count", CFG_U64, CFG_MAX(1e9), .dflt = "0", .off = offsetof(scenario_job_class, count)},
     {"duration", CFG_CUSTOM, .required = true, .parse = parse_duration, .expect = DURATION_EXPECT,
      .off = offsetof(scenario_job_class, duration)},
@@ -552,13 +572,15 @@ static bool parse_params(cfg_walker *w, yaml_node_t *node, const char *path, con
         }
         for (size_t j = 0; j < pol->n_params; j++) {
             if (!strcmp(pol->params[j].key, ks)) {
-                cfg_error(w, k, ppath, "duplicate key (first at line %d); expected each key once, "
-                          "got '%s'", pol->params[j].at.line, ks);
+                cfg_error(w, k, ppath,
+                          "duplicate key (first at line %d); expected each key once, "
+                          "got '%s'",
+                          pol->params[j].at.line, ks);
                 ok = false;
             }
         }
-        pol->params[pol->n_params++] = (scenario_param){arena_strdup(w->arena, ks),
-                                                        arena_strdup(w->arena, vs), cfg_loc(w, k)};
+        pol->params[pol->n_params++] =
+            (scenario_param){arena_strdup(w->arena, ks), arena_strdup(w->arena, vs), cfg_loc(w, k)};
     }
     return ok;
 }
@@ -572,7 +594,7 @@ static const cfg_field policy_fields[] = {
     {0},
 };
 
-static const char *const output_names[] = {"run.json", "jobs.csv", "timeseries.csv",
+static const char *const output_names[] = {"run.json",    "jobs.csv",   "timeseries.csv",
                                            "report.html", "metrics.om", NULL};
 
 /* `files: [run.json, jobs.csv]` -> SCN_OUT_* bits. */
@@ -644,23 +666,27 @@ static void check_arrivals(load_ctx *c, const scenario_job_class *j, const char 
     if (j->arrival == SCN_ARRIVAL_POISSON) {
         if (!cfg_present(j->rate_at)) {
             cfg_path_key(p, sizeof p, jpath, "rate");
-            diag_error(c->d, j->at, p, "missing required field; expected a rate like 2/h for "
+            diag_error(c->d, j->at, p,
+                       "missing required field; expected a rate like 2/h for "
                        "arrival poisson, got nothing");
         }
         if (cfg_present(j->interval_at)) {
             cfg_path_key(p, sizeof p, jpath, "interval");
-            diag_error(c->d, j->interval_at, p, "not used by arrival poisson; expected rate, got "
+            diag_error(c->d, j->interval_at, p,
+                       "not used by arrival poisson; expected rate, got "
                        "interval");
         }
     } else {
         if (!cfg_present(j->interval_at)) {
             cfg_path_key(p, sizeof p, jpath, "interval");
-            diag_error(c->d, j->at, p, "missing required field; expected a duration like 90s for "
+            diag_error(c->d, j->at, p,
+                       "missing required field; expected a duration like 90s for "
                        "arrival fixed, got nothing");
         }
         if (cfg_present(j->rate_at)) {
             cfg_path_key(p, sizeof p, jpath, "rate");
-            diag_error(c->d, j->rate_at, p, "not used by arrival fixed; expected interval, got "
+            diag_error(c->d, j->rate_at, p,
+                       "not used by arrival fixed; expected interval, got "
                        "rate");
         }
     }
@@ -676,9 +702,10 @@ static void check_unique(load_ctx *c, const char *what, const char *seq_path, si
             if (name_of(c->spec, j) && !strcmp(name_of(c->spec, i), name_of(c->spec, j))) {
                 char p[PATH_LEN];
                 snprintf(p, sizeof p, "%s[%zu].name", seq_path, i);
-                diag_error(c->d, at_of(c->spec, i), p, "duplicate %s name (first at line %d); "
-                           "expected unique names, got '%s'", what, at_of(c->spec, j).line,
-                           name_of(c->spec, i));
+                diag_error(c->d, at_of(c->spec, i), p,
+                           "duplicate %s name (first at line %d); "
+                           "expected unique names, got '%s'",
+                           what, at_of(c->spec, j).line, name_of(c->spec, i));
                 break;
             }
         }
@@ -725,8 +752,8 @@ static bool group_offers(const scenario_node_group *g, const char *r)
     size_t sl = strlen(".shared");
     bool shared = n > sl && !strcmp(r + n - sl, ".shared");
     size_t base = shared ? n - sl : n;
-    bool renamed = sh->mode != SCN_SHARE_EXCLUSIVE && sh->rename_by_default &&
-                   rule_covers(sh, r, base);
+    bool renamed =
+        sh->mode != SCN_SHARE_EXCLUSIVE && sh->rename_by_default && rule_covers(sh, r, base);
     if (shared != renamed) {
         return false;
     }
@@ -752,8 +779,10 @@ static void check_requests(load_ctx *c)
         if (!offered) {
             char p[PATH_LEN];
             snprintf(p, sizeof p, "workload.jobs[%zu].request", i);
-            diag_error(c->d, rq->at, p, "no node group advertises this resource; expected a "
-                       "resource of the cluster's sharing settings, got '%s'", rq->resource);
+            diag_error(c->d, rq->at, p,
+                       "no node group advertises this resource; expected a "
+                       "resource of the cluster's sharing settings, got '%s'",
+                       rq->resource);
         }
     }
 }
@@ -768,12 +797,14 @@ static void check_policy(load_ctx *c)
     const policy_ops *ops = pol_find(pol->scheduler);
     if (!ops) {
         char names[TEXT_LEN];
-        diag_error(c->d, pol->scheduler_at, "policy.scheduler", "unknown scheduler; expected one "
-                   "of [%s], got '%s'", pol_names(names, sizeof names), pol->scheduler);
+        diag_error(c->d, pol->scheduler_at, "policy.scheduler",
+                   "unknown scheduler; expected one "
+                   "of [%s], got '%s'",
+                   pol_names(names, sizeof names), pol->scheduler);
         return;
     }
-    pol_param *items = pol->n_params ? xcalloc(pol->n_params, sizeof *items, "policy params")
-                                     : NULL;
+    pol_param *items =
+        pol->n_params ? xcalloc(pol->n_params, sizeof *items, "policy params") : NULL;
     for (size_t i = 0; i < pol->n_params; i++) {
         items[i] = (pol_param){pol->params[i].key, pol->params[i].value, pol->params[i].at};
     }
@@ -796,7 +827,8 @@ static void check_sharing(load_ctx *c)
         if (sh->is_mig && sh->mode == SCN_SHARE_MPS) {
             char p[PATH_LEN];
             snprintf(p, sizeof p, "cluster.nodes[%zu].sharing.mps", i);
-            diag_error(c->d, sh->at, p, "MPS on MIG devices is not modelled; expected timeslice "
+            diag_error(c->d, sh->at, p,
+                       "MPS on MIG devices is not modelled; expected timeslice "
                        "with mig, or mps on whole GPUs, got mig and mps");
         }
     }
@@ -897,8 +929,10 @@ static void validate_mig(const scenario_node_group *grp, size_t gi, const gpu_ca
     migparted_config cfg;
     int rc = migparted_load(m->file, a, &cfg, d);
     if (rc == SIM_ENOENT || rc == SIM_EIO) {
-        diag_error(d, m->file_at, path, "cannot read the file (%s); expected a readable "
-                   "mig-parted config, got '%s'", strerror(errno), m->file);
+        diag_error(d, m->file_at, path,
+                   "cannot read the file (%s); expected a readable "
+                   "mig-parted config, got '%s'",
+                   strerror(errno), m->file);
         return;
     }
     if (rc) {
@@ -965,8 +999,10 @@ int scenario_validate(const scenario_spec *s, const gpu_catalog *cat, arena *a, 
         if (!set_has(&offered, rq->resource)) {
             char list[TEXT_LEN], path[PATH_LEN];
             snprintf(path, sizeof path, "workload.jobs[%zu].request", i);
-            diag_error(d, rq->at, path, "no node group advertises this resource; expected one of "
-                       "[%s], got '%s'", set_list(&offered, list, sizeof list), rq->resource);
+            diag_error(d, rq->at, path,
+                       "no node group advertises this resource; expected one of "
+                       "[%s], got '%s'",
+                       set_list(&offered, list, sizeof list), rq->resource);
         }
     }
     free(offered.names);
@@ -1044,8 +1080,8 @@ static int load_doc(yamlx_doc *doc, const char *dir, const char *const *sets, si
 }
 
 int scenario_load_buffer(const char *name, const char *dir, const void *buf, size_t len,
-                         const char *const *sets, size_t n_sets, unsigned flags, arena *a,
-                         diag *d, scenario_spec **out)
+                         const char *const *sets, size_t n_sets, unsigned flags, arena *a, diag *d,
+                         scenario_spec **out)
 {
     *out = NULL;
     yamlx_doc *doc = NULL;

@@ -81,13 +81,13 @@ typedef struct scenario_replica_rule {
 /* Per-node sharing. "whole" = not MIG, exclusive. */
 typedef struct scenario_sharing {
     bool is_mig;
-    scenario_mig mig;                /* valid when is_mig */
-    int mode;                        /* SCN_SHARE_* for each GPU or MIG device */
-    const char *sharing_file;        /* resolved device-plugin config, or NULL when inline */
-    bool rename_by_default;          /* shared resources advertised as <name>.shared */
+    scenario_mig mig;         /* valid when is_mig */
+    int mode;                 /* SCN_SHARE_* for each GPU or MIG device */
+    const char *sharing_file; /* resolved device-plugin config, or NULL when inline */
+    bool rename_by_default;   /* shared resources advertised as <name>.shared */
     bool fail_requests_greater_than_one;
     size_t n_rules;
-    scenario_replica_rule *rules;    /* timeslice/mps: at least one */
+    scenario_replica_rule *rules; /* timeslice/mps: at least one */
     src_loc at, sharing_file_at;
 } scenario_sharing;
 
@@ -95,25 +95,25 @@ typedef struct scenario_sharing {
 typedef struct scenario_node_group {
     const char *name;
     uint32_t count;
-    const char *gpu;        /* catalog GPU type name (model/catalog.h), checked at load */
+    const char *gpu; /* catalog GPU type name (model/catalog.h), checked at load */
     uint32_t gpus_per_node;
     scenario_sharing sharing;
     src_loc at, gpu_at;
 } scenario_node_group;
 
 typedef struct scenario_cluster {
-    uint32_t driver;        /* NVIDIA driver branch (535 for R535); 0 = newest, no restriction */
+    uint32_t driver; /* NVIDIA driver branch (535 for R535); 0 = newest, no restriction */
     size_t n_groups;
     scenario_node_group *groups;
     src_loc at;
 } scenario_cluster;
 
 typedef struct scenario_duration {
-    int dist;           /* SCN_DUR_* */
-    int64_t value_ns;   /* fixed */
-    int64_t mean_ns;    /* exponential */
-    int64_t median_ns;  /* lognormal */
-    double sigma;       /* lognormal, log-space standard deviation */
+    int dist;          /* SCN_DUR_* */
+    int64_t value_ns;  /* fixed */
+    int64_t mean_ns;   /* exponential */
+    int64_t median_ns; /* lognormal */
+    double sigma;      /* lognormal, log-space standard deviation */
     src_loc at;
 } scenario_duration;
 
@@ -123,24 +123,24 @@ typedef struct scenario_duration {
  * it; `.shared` appended when replicated and renamed). */
 typedef struct scenario_request {
     const char *resource;
-    uint32_t count;           /* >= 1 */
+    uint32_t count; /* >= 1 */
     src_loc at;
 } scenario_request;
 
 /* A synthetic job class: arrivals, solo run time, and the resource its pods request. */
 typedef struct scenario_job_class {
     const char *name;
-    int arrival;              /* SCN_ARRIVAL_* */
-    double rate_per_s;        /* poisson */
-    int64_t interval_ns;      /* fixed */
-    int64_t start_ns;         /* no arrival before this time (default 0) */
-    uint64_t count;           /* number of jobs; 0 = arrivals until the horizon */
+    int arrival;                /* SCN_ARRIVAL_* */
+    double rate_per_s;          /* poisson */
+    int64_t interval_ns;        /* fixed */
+    int64_t start_ns;           /* no arrival before this time (default 0) */
+    uint64_t count;             /* number of jobs; 0 = arrivals until the horizon */
     scenario_duration duration; /* run time alone on the requested resource */
-    scenario_request request; /* what each job's pod asks the device plugin for */
-    const char *profile;      /* workload profile name (workloads/), or NULL */
-    uint64_t memory_bytes;    /* device memory each unit needs (`memory: 16GiB`); 0 = not stated,
-                               * never OOM */
-    int priority;             /* larger runs first under priority policies (default 0) */
+    scenario_request request;   /* what each job's pod asks the device plugin for */
+    const char *profile;        /* workload profile name (workloads/), or NULL */
+    uint64_t memory_bytes;      /* device memory each unit needs (`memory: 16GiB`); 0 = not stated,
+                                 * never OOM */
+    int priority;               /* larger runs first under priority policies (default 0) */
     src_loc at, rate_at, interval_at, profile_at;
 } scenario_job_class;
 
@@ -164,22 +164,22 @@ typedef struct scenario_policy {
 } scenario_policy;
 
 typedef struct scenario_outputs {
-    const char *dir;             /* default "results/<name>", relative to the working directory */
-    unsigned files;              /* SCN_OUT_* bits; default (files absent) SCN_OUT_ALL */
-    int64_t sample_interval_ns;  /* timeseries sampling period (default 60 s) */
+    const char *dir;            /* default "results/<name>", relative to the working directory */
+    unsigned files;             /* SCN_OUT_* bits; default (files absent) SCN_OUT_ALL */
+    int64_t sample_interval_ns; /* timeseries sampling period (default 60 s) */
     src_loc at, dir_at, files_at;
 } scenario_outputs;
 
 /* A file the scenario refers to, after resolution. */
 typedef struct scenario_ref {
-    const char *path;  /* resolved (scenario directory + reference) */
-    const char *what;  /* "mig-parted config", "device-plugin config" */
-    src_loc at;        /* where the reference is written */
+    const char *path; /* resolved (scenario directory + reference) */
+    const char *what; /* "mig-parted config", "device-plugin config" */
+    src_loc at;       /* where the reference is written */
 } scenario_ref;
 
 typedef struct scenario_spec {
-    const char *file;        /* display name of the scenario file */
-    const char *dir;         /* directory that relative references resolve against ("." if none) */
+    const char *file; /* display name of the scenario file */
+    const char *dir;  /* directory that relative references resolve against ("." if none) */
     const char *name;
     const char *description; /* or NULL */
     uint64_t seed;           /* master seed (required: no time-based default) */
@@ -210,8 +210,8 @@ int scenario_load_file(const char *path, const char *const *sets, size_t n_sets,
 /* Same for `len` bytes at `buf` under display name `name`; references resolve against `dir`
  * (NULL: the directory part of `name`). */
 int scenario_load_buffer(const char *name, const char *dir, const void *buf, size_t len,
-                         const char *const *sets, size_t n_sets, unsigned flags, arena *a,
-                         diag *d, scenario_spec **out);
+                         const char *const *sets, size_t n_sets, unsigned flags, arena *a, diag *d,
+                         scenario_spec **out);
 
 /* Check a loaded spec against the GPU catalog and its mig-parted configs: every GPU type
  * exists; every MIG config exists and applies to each GPU of its node group (experiments/

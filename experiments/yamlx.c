@@ -12,11 +12,11 @@
 
 struct yamlx_doc {
     yaml_document_t ydoc;
-    const char *name;     /* arena-owned */
-    arena *names;         /* borrowed: labels of override nodes go here */
-    int first_added_id;   /* ids >= this were made by yamlx_set */
+    const char *name;   /* arena-owned */
+    arena *names;       /* borrowed: labels of override nodes go here */
+    int first_added_id; /* ids >= this were made by yamlx_set */
     int n_labels, cap_labels;
-    const char **labels;  /* labels[id - first_added_id], arena-owned strings */
+    const char **labels; /* labels[id - first_added_id], arena-owned strings */
 };
 
 /* libyaml reports allocation failure as a plain 0; treat it as xmalloc does. */
@@ -324,8 +324,10 @@ int yamlx_set(yamlx_doc *doc, const char *assignment, diag *d)
 
     yaml_node_t *root = yamlx_root(doc);
     if (!root || root->type != YAML_MAPPING_NODE) {
-        diag_error(d, at, NULL, "cannot apply override; expected a document that is a mapping, "
-                   "got %s", yamlx_kind(root));
+        diag_error(d, at, NULL,
+                   "cannot apply override; expected a document that is a mapping, "
+                   "got %s",
+                   yamlx_kind(root));
         goto out;
     }
     int cur = yamlx_node_id(doc, root);
@@ -336,16 +338,21 @@ int yamlx_set(yamlx_doc *doc, const char *assignment, diag *d)
         if (*rest == '[') {
             char *end = NULL;
             errno = 0;
-            unsigned long idx = (rest[1] >= '0' && rest[1] <= '9') ? strtoul(rest + 1, &end, 10) : 0;
+            unsigned long idx =
+                (rest[1] >= '0' && rest[1] <= '9') ? strtoul(rest + 1, &end, 10) : 0;
             if (!end || *end != ']' || errno == ERANGE) {
-                diag_error(d, at, path, "malformed index; expected [N] with N a whole number, "
-                           "got '%s'", rest);
+                diag_error(d, at, path,
+                           "malformed index; expected [N] with N a whole number, "
+                           "got '%s'",
+                           rest);
                 goto out;
             }
             size_t seg = (size_t)(end + 1 - rest);
             if (node->type != YAML_SEQUENCE_NODE) {
-                diag_error(d, at, path, "not a sequence at '%.*s'; expected a sequence to index, "
-                           "got %s", (int)(done + seg), path, yamlx_kind(node));
+                diag_error(d, at, path,
+                           "not a sequence at '%.*s'; expected a sequence to index, "
+                           "got %s",
+                           (int)(done + seg), path, yamlx_kind(node));
                 goto out;
             }
             size_t n = (size_t)(node->data.sequence.items.top - node->data.sequence.items.start);
@@ -379,8 +386,10 @@ int yamlx_set(yamlx_doc *doc, const char *assignment, diag *d)
             goto out;
         }
         if (node->type != YAML_MAPPING_NODE) {
-            diag_error(d, at, path, "not a mapping at '%.*s'; expected a mapping to hold '%s', "
-                       "got %s", done ? (int)done - 1 : 0, path, rest, yamlx_kind(node));
+            diag_error(d, at, path,
+                       "not a mapping at '%.*s'; expected a mapping to hold '%s', "
+                       "got %s",
+                       done ? (int)done - 1 : 0, path, rest, yamlx_kind(node));
             goto out;
         }
         size_t klen = 0;
@@ -403,8 +412,7 @@ int yamlx_set(yamlx_doc *doc, const char *assignment, diag *d)
         } else {
             /* Absent key: add it (a mapping on the way, or the value at the end). */
             int kid = add_scalar(doc, rest, klen, label);
-            int vid = last ? add_scalar(doc, value, strlen(value), label)
-                           : add_mapping(doc, label);
+            int vid = last ? add_scalar(doc, value, strlen(value), label) : add_mapping(doc, label);
             if (!kid || !vid) {
                 goto bad_value;
             }

@@ -50,7 +50,8 @@ int cmd_check(int argc, char **argv)
     }
     if (!file) {
         free(sets);
-        return cli_usage_error("check", "missing scenario file; usage: check FILE [--set PATH=VALUE]...");
+        return cli_usage_error("check",
+                               "missing scenario file; usage: check FILE [--set PATH=VALUE]...");
     }
     arena *a = arena_create();
     diag *d = diag_create();
@@ -65,8 +66,8 @@ int cmd_check(int argc, char **argv)
         status = CLI_EXIT_INPUT;
     } else {
         printf("%s: ok (%llu nodes, %llu GPUs, %zu job classes)\n", file,
-               (unsigned long long)scenario_node_count(s), (unsigned long long)scenario_gpu_count(s),
-               s->workload.n_jobs);
+               (unsigned long long)scenario_node_count(s),
+               (unsigned long long)scenario_gpu_count(s), s->workload.n_jobs);
     }
     diag_destroy(d);
     arena_destroy(a);

@@ -24,7 +24,7 @@ typedef struct cli_cmd {
 
 static const cli_cmd commands[] = {
     {"run", cmd_run, "run a scenario: run FILE -o DIR [--seed N] [--set path=value]..."},
-    {"check", cmd_check, "validate a scenario without running it: check FILE"},
+    {"check", cmd_check, "validate a scenario without running it: check FILE [--set P=V]..."},
     {"profiles", cmd_profiles, "print a GPU's MIG profile table: profiles GPU"},
     {"layouts", cmd_layouts, "list valid MIG layouts or check a mig-parted file: layouts GPU"},
     {"bench", cmd_bench, "benchmarks: bench engine|heap --pending N --events M"},

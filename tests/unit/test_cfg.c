@@ -59,8 +59,7 @@ static const cfg_field item_fields[] = {
 
 static const cfg_field spec_fields[] = {
     CFG_SELF(t_spec, at),
-    {"name", CFG_STRING, .required = true, .off = offsetof(t_spec, name),
-     CFG_LOC(t_spec, name_at)},
+    {"name", CFG_STRING, .required = true, .off = offsetof(t_spec, name), CFG_LOC(t_spec, name_at)},
     {"seed", CFG_U64, .required = true, .off = offsetof(t_spec, seed)},
     {"level", CFG_INT, CFG_MIN(-3), CFG_MAX(3), .dflt = "0", .off = offsetof(t_spec, level)},
     {"offset", CFG_I64, .off = offsetof(t_spec, offset)},
@@ -123,21 +122,20 @@ static void expect_one(const char *text, const char *msg)
     unload(&fx);
 }
 
-static const char *good =
-    "name: demo\n"
-    "seed: 18446744073709551615\n"
-    "level: -2\n"
-    "memory: 80GiB\n"
-    "horizon: 1.5h\n"
-    "period: 250ms\n"
-    "rate: 2/h\n"
-    "mode: gamma\n"
-    "flavour: sour\n"
-    "inner: {ratio: 0.25}\n"
-    "items:\n"
-    "  - name: a\n"
-    "  - {name: b, count: 3}\n"
-    "tags: [x, y, z]\n";
+static const char *good = "name: demo\n"
+                          "seed: 18446744073709551615\n"
+                          "level: -2\n"
+                          "memory: 80GiB\n"
+                          "horizon: 1.5h\n"
+                          "period: 250ms\n"
+                          "rate: 2/h\n"
+                          "mode: gamma\n"
+                          "flavour: sour\n"
+                          "inner: {ratio: 0.25}\n"
+                          "items:\n"
+                          "  - name: a\n"
+                          "  - {name: b, count: 3}\n"
+                          "tags: [x, y, z]\n";
 
 Test(cfg, walks_every_type_with_units_converted)
 {
@@ -302,8 +300,7 @@ Test(cfg, yaml_syntax_error_has_position)
     fixture fx = {0};
     cr_assert_eq(load(&fx, "name: a\nseed: [1, 2\n", NULL), SIM_EINPUT);
     cr_assert_eq(diag_error_count(fx.d), 1);
-    cr_assert_str_eq(diag_message(fx.d, 0),
-                     "t.yaml:3:1: error: did not find expected ',' or ']'");
+    cr_assert_str_eq(diag_message(fx.d, 0), "t.yaml:3:1: error: did not find expected ',' or ']'");
     unload(&fx);
 }
 
@@ -334,8 +331,8 @@ Test(yamlx, overrides_replace_add_and_name_themselves)
     cr_assert_eq(fx.spec->offset, -7);
     unload(&fx);
 
-    const char *bad[] = {"items[1].count=500", "inner.bogus=1", "items[7].name=x", "name.x=1",
-                         "noequals", NULL};
+    const char *bad[] = {"items[1].count=500", "inner.bogus=1", "items[7].name=x",
+                         "name.x=1",           "noequals",      NULL};
     load(&fx, good, bad);
     cr_assert_eq(diag_error_count(fx.d), 5);
     cr_assert_str_eq(diag_message(fx.d, 0), "--set items[7].name=x: error: items[7].name: no "
@@ -346,8 +343,9 @@ Test(yamlx, overrides_replace_add_and_name_themselves)
                                             "PATH=VALUE, got 'noequals'");
     cr_assert_str_eq(diag_message(fx.d, 3), "--set inner.bogus=1: error: inner.bogus: unknown key; "
                                             "expected one of [on, ratio], got 'bogus'");
-    cr_assert_str_eq(diag_message(fx.d, 4), "--set items[1].count=500: error: items[1].count: out "
-                                            "of range; expected an integer from 1 to 64, got '500'");
+    cr_assert_str_eq(diag_message(fx.d, 4),
+                     "--set items[1].count=500: error: items[1].count: out "
+                     "of range; expected an integer from 1 to 64, got '500'");
     unload(&fx);
 }
 
