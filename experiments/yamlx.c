@@ -301,6 +301,38 @@ static int match_key(yamlx_doc *doc, int map_id, const char *rest, size_t *key_l
     return best;
 }
 
+/* Whether `path` is well formed: key segments separated by '.', each key or index followed by
+ * [N] indices, e.g. `a.b[2][0].c`. Checked before the tree is touched, so a malformed path
+ * changes nothing. */
+static bool path_syntax_ok(const char *path)
+{
+    const char *p = path;
+    for (;;) {
+        size_t key = strcspn(p, ".[]");
+        if (key == 0) {
+            return false; /* empty key: leading '.', "..", trailing '.', or '[' first */
+        }
+        p += key;
+        while (*p == '[') {
+            const char *q = p + 1;
+            while (*q >= '0' && *q <= '9') {
+                q++;
+            }
+            if (q == p + 1 || *q != ']') {
+                return false;
+            }
+            p = q + 1;
+        }
+        if (*p == '\0') {
+            return true;
+        }
+        if (*p != '.') {
+            return false;
+        }
+        p++;
+    }
+}
+
 int yamlx_set(yamlx_doc *doc, const char *assignment, diag *d)
 {
     size_t alen = strlen(assignment);
@@ -321,6 +353,13 @@ int yamlx_set(yamlx_doc *doc, const char *assignment, diag *d)
     path[plen] = '\0';
     const char *value = eq + 1;
     int rc = SIM_EINPUT;
+    if (!path_syntax_ok(path)) {
+        diag_error(d, at, NULL,
+                   "malformed path; expected keys and [N] indices like "
+                   "workload.jobs[0].rate, got '%s'",
+                   path);
+        goto out;
+    }
 
     yaml_node_t *root = yamlx_root(doc);
     if (!root || root->type != YAML_MAPPING_NODE) {
@@ -352,7 +391,7 @@ int yamlx_set(yamlx_doc *doc, const char *assignment, diag *d)
                 diag_error(d, at, path,
                            "not a sequence at '%.*s'; expected a sequence to index, "
                            "got %s",
-                           (int)(done + seg), path, yamlx_kind(node));
+                           (int)done, path, yamlx_kind(node));
                 goto out;
             }
             size_t n = (size_t)(node->data.sequence.items.top - node->data.sequence.items.start);
