@@ -42,7 +42,8 @@ LIB_SRC   := $(filter-out tools/main.c,$(LIB_SRC))
 LIB_OBJ   := $(LIB_SRC:%.c=$(O)/%.o)
 TEST_SRC  := $(sort $(wildcard tests/unit/*.c))
 TEST_OBJ  := $(TEST_SRC:%.c=$(O)/%.o)
-EMBED_DATA := $(sort $(wildcard model/*.yaml workloads/*.yaml experiments/*.yaml \
+EMBED_DATA := $(sort $(wildcard model/*.yaml workloads/*.yaml workloads/library/*.yaml \
+                                experiments/*.yaml \
                                 experiments/mig/*.yaml experiments/sharing/*.yaml))
 
 .PHONY: all run test check bench validate fuzz calib deps echo clean format golden-update

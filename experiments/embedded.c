@@ -14,6 +14,12 @@
 EMBED(emb_gpus, "model/gpus.yaml")
 EMBED(emb_physics, "model/physics.yaml")
 EMBED(emb_priors, "workloads/priors.yaml")
+EMBED(emb_wl_bert_base_train, "workloads/library/bert-base-train.yaml")
+EMBED(emb_wl_cern_finetune, "workloads/library/cern-finetune.yaml")
+EMBED(emb_wl_resnet50_train, "workloads/library/resnet50-train.yaml")
+EMBED(emb_wl_simpletrack, "workloads/library/simpletrack.yaml")
+EMBED(emb_wl_vit_b16_infer, "workloads/library/vit-b16-infer.yaml")
+EMBED(emb_wl_yolos_small_infer, "workloads/library/yolos-small-infer.yaml")
 
 typedef struct embedded_file {
     const char *path;
@@ -26,6 +32,12 @@ static const embedded_file files[] = {
     ENTRY(emb_gpus, "model/gpus.yaml"),
     ENTRY(emb_physics, "model/physics.yaml"),
     ENTRY(emb_priors, "workloads/priors.yaml"),
+    ENTRY(emb_wl_bert_base_train, "workloads/library/bert-base-train.yaml"),
+    ENTRY(emb_wl_cern_finetune, "workloads/library/cern-finetune.yaml"),
+    ENTRY(emb_wl_resnet50_train, "workloads/library/resnet50-train.yaml"),
+    ENTRY(emb_wl_simpletrack, "workloads/library/simpletrack.yaml"),
+    ENTRY(emb_wl_vit_b16_infer, "workloads/library/vit-b16-infer.yaml"),
+    ENTRY(emb_wl_yolos_small_infer, "workloads/library/yolos-small-infer.yaml"),
 };
 
 bool embedded_get(const char *path, const unsigned char **data, size_t *len)

@@ -282,17 +282,32 @@ Test(run, bad_flags_are_rejected_precisely)
     cr_assert_eq(cli("policies", e, sizeof e), 0);
 }
 
-Test(run, a_request_no_node_can_hold_is_an_input_error)
+/* Run the default scenario with one override that makes it bad: the status must be SIM_EINPUT,
+ * nothing may be written; the first error line goes to line. */
+static void run_bad(const char *set, char *line, size_t len)
 {
     char *a = tmpdir();
-    const char *sets[] = {"workload.jobs[0].request.nvidia.com/gpu=5"};
+    char *out = path_in(a, "out");
+    const char *sets[] = {set};
     FILE *err = tmpfile();
-    run_opts o = {.scenario = DEFAULT_SCENARIO, .out_dir = a, .sets = sets, .n_sets = 1,
+    run_opts o = {.scenario = DEFAULT_SCENARIO, .out_dir = out, .sets = sets, .n_sets = 1,
                   .errors = err};
     cr_assert_eq(run_scenario(&o), SIM_EINPUT);
+    struct stat sb;
+    cr_assert_neq(stat(out, &sb), 0, "nothing may be written on bad input");
     rewind(err);
-    char line[512] = "";
-    cr_assert_not_null(fgets(line, sizeof line, err));
+    line[0] = '\0';
+    cr_assert_not_null(fgets(line, (int)len, err));
+    fclose(err);
+    free(out);
+    rmdir(a);
+    free(a);
+}
+
+Test(run, a_request_no_node_can_hold_is_an_input_error)
+{
+    char line[512];
+    run_bad("workload.jobs[0].request.nvidia.com/gpu=5", line, sizeof line);
     /* the position is that of jobs[0]'s request mapping in the scenario file */
     size_t n = 0;
     char *text = slurp(DEFAULT_SCENARIO, &n);
@@ -315,9 +330,6 @@ Test(run, a_request_no_node_can_hold_is_an_input_error)
              lineno, (int)(at - bol) + (int)strlen("request: ") + 1);
     free(text);
     cr_assert_str_eq(line, want);
-    fclose(err);
-    rmdir(a);
-    free(a);
 }
 
 /* The cluster of the default scenario, built as a run builds it. */
@@ -401,20 +413,21 @@ Test(synth, adding_a_class_leaves_the_other_classes_draws_unchanged)
 
 Test(run, a_missing_profile_file_is_an_input_error)
 {
-    const char *sets[] = {"workload.jobs[6].profile=no-such-profile.yaml"};
-    FILE *err = tmpfile();
-    char *a = tmpdir();
-    run_opts o = {.scenario = DEFAULT_SCENARIO, .out_dir = a, .sets = sets, .n_sets = 1,
-                  .errors = err};
-    cr_assert_eq(run_scenario(&o), SIM_EINPUT);
-    rewind(err);
-    char line[512] = "";
-    cr_assert_not_null(fgets(line, sizeof line, err));
+    char line[512];
+    run_bad("workload.jobs[6].profile=no-such-profile.yaml", line, sizeof line);
     cr_assert_str_eq(line, "--set workload.jobs[6].profile=no-such-profile.yaml: error: "
                            "workload.jobs[6].profile: cannot read the profile; expected a "
                            "readable profile.yaml, got 'experiments/no-such-profile.yaml' (No "
                            "such file or directory)\n");
-    fclose(err);
-    rmdir(a);
-    free(a);
+}
+
+Test(run, an_unknown_library_profile_lists_the_library)
+{
+    char line[512];
+    run_bad("workload.jobs[6].profile=vit", line, sizeof line);
+    cr_assert_str_eq(line, "--set workload.jobs[6].profile=vit: error: workload.jobs[6].profile: "
+                           "unknown workload profile; expected a library profile "
+                           "[bert-base-train, cern-finetune, resnet50-train, simpletrack, "
+                           "vit-b16-infer, yolos-small-infer] or a path to a profile .yaml, got "
+                           "'vit'\n");
 }
