@@ -120,6 +120,12 @@ int yamlx_load_file(const char *path, arena *names, diag *d, yamlx_doc **out)
         if (len < cap) {
             break;
         }
+        if (cap >= YAMLX_MAX_FILE_BYTES) { /* /dev/zero, or a data dump named by mistake */
+            fclose(f);
+            free(buf);
+            errno = EFBIG;
+            return SIM_EIO;
+        }
         cap *= 2;
         buf = xrealloc(buf, cap, "yaml file");
     }

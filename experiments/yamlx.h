@@ -27,9 +27,13 @@
 
 typedef struct yamlx_doc yamlx_doc;
 
+/* Largest YAML file yamlx_load_file reads (64 MiB); a larger one fails with errno EFBIG. */
+#define YAMLX_MAX_FILE_BYTES ((size_t)64 << 20)
+
 /* Read and parse the YAML file at `path` (display name = path as given).
  * Returns 0 and sets *out (caller owns); SIM_EINPUT after reporting syntax errors to d (*out is
- * NULL); SIM_ENOENT or SIM_EIO when the file cannot be read, with errno still holding the cause
+ * NULL); SIM_ENOENT or SIM_EIO when the file cannot be read or is larger than
+ * YAMLX_MAX_FILE_BYTES, with errno still holding the cause
  * (nothing is reported to d: the caller prints the environment error and exits 1). */
 int yamlx_load_file(const char *path, arena *names, diag *d, yamlx_doc **out);
 

@@ -392,4 +392,7 @@ Test(scenario, check_command_ok_and_missing_file)
              "slicesim check: error: cannot read '%s/absent.yaml': No such file or directory\n",
              tmpdir);
     cr_assert_str_eq(err, want);
+    /* an endless file stops at the size cap instead of exhausting memory */
+    cr_assert_eq(run_slicesim("check /dev/zero", out, sizeof out, err, sizeof err), 1);
+    cr_assert_str_eq(err, "slicesim check: error: cannot read '/dev/zero': File too large\n");
 }
