@@ -18,7 +18,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     gpu_catalog c;
     if (catalog_load_buffer("fuzz.yaml", data, size, a, &c, d) == 0) {
         for (size_t i = 0; i < c.n_gpus; i++) {
-            mig_enum_opts o = {.all_profiles = true, .maximal_only = true};
+            mig_enum_opts o = {.maximal_only = true};
             mig_enumerate(&c.gpus[i], &o, NULL, NULL);
         }
     }

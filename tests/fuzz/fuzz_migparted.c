@@ -1,6 +1,7 @@
 /* tests/fuzz/fuzz_migparted.c - libFuzzer target: arbitrary bytes loaded as a mig-parted config,
  * then every named config applied to GPUs 0 and 1 of each type of the built-in catalog (newest
- * driver and R470). A crash, a sanitizer report or a leak is a bug. */
+ * driver and R470). A crash, a sanitizer report or a leak is a bug. The catalog is loaded once,
+ * in LLVMFuzzerInitialize, and kept for the whole run (state of this harness only). */
 #include <stddef.h>
 #include <stdint.h>
 
@@ -9,16 +10,29 @@
 #include "sim/arena.h"
 #include "sim/diag.h"
 
+int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static arena *cat_arena;
+static gpu_catalog cat;
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    (void)argc;
+    (void)argv;
+    cat_arena = arena_create();
+    diag *d = diag_create();
+    int rc = catalog_load_default(cat_arena, &cat, d);
+    diag_destroy(d);
+    return rc;
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     arena *a = arena_create();
     diag *d = diag_create();
-    gpu_catalog cat;
     migparted_config cfg;
-    if (catalog_load_default(a, &cat, d) == 0 &&
-        migparted_load_buffer("fuzz.yaml", data, size, a, &cfg, d) == 0) {
+    if (migparted_load_buffer("fuzz.yaml", data, size, a, &cfg, d) == 0) {
         for (size_t k = 0; k < cfg.n_configs; k++) {
             for (size_t g = 0; g < cat.n_gpus; g++) {
                 for (int idx = 0; idx < 2; idx++) {
