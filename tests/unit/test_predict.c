@@ -361,3 +361,44 @@ Test(predict, cli_fit_workload_reports_and_writes_a_readable_profile)
     cr_assert_float_eq(p->ref_batch, 8, 0);
     fx_fini(&fx);
 }
+
+/* Configurations the profile cannot answer, and memory shared by time-sliced co-runners. */
+Test(predict, batch_mps_and_shared_memory)
+{
+    fixture fx;
+    fx_init(&fx);
+    obs_profile p;
+    memset(&p, 0, sizeof p);
+    p.p = truth();
+    p.p.ts_class = phys_ts_class_index(&fx.phys, "long");
+    p.ref_batch = 8;
+    const char *qtext =
+        "gpu: " GPU "\n"
+        "queries:\n"
+        "  - {config: {partition: full}, batch: 16}\n"
+        "  - {config: {partition: 3g.20gb, sharing: timeslice, peers: 3}, batch: 8}\n"
+        "  - {config: {partition: 3g.20gb, sharing: timeslice, peers: 4}, batch: 8}\n"
+        "  - {config: {partition: full, sharing: mps, peers: 2, mps_percent: 50}, batch: 8}\n"
+        "  - {config: {partition: full, sharing: exclusive, peers: 2}, batch: 8}\n"
+        "  - {config: {partition: full, mig_busy: 3}, batch: 8}\n";
+    obs_queries *qs = NULL;
+    cr_assert_eq(obs_load_queries("q.yaml", qtext, strlen(qtext), &fx.cat, fx.a, fx.d, &qs), 0);
+    obs_prediction r[6];
+    for (size_t i = 0; i < qs->n; i++) {
+        obs_predict(&p, NULL, 0, qs, i, &fx.phys, &r[i]);
+    }
+    cr_assert_eq(r[0].outcome, SPEED_INVALID);
+    cr_assert_str_eq(r[0].reason, "profile was fitted at batch 8 only; predicting batch 16 needs "
+                                  "observations at two batch sizes");
+    /* 3 x 6 GiB fit the 19.5 GiB of 3g.20gb, 4 x 6 GiB do not */
+    cr_assert_eq(r[1].outcome, SPEED_OK, "%s", r[1].reason);
+    cr_assert_eq(r[2].outcome, SPEED_OOM);
+    cr_assert_gt(strlen(r[2].reason), 0);
+    cr_assert_eq(r[3].outcome, SPEED_OK, "%s", r[3].reason);
+    cr_assert_gt(r[3].time_s, 0);
+    cr_assert_eq(r[4].outcome, SPEED_INVALID);
+    cr_assert_str_eq(r[4].reason, "exclusive partition cannot hold several jobs");
+    cr_assert_eq(r[5].outcome, SPEED_INVALID);
+    cr_assert_str_eq(r[5].reason, "mig_busy needs a MIG partition; got partition full");
+    fx_fini(&fx);
+}
