@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "model/share.h"
+#include "tests/unit/phys_fixture.h"
 
 /* Machine-repairman birth-death chain: state n = jobs at the GPU; up rate (k-n)/H, down rate
  * eta(n)/G. Independent check of the MVA. Returns the throughput of one job. */
@@ -110,4 +111,109 @@ Test(share, rr_rejects_bad_config)
                       .n_iters = 100};
     double x;
     cr_assert_eq(share_rr_simulate(&c, &x, NULL), -2);
+}
+
+/* With deterministic phases (CV 0) the processes fall into lock-step, which the product-form
+ * (mean-value) solution does not describe. k = 2, H = G = 1 s, η = 1, both starting together:
+ * MVA gives 0.4 iterations/s per job (p0 = 1/5). A quantum shorter than G keeps the two in step
+ * (both at the GPU, then both at the host): 1/3 per job, 16.7 % below MVA. A quantum of G or more
+ * serves them one after the other and they interleave perfectly: 0.5 per job, 25 % above. The
+ * test pins these figures so the README's statement stays true. */
+Test(share, deterministic_phases_lock_step)
+{
+    double eta[SHARE_MAX_JOBS + 1];
+    eta_table(eta, 1.0);
+    share_rr_cfg c = {.k = 2, .host_s = 1, .gpu_s = 1, .eta = eta, .quantum_s = 0.1,
+                      .phase_cv = 0, .n_iters = 2000, .seed = 7};
+    double x_sim;
+    cr_assert_float_eq(share_ts_mva(2, 1, 1, eta, NULL), 0.4, 1e-12);
+    cr_assert_eq(share_rr_simulate(&c, &x_sim, NULL), 0);
+    cr_assert_float_eq(x_sim, 1.0 / 3.0, 0.01);
+    c.quantum_s = 1.0;
+    cr_assert_eq(share_rr_simulate(&c, &x_sim, NULL), 0);
+    cr_assert_float_eq(x_sim, 0.5, 0.01);
+}
+
+/* MPS: clients that fit side by side (P small) do not slow each other; memory-bound clients
+ * share the bandwidth and do. */
+Test(share, mps_compute_clients_fit_side_by_side)
+{
+    gpu_type g = fixture_gpu();
+    phys_params m = fixture_params();
+    wl_profile p = {.name = "small", .max_sms_fixed = 20};
+    p.compute_sm_s_fixed[WL_CLASS_FP32] = 20.0; /* 1 s on its 20 SMs */
+    partition_cfg c;
+    partition_cfg_init(&c, &g);
+    c.sharing = SHARE_MPS;
+    c.peers = 5; /* 5 x 20 SMs = the whole GPU */
+    speed_result r;
+    speed_unit_time(&p, 1, &c, &m, &r);
+    cr_assert_eq(r.outcome, SPEED_OK);
+    cr_assert_float_eq(r.unit_time_s, 1.0, 1e-9);
+    c.peers = 10; /* 200 SMs wanted of 100: each gets half */
+    speed_unit_time(&p, 1, &c, &m, &r);
+    cr_assert_float_eq(r.unit_time_s, 2.0, 1e-6);
+}
+
+Test(share, mps_memory_bound_clients_split_bandwidth)
+{
+    gpu_type g = fixture_gpu();
+    phys_params m = fixture_params();
+    wl_profile p = {.name = "stream", .max_sms_fixed = 10, .mem_traffic_bytes_fixed = 1e12};
+    partition_cfg c;
+    partition_cfg_init(&c, &g);
+    speed_result solo, four;
+    speed_unit_time(&p, 1, &c, &m, &solo);
+    cr_assert_float_eq(solo.unit_time_s, 1.0, 1e-9); /* 1 TB at 1 TB/s */
+    c.sharing = SHARE_MPS;
+    c.peers = 4;
+    speed_unit_time(&p, 1, &c, &m, &four);
+    cr_assert_float_eq(four.unit_time_s, 4.0, 1e-6);
+    m.mps_bw_contention = 0.1; /* a further 10 % per co-runner */
+    speed_unit_time(&p, 1, &c, &m, &four);
+    cr_assert_float_eq(four.unit_time_s, 4.0 * 1.3, 1e-6);
+}
+
+Test(share, mps_thread_percentage_caps_sms)
+{
+    gpu_type g = fixture_gpu();
+    phys_params m = fixture_params();
+    wl_profile p = {.name = "wide"};
+    p.compute_sm_s_fixed[WL_CLASS_FP32] = 100.0;
+    partition_cfg c;
+    partition_cfg_init(&c, &g);
+    c.sharing = SHARE_MPS;
+    c.peers = 2;
+    c.mps_percent = 25; /* 25 SMs each: both fit */
+    speed_result r;
+    speed_unit_time(&p, 1, &c, &m, &r);
+    cr_assert_float_eq(r.unit_time_s, 4.0, 1e-9);
+    cr_assert_float_eq(r.sms_used, 25, 1e-9);
+}
+
+/* Co-location of different workloads under time-slicing: a host-heavy job beside a GPU-only one
+ * gains from the overlap; the exact product form gives each its share. */
+Test(share, timeslice_colocation_of_different_workloads)
+{
+    gpu_type g = fixture_gpu();
+    phys_params m = fixture_params();
+    wl_profile gpu_only = {.name = "g"};
+    gpu_only.compute_sm_s_fixed[WL_CLASS_FP32] = 100.0; /* G = 1 s */
+    wl_profile host_heavy = {.name = "h", .host_s_fixed = 3.0};
+    host_heavy.compute_sm_s_fixed[WL_CLASS_FP32] = 100.0; /* H = 3 s, G = 1 s */
+    partition_cfg c;
+    partition_cfg_init(&c, &g);
+    c.sharing = SHARE_TIMESLICE;
+    c.n_with = 1;
+    c.with[0] = &host_heavy;
+    c.with_batch[0] = 1;
+    speed_result r;
+    speed_unit_time(&gpu_only, 1, &c, &m, &r);
+    cr_assert_eq(r.outcome, SPEED_OK);
+    /* states (n_g, n_h) at the GPU: weights from the product form with eta(2) = 0.8 */
+    double w10 = 1.0 * 3.0, w11 = 2.0 * 1.0 / 0.8;
+    double x_g = (w10 * 1.0 + w11 * 0.8 * 0.5) / (w10 + w11);
+    cr_assert_float_eq(r.unit_time_s, 1.0 / x_g, 1e-9);
+    cr_assert_gt(r.unit_time_s, 1.0);
+    cr_assert_lt(r.unit_time_s, 1.0 / (0.8 * 0.5));
 }
