@@ -14,14 +14,16 @@
 
 #include "experiments/catalog_load.h"
 #include "experiments/migparted.h"
+#include "experiments/timeslicing.h"
 #include "model/catalog.h"
+#include "model/cluster.h"
 #include "model/mig.h"
 #include "sim/arena.h"
 #include "sim/diag.h"
 #include "sim/err.h"
 
 typedef struct opts {
-    const char *gpu, *catalog, *mig_config, *name;
+    const char *gpu, *catalog, *mig_config, *name, *sharing;
     int driver;
     bool json, all_profiles, all_layouts;
     int gpu_index;
@@ -33,7 +35,7 @@ static void usage(FILE *out)
             "usage: slicesim layouts GPU [--driver R510] [--format text|json] [--all-profiles]\n"
             "                            [--non-maximal] [--catalog FILE]\n"
             "       slicesim layouts GPU --mig-config FILE [--name CONFIG] [--gpu-index N]\n"
-            "                            [--driver R510] [--format text|json]\n"
+            "                            [--sharing FILE] [--driver R510] [--format text|json]\n"
             "  Lists every valid maximal MIG layout of GPU (no instance can be added), enumerated\n"
             "  from the placement rules in the catalog. Default profiles: the classic set (no +me,\n"
             "  no 1g profile spanning two memory slices), as in NVIDIA's A100 placement figure.\n"
@@ -42,7 +44,9 @@ static void usage(FILE *out)
             "  --non-maximal   list every non-empty valid layout, not only maximal ones\n"
             "  --mig-config    check a mig-parted file: print the placement each named config\n"
             "                  gives GPU number --gpu-index (default 0), or a precise error\n"
-            "  --name          only this named config (then a config not for GPU is an error)\n");
+            "  --name          only this named config (then a config not for GPU is an error)\n"
+            "  --sharing       a k8s device-plugin config (time-slicing or MPS replicas): print\n"
+            "                  what each config's GPU advertises under it\n");
 }
 
 static int parse_args(int argc, char **argv, opts *o)
@@ -51,7 +55,7 @@ static int parse_args(int argc, char **argv, opts *o)
         const char *a = argv[i];
         const char *val = i + 1 < argc ? argv[i + 1] : NULL;
         bool takes = !strcmp(a, "--driver") || !strcmp(a, "--format") || !strcmp(a, "--catalog") ||
-                     !strcmp(a, "--mig-config") || !strcmp(a, "--name") ||
+                     !strcmp(a, "--mig-config") || !strcmp(a, "--name") || !strcmp(a, "--sharing") ||
                      !strcmp(a, "--gpu-index");
         if (takes && !val) {
             return cli_usage_error("layouts", "%s needs a value", a);
@@ -77,6 +81,8 @@ static int parse_args(int argc, char **argv, opts *o)
             o->mig_config = val;
         } else if (!strcmp(a, "--name")) {
             o->name = val;
+        } else if (!strcmp(a, "--sharing")) {
+            o->sharing = val;
         } else if (!strcmp(a, "--gpu-index")) {
             uint64_t v;
             if (!cli_parse_u64(val, 0, 1023, &v)) {
@@ -103,8 +109,8 @@ static int parse_args(int argc, char **argv, opts *o)
         return cli_usage_error("layouts", "which GPU? expected a catalog name like A100-40GB "
                                           "(slicesim profiles lists them)");
     }
-    if (o->name && !o->mig_config) {
-        return cli_usage_error("layouts", "--name needs --mig-config FILE");
+    if ((o->name || o->sharing) && !o->mig_config) {
+        return cli_usage_error("layouts", "%s needs --mig-config FILE", o->name ? "--name" : "--sharing");
     }
     return 0;
 }
@@ -231,10 +237,70 @@ static int enumerate(const gpu_type *g, const opts *o)
     return CLI_EXIT_OK;
 }
 
+/* ---- what the device plugin advertises ---- */
+
+typedef struct advert {
+    int n;
+    char name[MIG_MAX_INSTANCES + 1][96];
+    int units[MIG_MAX_INSTANCES + 1];
+} advert;
+
+static void advert_add(advert *ad, const timeslicing_config *ts, const char *resource)
+{
+    const timeslicing_replicated *rs = timeslicing_active(ts);
+    char name[96];
+    snprintf(name, sizeof name, "%s", resource);
+    for (size_t i = 0; rs && i < rs->n_resources; i++) {
+        if (!strcmp(rs->resources[i].name, resource)) {
+            timeslicing_advertised(rs, &rs->resources[i], name, sizeof name);
+        }
+    }
+    int units = timeslicing_replicas(ts, resource);
+    for (int k = 0; k < ad->n; k++) {
+        if (!strcmp(ad->name[k], name)) {
+            ad->units[k] += units;
+            return;
+        }
+    }
+    snprintf(ad->name[ad->n], sizeof ad->name[0], "%s", name);
+    ad->units[ad->n++] = units;
+}
+
+/* "4 x nvidia.com/gpu.shared" etc. for one GPU laid out as r, under the sharing config ts
+ * (naming as model/cluster.h: nvidia.com/mig-<profile> with '+' -> '.', mixed strategy). */
+static const char *advertises(const gpu_type *g, const migparted_result *r,
+                              const timeslicing_config *ts, char *buf, size_t n)
+{
+    advert ad = {0};
+    char res[96];
+    if (!r->selected || !r->mig_enabled) {
+        advert_add(&ad, ts, "nvidia.com/gpu");
+    } else if (ts->mig_strategy == TIMESLICING_MIG_UNSET || ts->mig_strategy == TIMESLICING_MIG_NONE) {
+        snprintf(buf, n, "no MIG devices (flags.migStrategy is none)");
+        return buf;
+    } else {
+        for (int i = 0; i < r->layout.n; i++) {
+            const mig_profile *p = &g->profiles[r->layout.inst[i].profile];
+            bool single = ts->mig_strategy == TIMESLICING_MIG_SINGLE;
+            if (!cluster_resource_name_for(single ? NULL : p, false, res, sizeof res)) {
+                continue;
+            }
+            advert_add(&ad, ts, res);
+        }
+    }
+    size_t used = 0;
+    snprintf(buf, n, "%s", ad.n ? "" : "nothing");
+    for (int k = 0; k < ad.n && used + 1 < n; k++) {
+        int w = snprintf(buf + used, n - used, "%s%d x %s", k ? " + " : "", ad.units[k], ad.name[k]);
+        used += w > 0 ? (size_t)w : 0;
+    }
+    return buf;
+}
+
 /* ---- mig-parted file ---- */
 
 static int check_config(const gpu_catalog *cat, const gpu_type *g, const migparted_config *cfg,
-                        const opts *o)
+                        const timeslicing_config *ts, const opts *o)
 {
     arena *a = arena_create();
     diag *d = diag_create();
@@ -296,9 +362,17 @@ static int check_config(const gpu_catalog *cat, const gpu_type *g, const migpart
             }
             applied++;
         }
+        char adv[512] = "";
+        bool show_adv = ts && (!strcmp(status, "applied") || !strcmp(status, "mig-disabled"));
+        if (show_adv) {
+            advertises(g, &r, ts, adv, sizeof adv);
+        }
         if (o->json) {
             cJSON *c = cJSON_CreateObject();
             cJSON_AddStringToObject(c, "name", nc->name);
+            if (show_adv) {
+                cJSON_AddStringToObject(c, "advertises", adv);
+            }
             cJSON_AddStringToObject(c, "status", status);
             if (r.entry >= 0) {
                 cJSON_AddNumberToObject(c, "entry", r.entry);
@@ -315,6 +389,9 @@ static int check_config(const gpu_catalog *cat, const gpu_type *g, const migpart
             cJSON_AddItemToArray(arr, c);
         } else {
             printf("  %-20s %s\n", nc->name, detail);
+            if (show_adv) {
+                printf("  %-20s advertises %s\n", "", adv);
+            }
         }
     }
     int status = CLI_EXIT_OK;
@@ -377,7 +454,17 @@ int cmd_layouts(int argc, char **argv)
             diag_print(d, stderr);
             status = CLI_EXIT_INPUT;
         } else {
-            status = check_config(&cat, g, &cfg, &o);
+            timeslicing_config ts;
+            rc = o.sharing ? timeslicing_load(o.sharing, a, &ts, d) : 0;
+            if (rc == SIM_ENOENT || rc == SIM_EIO) {
+                fprintf(stderr, "slicesim layouts: %s: %s\n", o.sharing, sim_strerror(rc));
+                status = CLI_EXIT_ENV;
+            } else if (rc) {
+                diag_print(d, stderr);
+                status = CLI_EXIT_INPUT;
+            } else {
+                status = check_config(&cat, g, &cfg, o.sharing ? &ts : NULL, &o);
+            }
         }
     }
     diag_destroy(d);

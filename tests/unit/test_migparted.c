@@ -337,3 +337,26 @@ Test(migparted, layouts_command_errors)
     cr_assert_eq(st, 1);
     free(out);
 }
+
+Test(migparted, layouts_command_sharing)
+{
+    int st;
+    char *out = run("./slicesim layouts A100-40GB --mig-config experiments/mig/config-default.yaml "
+                    "--name all-1g.5gb --sharing experiments/sharing/time-slicing-mig-mixed.yaml",
+                    &st);
+    cr_assert_eq(st, 0);
+    cr_assert(strstr(out, "advertises 14 x nvidia.com/mig-1g.5gb.shared\n"), "%s", out);
+    free(out);
+    FILE *f = fopen("build/test-bad-sharing.yaml", "w");
+    cr_assert_not_null(f);
+    fputs("version: v1\nsharing:\n  timeSlicing:\n    resources:\n"
+          "      - name: nvidia.com/gpus\n        replicas: 2\n", f);
+    fclose(f);
+    out = run("./slicesim layouts A100-40GB --mig-config experiments/mig/config-default.yaml "
+              "--sharing build/test-bad-sharing.yaml 2>&1", &st);
+    cr_assert_eq(st, 2);
+    cr_assert(strstr(out, "build/test-bad-sharing.yaml:5:9: error: sharing.timeSlicing.resources[0]"
+                          ".name: not a device-plugin resource"), "%s", out);
+    free(out);
+    remove("build/test-bad-sharing.yaml");
+}
