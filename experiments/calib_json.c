@@ -481,14 +481,35 @@ static void read_allreduce(rd *r, const cJSON *sec, cal_data *out)
     out->ar_gpus = out->ar.n > 0 ? (int)gpus : 0;
 }
 
-static void load_calib(rd *r, const cJSON *root, void *vout)
+/* What load_calib fills, and which MIG device's sections it reads (-1: the top level). */
+typedef struct calib_target {
+    cal_data *out;
+    int mig_device;
+} calib_target;
+
+static void load_calib(rd *r, const cJSON *top, void *vt)
 {
-    cal_data *out = vout;
-    const cJSON *gb = get(root, "gpu_before");
+    const calib_target *tg = vt;
+    cal_data *out = tg->out;
+    const cJSON *gb = get(top, "gpu_before");
     opt_str(gb, "name", out->device, sizeof out->device);
     opt_str(gb, "uuid", out->uuid, sizeof out->uuid);
     opt_str(gb, "driver_version", out->driver, sizeof out->driver);
-    opt_str(root, "date_utc", out->date_utc, sizeof out->date_utc);
+    opt_str(top, "date_utc", out->date_utc, sizeof out->date_utc);
+    const cJSON *root = top;
+    if (tg->mig_device >= 0) {
+        const cJSON *migs = arr(r, top, "", "mig_devices", false);
+        root = cJSON_GetArrayItem(migs, tg->mig_device);
+        if (!cJSON_IsObject(root)) {
+            char exp[64];
+            snprintf(exp, sizeof exp, "a MIG device at index %d", tg->mig_device);
+            if (migs) {
+                bad(r, "mig_devices", exp, migs);
+            }
+            return;
+        }
+        opt_str(root, "uuid", out->uuid, sizeof out->uuid);
+    }
     const cJSON *fl = get(root, "flops"), *mb = get(root, "membw");
     const cJSON *dev = get(fl, "device") ? get(fl, "device") : get(mb, "device");
     double sms = 0;
@@ -517,6 +538,12 @@ static void load_calib(rd *r, const cJSON *root, void *vout)
     }
     if (r->errors == 0 && out->sms_total == 0 && (out->n_rates || out->n_bw || out->has_mps)) {
         bad(r, "flops.device.sms", "the GPU's SM count", NULL);
+    }
+    if (tg->mig_device >= 0) {
+        char prof[32] = "";
+        opt_str(root, "profile", prof, sizeof prof);
+        size_t l = strlen(out->device);
+        snprintf(out->device + l, sizeof out->device - l, " MIG %s", prof);
     }
 }
 
@@ -690,16 +717,29 @@ static int load_file(const char *path, const char *schema, load_fn *fn, void *ou
     return rc;
 }
 
-int calib_json_load_buffer(const char *name, const char *buf, size_t len, cal_data *out, diag *d)
+int calib_json_load_buffer_mig(const char *name, const char *buf, size_t len, int mig_device,
+                               cal_data *out, diag *d)
 {
     memset(out, 0, sizeof *out);
-    return load_buffer(name, buf, len, CALIB_JSON_SCHEMA, load_calib, out, d);
+    calib_target t = {out, mig_device};
+    return load_buffer(name, buf, len, CALIB_JSON_SCHEMA, load_calib, &t, d);
+}
+
+int calib_json_load_buffer(const char *name, const char *buf, size_t len, cal_data *out, diag *d)
+{
+    return calib_json_load_buffer_mig(name, buf, len, -1, out, d);
+}
+
+int calib_json_load_file_mig(const char *path, int mig_device, cal_data *out, diag *d)
+{
+    memset(out, 0, sizeof *out);
+    calib_target t = {out, mig_device};
+    return load_file(path, CALIB_JSON_SCHEMA, load_calib, &t, d);
 }
 
 int calib_json_load_file(const char *path, cal_data *out, diag *d)
 {
-    memset(out, 0, sizeof *out);
-    return load_file(path, CALIB_JSON_SCHEMA, load_calib, out, d);
+    return calib_json_load_file_mig(path, -1, out, d);
 }
 
 int calmodel_load_buffer(const char *name, const char *buf, size_t len, cal_fit *out, diag *d)

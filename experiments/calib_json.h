@@ -30,6 +30,12 @@
 int calib_json_load_file(const char *path, cal_data *out, diag *d);
 /* Same from len bytes at buf (need not be NUL-terminated), named `name` in messages. */
 int calib_json_load_buffer(const char *name, const char *buf, size_t len, cal_data *out, diag *d);
+/* Read the sections of MIG device `mig_device` (index into mig_devices[]) instead of the top
+ * level: a node measured with MIG on. out->device gets " MIG <profile>" appended and out->uuid
+ * the MIG device's UUID. An index past the list is bad input. */
+int calib_json_load_file_mig(const char *path, int mig_device, cal_data *out, diag *d);
+int calib_json_load_buffer_mig(const char *name, const char *buf, size_t len, int mig_device,
+                               cal_data *out, diag *d);
 
 /* Load a model file written by `slicesim fit` into *out (parameters only: residual arrays are
  * left zero). Returns 0, SIM_EINPUT (reported to d), SIM_ENOENT or SIM_EIO. */

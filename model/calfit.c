@@ -89,7 +89,7 @@ int calfit_rate(const cal_series *s, cal_rate_fit *out)
     memset(out, 0, sizeof *out);
     snprintf(out->name, sizeof out->name, "%s", s->name);
     int n = s->n;
-    if (n < 2) {
+    if (n < 1) {
         return SIM_EINPUT;
     }
     double cols[2 * CAL_MAX_PTS], y[CAL_MAX_PTS], w[CAL_MAX_PTS], c[2], se[2], cv = 0;

@@ -160,7 +160,8 @@ typedef struct cal_fit {
     cal_ar_fit ar;
 } cal_fit;
 
-/* Fit one rate series (>= 2 points). Returns 0, or SIM_EINPUT when there are too few points. */
+/* Fit one rate series (>= 1 point: a MIG instance is measured whole, at one SM count; its
+ * standard error is then 0). Returns 0, or SIM_EINPUT for an empty series. */
 int calfit_rate(const cal_series *s, cal_rate_fit *out);
 /* Rate in TFLOP/s on `sms` SMs. */
 double calfit_rate_eval(const cal_rate_fit *f, double sms);

@@ -29,13 +29,16 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: slicesim fit CALIB.json -o MODEL.json [--compare] [--gpu NAME] [--catalog FILE]\n"
+            "                    [--mig-device N]\n"
             "  Fits per-SM rates per format, the bandwidth-versus-SMs curve, time-slice\n"
             "  efficiency eta(k), MPS interference and all-reduce alpha/beta to a calibration\n"
             "  file from calib/run-all.sh, prints them with standard errors and a hold-out check,\n"
             "  and writes MODEL.json for scenarios (calibration: key).\n"
             "  --compare       print measured whole-GPU figures against the catalog's datasheet\n"
             "  --gpu NAME      catalog GPU to compare with (default: guessed from the device name)\n"
-            "  --catalog FILE  catalog file instead of the built-in model/gpus.yaml\n");
+            "  --catalog FILE  catalog file instead of the built-in model/gpus.yaml\n"
+            "  --mig-device N  fit the sections of MIG device N (mig_devices[N]) of a node\n"
+            "                  measured with MIG on, instead of the whole-GPU sections\n");
 }
 
 /* ------------------------------------------------------------------ printing */
@@ -306,6 +309,7 @@ int cmd_fit(int argc, char **argv)
 {
     const char *in = NULL, *out = NULL, *gpu = NULL, *catalog = NULL;
     bool do_compare = false;
+    int mig = -1;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
             usage(stdout);
@@ -318,6 +322,13 @@ int cmd_fit(int argc, char **argv)
             gpu = argv[++i];
         } else if (!strcmp(argv[i], "--catalog") && i + 1 < argc) {
             catalog = argv[++i];
+        } else if (!strcmp(argv[i], "--mig-device") && i + 1 < argc) {
+            uint64_t v = 0;
+            if (!cli_parse_u64(argv[++i], 0, 63, &v)) {
+                usage(stderr);
+                return cli_usage_error("fit", "--mig-device: expected 0..63, got '%s'", argv[i]);
+            }
+            mig = (int)v;
         } else if (argv[i][0] == '-' || in) {
             usage(stderr);
             return cli_usage_error("fit", "unexpected argument '%s'", argv[i]);
@@ -333,7 +344,7 @@ int cmd_fit(int argc, char **argv)
     cal_data *d = xcalloc(1, sizeof *d, "calibration data");
     cal_fit *f = xcalloc(1, sizeof *f, "calibration fit");
     diag *dg = diag_create();
-    int rc = calib_json_load_file(in, d, dg);
+    int rc = calib_json_load_file_mig(in, mig, d, dg);
     int exit_rc = CLI_EXIT_OK;
     if (rc == SIM_EINPUT) {
         diag_print(dg, stderr);

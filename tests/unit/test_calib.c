@@ -387,3 +387,78 @@ Test(calib, h100_probe_fits_the_same_forms)
     cr_assert_lt(b.rms_rel, 0.06);
     cr_assert(b.bmax_gb_s.value > 1000 && b.bmax_gb_s.value < 5000);
 }
+
+/* ------------------------------------------------------------------ MIG devices */
+
+#include <cjson/cJSON.h>
+
+/* A calibration document as a node with MIG on writes it: the top-level sections null, one
+ * MIG device holding the H100 file's flops runs at 64 SMs (measured whole) and its time-slice
+ * section. */
+static char *mig_document(void)
+{
+    FILE *f = fopen(H100_FILE, "rb");
+    cr_assert_not_null(f);
+    static char text[1 << 20];
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = 0;
+    cJSON *src = cJSON_Parse(text);
+    cr_assert_not_null(src);
+    cJSON *flops = cJSON_DetachItemFromObject(src, "flops");
+    cJSON *ts = cJSON_DetachItemFromObject(src, "timeslice");
+    cJSON *runs = cJSON_GetObjectItem(flops, "runs"), *keep = cJSON_CreateArray();
+    for (int i = cJSON_GetArraySize(runs) - 1; i >= 0; i--) {
+        if (cJSON_GetObjectItem(cJSON_GetArrayItem(runs, i), "sms")->valuedouble == 64) {
+            cJSON_AddItemToArray(keep, cJSON_DetachItemFromArray(runs, i));
+        }
+    }
+    cJSON_ReplaceItemInObject(flops, "runs", keep);
+    cJSON_SetNumberValue(cJSON_GetObjectItem(cJSON_GetObjectItem(flops, "device"), "sms"), 64);
+    cJSON *dev = cJSON_CreateObject();
+    cJSON_AddStringToObject(dev, "profile", "4g.40gb");
+    cJSON_AddStringToObject(dev, "uuid", "MIG-0000");
+    cJSON_AddItemToObject(dev, "flops", flops);
+    cJSON_AddItemToObject(dev, "timeslice", ts);
+    cJSON_AddNullToObject(src, "flops");
+    cJSON_AddNullToObject(src, "timeslice");
+    cJSON_ReplaceItemInObject(src, "mps", cJSON_CreateNull());
+    cJSON *migs = cJSON_CreateArray();
+    cJSON_AddItemToArray(migs, dev);
+    cJSON_ReplaceItemInObject(src, "mig_devices", migs);
+    char *out = cJSON_PrintUnformatted(src);
+    cJSON_Delete(src);
+    return out;
+}
+
+Test(calib, mig_device_sections_are_fitted)
+{
+    char *doc = mig_document();
+    cal_data *d = xcalloc(1, sizeof *d, "data");
+    cal_fit *f = xcalloc(1, sizeof *f, "fit");
+    diag *dg = diag_create();
+    cr_assert_eq(calib_json_load_buffer_mig("m.json", doc, strlen(doc), 0, d, dg), 0);
+    cr_assert_str_eq(d->device, "NVIDIA H100 80GB HBM3 MIG 4g.40gb");
+    cr_assert_str_eq(d->uuid, "MIG-0000");
+    cr_assert_eq(d->sms_total, 64);
+    cr_assert_eq(d->n_rates, 5);
+    cr_assert_eq(d->rates[0].n, 1, "an instance is measured whole");
+    calfit_all(d, f);
+    const cal_rate_fit *fp32 = rate(f, "fp32");
+    for (int i = 0; i < d->n_rates; i++) {
+        if (!strcmp(d->rates[i].name, "fp32")) {
+            cr_assert_float_eq(calfit_rate_eval(fp32, 64), d->rates[i].pts[0].median, 1e-9);
+        }
+    }
+    cr_assert_eq(f->n_ts, 6);
+    cr_assert_eq(calib_json_load_buffer_mig("m.json", doc, strlen(doc), 1, d, dg), SIM_EINPUT);
+    cr_assert_str_eq(diag_message(dg, 0), "m.json: error: mig_devices: expected a MIG device at "
+                                          "index 1, got 'an array'");
+    diag_clear(dg);
+    cr_assert_eq(calib_json_load_buffer("m.json", doc, strlen(doc), d, dg), 0);
+    cr_assert_eq(d->n_rates, 0, "the top level has no flops");
+    diag_destroy(dg);
+    free(f);
+    free(d);
+    cJSON_free(doc);
+}
