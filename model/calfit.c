@@ -23,6 +23,7 @@
 #include <gsl/gsl_multifit_nlinear.h>
 #include <gsl/gsl_vector.h>
 
+#include "model/share.h"
 #include "sim/err.h"
 
 /* ------------------------------------------------------------------ weighted linear fits */
@@ -570,6 +571,48 @@ int calfit_holdout(const cal_data *d, double *mape_pct, double *max_pct, int *n_
                 double pred = t->k[j] * t1 / (es / ne);
                 add_err(pred, mean_of(t->makespan_s[j], t->n_rep[j]), &sum, &mx, &n);
             }
+        }
+    }
+    *n_pred = n;
+    *mape_pct = n > 0 ? sum / n : 0.0;
+    *max_pct = mx;
+    return n > 0 ? 0 : SIM_EINPUT;
+}
+
+/* ------------------------------------------------------------------ host-gap check */
+
+int calfit_ts_gap_check(const cal_data *d, double *mape_pct, double *max_pct, int *n_pred)
+{
+    double sum = 0, mx = 0;
+    int n = 0;
+    for (int i = 0; i < d->n_ts; i++) {
+        const cal_ts_length *g = &d->ts[i];
+        const cal_ts_length *b = NULL;
+        for (int j = 0; j < d->n_ts; j++) {
+            if (d->ts[j].gap_ms == 0 && d->ts[j].kernel_ms == g->kernel_ms) {
+                b = &d->ts[j];
+            }
+        }
+        cal_ts_fit fb;
+        if (g->gap_ms == 0 || !b || g->kernels < 1 || g->n_k < 2 || g->k[0] != 1 ||
+            calfit_timeslice(b, &fb) != 0) {
+            continue;
+        }
+        /* Per-kernel GPU time from the solo back-to-back run; host time = the rest of a solo
+         * iteration with gaps (sleep and synchronisation included). */
+        double gpu_s = mean_of(b->makespan_s[0], b->n_rep[0]) / (double)b->kernels;
+        double host_s = fmax(0.0, mean_of(g->makespan_s[0], g->n_rep[0]) / (double)g->kernels -
+                                      gpu_s);
+        double eta[SHARE_MAX_JOBS + 1];
+        for (int q = 0; q <= SHARE_MAX_JOBS; q++) {
+            eta[q] = q <= 1 ? 1.0 : fb.eta_mean.value;
+        }
+        for (int j = 1; j < g->n_k; j++) {
+            if (g->k[j] > SHARE_MAX_JOBS) {
+                continue;
+            }
+            double x = share_ts_mva(g->k[j], host_s, gpu_s, eta, NULL);
+            add_err((double)g->kernels / x, mean_of(g->makespan_s[j], g->n_rep[j]), &sum, &mx, &n);
         }
     }
     *n_pred = n;

@@ -196,4 +196,11 @@ int calfit_all(const cal_data *d, cal_fit *out);
  * could be predicted. */
 int calfit_holdout(const cal_data *d, double *mape_pct, double *max_pct, int *n_pred);
 
+/* Check of the time-slicing model on the runs with host gaps: for each (length, gap) whose
+ * back-to-back runs exist, predict the makespans T(k), k >= 2, with the exact MVA of
+ * model/share.h (share_ts_mva: delay station = host time per kernel, GPU station = solo kernel
+ * time with eta_mean of the back-to-back runs) and compare with the measured ones. Nothing is
+ * fitted here. Outputs as calfit_holdout; SIM_EINPUT when there are no such runs. */
+int calfit_ts_gap_check(const cal_data *d, double *mape_pct, double *max_pct, int *n_pred);
+
 #endif

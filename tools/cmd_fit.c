@@ -118,7 +118,7 @@ static void add_series(cJSON *o, const char *xkey, const cal_series *s, const do
 }
 
 static cJSON *model_json(const char *src, const cal_data *d, const cal_fit *f, double mape,
-                         double maxe, int n_pred)
+                         double maxe, int n_pred, double gm, double gx, int gn)
 {
     cJSON *root = cJSON_CreateObject();
     cJSON_AddStringToObject(root, "schema", CALMODEL_SCHEMA);
@@ -203,6 +203,10 @@ static cJSON *model_json(const char *src, const cal_data *d, const cal_fit *f, d
     cJSON_AddNumberToObject(h, "mape_pct", mape);
     cJSON_AddNumberToObject(h, "max_pct", maxe);
     cJSON_AddNumberToObject(h, "n_predicted", n_pred);
+    cJSON *g = cJSON_AddObjectToObject(root, "timeslice_gap_check");
+    cJSON_AddNumberToObject(g, "mape_pct", gm);
+    cJSON_AddNumberToObject(g, "max_pct", gx);
+    cJSON_AddNumberToObject(g, "n_predicted", gn);
     return root;
 }
 
@@ -362,7 +366,13 @@ int cmd_fit(int argc, char **argv)
         } else {
             printf("holdout: too few points to hold any out\n");
         }
-        cJSON *j = model_json(in, d, f, mape, maxe, n_pred);
+        double gm = 0, gx = 0;
+        int gn = 0;
+        if (calfit_ts_gap_check(d, &gm, &gx, &gn) == 0) {
+            printf("timeslice host-gap check (MVA, nothing fitted): mape=%.2f%% max=%.2f%% n=%d\n",
+                   gm, gx, gn);
+        }
+        cJSON *j = model_json(in, d, f, mape, maxe, n_pred, gm, gx, gn);
         char *text = cJSON_Print(j);
         exit_rc = write_text(out, text);
         cJSON_free(text);

@@ -126,6 +126,18 @@ Test(calib, recorded_h100_fits_are_sane_and_hold_out)
     free(d);
 }
 
+Test(calib, recorded_gap_runs_are_checked_against_mva)
+{
+    cal_data *d = load(H100_FILE);
+    double mape = 0, mx = 0;
+    int n = 0;
+    cr_assert_eq(calfit_ts_gap_check(d, &mape, &mx, &n), 0);
+    cr_assert_eq(n, 9, "3 lengths x k = 2, 4, 8");
+    cr_assert(mape > 0 && mape < 100, "%g", mape);
+    cr_assert_geq(mx, mape);
+    free(d);
+}
+
 Test(calib, recorded_h200_allreduce_alpha_beta)
 {
     cal_data *d = load(H200_FILE);
