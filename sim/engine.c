@@ -43,7 +43,8 @@ sim_event_id sim_schedule_at(sim_ctx *ctx, sim_time at, int prio, sim_handler *f
     sim_event ev = {.at = at, .fn = fn, .user = user, .data = data, .prio = (int32_t)prio};
     sim_event_id id = evq_push(ctx->q, &ev);
     ctx->c.n_scheduled++;
-    size_t n = evq_size(ctx->q);
+    /* every event enters through here and leaves by firing or sim_cancel */
+    uint64_t n = ctx->c.n_scheduled - ctx->c.n_executed - ctx->c.n_cancelled;
     if (n > ctx->c.max_pending) {
         ctx->c.max_pending = n;
     }
@@ -106,14 +107,12 @@ sim_run_status sim_run(sim_ctx *ctx, sim_time until)
             ctx->stop = false;
             return SIM_RUN_STOPPED;
         }
-        const sim_event *top = evq_peek(q);
-        if (!top || top->at > until) {
+        if (!evq_pop_until(q, until, &ev)) {
             if (until != SIM_TIME_MAX) {
                 ctx->now = until;
             }
-            return top ? SIM_RUN_HORIZON : SIM_RUN_EMPTY;
+            return evq_size(q) ? SIM_RUN_HORIZON : SIM_RUN_EMPTY;
         }
-        evq_pop(q, &ev);
         fire(ctx, &ev);
     }
 }

@@ -69,6 +69,9 @@ sim_event_id evq_push(evq *q, const sim_event *ev);
 const sim_event *evq_peek(const evq *q);
 /* Remove the earliest event into *out; false (and *out untouched) when empty. */
 bool evq_pop(evq *q, sim_event *out);
+/* Remove the earliest event into *out if its time is <= until; false (and *out untouched)
+ * when the queue is empty or the earliest event is later. */
+bool evq_pop_until(evq *q, sim_time until, sim_event *out);
 /* Remove a pending event; true if it was pending, false for a stale or unknown id. */
 bool evq_cancel(evq *q, sim_event_id id);
 /* Move a pending event to time `at` (keeping its id, prio and payload; it gets a new seq);
