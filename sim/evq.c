@@ -150,22 +150,29 @@ static void sift_up(evq *q, size_t i, node nd)
     place(q, i, nd);
 }
 
-static void sift_down(evq *q, size_t i, node nd)
+/* Index of the earliest of the children c..c+ARITY-1 (those < n). */
+static inline size_t min_child(const evq *q, size_t c, size_t n)
 {
     const sim_time *at = q->at;
+    size_t m = c;
+    size_t end = c + ARITY < n ? c + ARITY : n;
+    for (size_t k = c + 1; k < end; k++) {
+        if (at[k] < at[m] || (at[k] == at[m] && q->tie[q->hs[k]] < q->tie[q->hs[m]])) {
+            m = k;
+        }
+    }
+    return m;
+}
+
+static void sift_down(evq *q, size_t i, node nd)
+{
     size_t n = q->n;
     for (;;) {
         size_t c = i * ARITY + 1;
         if (c >= n) {
             break;
         }
-        size_t m = c;
-        size_t end = c + ARITY < n ? c + ARITY : n;
-        for (size_t k = c + 1; k < end; k++) {
-            if (at[k] < at[m] || (at[k] == at[m] && q->tie[q->hs[k]] < q->tie[q->hs[m]])) {
-                m = k;
-            }
-        }
+        size_t m = min_child(q, c, n);
         node mn = get(q, m);
         if (!before(q, mn, nd)) {
             break;
@@ -270,20 +277,13 @@ static void remove_root(evq *q)
         return;
     }
     node nd = get(q, n);
-    const sim_time *at = q->at;
     size_t i = 0;
     for (;;) {
         size_t c = i * ARITY + 1;
         if (c >= n) {
             break;
         }
-        size_t m = c;
-        size_t end = c + ARITY < n ? c + ARITY : n;
-        for (size_t k = c + 1; k < end; k++) {
-            if (at[k] < at[m] || (at[k] == at[m] && q->tie[q->hs[k]] < q->tie[q->hs[m]])) {
-                m = k;
-            }
-        }
+        size_t m = min_child(q, c, n);
         place(q, i, get(q, m));
         i = m;
     }
