@@ -17,6 +17,9 @@ struct cluster {
     uint32_t *cap;         /* n_nodes * n_res: units advertised */
     uint32_t *used;        /* n_nodes * n_res: units in use */
     uint32_t units_total, units_used;
+    uint32_t *gpu_busy_devs; /* per GPU: devices with a unit held */
+    uint32_t *res_used;      /* per resource: units held */
+    uint32_t gpus_busy, sms_busy;
 };
 
 bool cluster_resource_name_for(const mig_profile *profile, bool shared, char *buf, size_t len)
@@ -174,6 +177,8 @@ int cluster_create(const cluster_cfg *cfg, cluster **out, char *why, size_t why_
         }
     }
     c->node_first[c->n_nodes] = c->n_devs;
+    c->gpu_busy_devs = xcalloc(c->n_gpus ? c->n_gpus : 1, sizeof(uint32_t), "busy devices");
+    c->res_used = xcalloc(c->n_res ? c->n_res : 1, sizeof(uint32_t), "resources used");
     c->cap = xcalloc((size_t)c->n_nodes * (c->n_res ? c->n_res : 1), sizeof(uint32_t), "cap");
     c->used = xcalloc((size_t)c->n_nodes * (c->n_res ? c->n_res : 1), sizeof(uint32_t), "used");
     for (dev_id d = 0; d < c->n_devs; d++) {
@@ -197,6 +202,8 @@ void cluster_destroy(cluster *c)
     }
     free(c->node_names);
     free(c->node_first);
+    free(c->gpu_busy_devs);
+    free(c->res_used);
     free(c->res_names);
     free(c->gpus);
     free(c->devs);
@@ -290,6 +297,22 @@ uint32_t cluster_units_used(const cluster *c)
     return c->units_used;
 }
 
+uint32_t cluster_gpus_busy(const cluster *c)
+{
+    return c->gpus_busy;
+}
+
+uint32_t cluster_sms_busy(const cluster *c)
+{
+    return c->sms_busy;
+}
+
+uint32_t cluster_res_used(const cluster *c, res_id r)
+{
+    SIM_ASSERT(r < c->n_res);
+    return c->res_used[r];
+}
+
 bool cluster_mem_fits(const cluster *c, dev_id id, uint64_t mem_bytes)
 {
     const cluster_device *d = cluster_device_get(c, id);
@@ -314,7 +337,11 @@ void cluster_take(cluster *c, dev_id id, uint64_t mem_bytes)
     SIM_ASSERT(id < c->n_devs);
     cluster_device *d = &c->devs[id];
     SIM_ASSERT(d->used < d->slots);
-    d->used++;
+    if (d->used++ == 0) {
+        c->sms_busy += (uint32_t)d->sms;
+        c->gpus_busy += c->gpu_busy_devs[d->gpu]++ == 0;
+    }
+    c->res_used[d->resource]++;
     d->mem_used_bytes += mem_bytes;
     c->used[(size_t)d->node * c->n_res + d->resource]++;
     c->units_used++;
@@ -325,7 +352,11 @@ void cluster_give(cluster *c, dev_id id, uint64_t mem_bytes)
     SIM_ASSERT(id < c->n_devs);
     cluster_device *d = &c->devs[id];
     SIM_ASSERT(d->used > 0 && d->mem_used_bytes >= mem_bytes);
-    d->used--;
+    if (--d->used == 0) {
+        c->sms_busy -= (uint32_t)d->sms;
+        c->gpus_busy -= --c->gpu_busy_devs[d->gpu] == 0;
+    }
+    c->res_used[d->resource]--;
     d->mem_used_bytes -= mem_bytes;
     c->used[(size_t)d->node * c->n_res + d->resource]--;
     c->units_used--;

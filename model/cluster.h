@@ -133,6 +133,12 @@ uint32_t cluster_free(const cluster *c, node_id n, res_id r);
 uint32_t cluster_units_total(const cluster *c);
 uint32_t cluster_units_used(const cluster *c);
 
+/* Kept up to date by take/give, O(1): GPUs with at least one unit held, SMs of the devices with
+ * at least one unit held, and units of resource r held cluster-wide. */
+uint32_t cluster_gpus_busy(const cluster *c);
+uint32_t cluster_sms_busy(const cluster *c);
+uint32_t cluster_res_used(const cluster *c, res_id r);
+
 /* Would a unit needing mem_bytes (0 = unstated) fit in device d's memory right now? */
 bool cluster_mem_fits(const cluster *c, dev_id d, uint64_t mem_bytes);
 /* Take one unit of device d holding mem_bytes of memory. The device must have a free slot. */

@@ -29,6 +29,7 @@ typedef struct wjob {
     job_id id;
     fluid_act_id act;
     size_t run_pos; /* index in world.run while running */
+    double rate;    /* current rate cap */
 } wjob;
 
 struct world {
@@ -43,6 +44,8 @@ struct world {
     wjob *wj;                /* one per job */
     job_id *run;             /* running jobs (unordered set; positions in wjob.run_pos) */
     size_t n_run;
+    job_id **gpu_run;        /* per GPU: running jobs holding a unit on it (unordered) */
+    uint32_t *gpu_n, *gpu_cap;
     world_rate_fn *rate;
     void *rate_ctx;
     sim_time until;
@@ -75,23 +78,14 @@ static void record(world *w)
     world_sample *s = &w->samples[w->n_samples];
     uint32_t *ru = &w->res_used[w->n_samples * n_res];
     memset(s, 0, sizeof *s);
-    memset(ru, 0, n_res * sizeof *ru);
     s->t = now;
     s->queued = w->tot.n_queued;
     s->running = w->tot.n_running;
     s->units_used = cluster_units_used(w->c);
-    for (gpu_id g = 0; g < cluster_n_gpus(w->c); g++) {
-        const cluster_gpu *cg = cluster_gpu_get(w->c, g);
-        bool busy = false;
-        for (dev_id d = cg->first_dev; d < cg->first_dev + cg->n_devs; d++) {
-            const cluster_device *cd = cluster_device_get(w->c, d);
-            if (cd->used > 0) {
-                busy = true;
-                s->sms_busy += (uint32_t)cd->sms;
-                ru[cd->resource] += cd->used;
-            }
-        }
-        s->gpus_busy += busy;
+    s->gpus_busy = cluster_gpus_busy(w->c);
+    s->sms_busy = cluster_sms_busy(w->c);
+    for (res_id r = 0; r < n_res; r++) {
+        ru[r] = cluster_res_used(w->c, r);
     }
     w->n_samples++;
     w->tot.end = now;
@@ -111,13 +105,68 @@ static double job_rate(world *w, job_id id)
     return r;
 }
 
+/* Distinct GPUs of job j into g (at most j->n_units); returns how many. */
+static uint32_t job_gpus(const world *w, const job *j, gpu_id *g)
+{
+    uint32_t n = 0;
+    for (uint32_t u = 0; u < j->n_units; u++) {
+        gpu_id x = cluster_device_get(w->c, j->units[u])->gpu;
+        bool seen = false;
+        for (uint32_t k = 0; k < n && !seen; k++) {
+            seen = g[k] == x;
+        }
+        if (!seen) {
+            g[n++] = x;
+        }
+    }
+    return n;
+}
+
+/* Add (on) or remove (off) job id in the running lists of its GPUs. */
+static void index_gpus(world *w, const job *j, bool on)
+{
+    gpu_id small[16];
+    gpu_id *g = j->n_units <= 16 ? small : xcalloc(j->n_units, sizeof *g, "job gpus");
+    uint32_t n = job_gpus(w, j, g);
+    for (uint32_t k = 0; k < n; k++) {
+        gpu_id x = g[k];
+        if (on) {
+            if (w->gpu_n[x] == w->gpu_cap[x]) {
+                w->gpu_cap[x] = w->gpu_cap[x] ? 2 * w->gpu_cap[x] : 4;
+                w->gpu_run[x] = xrealloc(w->gpu_run[x], w->gpu_cap[x] * sizeof(job_id), "gpu jobs");
+            }
+            w->gpu_run[x][w->gpu_n[x]++] = j->id;
+        } else {
+            uint32_t i = 0;
+            while (w->gpu_run[x][i] != j->id) {
+                i++;
+            }
+            w->gpu_run[x][i] = w->gpu_run[x][--w->gpu_n[x]];
+        }
+    }
+    if (g != small) {
+        free(g);
+    }
+}
+
+static void set_rate(world *w, job_id id)
+{
+    double r = job_rate(w, id);
+    if (r != w->wj[id].rate) { /* an unchanged cap costs the solver nothing */
+        w->wj[id].rate = r;
+        fluid_set_rate_cap(w->fluid, w->wj[id].act, r);
+    }
+}
+
 static void start_progress(world *w, job_id id)
 {
     const job *j = job_table_get(w->jobs, id);
     w->wj[id].act = fluid_start(w->fluid, j->spec.work_s, NULL, 0, on_done, &w->wj[id]);
     w->wj[id].run_pos = w->n_run;
     w->run[w->n_run++] = id;
-    fluid_set_rate_cap(w->fluid, w->wj[id].act, job_rate(w, id));
+    index_gpus(w, j, true);
+    w->wj[id].rate = -1;
+    set_rate(w, id);
 }
 
 static void stop_progress(world *w, job_id id)
@@ -127,19 +176,7 @@ static void stop_progress(world *w, job_id id)
     w->run[pos] = w->run[--w->n_run];
     w->wj[w->run[pos]].run_pos = pos;
     w->wj[id].act = FLUID_ACT_NONE;
-}
-
-static bool share_gpu(const cluster *c, const job *a, const job *b)
-{
-    for (uint32_t i = 0; i < a->n_units; i++) {
-        for (uint32_t k = 0; k < b->n_units; k++) {
-            if (cluster_device_get(c, a->units[i])->gpu ==
-                cluster_device_get(c, b->units[k])->gpu) {
-                return true;
-            }
-        }
-    }
-    return false;
+    index_gpus(w, job_table_get(w->jobs, id), false);
 }
 
 /* Re-apply the rate function to the running jobs that share a GPU with job j (which just
@@ -149,12 +186,19 @@ static void rerate_neighbours(world *w, const job *j)
     if (!w->rate) {
         return;
     }
-    for (size_t i = 0; i < w->n_run; i++) {
-        job_id k = w->run[i];
-        const job *o = job_table_get(w->jobs, k);
-        if (o != j && share_gpu(w->c, o, j)) {
-            fluid_set_rate_cap(w->fluid, w->wj[k].act, job_rate(w, k));
+    gpu_id small[16];
+    gpu_id *g = j->n_units <= 16 ? small : xcalloc(j->n_units, sizeof *g, "job gpus");
+    uint32_t n = job_gpus(w, j, g);
+    for (uint32_t k = 0; k < n; k++) {
+        for (uint32_t i = 0; i < w->gpu_n[g[k]]; i++) {
+            job_id o = w->gpu_run[g[k]][i];
+            if (o != j->id) {
+                set_rate(w, o);
+            }
         }
+    }
+    if (g != small) {
+        free(g);
     }
 }
 
@@ -340,6 +384,16 @@ static int comp_verify(const sim_ctx *ctx, const void *state, char *why, size_t 
         }
     }
     int rc = 0;
+    uint32_t sms_busy = 0;
+    for (dev_id d = 0; d < n_devs; d++) {
+        const cluster_device *cd = cluster_device_get(w->c, d);
+        sms_busy += cd->used > 0 ? (uint32_t)cd->sms : 0;
+    }
+    if (sms_busy != cluster_sms_busy(w->c)) {
+        snprintf(why, why_len, "busy SMs %u, the cluster counts %u", (unsigned)sms_busy,
+                 (unsigned)cluster_sms_busy(w->c));
+        rc = SIM_ERANGE;
+    }
     for (dev_id d = 0; d < n_devs && rc == 0; d++) {
         const cluster_device *cd = cluster_device_get(w->c, d);
         if (cd->used != held[d] || cd->used > cd->slots) {
@@ -401,6 +455,10 @@ int world_create(const world_cfg *cfg, job_table *jobs, diag *d, src_loc at, wor
     size_t n_jobs = job_table_count(jobs);
     w->wj = xcalloc(n_jobs ? n_jobs : 1, sizeof(wjob), "world jobs");
     w->run = xcalloc(n_jobs ? n_jobs : 1, sizeof(job_id), "running jobs");
+    uint32_t n_gpus = cluster_n_gpus(c);
+    w->gpu_run = xcalloc(n_gpus ? n_gpus : 1, sizeof(job_id *), "gpu jobs");
+    w->gpu_n = xcalloc(n_gpus ? n_gpus : 1, sizeof(uint32_t), "gpu jobs");
+    w->gpu_cap = xcalloc(n_gpus ? n_gpus : 1, sizeof(uint32_t), "gpu jobs");
     for (job_id k = 0; k < n_jobs; k++) {
         w->wj[k] = (wjob){.w = w, .id = k, .act = FLUID_ACT_NONE};
     }
@@ -424,9 +482,15 @@ void world_destroy(world *w)
     sim_destroy(w->ctx);
     decision_buf_destroy(w->dec);
     job_table_destroy(w->jobs);
+    for (gpu_id g = 0; w->gpu_run && g < cluster_n_gpus(w->c); g++) {
+        free(w->gpu_run[g]);
+    }
     cluster_destroy(w->c);
     free(w->wj);
     free(w->run);
+    free(w->gpu_run);
+    free(w->gpu_n);
+    free(w->gpu_cap);
     free(w->ended);
     free(w->count);
     free(w->samples);

@@ -138,38 +138,45 @@ void decision_buf_get(const decision_buf *b, size_t i, pol_decision *out)
 
 void pol_scratch_load(pol_scratch *s, const cluster_view *cv)
 {
-    uint32_t n = pol_n_devices(cv);
-    if (s->n_devices != n || !s->free) {
-        free(s->free);
-        s->free = xcalloc(n ? n : 1, sizeof(uint32_t), "policy scratch");
-        s->n_devices = n;
-    }
-    for (dev_id d = 0; d < n; d++) {
-        pol_device pd;
-        pol_device_get(cv, d, &pd);
-        s->free[d] = pd.free;
-    }
+    (void)cv;
+    s->n = 0;
 }
 
 void pol_scratch_fini(pol_scratch *s)
 {
-    free(s->free);
-    s->free = NULL;
-    s->n_devices = 0;
+    free(s->taken);
+    s->taken = NULL;
+    s->n = s->cap = 0;
 }
 
-/* Units of resource r free on node n in the scratch. */
+static void scratch_take(pol_scratch *s, dev_id d)
+{
+    if (s->n == s->cap) {
+        s->cap = s->cap ? 2 * s->cap : 64;
+        s->taken = xrealloc(s->taken, s->cap * sizeof(dev_id), "policy scratch");
+    }
+    s->taken[s->n++] = d;
+}
+
+uint32_t pol_scratch_free(const pol_scratch *s, const cluster_view *cv, dev_id d)
+{
+    pol_device pd;
+    pol_device_get(cv, d, &pd);
+    uint32_t free_units = pd.free;
+    for (size_t i = 0; i < s->n; i++) {
+        free_units -= s->taken[i] == d;
+    }
+    return free_units;
+}
+
+/* Units of resource r free on node n, less those recorded in s. */
 static uint32_t node_free(const cluster_view *cv, const pol_scratch *s, node_id n, res_id r)
 {
-    dev_id first;
-    uint32_t count, total = 0;
-    pol_node_devices(cv, n, &first, &count);
-    for (dev_id d = first; d < first + count; d++) {
+    uint32_t total = pol_node_free(cv, n, r);
+    for (size_t i = 0; i < s->n; i++) {
         pol_device pd;
-        pol_device_get(cv, d, &pd);
-        if (pd.resource == r) {
-            total += s->free[d];
-        }
+        pol_device_get(cv, s->taken[i], &pd);
+        total -= pd.node == n && pd.resource == r;
     }
     return total;
 }
@@ -188,9 +195,7 @@ bool pol_first_fit(const cluster_view *cv, pol_scratch *s, const pol_job *j, dev
             n++;
         }
         if (n == pol_n_nodes(cv)) {
-            for (uint32_t k = 0; k < got; k++) { /* undo this job's tentative takes */
-                s->free[units[k]]++;
-            }
+            s->n -= got; /* undo this job's records */
             return false;
         }
         uint32_t need = j->per_worker;
@@ -201,8 +206,8 @@ bool pol_first_fit(const cluster_view *cv, pol_scratch *s, const pol_job *j, dev
             for (dev_id d = first; d < first + count && need > 0; d++) {
                 pol_device pd;
                 pol_device_get(cv, d, &pd);
-                if (pd.resource == r && s->free[d] > 0) {
-                    s->free[d]--;
+                if (pd.resource == r && pol_scratch_free(s, cv, d) > 0) {
+                    scratch_take(s, d);
                     units[got++] = d;
                     need--;
                 }

@@ -82,6 +82,8 @@ void pol_node_devices(const cluster_view *cv, node_id n, dev_id *first, uint32_t
 void pol_device_get(const cluster_view *cv, dev_id d, pol_device *out);
 /* Job j (any job the policy was told about) into *out. */
 void pol_job_get(const cluster_view *cv, job_id j, pol_job *out);
+/* Free units of resource r on node n (all its devices). */
+uint32_t pol_node_free(const cluster_view *cv, node_id n, res_id r);
 /* Id of an advertised resource by name; false when no node advertises it. */
 bool pol_resource_find(const cluster_view *cv, const char *name, res_id *out);
 
@@ -114,23 +116,26 @@ void decision_buf_get(const decision_buf *b, size_t i, pol_decision *out);
 
 /* ---- placement helpers shared by policies ------------------------------------------------- */
 
-/* Tentative free units per device: a policy placing several jobs in one call loads it from the
- * view once, then each successful placement takes its units from it. */
+/* Units a policy has handed out during one call: the view does not see them until the model
+ * applies the decisions, so a policy placing several jobs in one call records them here.
+ * pol_scratch_load starts a call (O(1)); free units are the view's minus those recorded. */
 typedef struct pol_scratch {
-    uint32_t n_devices;
-    uint32_t *free;     /* free units of each device; owned (pol_scratch_fini) */
+    dev_id *taken;      /* units handed out in this call; owned (pol_scratch_fini) */
+    size_t n, cap;
 } pol_scratch;
 
-/* Load free units from the view (allocates on first use). */
+/* Start a call: forget what was handed out before. */
 void pol_scratch_load(pol_scratch *s, const cluster_view *cv);
-/* Free the scratch array; the struct may be loaded again. */
+/* Free the scratch's memory; the struct may be loaded again. */
 void pol_scratch_fini(pol_scratch *s);
+/* Free units of device d, less those recorded in s. */
+uint32_t pol_scratch_free(const pol_scratch *s, const cluster_view *cv, dev_id d);
 
 /* First fit: place each worker of job j on the lowest-numbered node with per_worker free units
  * of the requested resource, taking units from that node's devices in id order, one unit per
  * device per pass (so replicas of a time-sliced GPU are spread before they are stacked).
- * On success writes per_worker * n_workers device ids, worker-major, into units, takes them
- * from s and returns true; otherwise changes nothing and returns false. */
+ * On success writes per_worker * n_workers device ids, worker-major, into units, records them
+ * in s and returns true; otherwise changes nothing and returns false. */
 bool pol_first_fit(const cluster_view *cv, pol_scratch *s, const pol_job *j, dev_id *units);
 
 /* ---- the policy interface and registry ---------------------------------------------------- */

@@ -52,6 +52,11 @@ void pol_job_get(const cluster_view *cv, job_id id, pol_job *out)
     out->submit = j->spec.submit;
 }
 
+uint32_t pol_node_free(const cluster_view *cv, node_id n, res_id r)
+{
+    return cluster_free(cv->c, n, r);
+}
+
 bool pol_resource_find(const cluster_view *cv, const char *name, res_id *out)
 {
     return cluster_resource_find(cv->c, name, out);
