@@ -2,14 +2,17 @@
  *
  * The input is a scenario YAML; if it starts with a line "--set PATH=VALUE", that line is applied
  * as an override first (exercising yamlx_set). Referenced files are resolved but never opened
- * (SCENARIO_NO_FILES), so the fuzzer cannot reach the file system. Every allocation is released:
- * a crash, a sanitizer report or a leak is a bug.
+ * (SCENARIO_NO_FILES), so the fuzzer cannot reach the file system; a spec that loads and names no
+ * mig-parted file is then validated against the embedded GPU catalog (loaded once, kept for the
+ * process). Every other allocation is released: a crash, a sanitizer report or a leak is a bug.
  */
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "experiments/catalog_load.h"
 #include "experiments/scenario.h"
 #include "sim/arena.h"
 #include "sim/diag.h"
@@ -37,6 +40,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     diag *d = diag_create();
     scenario_spec *s = NULL;
     scenario_load_buffer("fuzz.yaml", ".", text, size, sets, n_sets, SCENARIO_NO_FILES, a, d, &s);
+    static arena *cat_arena;
+    static gpu_catalog cat;
+    if (!cat_arena) {
+        cat_arena = arena_create();
+        diag *cd = diag_create();
+        if (catalog_load_default(cat_arena, &cat, cd) != 0) {
+            abort(); /* the shipped catalog must load */
+        }
+        diag_destroy(cd);
+    }
+    bool has_mig = false;
+    for (size_t i = 0; s && i < s->cluster.n_groups; i++) {
+        has_mig = has_mig || s->cluster.groups[i].sharing.is_mig;
+    }
+    if (s && !has_mig) {
+        scenario_validate(s, &cat, a, d);
+    }
     diag_destroy(d);
     arena_destroy(a);
     free(set);
