@@ -172,8 +172,8 @@ int obs_fit(const obs_file *f, const obs_prior_class *pc, const phys_params *m, 
     }
     double bref = ref->batch;
     double t_iter = ref->unit_time_s * (f->unit_is_sample ? bref : 1.0);
-    partition_cfg rc;
-    obs_partition(f, ref, &rc);
+    partition_cfg ref_cfg;
+    obs_partition(f, ref, &ref_cfg);
     double sms_total = f->gpu->sms_total;
     double s_ref = ref->mig ? ref->mig->sms : sms_total;
     double h0 = pc->host_fraction.mean * t_iter;
@@ -187,7 +187,7 @@ int obs_fit(const obs_file *f, const obs_prior_class *pc, const phys_params *m, 
     double s_eff = limit_p && p0 < s_ref ? p0 : s_ref;
     double c0 = (g0 - mem_t) * s_eff;
     int gpu_slices = 1;
-    int slices = speed_partition_mem_slices(&rc, &gpu_slices);
+    int slices = speed_partition_mem_slices(&ref_cfg, &gpu_slices);
     double m0 = mem_t * speed_bandwidth(f->gpu, s_eff, slices, gpu_slices, m);
     double fp0 = pc->footprint_gib.mean * 1073741824.0;
     double share = multi_batch ? pc->batch_share.mean : 0.0;
