@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define ARITY 4
+#define ARITY 4 /* min_child's tournament is written for 4 */
 #define LINE 64
 #define POS_FREE UINT32_MAX
 #define SEQ_BITS 56
@@ -150,9 +150,32 @@ static void sift_up(evq *q, size_t i, node nd)
     place(q, i, nd);
 }
 
+/* Below this many pending events the times array (8 bytes each) stays in the L1/L2 caches
+ * and the child choice is made with conditional moves; above it, with branches. Which child
+ * is smallest is a coin toss, so branches mispredict; but on a large heap a predicted branch
+ * lets the CPU start loading the next level before the comparison resolves, which hides more
+ * memory latency than the mispredictions cost. Measured (hold model): cmov is 20 % faster at
+ * 10^3 pending events and 30 % slower at 10^6. */
+#define SMALL_HEAP 32768
+
+/* The earlier of entries a and b. Equal times are rare and take the (predictable) tie
+ * branch; otherwise the choice is a plain `<`. */
+static inline size_t earlier(const evq *q, size_t a, size_t b)
+{
+    sim_time ta = q->at[a], tb = q->at[b];
+    if (ta == tb) {
+        return q->tie[q->hs[b]] < q->tie[q->hs[a]] ? b : a;
+    }
+    return tb < ta ? b : a;
+}
+
 /* Index of the earliest of the children c..c+ARITY-1 (those < n). */
 static inline size_t min_child(const evq *q, size_t c, size_t n)
 {
+    if (c + ARITY <= n && n < SMALL_HEAP) {
+        /* a two-round tournament without data-dependent branches */
+        return earlier(q, earlier(q, c, c + 1), earlier(q, c + 2, c + 3));
+    }
     const sim_time *at = q->at;
     size_t m = c;
     size_t end = c + ARITY < n ? c + ARITY : n;
