@@ -108,13 +108,23 @@ validate: all
 FUZZ_SECONDS ?= 60
 FUZZ_SRC     := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_BIN     := $(FUZZ_SRC:tests/fuzz/%.c=build/fuzz/%)
-FUZZ_CFLAGS  := -std=c11 -D_POSIX_C_SOURCE=200809L -g -O1 -I. $(PKG_CFLAGS) \
-                -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+FUZZ_BASE    := -std=c11 -D_POSIX_C_SOURCE=200809L -g -O1 -I. $(PKG_CFLAGS) \
+                -fno-sanitize-recover=all \
                 -DSIM_BUILD_FLAVOUR='"fuzz"' -DSIM_GIT_REV='"$(GIT_REV)"' -DSIM_OPT_FLAGS='"-g -O1"'
-build/fuzz/%: tests/fuzz/%.c $(LIB_SRC)
+FUZZ_LIB_OBJ := $(LIB_SRC:%.c=build/fuzz/obj/%.o)
+# The library is compiled once with coverage instrumentation; each target only links it.
+build/fuzz/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	@echo "  FUZZCC  $<"
+	$(Q)clang $(FUZZ_BASE) -fsanitize=fuzzer-no-link,address,undefined -MMD -MP -c -o $@ $<
+build/fuzz/obj/experiments/embedded.o: $(EMBED_DATA)
+build/fuzz/libfuzz.a: $(FUZZ_LIB_OBJ)
+	$(Q)rm -f $@ && ar rcs $@ $^
+build/fuzz/%: tests/fuzz/%.c build/fuzz/libfuzz.a
 	@mkdir -p build/fuzz
 	@echo "  FUZZ    $@"
-	$(Q)clang $(FUZZ_CFLAGS) -o $@ $< $(LIB_SRC) $(LIBS)
+	$(Q)clang $(FUZZ_BASE) -fsanitize=fuzzer,address,undefined -o $@ $^ $(LIBS)
+-include $(FUZZ_LIB_OBJ:.o=.d)
 # FUZZ_SECONDS applies to each target; FUZZ_SECONDS_<target> overrides it for one target.
 fuzz: $(FUZZ_BIN)
 	@for f in $(FUZZ_BIN); do \
