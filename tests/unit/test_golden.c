@@ -1,0 +1,152 @@
+/* Golden tests: each tests/golden/CASE/scenario.yaml is run and the "metrics" of its run.json
+ * are compared with tests/golden/CASE/expected/summary.json, number by number, within the
+ * tolerance the file states per metric ("tolerance": {"jct_s": {"rel": 1e-9}, ...}; a metric
+ * without one must match exactly). Counts are integers and always match exactly.
+ * `make golden-update` (SLICESIM_GOLDEN_UPDATE=1) rewrites the expected files from the current
+ * build, keeping their tolerances; review the diff before committing it.
+ */
+#include <cjson/cJSON.h>
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tools/out.h"
+#include "tools/run.h"
+
+#define GOLDEN_DIR "tests/golden"
+
+static char *read_text(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        return NULL;
+    }
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *buf = malloc((size_t)n + 1);
+    size_t got = fread(buf, 1, (size_t)n, f);
+    buf[got] = '\0';
+    fclose(f);
+    return buf;
+}
+
+/* Compare two metric trees; `tol` is the tolerance object of this metric (may be NULL). */
+static void compare(const cJSON *want, const cJSON *got, const char *path, const cJSON *tol)
+{
+    cr_assert_not_null(got, "%s: missing from the run", path);
+    if (cJSON_IsObject(want)) {
+        cr_assert_eq(cJSON_GetArraySize(want), cJSON_GetArraySize(got), "%s: other keys", path);
+        const cJSON *w;
+        cJSON_ArrayForEach(w, want)
+        {
+            char sub[256];
+            snprintf(sub, sizeof sub, "%s.%s", path, w->string);
+            compare(w, cJSON_GetObjectItemCaseSensitive(got, w->string), sub, tol);
+        }
+        return;
+    }
+    if (cJSON_IsNumber(want)) {
+        cr_assert(cJSON_IsNumber(got), "%s: not a number", path);
+        double rel = 0, abs_tol = 0;
+        const cJSON *r = cJSON_GetObjectItemCaseSensitive(tol, "rel");
+        const cJSON *a = cJSON_GetObjectItemCaseSensitive(tol, "abs");
+        rel = cJSON_IsNumber(r) ? r->valuedouble : 0;
+        abs_tol = cJSON_IsNumber(a) ? a->valuedouble : 0;
+        double x = want->valuedouble, y = got->valuedouble;
+        cr_expect(fabs(x - y) <= abs_tol + rel * fabs(x), "%s: expected %.17g, got %.17g", path,
+                  x, y);
+        return;
+    }
+    cr_expect(cJSON_Compare(want, got, true), "%s differs", path);
+}
+
+static void run_case(const char *name)
+{
+    char scen[256], exp_path[256], out[] = "/tmp/slicesim-golden-XXXXXX";
+    snprintf(scen, sizeof scen, GOLDEN_DIR "/%s/scenario.yaml", name);
+    snprintf(exp_path, sizeof exp_path, GOLDEN_DIR "/%s/expected/summary.json", name);
+    cr_assert_not_null(mkdtemp(out));
+    FILE *devnull = fopen("/dev/null", "w");
+    run_opts o = {.scenario = scen, .out_dir = out, .summary = devnull, .errors = stderr,
+                  .verify_every = 1};
+    cr_assert_eq(run_scenario(&o), 0, "%s did not run", scen);
+    fclose(devnull);
+    char run_path[300];
+    snprintf(run_path, sizeof run_path, "%s/run.json", out);
+    char *run_text = read_text(run_path);
+    cJSON *run = cJSON_Parse(run_text);
+    cr_assert_not_null(run);
+    cJSON *metrics = cJSON_GetObjectItemCaseSensitive(run, "metrics");
+    char *exp_text = read_text(exp_path);
+    cJSON *expected = exp_text ? cJSON_Parse(exp_text) : NULL;
+    const char *update = getenv("SLICESIM_GOLDEN_UPDATE");
+    if (update && !strcmp(update, "1")) {
+        cJSON *tol = expected ? cJSON_DetachItemFromObject(expected, "tolerance") : NULL;
+        cJSON *doc = cJSON_CreateObject();
+        cJSON_AddItemToObject(doc, "tolerance", tol ? tol : cJSON_CreateObject());
+        cJSON_AddItemToObject(doc, "metrics", cJSON_Duplicate(metrics, true));
+        FILE *f = fopen(exp_path, "w");
+        cr_assert_not_null(f, "cannot write %s", exp_path);
+        cr_assert_eq(out_write_json(f, doc), 0);
+        fclose(f);
+        cJSON_Delete(doc);
+    } else {
+        cr_assert_not_null(expected, "%s missing or not JSON (make golden-update)", exp_path);
+        const cJSON *tol = cJSON_GetObjectItemCaseSensitive(expected, "tolerance");
+        const cJSON *want = cJSON_GetObjectItemCaseSensitive(expected, "metrics");
+        cr_assert_not_null(want);
+        const cJSON *w;
+        cJSON_ArrayForEach(w, want)
+        {
+            char path[128];
+            snprintf(path, sizeof path, "%s: metrics.%s", name, w->string);
+            compare(w, cJSON_GetObjectItemCaseSensitive(metrics, w->string), path,
+                    cJSON_GetObjectItemCaseSensitive(tol, w->string));
+        }
+    }
+    cJSON_Delete(expected);
+    cJSON_Delete(run);
+    free(exp_text);
+    free(run_text);
+    const char *names[] = {"run.json", "run_info.json", "jobs.csv", "timeseries.csv"};
+    for (size_t i = 0; i < 4; i++) {
+        char p[300];
+        snprintf(p, sizeof p, "%s/%s", out, names[i]);
+        remove(p);
+    }
+    rmdir(out);
+}
+
+Test(golden, every_case_matches_its_expected_metrics)
+{
+    DIR *d = opendir(GOLDEN_DIR);
+    cr_assert_not_null(d, "no " GOLDEN_DIR);
+    char *names[64];
+    size_t n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) && n < 64) {
+        if (e->d_name[0] != '.') {
+            names[n++] = strdup(e->d_name);
+        }
+    }
+    closedir(d);
+    cr_assert_gt(n, 0);
+    for (size_t i = 0; i < n; i++) { /* sorted: readdir order is not defined */
+        for (size_t k = i + 1; k < n; k++) {
+            if (strcmp(names[k], names[i]) < 0) {
+                char *t = names[i];
+                names[i] = names[k];
+                names[k] = t;
+            }
+        }
+    }
+    for (size_t i = 0; i < n; i++) {
+        run_case(names[i]);
+        free(names[i]);
+    }
+}
