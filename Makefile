@@ -95,6 +95,12 @@ test check: deps
 	@$(MAKE) --no-print-directory all $(O)/test_unit
 	$(O)/test_unit --jobs 2 $(TEST_ARGS)
 
+# Rewrite tests/golden/*/expected/summary.json from this build (tolerances are kept); review
+# the diff before committing it.
+golden-update: deps
+	@$(MAKE) --no-print-directory all $(O)/test_unit
+	SLICESIM_GOLDEN_UPDATE=1 $(O)/test_unit --filter 'golden/*'
+
 bench: deps
 	@$(MAKE) --no-print-directory BUILD=release all
 	./slicesim bench engine --pending 1000 --events 2000000
