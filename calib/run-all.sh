@@ -101,7 +101,7 @@ run_section() {
 if [ $quick = 1 ]; then
     A_FLOPS="--reps 2 --target-ms 1"; A_MEMBW="--reps 2 --mib 64"
     A_TS="--lengths 0.1,1 --procs 1,2 --work-ms 20 --reps 1"
-    A_MPS="--pcts 100,50 --mixes c,cc,cm --work-ms 20"; A_AR="--max 16777216 --reps 2"
+    A_MPS="--pcts 100,50 --mixes c,m,cm --work-ms 20"; A_AR="--max 16777216 --reps 2"
 else
     A_FLOPS=""; A_MEMBW=""; A_TS=""; A_MPS=""; A_AR=""
 fi

@@ -19,6 +19,7 @@
 
 #define H100_FILE "calib/results/2026-11-22-h100-sxm.json"
 #define H200_FILE "calib/results/2026-11-22-h200-sxm-x2.json"
+#define H100_RUN2 "calib/results/2026-11-22-h100-sxm-run2.json"
 
 static cal_data *load(const char *path)
 {
@@ -124,6 +125,34 @@ Test(calib, recorded_h100_fits_are_sane_and_hold_out)
     cr_assert_lt(mape, 5.0, "holdout mape %g%%", mape);
     free(f);
     free(d);
+}
+
+Test(calib, repeated_h100_runs_give_the_same_parameters)
+{
+    cal_data *a = load(H100_FILE), *b = load(H100_RUN2);
+    cal_fit *fa = xcalloc(1, sizeof *fa, "fit"), *fb = xcalloc(1, sizeof *fb, "fit");
+    calfit_all(a, fa);
+    calfit_all(b, fb);
+    const char *fmts[] = {"fp64", "fp32", "fp16", "fp16_tensor", "bf16_tensor"};
+    for (int i = 0; i < 5; i++) {
+        double x = calfit_rate_eval(rate(fa, fmts[i]), 132);
+        double y = calfit_rate_eval(rate(fb, fmts[i]), 132);
+        cr_assert_lt(fabs(x - y) / x, 0.03, "%s: %g vs %g TFLOP/s", fmts[i], x, y);
+    }
+    double ba = bwfit(fa, "triad")->bmax_gb_s.value, bb = bwfit(fb, "triad")->bmax_gb_s.value;
+    cr_assert_lt(fabs(ba - bb) / ba, 0.03, "Bmax %g vs %g", ba, bb);
+    for (int i = 0; i < fa->n_ts; i++) {
+        for (int j = 0; j < fb->n_ts; j++) {
+            if (fa->ts[i].gap_ms == 0 && fb->ts[j].gap_ms == 0 &&
+                fabs(fa->ts[i].kernel_ms / fb->ts[j].kernel_ms - 1) < 0.1) {
+                cr_assert_lt(fabs(fa->ts[i].eta[1].value - fb->ts[j].eta[1].value), 0.01);
+            }
+        }
+    }
+    free(fb);
+    free(fa);
+    free(b);
+    free(a);
 }
 
 Test(calib, recorded_gap_runs_are_checked_against_mva)
