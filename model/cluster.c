@@ -10,12 +10,12 @@
 struct cluster {
     uint32_t n_nodes, n_gpus, n_devs, n_res;
     char **node_names;
-    dev_id *node_first;    /* n_nodes + 1: devices of node n are node_first[n] .. [n+1]-1 */
+    dev_id *node_first; /* n_nodes + 1: devices of node n are node_first[n] .. [n+1]-1 */
     cluster_gpu *gpus;
     cluster_device *devs;
-    char **res_names;      /* n_res, in order of first advertisement */
-    uint32_t *cap;         /* n_nodes * n_res: units advertised */
-    uint32_t *used;        /* n_nodes * n_res: units in use */
+    char **res_names; /* n_res, in order of first advertisement */
+    uint32_t *cap;    /* n_nodes * n_res: units advertised */
+    uint32_t *used;   /* n_nodes * n_res: units in use */
     uint32_t units_total, units_used;
     uint32_t *gpu_busy_devs; /* per GPU: devices with a unit held */
     uint32_t *res_used;      /* per resource: units held */
@@ -88,14 +88,13 @@ static int check_cfg(const cluster_cfg *cfg, char *why, size_t why_len)
                 return SIM_EINPUT;
             }
             if (g->n_mig > GPU_MAX_SLICES || (!g->mig_enabled && g->n_mig > 0)) {
-                snprintf(why, why_len, "node %s gpu %u: MIG instances without MIG mode",
-                         nc->name, i);
+                snprintf(why, why_len, "node %s gpu %u: MIG instances without MIG mode", nc->name,
+                         i);
                 return SIM_EINPUT;
             }
             for (uint32_t r = 0; r < g->n_rules; r++) {
                 if (g->rules[r].replicas < 1) {
-                    snprintf(why, why_len, "node %s gpu %u: replicas must be >= 1", nc->name,
-                             i);
+                    snprintf(why, why_len, "node %s gpu %u: replicas must be >= 1", nc->name, i);
                     return SIM_EINPUT;
                 }
             }
@@ -115,8 +114,7 @@ static void add_device(cluster *c, const cluster_gpu_cfg *g, node_id node, gpu_i
     if (!shared) {
         replicas = 1;
     }
-    SIM_ASSERT(
-        cluster_resource_name_for(named, shared && g->rename_by_default, name, sizeof name));
+    SIM_ASSERT(cluster_resource_name_for(named, shared && g->rename_by_default, name, sizeof name));
     cluster_device *d = &c->devs[c->n_devs++];
     d->node = node;
     d->gpu = gid;

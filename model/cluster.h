@@ -52,20 +52,20 @@ typedef struct cluster_share_rule {
 
 /* How one GPU is configured. */
 typedef struct cluster_gpu_cfg {
-    const gpu_type *type;        /* catalog entry, borrowed */
-    bool mig_enabled;            /* MIG mode on: devices are the instances below */
-    bool mig_single;             /* single MIG strategy: instances advertise nvidia.com/gpu */
-    uint32_t n_mig;              /* MIG instances (0 allowed: MIG on, nothing advertised) */
+    const gpu_type *type; /* catalog entry, borrowed */
+    bool mig_enabled;     /* MIG mode on: devices are the instances below */
+    bool mig_single;      /* single MIG strategy: instances advertise nvidia.com/gpu */
+    uint32_t n_mig;       /* MIG instances (0 allowed: MIG on, nothing advertised) */
     const mig_profile *mig[GPU_MAX_SLICES]; /* profile of each instance, borrowed */
     int mig_start[GPU_MAX_SLICES];          /* placement start (memory slice) of each instance */
     cluster_sharing sharing;
-    bool rename_by_default;      /* advertise shared resources as <name>.shared */
-    uint32_t n_rules;            /* sharing rules (time-slicing/MPS); 0 when sharing is NONE */
+    bool rename_by_default;          /* advertise shared resources as <name>.shared */
+    uint32_t n_rules;                /* sharing rules (time-slicing/MPS); 0 when sharing is NONE */
     const cluster_share_rule *rules; /* borrowed during cluster_create only */
 } cluster_gpu_cfg;
 
 typedef struct cluster_node_cfg {
-    const char *name;            /* copied */
+    const char *name; /* copied */
     uint32_t n_gpus;
     const cluster_gpu_cfg *gpus; /* n_gpus entries; borrowed during cluster_create */
 } cluster_node_cfg;
@@ -77,27 +77,27 @@ typedef struct cluster_cfg {
 
 typedef struct cluster_gpu {
     node_id node;
-    uint32_t index;              /* GPU index on its node */
-    const gpu_type *type;        /* borrowed catalog entry */
+    uint32_t index;       /* GPU index on its node */
+    const gpu_type *type; /* borrowed catalog entry */
     bool mig_enabled;
     cluster_sharing sharing;
-    dev_id first_dev;            /* its devices are first_dev .. first_dev + n_devs - 1 */
+    dev_id first_dev; /* its devices are first_dev .. first_dev + n_devs - 1 */
     uint32_t n_devs;
 } cluster_gpu;
 
 typedef struct cluster_device {
     node_id node;
     gpu_id gpu;
-    uint32_t index;              /* instance index on the GPU (0 for a whole GPU) */
-    const mig_profile *profile;  /* MIG instance profile, NULL for a whole GPU; borrowed */
-    int mig_start;               /* placement start of the instance, -1 for a whole GPU */
-    res_id resource;             /* what it advertises */
-    cluster_sharing sharing;     /* NONE unless a sharing rule names its resource */
-    uint32_t slots;              /* schedulable units: 1, or the replicas */
-    uint32_t used;               /* units currently held by jobs */
-    int sms;                     /* SMs of the device (whole GPU: sms_total) */
-    uint64_t mem_bytes;          /* memory of the device */
-    uint64_t mem_used_bytes;     /* memory held by the jobs on it */
+    uint32_t index;             /* instance index on the GPU (0 for a whole GPU) */
+    const mig_profile *profile; /* MIG instance profile, NULL for a whole GPU; borrowed */
+    int mig_start;              /* placement start of the instance, -1 for a whole GPU */
+    res_id resource;            /* what it advertises */
+    cluster_sharing sharing;    /* NONE unless a sharing rule names its resource */
+    uint32_t slots;             /* schedulable units: 1, or the replicas */
+    uint32_t used;              /* units currently held by jobs */
+    int sms;                    /* SMs of the device (whole GPU: sms_total) */
+    uint64_t mem_bytes;         /* memory of the device */
+    uint64_t mem_used_bytes;    /* memory held by the jobs on it */
 } cluster_device;
 
 typedef struct cluster cluster;

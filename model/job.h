@@ -37,20 +37,20 @@ typedef struct job_request {
 typedef struct job_spec {
     const char *class_name; /* workload class that generated it, borrowed */
     job_request req;
-    sim_time submit;        /* arrival time, ns */
-    double work_s;          /* solo run time on the unit it asked for, seconds, > 0 */
-    uint64_t mem_bytes;     /* device memory needed per unit; 0 = not stated (never OOM) */
-    const char *profile;    /* workload profile name for the speed model, or NULL; borrowed */
+    sim_time submit;     /* arrival time, ns */
+    double work_s;       /* solo run time on the unit it asked for, seconds, > 0 */
+    uint64_t mem_bytes;  /* device memory needed per unit; 0 = not stated (never OOM) */
+    const char *profile; /* workload profile name for the speed model, or NULL; borrowed */
 } job_spec;
 
 typedef struct job {
     job_id id;
     job_spec spec;
     job_state state;
-    sim_time start;         /* placement time (also set for OOM failures), ns; -1 before */
-    sim_time end;           /* completion or failure time, ns; -1 before */
-    uint32_t n_units;       /* per_worker * n_workers once placed, else 0 */
-    dev_id *units;          /* device of each unit, worker-major; owned by the table */
+    sim_time start;   /* placement time (also set for OOM failures), ns; -1 before */
+    sim_time end;     /* completion or failure time, ns; -1 before */
+    uint32_t n_units; /* per_worker * n_workers once placed, else 0 */
+    dev_id *units;    /* device of each unit, worker-major; owned by the table */
 } job;
 
 typedef struct job_table job_table;

@@ -27,16 +27,16 @@
 
 /* A named workload profile jobs may carry (job_spec.profile). */
 typedef struct jobrate_profile {
-    const char *name;     /* borrowed */
-    const wl_profile *p;  /* borrowed */
-    double batch;         /* batch the jobs run at (>= 1) */
+    const char *name;    /* borrowed */
+    const wl_profile *p; /* borrowed */
+    double batch;        /* batch the jobs run at (>= 1) */
 } jobrate_profile;
 
 typedef struct jobrate_ctx {
-    const phys_params *phys;          /* borrowed: eta(k) per time-slice class, loss factors */
-    int ts_class;                     /* time-slice class of jobs without a profile */
+    const phys_params *phys; /* borrowed: eta(k) per time-slice class, loss factors */
+    int ts_class;            /* time-slice class of jobs without a profile */
     size_t n_profiles;
-    const jobrate_profile *profiles;  /* borrowed; looked up by name */
+    const jobrate_profile *profiles; /* borrowed; looked up by name */
 } jobrate_ctx;
 
 /* world_rate_fn: the rate of running job j (ctx is a jobrate_ctx). > 0 and finite. */

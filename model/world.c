@@ -41,21 +41,21 @@ struct world {
     const policy_ops *pol;
     void *pol_state;
     decision_buf *dec;
-    wjob *wj;                /* one per job */
-    job_id *run;             /* running jobs (unordered set; positions in wjob.run_pos) */
+    wjob *wj;    /* one per job */
+    job_id *run; /* running jobs (unordered set; positions in wjob.run_pos) */
     size_t n_run;
-    job_id **gpu_run;        /* per GPU: running jobs holding a unit on it (unordered) */
+    job_id **gpu_run; /* per GPU: running jobs holding a unit on it (unordered) */
     uint32_t *gpu_n, *gpu_cap;
     world_rate_fn *rate;
     void *rate_ctx;
     sim_time until;
-    job_id next_arrival;     /* jobs are chronological: the next one to submit */
+    job_id next_arrival; /* jobs are chronological: the next one to submit */
     /* failure notifications waiting for the policy (jobs that failed with OOM) */
     job_id *ended;
     size_t n_ended, cap_ended;
-    uint32_t *count;         /* validation scratch: units asked per device */
+    uint32_t *count; /* validation scratch: units asked per device */
     world_sample *samples;
-    uint32_t *res_used;      /* n_samples * n_res */
+    uint32_t *res_used; /* n_samples * n_res */
     size_t n_samples, cap_samples;
     world_totals tot;
 };
@@ -229,8 +229,7 @@ static bool valid_place(world *w, const pol_decision *d)
         const cluster_device *cd = cluster_device_get(w->c, dv);
         const cluster_device *first =
             cluster_device_get(w->c, d->units[k - k % j->spec.req.per_worker]);
-        ok = cd->resource == r && cd->node == first->node &&
-             ++w->count[dv] <= cd->slots - cd->used;
+        ok = cd->resource == r && cd->node == first->node && ++w->count[dv] <= cd->slots - cd->used;
     }
     for (uint32_t k = 0; k < d->n_units; k++) { /* reset the scratch counts */
         if (d->units[k] < n_devs) {
@@ -402,11 +401,10 @@ static int comp_verify(const sim_ctx *ctx, const void *state, char *why, size_t 
             rc = SIM_ERANGE;
         }
     }
-    if (rc == 0 && (by_state[JOB_RUNNING] != w->tot.n_running || w->n_run != w->tot.n_running ||
-                    by_state[JOB_QUEUED] != w->tot.n_queued ||
-                    by_state[JOB_DONE] != w->tot.n_done ||
-                    by_state[JOB_FAILED_OOM] != w->tot.n_oom ||
-                    by_state[JOB_PENDING] != w->tot.n_pending)) {
+    if (rc == 0 &&
+        (by_state[JOB_RUNNING] != w->tot.n_running || w->n_run != w->tot.n_running ||
+         by_state[JOB_QUEUED] != w->tot.n_queued || by_state[JOB_DONE] != w->tot.n_done ||
+         by_state[JOB_FAILED_OOM] != w->tot.n_oom || by_state[JOB_PENDING] != w->tot.n_pending)) {
         snprintf(why, why_len, "job counts disagree with job states");
         rc = SIM_ERANGE;
     }
@@ -415,7 +413,10 @@ static int comp_verify(const sim_ctx *ctx, const void *state, char *why, size_t 
 }
 
 static const sim_component_ops world_comp_ops = {
-    .name = "world", .state_size = sizeof(world_comp), .init = comp_init, .verify = comp_verify,
+    .name = "world",
+    .state_size = sizeof(world_comp),
+    .init = comp_init,
+    .verify = comp_verify,
 };
 
 /* ---- lifecycle ----------------------------------------------------------------------------- */

@@ -35,34 +35,34 @@
 typedef double world_rate_fn(void *ctx, const cluster *c, const job_table *jobs, job_id j);
 
 typedef struct world_cfg {
-    const cluster_cfg *cluster;  /* borrowed during create */
-    const policy_ops *policy;    /* borrowed; static storage */
-    const param_set *params;     /* policy parameters, borrowed during create */
-    world_rate_fn *rate;         /* NULL: every job runs at rate 1 */
-    void *rate_ctx;              /* borrowed, passed to rate */
-    sim_time until;              /* stop the run here (SIM_TIME_MAX: run until all jobs end) */
-    uint64_t verify_every;       /* check the invariants (sim_verify) after every N events; 0 =
-                                  * never. Checked: units held per device equal what running jobs
-                                  * hold and never exceed its slots, job counts add up. */
+    const cluster_cfg *cluster; /* borrowed during create */
+    const policy_ops *policy;   /* borrowed; static storage */
+    const param_set *params;    /* policy parameters, borrowed during create */
+    world_rate_fn *rate;        /* NULL: every job runs at rate 1 */
+    void *rate_ctx;             /* borrowed, passed to rate */
+    sim_time until;             /* stop the run here (SIM_TIME_MAX: run until all jobs end) */
+    uint64_t verify_every;      /* check the invariants (sim_verify) after every N events; 0 =
+                                 * never. Checked: units held per device equal what running jobs
+                                 * hold and never exceed its slots, job counts add up. */
 } world_cfg;
 
 /* One recorded state of the cluster, taken after every time at which it changed. */
 typedef struct world_sample {
     sim_time t;
-    uint32_t queued;      /* jobs submitted and waiting */
-    uint32_t running;     /* jobs running */
-    uint32_t units_used;  /* advertised units held by jobs (all resources) */
-    uint32_t gpus_busy;   /* GPUs with at least one unit held */
-    uint32_t sms_busy;    /* SMs of devices with at least one unit held */
+    uint32_t queued;     /* jobs submitted and waiting */
+    uint32_t running;    /* jobs running */
+    uint32_t units_used; /* advertised units held by jobs (all resources) */
+    uint32_t gpus_busy;  /* GPUs with at least one unit held */
+    uint32_t sms_busy;   /* SMs of devices with at least one unit held */
 } world_sample;
 
 /* Run totals. */
 typedef struct world_totals {
-    uint64_t n_events;          /* engine events executed */
-    uint64_t n_rejected;        /* policy decisions the model refused (a policy bug) */
+    uint64_t n_events;   /* engine events executed */
+    uint64_t n_rejected; /* policy decisions the model refused (a policy bug) */
     uint32_t n_done, n_oom, n_running, n_queued, n_pending;
-    uint32_t sms_total;         /* SMs of all GPUs with MIG off (the utilisation denominator) */
-    sim_time end;               /* time of the last change (makespan when all jobs ended) */
+    uint32_t sms_total; /* SMs of all GPUs with MIG off (the utilisation denominator) */
+    sim_time end;       /* time of the last change (makespan when all jobs ended) */
 } world_totals;
 
 typedef struct world world;

@@ -55,16 +55,20 @@ int cmd_run(int argc, char **argv)
             rc = cli_usage_error("run", "option '%s' needs a value; %s", a, RUN_USAGE);
         } else if (!strcmp(a, "-o")) {
             if (o.out_dir) {
-                rc = cli_usage_error("run", "option '-o' given twice; expected one output "
-                                     "directory, got '%s' and '%s'", o.out_dir, argv[i + 1]);
+                rc = cli_usage_error("run",
+                                     "option '-o' given twice; expected one output "
+                                     "directory, got '%s' and '%s'",
+                                     o.out_dir, argv[i + 1]);
             }
             o.out_dir = argv[++i];
         } else if (!strcmp(a, "--seed")) {
             if (o.has_seed) {
                 rc = cli_usage_error("run", "option '--seed' given twice; expected one seed");
             } else if (!cli_parse_u64(argv[i + 1], 0, UINT64_MAX, &o.seed)) {
-                rc = cli_usage_error("run", "--seed: not a seed; expected an integer from 0 to "
-                                     "18446744073709551615, got '%s'", argv[i + 1]);
+                rc = cli_usage_error("run",
+                                     "--seed: not a seed; expected an integer from 0 to "
+                                     "18446744073709551615, got '%s'",
+                                     argv[i + 1]);
             }
             o.has_seed = true;
             i++;
@@ -72,15 +76,17 @@ int cmd_run(int argc, char **argv)
             const char *v = argv[++i];
             const char *eq = strchr(v, '=');
             if (!eq || eq == v) {
-                rc = cli_usage_error("run", "--set: not an assignment; expected PATH=VALUE, "
-                                     "got '%s'", v);
+                rc = cli_usage_error("run",
+                                     "--set: not an assignment; expected PATH=VALUE, "
+                                     "got '%s'",
+                                     v);
             }
             sets[o.n_sets++] = v;
         } else if (a[0] == '-' && a[1] != '\0') {
             rc = cli_usage_error("run", "unknown option '%s'; %s", a, RUN_USAGE);
         } else if (o.scenario) {
-            rc = cli_usage_error("run", "unexpected argument '%s' after the scenario '%s'; %s",
-                                 a, o.scenario, RUN_USAGE);
+            rc = cli_usage_error("run", "unexpected argument '%s' after the scenario '%s'; %s", a,
+                                 o.scenario, RUN_USAGE);
         } else {
             o.scenario = a;
         }

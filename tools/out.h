@@ -60,6 +60,9 @@ cJSON *out_config_json(const scenario_spec *s);
 cJSON *out_run_info(uint64_t seed, const char *scenario_path, const char *argv_line);
 /* Print a cJSON tree to f (formatted, trailing newline); 0 or SIM_EIO. */
 int out_write_json(FILE *f, const cJSON *root);
+/* Time-weighted mean over the run of a sample field (offsetof a uint32_t member of
+ * world_sample), divided by denom (> 0). */
+double out_time_mean(const world *w, size_t field_off, double denom);
 /* Print the short text summary of a run. */
 void out_summary(FILE *f, const world *w, const char *out_dir);
 

@@ -1,5 +1,6 @@
 /* tools/out_csv.c - jobs.csv, timeseries.csv and the text summary (see out.h). */
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -104,10 +105,11 @@ int out_timeseries_csv(FILE *f, const world *w, sim_time interval_ns)
             t = s[i].t;
         }
         put_time(f, t);
-        fprintf(f, ",%" PRIu32 ",%" PRIu32 ",%" PRIu32 ",%" PRIu32 ",%" PRIu32 ",%" PRIu32
-                   ",%" PRIu32 ",%" PRIu32,
-                s[i].queued, s[i].running, s[i].units_used, cluster_units_total(c),
-                s[i].gpus_busy, cluster_n_gpus(c), s[i].sms_busy, tot.sms_total);
+        fprintf(f,
+                ",%" PRIu32 ",%" PRIu32 ",%" PRIu32 ",%" PRIu32 ",%" PRIu32 ",%" PRIu32 ",%" PRIu32
+                ",%" PRIu32,
+                s[i].queued, s[i].running, s[i].units_used, cluster_units_total(c), s[i].gpus_busy,
+                cluster_n_gpus(c), s[i].sms_busy, tot.sms_total);
         for (res_id r = 0; r < cluster_n_resources(c); r++) {
             fprintf(f, ",%" PRIu32, world_sample_res_used(w, i, r));
         }
@@ -122,6 +124,12 @@ int out_timeseries_csv(FILE *f, const world *w, sim_time interval_ns)
         }
     }
     return ferror(f) ? SIM_EIO : 0;
+}
+
+/* A denominator for a fraction of something that may be absent (0 units: 0 %). */
+static double at_least_1(uint32_t n)
+{
+    return n ? (double)n : 1.0;
 }
 
 void out_summary(FILE *f, const world *w, const char *out_dir)
@@ -145,11 +153,13 @@ void out_summary(FILE *f, const world *w, const char *out_dir)
             sum_wait += wait[n_wait++];
         }
     }
-    fprintf(f, "cluster: %" PRIu32 " nodes, %" PRIu32 " GPUs, %" PRIu32 " devices, %" PRIu32
-               " schedulable units\n",
+    fprintf(f,
+            "cluster: %" PRIu32 " nodes, %" PRIu32 " GPUs, %" PRIu32 " devices, %" PRIu32
+            " schedulable units\n",
             cluster_n_nodes(c), cluster_n_gpus(c), cluster_n_devices(c), cluster_units_total(c));
-    fprintf(f, "jobs: %zu: %" PRIu32 " done, %" PRIu32 " failed (OOM), %" PRIu32 " running, %" PRIu32
-               " queued, %" PRIu32 " not yet submitted at the end\n",
+    fprintf(f,
+            "jobs: %zu: %" PRIu32 " done, %" PRIu32 " failed (OOM), %" PRIu32 " running, %" PRIu32
+            " queued, %" PRIu32 " not yet submitted at the end\n",
             n, tot.n_done, tot.n_oom, tot.n_running, tot.n_queued, tot.n_pending);
     if (n_wait) {
         double p50 = stats_quantile_inplace(wait, n_wait, 0.5);
@@ -161,8 +171,14 @@ void out_summary(FILE *f, const world *w, const char *out_dir)
         fprintf(f, "jct:  mean %.1f s, p50 %.1f s, p95 %.1f s\n", sum_jct / (double)n_jct, p50,
                 stats_quantile_sorted(jct, n_jct, 0.95));
     }
-    fprintf(f, "simulated %.1f s in %" PRIu64 " events; outputs in %s/\n",
-            sim_time_to_s(tot.end), tot.n_events, out_dir);
+    fprintf(f, "allocation (time-weighted): %.1f%% of units, %.1f%% of GPUs busy, %.1f%% of SMs\n",
+            100 * out_time_mean(w, offsetof(world_sample, units_used),
+                                at_least_1(cluster_units_total(c))),
+            100 *
+                out_time_mean(w, offsetof(world_sample, gpus_busy), at_least_1(cluster_n_gpus(c))),
+            100 * out_time_mean(w, offsetof(world_sample, sms_busy), at_least_1(tot.sms_total)));
+    fprintf(f, "simulated %.1f s in %" PRIu64 " events; outputs in %s/\n", sim_time_to_s(tot.end),
+            tot.n_events, out_dir);
     free(jct);
     free(wait);
 }

@@ -33,7 +33,7 @@ static int make_dirs(const char *dir)
 {
     char *p = xstrdup(dir, "output dir");
     int rc = 0;
-    for (char *s = p + 1; ; s++) {
+    for (char *s = p + 1;; s++) {
         if (*s == '/' || *s == '\0') {
             char saved = *s;
             *s = '\0';

@@ -189,8 +189,8 @@ static double tw_mean(const world *w, size_t field_off, double denom, res_id r, 
     size_t n = world_n_samples(w);
     world_totals tot = world_get_totals(w);
     SIM_ASSERT(n > 0);
-#define SAMPLE_VALUE(i)                                                                       \
-    (per_res ? (double)world_sample_res_used(w, (i), r)                                       \
+#define SAMPLE_VALUE(i)                                                                            \
+    (per_res ? (double)world_sample_res_used(w, (i), r)                                            \
              : (double)*(const uint32_t *)((const char *)&s[(i)] + field_off))
     stats_timeavg a = stats_timeavg_make(s[0].t, SAMPLE_VALUE(0));
     for (size_t i = 1; i < n; i++) {
@@ -198,6 +198,11 @@ static double tw_mean(const world *w, size_t field_off, double denom, res_id r, 
     }
 #undef SAMPLE_VALUE
     return stats_timeavg_mean(&a, tot.end) / denom;
+}
+
+double out_time_mean(const world *w, size_t field_off, double denom)
+{
+    return tw_mean(w, field_off, denom, 0, false);
 }
 
 cJSON *out_run_json(const world *w, const out_run_meta *meta)
@@ -254,9 +259,9 @@ cJSON *out_run_json(const world *w, const out_run_meta *meta)
     add_num(alloc, "units_mean",
             units ? tw_mean(w, offsetof(world_sample, units_used), units, 0, false) : 0);
     add_num(alloc, "gpus_busy_mean",
-            cluster_n_gpus(c) ? tw_mean(w, offsetof(world_sample, gpus_busy), cluster_n_gpus(c),
-                                        0, false)
-                              : 0);
+            cluster_n_gpus(c)
+                ? tw_mean(w, offsetof(world_sample, gpus_busy), cluster_n_gpus(c), 0, false)
+                : 0);
     add_num(alloc, "sms_busy_mean",
             tot.sms_total ? tw_mean(w, offsetof(world_sample, sms_busy), tot.sms_total, 0, false)
                           : 0);

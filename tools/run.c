@@ -74,8 +74,8 @@ static const char *library_names(char *buf, size_t len)
             strcmp(p + n - 5, ".yaml") != 0) {
             continue;
         }
-        int k = snprintf(buf + used, len - used, "%s%.*s", used ? ", " : "",
-                         (int)(n - pre - 5), p + pre);
+        int k = snprintf(buf + used, len - used, "%s%.*s", used ? ", " : "", (int)(n - pre - 5),
+                         p + pre);
         used += k > 0 ? (size_t)k : 0;
     }
     return buf;
@@ -108,8 +108,10 @@ static const jobrate_profile *load_profile(run_ctx *r, size_t ci)
         }
         rc = obs_load_profile(file, NULL, 0, &r->phys, r->a, r->d, &op);
         if (rc == SIM_ENOENT || rc == SIM_EIO) {
-            diag_error(r->d, jc->profile_at, path, "cannot read the profile; expected a readable "
-                       "profile.yaml, got '%s' (%s)", file, strerror(errno));
+            diag_error(r->d, jc->profile_at, path,
+                       "cannot read the profile; expected a readable "
+                       "profile.yaml, got '%s' (%s)",
+                       file, strerror(errno));
         }
     } else {
         char emb[256];
@@ -118,7 +120,8 @@ static const jobrate_profile *load_profile(run_ctx *r, size_t ci)
         size_t len;
         if (!embedded_get(emb, &data, &len)) {
             char names[512];
-            diag_error(r->d, jc->profile_at, path, "unknown workload profile; expected a library "
+            diag_error(r->d, jc->profile_at, path,
+                       "unknown workload profile; expected a library "
                        "profile [%s] or a path to a profile .yaml, got '%s'",
                        library_names(names, sizeof names), jc->profile);
             return NULL;
@@ -129,8 +132,8 @@ static const jobrate_profile *load_profile(run_ctx *r, size_t ci)
         return NULL;
     }
     jobrate_profile *jp = &r->profiles[r->n_profiles++];
-    *jp = (jobrate_profile){.name = jc->profile, .p = &op->p,
-                            .batch = op->ref_batch >= 1 ? op->ref_batch : 1};
+    *jp = (jobrate_profile){
+        .name = jc->profile, .p = &op->p, .batch = op->ref_batch >= 1 ? op->ref_batch : 1};
     return jp;
 }
 
@@ -144,8 +147,7 @@ static synth_class *build_classes(run_ctx *r)
         const scenario_job_class *jc = &wl->jobs[i];
         synth_class *k = &cls[i];
         k->name = jc->name;
-        k->req = (job_request){jc->request.resource,
-                               jc->request.count, 1};
+        k->req = (job_request){jc->request.resource, jc->request.count, 1};
         if (jc->arrival == SCN_ARRIVAL_POISSON) {
             k->interarrival_s = (synth_dist){SYNTH_EXPONENTIAL, 1.0 / jc->rate_per_s, 0};
         } else {
@@ -217,8 +219,8 @@ static int write_outputs(run_ctx *r, const run_opts *o, const char *dir)
         rc = f ? out_write_json(f, root) : SIM_EIO;
         cJSON_Delete(root);
         cJSON_Delete(cfg);
-        cJSON *info = out_run_info(r->spec->seed, o->scenario,
-                                   o->command_line ? o->command_line : "");
+        cJSON *info =
+            out_run_info(r->spec->seed, o->scenario, o->command_line ? o->command_line : "");
         f = rc ? NULL : out_stage_open(st, "run_info.json");
         rc = rc ? rc : f ? out_write_json(f, info) : SIM_EIO;
         cJSON_Delete(info);
@@ -248,8 +250,8 @@ int run_scenario(const run_opts *o)
         run_fini(&r);
         return rc;
     }
-    if (rc == 0 && (catalog_load_default(r.a, &r.cat, r.d) != 0 ||
-                    physics_load_default(r.d, &r.phys) != 0)) {
+    if (rc == 0 &&
+        (catalog_load_default(r.a, &r.cat, r.d) != 0 || physics_load_default(r.d, &r.phys) != 0)) {
         rc = SIM_EINPUT;
     }
     synth_class *cls = NULL;
@@ -268,10 +270,14 @@ int run_scenario(const run_opts *o)
         job_table *jobs = job_table_create();
         rng_root root = rng_root_make(r.spec->seed);
         synth_generate(cls, r.spec->workload.n_jobs, &root, r.spec->horizon_ns, jobs);
-        r.rate = (jobrate_ctx){.phys = &r.phys, .ts_class = 0, .n_profiles = r.n_profiles,
-                               .profiles = r.profiles};
-        world_cfg wc = {.cluster = &r.cc, .policy = r.pol, .params = &r.params,
-                        .rate = jobrate_rate, .rate_ctx = &r.rate, .until = r.spec->horizon_ns,
+        r.rate = (jobrate_ctx){
+            .phys = &r.phys, .ts_class = 0, .n_profiles = r.n_profiles, .profiles = r.profiles};
+        world_cfg wc = {.cluster = &r.cc,
+                        .policy = r.pol,
+                        .params = &r.params,
+                        .rate = jobrate_rate,
+                        .rate_ctx = &r.rate,
+                        .until = r.spec->horizon_ns,
                         .verify_every = o->verify_every};
         rc = world_create(&wc, jobs, r.d, r.spec->cluster.at, &r.w);
     }

@@ -18,11 +18,11 @@
 #include <stdio.h>
 
 typedef struct run_opts {
-    const char *scenario;     /* path of the scenario file */
-    const char *out_dir;      /* output directory; NULL: the scenario's outputs.dir */
-    bool has_seed;            /* --seed given: replaces the scenario's seed */
+    const char *scenario; /* path of the scenario file */
+    const char *out_dir;  /* output directory; NULL: the scenario's outputs.dir */
+    bool has_seed;        /* --seed given: replaces the scenario's seed */
     uint64_t seed;
-    const char *const *sets;  /* --set PATH=VALUE overrides, n_sets of them; borrowed */
+    const char *const *sets; /* --set PATH=VALUE overrides, n_sets of them; borrowed */
     size_t n_sets;
     const char *command_line; /* recorded in run_info.json; may be NULL */
     FILE *summary;            /* where the text summary goes (NULL: none) */

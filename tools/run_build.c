@@ -48,8 +48,10 @@ void run_build_cluster(arena *a, diag *d, const scenario_spec *s, const gpu_cata
         snprintf(path, sizeof path, "cluster.nodes[%zu].gpu", gi);
         const gpu_type *t = gpu_catalog_find(cat, grp->gpu);
         if (!t) {
-            diag_error(d, grp->gpu_at, path, "unknown GPU type; expected a GPU of the catalog "
-                       "(slicesim profiles lists them), got '%s'", grp->gpu);
+            diag_error(d, grp->gpu_at, path,
+                       "unknown GPU type; expected a GPU of the catalog "
+                       "(slicesim profiles lists them), got '%s'",
+                       grp->gpu);
             continue;
         }
         const scenario_sharing *sh = &grp->sharing;
@@ -65,8 +67,10 @@ void run_build_cluster(arena *a, diag *d, const scenario_spec *s, const gpu_cata
             if (rc == SIM_ENOENT || rc == SIM_EIO) {
                 char p[160];
                 snprintf(p, sizeof p, "cluster.nodes[%zu].sharing.mig.file", gi);
-                diag_error(d, sh->mig.file_at, p, "cannot read the mig-parted config; expected a "
-                           "readable file, got '%s' (%s)", sh->mig.file, strerror(errno));
+                diag_error(d, sh->mig.file_at, p,
+                           "cannot read the mig-parted config; expected a "
+                           "readable file, got '%s' (%s)",
+                           sh->mig.file, strerror(errno));
             }
             if (rc != 0) {
                 continue;

@@ -38,14 +38,14 @@ typedef struct synth_dist {
 } synth_dist;
 
 typedef struct synth_class {
-    const char *name;         /* unique among the classes; borrowed */
-    job_request req;          /* resource (borrowed), units per worker, workers */
+    const char *name; /* unique among the classes; borrowed */
+    job_request req;  /* resource (borrowed), units per worker, workers */
     synth_dist interarrival_s;
     synth_dist duration_s;
-    double start_s;           /* first arrival no earlier than this, s (>= 0) */
-    uint32_t count;           /* jobs to generate; 0 = until the horizon */
-    uint64_t mem_bytes;       /* per unit, 0 = not stated */
-    const char *profile;      /* workload profile name or NULL; borrowed */
+    double start_s;      /* first arrival no earlier than this, s (>= 0) */
+    uint32_t count;      /* jobs to generate; 0 = until the horizon */
+    uint64_t mem_bytes;  /* per unit, 0 = not stated */
+    const char *profile; /* workload profile name or NULL; borrowed */
 } synth_class;
 
 /* Draw one value of d from stream s (seconds, > 0 for valid parameters). */

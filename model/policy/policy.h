@@ -64,11 +64,11 @@ typedef struct pol_device {
 typedef struct pol_job {
     job_id id;
     const char *class_name;
-    const char *resource;     /* requested resource name */
-    uint32_t per_worker;      /* units per worker */
-    uint32_t n_workers;       /* workers; each worker's units on one node */
-    uint64_t mem_bytes;       /* per unit, 0 = not stated */
-    double work_s;            /* solo run time, s */
+    const char *resource; /* requested resource name */
+    uint32_t per_worker;  /* units per worker */
+    uint32_t n_workers;   /* workers; each worker's units on one node */
+    uint64_t mem_bytes;   /* per unit, 0 = not stated */
+    double work_s;        /* solo run time, s */
     sim_time submit;
 } pol_job;
 
@@ -120,7 +120,7 @@ void decision_buf_get(const decision_buf *b, size_t i, pol_decision *out);
  * applies the decisions, so a policy placing several jobs in one call records them here.
  * pol_scratch_load starts a call (O(1)); free units are the view's minus those recorded. */
 typedef struct pol_scratch {
-    dev_id *taken;      /* units handed out in this call; owned (pol_scratch_fini) */
+    dev_id *taken; /* units handed out in this call; owned (pol_scratch_fini) */
     size_t n, cap;
 } pol_scratch;
 

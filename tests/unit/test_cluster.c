@@ -69,7 +69,9 @@ Test(cluster, whole_gpus_advertise_one_gpu_each)
 Test(cluster, mig_gpu_advertises_one_resource_per_instance_profile)
 {
     gpu_type g = test_gpu();
-    cluster_gpu_cfg gc = {.type = &g, .mig_enabled = true, .n_mig = 3,
+    cluster_gpu_cfg gc = {.type = &g,
+                          .mig_enabled = true,
+                          .n_mig = 3,
                           .mig = {&g.profiles[0], &g.profiles[0], &g.profiles[1]},
                           .mig_start = {0, 1, 2}};
     cluster_gpu_cfg whole = {.type = &g};
@@ -98,8 +100,11 @@ Test(cluster, time_slicing_replicas_and_rename_by_default)
 {
     gpu_type g = test_gpu();
     cluster_share_rule rule = {.resource = "nvidia.com/gpu", .replicas = 4};
-    cluster_gpu_cfg renamed = {.type = &g, .sharing = CLUSTER_SHARE_TIMESLICE,
-                               .rename_by_default = true, .n_rules = 1, .rules = &rule};
+    cluster_gpu_cfg renamed = {.type = &g,
+                               .sharing = CLUSTER_SHARE_TIMESLICE,
+                               .rename_by_default = true,
+                               .n_rules = 1,
+                               .rules = &rule};
     cluster_gpu_cfg plain = renamed;
     plain.rename_by_default = false;
     cluster_gpu_cfg gpus[3] = {renamed, renamed, plain};
@@ -117,10 +122,15 @@ Test(cluster, time_slicing_applies_only_to_named_mig_resources)
 {
     gpu_type g = test_gpu();
     cluster_share_rule rule = {.resource = "nvidia.com/mig-1g.x", .replicas = 2};
-    cluster_gpu_cfg gc = {.type = &g, .mig_enabled = true, .n_mig = 2,
-                          .mig = {&g.profiles[0], &g.profiles[1]}, .mig_start = {0, 2},
-                          .sharing = CLUSTER_SHARE_TIMESLICE, .rename_by_default = true,
-                          .n_rules = 1, .rules = &rule};
+    cluster_gpu_cfg gc = {.type = &g,
+                          .mig_enabled = true,
+                          .n_mig = 2,
+                          .mig = {&g.profiles[0], &g.profiles[1]},
+                          .mig_start = {0, 2},
+                          .sharing = CLUSTER_SHARE_TIMESLICE,
+                          .rename_by_default = true,
+                          .n_rules = 1,
+                          .rules = &rule};
     cluster *c = make1(&gc, 1);
     cr_assert_eq(total_cap(c, "nvidia.com/mig-1g.x.shared"), 2);
     cr_assert_eq(total_cap(c, "nvidia.com/mig-1g.x"), 0);
@@ -133,8 +143,8 @@ Test(cluster, take_and_give_keep_counts)
 {
     gpu_type g = test_gpu();
     cluster_share_rule rule = {.resource = "nvidia.com/gpu", .replicas = 3};
-    cluster_gpu_cfg gc = {.type = &g, .sharing = CLUSTER_SHARE_TIMESLICE, .n_rules = 1,
-                          .rules = &rule};
+    cluster_gpu_cfg gc = {
+        .type = &g, .sharing = CLUSTER_SHARE_TIMESLICE, .n_rules = 1, .rules = &rule};
     cluster *c = make1(&gc, 1);
     res_id r;
     cr_assert(cluster_resource_find(c, "nvidia.com/gpu", &r));
@@ -153,10 +163,9 @@ Test(cluster, memory_rules_per_sharing_mode)
 {
     gpu_type g = test_gpu();
     cluster_share_rule rule = {.resource = "nvidia.com/gpu", .replicas = 4};
-    cluster_gpu_cfg ts = {.type = &g, .sharing = CLUSTER_SHARE_TIMESLICE, .n_rules = 1,
-                          .rules = &rule};
-    cluster_gpu_cfg mps = {.type = &g, .sharing = CLUSTER_SHARE_MPS, .n_rules = 1,
-                           .rules = &rule};
+    cluster_gpu_cfg ts = {
+        .type = &g, .sharing = CLUSTER_SHARE_TIMESLICE, .n_rules = 1, .rules = &rule};
+    cluster_gpu_cfg mps = {.type = &g, .sharing = CLUSTER_SHARE_MPS, .n_rules = 1, .rules = &rule};
     cluster_gpu_cfg ex = {.type = &g};
     cluster_gpu_cfg gpus[3] = {ex, ts, mps};
     cluster *c = make1(gpus, 3);
@@ -178,8 +187,13 @@ Test(cluster, inconsistent_configs_are_refused_with_a_reason)
 {
     gpu_type g = test_gpu();
     cluster_share_rule rule = {.resource = "nvidia.com/gpu", .replicas = 2};
-    cluster_gpu_cfg gc = {.type = &g, .mig_enabled = true, .n_mig = 1, .mig = {&g.profiles[0]},
-                          .sharing = CLUSTER_SHARE_MPS, .n_rules = 1, .rules = &rule};
+    cluster_gpu_cfg gc = {.type = &g,
+                          .mig_enabled = true,
+                          .n_mig = 1,
+                          .mig = {&g.profiles[0]},
+                          .sharing = CLUSTER_SHARE_MPS,
+                          .n_rules = 1,
+                          .rules = &rule};
     cluster_node_cfg node = {.name = "a", .n_gpus = 1, .gpus = &gc};
     cluster_cfg cfg = {.n_nodes = 1, .nodes = &node};
     cluster *c = NULL;
@@ -200,8 +214,7 @@ Test(cluster, inconsistent_configs_are_refused_with_a_reason)
 Test(job, lifecycle_and_times)
 {
     job_table *t = job_table_create();
-    job_spec s = {.class_name = "a", .req = {"nvidia.com/gpu", 2, 1}, .submit = 10,
-                  .work_s = 1.0};
+    job_spec s = {.class_name = "a", .req = {"nvidia.com/gpu", 2, 1}, .submit = 10, .work_s = 1.0};
     job_id id = job_table_add(t, &s);
     cr_assert_eq(id, 0);
     cr_assert_eq(job_table_get(t, id)->state, JOB_PENDING);
@@ -273,8 +286,7 @@ static void fixture_fini(fifo_fixture *f)
 
 static job_id submit(fifo_fixture *f, uint32_t per_worker, uint32_t workers)
 {
-    job_spec s = {.class_name = "t", .req = {"nvidia.com/gpu", per_worker, workers},
-                  .work_s = 1.0};
+    job_spec s = {.class_name = "t", .req = {"nvidia.com/gpu", per_worker, workers}, .work_s = 1.0};
     job_id id = job_table_add(f->jobs, &s);
     job_submit(f->jobs, id, 0);
     decision_buf_clear(f->out);

@@ -58,8 +58,8 @@ static void compare(const cJSON *want, const cJSON *got, const char *path, const
         rel = cJSON_IsNumber(r) ? r->valuedouble : 0;
         abs_tol = cJSON_IsNumber(a) ? a->valuedouble : 0;
         double x = want->valuedouble, y = got->valuedouble;
-        cr_expect(fabs(x - y) <= abs_tol + rel * fabs(x), "%s: expected %.17g, got %.17g", path,
-                  x, y);
+        cr_expect(fabs(x - y) <= abs_tol + rel * fabs(x), "%s: expected %.17g, got %.17g", path, x,
+                  y);
         return;
     }
     cr_expect(cJSON_Compare(want, got, true), "%s differs", path);
@@ -72,8 +72,8 @@ static void run_case(const char *name)
     snprintf(exp_path, sizeof exp_path, GOLDEN_DIR "/%s/expected/summary.json", name);
     cr_assert_not_null(mkdtemp(out));
     FILE *devnull = fopen("/dev/null", "w");
-    run_opts o = {.scenario = scen, .out_dir = out, .summary = devnull, .errors = stderr,
-                  .verify_every = 1};
+    run_opts o = {
+        .scenario = scen, .out_dir = out, .summary = devnull, .errors = stderr, .verify_every = 1};
     cr_assert_eq(run_scenario(&o), 0, "%s did not run", scen);
     fclose(devnull);
     char run_path[300];

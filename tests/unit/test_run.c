@@ -64,8 +64,7 @@ static char *path_in(const char *dir, const char *name)
 
 static void rm_dir(const char *dir)
 {
-    static const char *const names[] = {"run.json", "run_info.json", "jobs.csv",
-                                        "timeseries.csv"};
+    static const char *const names[] = {"run.json", "run_info.json", "jobs.csv", "timeseries.csv"};
     for (size_t i = 0; i < 4; i++) {
         char *p = path_in(dir, names[i]);
         remove(p);
@@ -79,9 +78,15 @@ static int run_into(const char *dir, bool has_seed, uint64_t seed, const char *c
                     size_t n_sets)
 {
     FILE *devnull = fopen("/dev/null", "w");
-    run_opts o = {.scenario = DEFAULT_SCENARIO, .out_dir = dir, .has_seed = has_seed,
-                  .seed = seed, .sets = sets, .n_sets = n_sets, .summary = devnull,
-                  .errors = devnull, .verify_every = 1};
+    run_opts o = {.scenario = DEFAULT_SCENARIO,
+                  .out_dir = dir,
+                  .has_seed = has_seed,
+                  .seed = seed,
+                  .sets = sets,
+                  .n_sets = n_sets,
+                  .summary = devnull,
+                  .errors = devnull,
+                  .verify_every = 1};
     int rc = run_scenario(&o);
     fclose(devnull);
     return rc;
@@ -244,8 +249,10 @@ static int cli(const char *args, char *err_line, size_t len)
 {
     char out[64], cmd[512], bash[600];
     snprintf(out, sizeof out, "/tmp/slicesim-cli-%ld.txt", (long)getpid());
-    snprintf(cmd, sizeof cmd, "./slicesim %s 2>&1 >/dev/null | head -n 1 > %s; "
-                              "exit ${PIPESTATUS[0]}", args, out);
+    snprintf(cmd, sizeof cmd,
+             "./slicesim %s 2>&1 >/dev/null | head -n 1 > %s; "
+             "exit ${PIPESTATUS[0]}",
+             args, out);
     snprintf(bash, sizeof bash, "bash -c '%s'", cmd);
     int st = system(bash);
     size_t n = 0;
@@ -290,8 +297,8 @@ static void run_bad(const char *set, char *line, size_t len)
     char *out = path_in(a, "out");
     const char *sets[] = {set};
     FILE *err = tmpfile();
-    run_opts o = {.scenario = DEFAULT_SCENARIO, .out_dir = out, .sets = sets, .n_sets = 1,
-                  .errors = err};
+    run_opts o = {
+        .scenario = DEFAULT_SCENARIO, .out_dir = out, .sets = sets, .n_sets = 1, .errors = err};
     cr_assert_eq(run_scenario(&o), SIM_EINPUT);
     struct stat sb;
     cr_assert_neq(stat(out, &sb), 0, "nothing may be written on bad input");
@@ -381,12 +388,16 @@ Test(run, all_balanced_a100_40gb_advertises_what_mig_parted_lists)
 
 Test(synth, adding_a_class_leaves_the_other_classes_draws_unchanged)
 {
-    synth_class a = {.name = "a", .req = {"nvidia.com/gpu", 1, 1},
+    synth_class a = {.name = "a",
+                     .req = {"nvidia.com/gpu", 1, 1},
                      .interarrival_s = {SYNTH_EXPONENTIAL, 60, 0},
-                     .duration_s = {SYNTH_LOGNORMAL, 600, 0.5}, .count = 50};
-    synth_class b = {.name = "b", .req = {"nvidia.com/gpu", 1, 1},
+                     .duration_s = {SYNTH_LOGNORMAL, 600, 0.5},
+                     .count = 50};
+    synth_class b = {.name = "b",
+                     .req = {"nvidia.com/gpu", 1, 1},
                      .interarrival_s = {SYNTH_EXPONENTIAL, 30, 0},
-                     .duration_s = {SYNTH_EXPONENTIAL, 100, 0}, .count = 80};
+                     .duration_s = {SYNTH_EXPONENTIAL, 100, 0},
+                     .count = 80};
     synth_class both[2] = {b, a};
     rng_root root = rng_root_make(42);
     job_table *t1 = job_table_create(), *t2 = job_table_create();

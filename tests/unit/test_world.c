@@ -16,8 +16,11 @@
 static job_id add(job_table *t, double submit_s, const char *res, uint32_t per, uint32_t workers,
                   double work_s, uint64_t mem)
 {
-    job_spec s = {.class_name = "c", .req = {res, per, workers}, .submit = sim_time_from_s(submit_s),
-                  .work_s = work_s, .mem_bytes = mem};
+    job_spec s = {.class_name = "c",
+                  .req = {res, per, workers},
+                  .submit = sim_time_from_s(submit_s),
+                  .work_s = work_s,
+                  .mem_bytes = mem};
     return job_table_add(t, &s);
 }
 
@@ -48,8 +51,8 @@ static void env_init(env *e, uint32_t n, bool mig)
         e->node = (cluster_node_cfg){.name = "n0", .n_gpus = n, .gpus = e->gpus};
     }
     e->cc = (cluster_cfg){.n_nodes = 1, .nodes = &e->node};
-    e->wc = (world_cfg){.cluster = &e->cc, .policy = pol_find("fifo"), .until = SIM_TIME_MAX,
-                        .verify_every = 1};
+    e->wc = (world_cfg){
+        .cluster = &e->cc, .policy = pol_find("fifo"), .until = SIM_TIME_MAX, .verify_every = 1};
 }
 
 static world *run(env *e, job_table *t)
@@ -277,8 +280,8 @@ Test(world, a_profiled_job_gets_its_rate_from_the_speed_model)
     e.wc.rate = jobrate_rate;
     e.wc.rate_ctx = &rc;
     job_table *t = job_table_create();
-    job_spec s = {.class_name = "c", .req = {"nvidia.com/gpu", 1, 1}, .work_s = 100,
-                  .profile = "made-up"};
+    job_spec s = {
+        .class_name = "c", .req = {"nvidia.com/gpu", 1, 1}, .work_s = 100, .profile = "made-up"};
     job_table_add(t, &s);
     s.submit = sim_time_from_s(50);
     job_table_add(t, &s);
