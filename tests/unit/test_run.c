@@ -442,3 +442,125 @@ Test(run, an_unknown_library_profile_lists_the_library)
                            "vit-b16-infer, yolos-small-infer] or a path to a profile .yaml, got "
                            "'vit'\n");
 }
+
+/* Replace every occurrence of `from` in text by `to` (new malloc'd string). */
+static char *replace_all(const char *text, const char *from, const char *to)
+{
+    size_t n = 0, lf = strlen(from), lt = strlen(to);
+    for (const char *p = text; (p = strstr(p, from)); p += lf) {
+        n++;
+    }
+    char *out = malloc(strlen(text) + n * (lt + 1) + 1), *o = out;
+    for (const char *p = text;;) {
+        const char *q = strstr(p, from);
+        if (!q) {
+            strcpy(o, p);
+            break;
+        }
+        memcpy(o, p, (size_t)(q - p));
+        o += q - p;
+        memcpy(o, to, lt);
+        o += lt;
+        p = q + lf;
+    }
+    return out;
+}
+
+/* "class,submit_s -> start_s,end_s,outcome,placement" lines of a jobs.csv, sorted. */
+static char *job_keys(const char *csv_path, const char *skip_class)
+{
+    size_t n = 0;
+    char *csv = slurp(csv_path, &n);
+    cr_assert_not_null(csv);
+    char *out = calloc(1, n + 1), *o = out;
+    char *line = strchr(csv, '\n') + 1;
+    while (*line) {
+        char *end = strchr(line, '\n');
+        *end = '\0';
+        char *f[14];
+        size_t k = 0;
+        for (char *p = line; k < 14; k++) {
+            f[k] = p;
+            p = strchr(p, ',');
+            if (!p) {
+                k++;
+                break;
+            }
+            *p++ = '\0';
+        }
+        if (strcmp(f[1], skip_class) != 0) {
+            o += sprintf(o, "%s,%s,%s,%s,%s,%s\n", f[1], f[7], f[8], f[9], f[12], f[13]);
+        }
+        line = end + 1;
+    }
+    free(csv);
+    return out;
+}
+
+/* Adding a job class (its own RNG streams, its own MIG resource on an added node group) leaves
+ * every other job's submission, start, end, outcome and placement unchanged. */
+Test(run, an_unrelated_class_leaves_the_other_jobs_unchanged)
+{
+    char cwd[512];
+    cr_assert_not_null(getcwd(cwd, sizeof cwd));
+    size_t n = 0;
+    char *text = slurp(DEFAULT_SCENARIO, &n);
+    char abs_mig[600], abs_ts[600];
+    snprintf(abs_mig, sizeof abs_mig, "file: %s/experiments/mig/", cwd);
+    snprintf(abs_ts, sizeof abs_ts, "file: %s/experiments/sharing/", cwd);
+    char *t1 = replace_all(text, "file: mig/", abs_mig);
+    char *base = replace_all(t1, "file: sharing/", abs_ts);
+    char extra_mig[1024];
+    snprintf(extra_mig, sizeof extra_mig,
+             "    - name: extra\n      gpu: A100-SXM4-40GB\n      gpus_per_node: 8\n"
+             "      sharing:\n        mig: {%sconfig-default.yaml, config: all-7g.40gb}\n\n"
+             "workload:",
+             abs_mig);
+    char *t2 = replace_all(base, "\nworkload:", extra_mig);
+    char *more = replace_all(t2, "\npolicy:",
+                             "    - name: unrelated\n      rate: 1/h\n      count: 5\n"
+                             "      duration: 10m\n      request: {nvidia.com/mig-7g.40gb: 1}\n"
+                             "\npolicy:");
+    char *dir = tmpdir();
+    char *a_yaml = path_in(dir, "a.yaml"), *b_yaml = path_in(dir, "b.yaml");
+    FILE *f = fopen(a_yaml, "w");
+    fputs(base, f);
+    fclose(f);
+    f = fopen(b_yaml, "w");
+    fputs(more, f);
+    fclose(f);
+    char *a_out = path_in(dir, "a"), *b_out = path_in(dir, "b");
+    FILE *devnull = fopen("/dev/null", "w");
+    run_opts o = {.scenario = a_yaml, .out_dir = a_out, .summary = devnull, .errors = stderr};
+    cr_assert_eq(run_scenario(&o), 0);
+    o.scenario = b_yaml;
+    o.out_dir = b_out;
+    cr_assert_eq(run_scenario(&o), 0);
+    fclose(devnull);
+    char *ja = path_in(a_out, "jobs.csv"), *jb = path_in(b_out, "jobs.csv");
+    char *ka = job_keys(ja, "unrelated"), *kb = job_keys(jb, "unrelated");
+    cr_assert_gt(strlen(ka), 1000);
+    cr_assert_str_eq(ka, kb);
+    char *all_b = job_keys(jb, "");
+    cr_assert_gt(strlen(all_b), strlen(kb), "the unrelated class made no jobs");
+    free(all_b);
+    free(ka);
+    free(kb);
+    free(ja);
+    free(jb);
+    rm_dir(a_out);
+    rm_dir(b_out);
+    remove(a_yaml);
+    remove(b_yaml);
+    rmdir(dir);
+    free(a_out);
+    free(b_out);
+    free(a_yaml);
+    free(b_yaml);
+    free(dir);
+    free(text);
+    free(t1);
+    free(t2);
+    free(base);
+    free(more);
+}
