@@ -360,7 +360,7 @@ void obs_predict(const obs_profile *p, const obs_profile *const *others, size_t 
     }
     partition_cfg c;
     partition_cfg_init(&c, qs->gpu);
-    char why[600];
+    char why[sizeof ((obs_prediction *)0)->reason];
     if (obs_resolve_partition(qs->gpu, cf->partition, &c.mig, why, sizeof why)) {
         invalid(out, why);
         return;
