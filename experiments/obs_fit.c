@@ -329,7 +329,8 @@ int obs_fit(const obs_file *f, const obs_prior_class *pc, const phys_params *m, 
 static void invalid(obs_prediction *out, const char *why)
 {
     out->outcome = SPEED_INVALID;
-    snprintf(out->reason, sizeof out->reason, "%s", why);
+    /* bounded: a reason longer than the field is cut (and gcc -O2 sees that it cannot overflow) */
+    snprintf(out->reason, sizeof out->reason, "%.*s", (int)sizeof out->reason - 1, why);
 }
 
 /* True when profile p can be evaluated at batch b: b is the batch it was fitted at, or it has
