@@ -120,6 +120,28 @@ int cmd_validate(int argc, char **argv)
                    t->name, t->n_fitted, t->n_predicted, t->mape_pct, t->max_pct);
         }
     }
+    /* Excluded figures stay visible: what the error would be if they counted as predictions. */
+    for (size_t i = 0; status == CLI_EXIT_OK && i < n; i++) {
+        const val_table *t = &tables[i];
+        int n_ex = 0, n_all = 0;
+        double sum = 0.0, max = 0.0;
+        for (int k = 0; k < t->n_figures; k++) {
+            const val_figure *f = &t->figures[k];
+            if (f->fitted || t->skipped[0]) {
+                continue;
+            }
+            double err = fabs(f->predicted - f->published) / fabs(f->published) * 100.0;
+            n_ex += f->excluded;
+            n_all++;
+            sum += err;
+            max = err > max ? err : max;
+        }
+        if (n_ex > 0) {
+            printf("note %s: %d figures excluded (reasons above); counted as predictions: "
+                   "rows_predicted=%d mape_predicted=%.1f%% max_predicted=%.1f%%\n",
+                   t->name, n_ex, n_all, sum / n_all, max);
+        }
+    }
     for (size_t i = 0; i < n; i++) {
         val_table_fini(&tables[i]);
         free(names[i]);
