@@ -107,6 +107,7 @@ bench: deps
 	./slicesim bench engine --pending 1000000 --events 4000000
 	./slicesim bench heap --pending 1000 --events 2000000
 	./slicesim bench heap --pending 1000000 --events 4000000
+	./slicesim bench fluid --pending 100000 --events 500000
 
 validate: all
 	./slicesim validate

@@ -10,8 +10,10 @@
  * Progressive filling (Bertsekas & Gallager, Data Networks, §6.5.2, weighted form): all
  * unfrozen activities run at x_i = w_i * lambda; lambda rises to the first level where a
  * coupled resource saturates (rem_j / sum_i a_ij w_i) or an activity's own bound binds
- * (bound_i / w_i); those freeze; repeat. Each round freezes at least one activity, so a
- * component of A activities and R resources costs O(A * (A + R)) at worst.
+ * (bound_i / w_i); those freeze; repeat. Each round freezes at least one activity and
+ * recounts the unfrozen weight of each resource (a running difference would cancel badly when
+ * weights differ by orders of magnitude), so a component of A activities with U uses costs
+ * O(A * U) at worst; in practice the number of rounds is the number of distinct levels.
  */
 #include "sim/fluid.h"
 
@@ -67,7 +69,7 @@ typedef struct res {
     uint32_t n_users, cap_users;
     bool links, dirty_listed, seeded;
     uint64_t mark;
-    double rem, wsum;     /* solver scratch */
+    double rem;           /* solver scratch: capacity not yet given to frozen users */
     uint32_t n_unfrozen; /* solver scratch */
 } res;
 
@@ -331,10 +333,22 @@ static void freeze(fluid_sys *sys, act *a, double x)
         res *r = &sys->res[a->uses[k].res];
         if (r->ops->coupled) {
             r->rem -= a->uses[k].coeff * x;
-            r->wsum -= a->uses[k].coeff * a->weight;
             r->n_unfrozen--;
         }
     }
+}
+
+/* Sum of a_ij * w_i over r's users in this component that are not frozen yet (> 0 when any). */
+static double unfrozen_weight(const fluid_sys *sys, const res *r)
+{
+    double w = 0;
+    for (uint32_t k = 0; k < r->n_users; k++) {
+        const act *a = &sys->acts[r->users[k].act];
+        if (a->mark == sys->epoch && !a->frozen) {
+            w += a->uses[r->users[k].use].coeff * a->weight;
+        }
+    }
+    return w;
 }
 
 static void solve(fluid_sys *sys)
@@ -358,7 +372,6 @@ static void solve(fluid_sys *sys)
             r->eff_cap = c;
         }
         r->rem = r->eff_cap;
-        r->wsum = 0;
         r->n_unfrozen = 0;
         for (uint32_t k = 0; k < r->n_users; k++) {
             act *a = &sys->acts[r->users[k].act];
@@ -374,7 +387,6 @@ static void solve(fluid_sys *sys)
             }
             a->bound = dmin(a->bound, b / coeff);
             if (r->ops->coupled) {
-                r->wsum += coeff * a->weight;
                 r->n_unfrozen++;
             }
         }
@@ -393,9 +405,11 @@ static void solve(fluid_sys *sys)
     while (n_unfrozen > 0) {
         double lam = INFINITY;
         for (uint32_t j = 0; j < sys->n_comp_res; j++) {
-            const res *r = &sys->res[sys->comp_res[j]];
+            res *r = &sys->res[sys->comp_res[j]];
             if (r->ops->coupled && r->n_unfrozen > 0) {
-                lam = dmin(lam, (r->rem > 0 ? r->rem : 0) / r->wsum);
+                /* Recount the unfrozen weight rather than trust the running difference, which
+                 * cancels catastrophically when weights differ by many orders of magnitude. */
+                lam = dmin(lam, (r->rem > 0 ? r->rem : 0) / unfrozen_weight(sys, r));
             }
         }
         for (uint32_t i = 0; i < sys->n_comp_acts; i++) {
@@ -418,7 +432,7 @@ static void solve(fluid_sys *sys)
         for (uint32_t j = 0; j < sys->n_comp_res; j++) {
             res *r = &sys->res[sys->comp_res[j]];
             if (!r->ops->coupled || r->n_unfrozen == 0 ||
-                (r->rem > 0 ? r->rem : 0) / r->wsum > thr) {
+                (r->rem > 0 ? r->rem : 0) / unfrozen_weight(sys, r) > thr) {
                 continue;
             }
             for (uint32_t k = 0; k < r->n_users && r->n_unfrozen > 0; k++) {

@@ -67,3 +67,15 @@ Test(bench_kernels, engine_and_heap_simulate_the_same_hold_model)
     cr_assert_eq(f.events, 500);
     cr_assert_gt(f.checksum, 0);
 }
+
+/* Same seed, same run: the final clocks of two identical runs are equal to the last bit, and
+ * another seed gives another run. */
+Test(bench_kernels, runs_are_deterministic)
+{
+    bench_result a = bench_fluid(300, 3000, 11), b = bench_fluid(300, 3000, 11);
+    cr_assert_eq(a.checksum, b.checksum);
+    bench_result c = bench_hold_engine(100, 5000, 11), d = bench_hold_engine(100, 5000, 11);
+    cr_assert_eq(c.checksum, d.checksum);
+    bench_result e = bench_hold_engine(100, 5000, 12);
+    cr_assert_neq(c.checksum, e.checksum);
+}

@@ -156,6 +156,43 @@ Test(fluid, max_min_fair_over_several_links)
     sim_destroy(ctx);
 }
 
+/* Weighted max-min over two links: L1 = 10 {A w1, B w2}, L2 = 3 {B w2, C w1}.
+ * Levels: L1 10 / (1 + 2) = 3.33, L2 3 / (2 + 1) = 1 -> L2 saturates: B = 2 * 1, C = 1 * 1.
+ * Then L1 (10 - 2) / 1 = 8: A = 8. */
+Test(fluid, weighted_max_min_over_two_links)
+{
+    fluid_sys *sys;
+    sim_ctx *ctx = new_ctx(&sys);
+    fluid_res_id l1 = fluid_resource_add(sys, "L1", 10, &fluid_sharing_fair, NULL);
+    fluid_res_id l2 = fluid_resource_add(sys, "L2", 3, &fluid_sharing_fair, NULL);
+    fluid_use pa[] = {use1(l1)}, pb[] = {use1(l1), use1(l2)}, pc[] = {use1(l2)};
+    fluid_act_id a = fluid_start(sys, 100, pa, 1, NULL, NULL);
+    fluid_act_id b = fluid_start(sys, 100, pb, 2, NULL, NULL);
+    fluid_act_id c = fluid_start(sys, 100, pc, 1, NULL, NULL);
+    fluid_set_weight(sys, b, 2);
+    cr_assert_float_eq(fluid_rate(sys, a), 8, 1e-12);
+    cr_assert_float_eq(fluid_rate(sys, b), 2, 1e-12);
+    cr_assert_float_eq(fluid_rate(sys, c), 1, 1e-12);
+    sim_destroy(ctx);
+}
+
+/* Weights 10^12 : 1 on 10 units/s: 10 * 10^12 / (10^12 + 1) and 10 / (10^12 + 1); the small
+ * share must stay positive and the total must be the capacity. */
+Test(fluid, extreme_weights_keep_their_proportion)
+{
+    fluid_sys *sys;
+    sim_ctx *ctx = new_ctx(&sys);
+    fluid_res_id r = fluid_resource_add(sys, "r", 10, &fluid_sharing_fair, NULL);
+    fluid_use u = use1(r);
+    fluid_act_id a = fluid_start(sys, 100, &u, 1, NULL, NULL);
+    fluid_act_id b = fluid_start(sys, 100, &u, 1, NULL, NULL);
+    fluid_set_weight(sys, a, 1e12);
+    double ra = fluid_rate(sys, a), rb = fluid_rate(sys, b);
+    cr_assert_float_eq(rb, 10 / (1e12 + 1), 1e-20);
+    cr_assert_float_eq(ra + rb, 10, 1e-12);
+    sim_destroy(ctx);
+}
+
 typedef struct cap_change {
     fluid_sys *sys;
     fluid_act_id act;
