@@ -35,13 +35,17 @@ static double profiled_rate(const jobrate_ctx *rc, const cluster *c, const clust
     partition_cfg pc;
     partition_cfg_init(&pc, cluster_gpu_get(c, d->gpu)->type);
     pc.mig = d->profile;
+    if (d->sharing == CLUSTER_SHARE_MPS) {
+        /* an MPS replica is what the job asked for, alone or not: the control daemon caps every
+         * client at the default active thread percentage, 100 / replicas */
+        pc.sharing = SHARE_MPS;
+        pc.mps_percent = (double)(100 / d->slots);
+    }
     speed_result alone, now;
     speed_unit_time(jp->p, jp->batch, &pc, rc->phys, &alone);
     if (d->sharing != CLUSTER_SHARE_NONE && d->used >= 2) {
         pc.sharing = d->sharing == CLUSTER_SHARE_MPS ? SHARE_MPS : SHARE_TIMESLICE;
         pc.peers = (int)d->used;
-        /* the MPS control daemon's default active thread percentage: 100 / replicas */
-        pc.mps_percent = d->sharing == CLUSTER_SHARE_MPS ? (double)(100 / d->slots) : 0;
     }
     pc.mig_busy = d->profile ? busy_instances(c, d) : 0;
     speed_unit_time(jp->p, jp->batch, &pc, rc->phys, &now);

@@ -10,7 +10,8 @@
  *  - A job with a workload profile (model/speed.h) gets the physics: speed_unit_time on its
  *    partition with k peers (time-slicing: host phases overlap other jobs' GPU phases, exact MVA;
  *    MPS: 100/replicas % of the SMs each, shared bandwidth) and, on a MIG GPU, with the GPU's
- *    busy instances sharing its power budget; divided into its time alone on that partition.
+ *    busy instances sharing its power budget; divided into its time alone on what it asked for
+ *    (the partition; for an MPS replica, one client capped at 100/replicas % of the SMs).
  *    Co-runners are taken to be like it (peers), whatever they run.
  *  - A job without a profile is taken to be GPU-bound (no host phase to overlap): eta(k)/k on a
  *    time-sliced device with k contexts, 1 elsewhere (isolation, or MPS without a profile to say

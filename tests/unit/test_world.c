@@ -234,11 +234,11 @@ Test(world, time_sliced_co_runners_share_the_gpu_with_eta)
     world_destroy(w);
 }
 
-/* With a workload profile the physics decides: host phases overlap the other job's GPU phases,
- * so two time-sliced co-runners lose less than eta(2)/2 each. The profile is made up (host time
- * equal to the GPU time of an iteration on the catalog's A100-SXM4-40GB); the expected rate comes
- * from model/speed.h itself. */
-Test(world, a_profiled_job_gets_its_rate_from_the_speed_model)
+/* Two jobs of a made-up profile (host time equal to the GPU time of an iteration on the
+ * catalog's A100-SXM4-40GB) share one GPU under `sharing` with 4 replicas: job 0 runs 50 s
+ * alone, job 1 joins at t = 50 s. Their end times must follow the rate model/speed.h gives two
+ * peers on that partition, divided into the time alone; that rate is returned. */
+static double profiled_pair(cluster_sharing sharing, share_mode mode)
 {
     phys_params m;
     gpu_catalog cat;
@@ -259,20 +259,22 @@ Test(world, a_profiled_job_gets_its_rate_from_the_speed_model)
     speed_unit_time(&p, 1, &pc, &m, &alone);
     cr_assert_eq(alone.outcome, SPEED_OK);
     p.host_s_fixed = alone.iter_gpu_s; /* H = G */
+    if (mode == SHARE_MPS) { /* an MPS replica alone: capped at 100 / replicas % of the SMs */
+        pc.sharing = SHARE_MPS;
+        pc.mps_percent = 100 / 4;
+    }
     speed_unit_time(&p, 1, &pc, &m, &alone);
-    pc.sharing = SHARE_TIMESLICE;
+    pc.sharing = mode;
     pc.peers = 2;
     speed_unit_time(&p, 1, &pc, &m, &two);
     cr_assert_eq(two.outcome, SPEED_OK);
     double r2 = alone.unit_time_s / two.unit_time_s;
-    cr_assert_gt(r2, phys_eta(&m, 0, 2) / 2);
-    cr_assert_lt(r2, 1.0);
 
     env e;
     env_init(&e, 1, false);
     e.gpus[0].type = a100;
     cluster_share_rule rule = {.resource = "nvidia.com/gpu", .replicas = 4};
-    e.gpus[0].sharing = CLUSTER_SHARE_TIMESLICE;
+    e.gpus[0].sharing = sharing;
     e.gpus[0].n_rules = 1;
     e.gpus[0].rules = &rule;
     jobrate_profile jp = {.name = "made-up", .p = &p, .batch = 1};
@@ -290,4 +292,27 @@ Test(world, a_profiled_job_gets_its_rate_from_the_speed_model)
     cr_assert_float_eq(end_s(w, 1), 50 + 50 / r2 + 50, 1e-6);
     world_destroy(w);
     arena_destroy(a);
+    return r2;
+}
+
+/* Time-slicing with a profile: host phases overlap the other job's GPU phases, so two
+ * co-runners lose less than eta(2)/2 each. */
+Test(world, a_profiled_time_sliced_job_gets_its_rate_from_the_speed_model)
+{
+    phys_params m;
+    diag *d = diag_create();
+    cr_assert_eq(physics_load_default(d, &m), 0);
+    diag_destroy(d);
+    double r2 = profiled_pair(CLUSTER_SHARE_TIMESLICE, SHARE_TIMESLICE);
+    cr_assert_gt(r2, phys_eta(&m, 0, 2) / 2);
+    cr_assert_lt(r2, 1.0);
+}
+
+/* MPS with a profile: each client is capped at 25 % of the SMs (4 replicas) on disjoint SMs,
+ * and they share only bandwidth; this profile moves no memory, so a second client costs the
+ * first nothing (the world still follows the speed model's answer). */
+Test(world, a_profiled_mps_job_gets_its_rate_from_the_speed_model)
+{
+    double r2 = profiled_pair(CLUSTER_SHARE_MPS, SHARE_MPS);
+    cr_assert_float_eq(r2, 1.0, 1e-9);
 }
