@@ -53,12 +53,9 @@ all: slicesim
 slicesim: $(O)/slicesim
 	$(Q)cp $< $@
 
-# --whole-archive: main.c declares the commands weak, and a weak reference alone does not pull
-# an archive member in; every command in the library must be linked.
 $(O)/slicesim: $(O)/tools/main.o $(O)/libslicesim.a
 	@echo "  LD      $@"
-	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $< -Wl,--whole-archive $(O)/libslicesim.a \
-	    -Wl,--no-whole-archive $(LIBS)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
 
 $(O)/libslicesim.a: $(LIB_OBJ)
 	@echo "  AR      $@"

@@ -6,16 +6,6 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Commands still being written are declared weak so the tree links while they are built;
- * an absent one answers "not available in this build" with exit 2. */
-#pragma weak cmd_run
-#pragma weak cmd_check
-#pragma weak cmd_validate
-#pragma weak cmd_fit
-#pragma weak cmd_fit_workload
-#pragma weak cmd_predict
-#pragma weak cmd_policies
-
 typedef struct cli_cmd {
     const char *name;
     cli_cmd_fn *fn;
@@ -39,9 +29,7 @@ static void usage(FILE *out)
 {
     fprintf(out, "usage: slicesim COMMAND [ARGS]\n\ncommands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
-        if (commands[i].fn) {
-            fprintf(out, "  %-13s %s\n", commands[i].name, commands[i].summary);
-        }
+        fprintf(out, "  %-13s %s\n", commands[i].name, commands[i].summary);
     }
     fprintf(out, "\n`slicesim COMMAND --help` describes one command.\n");
 }
@@ -63,11 +51,6 @@ int main(int argc, char **argv)
     }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
         if (!strcmp(argv[1], commands[i].name)) {
-            if (!commands[i].fn) {
-                fprintf(stderr, "slicesim: command '%s' is not available in this build\n",
-                        argv[1]);
-                return CLI_EXIT_INPUT;
-            }
             return commands[i].fn(argc - 1, argv + 1);
         }
     }
