@@ -8,6 +8,7 @@
 #include "experiments/catalog_load.h"
 #include "experiments/cfg.h"
 #include "experiments/migparted.h"
+#include "experiments/timeslicing.h"
 #include "experiments/yamlx.h"
 #include "model/policy/policy.h"
 #include "sim/err.h"
@@ -48,130 +49,74 @@ static void add_ref(load_ctx *c, const char *path, const char *what, src_loc at)
     c->refs[c->n_refs++] = (scenario_ref){path, what, at};
 }
 
-/* Open a referenced YAML file; a missing or unreadable one is bad input of the scenario
- * (a dangling reference), reported at the reference. NULL when it could not be loaded. */
-static yamlx_doc *open_ref(load_ctx *c, const char *path, const char *what, src_loc at,
-                           const char *field_path, const char *as_written)
-{
-    yamlx_doc *doc = NULL;
-    int rc = yamlx_load_file(path, c->a, c->d, &doc);
-    if (rc == SIM_ENOENT || rc == SIM_EIO) {
-        diag_error(c->d, at, field_path, "cannot read '%s' (%s); expected a readable %s, got '%s'",
-                   path, strerror(errno), what, as_written);
-        return NULL;
-    }
-    return rc ? NULL : doc;
-}
+/* ---- device-plugin sharing config (experiments/timeslicing.h reads the file) ---------------- */
 
-/* ---- device-plugin sharing config (sharing.timeSlicing / sharing.mps) ------------------------ */
-
-typedef struct dp_resource {
-    const char *name, *rename, *devices;
-    uint32_t replicas;
-    src_loc at;
-} dp_resource;
-
-typedef struct dp_replicated {
-    bool rename_by_default, fail_gt1;
-    size_t n_resources;
-    dp_resource *resources;
-    src_loc at;
-} dp_replicated;
-
-typedef struct dp_config {
-    const char *version;
-    struct {
-        dp_replicated ts, mps;
-    } sharing;
-} dp_config;
-
-static const char *const v1_names[] = {"v1", NULL};
-static const char *const all_names[] = {"all", NULL};
-
-static const cfg_field dp_resource_fields[] = {
-    CFG_SELF(dp_resource, at),
-    {"name", CFG_STRING, .required = true, .off = offsetof(dp_resource, name)},
-    {"rename", CFG_STRING, .off = offsetof(dp_resource, rename)},
-    {"replicas", CFG_U32, .required = true, CFG_MIN(1), CFG_MAX(1024),
-     .off = offsetof(dp_resource, replicas)},
-    {"devices", CFG_STRING, .names = all_names, .dflt = "all",
-     .off = offsetof(dp_resource, devices)},
-    {0},
-};
-
-static const cfg_field dp_replicated_fields[] = {
-    CFG_SELF(dp_replicated, at),
-    {"renameByDefault", CFG_BOOL, .dflt = "false",
-     .off = offsetof(dp_replicated, rename_by_default)},
-    {"failRequestsGreaterThanOne", CFG_BOOL, .dflt = "false",
-     .off = offsetof(dp_replicated, fail_gt1)},
-    {"resources", CFG_SEQ, .required = true, CFG_MIN(1),
-     CFG_SEQ_OF(dp_replicated, resources, n_resources, dp_resource, dp_resource_fields)},
-    {0},
-};
-
-static const cfg_field dp_sharing_fields[] = {
-    {"timeSlicing", CFG_MAP, .sub = dp_replicated_fields, .off = offsetof(dp_config, sharing.ts)},
-    {"mps", CFG_MAP, .sub = dp_replicated_fields, .off = offsetof(dp_config, sharing.mps)},
-    {0},
-};
-
-/* The device plugin's own `flags` (migStrategy, plugin options...) do not change what the
- * simulator models; the mapping is accepted as it is. */
-static bool accept_flags(cfg_walker *w, yaml_node_t *node, const char *path, const cfg_field *f,
-                         void *dst)
-{
-    (void)f;
-    (void)dst;
-    if (node->type != YAML_MAPPING_NODE) {
-        cfg_error(w, node, path, "wrong type; expected a mapping, got %s", yamlx_kind(node));
-        return false;
-    }
-    return true;
-}
-
-static const cfg_field dp_fields[] = {
-    {"version", CFG_STRING, .required = true, .names = v1_names,
-     .off = offsetof(dp_config, version)},
-    {"flags", CFG_CUSTOM, .parse = accept_flags},
-    /* offset 0: dp_sharing_fields address dp_config members directly */
-    {"sharing", CFG_MAP, .required = true, .sub = dp_sharing_fields, .off = 0},
-    {0},
-};
-
-/* Read replicas rules for `mode` from the device-plugin config at `path` into `sh`. */
+/* Read the replicas rules of sh->mode (sharing.timeSlicing or sharing.mps) from the device-plugin
+ * config at `path` into `sh`. A missing or unreadable file is bad input of the scenario (a
+ * dangling reference), reported at the reference. */
 static void load_dp_config(load_ctx *c, scenario_sharing *sh, const char *path, src_loc at,
                            const char *field_path, const char *as_written)
 {
-    yamlx_doc *doc = open_ref(c, path, "device-plugin config", at, field_path, as_written);
-    if (!doc) {
+    timeslicing_config cfgv;
+    int rc = timeslicing_load(path, c->a, &cfgv, c->d);
+    if (rc == SIM_ENOENT || rc == SIM_EIO) {
+        diag_error(c->d, at, field_path,
+                   "cannot read '%s' (%s); expected a readable device-plugin config, got '%s'",
+                   path, strerror(errno), as_written);
         return;
     }
-    dp_config *cfgv = arena_alloc(c->a, sizeof *cfgv);
-    cfg_walker w;
-    cfg_walker_init(&w, doc, c->a, c->d, c);
-    bool ok = cfg_walk_root(&w, dp_fields, cfgv);
-    cfg_walker_fini(&w);
-    yamlx_destroy(doc);
-    if (!ok) {
+    if (rc) {
         return;
     }
     bool mps = sh->mode == SCN_SHARE_MPS;
-    const dp_replicated *r = mps ? &cfgv->sharing.mps : &cfgv->sharing.ts;
-    if (!cfg_present(r->at)) {
+    const char *section = mps ? "mps" : "timeSlicing";
+    const timeslicing_replicated *r = mps ? &cfgv.mps : &cfgv.time_slicing;
+    if (!r->present) {
         diag_error(c->d, at, field_path,
                    "no sharing.%s in '%s'; expected a device-plugin config "
                    "with sharing.%s.resources, got '%s'",
-                   mps ? "mps" : "timeSlicing", path, mps ? "mps" : "timeSlicing", as_written);
+                   section, path, section, as_written);
+        return;
+    }
+    /* The simulator replicates every device of a resource under the plain or .shared name:
+     * a rule that renames its resource or picks some devices is refused, not ignored. */
+    bool ok = true;
+    for (size_t i = 0; i < r->n_resources; i++) {
+        const timeslicing_resource *t = &r->resources[i];
+        char p[PATH_LEN];
+        if (t->rename) {
+            snprintf(p, sizeof p, "sharing.%s.resources[%zu].rename", section, i);
+            diag_error(c->d, t->rename_loc, p,
+                       "renamed resources are not modelled; expected no rename (renameByDefault "
+                       "gives <name>.shared), got '%s'",
+                       t->rename);
+            ok = false;
+        }
+        if (!t->all_devices) {
+            snprintf(p, sizeof p, "sharing.%s.resources[%zu].devices", section, i);
+            if (t->device_count) {
+                diag_error(c->d, t->devices_loc, p,
+                           "device subsets are not modelled; expected all, got '%d'",
+                           t->device_count);
+            } else {
+                diag_error(c->d, t->devices_loc, p,
+                           "device subsets are not modelled; expected all, got a list of %zu "
+                           "devices",
+                           t->n_device_refs);
+            }
+            ok = false;
+        }
+    }
+    if (!ok) {
         return;
     }
     sh->rename_by_default = r->rename_by_default;
-    sh->fail_requests_greater_than_one = r->fail_gt1;
+    sh->fail_requests_greater_than_one = r->fail_requests_greater_than_one;
     sh->n_rules = r->n_resources;
     sh->rules = arena_calloc(c->a, r->n_resources, sizeof *sh->rules);
     for (size_t i = 0; i < r->n_resources; i++) {
-        sh->rules[i] = (scenario_replica_rule){r->resources[i].name, r->resources[i].replicas,
-                                               r->resources[i].at};
+        const timeslicing_resource *t = &r->resources[i];
+        sh->rules[i] = (scenario_replica_rule){t->name, (uint32_t)t->replicas, t->loc};
     }
 }
 

@@ -252,11 +252,13 @@ static bool parse_devices(cfg_walker *w, yaml_node_t *node, const char *path, co
 static const cfg_field resource_fields[] = {
     CFG_SELF(timeslicing_resource, loc),
     {"name", CFG_STRING, .required = true, .off = offsetof(timeslicing_resource, name)},
-    {"rename", CFG_STRING, .off = offsetof(timeslicing_resource, rename)},
+    {"rename", CFG_STRING, .off = offsetof(timeslicing_resource, rename),
+     CFG_LOC(timeslicing_resource, rename_loc)},
     {"replicas", CFG_INT, .required = true, CFG_MIN(1), CFG_MAX(1024),
      .off = offsetof(timeslicing_resource, replicas)},
     {"devices", CFG_CUSTOM, .parse = parse_devices, .off = 0, .dflt = NULL,
-     .expect = "all, a device count, or a list of devices"},
+     .expect = "all, a device count, or a list of devices",
+     CFG_LOC(timeslicing_resource, devices_loc)},
     {0},
 };
 

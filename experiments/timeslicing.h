@@ -60,7 +60,8 @@ typedef struct timeslicing_resource {
     int device_count;          /* devices: N (first N devices), 0 otherwise */
     size_t n_device_refs;      /* devices: [...] */
     const char **device_refs;  /* "0", "0:1", "GPU-<uuid>", "MIG-<uuid>" */
-    src_loc loc;
+    src_loc loc;               /* the rule's mapping */
+    src_loc rename_loc, devices_loc; /* of those values; file NULL when absent */
 } timeslicing_resource;
 
 /* sharing.timeSlicing or sharing.mps. */
