@@ -291,7 +291,7 @@ static void read_sm_series(rd *r, const cJSON *sec, const char *secname, const c
 static bool makespan(rd *r, const cJSON *run, const char *p, double *out)
 {
     const cJSON *ws = arr(r, run, p, "workers", false);
-    double lo = INFINITY, hi = -INFINITY;
+    double lo = HUGE_VAL, hi = -HUGE_VAL;
     int i = 0;
     const cJSON *w;
     cJSON_ArrayForEach(w, ws)

@@ -356,7 +356,7 @@ static double shared_iter(const wl_profile *p, double batch, const partition_cfg
     if (c->n_with == 0) {
         x[0] = share_ts_mva(k, out->iter_host_s, out->iter_gpu_s, eta, &busy);
     } else if (share_ts_solve(1 + c->n_with, cls, eta, x, &busy) != 0) {
-        return NAN;
+        return (double)NAN;
     }
     out->gpu_util = busy;
     return x[0] > 0 ? 1.0 / x[0] : HUGE_VAL;

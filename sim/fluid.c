@@ -403,7 +403,7 @@ static void solve(fluid_sys *sys)
         }
     }
     while (n_unfrozen > 0) {
-        double lam = INFINITY;
+        double lam = HUGE_VAL;
         for (uint32_t j = 0; j < sys->n_comp_res; j++) {
             res *r = &sys->res[sys->comp_res[j]];
             if (r->ops->coupled && r->n_unfrozen > 0) {

@@ -9,7 +9,7 @@
 
 stats_running stats_running_make(void)
 {
-    return (stats_running){0, 0.0, 0.0, INFINITY, -INFINITY};
+    return (stats_running){0, 0.0, 0.0, HUGE_VAL, -HUGE_VAL};
 }
 
 void stats_running_add(stats_running *r, double x)
