@@ -5,7 +5,7 @@
  * here every mutation only records what is dirty and one flush event (same time, highest
  * priority, so it runs right after the handler that made the changes) solves once.
  * Why per component: resources that do not couple their users (isolated partitions with no
- * user-dependent callback) do not link activities, so a change on one GPU partition re-solves
+ * user-dependent callback) do not link activities, so a change on one dedicated partition re-solves
  * only the activities that really share something with it (SimGrid's "selective update").
  * Progressive filling (Bertsekas & Gallager, Data Networks, §6.5.2, weighted form): all
  * unfrozen activities run at x_i = w_i * lambda; lambda rises to the first level where a

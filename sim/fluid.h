@@ -1,21 +1,21 @@
 /* sim/fluid.h - fluid activities on shared resources (as in SimGrid's LMM model).
  *
- * An activity is a piece of work (units of the caller's choosing: SM-seconds, bytes, ...) that
- * progresses at a rate (units/s) decided by the resources it uses. It may use several resources,
+ * An activity is a piece of work (units of the caller's choosing: processor-seconds, bytes)
+ * that progresses at a rate (units/s) decided by the resources it uses. It may use several resources,
  * each with a consumption coefficient a (resource units consumed per unit of the activity's
  * rate: an activity at rate x uses a*x of the resource). A resource has a capacity (resource
  * units/s) and a sharing model (a callback table, fluid_sharing_ops):
  *   - coupled models (fluid_sharing_fair, and any model/ registers with .coupled = true): the
  *     users share the capacity, sum_i a_i x_i <= C_eff, with C_eff = ops->capacity(...) or C;
  *   - isolated models (fluid_sharing_isolated): every user alone may use up to C_eff.
- * A model may also bound one user's consumption (ops->user_bound: an MPS thread percentage).
+ * A model may also bound one user's consumption (ops->user_bound: a per-client share limit).
  * Rates are the weighted max-min fair allocation (progressive filling): every activity has a
  * share weight w (default 1; all 1 = equal share), and a rate cap (default none); rates rise as
  * x_i = w_i * lambda until a resource saturates or a cap/bound binds, those activities freeze,
  * and the rest keep rising. On one coupled resource this is weighted (or equal) sharing; on
- * several it is max-min fairness across links. A time-slicing efficiency eta(k) is a coupled
- * model whose capacity callback returns C * eta(k) for k users (the model layer supplies it;
- * this module knows no GPU).
+ * several it is max-min fairness across links. A round-robin server that loses efficiency
+ * e(k) to switching among k users is a coupled model whose capacity callback returns
+ * C * e(k) (the model layer supplies e; this module knows nothing of what resources are).
  * Lazy recomputation: any change (start, completion, cancel, cap, weight, capacity) marks the
  * affected resources dirty and schedules one flush event at the current time with
  * SIM_PRIO_MAX, so all changes made by one handler cost one solve. The flush re-solves only the
