@@ -46,13 +46,13 @@ typedef struct slot {
 } slot;
 
 struct evq {
-    sim_time *at;   /* heap order: event times (HEAD entries into at_block) */
-    uint32_t *hs;   /* heap order: slot of each entry (HEAD entries into hs_block) */
+    sim_time *at; /* heap order: event times (HEAD entries into at_block) */
+    uint32_t *hs; /* heap order: slot of each entry (HEAD entries into hs_block) */
     void *at_block, *hs_block;
     size_t n, cap;
     slot *slots;
-    uint32_t *pos;  /* per slot: heap index, or POS_FREE (a compact array: sifts write it) */
-    uint64_t *tie;  /* per slot: (SIM_PRIO_MAX - prio) << 56 | insertion seq; smaller first */
+    uint32_t *pos; /* per slot: heap index, or POS_FREE (a compact array: sifts write it) */
+    uint64_t *tie; /* per slot: (SIM_PRIO_MAX - prio) << 56 | insertion seq; smaller first */
     uint32_t n_slots, cap_slots;
     uint32_t free_head; /* POS_FREE when empty */
     uint64_t seq;
@@ -402,14 +402,13 @@ int evq_verify(const evq *q, char *why, size_t why_len)
         node ndv = get(q, i);
         const node *nd = &ndv;
         if (nd->slot >= q->n_slots) {
-            snprintf(why, why_len, "evq: heap[%zu] names slot %u of %u", i, nd->slot,
-                     q->n_slots);
+            snprintf(why, why_len, "evq: heap[%zu] names slot %u of %u", i, nd->slot, q->n_slots);
             return SIM_ERANGE;
         }
         const slot *sl = &q->slots[nd->slot];
         if (q->pos[nd->slot] != i) {
-            snprintf(why, why_len, "evq: heap[%zu] -> slot %u whose position is %u", i,
-                     nd->slot, q->pos[nd->slot]);
+            snprintf(why, why_len, "evq: heap[%zu] -> slot %u whose position is %u", i, nd->slot,
+                     q->pos[nd->slot]);
             return SIM_ERANGE;
         }
         if (sl->ev.at != nd->at) {
@@ -421,8 +420,7 @@ int evq_verify(const evq *q, char *why, size_t why_len)
             snprintf(why, why_len,
                      "evq: heap property broken: heap[%zu] (t=%lld) before its parent heap[%zu] "
                      "(t=%lld)",
-                     i, (long long)nd->at, (i - 1) / ARITY,
-                     (long long)q->at[(i - 1) / ARITY]);
+                     i, (long long)nd->at, (i - 1) / ARITY, (long long)q->at[(i - 1) / ARITY]);
             return SIM_ERANGE;
         }
     }

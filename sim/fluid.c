@@ -42,7 +42,7 @@ typedef struct use_rec {
 typedef struct act {
     uint32_t gen;
     bool live, dirty_listed, frozen;
-    double left;   /* remaining work at t_upd */
+    double left; /* remaining work at t_upd */
     sim_time t_upd;
     double rate, cap, weight;
     use_rec *uses;
@@ -69,7 +69,7 @@ typedef struct res {
     uint32_t n_users, cap_users;
     bool links, dirty_listed, seeded;
     uint64_t mark;
-    double rem;           /* solver scratch: capacity not yet given to frozen users */
+    double rem;          /* solver scratch: capacity not yet given to frozen users */
     uint32_t n_unfrozen; /* solver scratch */
 } res;
 
@@ -277,8 +277,8 @@ static const fluid_user *users_of(fluid_sys *sys, const res *r)
     for (uint32_t i = 0; i < r->n_users; i++) {
         const act *a = &sys->acts[r->users[i].act];
         const use_rec *u = &a->uses[r->users[i].use];
-        sys->ubuf[i] = (fluid_user){make_id(r->users[i].act, a->gen), u->coeff, a->weight,
-                                    a->cap, u->param};
+        sys->ubuf[i] =
+            (fluid_user){make_id(r->users[i].act, a->gen), u->coeff, a->weight, a->cap, u->param};
     }
     return sys->ubuf;
 }
@@ -522,8 +522,8 @@ static int fluid_verify(const sim_ctx *ctx, const void *state, char *why, size_t
         double rate_slack = CHECK_EPS * (a->rate + 1);
         double l = a->left - a->rate * sim_time_to_s(now - a->t_upd);
         if (!(a->left >= 0) || l < -rate_slack - CHECK_EPS * a->left) {
-            snprintf(why, why_len, "fluid: activity %u has remaining work %g < 0 at t=%lld ns",
-                     s, l, (long long)now);
+            snprintf(why, why_len, "fluid: activity %u has remaining work %g < 0 at t=%lld ns", s,
+                     l, (long long)now);
             return SIM_ERANGE;
         }
         /* a cap lowered at this instant holds from the pending flush on */
@@ -544,15 +544,15 @@ static int fluid_verify(const sim_ctx *ctx, const void *state, char *why, size_t
             double use = a->uses[r->users[k].use].coeff * a->rate;
             if (!r->ops->coupled && use > r->eff_cap * (1 + CHECK_EPS) + CHECK_EPS) {
                 snprintf(why, why_len,
-                         "fluid: resource '%s' (isolated): one user uses %g > capacity %g",
-                         r->name, use, r->eff_cap);
+                         "fluid: resource '%s' (isolated): one user uses %g > capacity %g", r->name,
+                         use, r->eff_cap);
                 return SIM_ERANGE;
             }
             sum += use;
         }
         if (r->ops->coupled && sum > r->eff_cap * (1 + CHECK_EPS) + CHECK_EPS) {
-            snprintf(why, why_len, "fluid: resource '%s' allocates %g > capacity %g", r->name,
-                     sum, r->eff_cap);
+            snprintf(why, why_len, "fluid: resource '%s' allocates %g > capacity %g", r->name, sum,
+                     r->eff_cap);
             return SIM_ERANGE;
         }
     }
@@ -670,8 +670,8 @@ fluid_act_id fluid_start(fluid_sys *sys, double work, const fluid_use *uses, siz
         if (sys->n_acts == sys->cap_acts) {
             SIM_ASSERT(sys->cap_acts < NONE32 / 2);
             sys->cap_acts = sys->cap_acts ? 2 * sys->cap_acts : 16;
-            sys->acts = xrealloc(sys->acts, (size_t)sys->cap_acts * sizeof *sys->acts,
-                                 "fluid acts");
+            sys->acts =
+                xrealloc(sys->acts, (size_t)sys->cap_acts * sizeof *sys->acts, "fluid acts");
         }
         s = sys->n_acts++;
         memset(&sys->acts[s], 0, sizeof sys->acts[s]);

@@ -1,10 +1,10 @@
 /* sim/fluid.h - fluid activities on shared resources (as in SimGrid's LMM model).
  *
  * An activity is a piece of work (units of the caller's choosing: processor-seconds, bytes)
- * that progresses at a rate (units/s) decided by the resources it uses. It may use several resources,
- * each with a consumption coefficient a (resource units consumed per unit of the activity's
- * rate: an activity at rate x uses a*x of the resource). A resource has a capacity (resource
- * units/s) and a sharing model (a callback table, fluid_sharing_ops):
+ * that progresses at a rate (units/s) decided by the resources it uses. It may use several
+ * resources, each with a consumption coefficient a (resource units consumed per unit of the
+ * activity's rate: an activity at rate x uses a*x of the resource). A resource has a capacity
+ * (resource units/s) and a sharing model (a callback table, fluid_sharing_ops):
  *   - coupled models (fluid_sharing_fair, and any model/ registers with .coupled = true): the
  *     users share the capacity, sum_i a_i x_i <= C_eff, with C_eff = ops->capacity(...) or C;
  *   - isolated models (fluid_sharing_isolated): every user alone may use up to C_eff.
@@ -44,8 +44,8 @@
 #include <stdint.h>
 
 typedef struct fluid_sys fluid_sys;
-typedef uint32_t fluid_res_id;     /* dense, 0.. in creation order; resources are never removed */
-typedef uint64_t fluid_act_id;     /* generation << 32 | slot + 1; 0 is never an id */
+typedef uint32_t fluid_res_id; /* dense, 0.. in creation order; resources are never removed */
+typedef uint64_t fluid_act_id; /* generation << 32 | slot + 1; 0 is never an id */
 #define FLUID_ACT_NONE ((fluid_act_id)0)
 #define FLUID_NO_CAP ((double)INFINITY) /* rate cap meaning "none" */
 

@@ -13,7 +13,6 @@
 void sim_gsl_install_handler(void);
 
 /* The handler itself (exposed for tests): prints the message and aborts. */
-_Noreturn void sim_gsl_error_handler(const char *reason, const char *file, int line,
-                                     int gsl_errno);
+_Noreturn void sim_gsl_error_handler(const char *reason, const char *file, int line, int gsl_errno);
 
 #endif

@@ -99,8 +99,8 @@ double stats_quantile_sorted(const double *data, size_t n, double p)
     return gsl_stats_quantile_from_sorted_data(data, 1, n, p);
 }
 
-void stats_batch_means(const double *data, size_t n, size_t n_batches, double level,
-                       double *mean, double *half_width)
+void stats_batch_means(const double *data, size_t n, size_t n_batches, double level, double *mean,
+                       double *half_width)
 {
     SIM_ASSERT(n_batches >= 2 && n >= n_batches && level > 0 && level < 1);
     size_t b = n / n_batches;

@@ -36,11 +36,11 @@ double stats_running_sd(const stats_running *r);
 void stats_running_merge(stats_running *a, const stats_running *b);
 
 typedef struct stats_timeavg {
-    sim_time t0;    /* start of the observation window */
-    sim_time t;     /* time of the last change */
-    double value;   /* current value, held since t */
-    double area;    /* integral of value dt over [t0, t], value * seconds */
-    double max;     /* largest value held */
+    sim_time t0;  /* start of the observation window */
+    sim_time t;   /* time of the last change */
+    double value; /* current value, held since t */
+    double area;  /* integral of value dt over [t0, t], value * seconds */
+    double max;   /* largest value held */
 } stats_timeavg;
 
 /* Start observing at t0 with value v0. */
@@ -60,7 +60,7 @@ double stats_quantile_sorted(const double *data, size_t n, double p);
  * start is dropped), and give the grand mean and the half-width of its two-sided `level`
  * confidence interval (Student t with n_batches - 1 degrees of freedom). n_batches >= 2 and
  * n >= n_batches. */
-void stats_batch_means(const double *data, size_t n, size_t n_batches, double level,
-                       double *mean, double *half_width);
+void stats_batch_means(const double *data, size_t n, size_t n_batches, double level, double *mean,
+                       double *half_width);
 
 #endif

@@ -12,9 +12,9 @@
 #include <stdint.h>
 
 typedef struct bench_result {
-    double seconds;      /* wall time of the measured steps */
-    uint64_t events;     /* steps measured */
-    double checksum;     /* final clock (s), printed so the work cannot be optimised away */
+    double seconds;  /* wall time of the measured steps */
+    uint64_t events; /* steps measured */
+    double checksum; /* final clock (s), printed so the work cannot be optimised away */
 } bench_result;
 
 /* The hold model through the real engine (sim/engine.h): one handler per event. */

@@ -32,8 +32,8 @@ bench_result bench_hold_engine(uint64_t pending, uint64_t events, uint64_t seed)
     hold_state h = {rng_stream_open(&root, "bench.hold", 0), events};
     sim_ctx *ctx = sim_create();
     for (uint64_t i = 0; i < pending; i++) {
-        sim_schedule_at(ctx, sim_time_from_s(rng_exponential(h.s, 1.0)), SIM_PRIO_DEFAULT, hold,
-                        &h, (sim_payload){{i, 0}});
+        sim_schedule_at(ctx, sim_time_from_s(rng_exponential(h.s, 1.0)), SIM_PRIO_DEFAULT, hold, &h,
+                        (sim_payload){{i, 0}});
     }
     double t0 = bench_now_s();
     sim_run(ctx, SIM_TIME_MAX);

@@ -62,8 +62,9 @@ int cmd_bench(int argc, char **argv)
         }
     }
     if (!kind) {
-        return cli_usage_error("bench", "unknown benchmark '%s'; expected one of: engine, heap, "
-                                        "fluid",
+        return cli_usage_error("bench",
+                               "unknown benchmark '%s'; expected one of: engine, heap, "
+                               "fluid",
                                argv[1]);
     }
     uint64_t pending = 1000, events = 1000000, seed = 1;
@@ -81,8 +82,9 @@ int cmd_bench(int argc, char **argv)
             }
         }
         if (!o) {
-            return cli_usage_error("bench", "unknown option '%s'; expected --pending, --events "
-                                            "or --seed",
+            return cli_usage_error("bench",
+                                   "unknown option '%s'; expected --pending, --events "
+                                   "or --seed",
                                    argv[i]);
         }
         if (o->seen) {
@@ -90,16 +92,16 @@ int cmd_bench(int argc, char **argv)
         }
         o->seen = true;
         if (i + 1 >= argc) {
-            return cli_usage_error("bench", "%s: missing value; expected an integer in "
-                                            "[%llu, %llu]",
-                                   o->flag, (unsigned long long)o->min,
-                                   (unsigned long long)o->max);
+            return cli_usage_error("bench",
+                                   "%s: missing value; expected an integer in "
+                                   "[%llu, %llu]",
+                                   o->flag, (unsigned long long)o->min, (unsigned long long)o->max);
         }
         const char *v = argv[++i];
         if (!cli_parse_u64(v, o->min, o->max, o->out)) {
             return cli_usage_error("bench", "%s: expected an integer in [%llu, %llu], got '%s'",
-                                   o->flag, (unsigned long long)o->min,
-                                   (unsigned long long)o->max, v);
+                                   o->flag, (unsigned long long)o->min, (unsigned long long)o->max,
+                                   v);
         }
     }
     bench_result r = kind->fn(pending, events, seed);

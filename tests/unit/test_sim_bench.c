@@ -47,8 +47,7 @@ Test(bench_cli, prints_one_key_value_line, .init = cr_redirect_stdout)
     FILE *f = cr_get_redirected_stdout();
     char line[256] = {0};
     cr_assert_not_null(fgets(line, sizeof line, f));
-    cr_assert(strncmp(line, "bench=engine pending=100 events=5000 seconds=", 45) == 0, "%s",
-              line);
+    cr_assert(strncmp(line, "bench=engine pending=100 events=5000 seconds=", 45) == 0, "%s", line);
     cr_assert_not_null(strstr(line, " events_per_s="));
 }
 
@@ -61,8 +60,8 @@ Test(bench_kernels, engine_and_heap_simulate_the_same_hold_model)
     bench_result h = bench_hold_heap(50, 20000, 7);
     cr_assert_eq(e.events, 20000);
     cr_assert_eq(h.events, 20000);
-    cr_assert_float_eq(e.checksum, h.checksum, 20000 * 1e-9, "engine %.9f heap %.9f",
-                       e.checksum, h.checksum);
+    cr_assert_float_eq(e.checksum, h.checksum, 20000 * 1e-9, "engine %.9f heap %.9f", e.checksum,
+                       h.checksum);
     bench_result f = bench_fluid(40, 500, 7);
     cr_assert_eq(f.events, 500);
     cr_assert_gt(f.checksum, 0);

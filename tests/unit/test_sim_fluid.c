@@ -8,7 +8,7 @@
 #include "sim/fluid.h"
 #include "sim/verify.h"
 
-#define S(x) ((sim_time)((x) * 1000000000LL))
+#define S(x) ((sim_time)((x)*1000000000LL))
 
 typedef struct done_log {
     sim_time at[8];
@@ -288,8 +288,7 @@ typedef struct eta_params {
     double eta_shared; /* efficiency once two or more users share (a test value) */
 } eta_params;
 
-static double eta_capacity(const void *params, double capacity, const fluid_user *users,
-                           size_t n)
+static double eta_capacity(const void *params, double capacity, const fluid_user *users, size_t n)
 {
     (void)users;
     const eta_params *p = params;

@@ -112,8 +112,7 @@ typedef struct queue_result {
     uint64_t n_events;
 } queue_result;
 
-static queue_result simulate(uint64_t seed, double lambda, double mean_service,
-                             bool deterministic)
+static queue_result simulate(uint64_t seed, double lambda, double mean_service, bool deterministic)
 {
     rng_root root = rng_root_make(seed);
     queue_sim q = {
@@ -136,8 +135,8 @@ static queue_result simulate(uint64_t seed, double lambda, double mean_service,
 
     sim_ctx *ctx = sim_create();
     sim_set_verify_every(ctx, 997);
-    sim_schedule_at(ctx, sim_time_from_s(rng_exponential(q.arrivals, 1 / lambda)), 0, arrive,
-                    &q, (sim_payload){{0, 0}});
+    sim_schedule_at(ctx, sim_time_from_s(rng_exponential(q.arrivals, 1 / lambda)), 0, arrive, &q,
+                    (sim_payload){{0, 0}});
     sim_schedule_at(ctx, q.warmup_end, SIM_PRIO_MIN, window, &q, (sim_payload){{0, 0}});
     cr_assert_eq(sim_run(ctx, SIM_TIME_MAX), SIM_RUN_EMPTY);
     cr_assert_eq(q.n_served, N_CUSTOMERS);
@@ -162,8 +161,7 @@ static queue_result simulate(uint64_t seed, double lambda, double mean_service,
 static void check(const char *what, double est, double hw, double theory)
 {
     cr_log_info("%s: simulated %.5f +- %.5f (99%%), theory %.5f", what, est, hw, theory);
-    cr_assert(hw > 0 && hw < 0.1 * theory, "%s: interval half-width %g too wide to test",
-              what, hw);
+    cr_assert(hw > 0 && hw < 0.1 * theory, "%s: interval half-width %g too wide to test", what, hw);
     cr_assert(est - hw <= theory && theory <= est + hw,
               "%s: theory %.5f outside the 99%% interval %.5f +- %.5f", what, theory, est, hw);
 }

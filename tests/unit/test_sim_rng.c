@@ -61,8 +61,8 @@ Test(rng, adding_a_stream_does_not_change_others)
     rng_stream_close(s);
 }
 
-static void moments(rng_stream *s, double (*draw)(rng_stream *, const double *),
-                    const double *p, double *mean, double *var)
+static void moments(rng_stream *s, double (*draw)(rng_stream *, const double *), const double *p,
+                    double *mean, double *var)
 {
     stats_running r = stats_running_make();
     for (int i = 0; i < NDRAW; i++) {
@@ -72,11 +72,26 @@ static void moments(rng_stream *s, double (*draw)(rng_stream *, const double *),
     *var = stats_running_var(&r);
 }
 
-static double d_exp(rng_stream *s, const double *p) { return rng_exponential(s, p[0]); }
-static double d_norm(rng_stream *s, const double *p) { return rng_normal(s, p[0], p[1]); }
-static double d_logn(rng_stream *s, const double *p) { return rng_lognormal(s, p[0], p[1]); }
-static double d_gamma(rng_stream *s, const double *p) { return rng_gamma(s, p[0], p[1]); }
-static double d_pois(rng_stream *s, const double *p) { return rng_poisson(s, p[0]); }
+static double d_exp(rng_stream *s, const double *p)
+{
+    return rng_exponential(s, p[0]);
+}
+static double d_norm(rng_stream *s, const double *p)
+{
+    return rng_normal(s, p[0], p[1]);
+}
+static double d_logn(rng_stream *s, const double *p)
+{
+    return rng_lognormal(s, p[0], p[1]);
+}
+static double d_gamma(rng_stream *s, const double *p)
+{
+    return rng_gamma(s, p[0], p[1]);
+}
+static double d_pois(rng_stream *s, const double *p)
+{
+    return rng_poisson(s, p[0]);
+}
 
 Test(rng, distributions_have_their_moments)
 {
