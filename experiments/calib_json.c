@@ -10,6 +10,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "experiments/readfile.h"
 #include "sim/err.h"
 #include "sim/xalloc.h"
 
@@ -36,15 +37,6 @@ static cJSON *parse(rd *r, const char *buf, size_t len)
     }
     if (!root) {
         size_t off = end ? (size_t)(end - text) : 0;
-        int line = 1, col = 1;
-        for (size_t i = 0; i < off && i < len; i++) {
-            if (text[i] == '\n') {
-                line++;
-                col = 1;
-            } else {
-                col++;
-            }
-        }
         char got[16];
         if (off >= len) {
             snprintf(got, sizeof got, "end of file");
@@ -53,44 +45,12 @@ static cJSON *parse(rd *r, const char *buf, size_t len)
         } else {
             snprintf(got, sizeof got, "%c", text[off]);
         }
-        diag_error(r->d, (src_loc){r->file, line, col}, NULL,
+        diag_error(r->d, diag_loc_from_offset(r->file, text, len, off), NULL,
                    "invalid JSON; expected a JSON value, got '%s'", got);
         r->errors++;
     }
     free(text);
     return root;
-}
-
-static int read_file(const char *path, char **buf, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        return errno == ENOENT ? SIM_ENOENT : SIM_EIO;
-    }
-    size_t cap = 1 << 16, n = 0;
-    char *b = xmalloc(cap, "file");
-    for (;;) {
-        if (n == cap) {
-            cap *= 2;
-            b = xrealloc(b, cap, "file");
-        }
-        size_t k = fread(b + n, 1, cap - n, f);
-        n += k;
-        if (k == 0) {
-            break;
-        }
-    }
-    int bad = ferror(f);
-    int saved = errno;
-    fclose(f);
-    if (bad) {
-        free(b);
-        errno = saved;
-        return SIM_EIO;
-    }
-    *buf = b;
-    *len = n;
-    return 0;
 }
 
 /* ------------------------------------------------------------------ typed access */
@@ -708,7 +668,7 @@ static int load_file(const char *path, const char *schema, load_fn *fn, void *ou
 {
     char *buf;
     size_t len;
-    int rc = read_file(path, &buf, &len);
+    int rc = readfile_all(path, READFILE_MAX_BYTES, &buf, &len);
     if (rc) {
         return rc;
     }

@@ -7,6 +7,7 @@
 
 #include "experiments/cfg.h"
 #include "experiments/embedded.h"
+#include "experiments/readfile.h"
 #include "experiments/yamlx.h"
 #include "sim/arena.h"
 #include "sim/err.h"
@@ -186,30 +187,13 @@ int physics_load_buffer(const char *name, const void *buf, size_t len, diag *d,
 
 int physics_load_file(const char *path, diag *d, phys_params *out)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        return SIM_ENOENT;
+    char *buf;
+    size_t len;
+    int rc = readfile_all(path, READFILE_MAX_BYTES, &buf, &len);
+    if (rc) {
+        return rc;
     }
-    char *buf = NULL;
-    size_t len = 0, cap = 0;
-    for (;;) {
-        if (len + 4096 > cap) {
-            cap = cap ? cap * 2 : 8192;
-            buf = xrealloc(buf, cap, "physics file");
-        }
-        size_t got = fread(buf + len, 1, cap - len, f);
-        len += got;
-        if (got == 0) {
-            break;
-        }
-    }
-    int err = ferror(f);
-    fclose(f);
-    if (err) {
-        free(buf);
-        return SIM_EIO;
-    }
-    int rc = physics_load_buffer(path, buf, len, d, out);
+    rc = physics_load_buffer(path, buf, len, d, out);
     free(buf);
     return rc;
 }

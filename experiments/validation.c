@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "experiments/cfg.h"
+#include "experiments/readfile.h"
 #include "experiments/yamlx.h"
 #include "model/speed.h"
 #include "sim/arena.h"
@@ -98,22 +99,11 @@ static int split(char *line, char **cells)
 static int csv_read(const char *path, csv_table *t)
 {
     memset(t, 0, sizeof *t);
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        return errno == ENOENT ? SIM_ENOENT : SIM_EIO;
+    size_t len;
+    int rc = readfile_all(path, READFILE_MAX_BYTES, &t->text, &len);
+    if (rc) {
+        return rc;
     }
-    size_t cap = 1 << 16, len = 0;
-    t->text = xmalloc(cap + 1, "csv");
-    size_t got;
-    while ((got = fread(t->text + len, 1, cap - len, f)) > 0) {
-        len += got;
-        if (len == cap) {
-            cap *= 2;
-            t->text = xrealloc(t->text, cap + 1, "csv");
-        }
-    }
-    fclose(f);
-    t->text[len] = '\0';
     int cap_rows = 64;
     t->rows = xcalloc((size_t)cap_rows, sizeof *t->rows, "csv rows");
     char *save = NULL;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "experiments/readfile.h"
 #include "sim/err.h"
 #include "sim/xalloc.h"
 
@@ -33,31 +34,15 @@ src_loc yamlx_loc_from_mark(const char *file, yaml_mark_t mark)
     return at;
 }
 
-/* Line and column of a byte offset: reader errors (bad UTF-8) carry an offset, not a mark. */
-static yaml_mark_t mark_from_offset(const unsigned char *buf, size_t len, size_t offset)
-{
-    yaml_mark_t m = {0, 0, 0};
-    for (size_t i = 0; i < offset && i < len; i++) {
-        if (buf[i] == '\n') {
-            m.line++;
-            m.column = 0;
-        } else if ((buf[i] & 0xC0) != 0x80) {
-            m.column++;
-        }
-    }
-    m.index = offset;
-    return m;
-}
-
 static void report_parser_error(const yaml_parser_t *p, const char *name, const void *buf,
                                 size_t len, diag *d)
 {
-    yaml_mark_t m = p->problem_mark;
-    if (p->error == YAML_READER_ERROR) {
-        m = mark_from_offset(buf, len, p->problem_offset);
-    }
+    /* reader errors (bad UTF-8) carry a byte offset, not a mark */
+    src_loc at = p->error == YAML_READER_ERROR
+                     ? diag_loc_from_offset(name, buf, len, p->problem_offset)
+                     : yamlx_loc_from_mark(name, p->problem_mark);
     const char *problem = p->problem ? p->problem : "cannot parse YAML";
-    diag_error(d, yamlx_loc_from_mark(name, m), NULL, "%s", problem);
+    diag_error(d, at, NULL, "%s", problem);
 }
 
 int yamlx_load_buffer(const char *name, const void *buf, size_t len, arena *names, diag *d,
@@ -106,38 +91,13 @@ int yamlx_load_buffer(const char *name, const void *buf, size_t len, arena *name
 int yamlx_load_file(const char *path, arena *names, diag *d, yamlx_doc **out)
 {
     *out = NULL;
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        int e = errno;
-        errno = e;
-        return e == ENOENT ? SIM_ENOENT : SIM_EIO;
+    char *buf;
+    size_t len;
+    int rc = readfile_all(path, YAMLX_MAX_FILE_BYTES, &buf, &len);
+    if (rc) {
+        return rc;
     }
-    size_t cap = 1 << 16, len = 0;
-    unsigned char *buf = xmalloc(cap, "yaml file");
-    for (;;) {
-        size_t n = fread(buf + len, 1, cap - len, f);
-        len += n;
-        if (len < cap) {
-            break;
-        }
-        if (cap >= YAMLX_MAX_FILE_BYTES) { /* /dev/zero, or a data dump named by mistake */
-            fclose(f);
-            free(buf);
-            errno = EFBIG;
-            return SIM_EIO;
-        }
-        cap *= 2;
-        buf = xrealloc(buf, cap, "yaml file");
-    }
-    if (ferror(f)) {
-        int e = errno ? errno : EIO;
-        fclose(f);
-        free(buf);
-        errno = e;
-        return SIM_EIO;
-    }
-    fclose(f);
-    int rc = yamlx_load_buffer(path, buf, len, names, d, out);
+    rc = yamlx_load_buffer(path, buf, len, names, d, out);
     free(buf);
     return rc;
 }

@@ -11,6 +11,21 @@ struct diag {
     char *msgs[DIAG_MAX_ERRORS];
 };
 
+src_loc diag_loc_from_offset(const char *file, const void *buf, size_t len, size_t offset)
+{
+    const unsigned char *b = buf;
+    src_loc at = {file, 1, 1};
+    for (size_t i = 0; i < offset && i < len; i++) {
+        if (b[i] == '\n') {
+            at.line++;
+            at.col = 1;
+        } else if ((b[i] & 0xC0) != 0x80) {
+            at.col++;
+        }
+    }
+    return at;
+}
+
 diag *diag_create(void)
 {
     return xcalloc(1, sizeof(diag), "diag");

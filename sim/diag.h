@@ -4,7 +4,8 @@
  *   FILE:LINE:COL: error: FIELD.PATH: PROBLEM; expected WHAT, got 'VALUE'
  * diag_error() builds "FILE:LINE:COL: error: FIELD.PATH: " and appends the caller's text.
  * Lines and columns are 1-based; libyaml's 0-based marks are converted in one place
- * (experiments/yamlx.h: loc_from_mark). A src_loc with line 0 prints as FILE: only.
+ * (experiments/yamlx.h: yamlx_loc_from_mark), byte offsets into text (cJSON, libyaml reader
+ * errors) in another (diag_loc_from_offset). A src_loc with line 0 prints as FILE: only.
  * The collector keeps going after an error and stores at most DIAG_MAX_ERRORS messages; further
  * errors are counted but not stored. Exit status for bad input is 2 (DIAG_EXIT_INPUT).
  * Ownership: diag owns its messages; the file name in a src_loc is borrowed and must outlive
@@ -13,6 +14,7 @@
 #ifndef SIMPROJ_SIM_DIAG_H
 #define SIMPROJ_SIM_DIAG_H
 
+#include <stddef.h>
 #include <stdio.h>
 
 #define DIAG_MAX_ERRORS 20
@@ -24,6 +26,11 @@ typedef struct src_loc {
 } src_loc;
 
 typedef struct diag diag;
+
+/* Location of byte `offset` of the `len` bytes of text at `buf`, for parsers that report an
+ * offset (cJSON, libyaml reader errors): 1-based line, and column counted in characters (UTF-8
+ * continuation bytes do not count). `file` is borrowed into the result. */
+src_loc diag_loc_from_offset(const char *file, const void *buf, size_t len, size_t offset);
 
 /* Create an empty collector; caller owns (diag_destroy). */
 diag *diag_create(void);

@@ -1,8 +1,12 @@
 /* Unit tests for the shared basics: diag, arena, err, cli number parsing, embedded data. */
 #include <criterion/criterion.h>
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "experiments/embedded.h"
+#include "experiments/readfile.h"
 #include "sim/arena.h"
 #include "sim/diag.h"
 #include "sim/err.h"
@@ -31,6 +35,46 @@ Test(diag, caps_stored_messages_but_counts_all)
     cr_assert_null(diag_message(d, DIAG_MAX_ERRORS));
     cr_assert_str_eq(diag_message(d, 0), "f.yaml:1:1: error: x: bad 0");
     diag_destroy(d);
+}
+
+Test(diag, offsets_become_line_and_character_column)
+{
+    const char text[] = "ab\n\xc3\xa9x\n";  /* second line: e-acute (2 bytes), then x */
+    src_loc at = diag_loc_from_offset("t.json", text, sizeof text - 1, 5);
+    cr_assert_eq(at.line, 2);
+    cr_assert_eq(at.col, 2, "the two bytes of one character count once");
+    cr_assert_str_eq(at.file, "t.json");
+    at = diag_loc_from_offset("t.json", text, sizeof text - 1, 0);
+    cr_assert_eq(at.line, 1);
+    cr_assert_eq(at.col, 1);
+    at = diag_loc_from_offset("t.json", text, sizeof text - 1, 999); /* past the end: clamps */
+    cr_assert_eq(at.line, 3);
+    cr_assert_eq(at.col, 1);
+}
+
+Test(readfile, reads_whole_file_nul_terminated_and_reports_missing)
+{
+    char path[] = "/tmp/slicesim-readfile-XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert_geq(fd, 0);
+    const char body[] = "a\0b\n";
+    cr_assert_eq(write(fd, body, sizeof body - 1), (ssize_t)(sizeof body - 1));
+    close(fd);
+    char *buf = NULL;
+    size_t len = 0;
+    cr_assert_eq(readfile_all(path, READFILE_MAX_BYTES, &buf, &len), 0);
+    cr_assert_eq(len, sizeof body - 1);
+    cr_assert_eq(memcmp(buf, body, len), 0);
+    cr_assert_eq(buf[len], '\0');
+    free(buf);
+    cr_assert_eq(readfile_all(path, sizeof body - 2, &buf, &len), SIM_EIO, "one byte too many");
+    cr_assert_eq(errno, EFBIG);
+    cr_assert_null(buf);
+    unlink(path);
+    cr_assert_eq(readfile_all(path, READFILE_MAX_BYTES, &buf, &len), SIM_ENOENT);
+    cr_assert_null(buf);
+    cr_assert_eq(readfile_all("/dev/zero", 1 << 17, &buf, &len), SIM_EIO);
+    cr_assert_eq(errno, EFBIG);
 }
 
 Test(arena, strings_are_copied_and_aligned)
