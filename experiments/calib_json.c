@@ -702,6 +702,90 @@ int calib_json_load_file(const char *path, cal_data *out, diag *d)
     return calib_json_load_file_mig(path, -1, out, d);
 }
 
+/* A model file with the identity of its node. */
+typedef struct model_target {
+    cal_fit *fit;
+    calapply_source *src;
+} model_target;
+
+static void load_model_source(rd *r, const cJSON *root, void *vout)
+{
+    model_target *t = vout;
+    const cJSON *s = get(root, "source");
+    if (!cJSON_IsObject(s)) {
+        bad(r, "source", "an object (file, device, uuid, driver, date_utc)", s);
+    } else {
+        str(r, s, "source", "device", t->src->device, sizeof t->src->device);
+        opt_str(s, "file", t->src->file, sizeof t->src->file);
+        opt_str(s, "uuid", t->src->uuid, sizeof t->src->uuid);
+        opt_str(s, "driver", t->src->driver, sizeof t->src->driver);
+        opt_str(s, "date_utc", t->src->date_utc, sizeof t->src->date_utc);
+    }
+    load_model(r, root, t->fit);
+}
+
+int calmodel_load_source(const char *path, cal_fit *out, calapply_source *src, diag *d)
+{
+    memset(out, 0, sizeof *out);
+    memset(src, 0, sizeof *src);
+    model_target t = {out, src};
+    return load_file(path, CALMODEL_SCHEMA, load_model_source, &t, d);
+}
+
+const gpu_type *calmodel_target(const cal_fit *f, const calapply_source *src, const char *gpu,
+                                const gpu_catalog *cat, char *why, size_t n)
+{
+    if (gpu) {
+        const gpu_type *g = gpu_catalog_find(cat, gpu);
+        if (!g) {
+            char names[512];
+            snprintf(why, n, "unknown GPU type; expected one of [%s], got '%s'",
+                     gpu_catalog_names(cat, names, sizeof names), gpu);
+        } else if (g->sms_total != f->sms_total) {
+            snprintf(why, n,
+                     "measured device '%s' has %d SMs, catalog GPU %s has %d; expected the GPU "
+                     "type the model was measured on, got '%s'",
+                     src->device, f->sms_total, g->name, g->sms_total, gpu);
+            g = NULL;
+        }
+        return g;
+    }
+    const gpu_type *g = calapply_match_gpu(cat, src->device, f->sms_total);
+    if (!g) {
+        snprintf(why, n,
+                 "no catalog GPU type matches the measured device (%d SMs); expected a catalog "
+                 "GPU, or gpu: NAME, got '%s'",
+                 f->sms_total, src->device);
+    }
+    return g;
+}
+
+int calmodel_apply_file(const char *path, const char *gpu, gpu_catalog *cat, const phys_params *m,
+                        diag *d, calapply_source *src, const gpu_type **applied)
+{
+    cal_fit *fit = xmalloc(sizeof *fit, "calibration model");
+    int rc = calmodel_load_source(path, fit, src, d);
+    if (rc == 0) {
+        char why[512];
+        const gpu_type *g = calmodel_target(fit, src, gpu, cat, why, sizeof why);
+        gpu_type out;
+        if (!g) {
+            diag_error(d, (src_loc){path, 0, 0}, gpu ? "gpu" : "source.device", "%s", why);
+            rc = SIM_EINPUT;
+        } else if (calapply_gpu(g, fit, m, &out, why, sizeof why) != 0) {
+            diag_error(d, (src_loc){path, 0, 0}, "sms_total",
+                       "%s; expected the GPU type it was measured on, got '%s'", why, g->name);
+            rc = SIM_EINPUT;
+        } else {
+            gpu_type *t = &cat->gpus[g - cat->gpus];
+            *t = out;
+            *applied = t;
+        }
+    }
+    free(fit);
+    return rc;
+}
+
 int calmodel_load_buffer(const char *name, const char *buf, size_t len, cal_fit *out, diag *d)
 {
     memset(out, 0, sizeof *out);

@@ -19,7 +19,9 @@
 
 #include <stddef.h>
 
+#include "model/calapply.h"
 #include "model/calfit.h"
+#include "model/catalog.h"
 #include "sim/diag.h"
 
 #define CALIB_JSON_SCHEMA "slicesim-calib"
@@ -42,5 +44,23 @@ int calib_json_load_buffer_mig(const char *name, const char *buf, size_t len, in
 int calmodel_load(const char *path, cal_fit *out, diag *d);
 /* Same from a buffer. */
 int calmodel_load_buffer(const char *name, const char *buf, size_t len, cal_fit *out, diag *d);
+
+/* calmodel_load plus the identity of the measured node (`source`; `source.device` required). */
+int calmodel_load_source(const char *path, cal_fit *out, calapply_source *src, diag *d);
+
+/* Catalog GPU type a loaded model applies to: `gpu` (a catalog name or alias) when not NULL,
+ * checked against the measured SM count, else the type calapply_match_gpu finds for the
+ * measured device. NULL with the problem in why (size n), phrased "PROBLEM; expected X, got 'Y'"
+ * for a diag message. Borrowed from cat. */
+const gpu_type *calmodel_target(const cal_fit *f, const calapply_source *src, const char *gpu,
+                                const gpu_catalog *cat, char *why, size_t n);
+
+/* Load the model at `path` and put it in place of its GPU type's defaults in cat, in place (cat
+ * is the caller's own copy; m gives the time-slice classes): the type is `gpu` when not NULL,
+ * else the measured device's match (calmodel_target). *src gets the node's identity and
+ * *applied the changed type (borrowed from cat). Returns 0, SIM_EINPUT (reported to d, at the
+ * model file), SIM_ENOENT or SIM_EIO (errno holds the cause; nothing reported). */
+int calmodel_apply_file(const char *path, const char *gpu, gpu_catalog *cat, const phys_params *m,
+                        diag *d, calapply_source *src, const gpu_type **applied);
 
 #endif

@@ -24,6 +24,7 @@ typedef struct ts_entry {
     const char *name;
     double *eta;
     size_t n_eta;
+    double kernel_ms; /* 0 = not stated */
     const char *src;
     const char *note;
     src_loc at;
@@ -74,6 +75,7 @@ static const cfg_field ts_fields[] = {
      .off = offsetof(ts_entry, eta), .count_off = offsetof(ts_entry, n_eta)},
     {"src", CFG_STRING, .required = true, .off = offsetof(ts_entry, src)},
     {"note", CFG_STRING, .off = offsetof(ts_entry, note)},
+    {"kernel_ms", CFG_DOUBLE, CFG_ABOVE(0), CFG_MAX(1e6), .off = offsetof(ts_entry, kernel_ms)},
     {0},
 };
 
@@ -173,6 +175,7 @@ int physics_load_buffer(const char *name, const void *buf, size_t len, diag *d,
         for (size_t i = 0; i < pd.n_ts; i++) {
             phys_ts_class *t = &out->ts[i];
             snprintf(t->name, sizeof t->name, "%s", pd.ts[i].name);
+            t->kernel_ms = pd.ts[i].kernel_ms;
             t->eta[0] = t->eta[1] = 1.0;
             for (int k = 2; k <= PHYS_MAX_K; k++) {
                 size_t j = (size_t)(k - 2) < pd.ts[i].n_eta ? (size_t)(k - 2) : pd.ts[i].n_eta - 1;

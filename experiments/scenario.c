@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "experiments/calib_json.h"
 #include "experiments/catalog_load.h"
 #include "experiments/cfg.h"
 #include "experiments/migparted.h"
@@ -584,6 +585,109 @@ static const cfg_field outputs_fields[] = {
     {0},
 };
 
+/* ---- calibration (slicesim fit models) ----------------------------------------------------- */
+
+/* One item as written: `FILE` or `{file: FILE, gpu: NAME}`. */
+typedef struct raw_calibration {
+    const char *file, *gpu;
+    src_loc at, file_at, gpu_at;
+} raw_calibration;
+
+static const cfg_field calibration_fields[] = {
+    CFG_SELF(raw_calibration, at),
+    {"file", CFG_STRING, .required = true, .expect = "a model file (slicesim fit output)",
+     .off = offsetof(raw_calibration, file), CFG_LOC(raw_calibration, file_at)},
+    {"gpu", CFG_STRING, .expect = "a catalog GPU type", .off = offsetof(raw_calibration, gpu),
+     CFG_LOC(raw_calibration, gpu_at)},
+    {0},
+};
+
+/* Resolve and load one calibration item (node: a scalar or a mapping) into *out. */
+static bool parse_one_calibration(cfg_walker *w, yaml_node_t *node, const char *path,
+                                  scenario_calibration *out)
+{
+    load_ctx *c = w->user;
+    raw_calibration raw = {0};
+    char fpath[PATH_LEN];
+    if (node->type == YAML_MAPPING_NODE) {
+        if (!cfg_walk_map(w, node, path, calibration_fields, &raw)) {
+            return false;
+        }
+        cfg_path_key(fpath, sizeof fpath, path, "file");
+    } else {
+        static const cfg_field item = {"calibration", CFG_STRING,
+                                       .expect = "a model file (slicesim fit output) or "
+                                                 "{file, gpu}"};
+        if (!cfg_walk_field(w, node, path, &item, &raw.file)) {
+            return false;
+        }
+        raw.at = raw.file_at = cfg_loc(w, node);
+        snprintf(fpath, sizeof fpath, "%s", path);
+    }
+    *out = (scenario_calibration){.file = resolve(c, raw.file),
+                                  .gpu = raw.gpu,
+                                  .at = raw.at,
+                                  .file_at = raw.file_at,
+                                  .gpu_at = raw.gpu_at};
+    add_ref(c, out->file, "calibration model", raw.file_at);
+    if (c->flags & SCENARIO_NO_FILES) {
+        return true;
+    }
+    cal_fit *fit = arena_calloc(c->a, 1, sizeof *fit);
+    calapply_source *src = arena_calloc(c->a, 1, sizeof *src);
+    int rc = calmodel_load_source(out->file, fit, src, c->d);
+    if (rc == SIM_ENOENT || rc == SIM_EIO) {
+        diag_error(c->d, raw.file_at, fpath,
+                   "cannot read '%s' (%s); expected a readable calibration model (slicesim fit "
+                   "output), got '%s'",
+                   out->file, strerror(errno), raw.file);
+        return false;
+    }
+    if (rc) {
+        return false; /* reported in the model file, at its position */
+    }
+    out->fit = fit;
+    out->src = src;
+    return true;
+}
+
+/* `calibration:` FILE, {file, gpu}, or a sequence of them. */
+static bool parse_calibration(cfg_walker *w, yaml_node_t *node, const char *path,
+                              const cfg_field *f, void *dst)
+{
+    (void)f;
+    (void)dst;
+    load_ctx *c = w->user;
+    scenario_spec *s = c->spec;
+    if (node->type != YAML_SEQUENCE_NODE) {
+        s->calibrations = arena_calloc(c->a, 1, sizeof *s->calibrations);
+        bool ok = parse_one_calibration(w, node, path, &s->calibrations[0]);
+        s->n_calibrations = ok ? 1 : 0;
+        return ok;
+    }
+    if (!cfg_visit(w, node, path)) {
+        return false;
+    }
+    size_t n = (size_t)(node->data.sequence.items.top - node->data.sequence.items.start);
+    if (n == 0) {
+        cfg_error(w, node, path, "empty sequence; expected at least one model file, got []");
+        return false;
+    }
+    s->calibrations = arena_calloc(c->a, n, sizeof *s->calibrations);
+    bool ok = true;
+    for (size_t i = 0; i < n; i++) {
+        char ipath[PATH_LEN];
+        cfg_path_index(ipath, sizeof ipath, path, i);
+        yaml_node_t *it = yamlx_node(w->doc, node->data.sequence.items.start[i]);
+        if (parse_one_calibration(w, it, ipath, &s->calibrations[s->n_calibrations])) {
+            s->n_calibrations++;
+        } else {
+            ok = false;
+        }
+    }
+    return ok;
+}
+
 /* ---- top level ----------------------------------------------------------------------------- */
 
 static const cfg_field scenario_fields[] = {
@@ -600,6 +704,7 @@ static const cfg_field scenario_fields[] = {
      .off = offsetof(scenario_spec, workload)},
     {"policy", CFG_MAP, .sub = policy_fields, .off = offsetof(scenario_spec, policy)},
     {"outputs", CFG_MAP, .sub = outputs_fields, .off = offsetof(scenario_spec, outputs)},
+    {"calibration", CFG_CUSTOM, .parse = parse_calibration, .off = 0},
     {0},
 };
 
@@ -913,6 +1018,64 @@ static void validate_mig(const scenario_node_group *grp, size_t gi, const gpu_ca
     }
 }
 
+const gpu_type *scenario_calibration_gpu(const scenario_calibration *c, const gpu_catalog *cat)
+{
+    char why[TEXT_LEN];
+    return c->fit ? calmodel_target(c->fit, c->src, c->gpu, cat, why, sizeof why) : NULL;
+}
+
+/* Whether the scenario wrote `calibration: FILE` (a single scalar, not a mapping or a list). */
+static bool calibration_is_scalar(const scenario_spec *s)
+{
+    const scenario_calibration *c = &s->calibrations[0];
+    return s->n_calibrations == 1 && c->at.line == c->file_at.line && c->at.col == c->file_at.col;
+}
+
+/* Every calibration names a catalog type its model was measured on, used by some node group;
+ * one calibration per type. */
+static void validate_calibrations(const scenario_spec *s, const gpu_catalog *cat, diag *d)
+{
+    for (size_t i = 0; i < s->n_calibrations; i++) {
+        const scenario_calibration *cal = &s->calibrations[i];
+        if (!cal->fit) {
+            continue;
+        }
+        char why[TEXT_LEN], path[PATH_LEN], base[PATH_LEN];
+        if (calibration_is_scalar(s)) {
+            snprintf(path, sizeof path, "calibration");
+        } else {
+            cfg_path_index(base, sizeof base, "calibration", i);
+            cfg_path_key(path, sizeof path, base, cal->gpu ? "gpu" : "file");
+        }
+        src_loc at = cal->gpu ? cal->gpu_at : cal->file_at;
+        const gpu_type *g = calmodel_target(cal->fit, cal->src, cal->gpu, cat, why, sizeof why);
+        if (!g) {
+            diag_error(d, at, path, "%s", why);
+            continue;
+        }
+        bool used = false;
+        for (size_t gi = 0; gi < s->cluster.n_groups && !used; gi++) {
+            used = gpu_catalog_find(cat, s->cluster.groups[gi].gpu) == g;
+        }
+        if (!used) {
+            diag_error(d, at, path,
+                       "no node group has GPU type %s; expected a calibration of a GPU type of "
+                       "the cluster, got '%s'",
+                       g->name, cal->gpu ? cal->gpu : cal->src->device);
+            continue;
+        }
+        for (size_t j = 0; j < i; j++) {
+            if (scenario_calibration_gpu(&s->calibrations[j], cat) == g) {
+                diag_error(d, at, path,
+                           "second calibration of %s (first at line %d); expected one per GPU "
+                           "type, got '%s'",
+                           g->name, s->calibrations[j].at.line, cal->file);
+                break;
+            }
+        }
+    }
+}
+
 int scenario_validate(const scenario_spec *s, const gpu_catalog *cat, arena *a, diag *d)
 {
     int before = diag_error_count(d);
@@ -938,6 +1101,7 @@ int scenario_validate(const scenario_spec *s, const gpu_catalog *cat, arena *a, 
             offer(&offered, &grp->sharing, "nvidia.com/gpu", a);
         }
     }
+    validate_calibrations(s, cat, d);
     /* a request is matched only against a cluster without errors (else the list is partial) */
     for (size_t i = 0; i < s->workload.n_jobs && diag_error_count(d) == before; i++) {
         const scenario_request *rq = &s->workload.jobs[i].request;
@@ -954,12 +1118,41 @@ int scenario_validate(const scenario_spec *s, const gpu_catalog *cat, arena *a, 
     return diag_error_count(d) == before ? 0 : SIM_EINPUT;
 }
 
-static void validate_with_default_catalog(const scenario_spec *s, arena *a, diag *d)
+static void validate_with_default_catalog(scenario_spec *s, arena *a, diag *d)
 {
     gpu_catalog cat;
-    if (catalog_load_default(a, &cat, d) == 0) {
-        scenario_validate(s, &cat, a, d);
+    if (catalog_load_default(a, &cat, d) == 0 && scenario_validate(s, &cat, a, d) == 0) {
+        for (size_t i = 0; i < s->n_calibrations; i++) {
+            const gpu_type *g = scenario_calibration_gpu(&s->calibrations[i], &cat);
+            s->calibrations[i].gpu_type = g ? arena_strdup(a, g->name) : NULL;
+        }
     }
+}
+
+int scenario_apply_calibrations(const scenario_spec *s, gpu_catalog *cat, const phys_params *m,
+                                diag *d)
+{
+    int before = diag_error_count(d);
+    for (size_t i = 0; i < s->n_calibrations; i++) {
+        const scenario_calibration *c = &s->calibrations[i];
+        const gpu_type *g = scenario_calibration_gpu(c, cat);
+        char why[TEXT_LEN], path[PATH_LEN];
+        cfg_path_index(path, sizeof path, "calibration", i);
+        if (!g) {
+            diag_error(d, c->file_at, path, "no catalog GPU type for this model; expected one "
+                       "that scenario_validate accepted, got '%s'", c->file);
+            continue;
+        }
+        gpu_type *t = &cat->gpus[g - cat->gpus];
+        gpu_type applied;
+        if (calapply_gpu(t, c->fit, m, &applied, why, sizeof why) != 0) {
+            diag_error(d, c->file_at, path, "%s; expected the GPU type it was measured on, got "
+                       "'%s'", why, t->name);
+            continue;
+        }
+        *t = applied;
+    }
+    return diag_error_count(d) == before ? 0 : SIM_EINPUT;
 }
 
 /* ---- loading ------------------------------------------------------------------------------- */

@@ -23,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "model/calapply.h"
 #include "model/catalog.h"
 #include "sim/arena.h"
 #include "sim/diag.h"
@@ -170,6 +171,23 @@ typedef struct scenario_outputs {
     src_loc at, dir_at, files_at;
 } scenario_outputs;
 
+/* A node measured with calib/ and fitted with `slicesim fit` (`calibration:`), replacing the
+ * catalog defaults of one GPU type (model/calapply.h says what it replaces). Forms:
+ *   calibration: FILE
+ *   calibration: {file: FILE, gpu: CATALOG-NAME}
+ *   calibration: [FILE, {file: FILE, gpu: NAME}, ...]      (one per GPU type)
+ * FILE is resolved against the scenario's directory and loaded at load time. Without `gpu` the
+ * GPU type is the catalog's match for the measured device (scenario_calibration_gpu). */
+typedef struct scenario_calibration {
+    const char *file;             /* resolved path of the model JSON */
+    const char *gpu;              /* `gpu:` as written, or NULL */
+    const cal_fit *fit;           /* loaded model; NULL under SCENARIO_NO_FILES */
+    const calapply_source *src;   /* its node identity; NULL under SCENARIO_NO_FILES */
+    const char *gpu_type;         /* catalog GPU type it applies to (set by scenario_load_* after
+                                     validation against the embedded catalog), or NULL */
+    src_loc at, file_at, gpu_at;
+} scenario_calibration;
+
 /* A file the scenario refers to, after resolution. */
 typedef struct scenario_ref {
     const char *path; /* resolved (scenario directory + reference) */
@@ -188,6 +206,8 @@ typedef struct scenario_spec {
     scenario_workload workload;
     scenario_policy policy;
     scenario_outputs outputs;
+    size_t n_calibrations;
+    scenario_calibration *calibrations;
     size_t n_refs;
     scenario_ref *refs;
     src_loc at, seed_at, horizon_at;
@@ -216,10 +236,21 @@ int scenario_load_buffer(const char *name, const char *dir, const void *buf, siz
 /* Check a loaded spec against the GPU catalog and its mig-parted configs: every GPU type
  * exists; every MIG config exists and applies to each GPU of its node group (experiments/
  * migparted.h, under cluster.driver); every job's resource is advertised by some node group, as
- * the device plugin would name it. scenario_load_* call it with the embedded catalog
+ * the device plugin would name it; every calibration names a catalog GPU type its model was
+ * measured on, used by some node group, one calibration per type. scenario_load_* call it with the embedded catalog
  * (experiments/catalog_load.h) unless SCENARIO_NO_FILES. `a` receives the mig-parted data and
  * names. Returns 0, or SIM_EINPUT after reporting every problem to d. */
 int scenario_validate(const scenario_spec *s, const gpu_catalog *cat, arena *a, diag *d);
+
+/* Catalog GPU type calibration c applies to (its `gpu:`, or the match for the measured
+ * device; see calmodel_target), or NULL (scenario_validate reported why). Borrowed from cat. */
+const gpu_type *scenario_calibration_gpu(const scenario_calibration *c, const gpu_catalog *cat);
+
+/* Put every calibration of s in place of its GPU type's defaults in cat (model/calapply.h), in
+ * place: cat is the caller's own copy of the catalog. m gives the time-slice classes. Returns 0,
+ * or SIM_EINPUT after reporting to d (a model that scenario_validate would have refused). */
+int scenario_apply_calibrations(const scenario_spec *s, gpu_catalog *cat, const phys_params *m,
+                                diag *d);
 
 /* Totals over the cluster: nodes and GPUs. */
 uint64_t scenario_node_count(const scenario_spec *s);

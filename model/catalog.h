@@ -70,6 +70,25 @@ typedef struct gpu_layout_count {
     const char *src;   /* source tags, space separated */
 } gpu_layout_count;
 
+#define GPU_MEAS_MAX_TS 4 /* = PHYS_MAX_TS_CLASSES (model/speed.h), checked there */
+#define GPU_MEAS_MAX_K 8  /* = PHYS_MAX_K */
+
+/* Figures measured on a node (calib/ + `slicesim fit`) that replace the physics defaults for this
+ * GPU type; model/calapply.h fills them. All false/0 in the catalog as loaded.
+ * Bandwidth that s SMs drive, whole GPU (bytes/s):
+ *   soft minimum:      BW(s) = b s / (1 + (b s / Bmax)^p)^(1/p)
+ *   Michaelis-Menten:  BW(s) = Bmax s / (s + s_half)          (bw_is_mm) */
+typedef struct gpu_measured {
+    bool has_bw;
+    bool bw_is_mm;
+    double bw_max_bytes_per_s;    /* Bmax */
+    double bw_per_sm_bytes_per_s; /* b (soft minimum) */
+    double bw_sharpness;          /* p (soft minimum) */
+    double bw_s_half;             /* s_half (Michaelis-Menten) */
+    bool has_eta[GPU_MEAS_MAX_TS];                 /* per physics time-slice class index */
+    double eta[GPU_MEAS_MAX_TS][GPU_MEAS_MAX_K + 1]; /* eta[cls][k], k = 2..GPU_MEAS_MAX_K */
+} gpu_measured;
+
 typedef struct gpu_type {
     const char *name;            /* catalog key, e.g. "A100-SXM4-40GB" */
     const char *arch;            /* "Ampere", "Hopper", "Blackwell" */
@@ -100,6 +119,7 @@ typedef struct gpu_type {
     int n_layout_counts;
     gpu_layout_count layout_counts[GPU_MAX_LAYOUT_COUNTS];
     const char *note;            /* assumptions stated in the data file, or NULL */
+    gpu_measured meas;           /* calibration of a measured node; zero = none */
 } gpu_type;
 
 typedef struct gpu_catalog {

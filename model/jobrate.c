@@ -72,7 +72,9 @@ double jobrate_rate(void *ctx, const cluster *c, const job_table *jobs, job_id i
             /* GPU-bound: round-robin among k contexts gives each eta(k)/k of the device */
             int k = (int)d->used;
             r = d->sharing == CLUSTER_SHARE_TIMESLICE && k >= 2
-                    ? phys_eta(rc->phys, jp ? jp->p->ts_class : rc->ts_class, k) / k
+                    ? speed_eta(cluster_gpu_get(c, d->gpu)->type, rc->phys,
+                                jp ? jp->p->ts_class : rc->ts_class, k) /
+                          k
                     : 1.0;
         }
         rate = r < rate ? r : rate;

@@ -165,6 +165,17 @@ void partition_cfg_init(partition_cfg *c, const gpu_type *g)
     c->peers = 1;
 }
 
+_Static_assert(GPU_MEAS_MAX_TS == PHYS_MAX_TS_CLASSES && GPU_MEAS_MAX_K == PHYS_MAX_K,
+               "gpu_measured mirrors phys_params' time-slice table");
+
+double speed_eta(const gpu_type *g, const phys_params *m, int cls, int k)
+{
+    if (g && k >= 2 && cls >= 0 && cls < GPU_MEAS_MAX_TS && cls < m->n_ts && g->meas.has_eta[cls]) {
+        return g->meas.eta[cls][k > PHYS_MAX_K ? PHYS_MAX_K : k];
+    }
+    return phys_eta(m, cls, k);
+}
+
 double phys_eta(const phys_params *m, int cls, int k)
 {
     if (k <= 1) {
@@ -231,9 +242,26 @@ double speed_roofline(double a, double b, double p)
     return mx * pow(pow(a / mx, p) + pow(b / mx, p), 1.0 / p);
 }
 
+/* Measured bandwidth curve of g (gpu_type.meas) at s SMs, bytes/s. */
+static double measured_bw(const gpu_measured *ms, double s)
+{
+    if (ms->bw_is_mm) {
+        return ms->bw_max_bytes_per_s * s / (s + ms->bw_s_half);
+    }
+    double lin = ms->bw_per_sm_bytes_per_s * s, p = ms->bw_sharpness;
+    return lin / pow(1.0 + pow(lin / ms->bw_max_bytes_per_s, p), 1.0 / p);
+}
+
 double speed_bandwidth(const gpu_type *g, double sms, int slices, int gpu_slices,
                        const phys_params *m)
 {
+    if (g->meas.has_bw && g->sms_total > 0) {
+        /* calibrated (model/calapply.h): the soft-minimum / Michaelis-Menten fit of calfit.h */
+        double whole = measured_bw(&g->meas, (double)g->sms_total);
+        double share = whole * (double)slices / (double)(gpu_slices > 0 ? gpu_slices : 1);
+        double drive = measured_bw(&g->meas, sms);
+        return drive < share ? drive : share;
+    }
     double full = g->mem_bw_bytes_per_s * m->bw_stream_eff;
     double part = full * (double)slices / (double)(gpu_slices > 0 ? gpu_slices : 1);
     if (m->bw_drive_sm_frac <= 0 || g->sms_total <= 0) {
@@ -345,9 +373,9 @@ static double shared_iter(const wl_profile *p, double batch, const partition_cfg
     /* Mixed kernel-length classes: take the lower η at each k (switching cost is paid by all). */
     double eta[SHARE_MAX_JOBS + 1];
     for (int n = 0; n <= k && n <= SHARE_MAX_JOBS; n++) {
-        double e = phys_eta(m, ts_cls, n);
+        double e = speed_eta(c->gpu, m, ts_cls, n);
         for (int i = 0; i < c->n_with; i++) {
-            double ew = phys_eta(m, c->with[i]->ts_class, n);
+            double ew = speed_eta(c->gpu, m, c->with[i]->ts_class, n);
             e = ew < e ? ew : e;
         }
         eta[n] = e;

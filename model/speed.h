@@ -126,6 +126,8 @@ void partition_cfg_init(partition_cfg *c, const gpu_type *g);
  * GPU delivers η(k) of its time as useful work (the rest is context switching). */
 typedef struct phys_ts_class {
     char name[PHYS_NAME_MAX];
+    double kernel_ms;           /* kernel length the class stands for (ms); 0 = not stated, and
+                                   then a calibration leaves the class alone (model/calapply.h) */
     double eta[PHYS_MAX_K + 1]; /* eta[k], k = 2..PHYS_MAX_K; eta[0], eta[1] unused (1) */
 } phys_ts_class;
 
@@ -149,6 +151,9 @@ typedef struct phys_params {
 
 /* η(k) of time-slice class `cls` (k >= 1; 1 for k <= 1). */
 double phys_eta(const phys_params *m, int cls, int k);
+/* η(k) of class `cls` on GPU g: the GPU's measured η (gpu_type.meas, model/calapply.h) when it
+ * has one for that class, else phys_eta. g may be NULL. */
+double speed_eta(const gpu_type *g, const phys_params *m, int cls, int k);
 /* Index of the time-slice class named `name`, or -1. */
 int phys_ts_class_index(const phys_params *m, const char *name);
 
@@ -184,7 +189,9 @@ int speed_partition_mem_slices(const partition_cfg *c, int *gpu_slices);
 /* Memory capacity of the partition in bytes. */
 double speed_partition_mem_bytes(const partition_cfg *c);
 /* Effective memory bandwidth for a job using `sms` SMs of a partition with `slices` of
- * `gpu_slices` memory slices on GPU g (bytes/s). */
+ * `gpu_slices` memory slices on GPU g (bytes/s): the smaller of what `sms` SMs drive and the
+ * partition's share of the whole GPU's. With a measured curve (g->meas.has_bw) that curve gives
+ * both; otherwise datasheet x bw_stream_eff and the physics' drive curve. */
 double speed_bandwidth(const gpu_type *g, double sms, int slices, int gpu_slices,
                        const phys_params *m);
 /* Smooth roofline g(a, b) = (a^p + b^p)^(1/p). */

@@ -15,6 +15,7 @@
 #include "experiments/embedded.h"
 #include "experiments/obs.h"
 #include "experiments/physics_load.h"
+#include "tools/cli_calib.h"
 #include "model/wfit.h"
 #include "sim/arena.h"
 #include "sim/diag.h"
@@ -26,7 +27,8 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: slicesim fit-workload OBS.yaml -o PROFILE.yaml [--class NAME] [--priors FILE]\n"
-            "                             [--source TEXT]\n"
+            "                             [--source TEXT] [--calibration MODEL.json\n"
+            "                             [--calibration-gpu NAME]]\n"
             "  Fits a workload profile (host time, compute, parallelism, memory traffic,\n"
             "  footprint) to the runs in OBS.yaml (format: DESIGN.md section 8) and writes it to\n"
             "  PROFILE.yaml, which `slicesim predict` and scenarios read.\n"
@@ -34,7 +36,11 @@ static void usage(FILE *out)
             "                 (default generic; the classes are listed in " PRIORS_PATH ")\n"
             "  --priors FILE  read priors from FILE instead of the built-in " PRIORS_PATH "\n"
             "  --source TEXT  where the observations come from, written as the profile's\n"
-            "                 provenance\n");
+            "                 provenance\n"
+            "  --calibration MODEL.json  a measured node (`slicesim fit` output) in place of\n"
+            "                 the catalog defaults of its GPU type (OBS.yaml's gpu must be it)\n"
+            "  --calibration-gpu NAME    the catalog GPU type the model applies to, when the\n"
+            "                 measured device name does not say\n");
 }
 
 /* Load the priors from `path` or the embedded file. Returns 0, or the exit status. */
@@ -123,8 +129,14 @@ int cmd_fit_workload(int argc, char **argv)
 {
     const char *obs_path = NULL, *out_path = NULL, *cls = "generic", *priors_path = NULL;
     const char *source = NULL;
+    cli_calib cal = {0};
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+        int took = cli_calib_arg("fit-workload", argc, argv, &i, &cal);
+        if (took < 0) {
+            return CLI_EXIT_INPUT;
+        } else if (took) {
+            continue;
+        } else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
             usage(stdout);
             return CLI_EXIT_OK;
         } else if (!strcmp(argv[i], "-o") || !strcmp(argv[i], "--class") ||
@@ -162,6 +174,10 @@ int cmd_fit_workload(int argc, char **argv)
         status = CLI_EXIT_ENV;
         goto done;
     }
+    status = cli_calib_apply("fit-workload", &cal, &cat, &phys, d);
+    if (status) {
+        goto done;
+    }
     status = load_priors(priors_path, a, d, &priors);
     if (status) {
         goto done;
@@ -177,6 +193,9 @@ int cmd_fit_workload(int argc, char **argv)
         goto done;
     }
     int rc = obs_load_observations(obs_path, NULL, 0, &cat, a, d, &f);
+    if (rc == 0 && !cli_calib_check_gpu(&cal, f->gpu, f->gpu_at, "gpu", d)) {
+        rc = SIM_EINPUT;
+    }
     if (rc == SIM_EINPUT) {
         diag_print(d, stderr);
         status = CLI_EXIT_INPUT;
@@ -204,6 +223,12 @@ int cmd_fit_workload(int argc, char **argv)
              "observations, sd = standard error),\nprior (left to the class prior, lo..hi = its "
              "one-sd range) or fixed (not part of the model here).",
              out_path, obs_path, cls);
+    if (cal.applied) {
+        size_t len = strlen(comment);
+        snprintf(comment + len, sizeof comment - len,
+                 "\nFitted with --calibration %s: %s measured as '%s' (%s, driver %s).",
+                 cal.path, cal.applied->name, cal.src.device, cal.src.date_utc, cal.src.driver);
+    }
     if (obs_write_profile(out_path, p, comment) != 0) {
         fprintf(stderr, "slicesim fit-workload: error: %s: %s\n", out_path, strerror(errno));
         status = CLI_EXIT_ENV;

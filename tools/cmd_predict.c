@@ -23,15 +23,21 @@
 #include "sim/diag.h"
 #include "sim/err.h"
 #include "sim/xalloc.h"
+#include "tools/cli_calib.h"
 
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: slicesim predict PROFILE.yaml [MORE.yaml...] QUERIES.yaml\n"
+            "usage: slicesim predict [--calibration MODEL.json [--calibration-gpu NAME]]\n"
+            "                        PROFILE.yaml [MORE.yaml...] QUERIES.yaml\n"
             "  Predicts the workload of PROFILE.yaml (written by fit-workload) on every query of\n"
             "  QUERIES.yaml (format: DESIGN.md section 8) and prints CSV:\n"
             "  index,time_s,throughput,outcome,time_s_lo,time_s_hi,reason\n"
-            "  MORE.yaml are the profiles of other workloads that a query's `with:` names.\n");
+            "  MORE.yaml are the profiles of other workloads that a query's `with:` names.\n"
+            "  --calibration MODEL.json  a measured node (`slicesim fit` output) in place of the\n"
+            "                  catalog defaults of its GPU type (the queries' gpu must be it)\n"
+            "  --calibration-gpu NAME    the catalog GPU type the model applies to, when the\n"
+            "                  measured device name does not say\n");
 }
 
 /* Write s as one CSV field (quoted when it holds a comma, quote or newline). */
@@ -51,26 +57,17 @@ static void csv_field(const char *s)
     putchar('"');
 }
 
-int cmd_predict(int argc, char **argv)
+/* Predict with the profiles files[0..n_files-1) on the queries files[n_files-1]. */
+static int predict(int n_files, char **files, cli_calib *cal)
 {
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-            usage(stdout);
-            return CLI_EXIT_OK;
-        }
-        if (argv[i][0] == '-') {
-            usage(stderr);
-            return cli_usage_error("predict", "unknown option '%s'", argv[i]);
-        }
-    }
-    if (argc < 3) {
+    if (n_files < 2) {
         usage(stderr);
         return cli_usage_error("predict", "expected PROFILE.yaml and QUERIES.yaml");
     }
     arena *a = arena_create();
     diag *d = diag_create();
     int status = CLI_EXIT_OK;
-    int n_prof = argc - 2;
+    int n_prof = n_files - 1;
     obs_profile **prof = xcalloc((size_t)n_prof, sizeof *prof, "profiles");
     gpu_catalog cat;
     phys_params phys;
@@ -80,26 +77,33 @@ int cmd_predict(int argc, char **argv)
         status = CLI_EXIT_ENV;
         goto done;
     }
+    status = cli_calib_apply("predict", cal, &cat, &phys, d);
+    if (status != CLI_EXIT_OK) {
+        goto done;
+    }
     int env_rc = 0;
     const char *env_path = NULL;
     for (int i = 0; i < n_prof; i++) {
-        int rc = obs_load_profile(argv[1 + i], NULL, 0, &phys, a, d, &prof[i]);
+        int rc = obs_load_profile(files[i], NULL, 0, &phys, a, d, &prof[i]);
         if (rc != 0 && rc != SIM_EINPUT && !env_rc) {
             env_rc = rc;
-            env_path = argv[1 + i];
+            env_path = files[i];
         }
     }
     if (!env_rc) {
-        int rc = obs_load_queries(argv[argc - 1], NULL, 0, &cat, a, d, &qs);
+        int rc = obs_load_queries(files[n_files - 1], NULL, 0, &cat, a, d, &qs);
         if (rc != 0 && rc != SIM_EINPUT) {
             env_rc = rc;
-            env_path = argv[argc - 1];
+            env_path = files[n_files - 1];
         }
     }
     if (env_rc) {
         fprintf(stderr, "slicesim predict: error: %s: %s\n", env_path, strerror(errno));
         status = CLI_EXIT_ENV;
         goto done;
+    }
+    if (qs) {
+        cli_calib_check_gpu(cal, qs->gpu, qs->gpu_at, "gpu", d);
     }
     if (diag_error_count(d) > 0) {
         diag_print(d, stderr);
@@ -124,5 +128,36 @@ done:
     free(prof);
     diag_destroy(d);
     arena_destroy(a);
+    return status;
+}
+
+int cmd_predict(int argc, char **argv)
+{
+    cli_calib cal = {0};
+    char **files = xcalloc((size_t)argc, sizeof *files, "arguments");
+    int n_files = 0;
+    for (int i = 1; i < argc; i++) {
+        int took = cli_calib_arg("predict", argc, argv, &i, &cal);
+        if (took < 0) {
+            free(files);
+            return CLI_EXIT_INPUT;
+        }
+        if (took) {
+            continue;
+        }
+        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+            usage(stdout);
+            free(files);
+            return CLI_EXIT_OK;
+        }
+        if (argv[i][0] == '-') {
+            usage(stderr);
+            free(files);
+            return cli_usage_error("predict", "unknown option '%s'", argv[i]);
+        }
+        files[n_files++] = argv[i];
+    }
+    int status = predict(n_files, files, &cal);
+    free(files);
     return status;
 }

@@ -131,5 +131,18 @@ cJSON *out_config_json(const scenario_spec *s)
         }
     }
     add_s(out, "sample_interval_s", s->outputs.sample_interval_ns);
+    cJSON *cal = cJSON_AddArrayToObject(o, "calibration");
+    for (size_t i = 0; i < s->n_calibrations; i++) {
+        const scenario_calibration *c = &s->calibrations[i];
+        cJSON *cj = cJSON_CreateObject();
+        add_str(cj, "file", c->file);
+        add_str(cj, "gpu", c->gpu_type);
+        add_str(cj, "device", c->src ? c->src->device : NULL);
+        add_str(cj, "uuid", c->src ? c->src->uuid : NULL);
+        add_str(cj, "driver", c->src ? c->src->driver : NULL);
+        add_str(cj, "date_utc", c->src ? c->src->date_utc : NULL);
+        add_str(cj, "measurements", c->src ? c->src->file : NULL);
+        cJSON_AddItemToArray(cal, cj);
+    }
     return o;
 }

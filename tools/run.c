@@ -251,7 +251,8 @@ int run_scenario(const run_opts *o)
         return rc;
     }
     if (rc == 0 &&
-        (catalog_load_default(r.a, &r.cat, r.d) != 0 || physics_load_default(r.d, &r.phys) != 0)) {
+        (catalog_load_default(r.a, &r.cat, r.d) != 0 || physics_load_default(r.d, &r.phys) != 0 ||
+         scenario_apply_calibrations(r.spec, &r.cat, &r.phys, r.d) != 0)) {
         rc = SIM_EINPUT;
     }
     synth_class *cls = NULL;
