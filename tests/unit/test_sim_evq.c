@@ -173,6 +173,33 @@ Test(evq, random_operations_match_a_sorted_reference)
     rng_stream_close(s);
 }
 
+/* A queue large enough that its arrays take the huge-page allocation path (>= 2 MiB) and
+ * grow several times: every event comes out, in order. */
+Test(evq, large_queue_grows_and_pops_in_order)
+{
+    enum { N = 300000 };
+    rng_root root = rng_root_make(3);
+    rng_stream *s = rng_stream_open(&root, "test.evq.large", 0);
+    evq *q = evq_create(0);
+    for (uint64_t i = 0; i < N; i++) {
+        evq_push(q, &(sim_event){.at = (sim_time)rng_uniform_int(s, 1000000), .data.u64 = {i}});
+    }
+    cr_assert_eq(evq_size(q), N);
+    cr_assert_eq(evq_verify(q, NULL, 0), 0);
+    sim_event prev = {0}, ev;
+    uint64_t n = 0;
+    while (evq_pop(q, &ev)) {
+        cr_assert(n == 0 || prev.at < ev.at ||
+                      (prev.at == ev.at && prev.data.u64[0] < ev.data.u64[0]),
+                  "pop %llu out of order", (unsigned long long)n);
+        prev = ev;
+        n++;
+    }
+    cr_assert_eq(n, N);
+    evq_destroy(q);
+    rng_stream_close(s);
+}
+
 Test(evq, verify_catches_a_corrupted_heap)
 {
     evq *q = evq_create(0);
