@@ -10,7 +10,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "experiments/readfile.h"
+#include "experiments/fileio.h"
 #include "sim/err.h"
 #include "sim/xalloc.h"
 
@@ -668,7 +668,7 @@ static int load_file(const char *path, const char *schema, load_fn *fn, void *ou
 {
     char *buf;
     size_t len;
-    int rc = readfile_all(path, READFILE_MAX_BYTES, &buf, &len);
+    int rc = fileio_read_all(path, FILEIO_MAX_BYTES, &buf, &len);
     if (rc) {
         return rc;
     }

@@ -2,14 +2,13 @@
  * and the profile.yaml writer (see obs.h). */
 #include "experiments/obs.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "experiments/cfg.h"
+#include "experiments/fileio.h"
 #include "experiments/yamlx.h"
 #include "sim/err.h"
 #include "sim/xalloc.h"
@@ -673,35 +672,21 @@ static void write_profile_text(FILE *f, const obs_profile *p, const char *commen
     }
 }
 
+typedef struct profile_text {
+    const obs_profile *p;
+    const char *comment;
+} profile_text;
+
+static void write_profile_file(FILE *f, const void *arg)
+{
+    const profile_text *t = arg;
+    write_profile_text(f, t->p, t->comment);
+}
+
 int obs_write_profile(const char *path, const obs_profile *p, const char *comment)
 {
-    size_t n = strlen(path) + 16;
-    char *tmp = xmalloc(n, "profile temp name");
-    snprintf(tmp, n, "%s.tmp%ld", path, (long)getpid());
-    FILE *f = fopen(tmp, "w");
-    if (!f) {
-        int e = errno;
-        free(tmp);
-        errno = e;
-        return SIM_EIO;
-    }
-    write_profile_text(f, p, comment);
-    bool bad = ferror(f) != 0;
-    int e = bad ? EIO : 0;
-    if (fclose(f) != 0 && !bad) {
-        bad = true;
-        e = errno;
-    }
-    if (!bad && rename(tmp, path) != 0) {
-        bad = true;
-        e = errno;
-    }
-    if (bad) {
-        remove(tmp);
-    }
-    free(tmp);
-    errno = e;
-    return bad ? SIM_EIO : 0;
+    profile_text t = {p, comment};
+    return fileio_write_atomic(path, write_profile_file, &t);
 }
 
 /* ---- priors.yaml --------------------------------------------------------------------------- */

@@ -7,7 +7,7 @@
 
 #include "experiments/cfg.h"
 #include "experiments/embedded.h"
-#include "experiments/readfile.h"
+#include "experiments/fileio.h"
 #include "experiments/yamlx.h"
 #include "sim/arena.h"
 #include "sim/err.h"
@@ -192,7 +192,7 @@ int physics_load_file(const char *path, diag *d, phys_params *out)
 {
     char *buf;
     size_t len;
-    int rc = readfile_all(path, READFILE_MAX_BYTES, &buf, &len);
+    int rc = fileio_read_all(path, FILEIO_MAX_BYTES, &buf, &len);
     if (rc) {
         return rc;
     }

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "experiments/cfg.h"
-#include "experiments/readfile.h"
+#include "experiments/fileio.h"
 #include "experiments/yamlx.h"
 #include "model/speed.h"
 #include "sim/arena.h"
@@ -100,7 +100,7 @@ static int csv_read(const char *path, csv_table *t)
 {
     memset(t, 0, sizeof *t);
     size_t len;
-    int rc = readfile_all(path, READFILE_MAX_BYTES, &t->text, &len);
+    int rc = fileio_read_all(path, FILEIO_MAX_BYTES, &t->text, &len);
     if (rc) {
         return rc;
     }

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "experiments/readfile.h"
+#include "experiments/fileio.h"
 #include "sim/err.h"
 #include "sim/xalloc.h"
 
@@ -93,7 +93,7 @@ int yamlx_load_file(const char *path, arena *names, diag *d, yamlx_doc **out)
     *out = NULL;
     char *buf;
     size_t len;
-    int rc = readfile_all(path, YAMLX_MAX_FILE_BYTES, &buf, &len);
+    int rc = fileio_read_all(path, YAMLX_MAX_FILE_BYTES, &buf, &len);
     if (rc) {
         return rc;
     }

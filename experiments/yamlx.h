@@ -22,7 +22,7 @@
 #include <stddef.h>
 #include <yaml.h>
 
-#include "experiments/readfile.h"
+#include "experiments/fileio.h"
 #include "sim/arena.h"
 #include "sim/diag.h"
 
@@ -30,7 +30,7 @@ typedef struct yamlx_doc yamlx_doc;
 
 /* Largest YAML file yamlx_load_file reads (64 MiB, as every loader); a larger one fails with
  * errno EFBIG. */
-#define YAMLX_MAX_FILE_BYTES READFILE_MAX_BYTES
+#define YAMLX_MAX_FILE_BYTES FILEIO_MAX_BYTES
 
 /* Read and parse the YAML file at `path` (display name = path as given).
  * Returns 0 and sets *out (caller owns); SIM_EINPUT after reporting syntax errors to d (*out is

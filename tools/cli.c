@@ -1,10 +1,14 @@
 #include "tools/cli.h"
 
 #include <errno.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+
+#include "experiments/catalog_load.h"
+#include "experiments/cfg.h"
+#include "sim/err.h"
 
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 {
@@ -17,32 +21,50 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
     return CLI_EXIT_INPUT;
 }
 
+int cli_load_status(const char *cmd, const char *path, int rc, const diag *d)
+{
+    if (rc == SIM_ENOENT || rc == SIM_EIO) {
+        fprintf(stderr, "slicesim %s: error: cannot read '%s': %s\n", cmd, path, strerror(errno));
+        return CLI_EXIT_ENV;
+    }
+    if (rc) {
+        diag_print(d, stderr);
+        return CLI_EXIT_INPUT;
+    }
+    return CLI_EXIT_OK;
+}
+
+int cli_load_catalog(const char *cmd, const char *path, const char *gpu, arena *a, diag *d,
+                     gpu_catalog *cat, const gpu_type **g)
+{
+    int rc = path ? catalog_load_file(path, a, cat, d) : catalog_load_default(a, cat, d);
+    int status = cli_load_status(cmd, path ? path : CATALOG_DEFAULT_PATH, rc, d);
+    if (status != CLI_EXIT_OK || !gpu) {
+        return status;
+    }
+    if (!(*g = gpu_catalog_find(cat, gpu))) {
+        char names[1024];
+        return cli_usage_error(cmd, "unknown GPU '%s'; expected one of %s", gpu,
+                               gpu_catalog_names(cat, names, sizeof names));
+    }
+    return CLI_EXIT_OK;
+}
+
+/* Both parsers are the scenario's scalar parsers (experiments/cfg.h), so a number means the same
+ * on the command line as in a file. */
 bool cli_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 {
-    if (!s || !*s || *s == '-' || *s == '+' || *s == ' ') {
+    char problem[64];
+    uint64_t v;
+    if (!s || s[0] == '+' || !cfg_parse_u64(s, &v, problem, sizeof problem) || v < min || v > max) {
         return false;
     }
-    char *end = NULL;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno == ERANGE || end == s || *end != '\0' || v < min || v > max) {
-        return false;
-    }
-    *out = (uint64_t)v;
+    *out = v;
     return true;
 }
 
 bool cli_parse_double(const char *s, double *out)
 {
-    if (!s || !*s) {
-        return false;
-    }
-    char *end = NULL;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (errno == ERANGE || end == s || *end != '\0' || !isfinite(v)) {
-        return false;
-    }
-    *out = v;
-    return true;
+    char problem[64];
+    return s && cfg_parse_double(s, out, problem, sizeof problem);
 }

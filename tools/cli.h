@@ -11,6 +11,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "model/catalog.h"
+#include "sim/arena.h"
+#include "sim/diag.h"
+
 #define CLI_EXIT_OK 0
 #define CLI_EXIT_ENV 1
 #define CLI_EXIT_INPUT 2
@@ -22,6 +26,20 @@ cli_cmd_fn cmd_run, cmd_check, cmd_profiles, cmd_layouts, cmd_bench, cmd_validat
 
 /* Print "slicesim CMD: MSG" to stderr for a usage error; returns CLI_EXIT_INPUT. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Exit status for a loader's return code `rc` on the input file `path`, after printing why:
+ * CLI_EXIT_OK for 0; CLI_EXIT_ENV for SIM_ENOENT / SIM_EIO, printing
+ * "slicesim CMD: error: cannot read 'PATH': <strerror(errno)>" (call it before errno changes);
+ * CLI_EXIT_INPUT otherwise, printing d's messages. */
+int cli_load_status(const char *cmd, const char *path, int rc, const diag *d);
+
+/* Load the GPU catalog for command `cmd`: the file `path`, or the embedded model/gpus.yaml when
+ * path is NULL, into *cat (its data lives in arena a). When `gpu` is not NULL, also look it up
+ * (a catalog name or alias) into *g; g may be NULL when gpu is. Prints what went wrong and returns
+ * the exit status: CLI_EXIT_OK; CLI_EXIT_ENV when the file cannot be read; CLI_EXIT_INPUT for a
+ * bad catalog (reported through d, then printed) or an unknown GPU (the valid names listed). */
+int cli_load_catalog(const char *cmd, const char *path, const char *gpu, arena *a, diag *d,
+                     gpu_catalog *cat, const gpu_type **g);
 
 /* Parse a whole-string unsigned integer (decimal) into *out; false if the text is not exactly a
  * number within [min, max]. Never accepts "12abc". */

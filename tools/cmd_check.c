@@ -1,7 +1,6 @@
 /* tools/cmd_check.c - `slicesim check FILE [--set PATH=VALUE]...`: load and validate a scenario
  * without running it. Prints "FILE: ok (N nodes, G GPUs, J job classes)" on success; otherwise
  * every error on stderr and exit 2 (bad input) or 1 (the file cannot be read). */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,7 +8,6 @@
 #include "experiments/scenario.h"
 #include "sim/arena.h"
 #include "sim/diag.h"
-#include "sim/err.h"
 #include "tools/cli.h"
 
 int cmd_check(int argc, char **argv)
@@ -57,14 +55,8 @@ int cmd_check(int argc, char **argv)
     diag *d = diag_create();
     scenario_spec *s = NULL;
     int rc = scenario_load_file(file, sets, n_sets, 0, a, d, &s);
-    int status = CLI_EXIT_OK;
-    if (rc == SIM_ENOENT || rc == SIM_EIO) {
-        fprintf(stderr, "slicesim check: error: cannot read '%s': %s\n", file, strerror(errno));
-        status = CLI_EXIT_ENV;
-    } else if (rc) {
-        diag_print(d, stderr);
-        status = CLI_EXIT_INPUT;
-    } else {
+    int status = cli_load_status("check", file, rc, d);
+    if (status == CLI_EXIT_OK) {
         printf("%s: ok (%llu nodes, %llu GPUs, %zu job classes)\n", file,
                (unsigned long long)scenario_node_count(s),
                (unsigned long long)scenario_gpu_count(s), s->workload.n_jobs);

@@ -16,12 +16,11 @@
 #include <cjson/cJSON.h>
 
 #include "experiments/calib_json.h"
-#include "experiments/catalog_load.h"
+#include "experiments/fileio.h"
 #include "model/calfit.h"
 #include "model/catalog.h"
 #include "sim/arena.h"
 #include "sim/diag.h"
-#include "sim/err.h"
 #include "sim/gslerr.h"
 #include "sim/xalloc.h"
 
@@ -210,16 +209,15 @@ static cJSON *model_json(const char *src, const cal_data *d, const cal_fit *f, d
     return root;
 }
 
+static void put_line(FILE *f, const void *text)
+{
+    fputs(text, f);
+    fputc('\n', f);
+}
+
 static int write_text(const char *path, const char *text)
 {
-    FILE *fo = fopen(path, "w");
-    if (!fo) {
-        fprintf(stderr, "slicesim fit: cannot write %s: %s\n", path, strerror(errno));
-        return CLI_EXIT_ENV;
-    }
-    int bad = fputs(text, fo) < 0 || fputc('\n', fo) == EOF;
-    bad |= fclose(fo) != 0;
-    if (bad) {
+    if (fileio_write_atomic(path, put_line, text) != 0) {
         fprintf(stderr, "slicesim fit: cannot write %s: %s\n", path, strerror(errno));
         return CLI_EXIT_ENV;
     }
@@ -259,15 +257,8 @@ static int compare(const cal_data *d, const cal_fit *f, const char *gpu, const c
     arena *a = arena_create();
     diag *dg = diag_create();
     gpu_catalog cat;
-    int rc = catalog ? catalog_load_file(catalog, a, &cat, dg) : catalog_load_default(a, &cat, dg);
-    int exit_rc = CLI_EXIT_OK;
-    if (rc == SIM_EINPUT) {
-        diag_print(dg, stderr);
-        exit_rc = CLI_EXIT_INPUT;
-    } else if (rc) {
-        fprintf(stderr, "slicesim fit: cannot read %s: %s\n", catalog, strerror(errno));
-        exit_rc = CLI_EXIT_ENV;
-    } else {
+    int exit_rc = cli_load_catalog("fit", catalog, NULL, a, dg, &cat, NULL);
+    if (exit_rc == CLI_EXIT_OK) {
         const gpu_type *g = gpu ? gpu_catalog_find(&cat, gpu) : guess_gpu(&cat, d->device);
         if (!g) {
             fprintf(stderr, "slicesim fit: error: --compare: no catalog GPU for '%s'; name one "
@@ -349,14 +340,8 @@ int cmd_fit(int argc, char **argv)
     cal_fit *f = xcalloc(1, sizeof *f, "calibration fit");
     diag *dg = diag_create();
     int rc = calib_json_load_file_mig(in, mig, d, dg);
-    int exit_rc = CLI_EXIT_OK;
-    if (rc == SIM_EINPUT) {
-        diag_print(dg, stderr);
-        exit_rc = CLI_EXIT_INPUT;
-    } else if (rc) {
-        fprintf(stderr, "slicesim fit: cannot read %s: %s\n", in, strerror(errno));
-        exit_rc = CLI_EXIT_ENV;
-    } else {
+    int exit_rc = cli_load_status("fit", in, rc, dg);
+    if (exit_rc == CLI_EXIT_OK) {
         calfit_all(d, f);
         print_fit(d, f);
         double mape = 0, maxe = 0;

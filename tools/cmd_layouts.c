@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "experiments/catalog_load.h"
 #include "experiments/migparted.h"
 #include "experiments/timeslicing.h"
 #include "model/catalog.h"
@@ -20,7 +19,6 @@
 #include "model/mig.h"
 #include "sim/arena.h"
 #include "sim/diag.h"
-#include "sim/err.h"
 
 typedef struct opts {
     const char *gpu, *catalog, *mig_config, *name, *sharing;
@@ -417,6 +415,29 @@ static int check_config(const gpu_catalog *cat, const gpu_type *g, const migpart
     return status;
 }
 
+/* Layouts of GPU g: every valid one, or a mig-parted config checked (under a device-plugin
+ * sharing config when --sharing). Returns the exit status, messages printed. */
+static int layouts_of(const gpu_catalog *cat, const gpu_type *g, const opts *o, arena *a, diag *d)
+{
+    if (g->compute_slices <= 0) {
+        return cli_usage_error("layouts", "%s does not support MIG", g->name);
+    }
+    if (!o->mig_config) {
+        return enumerate(g, o);
+    }
+    migparted_config cfg;
+    int status =
+        cli_load_status("layouts", o->mig_config, migparted_load(o->mig_config, a, &cfg, d), d);
+    if (status != CLI_EXIT_OK) {
+        return status;
+    }
+    timeslicing_config ts;
+    if (o->sharing) {
+        status = cli_load_status("layouts", o->sharing, timeslicing_load(o->sharing, a, &ts, d), d);
+    }
+    return status == CLI_EXIT_OK ? check_config(cat, g, &cfg, o->sharing ? &ts : NULL, o) : status;
+}
+
 int cmd_layouts(int argc, char **argv)
 {
     opts o = {0};
@@ -427,45 +448,10 @@ int cmd_layouts(int argc, char **argv)
     arena *a = arena_create();
     diag *d = diag_create();
     gpu_catalog cat;
-    int status = CLI_EXIT_OK;
-    rc = o.catalog ? catalog_load_file(o.catalog, a, &cat, d) : catalog_load_default(a, &cat, d);
     const gpu_type *g = NULL;
-    if (rc == SIM_ENOENT || rc == SIM_EIO) {
-        fprintf(stderr, "slicesim layouts: %s: %s\n", o.catalog, sim_strerror(rc));
-        status = CLI_EXIT_ENV;
-    } else if (rc) {
-        diag_print(d, stderr);
-        status = CLI_EXIT_INPUT;
-    } else if (!(g = gpu_catalog_find(&cat, o.gpu))) {
-        char names[1024];
-        status = cli_usage_error("layouts", "unknown GPU '%s'; expected one of %s", o.gpu,
-                                 gpu_catalog_names(&cat, names, sizeof names));
-    } else if (g->compute_slices <= 0) {
-        status = cli_usage_error("layouts", "%s does not support MIG", g->name);
-    } else if (!o.mig_config) {
-        status = enumerate(g, &o);
-    } else {
-        migparted_config cfg;
-        rc = migparted_load(o.mig_config, a, &cfg, d);
-        if (rc == SIM_ENOENT || rc == SIM_EIO) {
-            fprintf(stderr, "slicesim layouts: %s: %s\n", o.mig_config, sim_strerror(rc));
-            status = CLI_EXIT_ENV;
-        } else if (rc) {
-            diag_print(d, stderr);
-            status = CLI_EXIT_INPUT;
-        } else {
-            timeslicing_config ts;
-            rc = o.sharing ? timeslicing_load(o.sharing, a, &ts, d) : 0;
-            if (rc == SIM_ENOENT || rc == SIM_EIO) {
-                fprintf(stderr, "slicesim layouts: %s: %s\n", o.sharing, sim_strerror(rc));
-                status = CLI_EXIT_ENV;
-            } else if (rc) {
-                diag_print(d, stderr);
-                status = CLI_EXIT_INPUT;
-            } else {
-                status = check_config(&cat, g, &cfg, o.sharing ? &ts : NULL, &o);
-            }
-        }
+    int status = cli_load_catalog("layouts", o.catalog, o.gpu, a, d, &cat, &g);
+    if (status == CLI_EXIT_OK) {
+        status = layouts_of(&cat, g, &o, a, d);
     }
     diag_destroy(d);
     arena_destroy(a);

@@ -9,11 +9,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "experiments/catalog_load.h"
 #include "model/catalog.h"
 #include "sim/arena.h"
 #include "sim/diag.h"
-#include "sim/err.h"
 
 static void usage(FILE *out)
 {
@@ -104,7 +102,8 @@ int cmd_profiles(int argc, char **argv)
             return cli_usage_error("profiles", "unknown option '%s'; expected --catalog or --help",
                                    argv[i]);
         } else if (gpu) {
-            return cli_usage_error("profiles", "one GPU at a time; got '%s' and '%s'", gpu, argv[i]);
+            return cli_usage_error("profiles", "one GPU at a time; got '%s' and '%s'", gpu,
+                                   argv[i]);
         } else {
             gpu = argv[i];
         }
@@ -112,33 +111,20 @@ int cmd_profiles(int argc, char **argv)
     arena *a = arena_create();
     diag *d = diag_create();
     gpu_catalog cat;
-    int rc = catalog ? catalog_load_file(catalog, a, &cat, d) : catalog_load_default(a, &cat, d);
-    int status = CLI_EXIT_OK;
-    if (rc == SIM_ENOENT || rc == SIM_EIO) {
-        fprintf(stderr, "slicesim profiles: %s: %s\n", catalog, sim_strerror(rc));
-        status = CLI_EXIT_ENV;
-    } else if (rc) {
-        diag_print(d, stderr);
-        status = CLI_EXIT_INPUT;
-    } else if (!gpu) {
+    const gpu_type *g = NULL;
+    int status = cli_load_catalog("profiles", catalog, gpu, a, d, &cat, &g);
+    if (status == CLI_EXIT_OK && !gpu) {
         printf("%-18s %-10s %s\n", "GPU", "arch", "aliases");
         for (size_t i = 0; i < cat.n_gpus; i++) {
-            const gpu_type *g = &cat.gpus[i];
-            printf("%-18s %-10s", g->name, g->arch);
-            for (int k = 0; k < g->n_aliases; k++) {
-                printf("%s%s", k ? ", " : " ", g->aliases[k]);
+            const gpu_type *t = &cat.gpus[i];
+            printf("%-18s %-10s", t->name, t->arch);
+            for (int k = 0; k < t->n_aliases; k++) {
+                printf("%s%s", k ? ", " : " ", t->aliases[k]);
             }
             printf("\n");
         }
-    } else {
-        const gpu_type *g = gpu_catalog_find(&cat, gpu);
-        if (!g) {
-            char names[1024];
-            status = cli_usage_error("profiles", "unknown GPU '%s'; expected one of %s", gpu,
-                                     gpu_catalog_names(&cat, names, sizeof names));
-        } else {
-            print_profiles(g);
-        }
+    } else if (status == CLI_EXIT_OK) {
+        print_profiles(g);
     }
     diag_destroy(d);
     arena_destroy(a);

@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 #include "experiments/embedded.h"
-#include "experiments/readfile.h"
+#include "experiments/fileio.h"
 #include "sim/arena.h"
 #include "sim/diag.h"
 #include "sim/err.h"
@@ -52,9 +52,9 @@ Test(diag, offsets_become_line_and_character_column)
     cr_assert_eq(at.col, 1);
 }
 
-Test(readfile, reads_whole_file_nul_terminated_and_reports_missing)
+Test(fileio, reads_whole_file_nul_terminated_and_reports_missing)
 {
-    char path[] = "/tmp/slicesim-readfile-XXXXXX";
+    char path[] = "/tmp/slicesim-fileio-XXXXXX";
     int fd = mkstemp(path);
     cr_assert_geq(fd, 0);
     const char body[] = "a\0b\n";
@@ -62,19 +62,44 @@ Test(readfile, reads_whole_file_nul_terminated_and_reports_missing)
     close(fd);
     char *buf = NULL;
     size_t len = 0;
-    cr_assert_eq(readfile_all(path, READFILE_MAX_BYTES, &buf, &len), 0);
+    cr_assert_eq(fileio_read_all(path, FILEIO_MAX_BYTES, &buf, &len), 0);
     cr_assert_eq(len, sizeof body - 1);
     cr_assert_eq(memcmp(buf, body, len), 0);
     cr_assert_eq(buf[len], '\0');
     free(buf);
-    cr_assert_eq(readfile_all(path, sizeof body - 2, &buf, &len), SIM_EIO, "one byte too many");
+    cr_assert_eq(fileio_read_all(path, sizeof body - 2, &buf, &len), SIM_EIO, "one byte too many");
     cr_assert_eq(errno, EFBIG);
     cr_assert_null(buf);
     unlink(path);
-    cr_assert_eq(readfile_all(path, READFILE_MAX_BYTES, &buf, &len), SIM_ENOENT);
+    cr_assert_eq(fileio_read_all(path, FILEIO_MAX_BYTES, &buf, &len), SIM_ENOENT);
     cr_assert_null(buf);
-    cr_assert_eq(readfile_all("/dev/zero", 1 << 17, &buf, &len), SIM_EIO);
+    cr_assert_eq(fileio_read_all("/dev/zero", 1 << 17, &buf, &len), SIM_EIO);
     cr_assert_eq(errno, EFBIG);
+}
+
+static void put_text(FILE *f, const void *arg)
+{
+    fputs(arg, f);
+}
+
+Test(fileio, atomic_write_replaces_whole_file_or_nothing)
+{
+    char dir[] = "/tmp/slicesim-fileio-XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    char path[128], bad[160];
+    snprintf(path, sizeof path, "%s/out.yaml", dir);
+    cr_assert_eq(fileio_write_atomic(path, put_text, "old\n"), 0);
+    cr_assert_eq(fileio_write_atomic(path, put_text, "new content\n"), 0);
+    char *buf = NULL;
+    size_t len = 0;
+    cr_assert_eq(fileio_read_all(path, FILEIO_MAX_BYTES, &buf, &len), 0);
+    cr_assert_str_eq(buf, "new content\n");
+    free(buf);
+    snprintf(bad, sizeof bad, "%s/absent/out.yaml", dir);
+    cr_assert_eq(fileio_write_atomic(bad, put_text, "x"), SIM_EIO);
+    cr_assert_eq(errno, ENOENT);
+    cr_assert_eq(unlink(path), 0);
+    cr_assert_eq(rmdir(dir), 0, "no temporary file is left behind");
 }
 
 Test(arena, strings_are_copied_and_aligned)
