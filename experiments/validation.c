@@ -139,6 +139,21 @@ static int csv_col(const csv_table *t, const char *name)
     return -1;
 }
 
+/* Co-runners of a time-slicing column "shared_x<K>" (K >= 1); false for any other header. */
+static bool shared_peers(const char *header, int *k)
+{
+    static const char prefix[] = "shared_x";
+    int64_t v;
+    char problem[64];
+    if (!header || strncmp(header, prefix, sizeof prefix - 1) != 0 ||
+        !cfg_parse_i64(header + sizeof prefix - 1, &v, problem, sizeof problem) || v < 1 ||
+        v > 64) {
+        return false;
+    }
+    *k = (int)v;
+    return true;
+}
+
 static bool cell_double(const char *s, double *out)
 {
     char problem[64];
@@ -235,7 +250,7 @@ static void build_particles(builder *b, const csv_table *t, bool timeslice)
             double sec;
             int k = 1;
             if (!cell_double(t->rows[r][c], &sec) ||
-                (timeslice && sscanf(t->header[c], "shared_x%d", &k) != 1)) {
+                (timeslice && !shared_peers(t->header[c], &k))) {
                 continue;
             }
             char label[64];

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "model/share.h"
+#include "sim/err.h"
 #include "tests/unit/phys_fixture.h"
 
 /* Machine-repairman birth-death chain: state n = jobs at the GPU; up rate (k-n)/H, down rate
@@ -110,7 +111,7 @@ Test(share, rr_rejects_bad_config)
     share_rr_cfg c = {.k = 0, .host_s = 1, .gpu_s = 1, .eta = eta, .quantum_s = 0.1,
                       .n_iters = 100};
     double x;
-    cr_assert_eq(share_rr_simulate(&c, &x, NULL), -2);
+    cr_assert_eq(share_rr_simulate(&c, &x, NULL), SIM_EINPUT);
 }
 
 /* With deterministic phases (CV 0) the processes fall into lock-step, which the product-form

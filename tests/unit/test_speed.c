@@ -10,6 +10,7 @@
 #include "model/power.h"
 #include "model/speed.h"
 #include "sim/diag.h"
+#include "sim/err.h"
 
 Test(physics, default_file_loads_with_sources)
 {
@@ -29,7 +30,7 @@ Test(physics, bad_file_gives_exact_message)
     static const char bad[] = "version: 1\nroofline_p: {value: 0.5, src: x}\n";
     diag *d = diag_create();
     phys_params m;
-    cr_assert_eq(physics_load_buffer("p.yaml", bad, sizeof bad - 1, d, &m), -2);
+    cr_assert_eq(physics_load_buffer("p.yaml", bad, sizeof bad - 1, d, &m), SIM_EINPUT);
     cr_assert_geq(diag_error_count(d), 1);
     cr_assert_str_eq(diag_message(d, 0),
                      "p.yaml:2:21: error: roofline_p.value: out of range; expected a number from 1 "

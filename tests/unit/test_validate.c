@@ -10,6 +10,7 @@
 #include "experiments/validation.h"
 #include "sim/arena.h"
 #include "sim/diag.h"
+#include "sim/err.h"
 
 #define SHARED "../shared/validation"
 
@@ -111,7 +112,7 @@ Test(validate, bad_scenario_is_reported)
     env e;
     env_open(&e);
     val_table t;
-    cr_assert_eq(val_run_file(path, SHARED, &e.cat, &e.m, e.d, &t), -2);
+    cr_assert_eq(val_run_file(path, SHARED, &e.cat, &e.m, e.d, &t), SIM_EINPUT);
     cr_assert_str_eq(diag_message(e.d, 0),
                      "build/test-bad-validation.yaml:6:1: error: fitt: unknown key; expected one "
                      "of [table, csv, gpu, target_mape_pct, fit, exclude, note, base, model, class], "

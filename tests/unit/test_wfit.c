@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "sim/err.h"
 #include "tests/unit/phys_fixture.h"
 #include "model/wfit.h"
 
@@ -95,6 +96,6 @@ Test(wfit, rejects_unusable_spec)
     s.free[0] = (wfit_free){.which = WL_P_COUNT};
     wfit_obs o = {.batch = 1, .unit_time_s = 1, .gpu_util = -1};
     wfit_result r;
-    cr_assert_eq(wfit_fit(&s, 1, &o, &r), -2);
+    cr_assert_eq(wfit_fit(&s, 1, &o, &r), SIM_EINPUT);
     wfit_result_fini(&r);
 }
