@@ -624,7 +624,8 @@ static bool parse_one_calibration(cfg_walker *w, yaml_node_t *node, const char *
         raw.at = raw.file_at = cfg_loc(w, node);
         snprintf(fpath, sizeof fpath, "%s", path);
     }
-    *out = (scenario_calibration){.file = resolve(c, raw.file),
+    *out = (scenario_calibration){.path = arena_strdup(c->a, path),
+                                  .file = resolve(c, raw.file),
                                   .gpu = raw.gpu,
                                   .at = raw.at,
                                   .file_at = raw.file_at,
@@ -644,7 +645,12 @@ static bool parse_one_calibration(cfg_walker *w, yaml_node_t *node, const char *
         return false;
     }
     if (rc) {
-        return false; /* reported in the model file, at its position */
+        /* reported in the model file at its position; say which reference it was */
+        diag_error(c->d, raw.file_at, fpath,
+                   "not a usable calibration model (see the errors in it); expected `slicesim "
+                   "fit` output (schema slicesim-calmodel), got '%s'",
+                   raw.file);
+        return false;
     }
     out->fit = fit;
     out->src = src;
@@ -1024,13 +1030,6 @@ const gpu_type *scenario_calibration_gpu(const scenario_calibration *c, const gp
     return c->fit ? calmodel_target(c->fit, c->src, c->gpu, cat, why, sizeof why) : NULL;
 }
 
-/* Whether the scenario wrote `calibration: FILE` (a single scalar, not a mapping or a list). */
-static bool calibration_is_scalar(const scenario_spec *s)
-{
-    const scenario_calibration *c = &s->calibrations[0];
-    return s->n_calibrations == 1 && c->at.line == c->file_at.line && c->at.col == c->file_at.col;
-}
-
 /* Every calibration names a catalog type its model was measured on, used by some node group;
  * one calibration per type. */
 static void validate_calibrations(const scenario_spec *s, const gpu_catalog *cat, diag *d)
@@ -1040,12 +1039,12 @@ static void validate_calibrations(const scenario_spec *s, const gpu_catalog *cat
         if (!cal->fit) {
             continue;
         }
-        char why[TEXT_LEN], path[PATH_LEN], base[PATH_LEN];
-        if (calibration_is_scalar(s)) {
-            snprintf(path, sizeof path, "calibration");
+        char why[TEXT_LEN], path[PATH_LEN];
+        bool is_map = cal->at.line != cal->file_at.line || cal->at.col != cal->file_at.col;
+        if (is_map || cal->gpu) {
+            cfg_path_key(path, sizeof path, cal->path, cal->gpu ? "gpu" : "file");
         } else {
-            cfg_path_index(base, sizeof base, "calibration", i);
-            cfg_path_key(path, sizeof path, base, cal->gpu ? "gpu" : "file");
+            snprintf(path, sizeof path, "%s", cal->path);
         }
         src_loc at = cal->gpu ? cal->gpu_at : cal->file_at;
         const gpu_type *g = calmodel_target(cal->fit, cal->src, cal->gpu, cat, why, sizeof why);
@@ -1136,8 +1135,8 @@ int scenario_apply_calibrations(const scenario_spec *s, gpu_catalog *cat, const 
     for (size_t i = 0; i < s->n_calibrations; i++) {
         const scenario_calibration *c = &s->calibrations[i];
         const gpu_type *g = scenario_calibration_gpu(c, cat);
-        char why[TEXT_LEN], path[PATH_LEN];
-        cfg_path_index(path, sizeof path, "calibration", i);
+        char why[TEXT_LEN];
+        const char *path = c->path;
         if (!g) {
             diag_error(d, c->file_at, path, "no catalog GPU type for this model; expected one "
                        "that scenario_validate accepted, got '%s'", c->file);

@@ -179,6 +179,7 @@ typedef struct scenario_outputs {
  * FILE is resolved against the scenario's directory and loaded at load time. Without `gpu` the
  * GPU type is the catalog's match for the measured device (scenario_calibration_gpu). */
 typedef struct scenario_calibration {
+    const char *path;             /* field path as written: "calibration", "calibration[1]" */
     const char *file;             /* resolved path of the model JSON */
     const char *gpu;              /* `gpu:` as written, or NULL */
     const cal_fit *fit;           /* loaded model; NULL under SCENARIO_NO_FILES */
