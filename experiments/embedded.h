@@ -3,6 +3,8 @@
  *
  * Each file is embedded with .incbin from its repository path; the Makefile makes embedded.o
  * depend on every such file. To embed a new file, add one EMBED() line to embedded.c.
+ * Ownership: the data and paths are static storage, borrowed for the life of the process, never
+ * freed. Units: lengths in bytes.
  */
 #ifndef SIMPROJ_EXPERIMENTS_EMBEDDED_H
 #define SIMPROJ_EXPERIMENTS_EMBEDDED_H

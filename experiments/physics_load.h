@@ -9,6 +9,8 @@
  *   timeslice: [{name: long, eta: [η(2), η(3), ...], src: "...", note: "..."}]  (1..7 values;
  *              k beyond the list uses the last value)
  * Errors go through diag with the fixed message shape.
+ * Ownership: phys_params is plain data (no pointers), filled in the caller's struct; nothing to
+ * free. Units: as documented on phys_params (model/speed.h): watts, fractions, exponents.
  */
 #ifndef SIMPROJ_EXPERIMENTS_PHYSICS_LOAD_H
 #define SIMPROJ_EXPERIMENTS_PHYSICS_LOAD_H

@@ -7,6 +7,7 @@
  * the GPU draws from the one budget, so concurrent MIG instances slow each other a little (the
  * only interference MIG leaves). A GPU whose TDP is unsourced (0) never throttles.
  * Units: watts, SM counts; the result is a dimensionless clock factor in (0, 1].
+ * Ownership: pure functions of borrowed inputs; nothing is kept or allocated.
  */
 #ifndef SIMPROJ_MODEL_POWER_H
 #define SIMPROJ_MODEL_POWER_H

@@ -4,6 +4,7 @@
  * through out-parameters. One X-macro table generates the enum, sim_strerror() and
  * sim_errname(). Bad *input* is reported through diag (sim/diag.h) and maps to SIM_EINPUT;
  * environment failures (file missing, disk full) map to SIM_EIO / SIM_ENOENT.
+ * Ownership: the strings returned are static storage. No units.
  */
 #ifndef SIMPROJ_SIM_ERR_H
 #define SIMPROJ_SIM_ERR_H

@@ -5,6 +5,7 @@
  * process global of its own; the CLI installs this one once at startup, before any run. (The
  * handler has no context argument, so it cannot print the simulated time; the abort's core
  * and the caller's sim_verify messages carry it.)
+ * Ownership: nothing allocated; the handler is a static function. No units.
  */
 #ifndef SIMPROJ_SIM_GSLERR_H
 #define SIMPROJ_SIM_GSLERR_H

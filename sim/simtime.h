@@ -4,6 +4,7 @@
  * makes event ordering exact (no epsilon). Models compute in double seconds and convert here,
  * and only here (STYLE.md §6): sim_time_from_s rounds to the nearest nanosecond.
  * Range: about +-292 years. SIM_TIME_MAX means "never" / "no horizon".
+ * Ownership: plain values only; no pointers.
  */
 #ifndef SIMPROJ_SIM_SIMTIME_H
 #define SIMPROJ_SIM_SIMTIME_H

@@ -5,6 +5,8 @@
  * component's own verify callback in registration order (the fluid solver checks remaining
  * work >= 0, rates within caps and each resource's allocation <= its capacity).
  * Failing checks mean a bug, never bad input.
+ * Ownership: the context is borrowed (read only); the reason goes into the caller's buffer.
+ * Units: times in the messages are sim_time nanoseconds.
  */
 #ifndef SIMPROJ_SIM_VERIFY_H
 #define SIMPROJ_SIM_VERIFY_H

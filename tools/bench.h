@@ -5,6 +5,8 @@
  * increments from the same named GSL stream (sim/rng.h, MT19937), so the RNG cost is equal and
  * the difference is the queue. Only the `events` timed steps are measured, not the fill.
  * Wall-clock time is read here (tools/), never in sim/.
+ * Units: wall time in seconds, simulated time in seconds, counts of events. Ownership: each
+ * kernel builds and frees its own engine or heap; results are returned by value.
  */
 #ifndef SIMPROJ_TOOLS_BENCH_H
 #define SIMPROJ_TOOLS_BENCH_H

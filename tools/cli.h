@@ -4,6 +4,8 @@
  * it returns the process exit status: 0 success, 1 environment failure (file missing, disk
  * full), 2 bad input or bad usage (message already printed to stderr).
  * Commands are listed in tools/main.c; each lives in tools/cmd_NAME.c.
+ * Ownership: argument strings are borrowed; what the loaders return lives in the caller's arena.
+ * No units (numbers are parsed as given).
  */
 #ifndef SIMPROJ_TOOLS_CLI_H
 #define SIMPROJ_TOOLS_CLI_H
