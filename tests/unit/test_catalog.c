@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "experiments/catalog_load.h"
+#include "experiments/fileio.h"
 #include "model/catalog.h"
 #include "model/mig.h"
 #include "sim/err.h"
@@ -127,18 +128,9 @@ Test(catalog, lookups_and_units)
 
 static char *slurp(const char *path)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        return NULL;
-    }
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *s = malloc((size_t)n + 1);
-    size_t got = fread(s, 1, (size_t)n, f);
-    s[got] = '\0';
-    fclose(f);
-    return s;
+    char *buf = NULL;
+    size_t len;
+    return fileio_read_all(path, FILEIO_MAX_BYTES, &buf, &len) == 0 ? buf : NULL;
 }
 
 typedef struct layout_set {

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "experiments/fileio.h"
 #include "tools/out.h"
 #include "tools/run.h"
 
@@ -21,18 +22,9 @@
 
 static char *read_text(const char *path)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        return NULL;
-    }
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = malloc((size_t)n + 1);
-    size_t got = fread(buf, 1, (size_t)n, f);
-    buf[got] = '\0';
-    fclose(f);
-    return buf;
+    char *buf = NULL;
+    size_t len;
+    return fileio_read_all(path, FILEIO_MAX_BYTES, &buf, &len) == 0 ? buf : NULL;
 }
 
 /* Compare two metric trees; `tol` is the tolerance object of this metric (may be NULL). */

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "experiments/catalog_load.h"
+#include "experiments/fileio.h"
 #include "experiments/scenario.h"
 #include "model/cluster.h"
 #include "sim/arena.h"
@@ -26,24 +27,8 @@
 /* Whole file into a malloc'd buffer (NUL-terminated); *len its size. NULL when unreadable. */
 static char *slurp(const char *path, size_t *len)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        return NULL;
-    }
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap + 1);
-    size_t got;
-    while ((got = fread(buf + n, 1, cap - n, f)) > 0) {
-        n += got;
-        if (n == cap) {
-            cap *= 2;
-            buf = realloc(buf, cap + 1);
-        }
-    }
-    fclose(f);
-    buf[n] = '\0';
-    *len = n;
-    return buf;
+    char *buf = NULL;
+    return fileio_read_all(path, FILEIO_MAX_BYTES, &buf, len) == 0 ? buf : NULL;
 }
 
 static char *tmpdir(void)
