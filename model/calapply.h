@@ -15,7 +15,9 @@
  *    scale; k between measured counts is interpolated linearly, k past the last measured count
  *    takes the last value. Classes without a kernel length keep their physics η: it was fitted
  *    to a workload (host phases, OpenCL kernels) that a plain FMA probe does not measure.
- * Everything else (datasheet bandwidth, memory, MIG profiles, the other loss factors) stays.
+ * Everything else (datasheet bandwidth, memory, MIG profiles, the other loss factors) stays; the
+ * model's MPS and all-reduce fits are not used (the physics has no parameter they map onto:
+ * mps_bw_contention is a per-client memory slowdown, the MPS fit gives throughput scales).
  * The lo/hi ranges of model/speed.h do not perturb measured figures.
  *
  * Matching: a model records the device name as nvidia-smi prints it ("NVIDIA H100 80GB HBM3");
