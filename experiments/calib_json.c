@@ -741,7 +741,7 @@ const gpu_type *calmodel_target(const cal_fit *f, const calapply_source *src, co
             char names[512];
             snprintf(why, n, "unknown GPU type; expected one of [%s], got '%s'",
                      gpu_catalog_names(cat, names, sizeof names), gpu);
-        } else if (g->sms_total != f->sms_total) {
+        } else if (g->sms_total != 0 && g->sms_total != f->sms_total) {
             snprintf(why, n,
                      "measured device '%s' has %d SMs, catalog GPU %s has %d; expected the GPU "
                      "type the model was measured on, got '%s'",
@@ -754,7 +754,7 @@ const gpu_type *calmodel_target(const cal_fit *f, const calapply_source *src, co
     if (!g) {
         snprintf(why, n,
                  "no catalog GPU type matches the measured device (%d SMs); expected a catalog "
-                 "GPU, or gpu: NAME, got '%s'",
+                 "GPU (or name the type: gpu: / --calibration-gpu), got '%s'",
                  f->sms_total, src->device);
     }
     return g;

@@ -54,11 +54,18 @@ static bool is_mem_size(const char *t)
     return i > 0 && !strcasecmp(t + i, "GB");
 }
 
+/* Whether a node measured with `sms` SMs (0 = unknown) can be of type g: equal counts, or a
+ * catalog type whose SM count is unsourced (0). */
+static bool sms_fit(const gpu_type *g, int sms)
+{
+    return sms <= 0 || g->sms_total == 0 || g->sms_total == sms;
+}
+
 const gpu_type *calapply_match_gpu(const gpu_catalog *cat, const char *device, int sms_total)
 {
     const char *name = strncmp(device, "NVIDIA ", 7) ? device : device + 7;
     const gpu_type *g = gpu_catalog_find(cat, name);
-    if (g && (sms_total <= 0 || g->sms_total == sms_total)) {
+    if (g && sms_fit(g, sms_total)) {
         return g;
     }
     /* tokens: required = the chip (first word) and a memory size; optional = the rest */
@@ -80,7 +87,7 @@ const gpu_type *calapply_match_gpu(const gpu_catalog *cat, const char *device, i
     int n_found = 0;
     for (size_t i = 0; i < cat->n_gpus; i++) {
         const gpu_type *c = &cat->gpus[i];
-        if ((sms_total <= 0 || c->sms_total == sms_total) && names_hold(c, req, n_req)) {
+        if (sms_fit(c, sms_total) && names_hold(c, req, n_req)) {
             found = c;
             n_found++;
         }
@@ -96,7 +103,7 @@ const gpu_type *calapply_match_gpu(const gpu_catalog *cat, const char *device, i
     n_found = 0;
     for (size_t i = 0; i < cat->n_gpus; i++) {
         const gpu_type *c = &cat->gpus[i];
-        if ((sms_total <= 0 || c->sms_total == sms_total) && names_hold(c, req, n_req) &&
+        if (sms_fit(c, sms_total) && names_hold(c, req, n_req) &&
             names_hold(c, opt, n_opt)) {
             found = c;
             n_found++;
@@ -156,7 +163,9 @@ int calapply_gpu(const gpu_type *in, const cal_fit *f, const phys_params *m, gpu
                  char *why, size_t n)
 {
     *out = *in;
-    if (f->sms_total != in->sms_total) {
+    if (in->sms_total == 0) {
+        out->sms_total = f->sms_total; /* unsourced in the catalog: the measured count */
+    } else if (f->sms_total != in->sms_total) {
         snprintf(why, n, "measured on %d SMs, catalog GPU %s has %d", f->sms_total, in->name,
                  in->sms_total);
         return SIM_EINPUT;

@@ -15,6 +15,7 @@
  *    scale; k between measured counts is interpolated linearly, k past the last measured count
  *    takes the last value. Classes without a kernel length keep their physics η: it was fitted
  *    to a workload (host phases, OpenCL kernels) that a plain FMA probe does not measure.
+ *  - sms_total, when the catalog leaves it unsourced (0): the measured SM count.
  * Everything else (datasheet bandwidth, memory, MIG profiles, the other loss factors) stays; the
  * model's MPS and all-reduce fits are not used (the physics has no parameter they map onto:
  * mps_bw_contention is a per-client memory slowdown, the MPS fit gives throughput scales).
@@ -22,7 +23,8 @@
  *
  * Matching: a model records the device name as nvidia-smi prints it ("NVIDIA H100 80GB HBM3");
  * calapply_match_gpu maps it to the catalog key, using the measured SM count to tell apart
- * types that share a name (H100 SXM5 132 SMs, PCIe 114).
+ * types that share a name (H100 SXM5 132 SMs, PCIe 114); a type whose SM count is unsourced
+ * (0) accepts any count.
  * Pure functions on plain data; no file I/O (the loader is experiments/calib_json.h).
  * Ownership: the gpu_type written by calapply_gpu shares every pointer of its input (borrowed).
  */
@@ -52,7 +54,7 @@ const gpu_type *calapply_match_gpu(const gpu_catalog *cat, const char *device, i
 
 /* *out = *in with the calibration f applied (see top). m gives the time-slice classes.
  * Returns 0, or SIM_EINPUT with the reason in why (size n) when f cannot describe in:
- * its whole-GPU SM count differs from in->sms_total. */
+ * its whole-GPU SM count differs from in->sms_total (unless that is 0, unsourced). */
 int calapply_gpu(const gpu_type *in, const cal_fit *f, const phys_params *m, gpu_type *out,
                  char *why, size_t n);
 

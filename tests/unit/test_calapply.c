@@ -15,6 +15,7 @@
 
 #include "experiments/calib_json.h"
 #include "experiments/catalog_load.h"
+#include "experiments/fileio.h"
 #include "experiments/physics_load.h"
 #include "experiments/scenario.h"
 #include "model/calapply.h"
@@ -211,6 +212,29 @@ Test(calapply, another_sm_count_is_refused)
     world_fini(&w);
 }
 
+Test(calapply, a_node_fills_an_sm_count_the_catalog_leaves_unsourced)
+{
+    world w;
+    world_init(&w);
+    cal_data *data = xcalloc(1, sizeof *data, "data");
+    cal_fit *fit = xcalloc(1, sizeof *fit, "fit");
+    cr_assert_eq(calib_json_load_file("calib/results/2026-11-22-h200-sxm-x2.json", data, w.d), 0);
+    cr_assert_eq(calfit_all(data, fit), 0);
+    calapply_source src = {0};
+    snprintf(src.device, sizeof src.device, "%s", data->device);
+    char why[512] = "";
+    const gpu_type *h = calmodel_target(fit, &src, NULL, &w.cat, why, sizeof why);
+    cr_assert_not_null(h, "%s", why);
+    cr_assert_str_eq(h->name, "H200-SXM5-141GB");
+    gpu_type g;
+    cr_assert_eq(calapply_gpu(h, fit, &w.phys, &g, why, sizeof why), 0, "%s", why);
+    cr_assert_eq(g.sms_total, fit->sms_total);
+    cr_assert(g.meas.has_bw);
+    free(fit);
+    free(data);
+    world_fini(&w);
+}
+
 Test(calapply, recorded_model_is_the_fit_of_the_recorded_measurements)
 {
     world w;
@@ -236,15 +260,9 @@ Test(calapply, recorded_model_is_the_fit_of_the_recorded_measurements)
 
 static char *slurp(const char *path)
 {
-    FILE *f = fopen(path, "rb");
-    cr_assert_not_null(f, "cannot open %s", path);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = xmalloc((size_t)n + 1, "file");
-    cr_assert_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
-    buf[n] = '\0';
-    fclose(f);
+    char *buf = NULL;
+    size_t len = 0;
+    cr_assert_eq(fileio_read_all(path, 64u << 20, &buf, &len), 0, "cannot read %s", path);
     return buf;
 }
 
