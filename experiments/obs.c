@@ -288,13 +288,8 @@ static const gpu_type *resolve_gpu(const gpu_catalog *cat, const char *name, src
     const gpu_type *g = gpu_catalog_find(cat, name);
     if (!g) {
         char names[512];
-        size_t used = 0;
-        names[0] = '\0';
-        for (size_t i = 0; i < cat->n_gpus && used < sizeof names; i++) {
-            used += (size_t)snprintf(names + used, sizeof names - used, "%s%s", i ? ", " : "",
-                                     cat->gpus[i].name);
-        }
-        diag_error(d, at, "gpu", "unknown GPU; expected one of %s, got '%s'", names, name);
+        diag_error(d, at, "gpu", "unknown GPU; expected one of %s, got '%s'",
+                   gpu_catalog_names(cat, names, sizeof names), name);
     }
     return g;
 }

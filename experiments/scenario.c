@@ -1083,15 +1083,10 @@ int scenario_validate(const scenario_spec *s, const gpu_catalog *cat, arena *a, 
         const scenario_node_group *grp = &s->cluster.groups[gi];
         const gpu_type *t = gpu_catalog_find(cat, grp->gpu);
         if (!t) {
-            name_set names = {0};
-            for (size_t i = 0; i < cat->n_gpus; i++) {
-                set_add(&names, cat->gpus[i].name);
-            }
             char list[TEXT_LEN], path[PATH_LEN];
             snprintf(path, sizeof path, "cluster.nodes[%zu].gpu", gi);
             diag_error(d, grp->gpu_at, path, "unknown GPU type; expected one of [%s], got '%s'",
-                       set_list(&names, list, sizeof list), grp->gpu);
-            free(names.names);
+                       gpu_catalog_names(cat, list, sizeof list), grp->gpu);
             continue;
         }
         if (grp->sharing.is_mig) {

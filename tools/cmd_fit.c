@@ -17,6 +17,7 @@
 
 #include "experiments/calib_json.h"
 #include "experiments/fileio.h"
+#include "model/calapply.h"
 #include "model/calfit.h"
 #include "model/catalog.h"
 #include "sim/arena.h"
@@ -226,32 +227,6 @@ static int write_text(const char *path, const char *text)
 
 /* ------------------------------------------------------------------ --compare */
 
-/* Catalog entry for a device name as nvidia-smi prints it ("NVIDIA H100 80GB HBM3"). */
-static const gpu_type *guess_gpu(const gpu_catalog *cat, const char *device)
-{
-    char s[96], t[96];
-    snprintf(s, sizeof s, "%s", strncmp(device, "NVIDIA ", 7) ? device : device + 7);
-    const gpu_type *g = gpu_catalog_find(cat, s);
-    if (g) {
-        return g;
-    }
-    snprintf(t, sizeof t, "%s", s);
-    char *sp = strchr(t, ' ');
-    if (sp) {
-        char *sp2 = strchr(sp + 1, ' ');
-        *sp = '-';
-        if (sp2) {
-            *sp2 = 0;
-        }
-        if ((g = gpu_catalog_find(cat, t))) { /* "H100-80GB" */
-            return g;
-        }
-        *strchr(t, '-') = 0;
-        return gpu_catalog_find(cat, t); /* "H100" */
-    }
-    return NULL;
-}
-
 static int compare(const cal_data *d, const cal_fit *f, const char *gpu, const char *catalog)
 {
     arena *a = arena_create();
@@ -259,7 +234,7 @@ static int compare(const cal_data *d, const cal_fit *f, const char *gpu, const c
     gpu_catalog cat;
     int exit_rc = cli_load_catalog("fit", catalog, NULL, a, dg, &cat, NULL);
     if (exit_rc == CLI_EXIT_OK) {
-        const gpu_type *g = gpu ? gpu_catalog_find(&cat, gpu) : guess_gpu(&cat, d->device);
+        const gpu_type *g = gpu ? gpu_catalog_find(&cat, gpu) : calapply_match_gpu(&cat, d->device, f->sms_total);
         if (!g) {
             fprintf(stderr, "slicesim fit: error: --compare: no catalog GPU for '%s'; name one "
                             "with --gpu (see `slicesim profiles`)\n",
