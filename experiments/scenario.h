@@ -11,7 +11,10 @@
  * or "2/h" string survives. Every spec struct keeps the src_loc of its node (and of the fields
  * that later checks point at); cfg_present(at) (experiments/cfg.h) says whether a field was given.
  * File references (mig-parted config, device-plugin sharing config) are resolved relative to the
- * scenario file's directory, read and checked at load, and listed in `refs`.
+ * scenario file's directory, read and checked at load, and listed in `refs`. A device-plugin
+ * config is read by experiments/timeslicing.h; a rule that renames its resource or picks some
+ * devices (`rename`, `devices` other than all) is refused, since every device of a replicated
+ * resource is modelled under its plain or `.shared` name.
  *
  * Ownership: every pointer inside a scenario_spec (strings, arrays, file names inside src_locs)
  * is owned by the arena passed to the loader and lives as long as it. No YAML node survives.
