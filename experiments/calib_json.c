@@ -732,6 +732,15 @@ int calmodel_load_source(const char *path, cal_fit *out, calapply_source *src, d
     return load_file(path, CALMODEL_SCHEMA, load_model_source, &t, d);
 }
 
+int calmodel_load_source_buffer(const char *name, const char *buf, size_t len, cal_fit *out,
+                                calapply_source *src, diag *d)
+{
+    memset(out, 0, sizeof *out);
+    memset(src, 0, sizeof *src);
+    model_target t = {out, src};
+    return load_buffer(name, buf, len, CALMODEL_SCHEMA, load_model_source, &t, d);
+}
+
 const gpu_type *calmodel_target(const cal_fit *f, const calapply_source *src, const char *gpu,
                                 const gpu_catalog *cat, char *why, size_t n)
 {

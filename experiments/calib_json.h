@@ -47,6 +47,9 @@ int calmodel_load_buffer(const char *name, const char *buf, size_t len, cal_fit 
 
 /* calmodel_load plus the identity of the measured node (`source`; `source.device` required). */
 int calmodel_load_source(const char *path, cal_fit *out, calapply_source *src, diag *d);
+/* Same from len bytes at buf, named `name` in messages. */
+int calmodel_load_source_buffer(const char *name, const char *buf, size_t len, cal_fit *out,
+                                calapply_source *src, diag *d);
 
 /* Catalog GPU type a loaded model applies to: `gpu` (a catalog name or alias) when not NULL,
  * checked against the measured SM count, else the type calapply_match_gpu finds for the

@@ -1,6 +1,7 @@
 /* tests/fuzz/fuzz_calib_json.c - libFuzzer target: arbitrary bytes read as a calibration JSON
  * (calib_json_load_buffer, and its first MIG device with calib_json_load_buffer_mig), as a model
- * file (calmodel_load_buffer), and, when the calibration reads cleanly, fitted (calfit_all,
+ * file (calmodel_load_source_buffer; one that reads is applied to its catalog GPU type through
+ * model/calapply.h and queried), and, when the calibration reads cleanly, fitted (calfit_all,
  * calfit_holdout, calfit_ts_gap_check). Every allocation is released: a crash, a
  * sanitizer report or a leak is a bug. */
 #include <stddef.h>
@@ -8,10 +9,37 @@
 #include <stdlib.h>
 
 #include "experiments/calib_json.h"
+#include "experiments/catalog_load.h"
+#include "experiments/physics_load.h"
+#include "model/calapply.h"
 #include "model/calfit.h"
+#include "model/speed.h"
+#include "sim/arena.h"
 #include "sim/diag.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* Put a model that loaded in place of its catalog type and query the result. */
+static void apply(const cal_fit *f, const calapply_source *src, diag *dg)
+{
+    arena *a = arena_create();
+    gpu_catalog cat;
+    phys_params m;
+    char why[512];
+    const gpu_type *g = NULL;
+    if (catalog_load_default(a, &cat, dg) == 0 && physics_load_default(dg, &m) == 0 &&
+        (g = calmodel_target(f, src, NULL, &cat, why, sizeof why)) != NULL) {
+        gpu_type out;
+        if (calapply_gpu(g, f, &m, &out, why, sizeof why) == 0 && out.sms_total > 0) {
+            volatile double sink = speed_bandwidth(&out, out.sms_total / 2.0 + 1, 1, 8, &m);
+            for (int c = 0; c < m.n_ts; c++) {
+                sink += speed_eta(&out, &m, c, 3);
+            }
+            (void)sink;
+        }
+    }
+    arena_destroy(a);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -33,7 +61,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     diag_clear(dg);
     calib_json_load_buffer_mig("fuzz.json", (const char *)data, size, 0, d, dg);
     diag_clear(dg);
-    calmodel_load_buffer("fuzz.json", (const char *)data, size, f, dg);
+    calapply_source src;
+    if (calmodel_load_source_buffer("fuzz.json", (const char *)data, size, f, &src, dg) == 0) {
+        apply(f, &src, dg);
+    }
     diag_destroy(dg);
     free(f);
     free(d);
