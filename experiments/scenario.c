@@ -1133,15 +1133,19 @@ int scenario_apply_calibrations(const scenario_spec *s, gpu_catalog *cat, const 
         char why[TEXT_LEN];
         const char *path = c->path;
         if (!g) {
-            diag_error(d, c->file_at, path, "no catalog GPU type for this model; expected one "
-                       "that scenario_validate accepted, got '%s'", c->file);
+            diag_error(d, c->file_at, path,
+                       "no catalog GPU type for this model; expected one "
+                       "that scenario_validate accepted, got '%s'",
+                       c->file);
             continue;
         }
         gpu_type *t = &cat->gpus[g - cat->gpus];
         gpu_type applied;
         if (calapply_gpu(t, c->fit, m, &applied, why, sizeof why) != 0) {
-            diag_error(d, c->file_at, path, "%s; expected the GPU type it was measured on, got "
-                       "'%s'", why, t->name);
+            diag_error(d, c->file_at, path,
+                       "%s; expected the GPU type it was measured on, got "
+                       "'%s'",
+                       why, t->name);
             continue;
         }
         *t = applied;

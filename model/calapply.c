@@ -103,8 +103,7 @@ const gpu_type *calapply_match_gpu(const gpu_catalog *cat, const char *device, i
     n_found = 0;
     for (size_t i = 0; i < cat->n_gpus; i++) {
         const gpu_type *c = &cat->gpus[i];
-        if (sms_fit(c, sms_total) && names_hold(c, req, n_req) &&
-            names_hold(c, opt, n_opt)) {
+        if (sms_fit(c, sms_total) && names_hold(c, req, n_req) && names_hold(c, opt, n_opt)) {
             found = c;
             n_found++;
         }

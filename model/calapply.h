@@ -39,8 +39,8 @@
 
 /* Identity of the measured node, from the model file's `source`. */
 typedef struct calapply_source {
-    char file[256];     /* calibration JSON the model was fitted from */
-    char device[96];    /* nvidia-smi name */
+    char file[256];  /* calibration JSON the model was fitted from */
+    char device[96]; /* nvidia-smi name */
     char uuid[64];
     char driver[32];
     char date_utc[32];

@@ -23,8 +23,7 @@ int cli_calib_arg(const char *cmd, int argc, char **argv, int *i, cli_calib *c)
     return 1;
 }
 
-int cli_calib_apply(const char *cmd, cli_calib *c, gpu_catalog *cat, const phys_params *m,
-                    diag *d)
+int cli_calib_apply(const char *cmd, cli_calib *c, gpu_catalog *cat, const phys_params *m, diag *d)
 {
     if (!c->path) {
         if (c->gpu) {

@@ -28,8 +28,7 @@ int cli_calib_arg(const char *cmd, int argc, char **argv, int *i, cli_calib *c);
 
 /* Apply c->path (when set) to cat in place, under the time-slice classes of m. Returns
  * CLI_EXIT_OK, CLI_EXIT_INPUT (diag printed to stderr) or CLI_EXIT_ENV (message printed). */
-int cli_calib_apply(const char *cmd, cli_calib *c, gpu_catalog *cat, const phys_params *m,
-                    diag *d);
+int cli_calib_apply(const char *cmd, cli_calib *c, gpu_catalog *cat, const phys_params *m, diag *d);
 
 /* With a calibration applied, the input's GPU (`have`, from field `field` at `at`) must be the
  * calibrated type; otherwise reports to d and returns false. True without a calibration. */

@@ -226,8 +226,8 @@ int cmd_fit_workload(int argc, char **argv)
     if (cal.applied) {
         size_t len = strlen(comment);
         snprintf(comment + len, sizeof comment - len,
-                 "\nFitted with --calibration %s: %s measured as '%s' (%s, driver %s).",
-                 cal.path, cal.applied->name, cal.src.device, cal.src.date_utc, cal.src.driver);
+                 "\nFitted with --calibration %s: %s measured as '%s' (%s, driver %s).", cal.path,
+                 cal.applied->name, cal.src.device, cal.src.date_utc, cal.src.driver);
     }
     if (obs_write_profile(out_path, p, comment) != 0) {
         fprintf(stderr, "slicesim fit-workload: error: %s: %s\n", out_path, strerror(errno));

@@ -341,8 +341,8 @@ Test(calapply, scenario_key_loads_the_model_and_names_its_gpu)
                        "cluster: {nodes: [{name: n, gpu: H100, gpus_per_node: 1}]}\n"
                        "workload: {jobs: [{name: j, rate: 1/h, duration: 1m, "
                        "request: {nvidia.com/gpu: 1}}]}\n";
-    rc = scenario_load_buffer("d/x.yaml", NULL, text, strlen(text), NULL, 0, SCENARIO_NO_FILES,
-                              w.a, w.d, &s);
+    rc = scenario_load_buffer("d/x.yaml", NULL, text, strlen(text), NULL, 0, SCENARIO_NO_FILES, w.a,
+                              w.d, &s);
     cr_assert_eq(rc, 0);
     cr_assert_eq(s->n_calibrations, 2);
     cr_assert_str_eq(s->calibrations[0].file, "d/a.json");
