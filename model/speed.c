@@ -242,7 +242,9 @@ double speed_roofline(double a, double b, double p)
     return mx * pow(pow(a / mx, p) + pow(b / mx, p), 1.0 / p);
 }
 
-/* Measured bandwidth curve of g (gpu_type.meas) at s SMs, bytes/s. */
+/* Measured bandwidth curve of g (gpu_type.meas) at s SMs, bytes/s: the formulas of
+ * calfit_bw_eval (model/calfit.h) on the parameters calapply copied; test_calapply checks both
+ * give the same value. */
 static double measured_bw(const gpu_measured *ms, double s)
 {
     if (ms->bw_is_mm) {
