@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static int run_cmd(const char *cmd, char *out, size_t n)
 {
@@ -30,6 +31,12 @@ Test(examples, every_shipped_scenario_checks_and_runs, .timeout = 120)
     cr_assert_eq(rc, 0, "no scenario in experiments/");
     rc = glob("experiments/examples/*.yaml", GLOB_APPEND, NULL, &g);
     cr_assert_eq(rc, 0, "no scenario in experiments/examples/");
+    char dir[] = "/tmp/slicesim-examples-XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    char run_json[sizeof dir + 16], info_json[sizeof dir + 16];
+    snprintf(run_json, sizeof run_json, "%s/run.json", dir);
+    snprintf(info_json, sizeof info_json, "%s/run_info.json", dir);
+    char cmd_rm[128];
     int n_run = 0;
     for (size_t i = 0; i < g.gl_pathc; i++) {
         const char *f = g.gl_pathv[i];
@@ -37,13 +44,14 @@ Test(examples, every_shipped_scenario_checks_and_runs, .timeout = 120)
         snprintf(cmd, sizeof cmd, "./slicesim check %s 2>&1", f);
         cr_assert_eq(run_cmd(cmd, out, sizeof out), 0, "%s: %s", f, out);
         cr_assert_not_null(strstr(out, ": ok ("), "%s: %s", f, out);
-        snprintf(cmd, sizeof cmd, "rm -rf build/test-examples && ./slicesim run %s "
-                 "-o build/test-examples 2>&1", f);
+        snprintf(cmd, sizeof cmd, "rm -rf %s/* && ./slicesim run %s -o %s 2>&1", dir, f, dir);
         cr_assert_eq(run_cmd(cmd, out, sizeof out), 0, "%s: %s", f, out);
-        cr_assert_gt(file_size("build/test-examples/run.json"), 100, "%s wrote no run.json", f);
-        cr_assert_gt(file_size("build/test-examples/run_info.json"), 10, "%s", f);
+        cr_assert_gt(file_size(run_json), 100, "%s wrote no run.json", f);
+        cr_assert_gt(file_size(info_json), 10, "%s", f);
         n_run++;
     }
     globfree(&g);
+    snprintf(cmd_rm, sizeof cmd_rm, "rm -rf %s", dir);
+    cr_assert_eq(system(cmd_rm), 0);
     cr_assert_geq(n_run, 2, "expected the default scenario and the README example");
 }
