@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "model/share.h"
 #include "sim/xalloc.h"
 
 static const jobrate_profile *find_profile(const jobrate_ctx *rc, const char *name)
@@ -27,20 +28,39 @@ static int busy_instances(const cluster *c, const cluster_device *d)
     return n;
 }
 
-/* Rate of a profiled job on device d with its current co-runners, or NAN when the physics
- * cannot say (the speed model reports OOM or an invalid setup). */
+/* The partition of device d as the speed model sees it, alone: sharing mode exclusive or, on
+ * MPS, one client capped at 100 / replicas % of the SMs (what the job asked for). */
+static void alone_cfg(const cluster *c, const cluster_device *d, partition_cfg *pc)
+{
+    partition_cfg_init(pc, cluster_gpu_get(c, d->gpu)->type);
+    pc->mig = d->profile;
+    if (d->sharing == CLUSTER_SHARE_MPS) {
+        /* an MPS replica is what the job asked for, alone or not: the control daemon caps every
+         * client at the default active thread percentage, 100 / replicas */
+        pc->sharing = SHARE_MPS;
+        pc->mps_percent = (double)(100 / d->slots);
+    }
+}
+
+/* Time per unit of work of profile jp alone on device d (see alone_cfg), or NAN when the
+ * physics cannot say (OOM or an invalid setup). */
+static double alone_unit_time(const jobrate_ctx *rc, const cluster *c, const cluster_device *d,
+                              const jobrate_profile *jp)
+{
+    partition_cfg pc;
+    alone_cfg(c, d, &pc);
+    speed_result alone;
+    speed_unit_time(jp->p, jp->batch, &pc, rc->phys, &alone);
+    return alone.outcome == SPEED_OK ? alone.unit_time_s : (double)NAN;
+}
+
+/* Rate of a profiled job on device d when its co-runners are like it (peers), or NAN when the
+ * physics cannot say (the speed model reports OOM or an invalid setup). */
 static double profiled_rate(const jobrate_ctx *rc, const cluster *c, const cluster_device *d,
                             const jobrate_profile *jp)
 {
     partition_cfg pc;
-    partition_cfg_init(&pc, cluster_gpu_get(c, d->gpu)->type);
-    pc.mig = d->profile;
-    if (d->sharing == CLUSTER_SHARE_MPS) {
-        /* an MPS replica is what the job asked for, alone or not: the control daemon caps every
-         * client at the default active thread percentage, 100 / replicas */
-        pc.sharing = SHARE_MPS;
-        pc.mps_percent = (double)(100 / d->slots);
-    }
+    alone_cfg(c, d, &pc);
     speed_result alone, now;
     speed_unit_time(jp->p, jp->batch, &pc, rc->phys, &alone);
     if (d->sharing != CLUSTER_SHARE_NONE && d->used >= 2) {
@@ -55,27 +75,194 @@ static double profiled_rate(const jobrate_ctx *rc, const cluster *c, const clust
     return alone.unit_time_s / now.unit_time_s;
 }
 
-double jobrate_rate(void *ctx, const cluster *c, const job_table *jobs, job_id id)
+/* Rate of a job with profile jp (NULL: GPU-bound) on device d when every context there is like
+ * it: the speed model with k peers, else round-robin's eta(k)/k. */
+static double peers_rate(const jobrate_ctx *rc, const cluster *c, const cluster_device *d,
+                         const jobrate_profile *jp)
+{
+    double r = jp ? profiled_rate(rc, c, d, jp) : (double)NAN;
+    if (isnan(r)) {
+        /* GPU-bound: round-robin among k contexts gives each eta(k)/k of the device */
+        int k = (int)d->used;
+        r = d->sharing == CLUSTER_SHARE_TIMESLICE && k >= 2
+                ? speed_eta(cluster_gpu_get(c, d->gpu)->type, rc->phys,
+                            jp ? jp->p->ts_class : rc->ts_class, k) /
+                      k
+                : 1.0;
+    }
+    return r;
+}
+
+/* One class of co-runners on a device: the jobs carrying one profile (NULL: without one, i.e.
+ * GPU-bound) and the contexts (units) they hold there. */
+typedef struct corun {
+    const jobrate_profile *jp;
+    int n;
+} corun;
+
+/* Co-runner classes on device dv from the per-GPU index of running jobs: cls[0] is the class
+ * of profile `self` (it holds at least one context there). Returns the number of classes, or
+ * 0 when there are more than SHARE_MAX_CLASSES. */
+static int corunners(const jobrate_ctx *rc, const world *w, dev_id dv, const jobrate_profile *self,
+                     corun *cls)
+{
+    const cluster *c = world_cluster(w);
+    const job_table *jobs = world_jobs(w);
+    uint32_t n_on = 0, total = 0;
+    const job_id *on = world_gpu_jobs(w, cluster_device_get(c, dv)->gpu, &n_on);
+    int n_cls = 1;
+    cls[0] = (corun){self, 0};
+    bool overflow = false;
+    for (uint32_t i = 0; i < n_on; i++) {
+        const job *o = job_table_get(jobs, on[i]);
+        int units = 0;
+        for (uint32_t u = 0; u < o->n_units; u++) {
+            units += o->units[u] == dv;
+        }
+        if (units == 0) {
+            continue; /* on another device of the same GPU (a MIG instance) */
+        }
+        total += (uint32_t)units;
+        const jobrate_profile *jp = find_profile(rc, o->spec.profile);
+        int k = 0;
+        while (k < n_cls && cls[k].jp != jp) {
+            k++;
+        }
+        if (k == n_cls) {
+            if (n_cls == SHARE_MAX_CLASSES) {
+                overflow = true;
+                continue;
+            }
+            cls[n_cls++] = (corun){jp, 0};
+        }
+        cls[k].n += units;
+    }
+    SIM_ASSERT(total == cluster_device_get(c, dv)->used && cls[0].n >= 1);
+    return overflow ? 0 : n_cls;
+}
+
+/* Time-slice class of a co-runner class. */
+static int ts_class_of(const jobrate_ctx *rc, const jobrate_profile *jp)
+{
+    return jp ? jp->p->ts_class : rc->ts_class;
+}
+
+/* Rate of one context of class cls[0] on time-sliced device d shared by the mixed classes cls:
+ * the product form (share_ts_solve). A profiled class alternates its host phase H and its solo
+ * GPU phase G on the partition (the speed model's breakdown; on a MIG GPU at the clock its busy
+ * instances allow); a class without a profile, or whose profile the physics cannot place there,
+ * is GPU-bound: H = 0, so it is always at the processor-sharing station and its G (set to 1 s)
+ * cancels out of everyone's throughput. eta(n) is the lowest of the classes' (switching cost is
+ * paid by all, as in model/speed.c). The rate is the throughput divided into the time alone;
+ * NAN when the solve is out of range. */
+static double mixed_ts_rate(const jobrate_ctx *rc, const cluster *c, const cluster_device *d,
+                            const corun *cls, int n_cls)
+{
+    const gpu_type *g = cluster_gpu_get(c, d->gpu)->type;
+    int mig_busy = d->profile ? busy_instances(c, d) : 0;
+    partition_cfg pc;
+    share_ts_class tc[SHARE_MAX_CLASSES];
+    double alone_iter = 1.0; /* class 0's solo time per iteration on what it asked for */
+    int total = 0;
+    for (int i = 0; i < n_cls; i++) {
+        tc[i] = (share_ts_class){cls[i].n, 0.0, 1.0};
+        total += cls[i].n;
+        const jobrate_profile *jp = cls[i].jp;
+        if (!jp) {
+            continue;
+        }
+        speed_result r;
+        alone_cfg(c, d, &pc); /* alone: the same solo phases unless the power budget is shared */
+        speed_unit_time(jp->p, jp->batch, &pc, rc->phys, &r);
+        double t_alone = r.unit_time_s;
+        if (r.outcome == SPEED_OK && mig_busy > 1) {
+            /* on a MIG GPU with other busy instances: its phases at the shared power budget */
+            pc.sharing = SHARE_TIMESLICE;
+            pc.mig_busy = mig_busy;
+            speed_unit_time(jp->p, jp->batch, &pc, rc->phys, &r);
+        }
+        if (r.outcome == SPEED_OK && r.iter_gpu_s > 0) {
+            tc[i].host_s = r.iter_host_s;
+            tc[i].gpu_s = r.iter_gpu_s;
+            if (i == 0) {
+                alone_iter = t_alone * wl_units_per_iter(jp->p, jp->batch);
+            }
+        }
+    }
+    if (total > SHARE_MAX_JOBS) {
+        return (double)NAN;
+    }
+    double eta[SHARE_MAX_JOBS + 1];
+    for (int n = 0; n <= total; n++) {
+        eta[n] = 1.0;
+        for (int i = 0; i < n_cls; i++) {
+            eta[n] = fmin(eta[n], speed_eta(g, rc->phys, ts_class_of(rc, cls[i].jp), n));
+        }
+    }
+    double x[SHARE_MAX_CLASSES];
+    if (share_ts_solve(n_cls, tc, eta, x, NULL) != 0 || !(x[0] > 0)) {
+        return (double)NAN;
+    }
+    return alone_iter * x[0];
+}
+
+/* Rate of one client of profile cls[0].jp on MPS device d shared by the mixed classes cls
+ * (share_mps_solve on the device's partition, every client capped at 100 / replicas % of the
+ * SMs). Clients without a profile, or whose profile the physics cannot place there, are counted
+ * as clients like the job (MPS needs a profile's SM and bandwidth demand). NAN when the job's own
+ * profile cannot be placed. */
+static double mixed_mps_rate(const jobrate_ctx *rc, const cluster *c, const cluster_device *d,
+                             const corun *cls, int n_cls)
+{
+    const jobrate_profile *self = cls[0].jp;
+    double t_alone = alone_unit_time(rc, c, d, self);
+    if (isnan(t_alone)) {
+        return (double)NAN;
+    }
+    partition_cfg pc;
+    alone_cfg(c, d, &pc);
+    share_mps_class mc[SHARE_MAX_CLASSES];
+    mc[0] = (share_mps_class){self->p, self->batch, cls[0].n};
+    int n_mc = 1;
+    for (int i = 1; i < n_cls; i++) {
+        const jobrate_profile *jp = cls[i].jp;
+        if (jp && !isnan(alone_unit_time(rc, c, d, jp))) {
+            mc[n_mc++] = (share_mps_class){jp->p, jp->batch, cls[i].n};
+        } else {
+            mc[0].n += cls[i].n;
+        }
+    }
+    double iter[SHARE_MAX_CLASSES];
+    share_mps_solve(n_mc, mc, &pc, rc->phys, iter);
+    if (!(iter[0] > 0) || !isfinite(iter[0])) {
+        return (double)NAN;
+    }
+    return t_alone * wl_units_per_iter(self->p, self->batch) / iter[0];
+}
+
+double jobrate_rate(void *ctx, const world *w, job_id id)
 {
     const jobrate_ctx *rc = ctx;
-    const job *j = job_table_get(jobs, id);
+    const cluster *c = world_cluster(w);
+    const job *j = job_table_get(world_jobs(w), id);
     SIM_ASSERT(j->state == JOB_RUNNING && j->n_units > 0);
     const jobrate_profile *jp = find_profile(rc, j->spec.profile);
     double rate = HUGE_VAL;
     for (uint32_t u = 0; u < j->n_units; u++) {
         const cluster_device *d = cluster_device_get(c, j->units[u]);
         double r = (double)NAN;
-        if (jp) {
-            r = profiled_rate(rc, c, d, jp);
+        if (d->sharing != CLUSTER_SHARE_NONE && d->used >= 2) {
+            corun cls[SHARE_MAX_CLASSES];
+            int n_cls = corunners(rc, w, j->units[u], jp, cls);
+            if (n_cls >= 2 && d->sharing == CLUSTER_SHARE_TIMESLICE) {
+                r = mixed_ts_rate(rc, c, d, cls, n_cls);
+            } else if (n_cls >= 2 && jp) {
+                r = mixed_mps_rate(rc, c, d, cls, n_cls);
+            }
         }
         if (isnan(r)) {
-            /* GPU-bound: round-robin among k contexts gives each eta(k)/k of the device */
-            int k = (int)d->used;
-            r = d->sharing == CLUSTER_SHARE_TIMESLICE && k >= 2
-                    ? speed_eta(cluster_gpu_get(c, d->gpu)->type, rc->phys,
-                                jp ? jp->p->ts_class : rc->ts_class, k) /
-                          k
-                    : 1.0;
+            /* alone, isolated, every co-runner like it, or a mix the solvers cannot take */
+            r = peers_rate(rc, c, d, jp);
         }
         rate = r < rate ? r : rate;
     }

@@ -7,15 +7,30 @@
  * round-robin gives each eta(k)/k of it, eta being the measured context-switch efficiency of the
  * time-slice class (model/physics.yaml, phys_eta). Each unit (replica) a job holds on a shared
  * device is one context.
- *  - A job with a workload profile (model/speed.h) gets the physics: speed_unit_time on its
- *    partition with k peers (time-slicing: host phases overlap other jobs' GPU phases, exact MVA;
- *    MPS: 100/replicas % of the SMs each, shared bandwidth) and, on a MIG GPU, with the GPU's
- *    busy instances sharing its power budget; divided into its time alone on what it asked for
- *    (the partition; for an MPS replica, one client capped at 100/replicas % of the SMs).
- *    Co-runners are taken to be like it (peers), whatever they run.
- *  - A job without a profile is taken to be GPU-bound (no host phase to overlap): eta(k)/k on a
- *    time-sliced device with k contexts, 1 elsewhere (isolation, or MPS without a profile to say
- *    how bandwidth-bound it is).
+ * The co-runners are the jobs holding units on the device (world_gpu_jobs), grouped by the
+ * profile they carry.
+ *  - Alone, on an isolated device, or when every context on the device carries the job's own
+ *    profile (identical peers): a job with a workload profile (model/speed.h) gets the physics,
+ *    speed_unit_time on its partition with k peers (time-slicing: host phases overlap other
+ *    jobs' GPU phases, exact MVA; MPS: 100/replicas % of the SMs each, shared bandwidth) and, on
+ *    a MIG GPU, with the GPU's busy instances sharing its power budget; divided into its time
+ *    alone on what it asked for (the partition; for an MPS replica, one client capped at
+ *    100/replicas % of the SMs). A job without a profile is GPU-bound: eta(k)/k on a
+ *    time-sliced device with k contexts, 1 elsewhere.
+ *  - Different workloads on one time-sliced device: the exact product form for mixed classes
+ *    (share_ts_solve). A profiled class alternates its host phase H and its solo GPU phase G
+ *    from the speed model; a job without a profile (or whose profile the physics cannot place
+ *    on the partition) is a GPU-bound class, H = 0: always at the processor-sharing station, so
+ *    its solo GPU time per iteration may be any positive value (1 s is used; it cancels out of
+ *    every rate) and its rate is its throughput there relative to alone. eta(n) is
+ *    the lowest of the classes' time-slice efficiencies.
+ *  - Different profiles under MPS: share_mps_solve with one class per profile. A client without
+ *    a profile is counted as a client like the job whose rate is asked (MPS needs a profile's SM
+ *    and bandwidth demand), and a job without a profile runs at 1 (no profile to say how
+ *    bandwidth-bound it is).
+ * Mixes the solvers cannot take (more than SHARE_MAX_CLASSES profiles on one device, more than
+ * SHARE_MAX_JOBS contexts, too many product-form states) fall back to the identical-peers rule.
+ * Memory is not checked here: the cluster's memory rule admitted every co-runner at its start.
  * A job spread over several devices runs at the pace of its slowest one (the slowest worker sets
  * the step). Pure computation on borrowed state; no I/O.
  */
@@ -25,6 +40,7 @@
 #include "model/cluster.h"
 #include "model/job.h"
 #include "model/speed.h"
+#include "model/world.h"
 
 /* A named workload profile jobs may carry (job_spec.profile). */
 typedef struct jobrate_profile {
@@ -40,7 +56,8 @@ typedef struct jobrate_ctx {
     const jobrate_profile *profiles; /* borrowed; looked up by name */
 } jobrate_ctx;
 
-/* world_rate_fn: the rate of running job j (ctx is a jobrate_ctx). > 0 and finite. */
-double jobrate_rate(void *ctx, const cluster *c, const job_table *jobs, job_id j);
+/* world_rate_fn: the rate of running job j in w (ctx is a jobrate_ctx). > 0 and finite. Its
+ * co-runners come from world_gpu_jobs: O(jobs on the job's GPUs), no scan of all jobs. */
+double jobrate_rate(void *ctx, const world *w, job_id j);
 
 #endif

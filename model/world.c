@@ -100,7 +100,7 @@ static double job_rate(world *w, job_id id)
     if (!w->rate) {
         return 1.0;
     }
-    double r = w->rate(w->rate_ctx, w->c, w->jobs, id);
+    double r = w->rate(w->rate_ctx, w, id);
     SIM_ASSERT(r > 0 && isfinite(r));
     return r;
 }
@@ -401,6 +401,32 @@ static int comp_verify(const sim_ctx *ctx, const void *state, char *why, size_t 
             rc = SIM_ERANGE;
         }
     }
+    /* the per-GPU index of running jobs (world_gpu_jobs) accounts for every unit in use */
+    memset(held, 0, (n_devs ? n_devs : 1) * sizeof(uint32_t));
+    for (gpu_id g = 0; g < cluster_n_gpus(w->c) && rc == 0; g++) {
+        for (uint32_t i = 0; i < w->gpu_n[g] && rc == 0; i++) {
+            const job *j = job_table_get(w->jobs, w->gpu_run[g][i]);
+            uint32_t on_g = 0;
+            for (uint32_t u = 0; u < j->n_units; u++) {
+                if (cluster_device_get(w->c, j->units[u])->gpu == g) {
+                    held[j->units[u]]++;
+                    on_g++;
+                }
+            }
+            if (j->state != JOB_RUNNING || on_g == 0) {
+                snprintf(why, why_len, "GPU %u lists job %u, which holds no unit on it",
+                         (unsigned)g, (unsigned)j->id);
+                rc = SIM_ERANGE;
+            }
+        }
+    }
+    for (dev_id d = 0; d < n_devs && rc == 0; d++) {
+        if (cluster_device_get(w->c, d)->used != held[d]) {
+            snprintf(why, why_len, "device %u: %u units in use, its GPU's job index holds %u",
+                     (unsigned)d, (unsigned)cluster_device_get(w->c, d)->used, (unsigned)held[d]);
+            rc = SIM_ERANGE;
+        }
+    }
     if (rc == 0 &&
         (by_state[JOB_RUNNING] != w->tot.n_running || w->n_run != w->tot.n_running ||
          by_state[JOB_QUEUED] != w->tot.n_queued || by_state[JOB_DONE] != w->tot.n_done ||
@@ -515,6 +541,13 @@ const cluster *world_cluster(const world *w)
 const job_table *world_jobs(const world *w)
 {
     return w->jobs;
+}
+
+const job_id *world_gpu_jobs(const world *w, gpu_id g, uint32_t *n)
+{
+    SIM_ASSERT(g < cluster_n_gpus(w->c));
+    *n = w->gpu_n[g];
+    return w->gpu_run[g];
 }
 
 size_t world_n_samples(const world *w)

@@ -30,9 +30,12 @@
 #include "sim/diag.h"
 #include "sim/simtime.h"
 
+typedef struct world world;
+
 /* Rate of running job j (work-seconds per simulated second, > 0 and finite) given the current
- * state: its placement, its co-runners. Called when something on j's GPUs changed. */
-typedef double world_rate_fn(void *ctx, const cluster *c, const job_table *jobs, job_id j);
+ * state of w: its placement (world_cluster, world_jobs), its co-runners (world_gpu_jobs). Called
+ * when something on j's GPUs changed. */
+typedef double world_rate_fn(void *ctx, const world *w, job_id j);
 
 typedef struct world_cfg {
     const cluster_cfg *cluster; /* borrowed during create */
@@ -43,7 +46,8 @@ typedef struct world_cfg {
     sim_time until;             /* stop the run here (SIM_TIME_MAX: run until all jobs end) */
     uint64_t verify_every;      /* check the invariants (sim_verify) after every N events; 0 =
                                  * never. Checked: units held per device equal what running jobs
-                                 * hold and never exceed its slots, job counts add up. */
+                                 * hold and what the per-GPU job index lists, and never exceed
+                                 * its slots; job counts add up. */
 } world_cfg;
 
 /* One recorded state of the cluster, taken after every time at which it changed. */
@@ -65,8 +69,6 @@ typedef struct world_totals {
     sim_time end;       /* time of the last change (makespan when all jobs ended) */
 } world_totals;
 
-typedef struct world world;
-
 /* Build the world over `jobs` (taken: freed by world_destroy, even on failure). Returns 0 and
  * sets *out (caller owns, world_destroy); SIM_EINPUT when the cluster config is inconsistent
  * (reason reported through d at `at`) or the policy rejects its parameters (it reports). */
@@ -79,6 +81,10 @@ void world_run(world *w);
 
 const cluster *world_cluster(const world *w);
 const job_table *world_jobs(const world *w);
+/* Running jobs holding at least one unit on GPU g (g < cluster_n_gpus), unordered; *n gets how
+ * many. Kept up to date as jobs start and end (O(1) to look up), so a rate function finds a
+ * device's co-runners without scanning every job. Borrowed until the next start or end. */
+const job_id *world_gpu_jobs(const world *w, gpu_id g, uint32_t *n);
 /* Recorded samples, in time order (one per distinct time). */
 size_t world_n_samples(const world *w);
 const world_sample *world_samples(const world *w);

@@ -129,11 +129,11 @@ Test(world, oom_fails_at_start_and_frees_the_units)
 }
 
 /* A rate function: every running job on a GPU runs at 1/k when k jobs share it. */
-static double share_rate(void *ctx, const cluster *c, const job_table *jobs, job_id j)
+static double share_rate(void *ctx, const world *w, job_id j)
 {
     (void)ctx;
-    const job *me = job_table_get(jobs, j);
-    const cluster_device *d = cluster_device_get(c, me->units[0]);
+    const job *me = job_table_get(world_jobs(w), j);
+    const cluster_device *d = cluster_device_get(world_cluster(w), me->units[0]);
     return 1.0 / d->used;
 }
 

@@ -1,0 +1,252 @@
+/* Unit tests for model/jobrate: the rate of a job on a shared device comes from its actual
+ * co-runners. Different workloads on one time-sliced GPU get the mixed product form
+ * (share_ts_solve), with a job without a profile as a GPU-bound class (host time 0); different
+ * profiles under MPS get share_mps_solve; identical co-runners keep the peers rule. The GPU is the
+ * catalog's A100-SXM4-40GB and the physics model/physics.yaml (both embedded); the profiles are
+ * made up. Expected values are computed here through the solvers' public interfaces. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <string.h>
+
+#include "experiments/catalog_load.h"
+#include "experiments/physics_load.h"
+#include "model/jobrate.h"
+#include "model/share.h"
+#include "model/world.h"
+#include "sim/arena.h"
+#include "sim/diag.h"
+
+/* The rate function under test, recording the rate each job got while `k` units of its first
+ * device were held. */
+typedef struct rec_ctx {
+    jobrate_ctx rc;
+    uint32_t k;
+    double rate[4];
+} rec_ctx;
+
+static double rec_rate(void *ctx, const world *w, job_id j)
+{
+    rec_ctx *r = ctx;
+    double v = jobrate_rate(&r->rc, w, j);
+    const job *jb = job_table_get(world_jobs(w), j);
+    if (j < 4 && cluster_device_get(world_cluster(w), jb->units[0])->used == r->k) {
+        r->rate[j] = v;
+    }
+    return v;
+}
+
+typedef struct fix {
+    arena *a;
+    gpu_catalog cat;
+    phys_params m;
+    const gpu_type *gpu;
+} fix;
+
+static void fix_init(fix *f)
+{
+    diag *d = diag_create();
+    f->a = arena_create();
+    cr_assert_eq(physics_load_default(d, &f->m), 0);
+    cr_assert_eq(catalog_load_default(f->a, &f->cat, d), 0);
+    diag_destroy(d);
+    f->gpu = gpu_catalog_find(&f->cat, "A100-SXM4-40GB");
+    cr_assert_not_null(f->gpu);
+}
+
+/* One node with one A100 shared under `sharing` with 4 replicas; jobs (profile names, NULL for
+ * none) all arrive at t = 0 with 100 s of work each; returns the world after the run. */
+static world *run_shared(const fix *f, cluster_sharing sharing, rec_ctx *rec, const char **names,
+                         uint32_t n_jobs)
+{
+    cluster_share_rule rule = {.resource = "nvidia.com/gpu", .replicas = 4};
+    cluster_gpu_cfg g = {.type = f->gpu, .sharing = sharing, .n_rules = 1, .rules = &rule};
+    cluster_node_cfg node = {.name = "n0", .n_gpus = 1, .gpus = &g};
+    cluster_cfg cc = {.n_nodes = 1, .nodes = &node};
+    world_cfg wc = {.cluster = &cc,
+                    .policy = pol_find("fifo"),
+                    .until = SIM_TIME_MAX,
+                    .verify_every = 1,
+                    .rate = rec_rate,
+                    .rate_ctx = rec};
+    job_table *t = job_table_create();
+    for (uint32_t i = 0; i < n_jobs; i++) {
+        job_spec s = {
+            .class_name = "c", .req = {"nvidia.com/gpu", 1, 1}, .work_s = 100, .profile = names[i]};
+        job_table_add(t, &s);
+    }
+    rec->k = n_jobs;
+    for (int i = 0; i < 4; i++) {
+        rec->rate[i] = -1;
+    }
+    diag *d = diag_create();
+    world *w = NULL;
+    cr_assert_eq(world_create(&wc, t, d, (src_loc){"x", 1, 1}, &w), 0);
+    diag_destroy(d);
+    world_run(w);
+    return w;
+}
+
+static double end_s(const world *w, job_id j)
+{
+    return sim_time_to_s(job_table_get(world_jobs(w), j)->end);
+}
+
+/* A compute-only profile of `compute` SM-seconds per iteration, with host time `host_ratio`
+ * times its solo GPU time on the A100, moving `bytes` per iteration. */
+static wl_profile make_profile(const fix *f, const char *name, double compute, double bytes,
+                               double host_ratio)
+{
+    wl_profile p;
+    memset(&p, 0, sizeof p);
+    p.name = name;
+    p.compute_sm_s_fixed[WL_CLASS_FP32] = compute;
+    p.mem_traffic_bytes_fixed = bytes;
+    partition_cfg pc;
+    partition_cfg_init(&pc, f->gpu);
+    speed_result r;
+    speed_unit_time(&p, 1, &pc, &f->m, &r);
+    cr_assert_eq(r.outcome, SPEED_OK);
+    p.host_s_fixed = host_ratio * r.iter_gpu_s;
+    return p;
+}
+
+/* The fixture, one compute-only profile `name` (make_profile) and a recording rate context that
+ * knows only it. */
+static void one_profile(fix *f, const char *name, double host_ratio, wl_profile *p,
+                        jobrate_profile *jp, rec_ctx *rec)
+{
+    fix_init(f);
+    *p = make_profile(f, name, 1.0, 0, host_ratio);
+    *jp = (jobrate_profile){.name = name, .p = p, .batch = 1};
+    *rec = (rec_ctx){.rc = {.phys = &f->m, .ts_class = 0, .n_profiles = 1, .profiles = jp}};
+}
+
+/* (1) Time-slicing, a profiled job whose host phase is 3x its GPU phase with a GPU-bound job
+ * (no profile): each rate is the product form's throughput relative to alone, and not what the
+ * old peers assumption gave. */
+Test(jobrate, a_profiled_and_a_gpu_bound_job_time_sliced_follow_the_product_form)
+{
+    fix f;
+    wl_profile p;
+    jobrate_profile jp;
+    rec_ctx rec;
+    one_profile(&f, "hosty", 3.0, &p, &jp, &rec);
+    const char *names[2] = {"hosty", NULL};
+    world *w = run_shared(&f, CLUSTER_SHARE_TIMESLICE, &rec, names, 2);
+
+    /* direct: class 0 = (H, G) of the profile alone on the A100, class 1 = GPU-bound (H = 0);
+     * the GPU-bound class's G is arbitrary, 0.37 s here (the model uses 1 s) */
+    partition_cfg pc;
+    partition_cfg_init(&pc, f.gpu);
+    speed_result alone;
+    speed_unit_time(&p, 1, &pc, &f.m, &alone);
+    double gb = 0.37;
+    share_ts_class cls[2] = {{1, alone.iter_host_s, alone.iter_gpu_s}, {1, 0.0, gb}};
+    double eta[3];
+    for (int n = 0; n <= 2; n++) {
+        eta[n] = speed_eta(f.gpu, &f.m, 0, n);
+    }
+    double x[2];
+    cr_assert_eq(share_ts_solve(2, cls, eta, x, NULL), 0);
+    double r0 = x[0] * (alone.iter_host_s + alone.iter_gpu_s), r1 = x[1] * gb;
+    cr_assert_float_eq(rec.rate[0], r0, 1e-9 * r0);
+    cr_assert_float_eq(rec.rate[1], r1, 1e-9 * r1);
+    cr_assert(r0 > 0 && r0 < 1 && r1 > 0 && r1 < 1);
+    /* by hand: the profiled job's cycle is H + 2G/eta(2) (the GPU-bound job is always there),
+     * so its rate is (H + G) / (H + 2G/eta(2)); the GPU-bound job has the GPU alone for H and
+     * half of eta(2) for 2G/eta(2) of each cycle, which gives the same number */
+    double h = alone.iter_host_s, g = alone.iter_gpu_s;
+    double hand = (h + g) / (h + 2 * g / eta[2]);
+    cr_assert_float_eq(rec.rate[0], hand, 1e-9 * hand);
+    cr_assert_float_eq(rec.rate[1], hand, 1e-9 * hand);
+
+    /* the old assumption: two identical peers of the profile, and eta(2)/2 for the other */
+    speed_result two;
+    pc.sharing = SHARE_TIMESLICE;
+    pc.peers = 2;
+    speed_unit_time(&p, 1, &pc, &f.m, &two);
+    cr_assert_eq(two.outcome, SPEED_OK);
+    double old0 = alone.unit_time_s / two.unit_time_s, old1 = eta[2] / 2;
+    cr_assert_gt(fabs(rec.rate[0] - old0), 1e-3);
+    cr_assert_gt(fabs(rec.rate[1] - old1), 1e-3);
+
+    /* the world follows: the faster job ends first, the other finishes alone at rate 1 */
+    double fast = fmax(r0, r1), slow = fmin(r0, r1);
+    double t1 = 100 / fast;
+    cr_assert_float_eq(fmin(end_s(w, 0), end_s(w, 1)), t1, 1e-6);
+    cr_assert_float_eq(fmax(end_s(w, 0), end_s(w, 1)), t1 + 100 - slow * t1, 1e-6);
+    world_destroy(w);
+    arena_destroy(f.a);
+}
+
+/* (2) MPS, a compute-heavy profile with a long host phase and a memory-heavy one: each rate is
+ * share_mps_solve's iteration time divided into the time alone on one replica (25 % of the
+ * SMs). */
+Test(jobrate, two_different_profiles_under_mps_follow_share_mps_solve)
+{
+    fix f;
+    fix_init(&f);
+    wl_profile pa = make_profile(&f, "compute", 1.0, 20e9, 3.0);
+    wl_profile pb = make_profile(&f, "memory", 0.05, 400e9, 0.1);
+    jobrate_profile jps[2] = {{.name = "compute", .p = &pa, .batch = 1},
+                              {.name = "memory", .p = &pb, .batch = 1}};
+    rec_ctx rec = {.rc = {.phys = &f.m, .ts_class = 0, .n_profiles = 2, .profiles = jps}};
+    const char *names[2] = {"compute", "memory"};
+    world *w = run_shared(&f, CLUSTER_SHARE_MPS, &rec, names, 2);
+
+    partition_cfg pc;
+    partition_cfg_init(&pc, f.gpu);
+    pc.sharing = SHARE_MPS;
+    pc.mps_percent = 25;
+    speed_result alone_a, alone_b;
+    speed_unit_time(&pa, 1, &pc, &f.m, &alone_a);
+    speed_unit_time(&pb, 1, &pc, &f.m, &alone_b);
+    share_mps_class cls[2] = {{&pa, 1, 1}, {&pb, 1, 1}};
+    double iter[2];
+    share_mps_solve(2, cls, &pc, &f.m, iter);
+    double ra = alone_a.unit_time_s / iter[0], rb = alone_b.unit_time_s / iter[1];
+    cr_assert_float_eq(rec.rate[0], ra, 1e-9 * ra);
+    cr_assert_float_eq(rec.rate[1], rb, 1e-9 * rb);
+    cr_assert(ra < 1 && rb < 1);
+
+    /* not the peers assumption: two clients of the memory-heavy profile (the compute-heavy one
+     * spends most of its time on the host, so it contends for bandwidth less) */
+    speed_result two;
+    pc.peers = 2;
+    speed_unit_time(&pb, 1, &pc, &f.m, &two);
+    cr_assert_gt(fabs(rec.rate[1] - alone_b.unit_time_s / two.unit_time_s), 1e-3);
+    world_destroy(w);
+    arena_destroy(f.a);
+}
+
+/* (3) Identical co-runners: three jobs of one profile, and three without one, keep the peers
+ * rule exactly (speed model with 3 peers; eta(3)/3). */
+Test(jobrate, identical_co_runners_keep_the_peers_rule)
+{
+    fix f;
+    wl_profile p;
+    jobrate_profile jp;
+    rec_ctx rec;
+    one_profile(&f, "same", 1.0, &p, &jp, &rec);
+    const char *names[3] = {"same", "same", "same"};
+    world *w = run_shared(&f, CLUSTER_SHARE_TIMESLICE, &rec, names, 3);
+    partition_cfg pc;
+    partition_cfg_init(&pc, f.gpu);
+    speed_result alone, three;
+    speed_unit_time(&p, 1, &pc, &f.m, &alone);
+    pc.sharing = SHARE_TIMESLICE;
+    pc.peers = 3;
+    speed_unit_time(&p, 1, &pc, &f.m, &three);
+    for (int j = 0; j < 3; j++) {
+        cr_assert_eq(rec.rate[j], alone.unit_time_s / three.unit_time_s);
+    }
+    world_destroy(w);
+
+    const char *none[3] = {NULL, NULL, NULL};
+    w = run_shared(&f, CLUSTER_SHARE_TIMESLICE, &rec, none, 3);
+    for (int j = 0; j < 3; j++) {
+        cr_assert_eq(rec.rate[j], speed_eta(f.gpu, &f.m, 0, 3) / 3);
+    }
+    world_destroy(w);
+    arena_destroy(f.a);
+}
