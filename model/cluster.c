@@ -124,6 +124,8 @@ static void add_device(cluster *c, const cluster_gpu_cfg *g, node_id node, gpu_i
     d->resource = intern(c, name);
     d->sharing = shared ? g->sharing : CLUSTER_SHARE_NONE;
     d->slots = replicas;
+    d->one_per_request =
+        shared && (g->sharing == CLUSTER_SHARE_MPS || g->fail_requests_greater_than_one);
     d->used = 0;
     d->sms = p ? p->sms : g->type->sms_total;
     d->mem_bytes = p ? p->mem_bytes : g->type->mem_bytes;

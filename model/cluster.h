@@ -17,6 +17,9 @@
  * Memory rule at job start (DESIGN.md section 4): exclusive device: need > device memory -> OOM;
  * time-sliced: co-runners share one capacity, so need + memory already held > capacity -> OOM;
  * MPS: need > device memory / replicas -> OOM.
+ * Request size: with failRequestsGreaterThanOne (time-slicing; always under MPS) the plugin refuses
+ * a container's request for more than one unit of a shared resource (UnexpectedAdmissionError);
+ * such devices have one_per_request set and the world fails the job (model/world.h).
  * Ids are dense and ordered: nodes in config order, GPUs node-major, devices GPU-major, so
  * iterating by id is deterministic. Units: bytes, SM counts.
  * Ownership: cluster_create copies what it needs; the catalog entries (gpu_type, mig_profile) are
@@ -59,7 +62,9 @@ typedef struct cluster_gpu_cfg {
     const mig_profile *mig[GPU_MAX_SLICES]; /* profile of each instance, borrowed */
     int mig_start[GPU_MAX_SLICES];          /* placement start (memory slice) of each instance */
     cluster_sharing sharing;
-    bool rename_by_default;          /* advertise shared resources as <name>.shared */
+    bool rename_by_default;              /* advertise shared resources as <name>.shared */
+    bool fail_requests_greater_than_one; /* device-plugin failRequestsGreaterThanOne (time-
+                                          * slicing; MPS behaves as if true whatever it says) */
     uint32_t n_rules;                /* sharing rules (time-slicing/MPS); 0 when sharing is NONE */
     const cluster_share_rule *rules; /* borrowed during cluster_create only */
 } cluster_gpu_cfg;
@@ -95,6 +100,8 @@ typedef struct cluster_device {
     cluster_sharing sharing;    /* NONE unless a sharing rule names its resource */
     uint32_t slots;             /* schedulable units: 1, or the replicas */
     uint32_t used;              /* units currently held by jobs */
+    bool one_per_request;       /* shared, and a request for more than one of its units fails
+                                 * at allocation (failRequestsGreaterThanOne, or MPS) */
     int sms;                    /* SMs of the device (whole GPU: sms_total) */
     uint64_t mem_bytes;         /* memory of the device */
     uint64_t mem_used_bytes;    /* memory held by the jobs on it */

@@ -99,14 +99,26 @@ void job_finish(job_table *t, job_id id, sim_time now)
     j->end = now;
 }
 
-void job_fail_oom(job_table *t, job_id id, sim_time now, const dev_id *units, uint32_t n_units)
+/* QUEUED -> a failed state at `now` on the devices it was given. */
+static void fail_at(job_table *t, job_id id, job_state s, sim_time now, const dev_id *units,
+                    uint32_t n_units)
 {
     job *j = get_mut(t, id);
     SIM_ASSERT(j->state == JOB_QUEUED && now >= j->spec.submit);
     set_units(j, units, n_units);
-    j->state = JOB_FAILED_OOM;
+    j->state = s;
     j->start = now;
     j->end = now;
+}
+
+void job_fail_oom(job_table *t, job_id id, sim_time now, const dev_id *units, uint32_t n_units)
+{
+    fail_at(t, id, JOB_FAILED_OOM, now, units, n_units);
+}
+
+void job_fail_request(job_table *t, job_id id, sim_time now, const dev_id *units, uint32_t n_units)
+{
+    fail_at(t, id, JOB_FAILED_REQUEST, now, units, n_units);
 }
 
 sim_time job_wait_ns(const job *j)
@@ -132,6 +144,8 @@ const char *job_state_name(job_state s)
         return "done";
     case JOB_FAILED_OOM:
         return "failed_oom";
+    case JOB_FAILED_REQUEST:
+        return "failed_request";
     }
     return "unknown";
 }

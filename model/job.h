@@ -1,4 +1,5 @@
-/* model/job.h - jobs and their lifecycle: pending -> queued -> running -> done | failed(OOM).
+/* model/job.h - jobs and their lifecycle: pending -> queued -> running -> done, or queued ->
+ * failed (OOM, or a refused request).
  *
  * A job is what a user submits: one request for a device-plugin resource (`nvidia.com/gpu`,
  * `nvidia.com/mig-1g.5gb`, `nvidia.com/gpu.shared`, ...), `per_worker` units for each of
@@ -20,11 +21,13 @@
 #include "sim/simtime.h"
 
 typedef enum job_state {
-    JOB_PENDING,    /* created, not yet submitted */
-    JOB_QUEUED,     /* submitted, waiting for a placement */
-    JOB_RUNNING,    /* placed, making progress */
-    JOB_DONE,       /* finished its work */
-    JOB_FAILED_OOM, /* its memory need exceeded the partition at start */
+    JOB_PENDING,        /* created, not yet submitted */
+    JOB_QUEUED,         /* submitted, waiting for a placement */
+    JOB_RUNNING,        /* placed, making progress */
+    JOB_DONE,           /* finished its work */
+    JOB_FAILED_OOM,     /* its memory need exceeded the partition at start */
+    JOB_FAILED_REQUEST, /* the device plugin refused its request at start: more than one unit of
+                         * a shared resource with failRequestsGreaterThanOne (or MPS) */
 } job_state;
 
 /* What a job asks the scheduler for. */
@@ -77,6 +80,10 @@ void job_finish(job_table *t, job_id id, sim_time now);
 /* QUEUED -> FAILED_OOM at `now` on the devices it was given (copied, as job_start). */
 void job_fail_oom(job_table *t, job_id id, sim_time now, const dev_id *units, uint32_t n_units);
 
+/* QUEUED -> FAILED_REQUEST at `now` on the devices it was given (copied, as job_start); it
+ * never holds them. */
+void job_fail_request(job_table *t, job_id id, sim_time now, const dev_id *units, uint32_t n_units);
+
 /* Time from submission to start, ns; -1 while not started. */
 sim_time job_wait_ns(const job *j);
 /* Job completion time, from submission to end, ns; -1 while not ended. */
@@ -84,7 +91,8 @@ sim_time job_jct_ns(const job *j);
 /* Total units the job asks for (per_worker * n_workers). */
 uint32_t job_units(const job_spec *s);
 
-/* Lower-case name of a state ("queued", "running", "done", "failed_oom", "pending"). Static. */
+/* Lower-case name of a state ("queued", "running", "done", "failed_oom",
+ * "failed_request", "pending"). Static. */
 const char *job_state_name(job_state s);
 
 #endif

@@ -239,6 +239,22 @@ static bool valid_place(world *w, const pol_decision *d)
     return ok;
 }
 
+/* True when the device plugin refuses placement d: a worker asks for more than one unit and
+ * is given a device that allows one per request. */
+static bool refused_request(const world *w, const pol_decision *d)
+{
+    const job *j = job_table_get(w->jobs, d->job);
+    if (j->spec.req.per_worker <= 1) {
+        return false;
+    }
+    for (uint32_t k = 0; k < d->n_units; k++) {
+        if (cluster_device_get(w->c, d->units[k])->one_per_request) {
+            return true;
+        }
+    }
+    return false;
+}
+
 static void push_ended(world *w, job_id id)
 {
     if (w->n_ended == w->cap_ended) {
@@ -256,6 +272,13 @@ static void apply(world *w)
         decision_buf_get(w->dec, i, &d);
         if (d.kind != POL_PLACE || !valid_place(w, &d)) {
             w->tot.n_rejected++;
+            continue;
+        }
+        if (refused_request(w, &d)) {
+            w->tot.n_queued--;
+            job_fail_request(w->jobs, d.job, now, d.units, d.n_units);
+            w->tot.n_failed_request++;
+            push_ended(w, d.job);
             continue;
         }
         const job *j = job_table_get(w->jobs, d.job);
@@ -374,7 +397,7 @@ static int comp_verify(const sim_ctx *ctx, const void *state, char *why, size_t 
     const world *w = ((const world_comp *)state)->w;
     uint32_t n_devs = cluster_n_devices(w->c);
     uint32_t *held = xcalloc(n_devs ? n_devs : 1, sizeof(uint32_t), "verify");
-    uint32_t by_state[JOB_FAILED_OOM + 1] = {0};
+    uint32_t by_state[JOB_FAILED_REQUEST + 1] = {0};
     for (job_id k = 0; k < job_table_count(w->jobs); k++) {
         const job *j = job_table_get(w->jobs, k);
         by_state[j->state]++;
@@ -430,7 +453,9 @@ static int comp_verify(const sim_ctx *ctx, const void *state, char *why, size_t 
     if (rc == 0 &&
         (by_state[JOB_RUNNING] != w->tot.n_running || w->n_run != w->tot.n_running ||
          by_state[JOB_QUEUED] != w->tot.n_queued || by_state[JOB_DONE] != w->tot.n_done ||
-         by_state[JOB_FAILED_OOM] != w->tot.n_oom || by_state[JOB_PENDING] != w->tot.n_pending)) {
+         by_state[JOB_FAILED_OOM] != w->tot.n_oom ||
+         by_state[JOB_FAILED_REQUEST] != w->tot.n_failed_request ||
+         by_state[JOB_PENDING] != w->tot.n_pending)) {
         snprintf(why, why_len, "job counts disagree with job states");
         rc = SIM_ERANGE;
     }

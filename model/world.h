@@ -5,7 +5,10 @@
  * events; each arrival and each completion calls the policy (model/policy/policy.h) with a
  * read-only view; the world validates every decision against the cluster (model/cluster.h) and
  * applies the valid ones: a placed job takes its units, and fails at once with OOM when its
- * memory need does not fit (the cluster's memory rule), else starts running.
+ * memory need does not fit (the cluster's memory rule), else starts running. A placed job whose
+ * worker asks for more than one unit and is given a device with one_per_request (the device
+ * plugin's failRequestsGreaterThanOne, or MPS) fails at once as FAILED_REQUEST, holding nothing:
+ * the plugin refuses the container's allocation, and the queue moves on.
  * Progress is fluid: a running job has remaining work (seconds of solo run time) and a rate
  * (work-seconds per second, 1 = as fast as alone on what it asked for). Whenever a job starts or
  * ends, the rates of the jobs sharing a GPU with it are recomputed by the rate function (the
@@ -65,8 +68,9 @@ typedef struct world_totals {
     uint64_t n_events;   /* engine events executed */
     uint64_t n_rejected; /* policy decisions the model refused (a policy bug) */
     uint32_t n_done, n_oom, n_running, n_queued, n_pending;
-    uint32_t sms_total; /* SMs of all GPUs with MIG off (the utilisation denominator) */
-    sim_time end;       /* time of the last change (makespan when all jobs ended) */
+    uint32_t n_failed_request; /* refused: more than one unit of a one-per-request device */
+    uint32_t sms_total;        /* SMs of all GPUs with MIG off (the utilisation denominator) */
+    sim_time end;              /* time of the last change (makespan when all jobs ended) */
 } world_totals;
 
 /* Build the world over `jobs` (taken: freed by world_destroy, even on failure). Returns 0 and

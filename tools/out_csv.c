@@ -161,6 +161,12 @@ void out_summary(FILE *f, const world *w, const char *out_dir)
             "jobs: %zu: %" PRIu32 " done, %" PRIu32 " failed (OOM), %" PRIu32 " running, %" PRIu32
             " queued, %" PRIu32 " not yet submitted at the end\n",
             n, tot.n_done, tot.n_oom, tot.n_running, tot.n_queued, tot.n_pending);
+    if (tot.n_failed_request) {
+        fprintf(f,
+                "jobs failed (request): %" PRIu32
+                ", refused for more than one unit of a shared resource\n",
+                tot.n_failed_request);
+    }
     if (n_wait) {
         double p50 = stats_quantile_inplace(wait, n_wait, 0.5);
         fprintf(f, "wait: mean %.1f s, p50 %.1f s, p95 %.1f s\n", sum_wait / (double)n_wait, p50,

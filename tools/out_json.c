@@ -240,6 +240,7 @@ cJSON *out_run_json(const world *w, const out_run_meta *meta)
     add_num(counts, "jobs", (double)n_jobs);
     add_num(counts, "done", tot.n_done);
     add_num(counts, "failed_oom", tot.n_oom);
+    add_num(counts, "failed_request", tot.n_failed_request);
     add_num(counts, "running", tot.n_running);
     add_num(counts, "queued", tot.n_queued);
     add_num(counts, "not_submitted", tot.n_pending);

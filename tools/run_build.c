@@ -83,6 +83,7 @@ void run_build_cluster(arena *a, diag *d, const scenario_spec *s, const gpu_cata
                           : sh->mode == SCN_SHARE_MPS     ? CLUSTER_SHARE_MPS
                                                           : CLUSTER_SHARE_NONE;
             gc->rename_by_default = sh->rename_by_default;
+            gc->fail_requests_greater_than_one = sh->fail_requests_greater_than_one;
             gc->n_rules = (uint32_t)sh->n_rules;
             gc->rules = rules;
             if (sh->is_mig) {

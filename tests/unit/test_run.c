@@ -549,3 +549,75 @@ Test(run, an_unrelated_class_leaves_the_other_jobs_unchanged)
     free(base);
     free(more);
 }
+
+/* Run `yaml` (written to a scenario file in a temporary directory); returns run.json's text. */
+static char *run_text(const char *yaml, size_t *n_failed_request_rows)
+{
+    char *a = tmpdir();
+    char *scen = path_in(a, "scenario.yaml");
+    FILE *f = fopen(scen, "w");
+    cr_assert_not_null(f);
+    fputs(yaml, f);
+    fclose(f);
+    FILE *devnull = fopen("/dev/null", "w");
+    run_opts o = {
+        .scenario = scen, .out_dir = a, .summary = devnull, .errors = devnull, .verify_every = 1};
+    cr_assert_eq(run_scenario(&o), 0);
+    fclose(devnull);
+    size_t n = 0;
+    char *p = path_in(a, "jobs.csv");
+    char *csv = slurp(p, &n);
+    *n_failed_request_rows = 0;
+    for (char *s = csv; (s = strstr(s, ",failed_request,")); s++) {
+        (*n_failed_request_rows)++;
+    }
+    free(csv);
+    free(p);
+    p = path_in(a, "run.json");
+    char *js = slurp(p, &n);
+    free(p);
+    remove(scen);
+    free(scen);
+    rm_dir(a);
+    free(a);
+    return js;
+}
+
+Test(run, fail_requests_greater_than_one_fails_two_replica_jobs_and_runs_the_rest)
+{
+    static const char yaml[] = "name: failreq\n"
+                               "seed: 1\n"
+                               "horizon: 1d\n"
+                               "cluster:\n"
+                               "  nodes:\n"
+                               "    - name: ts\n"
+                               "      gpu: A100-SXM4-40GB\n"
+                               "      gpus_per_node: 1\n"
+                               "      sharing:\n"
+                               "        timeslice: {replicas: 4, "
+                               "fail_requests_greater_than_one: FLAG}\n"
+                               "workload:\n"
+                               "  jobs:\n"
+                               "    - {name: two, arrival: fixed, interval: 1h, count: 2, "
+                               "duration: 10m, request: {nvidia.com/gpu: 2}}\n"
+                               "    - {name: one, arrival: fixed, interval: 1h, count: 3, "
+                               "duration: 10m, request: {nvidia.com/gpu: 1}}\n"
+                               "policy:\n"
+                               "  scheduler: fifo\n";
+    size_t rows = 0;
+    char *text = replace_all(yaml, "FLAG", "true");
+    char *js = run_text(text, &rows);
+    cr_assert_eq(rows, 2);
+    cr_assert_not_null(strstr(js, "\"failed_request\":\t2"));
+    cr_assert_not_null(strstr(js, "\"done\":\t3"));
+    cr_assert_not_null(strstr(js, "\"fail_requests_greater_than_one\":\ttrue"));
+    free(js);
+    free(text);
+    text = replace_all(yaml, "FLAG", "false");
+    js = run_text(text, &rows);
+    cr_assert_eq(rows, 0);
+    cr_assert_not_null(strstr(js, "\"failed_request\":\t0"));
+    cr_assert_not_null(strstr(js, "\"done\":\t5"));
+    free(js);
+    free(text);
+}

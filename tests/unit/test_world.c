@@ -1,5 +1,6 @@
 /* Unit tests for model/world: jobs run their stated durations through the fluid solver, FIFO
- * order and waits, gang placement, the OOM path, rate changes from the rate function, and the
+ * order and waits, gang placement, the OOM path, refused
+ * requests (failRequestsGreaterThanOne, MPS), rate changes from the rate function, and the
  * validation of a buggy policy's decisions. The GPU type is a made-up fixture (no catalog data).
  */
 #include <criterion/criterion.h>
@@ -125,6 +126,77 @@ Test(world, oom_fails_at_start_and_frees_the_units)
     cr_assert_eq(job_table_get(world_jobs(w), 1)->state, JOB_DONE);
     cr_assert_float_eq(end_s(w, 1), 10.0, 1e-9);
     cr_assert_eq(world_get_totals(w).n_oom, 1);
+    world_destroy(w);
+}
+
+/* One time-sliced GPU with 4 replicas; fail_gt1 sets failRequestsGreaterThanOne. Jobs: 2 replicas
+ * at 0, 1 replica at 0 and at 5. */
+static world *run_two_replica_request(env *e, cluster_share_rule *rule, cluster_sharing mode,
+                                      bool fail_gt1)
+{
+    env_init(e, 1, false);
+    *rule = (cluster_share_rule){.resource = "nvidia.com/gpu", .replicas = 4};
+    e->gpus[0].sharing = mode;
+    e->gpus[0].fail_requests_greater_than_one = fail_gt1;
+    e->gpus[0].n_rules = 1;
+    e->gpus[0].rules = rule;
+    job_table *t = job_table_create();
+    add(t, 0, "nvidia.com/gpu", 2, 1, 10, 0);
+    add(t, 0, "nvidia.com/gpu", 1, 1, 10, 0);
+    add(t, 5, "nvidia.com/gpu", 1, 1, 10, 0);
+    return run(e, t);
+}
+
+static void check_two_replica_request_fails(cluster_sharing mode, bool fail_gt1)
+{
+    env e;
+    cluster_share_rule rule;
+    world *w = run_two_replica_request(&e, &rule, mode, fail_gt1);
+    const job *j0 = job_table_get(world_jobs(w), 0);
+    cr_assert_eq(j0->state, JOB_FAILED_REQUEST);
+    cr_assert_str_eq(job_state_name(j0->state), "failed_request");
+    cr_assert_eq(j0->start, 0);
+    cr_assert_eq(j0->end, 0);
+    /* the jobs behind it run, alone on their replicas (no rate function: rate 1) */
+    cr_assert_eq(job_table_get(world_jobs(w), 1)->state, JOB_DONE);
+    cr_assert_eq(job_table_get(world_jobs(w), 2)->state, JOB_DONE);
+    cr_assert_float_eq(start_s(w, 1), 0.0, 1e-9);
+    cr_assert_float_eq(start_s(w, 2), 5.0, 1e-9);
+    cr_assert_float_eq(end_s(w, 2), 15.0, 1e-9);
+    world_totals tot = world_get_totals(w);
+    cr_assert_eq(tot.n_failed_request, 1);
+    cr_assert_eq(tot.n_done, 2);
+    cr_assert_eq(tot.n_oom, 0);
+    cr_assert_eq(tot.n_rejected, 0);
+    /* it never held units: at time 0 only job 1's replica is in use */
+    const world_sample *s = world_samples(w);
+    cr_assert_eq(s[0].t, 0);
+    cr_assert_eq(s[0].units_used, 1);
+    world_destroy(w);
+}
+
+Test(world, request_for_two_replicas_fails_with_fail_requests_greater_than_one)
+{
+    check_two_replica_request_fails(CLUSTER_SHARE_TIMESLICE, true);
+}
+
+Test(world, mps_refuses_a_request_for_two_replicas_whatever_the_flag)
+{
+    check_two_replica_request_fails(CLUSTER_SHARE_MPS, false);
+}
+
+Test(world, request_for_two_replicas_runs_without_the_flag)
+{
+    env e;
+    cluster_share_rule rule;
+    world *w = run_two_replica_request(&e, &rule, CLUSTER_SHARE_TIMESLICE, false);
+    cr_assert_eq(job_table_get(world_jobs(w), 0)->state, JOB_DONE);
+    cr_assert_eq(job_table_get(world_jobs(w), 0)->n_units, 2);
+    cr_assert_float_eq(end_s(w, 0), 10.0, 1e-9);
+    world_totals tot = world_get_totals(w);
+    cr_assert_eq(tot.n_failed_request, 0);
+    cr_assert_eq(tot.n_done, 3);
+    cr_assert_eq(world_samples(w)[0].units_used, 3);
     world_destroy(w);
 }
 
