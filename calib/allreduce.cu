@@ -42,11 +42,11 @@ int main(int argc, char **argv)
         if (!strcmp(argv[i], "-o") && i + 1 < argc) {
             out_path = argv[++i];
         } else if (!strcmp(argv[i], "--min") && i + 1 < argc) {
-            min_b = atoll(argv[++i]);
+            min_b = arg_long("allreduce", "--min", argv[++i], 4, 1L << 40);
         } else if (!strcmp(argv[i], "--max") && i + 1 < argc) {
-            max_b = atoll(argv[++i]);
+            max_b = arg_long("allreduce", "--max", argv[++i], 4, 1L << 40);
         } else if (!strcmp(argv[i], "--reps") && i + 1 < argc) {
-            reps = atoi(argv[++i]);
+            reps = (int)arg_long("allreduce", "--reps", argv[++i], 1, 100000);
         } else {
             fprintf(stderr, "usage: allreduce [-o FILE] [--min BYTES] [--max BYTES] [--reps N]\n");
             return 2;

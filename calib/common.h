@@ -15,6 +15,8 @@
 
 #include <math.h>
 #include <stdarg.h>
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -346,6 +348,49 @@ __device__ __forceinline__ unsigned long long gtimer_ns(void)
     unsigned long long t;
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
     return t;
+}
+
+/* Strict whole-string parsing of a command-line value (never atoi/atof, which accept "12abc"):
+ * on a bad or out-of-range value print "PROG: FLAG: expected LO..HI, got 'TEXT'" and exit 2. */
+static inline long arg_long(const char *prog, const char *flag, const char *s, long lo, long hi)
+{
+    char *end = NULL;
+    errno = 0;
+    long v = s ? strtol(s, &end, 10) : 0;
+    if (!s || end == s || *end != '\0' || errno == ERANGE || v < lo || v > hi) {
+        fprintf(stderr, "%s: %s: expected an integer from %ld to %ld, got '%s'\n", prog, flag, lo,
+                hi, s ? s : "");
+        exit(2);
+    }
+    return v;
+}
+
+static inline double arg_double(const char *prog, const char *flag, const char *s, double lo,
+                                double hi)
+{
+    char *end = NULL;
+    errno = 0;
+    double v = s ? strtod(s, &end) : 0.0;
+    if (!s || end == s || *end != '\0' || errno == ERANGE || !(v >= lo && v <= hi)) {
+        fprintf(stderr, "%s: %s: expected a number from %g to %g, got '%s'\n", prog, flag, lo, hi,
+                s ? s : "");
+        exit(2);
+    }
+    return v;
+}
+
+/* The number that follows KEY (e.g. "\"kernel_ms\":") in a JSON text a worker printed, or dflt
+ * when KEY is absent or not followed by a number. */
+static inline double json_number_after(const char *json, const char *key, double dflt)
+{
+    const char *k = json ? strstr(json, key) : NULL;
+    if (!k) {
+        return dflt;
+    }
+    char *end = NULL;
+    errno = 0;
+    double v = strtod(k + strlen(key), &end);
+    return (end == k + strlen(key) || errno == ERANGE) ? dflt : v;
 }
 
 /* Parse "8,16,32" into out (at most cap); returns the count, or -1 on a bad list. */

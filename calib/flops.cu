@@ -216,11 +216,11 @@ int main(int argc, char **argv)
         } else if (!strcmp(argv[i], "--whole")) {
             whole = 1;
         } else if (!strcmp(argv[i], "--reps") && i + 1 < argc) {
-            reps = atoi(argv[++i]);
+            reps = (int)arg_long("flops", "--reps", argv[++i], 1, 1000);
         } else if (!strcmp(argv[i], "--device") && i + 1 < argc) {
-            dev = atoi(argv[++i]);
+            dev = (int)arg_long("flops", "--device", argv[++i], 0, 1023);
         } else if (!strcmp(argv[i], "--target-ms") && i + 1 < argc) {
-            target_ms = atof(argv[++i]);
+            target_ms = arg_double("flops", "--target-ms", argv[++i], 0.001, 1e6);
         } else if (!strcmp(argv[i], "--sms") && i + 1 < argc) {
             n_sms = parse_int_list(argv[++i], sms_list, 64);
             if (n_sms <= 0) {

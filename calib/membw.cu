@@ -51,11 +51,11 @@ int main(int argc, char **argv)
         } else if (!strcmp(argv[i], "--whole")) {
             whole = 1;
         } else if (!strcmp(argv[i], "--reps") && i + 1 < argc) {
-            reps = atoi(argv[++i]);
+            reps = (int)arg_long("membw", "--reps", argv[++i], 1, 1000);
         } else if (!strcmp(argv[i], "--mib") && i + 1 < argc) {
-            mib = atoi(argv[++i]);
+            mib = (int)arg_long("membw", "--mib", argv[++i], 16, 65536);
         } else if (!strcmp(argv[i], "--device") && i + 1 < argc) {
-            dev = atoi(argv[++i]);
+            dev = (int)arg_long("membw", "--device", argv[++i], 0, 1023);
         } else if (!strcmp(argv[i], "--sms") && i + 1 < argc) {
             n_sms = parse_int_list(argv[++i], sms_list, 64);
             if (n_sms <= 0) {

@@ -46,11 +46,11 @@ int main(int argc, char **argv)
         } else if (!strcmp(argv[i], "--mixes") && i + 1 < argc) {
             mixes_arg = argv[++i];
         } else if (!strcmp(argv[i], "--len-ms") && i + 1 < argc) {
-            len_ms = atof(argv[++i]);
+            len_ms = arg_double("mps", "--len-ms", argv[++i], 0.001, 1e5);
         } else if (!strcmp(argv[i], "--work-ms") && i + 1 < argc) {
-            work_ms = atof(argv[++i]);
+            work_ms = arg_double("mps", "--work-ms", argv[++i], 0.001, 1e7);
         } else if (!strcmp(argv[i], "--reps") && i + 1 < argc) {
-            reps = atoi(argv[++i]);
+            reps = (int)arg_long("mps", "--reps", argv[++i], 1, 1000);
         } else if (!strcmp(argv[i], "--worker") && i + 1 < argc) {
             wpath = argv[++i];
         } else {
@@ -98,10 +98,8 @@ int main(int argc, char **argv)
     }
     jw_raw(&w, "calibration_compute", cal);
     /* cal points at calibrate()'s buffer: read what is needed before the next call. */
-    const char *km = strstr(cal, "\"kernel_ms\":");
-    double kms_c = km ? atof(km + 12) : len_ms;
-    const char *sr = strstr(cal, "\"sms_reported\":");
-    int full_sms = sr ? atoi(sr + 15) : 0;
+    double kms_c = json_number_after(cal, "\"kernel_ms\":", len_ms);
+    int full_sms = (int)json_number_after(cal, "\"sms_reported\":", 0.0);
     cal = calibrate(worker, "memory", len_ms, &work_m);
     if (!cal) {
         jw_str(&w, "error", "memory calibration failed");
@@ -110,8 +108,7 @@ int main(int argc, char **argv)
         return 1;
     }
     jw_raw(&w, "calibration_memory", cal);
-    km = strstr(cal, "\"kernel_ms\":");
-    double kms_m = km ? atof(km + 12) : len_ms;
+    double kms_m = json_number_after(cal, "\"kernel_ms\":", len_ms);
     jw_command_output(&w, "server_list", "echo get_server_list | nvidia-cuda-mps-control 2>&1");
 
     jw_arr(&w, "runs");

@@ -79,11 +79,11 @@ static inline const char *calibrate(const char *worker, const char *kind, double
         return NULL;
     }
     line[strcspn(line, "\n")] = 0;
-    const char *k = strstr(line, "\"work\":");
-    if (!k) {
+    double v = json_number_after(line, "\"work\":", -1.0);
+    if (!(v >= 1.0)) {
         return NULL;
     }
-    *work = atol(k + 7);
+    *work = (long)v;
     return line;
 }
 

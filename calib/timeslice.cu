@@ -30,9 +30,9 @@ int main(int argc, char **argv)
         } else if (!strcmp(argv[i], "--procs") && i + 1 < argc) {
             bad = (n_procs = parse_int_list(argv[++i], procs, 16)) <= 0;
         } else if (!strcmp(argv[i], "--work-ms") && i + 1 < argc) {
-            work_ms = atof(argv[++i]);
+            work_ms = arg_double("timeslice", "--work-ms", argv[++i], 0.001, 1e7);
         } else if (!strcmp(argv[i], "--reps") && i + 1 < argc) {
-            reps = atoi(argv[++i]);
+            reps = (int)arg_long("timeslice", "--reps", argv[++i], 1, 1000);
         } else if (!strcmp(argv[i], "--worker") && i + 1 < argc) {
             wpath = argv[++i];
         } else {
@@ -74,8 +74,7 @@ int main(int argc, char **argv)
             continue;
         }
         jw_raw(&w, "calibration", cal);
-        const char *km = strstr(cal, "\"kernel_ms\":");
-        double kernel_ms = km ? atof(km + 12) : lengths[li];
+        double kernel_ms = json_number_after(cal, "\"kernel_ms\":", lengths[li]);
         long count = (long)(work_ms / kernel_ms + 0.5);
         if (count < 1) {
             count = 1;

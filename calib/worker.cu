@@ -139,17 +139,17 @@ int main(int argc, char **argv)
         if (!strcmp(argv[i], "--kind") && i + 1 < argc) {
             kind = argv[++i];
         } else if (!strcmp(argv[i], "--calibrate") && i + 1 < argc) {
-            calib_ms = atof(argv[++i]);
+            calib_ms = arg_double("worker", "--calibrate", argv[++i], 0.001, 1e5);
         } else if (!strcmp(argv[i], "--work") && i + 1 < argc) {
-            work = atol(argv[++i]);
+            work = arg_long("worker", "--work", argv[++i], 1, LONG_MAX);
         } else if (!strcmp(argv[i], "--count") && i + 1 < argc) {
-            count = atol(argv[++i]);
+            count = arg_long("worker", "--count", argv[++i], 1, LONG_MAX);
         } else if (!strcmp(argv[i], "--gap-ms") && i + 1 < argc) {
-            gap_ms = atof(argv[++i]);
+            gap_ms = arg_double("worker", "--gap-ms", argv[++i], 0.0, 1e5);
         } else if (!strcmp(argv[i], "--grid-sms") && i + 1 < argc) {
-            grid_sms = atoi(argv[++i]);
+            grid_sms = (int)arg_long("worker", "--grid-sms", argv[++i], 0, 100000);
         } else if (!strcmp(argv[i], "--go-fd") && i + 1 < argc) {
-            go_fd = atoi(argv[++i]);
+            go_fd = (int)arg_long("worker", "--go-fd", argv[++i], 0, 65535);
         } else {
             fprintf(stderr, "worker: unknown argument '%s'\n", argv[i]);
             return 2;
