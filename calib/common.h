@@ -175,6 +175,18 @@ static inline double now_s(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* End a program's JSON document: write "elapsed_s" since t_start, close the root object (the
+ * caller has closed its arrays), end the line and close fo unless it is stdout. */
+static inline void jw_finish_doc(jw *w, FILE *fo, double t_start)
+{
+    jw_num(w, "elapsed_s", now_s() - t_start);
+    jw_end_obj(w);
+    fputc('\n', fo);
+    if (fo != stdout) {
+        fclose(fo);
+    }
+}
+
 /* ---------------------------------------------------------------- device identity */
 static inline void jw_device(jw *w, int dev)
 {
@@ -302,6 +314,21 @@ static inline int part_open(int dev, int want, const part_info *in, part *p, cha
     p->sms = (int)grp.sm.smCount;
     p->is_green = 1;
     return 0;
+}
+
+/* Like part_open, but on failure records {"sms_requested": want, "error": why} as one element of
+ * the array open in w (the caller counts it and moves on) and returns -1. */
+static inline int part_open_or_record(jw *w, int dev, int want, const part_info *in, part *p)
+{
+    char why[256] = "";
+    if (part_open(dev, want, in, p, why, sizeof why) == 0) {
+        return 0;
+    }
+    jw_obj(w, NULL);
+    jw_int(w, "sms_requested", want);
+    jw_str(w, "error", why);
+    jw_end_obj(w);
+    return -1;
 }
 
 static inline void part_close(part *p)

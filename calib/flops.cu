@@ -290,12 +290,7 @@ int main(int argc, char **argv)
     int n_fail = 0;
     for (int si = 0; si < n_sms; si++) {
         part p;
-        char why[256] = "";
-        if (part_open(dev, sms_list[si], &in, &p, why, sizeof why) != 0) {
-            jw_obj(&w, NULL);
-            jw_int(&w, "sms_requested", sms_list[si]);
-            jw_str(&w, "error", why);
-            jw_end_obj(&w);
+        if (part_open_or_record(&w, dev, sms_list[si], &in, &p) != 0) {
             n_fail++;
             continue;
         }
@@ -338,12 +333,7 @@ int main(int argc, char **argv)
         part_close(&p);
     }
     jw_end_arr(&w);
-    jw_num(&w, "elapsed_s", now_s() - t_start);
-    jw_end_obj(&w);
-    fputc('\n', fo);
-    if (fo != stdout) {
-        fclose(fo);
-    }
+    jw_finish_doc(&w, fo, t_start);
     fprintf(stderr, "flops: %d SM counts, %d failed\n", n_sms, n_fail);
     return n_fail == n_sms ? 1 : 0;
 }

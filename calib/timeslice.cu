@@ -105,11 +105,6 @@ int main(int argc, char **argv)
     }
     jw_end_arr(&w);
     jw_int(&w, "failed_groups", n_fail);
-    jw_num(&w, "elapsed_s", now_s() - t_start);
-    jw_end_obj(&w);
-    fputc('\n', fo);
-    if (fo != stdout) {
-        fclose(fo);
-    }
+    jw_finish_doc(&w, fo, t_start);
     return n_fail ? 1 : 0;
 }
