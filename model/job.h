@@ -37,6 +37,21 @@ typedef struct job_request {
     uint32_t n_workers;   /* workers (pods), >= 1; all start together */
 } job_request;
 
+/* Kubernetes pod attributes that traces carry and the scheduler honours. Every field's zero value
+ * means "not stated" and is the synthetic generators' default, so a zero-initialised spec is a plain
+ * job. Strings are borrowed like the spec's. */
+typedef struct job_pod {
+    int32_t priority;        /* priority class value; a higher value may preempt a lower; 0 default */
+    uint32_t gpu_milli;      /* fractional GPU per unit in milli-GPU (1..999), as openb's gpu_milli;
+                              * 0 = whole units of the requested resource */
+    uint32_t cpu_milli;      /* CPU request per worker, milli-cores; 0 = not stated */
+    uint64_t host_mem_bytes; /* host memory request per worker, bytes; 0 = not stated */
+    const char *gpu_spec;    /* allowed GPU types, '|'-separated catalog names; NULL = any */
+    const char *qos;         /* the trace's QoS class (openb: LS, BE, ...), or NULL */
+    const char *user;        /* submitting user, or NULL */
+    const char *queue;       /* queue or virtual cluster, or NULL */
+} job_pod;
+
 typedef struct job_spec {
     const char *class_name; /* workload class that generated it, borrowed */
     job_request req;
@@ -44,6 +59,7 @@ typedef struct job_spec {
     double work_s;       /* solo run time on the unit it asked for, seconds, > 0 */
     uint64_t mem_bytes;  /* device memory needed per unit; 0 = not stated (never OOM) */
     const char *profile; /* workload profile name for the speed model, or NULL; borrowed */
+    job_pod pod;         /* pod attributes from a trace; all zero for synthetic jobs */
 } job_spec;
 
 typedef struct job {

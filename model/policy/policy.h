@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "model/ids.h"
+#include "model/job.h"
 #include "sim/diag.h"
 #include "sim/simtime.h"
 
@@ -70,6 +71,7 @@ typedef struct pol_job {
     uint64_t mem_bytes;   /* per unit, 0 = not stated */
     double work_s;        /* solo run time, s */
     sim_time submit;
+    job_pod pod; /* pod attributes (priority, gpu_milli, cpu, gpu_spec, ...); strings borrowed */
 } pol_job;
 
 /* Current simulated time, ns. */

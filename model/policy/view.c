@@ -50,6 +50,7 @@ void pol_job_get(const cluster_view *cv, job_id id, pol_job *out)
     out->mem_bytes = j->spec.mem_bytes;
     out->work_s = j->spec.work_s;
     out->submit = j->spec.submit;
+    out->pod = j->spec.pod;
 }
 
 uint32_t pol_node_free(const cluster_view *cv, node_id n, res_id r)
