@@ -1,5 +1,6 @@
 # slicesim - top-level, non-recursive Makefile (STYLE.md §8).
-#   make            build ./slicesim (BUILD=debug|release|asan, objects in build/$(BUILD)/)
+#   make            build ./slicesim (BUILD=opt|debug|release|asan, objects in build/$(BUILD)/);
+#                   ./slicesim is always a copy of the flavour just built (build/slicesim.flavour)
 #   make run        install missing Debian packages, build, run experiments/default.yaml
 #   make test       install missing packages, build, run every test (Criterion)
 #   make bench      engine and model benchmarks (release build)
@@ -10,10 +11,12 @@
 .DEFAULT_GOAL := all
 .SUFFIXES:
 
-BUILD  ?= debug
+# opt (default): -O2 -g with asserts on; debug: -O0; release: -O2 -g -DNDEBUG; asan: ASan+UBSan.
+BUILD  ?= opt
 O      ?= build/$(BUILD)
 CC     ?= cc
-WERROR ?= 1
+# -Werror only where the compiler is known (CI sets WERROR=1); users' compilers get warnings.
+WERROR ?= 0
 V      ?= 0
 Q      := $(if $(filter 1,$(V)),,@)
 
@@ -26,13 +29,19 @@ CRIT_LIBS   := $(shell pkg-config --libs criterion 2>/dev/null)
 SAN   := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 WARN  := -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
          -Wold-style-definition -Wwrite-strings -Wundef -Wformat=2 -Wdouble-promotion -Wvla
+OPT.opt     := -O2 -g
 OPT.debug   := -O0 -g3
 OPT.release := -O2 -g -DNDEBUG
 OPT.asan    := -O1 -g $(SAN)
-GIT_REV     := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
+ifeq ($(filter $(BUILD),opt debug release asan),)
+$(error BUILD=$(BUILD): unknown flavour; expected one of opt, debug, release, asan)
+endif
+# Evaluated on every make invocation; the generated header below changes only when this does.
+GIT_REV     := $(shell git describe --always --dirty --abbrev=12 --exclude='*' 2>/dev/null \
+                 || echo unknown)
 ALL_CFLAGS   = -std=c11 -D_POSIX_C_SOURCE=200809L -ffp-contract=off $(WARN) \
                $(if $(filter 1,$(WERROR)),-Werror) $(OPT.$(BUILD)) -I. $(PKG_CFLAGS) \
-               -DSIM_BUILD_FLAVOUR='"$(BUILD)"' -MMD -MP $(CFLAGS)
+               -MMD -MP $(CFLAGS)
 ALL_LDFLAGS  = $(if $(filter asan,$(BUILD)),$(SAN)) $(LDFLAGS)
 LIBS         = $(PKG_LIBS) -lm
 
@@ -46,12 +55,33 @@ EMBED_DATA := $(sort $(wildcard model/*.yaml workloads/*.yaml workloads/library/
                                 experiments/*.yaml \
                                 experiments/mig/*.yaml experiments/sharing/*.yaml))
 
-.PHONY: all run test check bench validate fuzz calib deps echo clean format golden-update
+.PHONY: all run test check bench validate fuzz calib deps echo clean format golden-update FORCE
 
 all: slicesim
 
-slicesim: $(O)/slicesim
-	$(Q)cp $< $@
+# ./slicesim is the flavour this invocation built: replaced whenever it differs, and the flavour
+# is recorded in build/slicesim.flavour (a later `make` puts the default flavour back).
+slicesim: $(O)/slicesim FORCE
+	$(Q)if ! cmp -s $< $@; then cp $< $@.tmp && mv -f $@.tmp $@ && \
+	    echo "  ./slicesim is now the $(BUILD) build ($<)"; fi
+	$(Q)mkdir -p build && echo $(BUILD) > build/slicesim.flavour.tmp && \
+	    mv -f build/slicesim.flavour.tmp build/slicesim.flavour
+
+# Build facts (git revision, flavour, flags) live in one generated header that is rewritten only
+# when its text changes, so a new commit relinks just tools/buildinfo.o and nothing else.
+define buildinfo_rule
+$(1)/gen/buildinfo_gen.h: FORCE
+	@mkdir -p $$(dir $$@)
+	@printf '#define SIM_GIT_REV "%s"\n#define SIM_BUILD_FLAVOUR "%s"\n#define SIM_OPT_FLAGS "%s"\n' \
+	    '$$(GIT_REV)' '$(2)' '$(3)' > $$@.tmp
+	@if cmp -s $$@.tmp $$@; then rm -f $$@.tmp; else mv -f $$@.tmp $$@; fi
+endef
+$(eval $(call buildinfo_rule,$(O),$(BUILD),$(strip $(OPT.$(BUILD)) $(CFLAGS))))
+$(eval $(call buildinfo_rule,build/fuzz,fuzz,-g -O1))
+$(O)/tools/buildinfo.o: $(O)/gen/buildinfo_gen.h
+$(O)/tools/buildinfo.o: ALL_CFLAGS += -I$(O)/gen
+build/fuzz/obj/tools/buildinfo.o: build/fuzz/gen/buildinfo_gen.h
+build/fuzz/obj/tools/buildinfo.o: FUZZ_BASE += -Ibuild/fuzz/gen
 
 $(O)/slicesim: $(O)/tools/main.o $(O)/libslicesim.a
 	@echo "  LD      $@"
@@ -64,8 +94,7 @@ $(O)/libslicesim.a: $(LIB_OBJ)
 $(O)/%.o: %.c
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
-	$(Q)$(CC) $(ALL_CFLAGS) -DSIM_GIT_REV='"$(GIT_REV)"' \
-	    -DSIM_OPT_FLAGS='"$(OPT.$(BUILD)) $(CFLAGS)"' -c -o $@ $<
+	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
 # Files embedded into the binary (.incbin) so that `make run` needs no data on disk.
 $(O)/experiments/embedded.o: $(EMBED_DATA)
@@ -113,8 +142,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_SRC     := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_BIN     := $(FUZZ_SRC:tests/fuzz/%.c=build/fuzz/%)
 FUZZ_BASE    := -std=c11 -D_POSIX_C_SOURCE=200809L -g -O1 -I. $(PKG_CFLAGS) \
-                -fno-sanitize-recover=all \
-                -DSIM_BUILD_FLAVOUR='"fuzz"' -DSIM_GIT_REV='"$(GIT_REV)"' -DSIM_OPT_FLAGS='"-g -O1"'
+                -fno-sanitize-recover=all
 FUZZ_LIB_OBJ := $(LIB_SRC:%.c=build/fuzz/obj/%.o)
 # The library is compiled once with coverage instrumentation; each target only links it.
 build/fuzz/obj/%.o: %.c
@@ -155,6 +183,6 @@ format:
 	clang-format -i $(LIB_SRC) tools/main.c $(wildcard */*.h */*/*.h) $(TEST_SRC)
 
 clean:
-	rm -rf build slicesim
+	rm -rf build slicesim slicesim.tmp
 
 -include $(LIB_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(O)/tools/main.d

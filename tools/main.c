@@ -1,4 +1,5 @@
 /* tools/main.c - the slicesim command-line front end: dispatches to tools/cmd_*.c. */
+#include "tools/buildinfo.h"
 #include "tools/cli.h"
 
 #include "sim/gslerr.h"
@@ -46,7 +47,8 @@ int main(int argc, char **argv)
         return CLI_EXIT_OK;
     }
     if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
-        printf("slicesim %s (%s build)\n", SIM_GIT_REV, SIM_BUILD_FLAVOUR);
+        printf("slicesim %s (git %s, %s build: %s)\n", buildinfo_version(), buildinfo_git_rev(),
+               buildinfo_flavour(), buildinfo_opt_flags());
         return CLI_EXIT_OK;
     }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {

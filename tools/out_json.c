@@ -8,6 +8,7 @@
 #include "sim/err.h"
 #include "sim/stats.h"
 #include "sim/xalloc.h"
+#include "tools/buildinfo.h"
 #include "tools/out.h"
 
 cJSON *out_json_number(double v)
@@ -304,9 +305,12 @@ cJSON *out_run_info(uint64_t seed, const char *scenario_path, const char *argv_l
 #elif defined(__GNUC__)
     cJSON_AddStringToObject(o, "compiler", "gcc " __VERSION__);
 #endif
-    cJSON_AddStringToObject(o, "build", SIM_BUILD_FLAVOUR);
-    cJSON_AddStringToObject(o, "cflags", "-std=c11 -ffp-contract=off " SIM_OPT_FLAGS);
-    cJSON_AddStringToObject(o, "git_revision", SIM_GIT_REV);
+    cJSON_AddStringToObject(o, "version", buildinfo_version());
+    cJSON_AddStringToObject(o, "build", buildinfo_flavour());
+    char cflags[512];
+    snprintf(cflags, sizeof cflags, "-std=c11 -ffp-contract=off %s", buildinfo_opt_flags());
+    cJSON_AddStringToObject(o, "cflags", cflags);
+    cJSON_AddStringToObject(o, "git_revision", buildinfo_git_rev());
     return o;
 }
 

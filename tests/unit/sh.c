@@ -1,0 +1,35 @@
+/* tests/unit/sh.c - see sh.h. */
+#include "tests/unit/sh.h"
+
+#include <stdio.h>
+#include <sys/wait.h>
+
+int test_sh(const char *cmd, char *out, size_t n)
+{
+    FILE *p = popen(cmd, "r");
+    if (!p) {
+        return -1;
+    }
+    size_t got = fread(out, 1, n - 1, p);
+    out[got] = '\0';
+    char sink[4096];
+    while (fread(sink, 1, sizeof sink, p) > 0) {
+    }
+    int st = pclose(p);
+    if (st < 0) {
+        return -1;
+    }
+    return WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? 128 + WTERMSIG(st) : -1;
+}
+
+int test_read_text(const char *path, char *out, size_t n)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        return 0;
+    }
+    size_t got = fread(out, 1, n - 1, f);
+    out[got] = '\0';
+    fclose(f);
+    return 1;
+}

@@ -1,0 +1,16 @@
+/* tests/unit/sh.h - run a shell command from a test and capture what it prints.
+ * Ownership: `out` is the caller's buffer. No units. */
+#ifndef SIMPROJ_TESTS_UNIT_SH_H
+#define SIMPROJ_TESTS_UNIT_SH_H
+
+#include <stddef.h>
+
+/* Run `cmd` with /bin/sh (append "2>&1" to capture stderr too); its first n-1 bytes of stdout go
+ * to out (NUL-terminated). Returns the exit status, 128+signal when killed, -1 when it could not
+ * start. */
+int test_sh(const char *cmd, char *out, size_t n);
+
+/* Read the whole file `path` into out (NUL-terminated, at most n-1 bytes); false when missing. */
+int test_read_text(const char *path, char *out, size_t n);
+
+#endif
