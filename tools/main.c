@@ -1,5 +1,6 @@
 /* tools/main.c - the slicesim command-line front end: dispatches to tools/cmd_*.c. */
 #include "tools/buildinfo.h"
+#include "tools/cleanup.h"
 #include "tools/cli.h"
 
 #include "sim/gslerr.h"
@@ -38,6 +39,10 @@ static void usage(FILE *out)
 int main(int argc, char **argv)
 {
     sim_gsl_install_handler(); /* a GSL error is a bug: print it and abort */
+    if (cleanup_install() != 0) { /* SIGINT/SIGTERM remove staged outputs, exit 130/143 */
+        perror("slicesim: sigaction");
+        return CLI_EXIT_ENV;
+    }
     if (argc < 2) {
         usage(stderr);
         return CLI_EXIT_INPUT;

@@ -25,7 +25,10 @@
 typedef struct out_stage out_stage;
 
 /* Start staging into directory dir (created, with parents, when missing). Returns NULL and
- * prints "slicesim: DIR: reason" on failure (an environment error). Caller owns. */
+ * prints "slicesim: DIR: reason" on failure (an environment error). Caller owns.
+ * The staged files and the directories the stage creates are registered with tools/cleanup.h
+ * until commit or abort: an interrupted run (SIGINT/SIGTERM) leaves none of them behind, and an
+ * aborted or failed stage removes the (empty) directories it made. */
 out_stage *out_stage_begin(const char *dir);
 /* Open DIR/.name.tmp for writing; NULL (message printed) on failure. Owned by the stage. */
 FILE *out_stage_open(out_stage *st, const char *name);

@@ -5,12 +5,15 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <unistd.h>
 
 #include "sim/err.h"
 #include "sim/xalloc.h"
+#include "tools/cleanup.h"
 #include "tools/out.h"
 
 #define OUT_MAX_FILES 16
+#define OUT_MAX_DIRS 16
 
 struct out_stage {
     char *dir;
@@ -18,6 +21,10 @@ struct out_stage {
     char *tmp[OUT_MAX_FILES];
     char *final[OUT_MAX_FILES];
     FILE *f[OUT_MAX_FILES];
+    int tmp_handle[OUT_MAX_FILES]; /* tools/cleanup.h handles of the staged files */
+    int n_made;                    /* directories this stage created, outermost first */
+    char *made[OUT_MAX_DIRS];
+    int made_handle[OUT_MAX_DIRS];
 };
 
 static char *join(const char *dir, const char *a, const char *b, const char *c)
@@ -28,8 +35,9 @@ static char *join(const char *dir, const char *a, const char *b, const char *c)
     return p;
 }
 
-/* mkdir -p */
-static int make_dirs(const char *dir)
+/* mkdir -p; the directories it creates are recorded in st (and registered for removal on
+ * interruption) so that an abort removes them again. */
+static int make_dirs(out_stage *st, const char *dir)
 {
     char *p = xstrdup(dir, "output dir");
     int rc = 0;
@@ -37,8 +45,17 @@ static int make_dirs(const char *dir)
         if (*s == '/' || *s == '\0') {
             char saved = *s;
             *s = '\0';
-            if (mkdir(p, 0777) != 0 && errno != EEXIST) {
-                fprintf(stderr, "slicesim: %s: cannot create directory: %s\n", p, strerror(errno));
+            bool track = st->n_made < OUT_MAX_DIRS;
+            int h = track ? cleanup_register(p, true) : -1;
+            int made = mkdir(p, 0777) == 0, e = errno;
+            if (made && track) {
+                st->made[st->n_made] = xstrdup(p, "output dir");
+                st->made_handle[st->n_made++] = h;
+            } else {
+                cleanup_forget(h);
+            }
+            if (!made && e != EEXIST) {
+                fprintf(stderr, "slicesim: %s: cannot create directory: %s\n", p, strerror(e));
                 rc = SIM_EIO;
                 break;
             }
@@ -57,13 +74,18 @@ static int make_dirs(const char *dir)
     return rc;
 }
 
+static void free_stage(out_stage *st);
+static void remove_made_dirs(out_stage *st);
+
 out_stage *out_stage_begin(const char *dir)
 {
-    if (make_dirs(dir) != 0) {
-        return NULL;
-    }
     out_stage *st = xcalloc(1, sizeof *st, "output stage");
     st->dir = xstrdup(dir, "output dir");
+    if (make_dirs(st, dir) != 0) {
+        remove_made_dirs(st);
+        free_stage(st);
+        return NULL;
+    }
     return st;
 }
 
@@ -71,12 +93,15 @@ FILE *out_stage_open(out_stage *st, const char *name)
 {
     SIM_ASSERT(st->n < OUT_MAX_FILES);
     char *tmp = join(st->dir, ".", name, ".tmp");
+    int h = cleanup_register(tmp, false); /* before the file exists: no window without it */
     FILE *f = fopen(tmp, "w");
     if (!f) {
         fprintf(stderr, "slicesim: %s: %s\n", tmp, strerror(errno));
+        cleanup_forget(h);
         free(tmp);
         return NULL;
     }
+    st->tmp_handle[st->n] = h;
     st->tmp[st->n] = tmp;
     st->final[st->n] = join(st->dir, name, "", "");
     st->f[st->n] = f;
@@ -84,14 +109,28 @@ FILE *out_stage_open(out_stage *st, const char *name)
     return f;
 }
 
+/* Frees st and unregisters every path it registered. */
 static void free_stage(out_stage *st)
 {
     for (int i = 0; i < st->n; i++) {
+        cleanup_forget(st->tmp_handle[i]);
         free(st->tmp[i]);
         free(st->final[i]);
     }
+    for (int i = 0; i < st->n_made; i++) {
+        cleanup_forget(st->made_handle[i]);
+        free(st->made[i]);
+    }
     free(st->dir);
     free(st);
+}
+
+/* rmdir the directories this stage made, innermost first (only empty ones go). */
+static void remove_made_dirs(out_stage *st)
+{
+    for (int i = st->n_made - 1; i >= 0; i--) {
+        rmdir(st->made[i]);
+    }
 }
 
 void out_stage_abort(out_stage *st)
@@ -105,6 +144,7 @@ void out_stage_abort(out_stage *st)
         }
         remove(st->tmp[i]);
     }
+    remove_made_dirs(st);
     free_stage(st);
 }
 
@@ -129,6 +169,7 @@ int out_stage_commit(out_stage *st)
         for (int i = 0; i < st->n; i++) {
             remove(st->tmp[i]);
         }
+        remove_made_dirs(st);
     }
     free_stage(st);
     return rc;
