@@ -55,7 +55,7 @@ EMBED_DATA := $(sort $(wildcard model/*.yaml workloads/*.yaml workloads/library/
                                 experiments/*.yaml \
                                 experiments/mig/*.yaml experiments/sharing/*.yaml))
 
-.PHONY: all run test check bench validate fuzz calib deps echo clean format golden-update FORCE
+.PHONY: all run test check bench validate fuzz calib deps deps-test echo clean format golden-update FORCE
 
 all: slicesim
 
@@ -111,13 +111,17 @@ $(O)/test_unit: $(TEST_OBJ) $(O)/libslicesim.a
 deps:
 	@sh tools/install-deps.sh
 
+# The tests also drive promtool, chromium and mpirun.
+deps-test:
+	@SLICESIM_TEST_DEPS=1 sh tools/install-deps.sh
+
 run: deps
 	@$(MAKE) --no-print-directory all
 	./slicesim run experiments/default.yaml -o results/default
 
 # One Criterion binary holds every test (unit, bad input, golden, determinism), so the run ends
 # in one "Synthesis" line. Tests run from the repository root and may call ./slicesim.
-test check: deps
+test check: deps-test
 	@$(MAKE) --no-print-directory all $(O)/test_unit
 	$(O)/test_unit --jobs 2 $(TEST_ARGS)
 

@@ -540,8 +540,15 @@ static const cfg_field policy_fields[] = {
     {0},
 };
 
-static const char *const output_names[] = {"run.json",    "jobs.csv",   "timeseries.csv",
-                                           "report.html", "metrics.om", NULL};
+/* In SCN_OUT_* bit order. */
+static const char *const output_names[SCN_OUT_COUNT + 1] = {"run.json", "jobs.csv",
+                                                            "timeseries.csv", "metrics.om", NULL};
+
+const char *scenario_output_name(unsigned i)
+{
+    SIM_ASSERT(i < SCN_OUT_COUNT);
+    return output_names[i];
+}
 
 /* `files: [run.json, jobs.csv]` -> SCN_OUT_* bits. */
 static bool parse_files(cfg_walker *w, yaml_node_t *node, const char *path, const cfg_field *f,

@@ -57,15 +57,18 @@ enum {
     SCN_DUR_LOGNORMAL = 2,   /* median median_ns (= exp(mu)), log-space sigma */
 };
 
-/* Output files (bits of scenario_outputs.files). */
+/* Output files (bits of scenario_outputs.files), bit i named scenario_output_name(i). Every name
+ * a scenario may list is written by `slicesim run`; any other name is an input error. */
 enum {
     SCN_OUT_RUN_JSON = 1u << 0,
     SCN_OUT_JOBS_CSV = 1u << 1,
     SCN_OUT_TIMESERIES_CSV = 1u << 2,
-    SCN_OUT_REPORT_HTML = 1u << 3,
-    SCN_OUT_METRICS_OM = 1u << 4,
-    SCN_OUT_ALL = (1u << 5) - 1,
+    SCN_OUT_METRICS_OM = 1u << 3,
+    SCN_OUT_COUNT = 4,
+    SCN_OUT_ALL = (1u << SCN_OUT_COUNT) - 1,
 };
+/* File name of output bit i (i < SCN_OUT_COUNT), e.g. "run.json"; static storage. */
+const char *scenario_output_name(unsigned i);
 
 /* MIG layout of every GPU of a node group, by a named config of a mig-parted file. */
 typedef struct scenario_mig {

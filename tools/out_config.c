@@ -94,8 +94,6 @@ static cJSON *job_class_json(const scenario_job_class *j)
 
 cJSON *out_config_json(const scenario_spec *s)
 {
-    static const char *const files[] = {"run.json", "jobs.csv", "timeseries.csv", "report.html",
-                                        "metrics.om"};
     cJSON *o = cJSON_CreateObject();
     add_str(o, "name", s->name);
     add_str(o, "description", s->description);
@@ -125,9 +123,9 @@ cJSON *out_config_json(const scenario_spec *s)
     cJSON *out = cJSON_AddObjectToObject(o, "outputs");
     add_str(out, "dir", s->outputs.dir);
     cJSON *fl = cJSON_AddArrayToObject(out, "files");
-    for (unsigned b = 0; b < 5; b++) {
+    for (unsigned b = 0; b < SCN_OUT_COUNT; b++) {
         if (s->outputs.files & (1u << b)) {
-            cJSON_AddItemToArray(fl, cJSON_CreateString(files[b]));
+            cJSON_AddItemToArray(fl, cJSON_CreateString(scenario_output_name(b)));
         }
     }
     add_s(out, "sample_interval_s", s->outputs.sample_interval_ns);

@@ -21,6 +21,7 @@
 #include "sim/rng.h"
 #include "sim/xalloc.h"
 #include "tools/out.h"
+#include "tools/out_metrics.h"
 #include "tools/run_build.h"
 #include "workloads/synth.h"
 
@@ -232,6 +233,10 @@ static int write_outputs(run_ctx *r, const run_opts *o, const char *dir)
     if (rc == 0 && (files & SCN_OUT_TIMESERIES_CSV)) {
         FILE *f = out_stage_open(st, "timeseries.csv");
         rc = f ? out_timeseries_csv(f, r->w, r->spec->outputs.sample_interval_ns) : SIM_EIO;
+    }
+    if (rc == 0 && (files & SCN_OUT_METRICS_OM)) {
+        FILE *f = out_stage_open(st, "metrics.om");
+        rc = f ? out_metrics_om(f, r->w, &r->phys, r->spec->outputs.sample_interval_ns) : SIM_EIO;
     }
     if (rc != 0) {
         out_stage_abort(st);

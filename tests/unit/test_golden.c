@@ -105,8 +105,9 @@ static void run_case(const char *name)
     cJSON_Delete(run);
     free(exp_text);
     free(run_text);
-    const char *names[] = {"run.json", "run_info.json", "jobs.csv", "timeseries.csv"};
-    for (size_t i = 0; i < 4; i++) {
+    const char *names[] = {"run.json",       "run_info.json", "jobs.csv",
+                           "timeseries.csv", "metrics.om",    "report.html"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         char p[300];
         snprintf(p, sizeof p, "%s/%s", out, names[i]);
         remove(p);

@@ -49,8 +49,9 @@ static char *path_in(const char *dir, const char *name)
 
 static void rm_dir(const char *dir)
 {
-    static const char *const names[] = {"run.json", "run_info.json", "jobs.csv", "timeseries.csv"};
-    for (size_t i = 0; i < 4; i++) {
+    static const char *const names[] = {"run.json",       "run_info.json", "jobs.csv",
+                                        "timeseries.csv", "metrics.om",    "report.html"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         char *p = path_in(dir, names[i]);
         remove(p);
         free(p);

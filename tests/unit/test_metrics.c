@@ -1,0 +1,197 @@
+/* metrics.om (tools/out_metrics.h): values of a hand-solved run, and Prometheus' own tools
+ * reading the file (promtool check metrics; promtool tsdb create-blocks-from openmetrics).
+ * The run (tests/reports/metrics-hand.yaml): a whole A100-SXM4-40GB busy over [600, 900) and
+ * [1200, 1500) s with 10 GiB held; a MIG GPU (7 x 1g.5gb) whose instance 0 is busy over
+ * [900, 1500) s with 1 GiB held; samples every 300 s, the run ends at 1500 s.
+ * promtool is Debian's `prometheus` package (tools/install-deps.sh installs it): a missing
+ * promtool fails the test, it is not skipped. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "experiments/fileio.h"
+#include "tools/run.h"
+
+#define HAND "tests/reports/metrics-hand.yaml"
+#define WHOLE "Hostname=\"whole-0\"}"
+#define INST0 "GPU_I_PROFILE=\"1g.5gb\",GPU_I_ID=\"0\"}"
+#define MIGGPU "Hostname=\"mig-0\"}"
+
+static char dir[] = "/tmp/slicesim-om-XXXXXX";
+static char *om; /* metrics.om of the hand run */
+
+static void setup(void)
+{
+    cr_assert_not_null(mkdtemp(dir));
+    FILE *devnull = fopen("/dev/null", "w");
+    run_opts o = {.scenario = HAND, .out_dir = dir, .summary = devnull, .errors = stderr};
+    cr_assert_eq(run_scenario(&o), 0);
+    fclose(devnull);
+    char path[128];
+    snprintf(path, sizeof path, "%s/metrics.om", dir);
+    size_t len;
+    cr_assert_eq(fileio_read_all(path, FILEIO_MAX_BYTES, &om, &len), 0);
+}
+
+static void teardown(void)
+{
+    free(om);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    cr_assert_eq(system(cmd), 0);
+}
+
+TestSuite(metrics, .init = setup, .fini = teardown, .timeout = 60);
+
+/* The value of family `fam` in the series whose labels end with `labels_tail`, at timestamp ts
+ * (seconds); fails the test when there is no such sample. */
+static double value(const char *fam, const char *labels_tail, long ts)
+{
+    size_t fl = strlen(fam), tl = strlen(labels_tail);
+    for (const char *line = om; *line;) {
+        const char *eol = strchr(line, '\n');
+        size_t n = eol ? (size_t)(eol - line) : strlen(line);
+        const char *brace = memchr(line, '}', n);
+        if (n > fl && !strncmp(line, fam, fl) && line[fl] == '{' && brace &&
+            (size_t)(brace + 1 - line) >= tl && !strncmp(brace + 1 - tl, labels_tail, tl)) {
+            char *end;
+            double v = strtod(brace + 1, &end);
+            if (strtol(end, NULL, 10) == ts) {
+                return v;
+            }
+        }
+        line += n + (eol ? 1 : 0);
+    }
+    cr_assert_fail("no sample %s{...%s} at %ld", fam, labels_tail, ts);
+    return 0;
+}
+
+Test(metrics, whole_gpu_busy_fraction_of_each_interval)
+{
+    /* (t - 300, t] busy: [600, 900) gives 100 % at 900, [1200, 1500) at 1500; at 600 and 1200
+     * the job has just started (a zero-length busy time in the interval). */
+    const long ts[] = {0, 300, 600, 900, 1200, 1500};
+    const double util[] = {0, 0, 0, 100, 0, 100};
+    for (size_t i = 0; i < 6; i++) {
+        cr_expect_float_eq(value("DCGM_FI_DEV_GPU_UTIL", WHOLE, ts[i]), util[i], 1e-9, "t=%ld",
+                           ts[i]);
+        cr_expect_float_eq(value("DCGM_FI_PROF_GR_ENGINE_ACTIVE", WHOLE, ts[i]), util[i] / 100,
+                           1e-9, "t=%ld", ts[i]);
+    }
+}
+
+Test(metrics, framebuffer_held_at_the_sample_instant)
+{
+    /* 10 GiB = 10240 MiB from 600 to 900 and from 1200 to 1500 (released at 900 and 1500). */
+    cr_expect_float_eq(value("DCGM_FI_DEV_FB_USED", WHOLE, 600), 10240, 1e-9);
+    cr_expect_float_eq(value("DCGM_FI_DEV_FB_USED", WHOLE, 900), 0, 1e-9);
+    cr_expect_float_eq(value("DCGM_FI_DEV_FB_USED", WHOLE, 1200), 10240, 1e-9);
+    cr_expect_float_eq(value("DCGM_FI_DEV_FB_USED", WHOLE, 1500), 0, 1e-9);
+    /* used + free = the board's memory at every sample */
+    double total = value("DCGM_FI_DEV_FB_FREE", WHOLE, 0);
+    cr_expect_float_eq(value("DCGM_FI_DEV_FB_FREE", WHOLE, 600), total - 10240, 1e-9);
+    /* the MIG instance: 1 GiB over [900, 1500) */
+    cr_expect_float_eq(value("DCGM_FI_DEV_FB_USED", INST0, 600), 0, 1e-9);
+    cr_expect_float_eq(value("DCGM_FI_DEV_FB_USED", INST0, 900), 1024, 1e-9);
+    cr_expect_float_eq(value("DCGM_FI_DEV_FB_USED", INST0, 1500), 0, 1e-9);
+}
+
+Test(metrics, mig_instances_have_their_own_series)
+{
+    /* instance 0 busy over [900, 1500): 0 at 900, 1 at 1200 and 1500; instance 6 never */
+    cr_expect_float_eq(value("DCGM_FI_PROF_GR_ENGINE_ACTIVE", INST0, 900), 0, 1e-9);
+    cr_expect_float_eq(value("DCGM_FI_PROF_GR_ENGINE_ACTIVE", INST0, 1200), 1, 1e-9);
+    cr_expect_float_eq(value("DCGM_FI_PROF_GR_ENGINE_ACTIVE", INST0, 1500), 1, 1e-9);
+    cr_expect_float_eq(
+        value("DCGM_FI_PROF_GR_ENGINE_ACTIVE", "GPU_I_PROFILE=\"1g.5gb\",GPU_I_ID=\"6\"}", 1200), 0,
+        1e-9);
+    /* DCGM reports no GPU_UTIL for a GPU in MIG mode */
+    cr_expect_null(strstr(om,
+                          "DCGM_FI_DEV_GPU_UTIL{gpu=\"0\",device=\"nvidia0\",modelName=\"NVIDIA "
+                          "A100-SXM4-40GB\",Hostname=\"mig-0\""));
+}
+
+Test(metrics, power_of_busy_sms_at_full_clock)
+{
+    /* model/physics.yaml: 2.45 W per busy fp32 SM, idle share 0, alpha 2.37; A100-SXM4-40GB:
+     * 108 SMs, TDP 400 W. A busy whole GPU wants 108 x 2.45 = 264.6 W < 400 W: no throttling.
+     * One busy 1g.5gb instance (14 SMs): 14 x 2.45 = 34.3 W. */
+    cr_expect_float_eq(value("DCGM_FI_DEV_POWER_USAGE", WHOLE, 900), 264.6, 1e-3);
+    cr_expect_float_eq(value("DCGM_FI_DEV_POWER_USAGE", WHOLE, 1200), 0, 1e-3);
+    cr_expect_float_eq(value("DCGM_FI_DEV_POWER_USAGE", MIGGPU, 1200), 34.3, 1e-3);
+}
+
+/* Run a shell command; its exit status, its output (stdout+stderr) into out. */
+static int sh(const char *cmd, char *out, size_t n)
+{
+    FILE *p = popen(cmd, "r");
+    cr_assert_not_null(p);
+    size_t got = fread(out, 1, n - 1, p);
+    out[got] = '\0';
+    while (fgetc(p) != EOF) {
+    }
+    int st = pclose(p);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+Test(metrics, promtool_check_metrics_parses_it)
+{
+    /* promtool exits 1 on a parse error and 3 on lint findings. dcgm-exporter's own label names
+     * (modelName, Hostname, GPU_I_PROFILE) are not snake_case, so its real output draws the
+     * same finding; that one finding, and nothing else, is allowed. */
+    cr_assert_eq(system("command -v promtool >/dev/null"), 0,
+                 "promtool is not installed (Debian package prometheus)");
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "promtool check metrics < %s/metrics.om 2>&1", dir);
+    FILE *p = popen(cmd, "r");
+    cr_assert_not_null(p);
+    char line[1024];
+    size_t n_lines = 0, n_other = 0;
+    while (fgets(line, sizeof line, p)) {
+        n_lines++;
+        if (!strstr(line, "label names should be written in 'snake_case' not 'camelCase'")) {
+            n_other++;
+            cr_log_error("promtool: %s", line);
+        }
+    }
+    int st = pclose(p);
+    cr_assert(WIFEXITED(st));
+    cr_expect(WEXITSTATUS(st) == 0 || WEXITSTATUS(st) == 3, "promtool exit %d", WEXITSTATUS(st));
+    cr_expect_gt(n_lines, 0, "the camelCase finding is expected for dcgm-exporter's labels");
+    cr_expect_eq(n_other, 0, "promtool reported something besides dcgm-exporter's label names");
+}
+
+Test(metrics, promtool_backfills_it_into_a_tsdb)
+{
+    /* Series: GPU_UTIL 1 (the whole GPU), GR_ENGINE_ACTIVE 1 + 7, FB_USED 8, FB_FREE 8,
+     * POWER_USAGE 2 = 27 series x 6 samples = 162 samples. */
+    char cmd[256], out[8192];
+    snprintf(cmd, sizeof cmd,
+             "promtool tsdb create-blocks-from openmetrics %s/metrics.om %s/tsdb 2>&1", dir, dir);
+    cr_assert_eq(sh(cmd, out, sizeof out), 0, "%s", out);
+    /* one line per block: ULID MIN_TIME MAX_TIME DURATION NUM_SAMPLES NUM_CHUNKS NUM_SERIES SIZE */
+    long samples = 0, series = 0;
+    size_t n_blocks = 0;
+    char *lsave;
+    for (char *line = strtok_r(out, "\n", &lsave); line; line = strtok_r(NULL, "\n", &lsave)) {
+        char *f[8];
+        size_t nf = 0;
+        for (char *save, *t = strtok_r(line, " ", &save); t && nf < 8;
+             t = strtok_r(NULL, " ", &save)) {
+            f[nf++] = t;
+        }
+        char *end;
+        if (nf == 8 && strlen(f[0]) == 26) {
+            samples += strtol(f[4], &end, 10);
+            long ns = strtol(f[6], &end, 10);
+            series = ns > series ? ns : series;
+            n_blocks++;
+        }
+    }
+    cr_expect_gt(n_blocks, 0, "%s", out);
+    cr_expect_eq(samples, 162, "%s", out);
+    cr_expect_eq(series, 27, "%s", out);
+}
