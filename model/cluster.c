@@ -1,9 +1,11 @@
+/* model/cluster.c - cluster state and its bookkeeping (see cluster.h). */
 #include "model/cluster.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/capidx.h"
 #include "sim/err.h"
 #include "sim/xalloc.h"
 
@@ -20,7 +22,33 @@ struct cluster {
     uint32_t *gpu_busy_devs; /* per GPU: devices with a unit held */
     uint32_t *res_used;      /* per resource: units held */
     uint32_t gpus_busy, sms_busy;
+    gpu_id *node_first_gpu; /* n_nodes + 1 */
+    uint64_t *cpu_cap, *cpu_used, *mem_cap, *mem_used; /* per node */
+    capidx **free_ix;   /* per resource: free units per node */
+    capidx *share_ix;   /* per node: the largest free milli-GPU of its shareable GPUs */
+    uint32_t n_shareable;
+    uint64_t milli_used;
 };
+
+/* Refresh node n's entries of the free-capacity index for resource r. */
+static void index_node_res(cluster *c, node_id n, res_id r)
+{
+    size_t i = (size_t)n * c->n_res + r;
+    capidx_set(c->free_ix[r], n, c->cap[i] - c->used[i]);
+}
+
+static void index_node_share(cluster *c, node_id n)
+{
+    uint32_t best = 0;
+    for (gpu_id g = c->node_first_gpu[n]; g < c->node_first_gpu[n + 1]; g++) {
+        const cluster_gpu *cg = &c->gpus[g];
+        for (dev_id d = cg->first_dev; d < cg->first_dev + cg->n_devs; d++) {
+            uint32_t f = cluster_share_free(c, d);
+            best = f > best ? f : best;
+        }
+    }
+    capidx_set(c->share_ix, n, best);
+}
 
 bool cluster_resource_name_for(const mig_profile *profile, bool shared, char *buf, size_t len)
 {
@@ -130,6 +158,9 @@ static void add_device(cluster *c, const cluster_gpu_cfg *g, node_id node, gpu_i
     d->sms = p ? p->sms : g->type->sms_total;
     d->mem_bytes = p ? p->mem_bytes : g->type->mem_bytes;
     d->mem_used_bytes = 0;
+    d->shareable = !p && !shared;
+    d->milli_used = 0;
+    c->n_shareable += d->shareable;
 }
 
 int cluster_create(const cluster_cfg *cfg, cluster **out, char *why, size_t why_len)
@@ -150,12 +181,20 @@ int cluster_create(const cluster_cfg *cfg, cluster **out, char *why, size_t why_
     c->n_nodes = cfg->n_nodes;
     c->node_names = xcalloc(cfg->n_nodes, sizeof(char *), "node names");
     c->node_first = xcalloc(cfg->n_nodes + 1, sizeof(dev_id), "node devices");
+    c->node_first_gpu = xcalloc(cfg->n_nodes + 1, sizeof(gpu_id), "node gpus");
+    c->cpu_cap = xcalloc(cfg->n_nodes, sizeof(uint64_t), "node cpu");
+    c->cpu_used = xcalloc(cfg->n_nodes, sizeof(uint64_t), "node cpu");
+    c->mem_cap = xcalloc(cfg->n_nodes, sizeof(uint64_t), "node memory");
+    c->mem_used = xcalloc(cfg->n_nodes, sizeof(uint64_t), "node memory");
     c->gpus = xcalloc(n_gpus ? n_gpus : 1, sizeof(cluster_gpu), "cluster gpus");
     c->devs = xcalloc(n_devs ? n_devs : 1, sizeof(cluster_device), "cluster devices");
     for (node_id n = 0; n < cfg->n_nodes; n++) {
         const cluster_node_cfg *nc = &cfg->nodes[n];
         c->node_names[n] = xstrdup(nc->name, "node name");
         c->node_first[n] = c->n_devs;
+        c->node_first_gpu[n] = c->n_gpus;
+        c->cpu_cap[n] = nc->cpu_milli;
+        c->mem_cap[n] = nc->host_mem_bytes;
         for (uint32_t i = 0; i < nc->n_gpus; i++) {
             const cluster_gpu_cfg *g = &nc->gpus[i];
             gpu_id gid = c->n_gpus++;
@@ -177,6 +216,7 @@ int cluster_create(const cluster_cfg *cfg, cluster **out, char *why, size_t why_
         }
     }
     c->node_first[c->n_nodes] = c->n_devs;
+    c->node_first_gpu[c->n_nodes] = c->n_gpus;
     c->gpu_busy_devs = xcalloc(c->n_gpus ? c->n_gpus : 1, sizeof(uint32_t), "busy devices");
     c->res_used = xcalloc(c->n_res ? c->n_res : 1, sizeof(uint32_t), "resources used");
     c->cap = xcalloc((size_t)c->n_nodes * (c->n_res ? c->n_res : 1), sizeof(uint32_t), "cap");
@@ -184,6 +224,17 @@ int cluster_create(const cluster_cfg *cfg, cluster **out, char *why, size_t why_
     for (dev_id d = 0; d < c->n_devs; d++) {
         c->cap[(size_t)c->devs[d].node * c->n_res + c->devs[d].resource] += c->devs[d].slots;
         c->units_total += c->devs[d].slots;
+    }
+    c->free_ix = xcalloc(c->n_res ? c->n_res : 1, sizeof(capidx *), "free index");
+    for (res_id r = 0; r < c->n_res; r++) {
+        c->free_ix[r] = capidx_create(c->n_nodes);
+        for (node_id n = 0; n < c->n_nodes; n++) {
+            index_node_res(c, n, r);
+        }
+    }
+    c->share_ix = capidx_create(c->n_nodes);
+    for (node_id n = 0; n < c->n_nodes; n++) {
+        index_node_share(c, n);
     }
     *out = c;
     return 0;
@@ -199,7 +250,15 @@ void cluster_destroy(cluster *c)
     }
     for (uint32_t r = 0; r < c->n_res; r++) {
         free(c->res_names[r]);
+        capidx_destroy(c->free_ix ? c->free_ix[r] : NULL);
     }
+    free(c->free_ix);
+    capidx_destroy(c->share_ix);
+    free(c->node_first_gpu);
+    free(c->cpu_cap);
+    free(c->cpu_used);
+    free(c->mem_cap);
+    free(c->mem_used);
     free(c->node_names);
     free(c->node_first);
     free(c->gpu_busy_devs);
@@ -332,32 +391,160 @@ bool cluster_mem_fits(const cluster *c, dev_id id, uint64_t mem_bytes)
     return mem_bytes <= d->mem_bytes;
 }
 
-void cluster_take(cluster *c, dev_id id, uint64_t mem_bytes)
+/* One unit of device d becomes held (whole unit, or the first share of a shareable GPU). */
+static void hold_unit(cluster *c, cluster_device *d)
 {
-    SIM_ASSERT(id < c->n_devs);
-    cluster_device *d = &c->devs[id];
     SIM_ASSERT(d->used < d->slots);
     if (d->used++ == 0) {
         c->sms_busy += (uint32_t)d->sms;
         c->gpus_busy += c->gpu_busy_devs[d->gpu]++ == 0;
     }
     c->res_used[d->resource]++;
-    d->mem_used_bytes += mem_bytes;
     c->used[(size_t)d->node * c->n_res + d->resource]++;
     c->units_used++;
+    index_node_res(c, d->node, d->resource);
+}
+
+static void release_unit(cluster *c, cluster_device *d)
+{
+    SIM_ASSERT(d->used > 0);
+    if (--d->used == 0) {
+        c->sms_busy -= (uint32_t)d->sms;
+        c->gpus_busy -= --c->gpu_busy_devs[d->gpu] == 0;
+    }
+    c->res_used[d->resource]--;
+    c->used[(size_t)d->node * c->n_res + d->resource]--;
+    c->units_used--;
+    index_node_res(c, d->node, d->resource);
+}
+
+void cluster_take(cluster *c, dev_id id, uint64_t mem_bytes)
+{
+    SIM_ASSERT(id < c->n_devs);
+    cluster_device *d = &c->devs[id];
+    hold_unit(c, d);
+    d->mem_used_bytes += mem_bytes;
+    if (d->shareable) {
+        d->milli_used = CLUSTER_MILLI;
+        c->milli_used += CLUSTER_MILLI;
+        index_node_share(c, d->node);
+    }
 }
 
 void cluster_give(cluster *c, dev_id id, uint64_t mem_bytes)
 {
     SIM_ASSERT(id < c->n_devs);
     cluster_device *d = &c->devs[id];
-    SIM_ASSERT(d->used > 0 && d->mem_used_bytes >= mem_bytes);
-    if (--d->used == 0) {
-        c->sms_busy -= (uint32_t)d->sms;
-        c->gpus_busy -= --c->gpu_busy_devs[d->gpu] == 0;
-    }
-    c->res_used[d->resource]--;
+    SIM_ASSERT(d->mem_used_bytes >= mem_bytes);
+    release_unit(c, d);
     d->mem_used_bytes -= mem_bytes;
-    c->used[(size_t)d->node * c->n_res + d->resource]--;
-    c->units_used--;
+    if (d->shareable) {
+        SIM_ASSERT(d->milli_used == CLUSTER_MILLI);
+        d->milli_used = 0;
+        c->milli_used -= CLUSTER_MILLI;
+        index_node_share(c, d->node);
+    }
+}
+
+void cluster_take_share(cluster *c, dev_id id, uint32_t milli, uint64_t mem_bytes)
+{
+    SIM_ASSERT(id < c->n_devs && milli > 0 && milli < CLUSTER_MILLI);
+    cluster_device *d = &c->devs[id];
+    SIM_ASSERT(d->shareable && d->milli_used + milli <= CLUSTER_MILLI);
+    if (d->milli_used == 0) {
+        hold_unit(c, d);
+    }
+    d->milli_used += milli;
+    d->mem_used_bytes += mem_bytes;
+    c->milli_used += milli;
+    index_node_share(c, d->node);
+}
+
+void cluster_give_share(cluster *c, dev_id id, uint32_t milli, uint64_t mem_bytes)
+{
+    SIM_ASSERT(id < c->n_devs);
+    cluster_device *d = &c->devs[id];
+    SIM_ASSERT(d->shareable && d->milli_used >= milli && d->mem_used_bytes >= mem_bytes);
+    d->milli_used -= milli;
+    d->mem_used_bytes -= mem_bytes;
+    c->milli_used -= milli;
+    if (d->milli_used == 0) {
+        release_unit(c, d);
+    }
+    index_node_share(c, d->node);
+}
+
+uint32_t cluster_share_free(const cluster *c, dev_id id)
+{
+    const cluster_device *d = cluster_device_get(c, id);
+    return d->shareable ? CLUSTER_MILLI - d->milli_used : 0;
+}
+
+void cluster_node_gpus(const cluster *c, node_id n, gpu_id *first, uint32_t *count)
+{
+    SIM_ASSERT(n < c->n_nodes);
+    *first = c->node_first_gpu[n];
+    *count = c->node_first_gpu[n + 1] - c->node_first_gpu[n];
+}
+
+uint64_t cluster_node_cpu_capacity(const cluster *c, node_id n)
+{
+    SIM_ASSERT(n < c->n_nodes);
+    return c->cpu_cap[n];
+}
+
+uint64_t cluster_node_cpu_free(const cluster *c, node_id n)
+{
+    SIM_ASSERT(n < c->n_nodes);
+    return c->cpu_cap[n] ? c->cpu_cap[n] - c->cpu_used[n] : CLUSTER_UNLIMITED;
+}
+
+uint64_t cluster_node_mem_capacity(const cluster *c, node_id n)
+{
+    SIM_ASSERT(n < c->n_nodes);
+    return c->mem_cap[n];
+}
+
+uint64_t cluster_node_mem_free(const cluster *c, node_id n)
+{
+    SIM_ASSERT(n < c->n_nodes);
+    return c->mem_cap[n] ? c->mem_cap[n] - c->mem_used[n] : CLUSTER_UNLIMITED;
+}
+
+void cluster_node_take(cluster *c, node_id n, uint64_t cpu_milli, uint64_t mem_bytes)
+{
+    SIM_ASSERT(cpu_milli <= cluster_node_cpu_free(c, n) && mem_bytes <= cluster_node_mem_free(c, n));
+    c->cpu_used[n] += c->cpu_cap[n] ? cpu_milli : 0;
+    c->mem_used[n] += c->mem_cap[n] ? mem_bytes : 0;
+}
+
+void cluster_node_give(cluster *c, node_id n, uint64_t cpu_milli, uint64_t mem_bytes)
+{
+    SIM_ASSERT(n < c->n_nodes);
+    cpu_milli = c->cpu_cap[n] ? cpu_milli : 0;
+    mem_bytes = c->mem_cap[n] ? mem_bytes : 0;
+    SIM_ASSERT(c->cpu_used[n] >= cpu_milli && c->mem_used[n] >= mem_bytes);
+    c->cpu_used[n] -= cpu_milli;
+    c->mem_used[n] -= mem_bytes;
+}
+
+node_id cluster_next_node(const cluster *c, res_id r, uint32_t k, node_id from)
+{
+    SIM_ASSERT(r < c->n_res);
+    return capidx_next_ge(c->free_ix[r], from, k);
+}
+
+node_id cluster_next_node_share(const cluster *c, uint32_t milli, node_id from)
+{
+    return capidx_next_ge(c->share_ix, from, milli);
+}
+
+uint32_t cluster_shareable_gpus(const cluster *c)
+{
+    return c->n_shareable;
+}
+
+uint64_t cluster_milli_used(const cluster *c)
+{
+    return c->milli_used;
 }

@@ -20,6 +20,16 @@
  * Request size: with failRequestsGreaterThanOne (time-slicing; always under MPS) the plugin refuses
  * a container's request for more than one unit of a shared resource (UnexpectedAdmissionError);
  * such devices have one_per_request set and the world fails the job (model/world.h).
+ * Fractional GPUs (openb's gpu_milli; alibaba/clusterdata issue 193: a share of the GPU's memory
+ * plus at least that share of its time): a whole GPU with MIG off and no sharing rule takes
+ * shares of 1..999 milli-GPU (cluster_take_share) besides whole units; a whole unit holds all
+ * 1000. Such a device is *shareable*; its milli_used counts what its pods hold, and while any
+ * share is held the device counts one unit in use (so no whole-unit request lands on it).
+ * Nodes may state CPU (milli-cores) and host-memory capacities; pods take them per worker
+ * (cluster_node_take). A capacity of 0 means "not modelled": every request fits.
+ * Free-capacity index (model/capidx.h): per resource, the free units of each node; and the
+ * largest free share of each node's shareable GPUs; so placement finds the next node that can
+ * hold a request in O(log nodes) (cluster_next_node, cluster_next_node_share).
  * Ids are dense and ordered: nodes in config order, GPUs node-major, devices GPU-major, so
  * iterating by id is deterministic. Units: bytes, SM counts.
  * Ownership: cluster_create copies what it needs; the catalog entries (gpu_type, mig_profile) are
@@ -73,6 +83,8 @@ typedef struct cluster_node_cfg {
     const char *name; /* copied */
     uint32_t n_gpus;
     const cluster_gpu_cfg *gpus; /* n_gpus entries; borrowed during cluster_create */
+    uint64_t cpu_milli;          /* CPU capacity, milli-cores; 0 = not modelled (unlimited) */
+    uint64_t host_mem_bytes;     /* host memory capacity, bytes; 0 = not modelled (unlimited) */
 } cluster_node_cfg;
 
 typedef struct cluster_cfg {
@@ -105,7 +117,12 @@ typedef struct cluster_device {
     int sms;                    /* SMs of the device (whole GPU: sms_total) */
     uint64_t mem_bytes;         /* memory of the device */
     uint64_t mem_used_bytes;    /* memory held by the jobs on it */
+    bool shareable;             /* takes fractional shares: whole GPU, MIG off, not shared */
+    uint32_t milli_used;        /* shareable: milli-GPU held (a whole unit holds 1000); else 0 */
 } cluster_device;
+
+#define CLUSTER_MILLI 1000u /* milli-GPU in one GPU */
+#define CLUSTER_UNLIMITED UINT64_MAX
 
 typedef struct cluster cluster;
 
@@ -152,6 +169,35 @@ bool cluster_mem_fits(const cluster *c, dev_id d, uint64_t mem_bytes);
 void cluster_take(cluster *c, dev_id d, uint64_t mem_bytes);
 /* Give back one unit of device d holding mem_bytes. */
 void cluster_give(cluster *c, dev_id d, uint64_t mem_bytes);
+
+/* Take a fractional share of milli (1..999) milli-GPU of shareable device d, holding mem_bytes
+ * of its memory; the device must have that much free (cluster_share_free). */
+void cluster_take_share(cluster *c, dev_id d, uint32_t milli, uint64_t mem_bytes);
+/* Give back a share taken with cluster_take_share. */
+void cluster_give_share(cluster *c, dev_id d, uint32_t milli, uint64_t mem_bytes);
+/* Milli-GPU free on device d for a share: 1000 - milli_used when shareable, else 0. */
+uint32_t cluster_share_free(const cluster *c, dev_id d);
+
+/* GPUs of node n: ids first .. first + count - 1 (GPUs are node-major). */
+void cluster_node_gpus(const cluster *c, node_id n, gpu_id *first, uint32_t *count);
+/* CPU (milli-cores) and host memory (bytes) of node n: capacity (0 = not modelled) and free
+ * (CLUSTER_UNLIMITED when not modelled). */
+uint64_t cluster_node_cpu_capacity(const cluster *c, node_id n);
+uint64_t cluster_node_cpu_free(const cluster *c, node_id n);
+uint64_t cluster_node_mem_capacity(const cluster *c, node_id n);
+uint64_t cluster_node_mem_free(const cluster *c, node_id n);
+/* Take / give back one worker's CPU and host memory on node n (must fit). */
+void cluster_node_take(cluster *c, node_id n, uint64_t cpu_milli, uint64_t mem_bytes);
+void cluster_node_give(cluster *c, node_id n, uint64_t cpu_milli, uint64_t mem_bytes);
+
+/* The lowest node >= from with at least k free units of resource r, or cluster_n_nodes when
+ * none (O(log nodes)). */
+node_id cluster_next_node(const cluster *c, res_id r, uint32_t k, node_id from);
+/* The lowest node >= from with a shareable GPU with at least milli free, or cluster_n_nodes. */
+node_id cluster_next_node_share(const cluster *c, uint32_t milli, node_id from);
+/* Shareable GPUs, and milli-GPU held on them (whole units count 1000), cluster-wide, O(1). */
+uint32_t cluster_shareable_gpus(const cluster *c);
+uint64_t cluster_milli_used(const cluster *c);
 
 /* Resource name a device of this kind advertises, written into buf (NUL-terminated):
  * profile NULL -> "nvidia.com/gpu", else "nvidia.com/mig-<profile>" with '+' -> '.';

@@ -555,6 +555,7 @@ void world_run(world *w)
     record(w); /* the empty cluster at t = 0 */
     schedule_next_arrival(w);
     sim_run(w->ctx, w->until);
+    w->tot.horizon = w->until != SIM_TIME_MAX && w->until > w->tot.end ? w->until : w->tot.end;
     w->tot.n_events = sim_get_counters(w->ctx)->n_executed;
 }
 

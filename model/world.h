@@ -71,6 +71,9 @@ typedef struct world_totals {
     uint32_t n_failed_request; /* refused: more than one unit of a one-per-request device */
     uint32_t sms_total;        /* SMs of all GPUs with MIG off (the utilisation denominator) */
     sim_time end;              /* time of the last change (makespan when all jobs ended) */
+    sim_time horizon;          /* end of the observed window, >= end: the run's `until` when
+                                * finite (the cluster is observed, idle or not, up to it), else
+                                * `end`. Time-weighted means are taken over [0, horizon]. */
 } world_totals;
 
 /* Build the world over `jobs` (taken: freed by world_destroy, even on failure). Returns 0 and

@@ -115,10 +115,10 @@ int out_timeseries_csv(FILE *f, const world *w, sim_time interval_ns)
         }
         fputc('\n', f);
         if (interval_ns > 0) {
-            if (t >= tot.end) {
+            if (t >= tot.horizon) {
                 break;
             }
-            t = tot.end - t > interval_ns ? t + interval_ns : tot.end;
+            t = tot.horizon - t > interval_ns ? t + interval_ns : tot.horizon;
         } else if (++i == n) {
             break;
         }
@@ -177,14 +177,15 @@ void out_summary(FILE *f, const world *w, const char *out_dir)
         fprintf(f, "jct:  mean %.1f s, p50 %.1f s, p95 %.1f s\n", sum_jct / (double)n_jct, p50,
                 stats_quantile_sorted(jct, n_jct, 0.95));
     }
-    fprintf(f, "allocation (time-weighted): %.1f%% of units, %.1f%% of GPUs busy, %.1f%% of SMs\n",
+    fprintf(f, "allocation (time-weighted to the horizon): %.1f%% of units, %.1f%% of GPUs busy, %.1f%% of SMs\n",
             100 * out_time_mean(w, offsetof(world_sample, units_used),
                                 at_least_1(cluster_units_total(c))),
             100 *
                 out_time_mean(w, offsetof(world_sample, gpus_busy), at_least_1(cluster_n_gpus(c))),
             100 * out_time_mean(w, offsetof(world_sample, sms_busy), at_least_1(tot.sms_total)));
-    fprintf(f, "simulated %.1f s in %" PRIu64 " events; outputs in %s/\n", sim_time_to_s(tot.end),
-            tot.n_events, out_dir);
+    fprintf(f,
+            "simulated %.1f s (last event at %.1f s) in %" PRIu64 " events; outputs in %s/\n",
+            sim_time_to_s(tot.horizon), sim_time_to_s(tot.end), tot.n_events, out_dir);
     free(jct);
     free(wait);
 }

@@ -183,7 +183,7 @@ static cJSON *dist_json(double *x, size_t n)
     return o;
 }
 
-/* Time-weighted mean over [0, end] of sample field f, divided by denom (> 0). */
+/* Time-weighted mean over [0, horizon] of sample field f, divided by denom (> 0). */
 static double tw_mean(const world *w, size_t field_off, double denom, res_id r, bool per_res)
 {
     const world_sample *s = world_samples(w);
@@ -198,7 +198,7 @@ static double tw_mean(const world *w, size_t field_off, double denom, res_id r, 
         stats_timeavg_set(&a, s[i].t, SAMPLE_VALUE(i));
     }
 #undef SAMPLE_VALUE
-    return stats_timeavg_mean(&a, tot.end) / denom;
+    return stats_timeavg_mean(&a, tot.horizon) / denom;
 }
 
 double out_time_mean(const world *w, size_t field_off, double denom)
@@ -248,6 +248,7 @@ cJSON *out_run_json(const world *w, const out_run_meta *meta)
     add_num(counts, "decisions_rejected", (double)tot.n_rejected);
     add_num(counts, "events", (double)tot.n_events);
     add_time(m, "end_s", tot.end);
+    add_time(m, "horizon_s", tot.horizon);
     cJSON_AddItemToObject(m, "wait_s", dist_json(wait, n_wait));
     cJSON_AddItemToObject(m, "jct_s", dist_json(jct, n_jct));
     free(wait);
