@@ -13,6 +13,7 @@
 
 EMBED(emb_gpus, "model/gpus.yaml")
 EMBED(emb_physics, "model/physics.yaml")
+EMBED(emb_comm, "model/comm.yaml")
 EMBED(emb_priors, "workloads/priors.yaml")
 EMBED(emb_wl_bert_base_train, "workloads/library/bert-base-train.yaml")
 EMBED(emb_wl_cern_finetune, "workloads/library/cern-finetune.yaml")
@@ -31,6 +32,7 @@ typedef struct embedded_file {
 static const embedded_file files[] = {
     ENTRY(emb_gpus, "model/gpus.yaml"),
     ENTRY(emb_physics, "model/physics.yaml"),
+    ENTRY(emb_comm, "model/comm.yaml"),
     ENTRY(emb_priors, "workloads/priors.yaml"),
     ENTRY(emb_wl_bert_base_train, "workloads/library/bert-base-train.yaml"),
     ENTRY(emb_wl_cern_finetune, "workloads/library/cern-finetune.yaml"),

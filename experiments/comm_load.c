@@ -1,0 +1,219 @@
+/* experiments/comm_load.c - model/comm.yaml -> comm_params (see comm_load.h). */
+#include "experiments/comm_load.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "experiments/cfg.h"
+#include "experiments/embedded.h"
+#include "experiments/yamlx.h"
+#include "sim/arena.h"
+#include "sim/err.h"
+
+typedef struct num {
+    double value;
+    const char *src;
+    const char *note;
+    src_loc at;
+} num;
+
+typedef struct link_doc {
+    num alpha_ll_s, alpha_simple_s, eff, ll_max_bytes;
+} link_doc;
+
+typedef struct net_doc {
+    const char *name;
+    double line_gbit_s;
+    const char *src;
+    src_loc at;
+} net_doc;
+
+typedef struct ddp_doc {
+    num bucket_bytes, backward_frac, grad_copy_frac, nccl_buffer_bytes;
+} ddp_doc;
+
+typedef struct comm_doc {
+    int version;
+    link_doc links[COMM_LINK_COUNT];
+    num ll_bw_frac, host_mem_bytes_per_s, gpus_per_root;
+    net_doc *nets;
+    size_t n_nets;
+    const char *default_net;
+    src_loc default_net_at;
+    ddp_doc ddp;
+} comm_doc;
+
+#define NUM_TABLE(tag, lo, hi)                                                                 \
+    static const cfg_field num_##tag[] = {                                                     \
+        CFG_SELF(num, at),                                                                     \
+        {"value", CFG_DOUBLE, .required = true, CFG_MIN(lo), CFG_MAX(hi),                      \
+         .off = offsetof(num, value)},                                                         \
+        {"src", CFG_STRING, .required = true, .off = offsetof(num, src)},                      \
+        {"note", CFG_STRING, .off = offsetof(num, note)},                                      \
+        {0},                                                                                   \
+    };
+NUM_TABLE(frac, 0.001, 1)
+NUM_TABLE(lat, 0, 1)
+NUM_TABLE(big, 1, 1e15)
+
+#define NUM(key, st, tag) {#key, CFG_MAP, .required = true, .sub = num_##tag, .off = offsetof(st, key)}
+
+static const cfg_field link_fields[] = {
+    NUM(alpha_ll_s, link_doc, lat),
+    NUM(alpha_simple_s, link_doc, lat),
+    NUM(eff, link_doc, frac),
+    NUM(ll_max_bytes, link_doc, big),
+    {0},
+};
+
+#define LINK(key, l)                                                                           \
+    {#key, CFG_MAP, .required = true, .sub = link_fields,                                      \
+     .off = offsetof(comm_doc, links) + (l) * sizeof(link_doc)}
+
+static const cfg_field links_fields[] = {
+    LINK(nvlink, COMM_LINK_NVLINK),
+    LINK(pcie, COMM_LINK_PCIE),
+    LINK(host, COMM_LINK_HOST),
+    LINK(nic, COMM_LINK_NIC),
+    {0},
+};
+
+static const cfg_field net_fields[] = {
+    CFG_SELF(net_doc, at),
+    {"name", CFG_STRING, .required = true, .off = offsetof(net_doc, name)},
+    {"line_gbit_s", CFG_DOUBLE, .required = true, CFG_ABOVE(0), CFG_MAX(1e6),
+     .off = offsetof(net_doc, line_gbit_s)},
+    {"src", CFG_STRING, .required = true, .off = offsetof(net_doc, src)},
+    {0},
+};
+
+static const cfg_field ddp_fields[] = {
+    NUM(bucket_bytes, ddp_doc, big),
+    NUM(backward_frac, ddp_doc, frac),
+    {"grad_copy_frac", CFG_MAP, .required = true, .sub = num_lat,
+     .off = offsetof(ddp_doc, grad_copy_frac)},
+    NUM(nccl_buffer_bytes, ddp_doc, big),
+    {0},
+};
+
+static const cfg_field doc_fields[] = {
+    {"version", CFG_INT, .required = true, CFG_MIN(1), CFG_MAX(1),
+     .off = offsetof(comm_doc, version)},
+    {"links", CFG_MAP, .required = true, .sub = links_fields, .off = 0},
+    NUM(ll_bw_frac, comm_doc, frac),
+    NUM(host_mem_bytes_per_s, comm_doc, big),
+    NUM(gpus_per_root, comm_doc, big),
+    {"networks", CFG_SEQ, .required = true, CFG_MIN(1), CFG_MAX(COMM_MAX_NETS),
+     CFG_SEQ_OF(comm_doc, nets, n_nets, net_doc, net_fields)},
+    {"default_network", CFG_STRING, .required = true, .off = offsetof(comm_doc, default_net),
+     CFG_LOC(comm_doc, default_net_at)},
+    {"ddp", CFG_MAP, .required = true, .sub = ddp_fields, .off = offsetof(comm_doc, ddp)},
+    {0},
+};
+
+static void check_src(const num *n, diag *d)
+{
+    if (n->src && !n->src[0]) {
+        diag_error(d, n->at, "src", "empty source; expected where the value comes from, got ''");
+    }
+}
+
+/* Checks the schema cannot express; fills out when sound. */
+static void finish(const comm_doc *cd, diag *d, comm_params *out)
+{
+    for (int l = 0; l < COMM_LINK_COUNT; l++) {
+        const link_doc *ld = &cd->links[l];
+        check_src(&ld->alpha_ll_s, d);
+        check_src(&ld->alpha_simple_s, d);
+        check_src(&ld->eff, d);
+        check_src(&ld->ll_max_bytes, d);
+        out->alpha_s[l][COMM_PROTO_LL] = ld->alpha_ll_s.value;
+        out->alpha_s[l][COMM_PROTO_SIMPLE] = ld->alpha_simple_s.value;
+        out->eff[l] = ld->eff.value;
+        out->ll_max_bytes[l] = ld->ll_max_bytes.value;
+    }
+    const num *all[] = {&cd->ll_bw_frac, &cd->host_mem_bytes_per_s, &cd->gpus_per_root,
+                        &cd->ddp.bucket_bytes, &cd->ddp.backward_frac, &cd->ddp.grad_copy_frac,
+                        &cd->ddp.nccl_buffer_bytes};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
+        check_src(all[i], d);
+    }
+    if (cd->gpus_per_root.value != (int)cd->gpus_per_root.value ||
+        cd->gpus_per_root.value > 64) {
+        diag_error(d, cd->gpus_per_root.at, "gpus_per_root.value",
+                   "not a GPU count; expected an integer from 1 to 64, got '%g'",
+                   cd->gpus_per_root.value);
+    }
+    out->ll_bw_frac = cd->ll_bw_frac.value;
+    out->host_mem_bytes_per_s = cd->host_mem_bytes_per_s.value;
+    out->gpus_per_root = (int)cd->gpus_per_root.value;
+    out->bucket_bytes = cd->ddp.bucket_bytes.value;
+    out->backward_frac = cd->ddp.backward_frac.value;
+    out->grad_copy_frac = cd->ddp.grad_copy_frac.value;
+    out->nccl_buffer_bytes = cd->ddp.nccl_buffer_bytes.value;
+    out->n_nets = (int)cd->n_nets;
+    for (size_t i = 0; i < cd->n_nets; i++) {
+        const net_doc *nd = &cd->nets[i];
+        if (strlen(nd->name) >= COMM_NAME_MAX) {
+            diag_error(d, nd->at, "networks.name",
+                       "name too long; expected at most %d characters, got '%s'",
+                       COMM_NAME_MAX - 1, nd->name);
+        }
+        if (comm_net_find(out, nd->name) >= 0 && comm_net_find(out, nd->name) < (int)i) {
+            diag_error(d, nd->at, "networks.name", "duplicate network; expected a new name, "
+                       "got '%s'", nd->name);
+        }
+        snprintf(out->nets[i].name, sizeof out->nets[i].name, "%s", nd->name);
+        out->nets[i].line_bytes_per_s = nd->line_gbit_s * 1e9 / 8;
+    }
+    out->default_net = comm_net_find(out, cd->default_net);
+    if (out->default_net < 0) {
+        diag_error(d, cd->default_net_at, "default_network",
+                   "unknown network; expected a name under networks, got '%s'", cd->default_net);
+    }
+}
+
+int comm_net_find(const comm_params *p, const char *name)
+{
+    for (int i = 0; i < p->n_nets; i++) {
+        if (!strcmp(p->nets[i].name, name)) {
+            return i;
+        }
+    }
+    return -1;
+}
+
+int comm_load_buffer(const char *name, const void *buf, size_t len, diag *d, comm_params *out)
+{
+    memset(out, 0, sizeof *out);
+    arena *a = arena_create();
+    yamlx_doc *doc = NULL;
+    int before = diag_error_count(d);
+    if (yamlx_load_buffer(name, buf, len, a, d, &doc) != 0) {
+        arena_destroy(a);
+        return SIM_EINPUT;
+    }
+    comm_doc cd;
+    memset(&cd, 0, sizeof cd);
+    cfg_walker w;
+    cfg_walker_init(&w, doc, a, d, NULL);
+    cfg_walk_root(&w, doc_fields, &cd);
+    cfg_walker_fini(&w);
+    if (diag_error_count(d) == before) {
+        finish(&cd, d, out);
+    }
+    yamlx_destroy(doc);
+    arena_destroy(a);
+    return diag_error_count(d) == before ? 0 : SIM_EINPUT;
+}
+
+int comm_load_default(diag *d, comm_params *out)
+{
+    const unsigned char *data;
+    size_t len;
+    if (!embedded_get("model/comm.yaml", &data, &len)) {
+        diag_error(d, (src_loc){"model/comm.yaml", 0, 0}, "", "not embedded in this build");
+        return SIM_EINPUT;
+    }
+    return comm_load_buffer("model/comm.yaml", data, len, d, out);
+}

@@ -1,0 +1,32 @@
+/* experiments/comm_load.h - load the communication model's parameters (model/comm.yaml) into
+ * comm_params (model/comm.h).
+ *
+ * Schema (every number is a mapping {value, src, note?} with a non-empty src):
+ *   version: 1
+ *   links: {nvlink|pcie|host|nic: {alpha_ll_s, alpha_simple_s, eff, ll_max_bytes}}  (all four)
+ *   ll_bw_frac, host_mem_bytes_per_s, gpus_per_root: {value, src}
+ *   networks: [{name, line_gbit_s, src}]   (1..COMM_MAX_NETS, unique names)
+ *   default_network: NAME                   (one of networks)
+ *   ddp: {bucket_bytes, backward_frac, grad_copy_frac, nccl_buffer_bytes}
+ * Errors go through diag with the fixed message shape.
+ * Ownership: comm_params is plain data filled in the caller's struct. Units: as in model/comm.h
+ * (seconds, bytes, bytes/s; line_gbit_s is converted to bytes/s).
+ */
+#ifndef SIMPROJ_EXPERIMENTS_COMM_LOAD_H
+#define SIMPROJ_EXPERIMENTS_COMM_LOAD_H
+
+#include <stddef.h>
+
+#include "model/comm.h"
+#include "sim/diag.h"
+
+/* Parse `len` bytes of YAML named `name`. Returns 0, or SIM_EINPUT after reporting to d. */
+int comm_load_buffer(const char *name, const void *buf, size_t len, diag *d, comm_params *out);
+
+/* Load the embedded model/comm.yaml. Returns 0, or SIM_EINPUT (reported) when it is broken. */
+int comm_load_default(diag *d, comm_params *out);
+
+/* Index of the network named `name` in p, or -1. */
+int comm_net_find(const comm_params *p, const char *name);
+
+#endif

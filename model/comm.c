@@ -1,0 +1,251 @@
+/* model/comm.c - collective costs and link sharing (see comm.h). */
+#include "model/comm.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/engine.h"
+#include "sim/fluid.h"
+#include "sim/xalloc.h"
+
+const char *comm_link_name(comm_link l)
+{
+    static const char *const names[COMM_LINK_COUNT] = {"nvlink", "pcie", "host", "nic"};
+    return l < COMM_LINK_COUNT ? names[l] : "?";
+}
+
+/* ---- closed forms ---- */
+
+double comm_ring_allreduce_s(int n, double bytes, double alpha_s, double beta_bytes_per_s)
+{
+    if (n <= 1) {
+        return 0;
+    }
+    return 2.0 * (n - 1) * alpha_s + 2.0 * (n - 1) / n * bytes / beta_bytes_per_s;
+}
+
+double comm_ring_reduce_scatter_s(int n, double bytes, double alpha_s, double beta_bytes_per_s)
+{
+    if (n <= 1) {
+        return 0;
+    }
+    return (n - 1) * alpha_s + (double)(n - 1) / n * bytes / beta_bytes_per_s;
+}
+
+double comm_ring_allgather_s(int n, double bytes, double alpha_s, double beta_bytes_per_s)
+{
+    return comm_ring_reduce_scatter_s(n, bytes, alpha_s, beta_bytes_per_s);
+}
+
+double comm_tree_allreduce_s(int n, double bytes, double alpha_s, double beta_bytes_per_s)
+{
+    if (n <= 1) {
+        return 0;
+    }
+    int depth = 0;
+    while ((1 << depth) < n) {
+        depth++;
+    }
+    return 2.0 * depth * alpha_s + 2.0 * bytes / beta_bytes_per_s;
+}
+
+comm_proto comm_protocol(const comm_ring *r, double bytes)
+{
+    return bytes <= r->ll_max_bytes ? COMM_PROTO_LL : COMM_PROTO_SIMPLE;
+}
+
+/* ---- rings over links ---- */
+
+enum {
+    K_PCIE_UP,
+    K_PCIE_DN,
+    K_ROOT_UP,
+    K_ROOT_DN,
+    K_HOST,
+    K_NVL_OUT,
+    K_NVL_IN,
+    K_NIC_OUT,
+    K_NIC_IN,
+};
+
+static void add_use(comm_ring *r, size_t *cap, int kind, int node, int index, double coeff,
+                    double capacity)
+{
+    for (size_t i = 0; i < r->n_uses; i++) {
+        comm_use *u = &r->uses[i];
+        if (u->kind == kind && u->node == node && u->index == index) {
+            u->coeff += coeff;
+            return;
+        }
+    }
+    if (r->n_uses == *cap) {
+        *cap = *cap ? 2 * *cap : 16;
+        r->uses = xrealloc(r->uses, *cap * sizeof *r->uses, "comm ring uses");
+    }
+    r->uses[r->n_uses++] = (comm_use){kind, node, index, coeff, capacity};
+}
+
+int comm_ring_build(const comm_params *p, const comm_node *nodes, int n_nodes,
+                    const comm_rank *ranks, int n, comm_ring *out, char *why, size_t why_len)
+{
+    memset(out, 0, sizeof *out);
+    out->n_ranks = n;
+    for (int i = 0; i < n; i++) {
+        const comm_rank *a = &ranks[i];
+        if (a->node < 0 || a->node >= n_nodes || a->gpu < 0 || a->gpu >= nodes[a->node].gpus) {
+            snprintf(why, why_len, "rank %d on node %d GPU %d: no such node or GPU", i, a->node,
+                     a->gpu);
+            return -1;
+        }
+        for (int k = 0; k < i; k++) {
+            const comm_rank *b = &ranks[k];
+            if (b->node == a->node && b->gpu == a->gpu && (!a->mig || !b->mig)) {
+                snprintf(why, why_len,
+                         "ranks %d and %d share GPU %d of node %d; expected one rank per whole "
+                         "GPU (several ranks on one GPU need MIG instances)",
+                         k, i, a->gpu, a->node);
+                return -1;
+            }
+        }
+    }
+    size_t cap = 0;
+    bool used[COMM_LINK_COUNT] = {false};
+    for (int i = 0; i < n && n > 1; i++) {
+        const comm_rank *a = &ranks[i], *b = &ranks[(i + 1) % n];
+        const comm_node *na = &nodes[a->node], *nb = &nodes[b->node];
+        int gpr_a = na->gpus_per_root > 0 ? na->gpus_per_root : 1;
+        int gpr_b = nb->gpus_per_root > 0 ? nb->gpus_per_root : 1;
+        int ra = a->gpu / gpr_a, rb = b->gpu / gpr_b;
+        double pcie_a = na->pcie_bytes_per_s * p->eff[COMM_LINK_PCIE];
+        double pcie_b = nb->pcie_bytes_per_s * p->eff[COMM_LINK_PCIE];
+        bool staged = a->mig || b->mig;
+        comm_link cls;
+        if (a->node != b->node) {
+            cls = COMM_LINK_NIC;
+            add_use(out, &cap, K_PCIE_UP, a->node, a->gpu, 1, pcie_a);
+            add_use(out, &cap, K_ROOT_UP, a->node, ra, 1, pcie_a);
+            add_use(out, &cap, K_NIC_OUT, a->node, 0, 1,
+                    na->nic_bytes_per_s * p->eff[COMM_LINK_NIC]);
+            add_use(out, &cap, K_NIC_IN, b->node, 0, 1,
+                    nb->nic_bytes_per_s * p->eff[COMM_LINK_NIC]);
+            add_use(out, &cap, K_ROOT_DN, b->node, rb, 1, pcie_b);
+            add_use(out, &cap, K_PCIE_DN, b->node, b->gpu, 1, pcie_b);
+            if (a->mig) {
+                add_use(out, &cap, K_HOST, a->node, 0, 2, na->host_bytes_per_s);
+            }
+            if (b->mig) {
+                add_use(out, &cap, K_HOST, b->node, 0, 2, nb->host_bytes_per_s);
+            }
+        } else if (staged) {
+            cls = COMM_LINK_HOST;
+            add_use(out, &cap, K_PCIE_UP, a->node, a->gpu, 1, pcie_a);
+            add_use(out, &cap, K_ROOT_UP, a->node, ra, 1, pcie_a);
+            add_use(out, &cap, K_HOST, a->node, 0, 2, na->host_bytes_per_s);
+            add_use(out, &cap, K_ROOT_DN, b->node, rb, 1, pcie_b);
+            add_use(out, &cap, K_PCIE_DN, b->node, b->gpu, 1, pcie_b);
+        } else if (na->nvlink_bytes_per_s > 0) {
+            cls = COMM_LINK_NVLINK;
+            double nv = na->nvlink_bytes_per_s * p->eff[COMM_LINK_NVLINK];
+            add_use(out, &cap, K_NVL_OUT, a->node, a->gpu, 1, nv);
+            add_use(out, &cap, K_NVL_IN, b->node, b->gpu, 1, nv);
+        } else {
+            cls = COMM_LINK_PCIE;
+            add_use(out, &cap, K_PCIE_UP, a->node, a->gpu, 1, pcie_a);
+            if (ra != rb) {
+                add_use(out, &cap, K_ROOT_UP, a->node, ra, 1, pcie_a);
+                add_use(out, &cap, K_ROOT_DN, b->node, rb, 1, pcie_b);
+            }
+            add_use(out, &cap, K_PCIE_DN, b->node, b->gpu, 1, pcie_b);
+        }
+        out->hops[cls]++;
+        used[cls] = true;
+    }
+    for (int pr = 0; pr < COMM_PROTO_COUNT; pr++) {
+        for (int l = 0; l < COMM_LINK_COUNT; l++) {
+            if (used[l]) {
+                out->alpha_s[pr] = fmax(out->alpha_s[pr], p->alpha_s[l][pr]);
+                out->ll_max_bytes = fmax(out->ll_max_bytes, p->ll_max_bytes[l]);
+            }
+        }
+    }
+    return 0;
+}
+
+void comm_ring_fini(comm_ring *r)
+{
+    free(r->uses);
+    memset(r, 0, sizeof *r);
+}
+
+double comm_ring_alone_rate(const comm_ring *r)
+{
+    double x = (double)INFINITY;
+    for (size_t i = 0; i < r->n_uses; i++) {
+        x = fmin(x, r->uses[i].capacity / r->uses[i].coeff);
+    }
+    return x;
+}
+
+/* ---- sharing through sim/fluid ---- */
+
+typedef struct res_key {
+    int kind, node, index;
+    fluid_res_id id;
+} res_key;
+
+void comm_share(const comm_ring *const *rings, size_t n, double *rates)
+{
+    sim_ctx *ctx = sim_create();
+    fluid_sys *sys = fluid_create(ctx);
+    size_t n_keys = 0, cap_keys = 0;
+    res_key *keys = NULL;
+    fluid_act_id *acts = xcalloc(n ? n : 1, sizeof *acts, "comm activities");
+    for (size_t j = 0; j < n; j++) {
+        const comm_ring *r = rings[j];
+        if (r->n_uses == 0) {
+            continue;
+        }
+        fluid_use *uses = xcalloc(r->n_uses, sizeof *uses, "comm uses");
+        for (size_t i = 0; i < r->n_uses; i++) {
+            const comm_use *u = &r->uses[i];
+            size_t k = 0;
+            while (k < n_keys && !(keys[k].kind == u->kind && keys[k].node == u->node &&
+                                   keys[k].index == u->index)) {
+                k++;
+            }
+            if (k == n_keys) {
+                if (n_keys == cap_keys) {
+                    cap_keys = cap_keys ? 2 * cap_keys : 32;
+                    keys = xrealloc(keys, cap_keys * sizeof *keys, "comm resources");
+                }
+                char name[64];
+                snprintf(name, sizeof name, "link%d.n%d.%d", u->kind, u->node, u->index);
+                keys[n_keys] = (res_key){u->kind, u->node, u->index,
+                                         fluid_resource_add(sys, name, u->capacity,
+                                                            &fluid_sharing_fair, NULL)};
+                n_keys++;
+            }
+            uses[i] = (fluid_use){keys[k].id, u->coeff, 0};
+        }
+        /* work large enough never to finish during the solve at time 0 */
+        acts[j] = fluid_start(sys, 1e300, uses, r->n_uses, NULL, NULL);
+        free(uses);
+    }
+    fluid_flush(sys);
+    for (size_t j = 0; j < n; j++) {
+        rates[j] = rings[j]->n_uses == 0 ? (double)INFINITY : fluid_rate(sys, acts[j]);
+    }
+    free(acts);
+    free(keys);
+    sim_destroy(ctx);
+}
+
+double comm_ring_allreduce_time(const comm_params *p, const comm_ring *r, double bytes,
+                                double rate)
+{
+    comm_proto pr = comm_protocol(r, bytes);
+    double beta = pr == COMM_PROTO_LL ? rate * p->ll_bw_frac : rate;
+    return comm_ring_allreduce_s(r->n_ranks, bytes, r->alpha_s[pr], beta);
+}

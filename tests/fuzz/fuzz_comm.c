@@ -1,0 +1,39 @@
+/* tests/fuzz/fuzz_comm.c - libFuzzer target: arbitrary bytes read as a communication-model file
+ * (comm_load_buffer); when it loads, a MIG ring and a two-node ring are built, shared and costed
+ * under the loaded parameters. A crash, a sanitizer report or a leak is a bug. */
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "experiments/comm_load.h"
+#include "model/comm.h"
+#include "sim/diag.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    diag *d = diag_create();
+    comm_params p;
+    if (comm_load_buffer("fuzz.yaml", data, size, d, &p) == 0) {
+        comm_node nd[2] = {{4, p.gpus_per_root, 0, 32e9, p.host_mem_bytes_per_s, 12.5e9},
+                           {4, p.gpus_per_root, 0, 32e9, p.host_mem_bytes_per_s, 12.5e9}};
+        comm_rank mig[3] = {{0, 0, true}, {0, 0, true}, {0, 1, true}};
+        comm_rank net[2] = {{0, 2, false}, {1, 0, false}};
+        comm_ring g[2];
+        memset(g, 0, sizeof g);
+        char why[128];
+        if (comm_ring_build(&p, nd, 2, mig, 3, &g[0], why, sizeof why) == 0 &&
+            comm_ring_build(&p, nd, 2, net, 2, &g[1], why, sizeof why) == 0) {
+            const comm_ring *rings[2] = {&g[0], &g[1]};
+            double x[2];
+            comm_share(rings, 2, x);
+            (void)comm_ring_allreduce_time(&p, &g[0], p.bucket_bytes, x[0]);
+            (void)comm_ring_allreduce_time(&p, &g[1], 1024, x[1]);
+        }
+        comm_ring_fini(&g[0]);
+        comm_ring_fini(&g[1]);
+    }
+    diag_destroy(d);
+    return 0;
+}

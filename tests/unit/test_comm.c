@@ -1,0 +1,197 @@
+/* Unit tests for model/comm.h and experiments/comm_load.h. The parameters here are chosen by
+ * hand (not the data file), and every expected value is worked out in the comment beside it. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <string.h>
+
+#include "experiments/comm_load.h"
+#include "model/comm.h"
+#include "sim/diag.h"
+#include "sim/err.h"
+
+static comm_params hand_params(void)
+{
+    comm_params p;
+    memset(&p, 0, sizeof p);
+    /* per class: alpha LL / Simple distinct, so the test sees which class set the latency */
+    p.alpha_s[COMM_LINK_NVLINK][COMM_PROTO_LL] = 1e-6;
+    p.alpha_s[COMM_LINK_NVLINK][COMM_PROTO_SIMPLE] = 2e-6;
+    p.alpha_s[COMM_LINK_PCIE][COMM_PROTO_LL] = 3e-6;
+    p.alpha_s[COMM_LINK_PCIE][COMM_PROTO_SIMPLE] = 4e-6;
+    p.alpha_s[COMM_LINK_HOST][COMM_PROTO_LL] = 5e-6;
+    p.alpha_s[COMM_LINK_HOST][COMM_PROTO_SIMPLE] = 6e-6;
+    p.alpha_s[COMM_LINK_NIC][COMM_PROTO_LL] = 7e-6;
+    p.alpha_s[COMM_LINK_NIC][COMM_PROTO_SIMPLE] = 8e-6;
+    p.eff[COMM_LINK_NVLINK] = 0.8;
+    p.eff[COMM_LINK_PCIE] = 0.75;
+    p.eff[COMM_LINK_HOST] = 0.75;
+    p.eff[COMM_LINK_NIC] = 0.8;
+    for (int l = 0; l < COMM_LINK_COUNT; l++) {
+        p.ll_max_bytes[l] = 1 << 20;
+    }
+    p.ll_max_bytes[COMM_LINK_NIC] = 16 << 20;
+    p.ll_bw_frac = 0.5;
+    return p;
+}
+
+/* 4 GPUs, 2 per PCIe root, x16 links of 32 GB/s each way, host memory 100 GB/s, NIC 12.5 GB/s */
+static comm_node hand_node(double nvlink)
+{
+    return (comm_node){4, 2, nvlink, 32e9, 100e9, 12.5e9};
+}
+
+#define NEAR(a, b) cr_assert(fabs((a) - (b)) <= 1e-9 * fabs(b), "%.12g != %.12g", (a), (b))
+
+Test(comm, closed_forms)
+{
+    /* n = 4, S = 1 MB, alpha = 10 us, beta = 1 GB/s:
+     * ring all-reduce 2*3*1e-5 + 2*3/4 * 1e6/1e9 = 6e-5 + 1.5e-3 = 1.56e-3 s
+     * reduce-scatter / all-gather 3e-5 + 0.75e-3 = 0.78e-3 s
+     * tree (depth ceil(log2 4) = 2) 4e-5 + 2e-3 = 2.04e-3 s; n = 5: depth 3, 6e-5 + 2e-3 */
+    NEAR(comm_ring_allreduce_s(4, 1e6, 1e-5, 1e9), 1.56e-3);
+    NEAR(comm_ring_reduce_scatter_s(4, 1e6, 1e-5, 1e9), 0.78e-3);
+    NEAR(comm_ring_allgather_s(4, 1e6, 1e-5, 1e9), 0.78e-3);
+    NEAR(comm_tree_allreduce_s(4, 1e6, 1e-5, 1e9), 2.04e-3);
+    NEAR(comm_tree_allreduce_s(5, 1e6, 1e-5, 1e9), 2.06e-3);
+    cr_assert_eq(comm_ring_allreduce_s(1, 1e6, 1e-5, 1e9), 0);
+}
+
+Test(comm, nvlink_ring)
+{
+    comm_params p = hand_params();
+    comm_node nd = hand_node(100e9);
+    comm_rank r[4] = {{0, 0, false}, {0, 1, false}, {0, 2, false}, {0, 3, false}};
+    comm_ring ring;
+    char why[128];
+    cr_assert_eq(comm_ring_build(&p, &nd, 1, r, 4, &ring, why, sizeof why), 0);
+    /* every GPU port carries one hop each way: 100 GB/s * 0.8 = 80 GB/s */
+    NEAR(comm_ring_alone_rate(&ring), 80e9);
+    cr_assert_eq(ring.hops[COMM_LINK_NVLINK], 4);
+    /* 100 MB (Simple): 2*3*2e-6 + 1.5 * 1e8 / 80e9 = 1.2e-5 + 1.875e-3 */
+    NEAR(comm_ring_allreduce_time(&p, &ring, 1e8, 80e9), 1.887e-3);
+    /* 512 KiB (LL): alpha 1e-6, half the bandwidth: 6e-6 + 1.5 * 524288 / 40e9 */
+    NEAR(comm_ring_allreduce_time(&p, &ring, 524288, 80e9), 6e-6 + 1.5 * 524288 / 40e9);
+    comm_ring_fini(&ring);
+}
+
+Test(comm, pcie_ring)
+{
+    comm_params p = hand_params();
+    comm_node nd = hand_node(0);
+    comm_rank r[4] = {{0, 0, false}, {0, 1, false}, {0, 2, false}, {0, 3, false}};
+    comm_ring ring;
+    char why[128];
+    cr_assert_eq(comm_ring_build(&p, &nd, 1, r, 4, &ring, why, sizeof why), 0);
+    /* hops 0->1 and 2->3 stay under one root; 1->2 and 3->0 cross both roots' uplinks once
+     * each way: every resource has coefficient 1, so the rate is 32 GB/s * 0.75 = 24 GB/s */
+    NEAR(comm_ring_alone_rate(&ring), 24e9);
+    cr_assert_eq(ring.hops[COMM_LINK_PCIE], 4);
+    NEAR(ring.alpha_s[COMM_PROTO_SIMPLE], 4e-6);
+    comm_ring_fini(&ring);
+}
+
+Test(comm, mig_ring_through_host_memory)
+{
+    comm_params p = hand_params();
+    comm_node nd = hand_node(100e9); /* NVLink present but unusable: MIG has no P2P */
+    comm_rank r[4] = {{0, 0, true}, {0, 0, true}, {0, 1, true}, {0, 1, true}};
+    comm_ring ring;
+    char why[128];
+    cr_assert_eq(comm_ring_build(&p, &nd, 1, r, 4, &ring, why, sizeof why), 0);
+    /* all 4 hops are staged: each goes up a GPU link, up root 0 (GPUs 0 and 1 share it), twice
+     * through host memory, down root 0 and down a GPU link. Coefficients: GPU links 2 each way,
+     * root 4 each way, host memory 8. Rates: 24/2 = 12, 24/4 = 6, 100/8 = 12.5 GB/s -> 6 GB/s */
+    NEAR(comm_ring_alone_rate(&ring), 6e9);
+    cr_assert_eq(ring.hops[COMM_LINK_HOST], 4);
+    cr_assert_eq(ring.hops[COMM_LINK_NVLINK], 0);
+    NEAR(ring.alpha_s[COMM_PROTO_SIMPLE], 6e-6);
+    comm_ring_fini(&ring);
+}
+
+Test(comm, nic_ring)
+{
+    comm_params p = hand_params();
+    comm_node nd[2] = {hand_node(100e9), hand_node(100e9)};
+    comm_rank r[2] = {{0, 0, false}, {1, 0, false}};
+    comm_ring ring;
+    char why[128];
+    cr_assert_eq(comm_ring_build(&p, nd, 2, r, 2, &ring, why, sizeof why), 0);
+    /* each NIC carries one hop each way: 12.5 GB/s * 0.8 = 10 GB/s (PCIe 24 does not bind) */
+    NEAR(comm_ring_alone_rate(&ring), 10e9);
+    cr_assert_eq(ring.hops[COMM_LINK_NIC], 2);
+    /* NIC rings keep LL up to 16 MiB: 8 MiB uses alpha 7e-6 and 5 GB/s:
+     * 2*1*7e-6 + 2*1/2 * 8388608 / 5e9 */
+    NEAR(comm_ring_allreduce_time(&p, &ring, 8388608, 10e9), 1.4e-5 + 8388608 / 5e9);
+    comm_ring_fini(&ring);
+}
+
+Test(comm, two_whole_ranks_on_one_gpu_refused)
+{
+    comm_params p = hand_params();
+    comm_node nd = hand_node(0);
+    comm_rank r[2] = {{0, 1, false}, {0, 1, false}};
+    comm_ring ring;
+    char why[160];
+    cr_assert_eq(comm_ring_build(&p, &nd, 1, r, 2, &ring, why, sizeof why), -1);
+    cr_assert(strstr(why, "share GPU 1 of node 0"), "%s", why);
+}
+
+Test(comm, concurrent_rings_max_min)
+{
+    comm_params p = hand_params();
+    comm_node nd[4] = {hand_node(0), hand_node(0), hand_node(0), hand_node(0)};
+    /* NIC capacity 10 GB/s each way on every node (12.5 * 0.8); PCIe 24 never binds below.
+     * ring 1: A0 -> B0 -> A0        NIC A out 1, in 1; NIC B out 1, in 1
+     * ring 2: A1 -> B1 -> A2 -> C0  NIC A out 2, in 2; B 1, 1; C 1, 1
+     * ring 3: C1 -> D0              NIC C out 1, in 1; D 1, 1
+     * Max-min: all rise together; NIC A saturates first at x + 2x = 10 -> rings 1 and 2 freeze
+     * at 10/3. Ring 3 then rises alone until NIC C: 10/3 + x3 = 10 -> x3 = 20/3. */
+    comm_rank r1[2] = {{0, 0, false}, {1, 0, false}};
+    comm_rank r2[4] = {{0, 1, false}, {1, 1, false}, {0, 2, false}, {2, 0, false}};
+    comm_rank r3[2] = {{2, 1, false}, {3, 0, false}};
+    comm_ring g[3];
+    char why[128];
+    cr_assert_eq(comm_ring_build(&p, nd, 4, r1, 2, &g[0], why, sizeof why), 0);
+    cr_assert_eq(comm_ring_build(&p, nd, 4, r2, 4, &g[1], why, sizeof why), 0);
+    cr_assert_eq(comm_ring_build(&p, nd, 4, r3, 2, &g[2], why, sizeof why), 0);
+    const comm_ring *rings[3] = {&g[0], &g[1], &g[2]};
+    double x[3];
+    comm_share(rings, 3, x);
+    cr_assert(fabs(x[0] - 10e9 / 3) < 1, "%.12g", x[0]);
+    cr_assert(fabs(x[1] - 10e9 / 3) < 1, "%.12g", x[1]);
+    cr_assert(fabs(x[2] - 20e9 / 3) < 1, "%.12g", x[2]);
+    /* alone, ring 2 is bound by NIC A's coefficient 2: 10/2 = 5 GB/s */
+    NEAR(comm_ring_alone_rate(&g[1]), 5e9);
+    for (int i = 0; i < 3; i++) {
+        comm_ring_fini(&g[i]);
+    }
+}
+
+Test(comm_load, default_file_loads)
+{
+    diag *d = diag_create();
+    comm_params p;
+    cr_assert_eq(comm_load_default(d, &p), 0);
+    for (int l = 0; l < COMM_LINK_COUNT; l++) {
+        cr_assert(p.eff[l] > 0 && p.eff[l] <= 1);
+        cr_assert(p.alpha_s[l][COMM_PROTO_LL] > 0);
+    }
+    cr_assert(comm_net_find(&p, "eth-100g") >= 0);
+    cr_assert_eq(p.default_net, comm_net_find(&p, "eth-100g"));
+    /* 100 Gb/s = 12.5 GB/s */
+    NEAR(p.nets[comm_net_find(&p, "eth-100g")].line_bytes_per_s, 12.5e9);
+    diag_destroy(d);
+}
+
+Test(comm_load, empty_source_refused)
+{
+    const char *y = "version: 1\n"
+                    "links:\n"
+                    "  nvlink: {alpha_ll_s: {value: 1e-6, src: ''}, alpha_simple_s: {value: 1e-6, "
+                    "src: a}, eff: {value: 0.8, src: a}, ll_max_bytes: {value: 1048576, src: a}}\n";
+    diag *d = diag_create();
+    comm_params p;
+    cr_assert_eq(comm_load_buffer("c.yaml", y, strlen(y), d, &p), SIM_EINPUT);
+    cr_assert(diag_error_count(d) > 0);
+    diag_destroy(d);
+}
