@@ -588,7 +588,20 @@ static const cfg_field outputs_fields[] = {
     {"files", CFG_CUSTOM, .parse = parse_files, .off = offsetof(scenario_outputs, files),
      CFG_LOC(scenario_outputs, files_at)},
     {"sample_interval", CFG_DURATION, CFG_ABOVE(0), .dflt = "1m",
-     .off = offsetof(scenario_outputs, sample_interval_ns)},
+     .off = offsetof(scenario_outputs, sample_interval_ns),
+     CFG_LOC(scenario_outputs, sample_interval_at)},
+    {0},
+};
+
+static const cfg_field limits_fields[] = {
+    CFG_SELF(scenario_limits, at),
+    {"jobs", CFG_U64, CFG_MIN(1), .dflt = "10000000", .off = offsetof(scenario_limits, jobs)},
+    {"timeseries_rows", CFG_U64, CFG_MIN(1), .dflt = "10000000",
+     .off = offsetof(scenario_limits, timeseries_rows)},
+    {"output", CFG_BYTES, CFG_MIN(1), .dflt = "8GiB",
+     .off = offsetof(scenario_limits, output_bytes)},
+    {"memory", CFG_BYTES, CFG_MIN(1), .dflt = "16GiB",
+     .off = offsetof(scenario_limits, memory_bytes)},
     {0},
 };
 
@@ -705,7 +718,8 @@ static bool parse_calibration(cfg_walker *w, yaml_node_t *node, const char *path
 
 static const cfg_field scenario_fields[] = {
     CFG_SELF(scenario_spec, at),
-    {"name", CFG_STRING, .required = true, .off = offsetof(scenario_spec, name)},
+    {"name", CFG_STRING, .required = true, .off = offsetof(scenario_spec, name),
+     CFG_LOC(scenario_spec, name_at)},
     {"description", CFG_STRING, .off = offsetof(scenario_spec, description)},
     {"seed", CFG_U64, .required = true, .off = offsetof(scenario_spec, seed),
      CFG_LOC(scenario_spec, seed_at)},
@@ -717,6 +731,7 @@ static const cfg_field scenario_fields[] = {
      .off = offsetof(scenario_spec, workload)},
     {"policy", CFG_MAP, .sub = policy_fields, .off = offsetof(scenario_spec, policy)},
     {"outputs", CFG_MAP, .sub = outputs_fields, .off = offsetof(scenario_spec, outputs)},
+    {"limits", CFG_MAP, .sub = limits_fields, .off = offsetof(scenario_spec, limits)},
     {"calibration", CFG_CUSTOM, .parse = parse_calibration, .off = 0},
     {0},
 };
@@ -897,8 +912,29 @@ static void check_sharing(load_ctx *c)
     }
 }
 
+/* The name becomes the default output directory results/NAME: one plain path component. */
+static void check_name(load_ctx *c)
+{
+    const char *n = c->spec->name;
+    if (!n) {
+        return;
+    }
+    bool ok = n[0] != '\0' && n[0] != '.';
+    for (const char *p = n; *p && ok; p++) {
+        ok = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+             *p == '.' || *p == '_' || *p == '-';
+    }
+    if (!ok) {
+        diag_error(c->d, c->spec->name_at, "name",
+                   "not a plain name (it names the output directory results/NAME); expected "
+                   "letters, digits, '.', '_' and '-', not starting with '.', got '%s'",
+                   n);
+    }
+}
+
 static void check_spec(load_ctx *c)
 {
+    check_name(c);
     check_policy(c);
     check_sharing(c);
     scenario_spec *s = c->spec;

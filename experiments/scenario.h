@@ -174,8 +174,18 @@ typedef struct scenario_outputs {
     const char *dir;            /* default "results/<name>", relative to the working directory */
     unsigned files;             /* SCN_OUT_* bits; default (files absent) SCN_OUT_ALL */
     int64_t sample_interval_ns; /* timeseries sampling period (default 60 s) */
-    src_loc at, dir_at, files_at;
+    src_loc at, dir_at, files_at, sample_interval_at;
 } scenario_outputs;
+
+/* What a run may cost before it is refused (`limits:`; tools/estimate.h compares the estimate of
+ * a scenario with them before anything is generated). */
+typedef struct scenario_limits {
+    uint64_t jobs;            /* jobs submitted over the horizon (default 10 000 000) */
+    uint64_t timeseries_rows; /* rows of timeseries.csv (default 10 000 000) */
+    uint64_t output_bytes;    /* all output files together (default 8 GiB) */
+    uint64_t memory_bytes;    /* memory the run holds (default 16 GiB) */
+    src_loc at;
+} scenario_limits;
 
 /* A node measured with calib/ and fitted with `slicesim fit` (`calibration:`), replacing the
  * catalog defaults of one GPU type (model/calapply.h says what it replaces). Forms:
@@ -213,11 +223,12 @@ typedef struct scenario_spec {
     scenario_workload workload;
     scenario_policy policy;
     scenario_outputs outputs;
+    scenario_limits limits;
     size_t n_calibrations;
     scenario_calibration *calibrations;
     size_t n_refs;
     scenario_ref *refs;
-    src_loc at, seed_at, horizon_at;
+    src_loc at, name_at, seed_at, horizon_at;
 } scenario_spec;
 
 /* Loader flags. */

@@ -1,4 +1,6 @@
-/* tools/cmd_run.c - `slicesim run FILE [-o DIR] [--seed N] [--set PATH=VALUE]...` */
+/* tools/cmd_run.c - `slicesim run FILE [-o DIR] [--seed N] [--set PATH=VALUE]...` and
+ * `slicesim check FILE [--set PATH=VALUE]...`: one argument parser, one tools/run.h pipeline
+ * (check stops before running, so it loads and checks exactly what a run loads). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +24,19 @@ static const char usage_text[] =
 
 #define RUN_USAGE "expected: run FILE [-o DIR] [--seed N] [--set PATH=VALUE]..."
 
+static const char check_usage_text[] =
+    "usage: slicesim check FILE [--set PATH=VALUE]...\n"
+    "\n"
+    "Loads and checks everything `slicesim run FILE` would load (the scenario, the files it\n"
+    "names, workload profiles, calibrations, the policy and the cluster), estimates the run's\n"
+    "jobs, timeseries rows, output bytes and memory, and refuses it when the estimate exceeds\n"
+    "the scenario's limits (`limits:`). Runs nothing and writes nothing.\n"
+    "  --set PATH=VALUE  override one scenario field, e.g. --set limits.jobs=20000000\n"
+    "                    (repeatable)\n"
+    "Exit status: 0 ok, 1 a file could not be read, 2 bad input or usage.\n";
+
+#define CHECK_USAGE "expected: check FILE [--set PATH=VALUE]..."
+
 /* The whole command line, space-separated, for run_info.json; caller frees. */
 static char *join_args(int argc, char **argv)
 {
@@ -38,21 +53,27 @@ static char *join_args(int argc, char **argv)
     return s;
 }
 
-int cmd_run(int argc, char **argv)
+/* run (check false) or check (true): parse, then run_scenario. */
+static int run_or_check(int argc, char **argv, bool check)
 {
-    run_opts o = {.summary = stdout, .errors = stderr};
+    const char *cmd = check ? "check" : "run", *expect = check ? CHECK_USAGE : RUN_USAGE;
+    run_opts o = {.summary = stdout, .errors = stderr, .check_only = check};
     const char **sets = xcalloc((size_t)argc, sizeof *sets, "--set list");
     int rc = CLI_EXIT_OK;
     for (int i = 1; i < argc && rc == CLI_EXIT_OK; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            fputs(usage_text, stdout);
+            fputs(check ? check_usage_text : usage_text, stdout);
             free(sets);
             return CLI_EXIT_OK;
         }
-        bool takes_value = !strcmp(a, "-o") || !strcmp(a, "--seed") || !strcmp(a, "--set");
-        if (takes_value && i + 1 >= argc) {
-            rc = cli_usage_error("run", "option '%s' needs a value; %s", a, RUN_USAGE);
+        bool run_only = !strcmp(a, "-o") || !strcmp(a, "--seed");
+        bool set_eq = !strncmp(a, "--set=", 6);
+        bool takes_value = run_only || !strcmp(a, "--set");
+        if (check && run_only) {
+            rc = cli_usage_error(cmd, "unknown option '%s'; %s", a, expect);
+        } else if (takes_value && i + 1 >= argc) {
+            rc = cli_usage_error(cmd, "option '%s' needs a value; %s", a, expect);
         } else if (!strcmp(a, "-o")) {
             if (o.out_dir) {
                 rc = cli_usage_error("run",
@@ -72,27 +93,27 @@ int cmd_run(int argc, char **argv)
             }
             o.has_seed = true;
             i++;
-        } else if (!strcmp(a, "--set")) {
-            const char *v = argv[++i];
+        } else if (!strcmp(a, "--set") || set_eq) {
+            const char *v = set_eq ? a + 6 : argv[++i];
             const char *eq = strchr(v, '=');
             if (!eq || eq == v) {
-                rc = cli_usage_error("run",
+                rc = cli_usage_error(cmd,
                                      "--set: not an assignment; expected PATH=VALUE, "
                                      "got '%s'",
                                      v);
             }
             sets[o.n_sets++] = v;
         } else if (a[0] == '-' && a[1] != '\0') {
-            rc = cli_usage_error("run", "unknown option '%s'; %s", a, RUN_USAGE);
+            rc = cli_usage_error(cmd, "unknown option '%s'; %s", a, expect);
         } else if (o.scenario) {
-            rc = cli_usage_error("run", "unexpected argument '%s' after the scenario '%s'; %s", a,
-                                 o.scenario, RUN_USAGE);
+            rc = cli_usage_error(cmd, "unexpected argument '%s' after the scenario '%s'; %s", a,
+                                 o.scenario, expect);
         } else {
             o.scenario = a;
         }
     }
     if (rc == CLI_EXIT_OK && !o.scenario) {
-        rc = cli_usage_error("run", "missing scenario FILE; %s", RUN_USAGE);
+        rc = cli_usage_error(cmd, "missing scenario FILE; %s", expect);
     }
     if (rc != CLI_EXIT_OK) {
         free(sets);
@@ -105,4 +126,14 @@ int cmd_run(int argc, char **argv)
     free(line);
     free(sets);
     return st == 0 ? CLI_EXIT_OK : st == SIM_EINPUT ? CLI_EXIT_INPUT : CLI_EXIT_ENV;
+}
+
+int cmd_run(int argc, char **argv)
+{
+    return run_or_check(argc, argv, false);
+}
+
+int cmd_check(int argc, char **argv)
+{
+    return run_or_check(argc, argv, true);
 }

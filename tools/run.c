@@ -20,6 +20,7 @@
 #include "sim/err.h"
 #include "sim/rng.h"
 #include "sim/xalloc.h"
+#include "tools/estimate.h"
 #include "tools/out.h"
 #include "tools/out_metrics.h"
 #include "tools/run_build.h"
@@ -251,7 +252,8 @@ int run_scenario(const run_opts *o)
     FILE *err = o->errors ? o->errors : stderr;
     int rc = scenario_load_file(o->scenario, o->sets, o->n_sets, 0, r.a, r.d, &r.spec);
     if (rc == SIM_ENOENT || rc == SIM_EIO) {
-        fprintf(err, "slicesim: %s: %s\n", o->scenario, strerror(errno));
+        fprintf(err, "slicesim %s: error: cannot read '%s': %s\n", o->check_only ? "check" : "run",
+                o->scenario, strerror(errno));
         run_fini(&r);
         return rc;
     }
@@ -270,6 +272,14 @@ int run_scenario(const run_opts *o)
         cls = build_classes(&r);
         if (diag_error_count(r.d) == 0) {
             check_requests(&r, cls);
+        }
+    }
+    run_estimate est;
+    if (rc == 0 && diag_error_count(r.d) == 0) { /* before anything is generated */
+        est_scenario(r.spec, 0, &est);
+        est_check_limits(r.spec, &est, r.d);
+        if (o->estimate) {
+            *o->estimate = est;
         }
     }
     if (rc == 0 && diag_error_count(r.d) == 0) {
@@ -291,6 +301,16 @@ int run_scenario(const run_opts *o)
         diag_print(r.d, err);
         run_fini(&r);
         return SIM_EINPUT;
+    }
+    if (o->check_only) {
+        if (o->summary) {
+            fprintf(o->summary, "%s: ok (%llu nodes, %llu GPUs, %zu job classes)\n", o->scenario,
+                    (unsigned long long)scenario_node_count(r.spec),
+                    (unsigned long long)scenario_gpu_count(r.spec), r.spec->workload.n_jobs);
+            est_print(o->summary, &est);
+        }
+        run_fini(&r);
+        return 0;
     }
     world_run(r.w);
     const char *dir = o->out_dir ? o->out_dir : r.spec->outputs.dir;

@@ -28,9 +28,13 @@ typedef struct run_opts {
     FILE *summary;            /* where the text summary goes (NULL: none) */
     FILE *errors;             /* where input errors go (stderr normally) */
     uint64_t verify_every;    /* check the model's invariants every N events (tests); 0 = never */
+    bool check_only;          /* load and check everything a run loads, build the world, stop
+                               * before running it (`slicesim check`); nothing is written */
+    struct run_estimate *estimate; /* when not NULL, receives the cost estimate (tools/estimate.h) */
 } run_opts;
 
-/* Run the scenario. Returns 0; SIM_EINPUT (bad input, errors printed to o->errors, nothing
+/* Run the scenario. Before any job is generated, the run's cost is estimated and compared with
+ * the scenario's limits (tools/estimate.h): a run beyond them is bad input. Returns 0; SIM_EINPUT (bad input, errors printed to o->errors, nothing
  * written); SIM_ENOENT / SIM_EIO (a file could not be read or written; message printed). */
 int run_scenario(const run_opts *o);
 

@@ -271,7 +271,8 @@ Test(run, bad_flags_are_rejected_precisely)
     cr_assert_str_eq(e, "slicesim run: error: unexpected argument 'b.yaml' after the scenario "
                         "'a.yaml'; expected: run FILE [-o DIR] [--seed N] [--set PATH=VALUE]...\n");
     cr_assert_eq(cli("run /nonexistent/s.yaml", e, sizeof e), 1);
-    cr_assert_str_eq(e, "slicesim: /nonexistent/s.yaml: No such file or directory\n");
+    cr_assert_str_eq(e, "slicesim run: error: cannot read '/nonexistent/s.yaml': No such file or "
+                        "directory\n");
     cr_assert_eq(cli("policies", e, sizeof e), 0);
 }
 
