@@ -733,6 +733,7 @@ static const cfg_field scenario_fields[] = {
     {"outputs", CFG_MAP, .sub = outputs_fields, .off = offsetof(scenario_spec, outputs)},
     {"limits", CFG_MAP, .sub = limits_fields, .off = offsetof(scenario_spec, limits)},
     {"calibration", CFG_CUSTOM, .parse = parse_calibration, .off = 0},
+    {"faults", CFG_MAP, .sub = scenario_faults_fields, .off = offsetof(scenario_spec, faults)},
     {0},
 };
 

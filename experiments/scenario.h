@@ -26,6 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "experiments/scenario_dyn.h"
 #include "model/calapply.h"
 #include "model/catalog.h"
 #include "sim/arena.h"
@@ -226,6 +227,7 @@ typedef struct scenario_spec {
     scenario_limits limits;
     size_t n_calibrations;
     scenario_calibration *calibrations;
+    scenario_faults faults; /* experiments/scenario_dyn.h */
     size_t n_refs;
     scenario_ref *refs;
     src_loc at, name_at, seed_at, horizon_at;

@@ -28,13 +28,16 @@ struct cluster {
     capidx *share_ix;   /* per node: the largest free milli-GPU of its shareable GPUs */
     uint32_t n_shareable;
     uint64_t milli_used;
+
+    /* n_nodes * n_res: units neither held nor free (free slots of cordoned devices) */
+    uint32_t *blocked;
 };
 
 /* Refresh node n's entries of the free-capacity index for resource r. */
 static void index_node_res(cluster *c, node_id n, res_id r)
 {
     size_t i = (size_t)n * c->n_res + r;
-    capidx_set(c->free_ix[r], n, c->cap[i] - c->used[i]);
+    capidx_set(c->free_ix[r], n, c->cap[i] - c->used[i] - c->blocked[i]);
 }
 
 static void index_node_share(cluster *c, node_id n)
@@ -221,6 +224,8 @@ int cluster_create(const cluster_cfg *cfg, cluster **out, char *why, size_t why_
     c->res_used = xcalloc(c->n_res ? c->n_res : 1, sizeof(uint32_t), "resources used");
     c->cap = xcalloc((size_t)c->n_nodes * (c->n_res ? c->n_res : 1), sizeof(uint32_t), "cap");
     c->used = xcalloc((size_t)c->n_nodes * (c->n_res ? c->n_res : 1), sizeof(uint32_t), "used");
+    c->blocked =
+        xcalloc((size_t)c->n_nodes * (c->n_res ? c->n_res : 1), sizeof(uint32_t), "blocked");
     for (dev_id d = 0; d < c->n_devs; d++) {
         c->cap[(size_t)c->devs[d].node * c->n_res + c->devs[d].resource] += c->devs[d].slots;
         c->units_total += c->devs[d].slots;
@@ -268,6 +273,7 @@ void cluster_destroy(cluster *c)
     free(c->devs);
     free(c->cap);
     free(c->used);
+    free(c->blocked);
     free(c);
 }
 
@@ -343,7 +349,7 @@ uint32_t cluster_free(const cluster *c, node_id n, res_id r)
 {
     SIM_ASSERT(n < c->n_nodes && r < c->n_res);
     size_t i = (size_t)n * c->n_res + r;
-    return c->cap[i] - c->used[i];
+    return c->cap[i] - c->used[i] - c->blocked[i];
 }
 
 uint32_t cluster_units_total(const cluster *c)
@@ -394,7 +400,7 @@ bool cluster_mem_fits(const cluster *c, dev_id id, uint64_t mem_bytes)
 /* One unit of device d becomes held (whole unit, or the first share of a shareable GPU). */
 static void hold_unit(cluster *c, cluster_device *d)
 {
-    SIM_ASSERT(d->used < d->slots);
+    SIM_ASSERT(d->used < d->slots && !d->cordoned);
     if (d->used++ == 0) {
         c->sms_busy += (uint32_t)d->sms;
         c->gpus_busy += c->gpu_busy_devs[d->gpu]++ == 0;
@@ -414,6 +420,7 @@ static void release_unit(cluster *c, cluster_device *d)
     }
     c->res_used[d->resource]--;
     c->used[(size_t)d->node * c->n_res + d->resource]--;
+    c->blocked[(size_t)d->node * c->n_res + d->resource] += d->cordoned;
     c->units_used--;
     index_node_res(c, d->node, d->resource);
 }
@@ -450,7 +457,7 @@ void cluster_take_share(cluster *c, dev_id id, uint32_t milli, uint64_t mem_byte
 {
     SIM_ASSERT(id < c->n_devs && milli > 0 && milli < CLUSTER_MILLI);
     cluster_device *d = &c->devs[id];
-    SIM_ASSERT(d->shareable && d->milli_used + milli <= CLUSTER_MILLI);
+    SIM_ASSERT(d->shareable && !d->cordoned && d->milli_used + milli <= CLUSTER_MILLI);
     if (d->milli_used == 0) {
         hold_unit(c, d);
     }
@@ -477,7 +484,28 @@ void cluster_give_share(cluster *c, dev_id id, uint32_t milli, uint64_t mem_byte
 uint32_t cluster_share_free(const cluster *c, dev_id id)
 {
     const cluster_device *d = cluster_device_get(c, id);
-    return d->shareable ? CLUSTER_MILLI - d->milli_used : 0;
+    return d->shareable && !d->cordoned ? CLUSTER_MILLI - d->milli_used : 0;
+}
+
+void cluster_set_cordoned(cluster *c, dev_id id, bool on)
+{
+    SIM_ASSERT(id < c->n_devs);
+    cluster_device *d = &c->devs[id];
+    if (d->cordoned == on) {
+        return;
+    }
+    size_t i = (size_t)d->node * c->n_res + d->resource;
+    if (on) {
+        c->blocked[i] += d->slots - d->used;
+    } else {
+        SIM_ASSERT(c->blocked[i] >= d->slots - d->used);
+        c->blocked[i] -= d->slots - d->used;
+    }
+    d->cordoned = on;
+    index_node_res(c, d->node, d->resource);
+    if (d->shareable) {
+        index_node_share(c, d->node);
+    }
 }
 
 void cluster_node_gpus(const cluster *c, node_id n, gpu_id *first, uint32_t *count)

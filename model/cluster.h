@@ -119,6 +119,8 @@ typedef struct cluster_device {
     uint64_t mem_used_bytes;    /* memory held by the jobs on it */
     bool shareable;             /* takes fractional shares: whole GPU, MIG off, not shared */
     uint32_t milli_used;        /* shareable: milli-GPU held (a whole unit holds 1000); else 0 */
+    bool cordoned;              /* takes no new unit (failed and under repair, or draining for a
+                                 * new MIG layout); units already held stay held */
 } cluster_device;
 
 #define CLUSTER_MILLI 1000u /* milli-GPU in one GPU */
@@ -150,7 +152,8 @@ const cluster_device *cluster_device_get(const cluster *c, dev_id d);
 const char *cluster_resource_name(const cluster *c, res_id r);
 bool cluster_resource_find(const cluster *c, const char *name, res_id *out);
 
-/* Units of resource r that node n advertises (capacity), and how many of them are free. */
+/* Units of resource r that node n advertises (capacity), and how many of them are free (not
+ * held, and not on a cordoned device). */
 uint32_t cluster_capacity(const cluster *c, node_id n, res_id r);
 uint32_t cluster_free(const cluster *c, node_id n, res_id r);
 /* Cluster-wide units advertised and in use, all resources. */
@@ -198,6 +201,10 @@ node_id cluster_next_node_share(const cluster *c, uint32_t milli, node_id from);
 /* Shareable GPUs, and milli-GPU held on them (whole units count 1000), cluster-wide, O(1). */
 uint32_t cluster_shareable_gpus(const cluster *c);
 uint64_t cluster_milli_used(const cluster *c);
+/* Cordon (on) or uncordon device d: a cordoned device takes no new unit (cluster_take asserts),
+ * its free units do not count in cluster_free, and the units it still holds stay held until
+ * given back. Setting the state it already has is a no-op. */
+void cluster_set_cordoned(cluster *c, dev_id d, bool on);
 
 /* Resource name a device of this kind advertises, written into buf (NUL-terminated):
  * profile NULL -> "nvidia.com/gpu", else "nvidia.com/mig-<profile>" with '+' -> '.';

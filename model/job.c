@@ -88,7 +88,22 @@ void job_start(job_table *t, job_id id, sim_time now, const dev_id *units, uint3
     SIM_ASSERT(j->state == JOB_QUEUED && now >= j->spec.submit);
     set_units(j, units, n_units);
     j->state = JOB_RUNNING;
-    j->start = now;
+    if (j->start < 0) {
+        j->start = now;
+    }
+}
+
+void job_requeue(job_table *t, job_id id, sim_time now, double done_s)
+{
+    job *j = get_mut(t, id);
+    SIM_ASSERT(j->state == JOB_RUNNING && now >= j->start);
+    SIM_ASSERT(done_s >= 0 && done_s <= j->spec.work_s);
+    free(j->units);
+    j->units = NULL;
+    j->n_units = 0;
+    j->done_s = done_s;
+    j->n_restarts++;
+    j->state = JOB_QUEUED;
 }
 
 void job_finish(job_table *t, job_id id, sim_time now)

@@ -70,6 +70,9 @@ typedef struct job {
     sim_time end;     /* completion or failure time, ns; -1 before */
     uint32_t n_units; /* per_worker * n_workers once placed, else 0 */
     dev_id *units;    /* device of each unit, worker-major; owned by the table */
+    double done_s;    /* work kept across restarts (checkpointed), seconds of solo run time;
+                       * a (re)start runs the remaining spec.work_s - done_s */
+    uint32_t n_restarts; /* times it was killed (fault, eviction) and queued again */
 } job;
 
 typedef struct job_table job_table;
@@ -89,8 +92,14 @@ const job *job_table_get(const job_table *t, job_id id);
 
 /* PENDING -> QUEUED at time `now` (must equal the spec's submit time). */
 void job_submit(job_table *t, job_id id, sim_time now);
-/* QUEUED -> RUNNING at `now` on `n_units` devices (copied; n_units = per_worker * n_workers). */
+/* QUEUED -> RUNNING at `now` on `n_units` devices (copied; n_units = per_worker * n_workers).
+ * `start` is set on the first start only (see job_requeue). */
 void job_start(job_table *t, job_id id, sim_time now, const dev_id *units, uint32_t n_units);
+/* RUNNING -> QUEUED at `now`: the job was killed (a fault, an eviction) and waits to start
+ * again with done_s (0 <= done_s <= spec.work_s) seconds of its work kept. Its units are
+ * forgotten (the caller has given them back); `start` keeps the first start, so the wait is
+ * measured to it. */
+void job_requeue(job_table *t, job_id id, sim_time now, double done_s);
 /* RUNNING -> DONE at `now`. */
 void job_finish(job_table *t, job_id id, sim_time now);
 /* QUEUED -> FAILED_OOM at `now` on the devices it was given (copied, as job_start). */

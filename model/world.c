@@ -23,6 +23,8 @@
 /* Priorities at equal times: the fluid solver flushes at SIM_PRIO_MAX; completions fire at the
  * fluid's priority; arrivals come last so that units freed at t are free for jobs arriving at t. */
 #define PRIO_ARRIVAL (SIM_PRIO_MIN + 1)
+/* Component timers (faults, repairs, reconfigurations): after completions, before arrivals. */
+#define PRIO_TIMER (SIM_PRIO_MIN + 2)
 
 typedef struct wjob {
     struct world *w;
@@ -30,7 +32,16 @@ typedef struct wjob {
     fluid_act_id act;
     size_t run_pos; /* index in world.run while running */
     double rate;    /* current rate cap */
+    /* checkpoints (world_cfg.checkpoint_s): progress is linear between rate changes, so the
+     * time a checkpoint was written follows from the segment it fell in */
+    sim_time seg_t, ckpt_t; /* start of the current rate segment; time of the last checkpoint */
+    double seg_p, ckpt_p;   /* progress (work seconds, done_s included) at those times */
 } wjob;
+
+typedef struct wtimer {
+    world_timer_fn *fn;
+    void *ctx;
+} wtimer;
 
 struct world {
     sim_ctx *ctx;
@@ -54,6 +65,12 @@ struct world {
     job_id *ended;
     size_t n_ended, cap_ended;
     uint32_t *count; /* validation scratch: units asked per device */
+    double checkpoint_s;
+    wtimer *timers; /* registered timer clients */
+    uint32_t n_timers;
+    job_id *killed; /* jobs killed since the last settle, in kill order */
+    size_t n_killed, cap_killed;
+    uint64_t n_kills;
     world_sample *samples;
     uint32_t *res_used; /* n_samples * n_res */
     size_t n_samples, cap_samples;
@@ -149,10 +166,40 @@ static void index_gpus(world *w, const job *j, bool on)
     }
 }
 
+/* Progress of running job id now: work seconds done, done_s of earlier runs included. */
+static double progress_now(const world *w, job_id id)
+{
+    double left = fluid_remaining(w->fluid, w->wj[id].act);
+    SIM_ASSERT(isfinite(left));
+    return job_table_get(w->jobs, id)->spec.work_s - left;
+}
+
+/* Close job id's current rate segment at now: note the last checkpoint written in it. */
+static void advance_checkpoint(world *w, job_id id)
+{
+    wjob *wj = &w->wj[id];
+    sim_time now = sim_now(w->ctx);
+    if (wj->rate <= 0) { /* not started yet */
+        return;
+    }
+    double p = progress_now(w, id);
+    if (w->checkpoint_s > 0) {
+        double b = floor(p / w->checkpoint_s) * w->checkpoint_s;
+        if (b > wj->ckpt_p) { /* written at seg_t + (b - seg_p) / rate, inside this segment */
+            sim_time at = wj->seg_t + sim_time_from_s((b - wj->seg_p) / wj->rate);
+            wj->ckpt_t = at < wj->seg_t ? wj->seg_t : at > now ? now : at;
+            wj->ckpt_p = b;
+        }
+    }
+    wj->seg_t = now;
+    wj->seg_p = p;
+}
+
 static void set_rate(world *w, job_id id)
 {
     double r = job_rate(w, id);
     if (r != w->wj[id].rate) { /* an unchanged cap costs the solver nothing */
+        advance_checkpoint(w, id);
         w->wj[id].rate = r;
         fluid_set_rate_cap(w->fluid, w->wj[id].act, r);
     }
@@ -161,7 +208,10 @@ static void set_rate(world *w, job_id id)
 static void start_progress(world *w, job_id id)
 {
     const job *j = job_table_get(w->jobs, id);
-    w->wj[id].act = fluid_start(w->fluid, j->spec.work_s, NULL, 0, on_done, &w->wj[id]);
+    sim_time now = sim_now(w->ctx);
+    w->wj[id].act = fluid_start(w->fluid, j->spec.work_s - j->done_s, NULL, 0, on_done, &w->wj[id]);
+    w->wj[id].seg_t = w->wj[id].ckpt_t = now;
+    w->wj[id].seg_p = w->wj[id].ckpt_p = j->done_s;
     w->wj[id].run_pos = w->n_run;
     w->run[w->n_run++] = id;
     index_gpus(w, j, true);
@@ -229,7 +279,8 @@ static bool valid_place(world *w, const pol_decision *d)
         const cluster_device *cd = cluster_device_get(w->c, dv);
         const cluster_device *first =
             cluster_device_get(w->c, d->units[k - k % j->spec.req.per_worker]);
-        ok = cd->resource == r && cd->node == first->node && ++w->count[dv] <= cd->slots - cd->used;
+        ok = cd->resource == r && cd->node == first->node && !cd->cordoned &&
+             ++w->count[dv] <= cd->slots - cd->used;
     }
     for (uint32_t k = 0; k < d->n_units; k++) { /* reset the scratch counts */
         if (d->units[k] < n_devs) {
@@ -501,6 +552,7 @@ int world_create(const world_cfg *cfg, job_table *jobs, diag *d, src_loc at, wor
     w->rate = cfg->rate;
     w->rate_ctx = cfg->rate_ctx;
     w->until = cfg->until;
+    w->checkpoint_s = cfg->checkpoint_s > 0 ? cfg->checkpoint_s : 0;
     w->view = (cluster_view){.c = c, .jobs = jobs, .now = 0};
     uint32_t n_devs = cluster_n_devices(c);
     w->count = xcalloc(n_devs ? n_devs : 1, sizeof(uint32_t), "validation counts");
@@ -544,6 +596,8 @@ void world_destroy(world *w)
     free(w->gpu_n);
     free(w->gpu_cap);
     free(w->ended);
+    free(w->killed);
+    free(w->timers);
     free(w->count);
     free(w->samples);
     free(w->res_used);
@@ -595,4 +649,90 @@ uint32_t world_sample_res_used(const world *w, size_t i, res_id r)
 world_totals world_get_totals(const world *w)
 {
     return w->tot;
+}
+
+/* ---- component hooks (faults, re-partitioning) --------------------------------------------- */
+
+static void on_timer(sim_ctx *ctx, const sim_event *ev)
+{
+    (void)ctx;
+    world *w = ev->user;
+    uint64_t client = ev->data.u64[0];
+    SIM_ASSERT(client < w->n_timers);
+    w->timers[client].fn(w, w->timers[client].ctx, ev->data.u64[1]);
+}
+
+sim_time world_now(const world *w)
+{
+    return sim_now(w->ctx);
+}
+
+uint32_t world_timer_client(world *w, world_timer_fn *fn, void *ctx)
+{
+    w->timers = xrealloc(w->timers, (w->n_timers + 1) * sizeof *w->timers, "world timers");
+    w->timers[w->n_timers] = (wtimer){fn, ctx};
+    return w->n_timers++;
+}
+
+void world_at(world *w, sim_time t, uint32_t client, uint64_t tag)
+{
+    SIM_ASSERT(client < w->n_timers && t >= sim_now(w->ctx));
+    sim_schedule_at(w->ctx, t, PRIO_TIMER, on_timer, w, (sim_payload){.u64 = {client, tag}});
+}
+
+void world_kill(world *w, job_id id, world_kill_info *info)
+{
+    const job *j = job_table_get(w->jobs, id);
+    SIM_ASSERT(j->state == JOB_RUNNING);
+    sim_time now = sim_now(w->ctx);
+    advance_checkpoint(w, id);
+    const wjob *wj = &w->wj[id];
+    double p = wj->seg_p, kept = wj->ckpt_p;
+    if (info) {
+        *info = (world_kill_info){.kept_s = kept,
+                                  .lost_work_s = p - kept,
+                                  .lost_wall_s = sim_time_to_s(now - wj->ckpt_t)};
+    }
+    SIM_ASSERT(fluid_cancel(w->fluid, wj->act, NULL));
+    stop_progress(w, id);
+    for (uint32_t k = 0; k < j->n_units; k++) {
+        cluster_give(w->c, j->units[k], j->spec.mem_bytes);
+    }
+    rerate_neighbours(w, j); /* before the requeue forgets the placement */
+    job_requeue(w->jobs, id, now, kept);
+    w->tot.n_running--;
+    w->tot.n_queued++;
+    w->n_kills++;
+    if (w->n_killed == w->cap_killed) {
+        w->cap_killed = w->cap_killed ? 2 * w->cap_killed : 16;
+        w->killed = xrealloc(w->killed, w->cap_killed * sizeof(job_id), "killed jobs");
+    }
+    w->killed[w->n_killed++] = id;
+}
+
+void world_set_cordoned(world *w, dev_id d, bool on)
+{
+    cluster_set_cordoned(w->c, d, on);
+}
+
+void world_settle(world *w)
+{
+    w->view.now = sim_now(w->ctx);
+    for (size_t i = 0; i < w->n_killed; i++) {
+        w->pol->on_arrival(w->pol_state, &w->view, w->killed[i], w->dec);
+        apply(w);
+        drain_ended(w);
+    }
+    w->n_killed = 0;
+    if (w->pol->on_capacity) {
+        w->pol->on_capacity(w->pol_state, &w->view, w->dec);
+        apply(w);
+        drain_ended(w);
+    }
+    record(w);
+}
+
+uint64_t world_n_kills(const world *w)
+{
+    return w->n_kills;
 }

@@ -51,6 +51,11 @@ typedef struct world_cfg {
                                  * never. Checked: units held per device equal what running jobs
                                  * hold and what the per-GPU job index lists, and never exceed
                                  * its slots; job counts add up. */
+    double checkpoint_s;        /* a running job writes a checkpoint after every checkpoint_s
+                                 * seconds of its work (solo run time: a fixed number of steps,
+                                 * as `every_n_train_steps`); a killed job keeps the work of its
+                                 * last checkpoint. 0: no checkpoints, a killed job restarts from
+                                 * zero. */
 } world_cfg;
 
 /* One recorded state of the cluster, taken after every time at which it changed. */
@@ -99,5 +104,40 @@ const world_sample *world_samples(const world *w);
 uint32_t world_sample_res_used(const world *w, size_t i, res_id r);
 /* Totals after world_run. */
 world_totals world_get_totals(const world *w);
+
+/* ---- hooks for components that change the cluster while it runs (faults, re-partitioning) --
+ * A component registers a timer client once (before world_run), then asks for callbacks at
+ * given times; at equal times they fire after job completions and before arrivals, in the order
+ * asked. Inside a callback (and only there, or in a policy-free test) it may kill running jobs,
+ * cordon devices, and must end with world_settle, which lets the policy react. */
+
+typedef void world_timer_fn(world *w, void *ctx, uint64_t tag);
+
+/* Current simulated time, ns. */
+sim_time world_now(const world *w);
+/* Register fn (with ctx, borrowed for the world's life); returns the client's id. */
+uint32_t world_timer_client(world *w, world_timer_fn *fn, void *ctx);
+/* Call client `client`'s fn with `tag` at time t (>= now). */
+void world_at(world *w, sim_time t, uint32_t client, uint64_t tag);
+
+/* What a kill cost: work kept from the last checkpoint and what was lost. */
+typedef struct world_kill_info {
+    double kept_s;      /* work kept (seconds of solo run time), done_s after the kill */
+    double lost_work_s; /* work done since the last checkpoint and lost, seconds of solo run */
+    double lost_wall_s; /* wall-clock time since the last checkpoint (or the start of this run),
+                         * during which the job held its units for nothing, seconds */
+} world_kill_info;
+
+/* Kill running job j now: its units are given back, its co-runners re-rated, and it is queued
+ * again (job_requeue) keeping the work of its last checkpoint (world_cfg.checkpoint_s). The
+ * policy hears of it (on_arrival) at the next world_settle. Fills *info when not NULL. */
+void world_kill(world *w, job_id j, world_kill_info *info);
+/* Cordon or uncordon device d (cluster_set_cordoned). */
+void world_set_cordoned(world *w, dev_id d, bool on);
+/* Tell the policy about the jobs killed since the last settle (on_arrival, in kill order) and
+ * that capacity may have changed (on_capacity), apply its decisions, record a sample. */
+void world_settle(world *w);
+/* Jobs killed so far (world_kill calls). */
+uint64_t world_n_kills(const world *w);
 
 #endif

@@ -18,6 +18,7 @@
 #include <stdio.h>
 
 #include "experiments/scenario.h"
+#include "model/fault.h"
 #include "model/world.h"
 
 #define OUT_SCHEMA_VERSION 1
@@ -66,6 +67,11 @@ int out_write_json(FILE *f, const cJSON *root);
 /* Time-weighted mean over the run of a sample field (offsetof a uint32_t member of
  * world_sample), divided by denom (> 0). */
 double out_time_mean(const world *w, size_t field_off, double denom);
+/* run.json's metrics.faults (tools/out_faults.c): fault counts per kind, and per sharing mode
+ * the kills, distinct jobs affected, lost GPU-hours and lost work hours; caller owns. */
+cJSON *out_faults_json(const fault_stats *st, double checkpoint_s);
+/* One summary line of the faults and what they cost per sharing mode. */
+void out_faults_summary(FILE *f, const fault_stats *st);
 /* Print the short text summary of a run. */
 void out_summary(FILE *f, const world *w, const char *out_dir);
 

@@ -49,6 +49,37 @@ static cJSON *sharing_json(const scenario_sharing *sh)
     return o;
 }
 
+/* `faults:` (present only when the scenario has one, so older run.json files keep their keys) */
+static cJSON *faults_json(const scenario_faults *f)
+{
+    static const char *const kinds[] = {"gpu", "instance", "node", "nvlink"};
+    const scenario_fault_rate *rates[] = {&f->process.gpu, &f->process.instance, &f->process.node,
+                                          &f->process.nvlink};
+    cJSON *o = cJSON_CreateObject();
+    add_s(o, "checkpoint_s", f->checkpoint_ns);
+    cJSON *p = cJSON_AddObjectToObject(o, "process");
+    for (int k = 0; k < 4; k++) {
+        if (cfg_present(rates[k]->at)) {
+            cJSON *r = cJSON_AddObjectToObject(p, kinds[k]);
+            add_s(r, "mtbf_s", rates[k]->mtbf_ns);
+            add_s(r, "repair_s", rates[k]->repair_ns);
+        }
+    }
+    cJSON *ev = cJSON_AddArrayToObject(o, "events");
+    for (size_t i = 0; i < f->n_events; i++) {
+        const scenario_fault_event *e = &f->events[i];
+        cJSON *ej = cJSON_CreateObject();
+        add_s(ej, "at_s", e->at_ns);
+        add_str(ej, "kind", e->kind);
+        add_str(ej, "node", e->node);
+        add_n(ej, "gpu", e->gpu);
+        add_n(ej, "instance", e->instance);
+        add_s(ej, "repair_s", e->repair_ns);
+        cJSON_AddItemToArray(ev, ej);
+    }
+    return o;
+}
+
 static cJSON *duration_json(const scenario_duration *d)
 {
     cJSON *o = cJSON_CreateObject();
@@ -141,6 +172,9 @@ cJSON *out_config_json(const scenario_spec *s)
         add_str(cj, "date_utc", c->src ? c->src->date_utc : NULL);
         add_str(cj, "measurements", c->src ? c->src->file : NULL);
         cJSON_AddItemToArray(cal, cj);
+    }
+    if (cfg_present(s->faults.at)) {
+        cJSON_AddItemToObject(o, "faults", faults_json(&s->faults));
     }
     return o;
 }

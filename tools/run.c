@@ -13,6 +13,7 @@
 #include "experiments/physics_load.h"
 #include "experiments/scenario.h"
 #include "model/cluster.h"
+#include "model/fault.h"
 #include "model/jobrate.h"
 #include "model/policy/policy.h"
 #include "model/world.h"
@@ -40,10 +41,12 @@ typedef struct run_ctx {
     param_set params;
     const policy_ops *pol;
     world *w;
+    fault_injector *faults; /* NULL when the scenario has no faults section */
 } run_ctx;
 
 static void run_fini(run_ctx *r)
 {
+    fault_injector_destroy(r->faults);
     world_destroy(r->w);
     diag_destroy(r->d);
     arena_destroy(r->a);
@@ -205,6 +208,49 @@ static void check_requests(run_ctx *r, const synth_class *cls)
     cluster_destroy(c);
 }
 
+/* The scenario's faults: the seeded process and the listed events, resolved on the built
+ * cluster (a listed node, GPU or instance that does not exist is reported at its field). */
+static void build_faults(run_ctx *r)
+{
+    const scenario_faults *sf = &r->spec->faults;
+    if (!cfg_present(sf->at)) {
+        return;
+    }
+    const cluster *c = world_cluster(r->w);
+    const scenario_fault_rate *rates[FAULT_N_KINDS] = {&sf->process.gpu, &sf->process.instance,
+                                                       &sf->process.node, &sf->process.nvlink};
+    fault_process p = {0};
+    for (int k = 0; k < FAULT_N_KINDS; k++) {
+        if (cfg_present(rates[k]->at)) {
+            p.mtbf_s[k] = sim_time_to_s(rates[k]->mtbf_ns);
+            p.repair_s[k] = sim_time_to_s(rates[k]->repair_ns);
+        }
+    }
+    rng_root root = rng_root_make(r->spec->seed);
+    fault_event *ev = NULL;
+    size_t n = 0;
+    fault_generate(c, &p, &root, r->spec->horizon_ns, &ev, &n);
+    ev = xrealloc(ev, (n + sf->n_events + 1) * sizeof *ev, "fault events");
+    for (size_t i = 0; i < sf->n_events; i++) {
+        const scenario_fault_event *se = &sf->events[i];
+        fault_kind k = FAULT_GPU;
+        SIM_ASSERT(fault_kind_find(se->kind, &k)); /* the schema admits only these names */
+        char why[256], path[64];
+        if (!fault_resolve(c, k, se->node, se->gpu, se->instance, &ev[n], why, sizeof why)) {
+            snprintf(path, sizeof path, "faults.events[%zu]", i);
+            diag_error(r->d, se->at, path,
+                       "%s; expected a node, GPU and instance of the cluster, got '%s/%u/%u'", why,
+                       se->node, (unsigned)se->gpu, (unsigned)se->instance);
+            continue;
+        }
+        ev[n].at = se->at_ns;
+        ev[n].repair_ns = se->repair_ns;
+        n++;
+    }
+    r->faults = fault_injector_create(r->w, ev, n);
+    free(ev);
+}
+
 static int write_outputs(run_ctx *r, const run_opts *o, const char *dir)
 {
     unsigned files = r->spec->outputs.files;
@@ -217,6 +263,11 @@ static int write_outputs(run_ctx *r, const run_opts *o, const char *dir)
         cJSON *cfg = out_config_json(r->spec);
         out_run_meta meta = {.seed = r->spec->seed, .config = cfg, .policy = r->pol->name};
         cJSON *root = out_run_json(r->w, &meta);
+        if (r->faults) {
+            cJSON_AddItemToObject(cJSON_GetObjectItem(root, "metrics"), "faults",
+                                  out_faults_json(fault_injector_stats(r->faults),
+                                                  sim_time_to_s(r->spec->faults.checkpoint_ns)));
+        }
         FILE *f = out_stage_open(st, "run.json");
         rc = f ? out_write_json(f, root) : SIM_EIO;
         cJSON_Delete(root);
@@ -294,8 +345,12 @@ int run_scenario(const run_opts *o)
                         .rate = jobrate_rate,
                         .rate_ctx = &r.rate,
                         .until = r.spec->horizon_ns,
-                        .verify_every = o->verify_every};
+                        .verify_every = o->verify_every,
+                        .checkpoint_s = sim_time_to_s(r.spec->faults.checkpoint_ns)};
         rc = world_create(&wc, jobs, r.d, r.spec->cluster.at, &r.w);
+        if (rc == 0) {
+            build_faults(&r);
+        }
     }
     if (rc != 0 || diag_error_count(r.d) > 0) {
         diag_print(r.d, err);
@@ -317,6 +372,9 @@ int run_scenario(const run_opts *o)
     rc = write_outputs(&r, o, dir);
     if (rc == 0 && o->summary) {
         out_summary(o->summary, r.w, dir);
+        if (r.faults) {
+            out_faults_summary(o->summary, fault_injector_stats(r.faults));
+        }
     }
     run_fini(&r);
     return rc;

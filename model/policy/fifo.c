@@ -86,6 +86,11 @@ static void fifo_on_finish(void *self, const cluster_view *cv, job_id j, decisio
     schedule(self, cv, out);
 }
 
+static void fifo_on_capacity(void *self, const cluster_view *cv, decision_buf *out)
+{
+    schedule(self, cv, out);
+}
+
 const policy_ops pol_fifo_ops = {
     .name = "fifo",
     .summary = "first in, first out with head-of-line blocking; first-fit placement",
@@ -94,4 +99,5 @@ const policy_ops pol_fifo_ops = {
     .fini = fifo_fini,
     .on_arrival = fifo_on_arrival,
     .on_finish = fifo_on_finish,
+    .on_capacity = fifo_on_capacity,
 };

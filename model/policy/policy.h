@@ -55,7 +55,7 @@ typedef struct pol_device {
     const char *resource_name; /* e.g. "nvidia.com/mig-1g.5gb" */
     const char *profile;       /* MIG profile name, or NULL for a whole GPU */
     uint32_t slots;            /* units it advertises */
-    uint32_t free;             /* units not held by a job */
+    uint32_t free;             /* units not held by a job (0 while the device is cordoned) */
     int sms;
     uint64_t mem_bytes;
     uint64_t mem_used_bytes;
@@ -155,6 +155,10 @@ typedef struct policy_ops {
     void (*on_arrival)(void *self, const cluster_view *cv, job_id j, decision_buf *out);
     /* Job j ended (done or failed); its resources are already free. */
     void (*on_finish)(void *self, const cluster_view *cv, job_id j, decision_buf *out);
+    /* Capacity changed without a job ending (a repaired GPU, a killed job's freed units, a
+     * device back from reconfiguration). May be NULL: the policy then waits for the next
+     * arrival or finish. A killed job comes back through on_arrival first (it is queued). */
+    void (*on_capacity)(void *self, const cluster_view *cv, decision_buf *out);
 } policy_ops;
 
 /* Policy by name; NULL when unknown. Static storage. */

@@ -33,7 +33,7 @@ void pol_device_get(const cluster_view *cv, dev_id d, pol_device *out)
     out->resource_name = cluster_resource_name(cv->c, cd->resource);
     out->profile = cd->profile ? cd->profile->name : NULL;
     out->slots = cd->slots;
-    out->free = cd->slots - cd->used;
+    out->free = cd->cordoned ? 0 : cd->slots - cd->used;
     out->sms = cd->sms;
     out->mem_bytes = cd->mem_bytes;
     out->mem_used_bytes = cd->mem_used_bytes;

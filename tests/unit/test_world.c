@@ -247,7 +247,8 @@ static void bad_finish(void *self, const cluster_view *cv, job_id j, decision_bu
 {
     (void)self, (void)cv, (void)j, (void)out;
 }
-static const policy_ops bad_ops = {"bad", "test", 0, bad_init, NULL, bad_arrival, bad_finish};
+static const policy_ops bad_ops = {"bad", "test", 0, bad_init, NULL, bad_arrival, bad_finish,
+                                   NULL};
 
 Test(world, invalid_decisions_are_refused_and_counted)
 {

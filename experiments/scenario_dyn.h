@@ -1,0 +1,63 @@
+/* experiments/scenario_dyn.h - the scenario's dynamic parts: faults (and their schema tables,
+ * which experiments/scenario.c plugs into its top level).
+ *
+ *   faults:
+ *     checkpoint: 30m          # a job checkpoints every 30 min of its work; absent: from zero
+ *     process:                 # Poisson failures per component (model/fault.h)
+ *       gpu: {mtbf: 50000h, repair: 4h}        # per GPU: the board fails
+ *       instance: {mtbf: 2000h, repair: 1m}    # per GPU: a fault inside one device
+ *       node: {mtbf: 20000h, repair: 8h}       # per node
+ *       nvlink: {mtbf: 100000h}                # per node with 2 or more GPUs
+ *     events:                  # and/or a list of faults
+ *       - {at: 2h, kind: instance, node: mig-0, gpu: 3, instance: 1, repair: 5m}
+ *
+ * Units after loading: times in sim ns. Kind names are model/fault.h's (fault_kind_find);
+ * `node` is a node name (GROUP-INDEX), `gpu` its GPU index, `instance` the device index on that
+ * GPU (MIG instances in placement order; 0 for a GPU without MIG); they are checked against the
+ * built cluster when the run starts (tools/run.c). No MTBF or repair time has a default: the
+ * scenario states them (no invented reliability figure).
+ * Ownership: as scenario.h (the loader's arena).
+ */
+#ifndef SIMPROJ_EXPERIMENTS_SCENARIO_DYN_H
+#define SIMPROJ_EXPERIMENTS_SCENARIO_DYN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "experiments/cfg.h"
+#include "sim/diag.h"
+
+/* Failures of one kind: mean time between failures per component, and repair time. */
+typedef struct scenario_fault_rate {
+    int64_t mtbf_ns;   /* > 0 */
+    int64_t repair_ns; /* >= 0, default 0 */
+    src_loc at;
+} scenario_fault_rate;
+
+typedef struct scenario_fault_process {
+    scenario_fault_rate gpu, instance, node, nvlink; /* absent: at == {0}, never fails */
+    src_loc at;
+} scenario_fault_process;
+
+typedef struct scenario_fault_event {
+    int64_t at_ns;
+    const char *kind; /* gpu | instance | node | nvlink */
+    const char *node; /* node name */
+    uint32_t gpu, instance;
+    int64_t repair_ns;
+    src_loc at, node_at;
+} scenario_fault_event;
+
+typedef struct scenario_faults {
+    int64_t checkpoint_ns; /* 0: no checkpoints */
+    scenario_fault_process process;
+    size_t n_events;
+    scenario_fault_event *events;
+    src_loc at; /* cfg_present(at): the scenario has a faults section */
+} scenario_faults;
+
+/* Schema of the `faults:` mapping (walked into scenario_faults). */
+extern const cfg_field scenario_faults_fields[];
+
+#endif
