@@ -1,0 +1,186 @@
+/* model/ddp.c - DDP placement, step time and memory (see ddp.h). */
+#include "model/ddp.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int per_gpu_max(const ddp_job *job)
+{
+    return job->mig ? job->mig->max_instances : 1;
+}
+
+int ddp_shape(ddp_job *job, char *why, size_t why_len)
+{
+    if (job->workers < 1 || job->per_gpu < 1 || job->gpus_per_node < 1) {
+        snprintf(why, why_len, "workers, per_gpu and gpus_per_node must be >= 1");
+        return -1;
+    }
+    int cap = per_gpu_max(job);
+    if (job->per_gpu > cap) {
+        if (job->mig) {
+            snprintf(why, why_len,
+                     "per_gpu %d: a GPU holds at most %d %s instances; expected per_gpu <= %d",
+                     job->per_gpu, cap, job->mig->name, cap);
+        } else {
+            snprintf(why, why_len,
+                     "per_gpu %d on whole GPUs: a whole GPU holds one worker; expected per_gpu "
+                     "1, or a MIG partition",
+                     job->per_gpu);
+        }
+        return -1;
+    }
+    int per_node = job->per_gpu * job->gpus_per_node;
+    if (job->n_nodes == 0) {
+        int n = (job->workers + per_node - 1) / per_node;
+        if (n > DDP_MAX_NODES) {
+            snprintf(why, why_len, "%d workers need %d nodes; at most %d are modelled",
+                     job->workers, n, DDP_MAX_NODES);
+            return -1;
+        }
+        job->n_nodes = n;
+        for (int i = 0; i < n; i++) {
+            int left = job->workers - i * per_node;
+            job->topology[i] = left < per_node ? left : per_node;
+        }
+    } else {
+        if (job->n_nodes > DDP_MAX_NODES) {
+            snprintf(why, why_len, "%d nodes; at most %d are modelled", job->n_nodes,
+                     DDP_MAX_NODES);
+            return -1;
+        }
+        int sum = 0;
+        for (int i = 0; i < job->n_nodes; i++) {
+            sum += job->topology[i];
+        }
+        if (sum == 0) {
+            for (int i = 0; i < job->n_nodes; i++) {
+                job->topology[i] = job->workers / job->n_nodes +
+                                   (i < job->workers % job->n_nodes ? 1 : 0);
+            }
+            sum = job->workers;
+        }
+        if (sum != job->workers) {
+            snprintf(why, why_len,
+                     "topology places %d workers over %d nodes; expected it to add up to "
+                     "workers = %d",
+                     sum, job->n_nodes, job->workers);
+            return -1;
+        }
+    }
+    for (int i = 0; i < job->n_nodes; i++) {
+        if (job->topology[i] < 1 || job->topology[i] > per_node) {
+            snprintf(why, why_len,
+                     "topology[%d] = %d workers; expected 1 to per_gpu x gpus_per_node = %d", i,
+                     job->topology[i], per_node);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+void ddp_layout(const ddp_job *job, const comm_params *cp, comm_node *nodes, comm_rank *ranks)
+{
+    int k = 0;
+    for (int n = 0; n < job->n_nodes; n++) {
+        nodes[n] = (comm_node){
+            .gpus = job->gpus_per_node,
+            .gpus_per_root = job->gpus_per_root > 0 ? job->gpus_per_root : cp->gpus_per_root,
+            .nvlink_bytes_per_s = job->gpu->nvlink_bytes_per_s / 2, /* total is both ways */
+            .pcie_bytes_per_s = job->gpu->pcie_bytes_per_s,
+            .host_bytes_per_s = cp->host_mem_bytes_per_s,
+            .nic_bytes_per_s = job->nic_bytes_per_s,
+        };
+        for (int w = 0; w < job->topology[n]; w++) {
+            ranks[k++] = (comm_rank){n, w / job->per_gpu, job->mig != NULL};
+        }
+    }
+}
+
+int ddp_ring(const ddp_job *job, const comm_params *cp, comm_ring *out, char *why,
+             size_t why_len)
+{
+    comm_node nodes[DDP_MAX_NODES];
+    comm_rank *ranks = calloc((size_t)job->workers, sizeof *ranks);
+    if (!ranks) {
+        snprintf(why, why_len, "out of memory");
+        memset(out, 0, sizeof *out);
+        return -1;
+    }
+    ddp_layout(job, cp, nodes, ranks);
+    int rc = comm_ring_build(cp, nodes, job->n_nodes, ranks, job->workers, out, why, why_len);
+    free(ranks);
+    return rc;
+}
+
+double ddp_worker_mem_bytes(const ddp_job *job, const comm_params *cp)
+{
+    double need = wl_mem_footprint_bytes(job->profile, job->batch);
+    if (job->workers > 1) {
+        need += cp->grad_copy_frac * job->grad_bytes + cp->nccl_buffer_bytes;
+    }
+    return need;
+}
+
+void ddp_step(const ddp_job *job, const comm_params *cp, const phys_params *m,
+              const comm_ring *ring, double ring_rate, ddp_result *out)
+{
+    memset(out, 0, sizeof *out);
+    partition_cfg c;
+    partition_cfg_init(&c, job->gpu);
+    c.mig = job->mig;
+    c.mig_busy = job->mig ? job->per_gpu : 0;
+    out->mem_bytes = ddp_worker_mem_bytes(job, cp);
+    out->mem_cap_bytes = speed_partition_mem_bytes(&c);
+    if (out->mem_bytes > out->mem_cap_bytes) {
+        double fp = wl_mem_footprint_bytes(job->profile, job->batch);
+        snprintf(out->reason, sizeof out->reason,
+                 "worker needs %.3g GiB (profile %.3g at batch %g + buckets %.3g + NCCL %.3g) > "
+                 "partition's %.3g GiB",
+                 out->mem_bytes / 1073741824.0, fp / 1073741824.0, job->batch,
+                 job->workers > 1 ? cp->grad_copy_frac * job->grad_bytes / 1073741824.0 : 0.0,
+                 job->workers > 1 ? cp->nccl_buffer_bytes / 1073741824.0 : 0.0,
+                 out->mem_cap_bytes / 1073741824.0);
+        out->outcome = SPEED_OOM;
+        return;
+    }
+    if (job->workers > 1 && !(job->grad_bytes > 0)) {
+        snprintf(out->reason, sizeof out->reason,
+                 "gradient size unknown: the profile needs grad_bytes for %d workers",
+                 job->workers);
+        out->outcome = SPEED_INVALID;
+        return;
+    }
+    speed_result r;
+    speed_unit_time(job->profile, job->batch, &c, m, &r);
+    if (r.outcome != SPEED_OK) {
+        out->outcome = r.outcome;
+        snprintf(out->reason, sizeof out->reason, "%s", r.reason);
+        return;
+    }
+    double iter = r.unit_time_s * wl_units_per_iter(job->profile, job->batch);
+    out->host_s = r.iter_host_s;
+    out->gpu_s = iter - r.iter_host_s > 0 ? iter - r.iter_host_s : 0;
+    double fwd = (1 - cp->backward_frac) * out->gpu_s, bwd = cp->backward_frac * out->gpu_s;
+    double end = fwd + bwd;
+    if (job->workers > 1) {
+        double x = ring_rate > 0 ? ring_rate : comm_ring_alone_rate(ring);
+        out->rate_bytes_per_s = x;
+        double G = job->grad_bytes, done = 0, c_prev = 0;
+        while (done < G) {
+            double size = fmin(cp->bucket_bytes, G - done);
+            done += size;
+            double ready = fwd + bwd * done / G;
+            double t = comm_ring_allreduce_time(cp, ring, size, x);
+            out->comm_s += t;
+            c_prev = fmax(ready, c_prev) + t;
+            out->n_buckets++;
+        }
+        end = fmax(end, c_prev);
+    }
+    out->step_s = out->host_s + end;
+    out->exposed_s = out->step_s - out->host_s - out->gpu_s;
+    out->throughput = job->workers * wl_units_per_iter(job->profile, job->batch) / out->step_s;
+    out->outcome = SPEED_OK;
+}

@@ -1,0 +1,90 @@
+/* model/ddp.h - a data-parallel (DDP) training job: where its workers sit, how long a step takes
+ * and whether a worker fits its partition (DESIGN.md §5).
+ *
+ * Placement: `workers` ranks, `per_gpu` of them on each GPU (MIG instances of one profile, or one
+ * whole GPU each), spread over nodes as `topology` says (workers per node; default: as few nodes
+ * as hold them, filled in order). Ranks are ordered node by node, GPU by GPU, as NCCL builds its
+ * ring; the ring's links and their sharing are model/comm.h's.
+ *
+ * Step time of one worker (all workers are alike, so the slowest is any of them):
+ *   H, G_t  host and GPU time of one iteration on the worker's partition alone (model/speed.h;
+ *           the other instances of the GPU busy with the same job's workers, for the power cap)
+ *   F = (1 - b) G_t forward, B = b G_t backward, b = backward_frac (model/comm.yaml)
+ *   The G gradient bytes are all-reduced in buckets of bucket_bytes, in the order backward
+ *   produces them: bucket i (cumulative bytes g_i) is ready at F + B g_i / G, and the all-reduces
+ *   run one after another: c_i = max(ready_i, c_{i-1}) + t_ar(size_i) (model/comm.h's ring cost
+ *   at the ring's rate). Step = H + max(F + B, c_last). Exposed communication = the part of
+ *   c_last beyond F + B; the non-overlappable part is the last bucket's all-reduce at least.
+ *   Not modelled: NCCL kernels taking SMs from the backward pass, and the optimiser step (taken
+ *   to be inside G_t, in the forward share).
+ * Memory per worker: the profile's footprint at the batch (weights, gradients, optimiser state,
+ * activations, as measured) + grad_copy_frac * G (DDP's bucket copies) + nccl_buffer_bytes, for
+ * two or more workers; more than the partition holds is an OOM at start.
+ * Ownership: every pointer is borrowed for the call; results are plain data. Units: seconds,
+ * bytes, bytes/s.
+ */
+#ifndef SIMPROJ_MODEL_DDP_H
+#define SIMPROJ_MODEL_DDP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "model/comm.h"
+#include "model/speed.h"
+
+#define DDP_MAX_NODES 256
+
+/* A DDP job's shape and where it runs. */
+typedef struct ddp_job {
+    const wl_profile *profile; /* per-worker profile */
+    double batch;              /* per worker */
+    double grad_bytes;         /* G; 0 = unknown (only one worker can then be evaluated) */
+    const gpu_type *gpu;
+    const mig_profile *mig;    /* NULL = whole GPUs */
+    int workers, per_gpu;
+    int n_nodes;               /* nodes used */
+    int topology[DDP_MAX_NODES]; /* workers per node */
+    int gpus_per_node;
+    int gpus_per_root;
+    double nic_bytes_per_s;    /* each node's NIC line rate */
+} ddp_job;
+
+/* Fill job->topology when n_nodes is 0: as few nodes of gpus_per_node GPUs as hold the workers,
+ * filled in order; when n_nodes > 0 and topology[] is all 0: the workers spread evenly over the
+ * nodes (the first ones get one more). Then check the shape. Returns 0, or -1 with the reason in
+ * why: topology does not add up to workers, per_gpu above what the partition holds per GPU (1 for
+ * a whole GPU, the profile's instance count for MIG), a node with more workers than per_gpu x
+ * gpus_per_node, more than DDP_MAX_NODES nodes. */
+int ddp_shape(ddp_job *job, char *why, size_t why_len);
+
+/* The comm_node of each of the job's nodes (n_nodes of them) and its ranks (workers of them), in
+ * NCCL's ring order. nodes and ranks must hold n_nodes and workers entries. */
+void ddp_layout(const ddp_job *job, const comm_params *cp, comm_node *nodes, comm_rank *ranks);
+
+/* The job's ring. Returns 0, or -1 with a reason (see comm_ring_build). */
+int ddp_ring(const ddp_job *job, const comm_params *cp, comm_ring *out, char *why,
+             size_t why_len);
+
+/* Memory one worker needs (bytes). */
+double ddp_worker_mem_bytes(const ddp_job *job, const comm_params *cp);
+
+typedef struct ddp_result {
+    speed_outcome outcome;
+    char reason[256];
+    double step_s;        /* one iteration of every worker */
+    double host_s, gpu_s; /* H and G_t */
+    double comm_s;        /* all-reduce time of all buckets, back to back */
+    double exposed_s;     /* step_s - host_s - gpu_s */
+    double rate_bytes_per_s; /* ring rate used */
+    int n_buckets;
+    double mem_bytes, mem_cap_bytes; /* per worker: need and partition */
+    double throughput;    /* the job's units of work per second (all workers) */
+} ddp_result;
+
+/* Step time of the job when its ring moves `ring_rate` bytes/s per hop (<= 0: the ring alone,
+ * comm_ring_alone_rate). Outcome OOM when a worker does not fit; INVALID when the profile
+ * cannot be evaluated on the partition or G is unknown for two or more workers. */
+void ddp_step(const ddp_job *job, const comm_params *cp, const phys_params *m,
+              const comm_ring *ring, double ring_rate, ddp_result *out);
+
+#endif
