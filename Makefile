@@ -117,7 +117,7 @@ deps-test:
 
 run: deps
 	@$(MAKE) --no-print-directory all
-	./slicesim run experiments/default.yaml -o results/default
+	./slicesim run experiments/default.yaml -o results/default --force
 
 # One Criterion binary holds every test (unit, bad input, golden, determinism), so the run ends
 # in one "Synthesis" line. Tests run from the repository root and may call ./slicesim.

@@ -1,4 +1,4 @@
-/* tools/cmd_run.c - `slicesim run FILE [-o DIR] [--seed N] [--set PATH=VALUE]...` and
+/* tools/cmd_run.c - `slicesim run FILE [-o DIR] [--force] [--seed N] [--set PATH=VALUE]...` and
  * `slicesim check FILE [--set PATH=VALUE]...`: one argument parser, one tools/run.h pipeline
  * (check stops before running, so it loads and checks exactly what a run loads). */
 #include <stdio.h>
@@ -11,18 +11,21 @@
 #include "tools/run.h"
 
 static const char usage_text[] =
-    "usage: slicesim run FILE [-o DIR] [--seed N] [--set PATH=VALUE]...\n"
+    "usage: slicesim run FILE [-o DIR] [--force] [--seed N] [--set PATH=VALUE]...\n"
     "\n"
     "Runs the scenario FILE and writes run.json, run_info.json, jobs.csv and timeseries.csv\n"
     "(those its outputs.files names) into DIR (default: the scenario's outputs.dir), then prints\n"
     "a short summary. Nothing is written when the input is bad.\n"
-    "  -o DIR            output directory (created when missing)\n"
+    "  -o DIR            output directory (created when missing; default: outputs.dir, or\n"
+    "                    results/NAME)\n"
+    "  --force           replace an earlier run's files in DIR (without it such a directory\n"
+    "                    is refused); files of it this run does not write are removed\n"
     "  --seed N          master seed (0 .. 2^64-1), replaces the scenario's seed\n"
     "  --set PATH=VALUE  override one scenario field, e.g. --set cluster.nodes[0].count=4\n"
     "                    (repeatable)\n"
     "Exit status: 0 done, 1 a file could not be read or written, 2 bad input or usage.\n";
 
-#define RUN_USAGE "expected: run FILE [-o DIR] [--seed N] [--set PATH=VALUE]..."
+#define RUN_USAGE "expected: run FILE [-o DIR] [--force] [--seed N] [--set PATH=VALUE]..."
 
 static const char check_usage_text[] =
     "usage: slicesim check FILE [--set PATH=VALUE]...\n"
@@ -66,6 +69,10 @@ static int run_or_check(int argc, char **argv, bool check)
             fputs(check ? check_usage_text : usage_text, stdout);
             free(sets);
             return CLI_EXIT_OK;
+        }
+        if (!check && !strcmp(a, "--force")) {
+            o.force = true;
+            continue;
         }
         bool run_only = !strcmp(a, "-o") || !strcmp(a, "--seed");
         bool set_eq = !strncmp(a, "--set=", 6);

@@ -43,6 +43,10 @@ void out_stage_abort(out_stage *st);
  * NaN/Inf are a bug (SIM_ASSERT). Caller owns the item (or adds it to a tree). */
 cJSON *out_json_number(double v);
 
+/* An unsigned 64-bit integer for JSON output, printed exactly (a seed above 2^53 is not rounded
+ * through a double). Caller owns the item. */
+cJSON *out_json_u64(uint64_t v);
+
 /* What run.json describes besides the world. */
 typedef struct out_run_meta {
     uint64_t seed;

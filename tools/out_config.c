@@ -128,7 +128,7 @@ cJSON *out_config_json(const scenario_spec *s)
     cJSON *o = cJSON_CreateObject();
     add_str(o, "name", s->name);
     add_str(o, "description", s->description);
-    add_n(o, "seed", (double)s->seed);
+    cJSON_AddItemToObject(o, "seed", out_json_u64(s->seed));
     add_s(o, "horizon_s", s->horizon_ns);
     cJSON *nodes = cJSON_AddArrayToObject(cJSON_AddObjectToObject(o, "cluster"), "nodes");
     for (size_t i = 0; i < s->cluster.n_groups; i++) {

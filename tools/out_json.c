@@ -1,4 +1,5 @@
 /* tools/out_json.c - run.json and run_info.json (see out.h and the README's "Output files"). */
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,13 @@ cJSON *out_json_number(double v)
     } else {
         snprintf(buf, sizeof buf, "%.17g", v);
     }
+    return cJSON_CreateRaw(buf);
+}
+
+cJSON *out_json_u64(uint64_t v)
+{
+    char buf[24];
+    snprintf(buf, sizeof buf, "%" PRIu64, v);
     return cJSON_CreateRaw(buf);
 }
 
@@ -215,7 +223,7 @@ cJSON *out_run_json(const world *w, const out_run_meta *meta)
 
     cJSON *root = cJSON_CreateObject();
     add_num(root, "schema_version", OUT_SCHEMA_VERSION);
-    add_num(root, "seed", (double)meta->seed);
+    cJSON_AddItemToObject(root, "seed", out_json_u64(meta->seed));
     cJSON_AddItemToObject(root, "config",
                           meta->config ? cJSON_Duplicate(meta->config, true) : cJSON_CreateNull());
     cJSON_AddStringToObject(root, "policy", meta->policy);
@@ -284,7 +292,7 @@ cJSON *out_run_info(uint64_t seed, const char *scenario_path, const char *argv_l
 {
     cJSON *o = cJSON_CreateObject();
     add_num(o, "schema_version", OUT_SCHEMA_VERSION);
-    add_num(o, "seed", (double)seed);
+    cJSON_AddItemToObject(o, "seed", out_json_u64(seed));
     cJSON_AddStringToObject(o, "scenario", scenario_path);
     cJSON_AddStringToObject(o, "command", argv_line);
     time_t now = time(NULL);

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "experiments/catalog_load.h"
 #include "experiments/embedded.h"
@@ -251,6 +252,50 @@ static void build_faults(run_ctx *r)
     free(ev);
 }
 
+/* The files a run may own in its output directory: run_info.json and every output name. */
+static const char *owned_name(unsigned i)
+{
+    return i == SCN_OUT_COUNT ? "run_info.json" : scenario_output_name(i);
+}
+
+/* Whether owned file i is written under the output bits `files`. */
+static bool owned_written(unsigned i, unsigned files)
+{
+    return i == SCN_OUT_COUNT ? (files & SCN_OUT_RUN_JSON) != 0 : (files & (1u << i)) != 0;
+}
+
+/* The owned files present in dir, comma-separated into buf; false when none. */
+static bool earlier_outputs(const char *dir, char *buf, size_t n)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (unsigned i = 0; i <= SCN_OUT_COUNT; i++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", dir, owned_name(i));
+        if (access(path, F_OK) == 0 && used < n) {
+            int k = snprintf(buf + used, n - used, "%s%s", used ? ", " : "", owned_name(i));
+            used += k > 0 ? (size_t)k : 0;
+        }
+    }
+    return used > 0;
+}
+
+/* After a --force run: remove the owned files of an earlier run that this one did not write, so
+ * that the directory holds one run's outputs only. */
+static int remove_stale_outputs(const char *dir, unsigned files)
+{
+    for (unsigned i = 0; i <= SCN_OUT_COUNT; i++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", dir, owned_name(i));
+        if (!owned_written(i, files) && remove(path) != 0 && errno != ENOENT) {
+            fprintf(stderr, "slicesim: %s: cannot remove an earlier run's file: %s\n", path,
+                    strerror(errno));
+            return SIM_EIO;
+        }
+    }
+    return 0;
+}
+
 static int write_outputs(run_ctx *r, const run_opts *o, const char *dir)
 {
     unsigned files = r->spec->outputs.files;
@@ -294,7 +339,8 @@ static int write_outputs(run_ctx *r, const run_opts *o, const char *dir)
         out_stage_abort(st);
         return rc;
     }
-    return out_stage_commit(st);
+    rc = out_stage_commit(st);
+    return rc == 0 ? remove_stale_outputs(dir, files) : rc;
 }
 
 int run_scenario(const run_opts *o)
@@ -357,6 +403,16 @@ int run_scenario(const run_opts *o)
         run_fini(&r);
         return SIM_EINPUT;
     }
+    const char *dir = o->out_dir ? o->out_dir : r.spec->outputs.dir;
+    char earlier[256];
+    if (!o->check_only && !o->force && earlier_outputs(dir, earlier, sizeof earlier)) {
+        fprintf(err,
+                "slicesim run: error: output directory '%s' holds an earlier run's files (%s); "
+                "expected a new or empty directory, or --force to replace them\n",
+                dir, earlier);
+        run_fini(&r);
+        return SIM_EINPUT;
+    }
     if (o->check_only) {
         if (o->summary) {
             fprintf(o->summary, "%s: ok (%llu nodes, %llu GPUs, %zu job classes)\n", o->scenario,
@@ -368,7 +424,6 @@ int run_scenario(const run_opts *o)
         return 0;
     }
     world_run(r.w);
-    const char *dir = o->out_dir ? o->out_dir : r.spec->outputs.dir;
     rc = write_outputs(&r, o, dir);
     if (rc == 0 && o->summary) {
         out_summary(o->summary, r.w, dir);

@@ -28,12 +28,16 @@ typedef struct run_opts {
     FILE *summary;            /* where the text summary goes (NULL: none) */
     FILE *errors;             /* where input errors go (stderr normally) */
     uint64_t verify_every;    /* check the model's invariants every N events (tests); 0 = never */
+    bool force;               /* --force: replace an earlier run's files in out_dir (and remove
+                               * those this run does not write); otherwise such a directory is
+                               * refused before the run */
     bool check_only;          /* load and check everything a run loads, build the world, stop
                                * before running it (`slicesim check`); nothing is written */
     struct run_estimate *estimate; /* when not NULL, receives the cost estimate (tools/estimate.h) */
 } run_opts;
 
-/* Run the scenario. Before any job is generated, the run's cost is estimated and compared with
+/* Run the scenario. An output directory holding files a run writes (run.json, run_info.json,
+ * jobs.csv, ...) is refused unless o->force. Before any job is generated, the run's cost is estimated and compared with
  * the scenario's limits (tools/estimate.h): a run beyond them is bad input. Returns 0; SIM_EINPUT (bad input, errors printed to o->errors, nothing
  * written); SIM_ENOENT / SIM_EIO (a file could not be read or written; message printed). */
 int run_scenario(const run_opts *o);

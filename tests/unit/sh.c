@@ -2,6 +2,7 @@
 #include "tests/unit/sh.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <sys/wait.h>
 
 int test_sh(const char *cmd, char *out, size_t n)
@@ -32,4 +33,17 @@ int test_read_text(const char *path, char *out, size_t n)
     out[got] = '\0';
     fclose(f);
     return 1;
+}
+
+int test_tmpdir(char *buf, size_t n, const char *tag)
+{
+    snprintf(buf, n, "/tmp/slicesim-%s-XXXXXX", tag);
+    return mkdtemp(buf) != NULL;
+}
+
+int test_rm_rf(const char *dir)
+{
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    return system(cmd) == 0;
 }

@@ -13,4 +13,9 @@ int test_sh(const char *cmd, char *out, size_t n);
 /* Read the whole file `path` into out (NUL-terminated, at most n-1 bytes); false when missing. */
 int test_read_text(const char *path, char *out, size_t n);
 
+/* Make a fresh directory /tmp/slicesim-TAG-XXXXXX into buf (n >= 40); false on failure. */
+int test_tmpdir(char *buf, size_t n, const char *tag);
+/* rm -rf dir (a directory test_tmpdir made); false on failure. */
+int test_rm_rf(const char *dir);
+
 #endif

@@ -15,19 +15,16 @@
 #include "tools/cleanup.h"
 #include "tools/out.h"
 
-static char base[] = "/tmp/slicesim-cleanup-XXXXXX";
+static char base[64];
 
 static void setup(void)
 {
-    strcpy(base, "/tmp/slicesim-cleanup-XXXXXX");
-    cr_assert_not_null(mkdtemp(base));
+    cr_assert(test_tmpdir(base, sizeof base, "cleanup"));
 }
 
 static void teardown(void)
 {
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", base);
-    cr_assert_eq(system(cmd), 0);
+    cr_assert(test_rm_rf(base));
 }
 
 static void path_in(char *out, size_t n, const char *rel)

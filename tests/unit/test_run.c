@@ -254,22 +254,23 @@ Test(run, bad_flags_are_rejected_precisely)
     char e[512];
     cr_assert_eq(cli("run " DEFAULT_SCENARIO " --sed 3", e, sizeof e), 2);
     cr_assert_str_eq(e, "slicesim run: error: unknown option '--sed'; expected: run FILE [-o DIR] "
-                        "[--seed N] [--set PATH=VALUE]...\n");
+                        "[--force] [--seed N] [--set PATH=VALUE]...\n");
     cr_assert_eq(cli("run " DEFAULT_SCENARIO " --seed 12x", e, sizeof e), 2);
     cr_assert_str_eq(e, "slicesim run: error: --seed: not a seed; expected an integer from 0 to "
                         "18446744073709551615, got '12x'\n");
     cr_assert_eq(cli("run " DEFAULT_SCENARIO " -o", e, sizeof e), 2);
     cr_assert_str_eq(e, "slicesim run: error: option '-o' needs a value; expected: run FILE "
-                        "[-o DIR] [--seed N] [--set PATH=VALUE]...\n");
+                        "[-o DIR] [--force] [--seed N] [--set PATH=VALUE]...\n");
     cr_assert_eq(cli("run " DEFAULT_SCENARIO " --set nodes", e, sizeof e), 2);
     cr_assert_str_eq(e, "slicesim run: error: --set: not an assignment; expected PATH=VALUE, got "
                         "'nodes'\n");
     cr_assert_eq(cli("run", e, sizeof e), 2);
     cr_assert_str_eq(e, "slicesim run: error: missing scenario FILE; expected: run FILE [-o DIR] "
-                        "[--seed N] [--set PATH=VALUE]...\n");
+                        "[--force] [--seed N] [--set PATH=VALUE]...\n");
     cr_assert_eq(cli("run a.yaml b.yaml", e, sizeof e), 2);
     cr_assert_str_eq(e, "slicesim run: error: unexpected argument 'b.yaml' after the scenario "
-                        "'a.yaml'; expected: run FILE [-o DIR] [--seed N] [--set PATH=VALUE]...\n");
+                        "'a.yaml'; expected: run FILE [-o DIR] [--force] [--seed N] "
+                        "[--set PATH=VALUE]...\n");
     cr_assert_eq(cli("run /nonexistent/s.yaml", e, sizeof e), 1);
     cr_assert_str_eq(e, "slicesim run: error: cannot read '/nonexistent/s.yaml': No such file or "
                         "directory\n");

@@ -1,0 +1,93 @@
+/* What `slicesim run` leaves in its output directory: seeds recorded exactly (64-bit integers,
+ * never through a double), and no mix of two runs' files (an earlier run's directory is refused
+ * unless --force, which also removes the files this run does not write). */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tests/unit/sh.h"
+
+static char dir[64];
+
+static void setup(void)
+{
+    cr_assert(test_tmpdir(dir, sizeof dir, "outputs"));
+}
+
+static void teardown(void)
+{
+    cr_assert(test_rm_rf(dir));
+}
+
+/* Count the occurrences of needle in the file dir/name. */
+static int count_in(const char *name, const char *needle)
+{
+    static char text[1 << 20];
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    cr_assert(test_read_text(path, text, sizeof text), "%s missing", path);
+    int n = 0;
+    for (const char *p = strstr(text, needle); p; p = strstr(p + 1, needle)) {
+        n++;
+    }
+    return n;
+}
+
+Test(outputs, seeds_above_2_pow_53_are_recorded_exactly, .init = setup, .fini = teardown)
+{
+    char cmd[512], out[4096];
+    /* 2^53 + 1 = 9007199254740993 is the first integer a double cannot hold */
+    snprintf(cmd, sizeof cmd,
+             "./slicesim run experiments/default.yaml --set seed=9007199254740993 -o %s/a 2>&1",
+             dir);
+    cr_assert_eq(test_sh(cmd, out, sizeof out), 0, "%s", out);
+    cr_assert_eq(count_in("a/run.json", "\"seed\":\t9007199254740993,"), 2); /* top, config */
+    cr_assert_eq(count_in("a/run_info.json", "\"seed\":\t9007199254740993,"), 1);
+    snprintf(cmd, sizeof cmd,
+             "./slicesim run experiments/default.yaml --seed 18446744073709551615 -o %s/b 2>&1",
+             dir);
+    cr_assert_eq(test_sh(cmd, out, sizeof out), 0, "%s", out);
+    cr_assert_eq(count_in("b/run.json", "\"seed\":\t18446744073709551615,"), 2);
+    cr_assert_eq(count_in("b/run_info.json", "\"seed\":\t18446744073709551615,"), 1);
+}
+
+Test(outputs, earlier_run_dir_refused_unless_force, .init = setup, .fini = teardown)
+{
+    char cmd[1024], out[4096], want[1024], path[256];
+    snprintf(cmd, sizeof cmd, "./slicesim run experiments/default.yaml -o %s/r >/dev/null 2>&1",
+             dir);
+    cr_assert_eq(test_sh(cmd, out, sizeof out), 0);
+    snprintf(cmd, sizeof cmd, "./slicesim run experiments/default.yaml -o %s/r 2>&1 >/dev/null",
+             dir);
+    cr_assert_eq(test_sh(cmd, out, sizeof out), 2);
+    snprintf(want, sizeof want,
+             "slicesim run: error: output directory '%s/r' holds an earlier run's files "
+             "(run.json, jobs.csv, timeseries.csv, metrics.om, run_info.json); expected a new or "
+             "empty directory, or --force to replace them\n",
+             dir);
+    cr_assert_str_eq(out, want);
+    /* --force with a scenario that writes run.json only: the other files of the earlier run go */
+    snprintf(path, sizeof path, "%s/one.yaml", dir);
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f);
+    fputs("name: one\nseed: 1\nhorizon: 1h\n"
+          "cluster: {nodes: [{name: a, gpu: A100-SXM4-40GB, gpus_per_node: 8}]}\n"
+          "workload: {jobs: [{name: j, rate: 1/h, duration: 1m, request: {nvidia.com/gpu: 1}}]}\n"
+          "outputs: {files: [run.json]}\n",
+          f);
+    fclose(f);
+    snprintf(cmd, sizeof cmd, "./slicesim run %s -o %s/r --force >/dev/null 2>&1 && ls %s/r",
+             path, dir, dir);
+    cr_assert_eq(test_sh(cmd, out, sizeof out), 0, "%s", out);
+    cr_assert_str_eq(out, "run.json\nrun_info.json\n");
+    cr_assert_eq(count_in("r/run.json", "\"name\":\t\"one\""), 1);
+}
+
+Test(outputs, empty_existing_dir_is_fine, .init = setup, .fini = teardown)
+{
+    char cmd[512], out[4096];
+    snprintf(cmd, sizeof cmd, "./slicesim run experiments/default.yaml -o %s 2>&1 >/dev/null", dir);
+    cr_assert_eq(test_sh(cmd, out, sizeof out), 0, "%s", out);
+}
