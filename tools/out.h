@@ -40,7 +40,8 @@ int out_stage_commit(out_stage *st);
 void out_stage_abort(out_stage *st);
 
 /* A number for JSON output: integral values within +-2^53 as integers, others with %.17g;
- * NaN/Inf are a bug (SIM_ASSERT). Caller owns the item (or adds it to a tree). */
+ * NaN/Inf are a bug (SIM_ASSERT); the text of jsonw_number (tools/jsonw.h). Caller owns the
+ * item (or adds it to a tree). */
 cJSON *out_json_number(double v);
 
 /* An unsigned 64-bit integer for JSON output, printed exactly (a seed above 2^53 is not rounded
@@ -50,12 +51,17 @@ cJSON *out_json_u64(uint64_t v);
 /* What run.json describes besides the world. */
 typedef struct out_run_meta {
     uint64_t seed;
-    cJSON *config;      /* resolved scenario, defaults included; borrowed (copied in) */
-    const char *policy; /* policy name */
+    const cJSON *config;        /* resolved scenario, defaults included; borrowed; NULL: null */
+    const char *policy;         /* policy name */
+    const cJSON *metrics_extra; /* members appended to "metrics" (e.g. faults); borrowed (copied
+                                 * in); NULL: none */
 } out_run_meta;
 
-/* Build run.json's tree; caller owns (cJSON_Delete). */
-cJSON *out_run_json(const world *w, const out_run_meta *meta);
+/* Write run.json to f as it goes (tools/jsonw.h): the outer structure, the cluster and every
+ * job are streamed, only small sections (config, metrics) are cJSON trees, so memory does not
+ * grow with the number of jobs; the bytes are those cJSON_Print gives for the whole document
+ * (README "Output files"), with a trailing newline. 0, SIM_EIO (write error) or SIM_ENOMEM. */
+int out_run_json_write(FILE *f, const world *w, const out_run_meta *meta);
 /* Write jobs.csv; 0 or SIM_EIO. */
 int out_jobs_csv(FILE *f, const world *w);
 /* Write timeseries.csv: the state in force at t = 0, interval, 2 interval, ... up to the end of

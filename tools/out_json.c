@@ -10,21 +10,13 @@
 #include "sim/stats.h"
 #include "sim/xalloc.h"
 #include "tools/buildinfo.h"
+#include "tools/jsonw.h"
 #include "tools/out.h"
 
 cJSON *out_json_number(double v)
 {
-    SIM_ASSERT(isfinite(v));
-    char buf[40];
-    if (v == floor(v) && fabs(v) <= 9007199254740992.0) {
-        snprintf(buf, sizeof buf, "%.0f", v);
-        if (!strcmp(buf, "-0")) {
-            strcpy(buf, "0");
-        }
-    } else {
-        snprintf(buf, sizeof buf, "%.17g", v);
-    }
-    return cJSON_CreateRaw(buf);
+    char buf[JSONW_NUM_LEN];
+    return cJSON_CreateRaw(jsonw_format_number(buf, v));
 }
 
 cJSON *out_json_u64(uint64_t v)
@@ -49,6 +41,34 @@ static void add_time(cJSON *o, const char *k, sim_time t)
     }
 }
 
+/* The streaming counterparts: member k of the object being written. */
+static void put_num(jsonw *jw, const char *k, double v)
+{
+    jsonw_key(jw, k);
+    jsonw_number(jw, v);
+}
+
+static void put_str(jsonw *jw, const char *k, const char *v)
+{
+    jsonw_key(jw, k);
+    jsonw_string(jw, v);
+}
+
+static void put_null(jsonw *jw, const char *k)
+{
+    jsonw_key(jw, k);
+    jsonw_null(jw);
+}
+
+static void put_time(jsonw *jw, const char *k, sim_time t)
+{
+    if (t < 0) {
+        put_null(jw, k);
+    } else {
+        put_num(jw, k, sim_time_to_s(t));
+    }
+}
+
 static const char *sharing_name(const cluster_gpu *g)
 {
     switch (g->sharing) {
@@ -62,110 +82,128 @@ static const char *sharing_name(const cluster_gpu *g)
     return "none";
 }
 
-static cJSON *cluster_json(const cluster *c)
+/* Units of resource r that the whole cluster advertises. */
+static uint32_t res_capacity(const cluster *c, res_id r)
 {
-    cJSON *cl = cJSON_CreateObject();
-    cJSON *nodes = cJSON_AddArrayToObject(cl, "nodes");
+    uint32_t cap = 0;
     for (node_id n = 0; n < cluster_n_nodes(c); n++) {
-        cJSON *node = cJSON_CreateObject();
-        cJSON_AddStringToObject(node, "name", cluster_node_name(c, n));
-        cJSON *gpus = cJSON_AddArrayToObject(node, "gpus");
-        for (gpu_id g = 0; g < cluster_n_gpus(c); g++) {
-            const cluster_gpu *cg = cluster_gpu_get(c, g);
-            if (cg->node != n) {
-                continue;
-            }
-            cJSON *gj = cJSON_CreateObject();
-            add_num(gj, "index", cg->index);
-            cJSON_AddStringToObject(gj, "type", cg->type->name);
-            cJSON_AddBoolToObject(gj, "mig", cg->mig_enabled);
-            cJSON_AddStringToObject(gj, "sharing", sharing_name(cg));
-            cJSON *devs = cJSON_AddArrayToObject(gj, "devices");
-            for (dev_id d = cg->first_dev; d < cg->first_dev + cg->n_devs; d++) {
-                const cluster_device *cd = cluster_device_get(c, d);
-                cJSON *dj = cJSON_CreateObject();
-                cJSON_AddStringToObject(dj, "resource", cluster_resource_name(c, cd->resource));
-                if (cd->profile) {
-                    cJSON_AddStringToObject(dj, "profile", cd->profile->name);
-                    add_num(dj, "start", cd->mig_start);
-                } else {
-                    cJSON_AddNullToObject(dj, "profile");
-                    cJSON_AddNullToObject(dj, "start");
-                }
-                add_num(dj, "slots", cd->slots);
-                add_num(dj, "sms", cd->sms);
-                add_num(dj, "mem_bytes", (double)cd->mem_bytes);
-                cJSON_AddItemToArray(devs, dj);
-            }
-            cJSON_AddItemToArray(gpus, gj);
-        }
-        cJSON_AddItemToArray(nodes, node);
+        cap += cluster_capacity(c, n, r);
     }
-    cJSON *res = cJSON_AddArrayToObject(cl, "resources");
-    for (res_id r = 0; r < cluster_n_resources(c); r++) {
-        uint32_t cap = 0;
-        for (node_id n = 0; n < cluster_n_nodes(c); n++) {
-            cap += cluster_capacity(c, n, r);
-        }
-        cJSON *rj = cJSON_CreateObject();
-        cJSON_AddStringToObject(rj, "name", cluster_resource_name(c, r));
-        add_num(rj, "capacity", cap);
-        cJSON_AddItemToArray(res, rj);
-    }
-    return cl;
+    return cap;
 }
 
-static cJSON *placement_json(const cluster *c, const job *j)
+static void write_gpu(jsonw *jw, const cluster *c, const cluster_gpu *cg)
 {
-    cJSON *a = cJSON_CreateArray();
+    jsonw_object_begin(jw);
+    put_num(jw, "index", cg->index);
+    put_str(jw, "type", cg->type->name);
+    jsonw_key(jw, "mig");
+    jsonw_bool(jw, cg->mig_enabled);
+    put_str(jw, "sharing", sharing_name(cg));
+    jsonw_key(jw, "devices");
+    jsonw_array_begin(jw);
+    for (dev_id d = cg->first_dev; d < cg->first_dev + cg->n_devs; d++) {
+        const cluster_device *cd = cluster_device_get(c, d);
+        jsonw_object_begin(jw);
+        put_str(jw, "resource", cluster_resource_name(c, cd->resource));
+        if (cd->profile) {
+            put_str(jw, "profile", cd->profile->name);
+            put_num(jw, "start", cd->mig_start);
+        } else {
+            put_null(jw, "profile");
+            put_null(jw, "start");
+        }
+        put_num(jw, "slots", cd->slots);
+        put_num(jw, "sms", cd->sms);
+        put_num(jw, "mem_bytes", (double)cd->mem_bytes);
+        jsonw_object_end(jw);
+    }
+    jsonw_array_end(jw);
+    jsonw_object_end(jw);
+}
+
+/* run.json's "cluster": one pass over the GPUs, which are node-major (cluster.h), so the
+ * section is linear in nodes + GPUs + devices. */
+static void write_cluster(jsonw *jw, const cluster *c)
+{
+    jsonw_object_begin(jw);
+    jsonw_key(jw, "nodes");
+    jsonw_array_begin(jw);
+    gpu_id g = 0;
+    for (node_id n = 0; n < cluster_n_nodes(c); n++) {
+        jsonw_object_begin(jw);
+        put_str(jw, "name", cluster_node_name(c, n));
+        jsonw_key(jw, "gpus");
+        jsonw_array_begin(jw);
+        for (; g < cluster_n_gpus(c) && cluster_gpu_get(c, g)->node == n; g++) {
+            write_gpu(jw, c, cluster_gpu_get(c, g));
+        }
+        jsonw_array_end(jw);
+        jsonw_object_end(jw);
+    }
+    SIM_ASSERT(g == cluster_n_gpus(c));
+    jsonw_array_end(jw);
+    jsonw_key(jw, "resources");
+    jsonw_array_begin(jw);
+    for (res_id r = 0; r < cluster_n_resources(c); r++) {
+        jsonw_object_begin(jw);
+        put_str(jw, "name", cluster_resource_name(c, r));
+        put_num(jw, "capacity", res_capacity(c, r));
+        jsonw_object_end(jw);
+    }
+    jsonw_array_end(jw);
+    jsonw_object_end(jw);
+}
+
+static void write_placement(jsonw *jw, const cluster *c, const job *j)
+{
+    jsonw_array_begin(jw);
     for (uint32_t k = 0; k < j->n_units; k++) {
         const cluster_device *cd = cluster_device_get(c, j->units[k]);
         const cluster_gpu *cg = cluster_gpu_get(c, cd->gpu);
-        cJSON *u = cJSON_CreateObject();
-        cJSON_AddStringToObject(u, "node", cluster_node_name(c, cd->node));
-        add_num(u, "gpu", cg->index);
+        jsonw_object_begin(jw);
+        put_str(jw, "node", cluster_node_name(c, cd->node));
+        put_num(jw, "gpu", cg->index);
         if (cd->profile) {
-            add_num(u, "instance", cd->index);
-            cJSON_AddStringToObject(u, "profile", cd->profile->name);
-            add_num(u, "start", cd->mig_start);
+            put_num(jw, "instance", cd->index);
+            put_str(jw, "profile", cd->profile->name);
+            put_num(jw, "start", cd->mig_start);
         } else {
-            cJSON_AddNullToObject(u, "instance");
-            cJSON_AddNullToObject(u, "profile");
-            cJSON_AddNullToObject(u, "start");
+            put_null(jw, "instance");
+            put_null(jw, "profile");
+            put_null(jw, "start");
         }
-        cJSON_AddItemToArray(a, u);
+        jsonw_object_end(jw);
     }
-    return a;
+    jsonw_array_end(jw);
 }
 
-static const char *outcome_name(const job *j)
+static void write_job(jsonw *jw, const cluster *c, const job *j)
 {
-    return job_state_name(j->state);
-}
-
-static cJSON *job_json(const cluster *c, const job *j)
-{
-    cJSON *o = cJSON_CreateObject();
-    add_num(o, "id", j->id);
-    cJSON_AddStringToObject(o, "class", j->spec.class_name);
-    cJSON *rq = cJSON_AddObjectToObject(o, "request");
-    cJSON_AddStringToObject(rq, "resource", j->spec.req.resource);
-    add_num(rq, "per_worker", j->spec.req.per_worker);
-    add_num(rq, "workers", j->spec.req.n_workers);
+    jsonw_object_begin(jw);
+    put_num(jw, "id", j->id);
+    put_str(jw, "class", j->spec.class_name);
+    jsonw_key(jw, "request");
+    jsonw_object_begin(jw);
+    put_str(jw, "resource", j->spec.req.resource);
+    put_num(jw, "per_worker", j->spec.req.per_worker);
+    put_num(jw, "workers", j->spec.req.n_workers);
     if (j->spec.mem_bytes) {
-        add_num(rq, "mem_bytes", (double)j->spec.mem_bytes);
+        put_num(jw, "mem_bytes", (double)j->spec.mem_bytes);
     } else {
-        cJSON_AddNullToObject(rq, "mem_bytes");
+        put_null(jw, "mem_bytes");
     }
-    add_num(o, "work_s", j->spec.work_s);
-    add_time(o, "submit_s", j->spec.submit);
-    add_time(o, "start_s", j->start);
-    add_time(o, "end_s", j->end);
-    add_time(o, "wait_s", job_wait_ns(j));
-    add_time(o, "jct_s", j->state == JOB_DONE ? job_jct_ns(j) : -1);
-    cJSON_AddItemToObject(o, "placement", placement_json(c, j));
-    cJSON_AddStringToObject(o, "outcome", outcome_name(j));
-    return o;
+    jsonw_object_end(jw);
+    put_num(jw, "work_s", j->spec.work_s);
+    put_time(jw, "submit_s", j->spec.submit);
+    put_time(jw, "start_s", j->start);
+    put_time(jw, "end_s", j->end);
+    put_time(jw, "wait_s", job_wait_ns(j));
+    put_time(jw, "jct_s", j->state == JOB_DONE ? job_jct_ns(j) : -1);
+    jsonw_key(jw, "placement");
+    write_placement(jw, c, j);
+    put_str(jw, "outcome", job_state_name(j->state));
+    jsonw_object_end(jw);
 }
 
 /* {n, mean, p50, p95, max} of x[0..n) (sorted in place); values null when n == 0. */
@@ -214,28 +252,19 @@ double out_time_mean(const world *w, size_t field_off, double denom)
     return tw_mean(w, field_off, denom, 0, false);
 }
 
-cJSON *out_run_json(const world *w, const out_run_meta *meta)
+/* run.json's "metrics": small, so built as a tree. */
+static cJSON *metrics_json(const world *w, const cJSON *extra)
 {
     const cluster *c = world_cluster(w);
     const job_table *jt = world_jobs(w);
     size_t n_jobs = job_table_count(jt);
     world_totals tot = world_get_totals(w);
 
-    cJSON *root = cJSON_CreateObject();
-    add_num(root, "schema_version", OUT_SCHEMA_VERSION);
-    cJSON_AddItemToObject(root, "seed", out_json_u64(meta->seed));
-    cJSON_AddItemToObject(root, "config",
-                          meta->config ? cJSON_Duplicate(meta->config, true) : cJSON_CreateNull());
-    cJSON_AddStringToObject(root, "policy", meta->policy);
-    cJSON_AddItemToObject(root, "cluster", cluster_json(c));
-
-    cJSON *jobs = cJSON_AddArrayToObject(root, "jobs");
     double *wait = xcalloc(n_jobs ? n_jobs : 1, sizeof(double), "waits");
     double *jct = xcalloc(n_jobs ? n_jobs : 1, sizeof(double), "jcts");
     size_t n_wait = 0, n_jct = 0;
     for (job_id k = 0; k < n_jobs; k++) {
         const job *j = job_table_get(jt, k);
-        cJSON_AddItemToArray(jobs, job_json(c, j));
         if (j->start >= 0) {
             wait[n_wait++] = sim_time_to_s(job_wait_ns(j));
         }
@@ -244,7 +273,7 @@ cJSON *out_run_json(const world *w, const out_run_meta *meta)
         }
     }
 
-    cJSON *m = cJSON_AddObjectToObject(root, "metrics");
+    cJSON *m = cJSON_CreateObject();
     cJSON *counts = cJSON_AddObjectToObject(m, "counts");
     add_num(counts, "jobs", (double)n_jobs);
     add_num(counts, "done", tot.n_done);
@@ -279,13 +308,62 @@ cJSON *out_run_json(const world *w, const out_run_meta *meta)
     add_num(alloc, "queued_mean", tw_mean(w, offsetof(world_sample, queued), 1, 0, false));
     cJSON *per = cJSON_AddObjectToObject(alloc, "per_resource");
     for (res_id r = 0; r < cluster_n_resources(c); r++) {
-        uint32_t cap = 0;
-        for (node_id n = 0; n < cluster_n_nodes(c); n++) {
-            cap += cluster_capacity(c, n, r);
-        }
+        uint32_t cap = res_capacity(c, r);
         add_num(per, cluster_resource_name(c, r), cap ? tw_mean(w, 0, cap, r, true) : 0);
     }
-    return root;
+    const cJSON *x;
+    cJSON_ArrayForEach(x, extra)
+    {
+        cJSON_AddItemToObject(m, x->string, cJSON_Duplicate(x, true));
+    }
+    return m;
+}
+
+/* Member k: a subtree (taken: freed here) written in place; NULL (cJSON out of memory) is an
+ * error. */
+static int put_tree(jsonw *jw, const char *k, cJSON *item)
+{
+    jsonw_key(jw, k);
+    int rc = item ? jsonw_tree(jw, item) : SIM_ENOMEM;
+    cJSON_Delete(item);
+    if (rc != 0) {
+        jsonw_null(jw); /* keep the writer balanced; the caller discards the file */
+    }
+    return rc;
+}
+
+int out_run_json_write(FILE *f, const world *w, const out_run_meta *meta)
+{
+    const cluster *c = world_cluster(w);
+    const job_table *jt = world_jobs(w);
+    jsonw jw;
+    jsonw_init(&jw, f);
+    jsonw_object_begin(&jw);
+    put_num(&jw, "schema_version", OUT_SCHEMA_VERSION);
+    jsonw_key(&jw, "seed");
+    jsonw_u64(&jw, meta->seed);
+    jsonw_key(&jw, "config");
+    int rc = 0;
+    if (meta->config) {
+        rc = jsonw_tree(&jw, meta->config);
+    }
+    if (!meta->config || rc != 0) {
+        jsonw_null(&jw);
+    }
+    put_str(&jw, "policy", meta->policy);
+    jsonw_key(&jw, "cluster");
+    write_cluster(&jw, c);
+    jsonw_key(&jw, "jobs");
+    jsonw_array_begin(&jw);
+    for (job_id k = 0; k < job_table_count(jt); k++) {
+        write_job(&jw, c, job_table_get(jt, k));
+    }
+    jsonw_array_end(&jw);
+    int rc_m = put_tree(&jw, "metrics", metrics_json(w, meta->metrics_extra));
+    jsonw_object_end(&jw);
+    putc('\n', f);
+    int rc_w = jsonw_error(&jw);
+    return rc ? rc : rc_m ? rc_m : rc_w;
 }
 
 cJSON *out_run_info(uint64_t seed, const char *scenario_path, const char *argv_line)

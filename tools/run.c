@@ -307,15 +307,16 @@ static int write_outputs(run_ctx *r, const run_opts *o, const char *dir)
     if (files & SCN_OUT_RUN_JSON) {
         cJSON *cfg = out_config_json(r->spec);
         out_run_meta meta = {.seed = r->spec->seed, .config = cfg, .policy = r->pol->name};
-        cJSON *root = out_run_json(r->w, &meta);
+        cJSON *extra = cJSON_CreateObject();
         if (r->faults) {
-            cJSON_AddItemToObject(cJSON_GetObjectItem(root, "metrics"), "faults",
+            cJSON_AddItemToObject(extra, "faults",
                                   out_faults_json(fault_injector_stats(r->faults),
                                                   sim_time_to_s(r->spec->faults.checkpoint_ns)));
         }
+        meta.metrics_extra = extra;
         FILE *f = out_stage_open(st, "run.json");
-        rc = f ? out_write_json(f, root) : SIM_EIO;
-        cJSON_Delete(root);
+        rc = f ? out_run_json_write(f, r->w, &meta) : SIM_EIO;
+        cJSON_Delete(extra);
         cJSON_Delete(cfg);
         cJSON *info =
             out_run_info(r->spec->seed, o->scenario, o->command_line ? o->command_line : "");

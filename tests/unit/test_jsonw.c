@@ -1,0 +1,166 @@
+/* Tests of the streaming JSON writer (tools/jsonw.h): a document written value by value must be
+ * byte-identical to cJSON_Print of the same tree (cJSON is the reference, so these expectations
+ * come from the library, not from the writer), and numbers follow printf's definitions. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tools/jsonw.h"
+#include "tools/out.h"
+
+/* Write item through the writer as it would be streamed; containers at depth 4 go through
+ * jsonw_tree, so that both streamed nesting and re-indenting a cJSON-printed subtree deep inside
+ * a streamed document are exercised. */
+static void walk(jsonw *w, const cJSON *item, unsigned depth)
+{
+    if (depth == 4 && (cJSON_IsObject(item) || cJSON_IsArray(item))) {
+        cr_assert_eq(jsonw_tree(w, item), 0);
+        return;
+    }
+    if (cJSON_IsObject(item)) {
+        jsonw_object_begin(w);
+        const cJSON *c;
+        cJSON_ArrayForEach(c, item)
+        {
+            jsonw_key(w, c->string);
+            walk(w, c, depth + 1);
+        }
+        jsonw_object_end(w);
+    } else if (cJSON_IsArray(item)) {
+        jsonw_array_begin(w);
+        const cJSON *c;
+        cJSON_ArrayForEach(c, item)
+        {
+            walk(w, c, depth + 1);
+        }
+        jsonw_array_end(w);
+    } else if (cJSON_IsRaw(item) && !strcmp(item->valuestring, "18446744073709551615")) {
+        jsonw_u64(w, UINT64_MAX);
+    } else if (cJSON_IsRaw(item)) { /* numbers in the project's format (out_json_number) */
+        jsonw_number(w, strtod(item->valuestring, NULL));
+    } else if (cJSON_IsString(item)) {
+        jsonw_string(w, item->valuestring);
+    } else if (cJSON_IsBool(item)) {
+        jsonw_bool(w, cJSON_IsTrue(item));
+    } else {
+        cr_assert(cJSON_IsNull(item));
+        jsonw_null(w);
+    }
+}
+
+/* The writer's bytes for tree, from a memory stream; caller frees. */
+static char *stream(const cJSON *tree)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    cr_assert_not_null(f);
+    jsonw w;
+    jsonw_init(&w, f);
+    walk(&w, tree, 0);
+    cr_assert_eq(w.depth, 0u);
+    cr_assert_eq(jsonw_error(&w), 0);
+    fclose(f);
+    return buf;
+}
+
+static void expect_same_as_cjson(const cJSON *tree)
+{
+    char *want = cJSON_Print(tree);
+    char *got = stream(tree);
+    cr_assert_str_eq(got, want);
+    free(got);
+    cJSON_free(want);
+}
+
+static void add_num(cJSON *o, const char *k, double v)
+{
+    cJSON_AddItemToObject(o, k, out_json_number(v));
+}
+
+Test(jsonw, a_nested_document_matches_cjson_print)
+{
+    cJSON *root = cJSON_CreateObject();
+    add_num(root, "schema_version", 1);
+    cJSON_AddItemToObject(root, "seed", out_json_u64(UINT64_MAX));
+    cJSON_AddItemToObject(root, "empty_object", cJSON_CreateObject());
+    cJSON_AddItemToObject(root, "empty_array", cJSON_CreateArray());
+    cJSON_AddNullToObject(root, "nothing");
+    cJSON_AddTrueToObject(root, "yes");
+    cJSON_AddFalseToObject(root, "no");
+    cJSON *nums = cJSON_AddArrayToObject(root, "numbers");
+    const double vals[] = {
+        0, -0.0, 1, -7, 0.1, 1e300, -9007199254740992.0, 9007199254740994.0, 2.5e-9, 123456789.125};
+    for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++) {
+        cJSON_AddItemToArray(nums, out_json_number(vals[i]));
+    }
+    cJSON *jobs = cJSON_AddArrayToObject(root, "jobs");
+    for (int k = 0; k < 3; k++) {
+        cJSON *j = cJSON_CreateObject();
+        add_num(j, "id", k);
+        cJSON *rq = cJSON_AddObjectToObject(j, "request");
+        cJSON_AddStringToObject(rq, "resource", "nvidia.com/mig-1g.5gb");
+        cJSON_AddItemToObject(rq, "inner_empty", cJSON_CreateObject());
+        cJSON *pl = cJSON_AddArrayToObject(j, "placement");
+        for (int u = 0; u < k; u++) { /* 0, 1 and 2 elements */
+            cJSON *e = cJSON_CreateObject();
+            cJSON_AddStringToObject(e, "node", "n-0");
+            cJSON_AddNullToObject(e, "profile");
+            cJSON_AddItemToArray(pl, e);
+        }
+        cJSON *deep = cJSON_AddArrayToObject(j, "deep");
+        cJSON *a = cJSON_CreateArray();
+        cJSON_AddItemToArray(a, cJSON_CreateObject());
+        cJSON_AddItemToArray(a, cJSON_CreateArray());
+        cJSON_AddItemToArray(deep, a);
+        cJSON_AddItemToArray(jobs, j);
+    }
+    expect_same_as_cjson(root);
+    cJSON_Delete(root);
+}
+
+Test(jsonw, every_byte_in_strings_and_keys_is_escaped_as_cjson_does)
+{
+    char all[256];
+    for (int c = 1; c < 256; c++) {
+        all[c - 1] = (char)c;
+    }
+    all[255] = '\0';
+    cJSON *root = cJSON_CreateObject();
+    cJSON_AddStringToObject(root, all, all);
+    cJSON_AddStringToObject(root, "quote\"back\\slash", "tab\tnew\nline");
+    cJSON_AddStringToObject(root, "", "");
+    cJSON *a = cJSON_AddArrayToObject(root, "strings");
+    cJSON_AddItemToArray(a, cJSON_CreateString(all));
+    expect_same_as_cjson(root);
+    cJSON_Delete(root);
+}
+
+Test(jsonw, an_empty_top_level_object_and_array)
+{
+    cJSON *o = cJSON_CreateObject();
+    expect_same_as_cjson(o);
+    cJSON_Delete(o);
+    cJSON *a = cJSON_CreateArray();
+    expect_same_as_cjson(a);
+    cJSON_Delete(a);
+}
+
+Test(jsonw, numbers_are_integers_or_17_significant_digits)
+{
+    char buf[JSONW_NUM_LEN];
+    /* integral and within 2^53: the integer's digits */
+    cr_assert_str_eq(jsonw_format_number(buf, 3), "3");
+    cr_assert_str_eq(jsonw_format_number(buf, -42), "-42");
+    cr_assert_str_eq(jsonw_format_number(buf, -0.0), "0");
+    cr_assert_str_eq(jsonw_format_number(buf, 9007199254740992.0), "9007199254740992");
+    cr_assert_str_eq(jsonw_format_number(buf, 1e15), "1000000000000000");
+    /* otherwise %.17g: 0.5 is exact in binary; 0.1's nearest double is 0.1000000000000000055...;
+     * 2^53 + 2 is beyond the integer range, so it gets an exponent-free %.17g (16 digits) */
+    cr_assert_str_eq(jsonw_format_number(buf, 0.5), "0.5");
+    cr_assert_str_eq(jsonw_format_number(buf, 0.1), "0.10000000000000001");
+    cr_assert_str_eq(jsonw_format_number(buf, 9007199254740994.0), "9007199254740994");
+    cr_assert_str_eq(jsonw_format_number(buf, 1e17), "1e+17");
+}

@@ -1,0 +1,68 @@
+/* tools/jsonw.h - a streaming JSON writer whose bytes equal cJSON_Print's formatted output.
+ *
+ * Large outputs (run.json's per-job array at a million jobs) are written value by value to a
+ * FILE instead of being built as one cJSON tree and printed into one string (about 3.6 KB of
+ * memory per job that way). The layout is cJSON's formatted one, so a document written here is
+ * byte-identical to cJSON_Print of the same tree: an object's members each on their own line,
+ * indented by one tab per level, `"key":<TAB>value`, separated by ",\n"; arrays inline with ", "
+ * between elements; an empty object is "{\n" + indent + "}", an empty array "[]". Strings are
+ * escaped as cJSON escapes them (\" \\ \b \f \n \r \t, other bytes below 0x20 as \u00XX, every
+ * other byte verbatim). Small subtrees can still be built with cJSON and written in place
+ * (jsonw_tree), indented for the level they sit at.
+ * Numbers: jsonw_number prints the project's run.json number format (README "Output files"):
+ * integral values within +-2^53 as integers (-0 as 0), others with %.17g; NaN/Inf are a bug
+ * (SIM_ASSERT). jsonw_format_number gives the same text for cJSON raw items (tools/out.h).
+ * Misuse (a value in an object without a key, unbalanced ends, nesting deeper than
+ * JSONW_MAX_DEPTH) is a bug and caught by SIM_ASSERT. Write errors are sticky in the FILE:
+ * check ferror (or jsonw_error) at the end.
+ * Ownership: the writer borrows the FILE for its life and allocates nothing that outlives a
+ * call. Units: none.
+ */
+#ifndef SIMPROJ_TOOLS_JSONW_H
+#define SIMPROJ_TOOLS_JSONW_H
+
+#include <cjson/cJSON.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define JSONW_MAX_DEPTH 32
+/* Buffer size for jsonw_format_number: "%.17g" of any double fits with room to spare. */
+#define JSONW_NUM_LEN 40
+
+typedef struct jsonw {
+    FILE *f;                         /* borrowed */
+    unsigned depth;                  /* containers open */
+    bool is_object[JSONW_MAX_DEPTH]; /* kind of each open container */
+    bool has_items[JSONW_MAX_DEPTH]; /* it has a member/element already */
+    bool key_written;                /* in an object: a key is waiting for its value */
+} jsonw;
+
+/* Start a document on f (borrowed). */
+void jsonw_init(jsonw *w, FILE *f);
+
+void jsonw_object_begin(jsonw *w);
+void jsonw_object_end(jsonw *w);
+void jsonw_array_begin(jsonw *w);
+void jsonw_array_end(jsonw *w);
+/* The next member's name; only inside an object, and followed by exactly one value. */
+void jsonw_key(jsonw *w, const char *key);
+
+void jsonw_number(jsonw *w, double v);
+/* An unsigned 64-bit integer, exactly (no rounding through a double). */
+void jsonw_u64(jsonw *w, uint64_t v);
+/* A string value; NULL is written as null. */
+void jsonw_string(jsonw *w, const char *s);
+void jsonw_null(jsonw *w);
+void jsonw_bool(jsonw *w, bool v);
+/* A subtree built with cJSON (borrowed), printed by cJSON and indented for this level.
+ * Returns 0, or SIM_ENOMEM when cJSON cannot print it. */
+int jsonw_tree(jsonw *w, const cJSON *item);
+
+/* 0 when every write so far succeeded (and the document is complete), else SIM_EIO. */
+int jsonw_error(const jsonw *w);
+
+/* The number format of jsonw_number into buf (JSONW_NUM_LEN bytes); returns buf. */
+char *jsonw_format_number(char *buf, double v);
+
+#endif
