@@ -33,7 +33,29 @@ static void usage(FILE *out)
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
         fprintf(out, "  %-13s %s\n", commands[i].name, commands[i].summary);
     }
-    fprintf(out, "\n`slicesim COMMAND --help` describes one command.\n");
+    fprintf(out, "\n`slicesim COMMAND --help` (or `slicesim help COMMAND`) describes one command;\n"
+                 "`slicesim --version` prints the version, git revision and build flavour.\n");
+}
+
+static const cli_cmd *find_command(const char *name)
+{
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
+        if (!strcmp(name, commands[i].name)) {
+            return &commands[i];
+        }
+    }
+    return NULL;
+}
+
+/* "unknown command 'X'; expected one of: ..." on stderr; returns CLI_EXIT_INPUT. */
+static int unknown_command(const char *name)
+{
+    fprintf(stderr, "slicesim: error: unknown command '%s'; expected one of:", name);
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
+        fprintf(stderr, " %s", commands[i].name);
+    }
+    fputc('\n', stderr);
+    return CLI_EXIT_INPUT;
 }
 
 int main(int argc, char **argv)
@@ -47,6 +69,12 @@ int main(int argc, char **argv)
         usage(stderr);
         return CLI_EXIT_INPUT;
     }
+    if (!strcmp(argv[1], "help") && argc >= 3) { /* help CMD = CMD --help */
+        const cli_cmd *c = find_command(argv[2]);
+        char help_flag[] = "--help";
+        char *help_argv[] = {argv[2], help_flag, NULL};
+        return c ? c->fn(2, help_argv) : unknown_command(argv[2]);
+    }
     if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
         usage(stdout);
         return CLI_EXIT_OK;
@@ -56,15 +84,6 @@ int main(int argc, char **argv)
                buildinfo_flavour(), buildinfo_opt_flags());
         return CLI_EXIT_OK;
     }
-    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
-        if (!strcmp(argv[1], commands[i].name)) {
-            return commands[i].fn(argc - 1, argv + 1);
-        }
-    }
-    fprintf(stderr, "slicesim: error: unknown command '%s'; expected one of:", argv[1]);
-    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
-        fprintf(stderr, " %s", commands[i].name);
-    }
-    fputc('\n', stderr);
-    return CLI_EXIT_INPUT;
+    const cli_cmd *c = find_command(argv[1]);
+    return c ? c->fn(argc - 1, argv + 1) : unknown_command(argv[1]);
 }
