@@ -4,10 +4,13 @@
  * Prints the fitted parameters with their standard errors, names every parameter the data did
  * not pin together with the prior it was left to, prints the residual of every observation, and
  * writes PROFILE.yaml atomically (nothing is written on error). Exit 0 on success, 2 on bad input
- * (observations, priors, usage), 1 when a file cannot be read or written. */
+ * (observations, priors, usage) and on a fit that does not converge or leaves a parameter or
+ * chi^2 not finite (the report is printed, no profile written), 1 when a file cannot be read or
+ * written. */
 #include "tools/cli.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -215,6 +218,19 @@ int cmd_fit_workload(int argc, char **argv)
     }
     p->p.provenance = source;
     print_report(f, p, &rep);
+    int n_bad = 0;
+    for (int i = 0; i < rep.n_params; i++) {
+        n_bad += !isfinite(rep.params[i].value);
+    }
+    if (rc == SIM_ENOCONV || !isfinite(rep.chisq) || n_bad > 0) {
+        fprintf(stderr,
+                "%s: error: fit: did not converge; expected a finite chi^2 and finite "
+                "parameters, got chi^2 %g after %d iterations with %d of %d parameters not "
+                "finite (nothing written to '%s')\n",
+                obs_path, rep.chisq, rep.iterations, n_bad, rep.n_params, out_path);
+        status = CLI_EXIT_INPUT;
+        goto done;
+    }
     char comment[1024];
     snprintf(comment, sizeof comment,
              "%s - workload profile written by `slicesim fit-workload %s --class %s`.\n"
@@ -235,10 +251,6 @@ int cmd_fit_workload(int argc, char **argv)
         goto done;
     }
     printf("\nwrote %s\n", out_path);
-    if (rc == SIM_ENOCONV) {
-        fprintf(stderr, "slicesim fit-workload: warning: the fit did not converge; the profile "
-                        "holds the last iterate\n");
-    }
 done:
     diag_destroy(d);
     arena_destroy(a);

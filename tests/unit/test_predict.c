@@ -335,6 +335,36 @@ Test(predict, cli_fit_workload_bad_input_exits_2_and_writes_nothing)
     fx_fini(&fx);
 }
 
+/* A fit that does not converge (here: one throughput of 1e-300 units/s, a time per unit the
+ * model cannot reach with finite parameters) exits 2 and writes no profile. */
+Test(predict, cli_fit_workload_no_convergence_exits_2_and_writes_nothing)
+{
+    fixture fx;
+    fx_init(&fx);
+    char obs[128], prof[128], out[128], err[128], cmd[512];
+    snprintf(obs, sizeof obs, "%s/obs.yaml", fx.dir);
+    snprintf(prof, sizeof prof, "%s/p.yaml", fx.dir);
+    snprintf(out, sizeof out, "%s/out.txt", fx.dir);
+    snprintf(err, sizeof err, "%s/err.txt", fx.dir);
+    FILE *f = fopen(obs, "w");
+    cr_assert_not_null(f);
+    fputs("workload: x\ngpu: A100-SXM4-80GB\nunit: image\nobservations:\n"
+          "  - {config: {partition: 7g.80gb}, batch: 1, throughput: 1e-300}\n"
+          "  - {config: {partition: 1g.10gb}, batch: 1, throughput: 1}\n"
+          "  - {config: {partition: 3g.40gb}, batch: 2, throughput: 1e-10}\n",
+          f);
+    fclose(f);
+    snprintf(cmd, sizeof cmd, "./slicesim fit-workload %s -o %s", obs, prof);
+    cr_assert_eq(run(cmd, out, err), 2, "%s", slurp(err));
+    char want[256];
+    snprintf(want, sizeof want, "%s: error: fit: did not converge; expected a finite chi^2 and "
+             "finite parameters, got chi^2 ", obs);
+    cr_assert_eq(strncmp(slurp(err), want, strlen(want)), 0, "%s", slurp(err));
+    struct stat st;
+    cr_assert_neq(stat(prof, &st), 0, "no profile may be written when the fit did not converge");
+    fx_fini(&fx);
+}
+
 Test(predict, cli_fit_workload_reports_and_writes_a_readable_profile)
 {
     fixture fx;
