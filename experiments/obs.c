@@ -74,6 +74,7 @@ static const cfg_field obs_file_fields[] = {
     {"gpu", CFG_STRING, .required = true, .off = offsetof(obs_file, gpu_name),
      .expect = "a GPU name of the catalog like A100-SXM4-40GB", CFG_LOC(obs_file, gpu_at)},
     {"unit", CFG_STRING, .dflt = "sample", .off = offsetof(obs_file, unit)},
+    {"grad_bytes", CFG_DOUBLE, CFG_MIN(0), CFG_MAX(1e15), .off = offsetof(obs_file, grad_bytes)},
     {"observations", CFG_SEQ, .required = true, CFG_MIN(1),
      CFG_SEQ_OF(obs_file, obs, n, obs_entry, obs_entry_fields)},
     {0},
@@ -162,6 +163,7 @@ typedef struct profile_doc {
     src_loc ts_class_at;
     int work_class;
     uint32_t ref_batch;
+    double grad_bytes;
     params_doc params;
     size_t n_variants;
     variant_doc *variants;
@@ -182,6 +184,7 @@ static const cfg_field profile_fields[] = {
     {"ts_class", CFG_STRING, .off = offsetof(profile_doc, ts_class),
      CFG_LOC(profile_doc, ts_class_at)},
     {"ref_batch", CFG_U32, CFG_MIN(1), .dflt = "1", .off = offsetof(profile_doc, ref_batch)},
+    {"grad_bytes", CFG_DOUBLE, CFG_MIN(0), CFG_MAX(1e15), .off = offsetof(profile_doc, grad_bytes)},
     {"params", CFG_MAP, .required = true, .sub = params_fields,
      .off = offsetof(profile_doc, params)},
     {"variants", CFG_SEQ, CFG_MAX(OBS_MAX_VARIANTS),
@@ -487,6 +490,7 @@ int obs_load_profile(const char *path, const void *buf, size_t len, const phys_p
     p->prior_class = doc.prior_class;
     p->fitted_on = doc.fitted_on;
     p->ref_batch = doc.ref_batch;
+    p->p.grad_bytes = doc.grad_bytes;
     p->ts_class_name = doc.ts_class;
     if (doc.ts_class && m) {
         p->p.ts_class = phys_ts_class_index(m, doc.ts_class);
@@ -631,6 +635,11 @@ static void write_profile_text(FILE *f, const obs_profile *p, const char *commen
         fputc('\n', f);
     }
     fprintf(f, "ref_batch: %.0f\n", p->ref_batch >= 1 ? p->ref_batch : 1.0);
+    if (p->p.grad_bytes > 0) {
+        fprintf(f, "grad_bytes: ");
+        put_num(f, p->p.grad_bytes);
+        fputc('\n', f);
+    }
     fprintf(f, "params:   # value; sd = standard error of a fitted value; lo..hi = prior range\n");
     for (int i = 0; i < WL_P_COUNT; i++) {
         fprintf(f, "  %s: {value: ", wl_param_name((wl_param)i));

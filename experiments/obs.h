@@ -33,6 +33,7 @@
 #include <stdint.h>
 
 #include "model/catalog.h"
+#include "model/comm.h"
 #include "model/speed.h"
 #include "sim/arena.h"
 #include "sim/diag.h"
@@ -89,6 +90,7 @@ typedef struct obs_file {
     const char *unit;
     bool unit_is_sample;
     const gpu_type *gpu; /* borrowed from the catalog */
+    double grad_bytes;   /* optional `grad_bytes:` (DDP gradient size); 0 = not given */
     size_t n;
     obs_entry *obs;
 } obs_file;
@@ -242,9 +244,16 @@ typedef struct obs_prediction {
 
 /* Answer query qi of qs with profile p; `others` (n_others, borrowed) are the profiles that
  * `with:` may name (by workload name). Never fails: a configuration that cannot be evaluated
- * gives outcome invalid with a reason. */
+ * gives outcome invalid with a reason. A DDP query (obs_config_is_ddp) is answered by
+ * model/ddp.h under the communication model cm (NULL: invalid): `workers` (default: the sum of
+ * `topology`, else 1), `per_gpu` (default 1), `topology` or `nodes` (default: as few nodes as
+ * hold the workers), `gpus_per_node` (default: enough for the fullest node of `topology`, else
+ * 8), `interconnect` (a network of model/comm.yaml; default its default_network); the profile's
+ * grad_bytes is the all-reduced size. time_s is for `work` units of the whole job (all workers
+ * together) and throughput is the job's units/s. */
 void obs_predict(const obs_profile *p, const obs_profile *const *others, size_t n_others,
-                 const obs_queries *qs, size_t qi, const phys_params *m, obs_prediction *out);
+                 const obs_queries *qs, size_t qi, const phys_params *m, const comm_params *cm,
+                 obs_prediction *out);
 
 /* True when the configuration names any DDP key (workers, per_gpu, topology, nodes,
  * gpus_per_node, interconnect). */

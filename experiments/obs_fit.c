@@ -12,6 +12,7 @@
  * (with the fitted standard errors and the model's own loss-factor range) as time_s_lo..hi.
  */
 #include "experiments/obs.h"
+#include "model/ddp.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -252,6 +253,7 @@ int obs_fit(const obs_file *f, const obs_prior_class *pc, const phys_params *m, 
     obs_profile *p = arena_alloc(a, sizeof *p);
     p->p = res.profiles[0];
     p->p.name = f->workload;
+    p->p.grad_bytes = f->grad_bytes;
     p->unit = f->unit;
     p->gpu_name = f->gpu_name;
     p->prior_class = pc->name;
@@ -349,14 +351,119 @@ static bool batch_supported(const obs_profile *p, double b)
            p->p.max_sms_per_sample > 0;
 }
 
+/* The DDP job a configuration describes (see obs_predict); 0, or -1 with the reason in why. */
+static int ddp_from_config(const obs_config *cf, const gpu_type *g, const comm_params *cm,
+                           ddp_job *job, char *why, size_t why_len)
+{
+    memset(job, 0, sizeof *job);
+    job->gpu = g;
+    if (obs_resolve_partition(g, cf->partition, &job->mig, why, why_len)) {
+        return -1;
+    }
+    if (cf->n_topology > DDP_MAX_NODES || cf->nodes > DDP_MAX_NODES ||
+        cf->workers > 100000 || cf->per_gpu > 64 || cf->gpus_per_node > 64) {
+        snprintf(why, why_len, "DDP shape too large; expected at most %d nodes, 100000 workers, "
+                 "64 GPUs per node, per_gpu 64", DDP_MAX_NODES);
+        return -1;
+    }
+    long long sum = 0, fullest = 0;
+    for (size_t i = 0; i < cf->n_topology; i++) {
+        sum += cf->topology[i];
+        fullest = cf->topology[i] > fullest ? cf->topology[i] : fullest;
+        job->topology[i] = (int)cf->topology[i];
+    }
+    job->workers = cf->workers_at.line ? (int)cf->workers : cf->n_topology ? (int)sum : 1;
+    job->per_gpu = cf->per_gpu_at.line ? (int)cf->per_gpu : 1;
+    if (cf->nodes_at.line && cf->n_topology && (size_t)cf->nodes != cf->n_topology) {
+        snprintf(why, why_len, "nodes = %lld but topology lists %zu nodes; expected the same",
+                 (long long)cf->nodes, cf->n_topology);
+        return -1;
+    }
+    job->n_nodes = cf->n_topology ? (int)cf->n_topology : cf->nodes_at.line ? (int)cf->nodes : 0;
+    job->gpus_per_node = cf->gpus_per_node_at.line
+                             ? (int)cf->gpus_per_node
+                             : cf->n_topology ? (int)((fullest + job->per_gpu - 1) / job->per_gpu)
+                                              : 8;
+    int net = cm->default_net;
+    if (cf->interconnect) {
+        net = comm_net_find(cm, cf->interconnect);
+        if (net < 0) {
+            size_t used = (size_t)snprintf(why, why_len, "unknown interconnect; expected one of");
+            for (int i = 0; i < cm->n_nets && used < why_len; i++) {
+                used += (size_t)snprintf(why + used, why_len - used, "%s %s", i ? "," : "",
+                                         cm->nets[i].name);
+            }
+            if (used < why_len) {
+                snprintf(why + used, why_len - used, ", got '%s'", cf->interconnect);
+            }
+            return -1;
+        }
+    }
+    job->nic_bytes_per_s = cm->nets[net].line_bytes_per_s;
+    return ddp_shape(job, why, why_len);
+}
+
+/* A DDP query: the job's ring alone, its step, and the range over the profile's variants. */
+static void predict_ddp(const obs_profile *p, const obs_query *q, const gpu_type *g,
+                        const phys_params *m, const comm_params *cm, obs_prediction *out)
+{
+    if (!cm) {
+        invalid(out, "DDP query without a communication model");
+        return;
+    }
+    ddp_job job;
+    char why[sizeof out->reason];
+    if (ddp_from_config(&q->config, g, cm, &job, why, sizeof why)) {
+        invalid(out, why);
+        return;
+    }
+    job.profile = &p->p;
+    job.batch = q->batch;
+    job.grad_bytes = p->p.grad_bytes;
+    comm_ring ring;
+    if (ddp_ring(&job, cm, &ring, why, sizeof why)) {
+        invalid(out, why);
+        return;
+    }
+    ddp_result r;
+    ddp_step(&job, cm, m, &ring, 0, &r);
+    out->outcome = r.outcome;
+    if (r.outcome != SPEED_OK) {
+        snprintf(out->reason, sizeof out->reason, "%s", r.reason);
+        comm_ring_fini(&ring);
+        return;
+    }
+    out->throughput = r.throughput;
+    out->time_s = q->work / r.throughput;
+    out->time_lo_s = out->time_hi_s = out->time_s;
+    for (int v = 0; v < p->n_variants; v++) {
+        wl_profile pv = p->variants[v];
+        pv.grad_bytes = p->p.grad_bytes;
+        job.profile = &pv;
+        ddp_result rv;
+        ddp_step(&job, cm, m, &ring, 0, &rv);
+        if (rv.outcome == SPEED_OK) {
+            out->time_lo_s = fmin(out->time_lo_s, q->work / rv.throughput);
+            out->time_hi_s = fmax(out->time_hi_s, q->work / rv.throughput);
+        }
+    }
+    comm_ring_fini(&ring);
+}
+
 void obs_predict(const obs_profile *p, const obs_profile *const *others, size_t n_others,
-                 const obs_queries *qs, size_t qi, const phys_params *m, obs_prediction *out)
+                 const obs_queries *qs, size_t qi, const phys_params *m, const comm_params *cm,
+                 obs_prediction *out)
 {
     memset(out, 0, sizeof *out);
     const obs_query *q = &qs->q[qi];
     const obs_config *cf = &q->config;
     if (obs_config_is_ddp(cf)) {
-        invalid(out, "DDP model not available in this version");
+        if (!batch_supported(p, q->batch)) {
+            invalid(out, "profile was fitted at one batch only; predicting another batch needs "
+                         "observations at two batch sizes");
+            return;
+        }
+        predict_ddp(p, q, qs->gpu, m, cm, out);
         return;
     }
     partition_cfg c;

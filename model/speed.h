@@ -53,6 +53,8 @@ typedef struct wl_profile {
     double mem_traffic_bytes_fixed, mem_traffic_bytes_per_sample; /* M */
     double mem_footprint_bytes_fixed, mem_footprint_bytes_per_sample; /* weights.., activations */
     int ts_class;           /* time-slice efficiency class (index into phys_params.ts) */
+    double grad_bytes;      /* DDP: gradient bytes all-reduced per iteration (model/ddp.h);
+                               0 = not stated */
 } wl_profile;
 
 /* Named scalar parameters of a profile, for fitting and for files. */

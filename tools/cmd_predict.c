@@ -18,6 +18,7 @@
 
 #include "experiments/catalog_load.h"
 #include "experiments/obs.h"
+#include "experiments/comm_load.h"
 #include "experiments/physics_load.h"
 #include "sim/arena.h"
 #include "sim/diag.h"
@@ -71,8 +72,10 @@ static int predict(int n_files, char **files, cli_calib *cal)
     obs_profile **prof = xcalloc((size_t)n_prof, sizeof *prof, "profiles");
     gpu_catalog cat;
     phys_params phys;
+    comm_params comm;
     obs_queries *qs = NULL;
-    if (catalog_load_default(a, &cat, d) != 0 || physics_load_default(d, &phys) != 0) {
+    if (catalog_load_default(a, &cat, d) != 0 || physics_load_default(d, &phys) != 0 ||
+        comm_load_default(d, &comm) != 0) {
         diag_print(d, stderr);
         status = CLI_EXIT_ENV;
         goto done;
@@ -114,7 +117,7 @@ static int predict(int n_files, char **files, cli_calib *cal)
     for (size_t i = 0; i < qs->n; i++) {
         obs_prediction r;
         obs_predict(prof[0], (const obs_profile *const *)prof + 1, (size_t)(n_prof - 1), qs, i,
-                    &phys, &r);
+                    &phys, &comm, &r);
         if (r.outcome == SPEED_OK) {
             printf("%zu,%.6g,%.6g,ok,%.6g,%.6g,\n", i, r.time_s, r.throughput, r.time_lo_s,
                    r.time_hi_s);

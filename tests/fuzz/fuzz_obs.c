@@ -94,14 +94,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         obs_queries *q = NULL;
         if (obs_load_queries("q.yaml", text, len, &w->cat, a, d, &q) == 0) {
             for (size_t i = 0; i < q->n && i < 64; i++) {
-                obs_predict(w->profile, others, 1, q, i, &w->phys, &r);
+                obs_predict(w->profile, others, 1, q, i, &w->phys, NULL, &r);
             }
         }
     } else if (which == 2) {
         obs_profile *p = NULL;
         if (obs_load_profile("p.yaml", text, len, &w->phys, a, d, &p) == 0) {
             for (size_t i = 0; i < w->queries->n; i++) {
-                obs_predict(p, others, 1, w->queries, i, &w->phys, &r);
+                obs_predict(p, others, 1, w->queries, i, &w->phys, NULL, &r);
             }
         }
     } else {

@@ -162,7 +162,7 @@ Test(predict, round_trip_recovers_known_profile)
                      8000 * truth_unit_s(&fx, "1g.10gb", 1, 4)};
     for (size_t i = 0; i < qs->n; i++) {
         obs_prediction r;
-        obs_predict(q, NULL, 0, qs, i, &fx.phys, &r);
+        obs_predict(q, NULL, 0, qs, i, &fx.phys, NULL, &r);
         cr_assert_eq(r.outcome, SPEED_OK, "query %zu: %s", i, r.reason);
         cr_assert_float_eq(r.time_s / want[i], 1.0, 0.01, "query %zu: %g vs %g", i, r.time_s,
                            want[i]);
@@ -205,7 +205,7 @@ Test(predict, two_observations_name_the_open_parameter_and_cover_the_truth)
     const char *qp[] = {"3g.20gb", "7g.40gb"};
     for (size_t i = 0; i < qs->n; i++) {
         obs_prediction r;
-        obs_predict(p, NULL, 0, qs, i, &fx.phys, &r);
+        obs_predict(p, NULL, 0, qs, i, &fx.phys, NULL, &r);
         double want = truth_unit_s(&fx, qp[i], 1, 0);
         cr_assert_eq(r.outcome, SPEED_OK);
         cr_assert_leq(r.time_lo_s, want, "%s: lo %g > truth %g", qp[i], r.time_lo_s, want);
@@ -216,17 +216,23 @@ Test(predict, two_observations_name_the_open_parameter_and_cover_the_truth)
 }
 
 /* Write a profile with the truth's parameters and a given name. */
-static void write_truth_profile(fixture *fx, const char *path, const char *name)
+static void write_profile_grad(fixture *fx, const char *path, const char *name, double grad)
 {
     obs_profile p;
     memset(&p, 0, sizeof p);
     p.p = truth();
+    p.p.grad_bytes = grad;
     p.p.name = name;
     p.unit = "sample";
     p.gpu_name = GPU;
     p.ts_class_name = obs_priors_find(fx->priors, "generic")->ts_class;
     p.ref_batch = 8;
     cr_assert_eq(obs_write_profile(path, &p, NULL), 0);
+}
+
+static void write_truth_profile(fixture *fx, const char *path, const char *name)
+{
+    write_profile_grad(fx, path, name, 0);
 }
 
 /* Run a command, capturing stdout and stderr into files; returns the exit status. */
@@ -296,7 +302,9 @@ Test(predict, cli_csv_format_outcomes_and_reasons)
                               "one of full, 1g.5gb, 1g.5gb+me, 1g.10gb, 2g.10gb, 3g.20gb, "
                               "4g.20gb, 7g.40gb, got '1g.20gb'\"");
     cr_assert_str_eq(line[4], "3,,,invalid,,,peers must be >= 1; got 0");
-    cr_assert_str_eq(line[5], "4,,,invalid,,,DDP model not available in this version");
+    /* the profile states no gradient size: a 16-worker DDP job cannot be costed */
+    cr_assert_str_eq(line[5], "4,,,invalid,,,gradient size unknown: the profile needs grad_bytes "
+                              "for 16 workers");
     double t5;
     cr_assert_eq(sscanf(line[6], "5,%lg,", &t5), 1, "%s", line[6]);
     cr_assert_gt(t5, t0, "time-sliced with b must be slower than alone");
@@ -415,7 +423,7 @@ Test(predict, batch_mps_and_shared_memory)
     cr_assert_eq(obs_load_queries("q.yaml", qtext, strlen(qtext), &fx.cat, fx.a, fx.d, &qs), 0);
     obs_prediction r[6];
     for (size_t i = 0; i < qs->n; i++) {
-        obs_predict(&p, NULL, 0, qs, i, &fx.phys, &r[i]);
+        obs_predict(&p, NULL, 0, qs, i, &fx.phys, NULL, &r[i]);
     }
     cr_assert_eq(r[0].outcome, SPEED_INVALID);
     cr_assert_str_eq(r[0].reason, "profile was fitted at batch 8 only; predicting batch 16 needs "
@@ -430,5 +438,48 @@ Test(predict, batch_mps_and_shared_memory)
     cr_assert_str_eq(r[4].reason, "exclusive partition cannot hold several jobs");
     cr_assert_eq(r[5].outcome, SPEED_INVALID);
     cr_assert_str_eq(r[5].reason, "mig_busy needs a MIG partition; got partition full");
+    fx_fini(&fx);
+}
+
+/* DDP queries: the profile's grad_bytes goes through the written file; 16 workers are faster than
+ * one but not 16 times (the all-reduce is not free); bad shapes are invalid with the reason. */
+Test(predict, ddp_queries)
+{
+    fixture fx;
+    fx_init(&fx);
+    char a[128], q[128], out[128], err[128], cmd[512];
+    snprintf(a, sizeof a, "%s/a.yaml", fx.dir);
+    snprintf(q, sizeof q, "%s/q.yaml", fx.dir);
+    snprintf(out, sizeof out, "%s/out.csv", fx.dir);
+    snprintf(err, sizeof err, "%s/err.txt", fx.dir);
+    write_profile_grad(&fx, a, "a", 100e6);
+    FILE *f = fopen(q, "w");
+    fprintf(f, "gpu: " GPU "\n"
+               "queries:\n"
+               "  - {config: {partition: full}, batch: 8, work: 800}\n"
+               "  - {config: {partition: full, workers: 16, topology: [4, 4, 4, 4]}, batch: 8, "
+               "work: 800}\n"
+               "  - {config: {partition: full, workers: 16, topology: [4, 4, 4]}, batch: 8}\n"
+               "  - {config: {partition: 3g.20gb, per_gpu: 3, workers: 6}, batch: 8}\n"
+               "  - {config: {partition: full, workers: 2, interconnect: carrier-pigeon}, batch: 8}\n");
+    fclose(f);
+    snprintf(cmd, sizeof cmd, "./slicesim predict %s %s", a, q);
+    cr_assert_eq(run(cmd, out, err), 0, "%s", slurp(err));
+    char *csv = slurp(out);
+    char *line[8];
+    int n = 0;
+    for (char *s = strtok(csv, "\n"); s && n < 8; s = strtok(NULL, "\n")) {
+        line[n++] = s;
+    }
+    cr_assert_eq(n, 6);
+    double t1, x1, t16, x16;
+    cr_assert_eq(sscanf(line[1], "0,%lg,%lg,ok", &t1, &x1), 2, "%s", line[1]);
+    cr_assert_eq(sscanf(line[2], "1,%lg,%lg,ok", &t16, &x16), 2, "%s", line[2]);
+    cr_assert(x16 > x1 && x16 < 16 * x1, "1 worker %g/s, 16 workers %g/s", x1, x16);
+    cr_assert_str_eq(line[3], "2,,,invalid,,,topology places 12 workers over 3 nodes; expected "
+                              "it to add up to workers = 16");
+    cr_assert_str_eq(line[4], "3,,,invalid,,,per_gpu 3: a GPU holds at most 2 3g.20gb instances; "
+                              "expected per_gpu <= 2");
+    cr_assert(strstr(line[5], "unknown interconnect; expected one of eth-25g,"), "%s", line[5]);
     fx_fini(&fx);
 }
