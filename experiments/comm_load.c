@@ -173,16 +173,6 @@ static void finish(const comm_doc *cd, diag *d, comm_params *out)
     }
 }
 
-int comm_net_find(const comm_params *p, const char *name)
-{
-    for (int i = 0; i < p->n_nets; i++) {
-        if (!strcmp(p->nets[i].name, name)) {
-            return i;
-        }
-    }
-    return -1;
-}
-
 int comm_load_buffer(const char *name, const void *buf, size_t len, diag *d, comm_params *out)
 {
     memset(out, 0, sizeof *out);

@@ -26,7 +26,4 @@ int comm_load_buffer(const char *name, const void *buf, size_t len, diag *d, com
 /* Load the embedded model/comm.yaml. Returns 0, or SIM_EINPUT (reported) when it is broken. */
 int comm_load_default(diag *d, comm_params *out);
 
-/* Index of the network named `name` in p, or -1. */
-int comm_net_find(const comm_params *p, const char *name);
-
 #endif

@@ -16,6 +16,16 @@ const char *comm_link_name(comm_link l)
     return l < COMM_LINK_COUNT ? names[l] : "?";
 }
 
+int comm_net_find(const comm_params *p, const char *name)
+{
+    for (int i = 0; i < p->n_nets; i++) {
+        if (!strcmp(p->nets[i].name, name)) {
+            return i;
+        }
+    }
+    return -1;
+}
+
 /* ---- closed forms ---- */
 
 double comm_ring_allreduce_s(int n, double bytes, double alpha_s, double beta_bytes_per_s)

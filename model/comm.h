@@ -82,6 +82,9 @@ typedef struct comm_params {
     double nccl_buffer_bytes;      /* NCCL's communication buffers per worker */
 } comm_params;
 
+/* Index of the network named `name` in p, or -1. */
+int comm_net_find(const comm_params *p, const char *name);
+
 /* A node as the links see it. Line rates are each way; 0 = no such link. */
 typedef struct comm_node {
     int gpus;                   /* GPUs on the node */
