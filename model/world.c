@@ -568,7 +568,11 @@ int world_create(const world_cfg *cfg, job_table *jobs, diag *d, src_loc at, wor
     }
     w->tot.n_pending = (uint32_t)n_jobs;
     for (gpu_id g = 0; g < cluster_n_gpus(c); g++) {
-        w->tot.sms_total += (uint32_t)cluster_gpu_get(c, g)->type->sms_total;
+        const gpu_type *t = cluster_gpu_get(c, g)->type;
+        w->tot.sms_total += (uint32_t)t->sms_total;
+        if (t->sms_total <= 0) {
+            w->tot.no_sms_type = w->tot.n_gpus_no_sms++ ? w->tot.no_sms_type : t->name;
+        }
     }
     *out = w;
     return 0;

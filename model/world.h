@@ -75,6 +75,9 @@ typedef struct world_totals {
     uint32_t n_done, n_oom, n_running, n_queued, n_pending;
     uint32_t n_failed_request; /* refused: more than one unit of a one-per-request device */
     uint32_t sms_total;        /* SMs of all GPUs with MIG off (the utilisation denominator) */
+    uint32_t n_gpus_no_sms;    /* GPUs whose catalog type has no sourced SM count (sms_total 0):
+                                * when > 0, SM utilisation is not known (outputs say n/a) */
+    const char *no_sms_type;   /* the first such GPU type's name (borrowed catalog), or NULL */
     sim_time end;              /* time of the last change (makespan when all jobs ended) */
     sim_time horizon;          /* end of the observed window, >= end: the run's `until` when
                                 * finite (the cluster is observed, idle or not, up to it), else

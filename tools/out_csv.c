@@ -105,11 +105,14 @@ int out_timeseries_csv(FILE *f, const world *w, sim_time interval_ns)
             t = s[i].t;
         }
         put_time(f, t);
-        fprintf(f,
-                ",%" PRIu32 ",%" PRIu32 ",%" PRIu32 ",%" PRIu32 ",%" PRIu32 ",%" PRIu32 ",%" PRIu32
-                ",%" PRIu32,
+        fprintf(f, ",%" PRIu32 ",%" PRIu32 ",%" PRIu32 ",%" PRIu32 ",%" PRIu32 ",%" PRIu32,
                 s[i].queued, s[i].running, s[i].units_used, cluster_units_total(c), s[i].gpus_busy,
-                cluster_n_gpus(c), s[i].sms_busy, tot.sms_total);
+                cluster_n_gpus(c));
+        if (tot.n_gpus_no_sms) { /* SM counts unknown: empty, not a partial sum */
+            fputs(",,", f);
+        } else {
+            fprintf(f, ",%" PRIu32 ",%" PRIu32, s[i].sms_busy, tot.sms_total);
+        }
         for (res_id r = 0; r < cluster_n_resources(c); r++) {
             fprintf(f, ",%" PRIu32, world_sample_res_used(w, i, r));
         }
@@ -177,12 +180,17 @@ void out_summary(FILE *f, const world *w, const char *out_dir)
         fprintf(f, "jct:  mean %.1f s, p50 %.1f s, p95 %.1f s\n", sum_jct / (double)n_jct, p50,
                 stats_quantile_sorted(jct, n_jct, 0.95));
     }
-    fprintf(f, "allocation (time-weighted to the horizon): %.1f%% of units, %.1f%% of GPUs busy, %.1f%% of SMs\n",
+    fprintf(f, "allocation (time-weighted to the horizon): %.1f%% of units, %.1f%% of GPUs busy, ",
             100 * out_time_mean(w, offsetof(world_sample, units_used),
                                 at_least_1(cluster_units_total(c))),
             100 *
-                out_time_mean(w, offsetof(world_sample, gpus_busy), at_least_1(cluster_n_gpus(c))),
-            100 * out_time_mean(w, offsetof(world_sample, sms_busy), at_least_1(tot.sms_total)));
+                out_time_mean(w, offsetof(world_sample, gpus_busy), at_least_1(cluster_n_gpus(c))));
+    if (tot.n_gpus_no_sms) {
+        fprintf(f, "n/a of SMs (no SM count for %s)\n", tot.no_sms_type);
+    } else {
+        fprintf(f, "%.1f%% of SMs\n",
+                100 * out_time_mean(w, offsetof(world_sample, sms_busy), at_least_1(tot.sms_total)));
+    }
     fprintf(f,
             "simulated %.1f s (last event at %.1f s) in %" PRIu64 " events; outputs in %s/\n",
             sim_time_to_s(tot.horizon), sim_time_to_s(tot.end), tot.n_events, out_dir);

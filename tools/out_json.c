@@ -295,16 +295,25 @@ static cJSON *metrics_json(const world *w, const cJSON *extra)
     uint32_t units = cluster_units_total(c);
     add_num(alloc, "units_total", units);
     add_num(alloc, "gpus_total", cluster_n_gpus(c));
-    add_num(alloc, "sms_total", tot.sms_total);
+    bool sms_known = tot.n_gpus_no_sms == 0; /* else SM figures are null (not known) */
+    if (sms_known) {
+        add_num(alloc, "sms_total", tot.sms_total);
+    } else {
+        cJSON_AddNullToObject(alloc, "sms_total");
+    }
     add_num(alloc, "units_mean",
             units ? tw_mean(w, offsetof(world_sample, units_used), units, 0, false) : 0);
     add_num(alloc, "gpus_busy_mean",
             cluster_n_gpus(c)
                 ? tw_mean(w, offsetof(world_sample, gpus_busy), cluster_n_gpus(c), 0, false)
                 : 0);
-    add_num(alloc, "sms_busy_mean",
-            tot.sms_total ? tw_mean(w, offsetof(world_sample, sms_busy), tot.sms_total, 0, false)
-                          : 0);
+    if (sms_known) {
+        add_num(alloc, "sms_busy_mean",
+                tot.sms_total ? tw_mean(w, offsetof(world_sample, sms_busy), tot.sms_total, 0, false)
+                              : 0);
+    } else {
+        cJSON_AddNullToObject(alloc, "sms_busy_mean");
+    }
     add_num(alloc, "queued_mean", tw_mean(w, offsetof(world_sample, queued), 1, 0, false));
     cJSON *per = cJSON_AddObjectToObject(alloc, "per_resource");
     for (res_id r = 0; r < cluster_n_resources(c); r++) {

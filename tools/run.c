@@ -414,6 +414,13 @@ int run_scenario(const run_opts *o)
         run_fini(&r);
         return SIM_EINPUT;
     }
+    world_totals tot = world_get_totals(r.w);
+    if (tot.n_gpus_no_sms) {
+        fprintf(err,
+                "slicesim %s: warning: the catalog has no sourced SM count for %s (model/gpus.yaml "
+                "lists sms_total as unsourced): SM utilisation is reported as n/a\n",
+                o->check_only ? "check" : "run", tot.no_sms_type);
+    }
     if (o->check_only) {
         if (o->summary) {
             fprintf(o->summary, "%s: ok (%llu nodes, %llu GPUs, %zu job classes)\n", o->scenario,

@@ -91,3 +91,32 @@ Test(outputs, empty_existing_dir_is_fine, .init = setup, .fini = teardown)
     snprintf(cmd, sizeof cmd, "./slicesim run experiments/default.yaml -o %s 2>&1 >/dev/null", dir);
     cr_assert_eq(test_sh(cmd, out, sizeof out), 0, "%s", out);
 }
+
+/* A GPU type without a sourced SM count (A30-24GB: model/gpus.yaml lists sms_total as
+ * unsourced) makes SM utilisation unknown: n/a in the summary with a warning, null in run.json,
+ * empty in timeseries.csv - never 0.0 %. */
+Test(outputs, unknown_sm_count_is_na_not_zero, .init = setup, .fini = teardown)
+{
+    char path[256], cmd[1024], out[8192];
+    snprintf(path, sizeof path, "%s/a30.yaml", dir);
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f);
+    fputs("name: a30\nseed: 1\nhorizon: 1h\n"
+          "cluster: {nodes: [{name: a, gpu: A30-24GB, gpus_per_node: 2}]}\n"
+          "workload: {jobs: [{name: j, arrival: fixed, interval: 10m, duration: 5m,\n"
+          "                  request: {nvidia.com/gpu: 1}}]}\n"
+          "outputs: {sample_interval: 30m}\n",
+          f);
+    fclose(f);
+    snprintf(cmd, sizeof cmd, "./slicesim run %s -o %s/o 2>&1", path, dir);
+    cr_assert_eq(test_sh(cmd, out, sizeof out), 0, "%s", out);
+    cr_assert_not_null(strstr(out, "slicesim run: warning: the catalog has no sourced SM count "
+                                   "for A30-24GB"),
+                       "%s", out);
+    cr_assert_not_null(strstr(out, "of GPUs busy, n/a of SMs (no SM count for A30-24GB)\n"), "%s",
+                       out);
+    cr_assert_eq(count_in("o/run.json", "\"sms_total\":\tnull,"), 1);
+    cr_assert_eq(count_in("o/run.json", "\"sms_busy_mean\":\tnull,"), 1);
+    /* rows at 0, 30 min, 60 min; jobs at 0, 10, ..., 60 min each hold 1 of 2 GPUs for 5 min */
+    cr_assert_eq(count_in("o/timeseries.csv", ",2,,,"), 3);
+}
