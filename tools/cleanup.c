@@ -8,7 +8,7 @@
 typedef struct cleanup_slot {
     char path[CLEANUP_PATH_MAX];
     bool is_dir;
-    unsigned long seq; /* registration order: directories are removed newest first */
+    unsigned long seq;          /* registration order: directories are removed newest first */
     volatile sig_atomic_t used; /* set after path is written, cleared before it is reused */
 } cleanup_slot;
 

@@ -49,8 +49,8 @@ void est_scenario(const scenario_spec *s, double extra_jobs, run_estimate *e)
         e->timeseries_rows =
             floor((double)s->horizon_ns / (double)s->outputs.sample_interval_ns) + 2;
     }
-    double row = EST_ROW_BYTES + EST_ROW_BYTES_PER_RESOURCE * EST_RESOURCES_PER_GROUP *
-                                     (double)s->cluster.n_groups;
+    double row = EST_ROW_BYTES +
+                 EST_ROW_BYTES_PER_RESOURCE * EST_RESOURCES_PER_GROUP * (double)s->cluster.n_groups;
     e->output_bytes = e->timeseries_rows * row;
     if (files & SCN_OUT_RUN_JSON) {
         e->output_bytes += e->jobs * EST_RUN_JSON_BYTES_PER_JOB;

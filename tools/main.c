@@ -15,7 +15,8 @@ typedef struct cli_cmd {
 } cli_cmd;
 
 static const cli_cmd commands[] = {
-    {"run", cmd_run, "run a scenario: run FILE [-o DIR] [--force] [--seed N] [--set PATH=VALUE]..."},
+    {"run", cmd_run,
+     "run a scenario: run FILE [-o DIR] [--force] [--seed N] [--set PATH=VALUE]..."},
     {"check", cmd_check, "check a scenario, estimate its cost: check FILE [--set PATH=VALUE]..."},
     {"profiles", cmd_profiles, "print a GPU's MIG profile table: profiles GPU"},
     {"layouts", cmd_layouts, "list valid MIG layouts or check a mig-parted file: layouts GPU"},
@@ -60,7 +61,7 @@ static int unknown_command(const char *name)
 
 int main(int argc, char **argv)
 {
-    sim_gsl_install_handler(); /* a GSL error is a bug: print it and abort */
+    sim_gsl_install_handler();    /* a GSL error is a bug: print it and abort */
     if (cleanup_install() != 0) { /* SIGINT/SIGTERM remove staged outputs, exit 130/143 */
         perror("slicesim: sigaction");
         return CLI_EXIT_ENV;

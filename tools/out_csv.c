@@ -189,10 +189,10 @@ void out_summary(FILE *f, const world *w, const char *out_dir)
         fprintf(f, "n/a of SMs (no SM count for %s)\n", tot.no_sms_type);
     } else {
         fprintf(f, "%.1f%% of SMs\n",
-                100 * out_time_mean(w, offsetof(world_sample, sms_busy), at_least_1(tot.sms_total)));
+                100 *
+                    out_time_mean(w, offsetof(world_sample, sms_busy), at_least_1(tot.sms_total)));
     }
-    fprintf(f,
-            "simulated %.1f s (last event at %.1f s) in %" PRIu64 " events; outputs in %s/\n",
+    fprintf(f, "simulated %.1f s (last event at %.1f s) in %" PRIu64 " events; outputs in %s/\n",
             sim_time_to_s(tot.horizon), sim_time_to_s(tot.end), tot.n_events, out_dir);
     free(jct);
     free(wait);

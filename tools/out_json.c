@@ -309,8 +309,9 @@ static cJSON *metrics_json(const world *w, const cJSON *extra)
                 : 0);
     if (sms_known) {
         add_num(alloc, "sms_busy_mean",
-                tot.sms_total ? tw_mean(w, offsetof(world_sample, sms_busy), tot.sms_total, 0, false)
-                              : 0);
+                tot.sms_total
+                    ? tw_mean(w, offsetof(world_sample, sms_busy), tot.sms_total, 0, false)
+                    : 0);
     } else {
         cJSON_AddNullToObject(alloc, "sms_busy_mean");
     }

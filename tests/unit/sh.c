@@ -47,3 +47,13 @@ int test_rm_rf(const char *dir)
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     return system(cmd) == 0;
 }
+
+int test_write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        return 0;
+    }
+    int ok = fputs(text, f) >= 0;
+    return fclose(f) == 0 && ok;
+}

@@ -13,6 +13,8 @@ int test_sh(const char *cmd, char *out, size_t n);
 /* Read the whole file `path` into out (NUL-terminated, at most n-1 bytes); false when missing. */
 int test_read_text(const char *path, char *out, size_t n);
 
+/* Write text to path (replacing it); false on failure. */
+int test_write_text(const char *path, const char *text);
 /* Make a fresh directory /tmp/slicesim-TAG-XXXXXX into buf (n >= 40); false on failure. */
 int test_tmpdir(char *buf, size_t n, const char *tag);
 /* rm -rf dir (a directory test_tmpdir made); false on failure. */

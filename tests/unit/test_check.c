@@ -3,8 +3,9 @@
  *
  * Corpus tests/bad_input/run/: each file's first line "# expect: MESSAGE" is the exact stderr of
  * `slicesim check FILE`; `slicesim run FILE -o DIR` must print the same, exit 2 and create
- * nothing. (The files directly in tests/bad_input/ test the scenario loader alone; these need what only a run
- * loads: workload profiles, the estimate.) Each file ends with how its figures are derived. */
+ * nothing. (The files directly in tests/bad_input/ test the scenario loader alone; these need what
+ * only a run loads: workload profiles, the estimate.) Each file ends with how its figures are
+ * derived. */
 #include <criterion/criterion.h>
 #include <glob.h>
 #include <stdio.h>
@@ -48,18 +49,19 @@ Test(check, run_corpus_gives_exact_messages_from_check_and_run, .timeout = 60)
 }
 
 /* A scenario whose costs are easy to count by hand. */
-static const char *est_text = "name: est\n"
-                              "seed: 1\n"
-                              "horizon: 10h\n"
-                              "cluster: {nodes: [{name: a, gpu: A100-SXM4-40GB, gpus_per_node: 8}]}\n"
-                              "workload:\n"
-                              "  jobs:\n"
-                              "    - {name: p, rate: 10/h, duration: 1m, request: {nvidia.com/gpu: 1}}\n"
-                              "    - {name: f, arrival: fixed, interval: 30m, count: 5, start: 1h,\n"
-                              "       duration: 1m, request: {nvidia.com/gpu: 1}}\n"
-                              "    - {name: g, arrival: fixed, interval: 4h, start: 1h, duration: 1m,\n"
-                              "       request: {nvidia.com/gpu: 1}}\n"
-                              "outputs: {sample_interval: 1h}\n";
+static const char *est_text =
+    "name: est\n"
+    "seed: 1\n"
+    "horizon: 10h\n"
+    "cluster: {nodes: [{name: a, gpu: A100-SXM4-40GB, gpus_per_node: 8}]}\n"
+    "workload:\n"
+    "  jobs:\n"
+    "    - {name: p, rate: 10/h, duration: 1m, request: {nvidia.com/gpu: 1}}\n"
+    "    - {name: f, arrival: fixed, interval: 30m, count: 5, start: 1h,\n"
+    "       duration: 1m, request: {nvidia.com/gpu: 1}}\n"
+    "    - {name: g, arrival: fixed, interval: 4h, start: 1h, duration: 1m,\n"
+    "       request: {nvidia.com/gpu: 1}}\n"
+    "outputs: {sample_interval: 1h}\n";
 
 static void load(const char *const *sets, size_t n_sets, run_estimate *e, diag *d)
 {
@@ -101,8 +103,9 @@ static void expect_refused(const char *const *sets, size_t n_sets, const char *m
     diag_destroy(d);
 }
 
-#define RAISE "expected a run within the scenario's limits (raise them under `limits:` or with " \
-              "--set limits.KEY=VALUE)"
+#define RAISE                                                                                      \
+    "expected a run within the scenario's limits (raise them under `limits:` or with "             \
+    "--set limits.KEY=VALUE)"
 
 Test(check, limits_are_configurable)
 {
@@ -129,7 +132,8 @@ Test(check, limits_are_configurable)
 Test(check, check_prints_the_estimate_and_writes_nothing)
 {
     char out[1024];
-    int rc = test_sh("./slicesim check experiments/examples/small-mixed.yaml 2>&1", out, sizeof out);
+    int rc =
+        test_sh("./slicesim check experiments/examples/small-mixed.yaml 2>&1", out, sizeof out);
     cr_assert_eq(rc, 0, "%s", out);
     /* nodes: whole 2 x 8 GPUs, mig 1 x 8, ts 1 x 4 = 4 nodes, 28 GPUs.
      * train: 2/h x 2 h = 4; notebook: min(10, 2 h / 5 min + 1 = 25) = 10; infer: 10/h x 2 h = 20;

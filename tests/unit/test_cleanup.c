@@ -61,7 +61,6 @@ static int in_child(void (*body)(const char *), int sig)
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
-
 /* The child's stderr must be exactly `want`. */
 static void expect_said(const char *want)
 {
@@ -160,8 +159,7 @@ Test(cleanup, existing_output_dir_is_kept, .init = setup, .fini = teardown)
     cr_assert(exists(base));
 }
 
-Test(cleanup, committed_and_aborted_stages_unregister_everything, .init = setup,
-     .fini = teardown)
+Test(cleanup, committed_and_aborted_stages_unregister_everything, .init = setup, .fini = teardown)
 {
     int before = cleanup_count();
     char out[256];

@@ -35,9 +35,9 @@ Test(cli, unknown_command_and_help_of_unknown_exit_2)
 {
     char out[1024];
     cr_assert_eq(test_sh("./slicesim help nope 2>&1", out, sizeof out), 2);
-    cr_assert_eq(strncmp(out, "slicesim: error: unknown command 'nope'; expected one of: run check",
-                         66),
-                 0, "%s", out);
+    cr_assert_eq(
+        strncmp(out, "slicesim: error: unknown command 'nope'; expected one of: run check", 66), 0,
+        "%s", out);
     cr_assert_eq(test_sh("./slicesim nope 2>&1", out, sizeof out), 2);
     cr_assert_eq(test_sh("./slicesim 2>&1", out, sizeof out), 2);
     cr_assert_eq(strncmp(out, "usage: slicesim COMMAND", 23), 0, "%s", out);

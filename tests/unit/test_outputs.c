@@ -70,16 +70,14 @@ Test(outputs, earlier_run_dir_refused_unless_force, .init = setup, .fini = teard
     cr_assert_str_eq(out, want);
     /* --force with a scenario that writes run.json only: the other files of the earlier run go */
     snprintf(path, sizeof path, "%s/one.yaml", dir);
-    FILE *f = fopen(path, "w");
-    cr_assert_not_null(f);
-    fputs("name: one\nseed: 1\nhorizon: 1h\n"
-          "cluster: {nodes: [{name: a, gpu: A100-SXM4-40GB, gpus_per_node: 8}]}\n"
-          "workload: {jobs: [{name: j, rate: 1/h, duration: 1m, request: {nvidia.com/gpu: 1}}]}\n"
-          "outputs: {files: [run.json]}\n",
-          f);
-    fclose(f);
-    snprintf(cmd, sizeof cmd, "./slicesim run %s -o %s/r --force >/dev/null 2>&1 && ls %s/r",
-             path, dir, dir);
+    cr_assert(test_write_text(
+        path,
+        "name: one\nseed: 1\nhorizon: 1h\n"
+        "cluster: {nodes: [{name: a, gpu: A100-SXM4-40GB, gpus_per_node: 8}]}\n"
+        "workload: {jobs: [{name: j, rate: 1/h, duration: 1m, request: {nvidia.com/gpu: 1}}]}\n"
+        "outputs: {files: [run.json]}\n"));
+    snprintf(cmd, sizeof cmd, "./slicesim run %s -o %s/r --force >/dev/null 2>&1 && ls %s/r", path,
+             dir, dir);
     cr_assert_eq(test_sh(cmd, out, sizeof out), 0, "%s", out);
     cr_assert_str_eq(out, "run.json\nrun_info.json\n");
     cr_assert_eq(count_in("r/run.json", "\"name\":\t\"one\""), 1);
@@ -99,15 +97,12 @@ Test(outputs, unknown_sm_count_is_na_not_zero, .init = setup, .fini = teardown)
 {
     char path[256], cmd[1024], out[8192];
     snprintf(path, sizeof path, "%s/a30.yaml", dir);
-    FILE *f = fopen(path, "w");
-    cr_assert_not_null(f);
-    fputs("name: a30\nseed: 1\nhorizon: 1h\n"
-          "cluster: {nodes: [{name: a, gpu: A30-24GB, gpus_per_node: 2}]}\n"
-          "workload: {jobs: [{name: j, arrival: fixed, interval: 10m, duration: 5m,\n"
-          "                  request: {nvidia.com/gpu: 1}}]}\n"
-          "outputs: {sample_interval: 30m}\n",
-          f);
-    fclose(f);
+    cr_assert(test_write_text(path,
+                              "name: a30\nseed: 1\nhorizon: 1h\n"
+                              "cluster: {nodes: [{name: a, gpu: A30-24GB, gpus_per_node: 2}]}\n"
+                              "workload: {jobs: [{name: j, arrival: fixed, interval: 10m,\n"
+                              "                   duration: 5m, request: {nvidia.com/gpu: 1}}]}\n"
+                              "outputs: {sample_interval: 30m}\n"));
     snprintf(cmd, sizeof cmd, "./slicesim run %s -o %s/o 2>&1", path, dir);
     cr_assert_eq(test_sh(cmd, out, sizeof out), 0, "%s", out);
     cr_assert_not_null(strstr(out, "slicesim run: warning: the catalog has no sourced SM count "
