@@ -13,6 +13,8 @@
 #include "experiments/cfg.h"
 #include "experiments/fileio.h"
 #include "experiments/yamlx.h"
+#include "model/calfit.h"
+#include "model/comm.h"
 #include "model/speed.h"
 #include "sim/arena.h"
 #include "sim/err.h"
@@ -29,6 +31,9 @@ typedef struct val_scenario {
     const char *table, *csv, *gpu, *note, *base;
     const char *model;   /* row filter on a `model` column, or NULL */
     const char *cls;     /* precision class of the workload's compute, or NULL (fp32) */
+    int ranks;           /* all-reduce tables: ranks of the sweep (0 = a workload table) */
+    double ll_max_bytes; /* all-reduce tables: largest message NCCL sent with LL in the sweep */
+    double min_bytes;    /* all-reduce tables: smaller messages are shown, not counted */
     double target;
     const char **fit;
     size_t n_fit;
@@ -57,6 +62,10 @@ static const cfg_field scenario_fields[] = {
     {"base", CFG_STRING, .off = offsetof(val_scenario, base)},
     {"model", CFG_STRING, .off = offsetof(val_scenario, model)},
     {"class", CFG_STRING, .names = class_names, .off = offsetof(val_scenario, cls)},
+    {"ranks", CFG_INT, CFG_MIN(2), CFG_MAX(100000), .off = offsetof(val_scenario, ranks)},
+    {"ll_max_bytes", CFG_DOUBLE, CFG_MIN(0), CFG_MAX(1e15),
+     .off = offsetof(val_scenario, ll_max_bytes)},
+    {"min_bytes", CFG_DOUBLE, CFG_MIN(0), CFG_MAX(1e15), .off = offsetof(val_scenario, min_bytes)},
     {0},
 };
 
@@ -514,6 +523,96 @@ static const struct {
     {"nos-yolos-sharing", build_sharing},
 };
 
+/* ---- all-reduce sweeps ---- */
+
+/* An NCCL all-reduce sweep (columns bytes, algbw_gb_s): the ring alpha-beta model of
+ * model/comm.h, t = 2(n-1) alpha + 2(n-1)/n S / beta, fitted per protocol (LL up to ll_max_bytes,
+ * where the sweep shows NCCL's tuner switching; Simple above) on the scenario's fitted rows with
+ * the calibration fit (model/calfit.h, weighted least squares in relative error), and every row
+ * predicted as algbw = S / t. Rows below min_bytes are shown but excluded. */
+static int run_comm_table(const val_scenario *sc, const csv_table *t, val_table *out, char *err,
+                          size_t err_len)
+{
+    int cb = csv_col(t, "bytes"), ca = csv_col(t, "algbw_gb_s");
+    if (cb < 0 || ca < 0) {
+        snprintf(err, err_len, "an all-reduce table needs the columns bytes and algbw_gb_s");
+        return SIM_EINPUT;
+    }
+    out->figures = xcalloc((size_t)t->n_rows + 1, sizeof *out->figures, "validation figures");
+    double bytes[256];
+    int n = 0;
+    for (int r = 0; r < t->n_rows && n < 256; r++) {
+        double b, a;
+        if (!cell_double(t->rows[r][cb], &b) || !cell_double(t->rows[r][ca], &a) || !(a > 0)) {
+            snprintf(err, err_len, "row %d: bytes and algbw_gb_s must be positive numbers", r + 1);
+            return SIM_EINPUT;
+        }
+        val_figure *f = &out->figures[n];
+        snprintf(f->label, sizeof f->label, "%.0f/algbw", b);
+        snprintf(f->unit, sizeof f->unit, "GB/s");
+        f->published = a;
+        for (size_t i = 0; i < sc->n_fit; i++) {
+            f->fitted |= !strcmp(f->label, sc->fit[i]);
+        }
+        f->excluded = b < sc->min_bytes && !f->fitted;
+        bytes[n++] = b;
+    }
+    out->n_figures = n;
+    cal_ar_fit fit[COMM_PROTO_COUNT];
+    for (int pr = 0; pr < COMM_PROTO_COUNT; pr++) {
+        cal_series s;
+        memset(&s, 0, sizeof s);
+        for (int k = 0; k < n && s.n < CAL_MAX_PTS; k++) {
+            bool ll = bytes[k] <= sc->ll_max_bytes;
+            if (out->figures[k].fitted && ll == (pr == COMM_PROTO_LL)) {
+                s.pts[s.n].x = bytes[k];
+                s.pts[s.n].median = bytes[k] / (out->figures[k].published * 1e9) * 1e3; /* ms */
+                s.n++;
+            }
+        }
+        if (calfit_allreduce(&s, sc->ranks, &fit[pr]) != 0) {
+            snprintf(err, err_len, "protocol %s: fit needs at least 3 fitted rows on its side "
+                     "of ll_max_bytes, got %d", pr == COMM_PROTO_LL ? "LL" : "Simple", s.n);
+            return SIM_EINPUT;
+        }
+        wfit_param_result *pa = &out->fit.params[out->fit.n_params++];
+        snprintf(pa->name, sizeof pa->name, "%s.alpha_s", pr == COMM_PROTO_LL ? "ll" : "simple");
+        pa->value = fit[pr].alpha_s.value;
+        pa->std_err = fit[pr].alpha_s.se;
+        pa->pinned = true;
+        wfit_param_result *pb = &out->fit.params[out->fit.n_params++];
+        snprintf(pb->name, sizeof pb->name, "%s.busbw_bytes_per_s",
+                 pr == COMM_PROTO_LL ? "ll" : "simple");
+        pb->value = fit[pr].beta_bytes_per_s.value;
+        pb->std_err = fit[pr].beta_bytes_per_s.se;
+        pb->pinned = true;
+    }
+    double sum = 0;
+    for (int k = 0; k < n; k++) {
+        val_figure *f = &out->figures[k];
+        const cal_ar_fit *ft = &fit[bytes[k] <= sc->ll_max_bytes ? COMM_PROTO_LL : COMM_PROTO_SIMPLE];
+        f->predicted = bytes[k] / calfit_allreduce_eval(ft, bytes[k]) / 1e9;
+        if (f->excluded) {
+            continue;
+        }
+        if (f->fitted) {
+            out->n_fitted++;
+            continue;
+        }
+        double e = fabs(f->predicted / f->published - 1) * 100;
+        out->n_predicted++;
+        sum += e;
+        out->max_pct = fmax(out->max_pct, e);
+    }
+    out->mape_pct = out->n_predicted ? sum / out->n_predicted : 0;
+    if (sc->min_bytes > 0) {
+        snprintf(out->excluded_reason, sizeof out->excluded_reason,
+                 "messages below %.0f bytes are latency-bound rows outside the >= 1 MiB target",
+                 sc->min_bytes);
+    }
+    return 0;
+}
+
 /* ---- running ---- */
 
 static double fig_value(const fig_spec *f, double unit_time)
@@ -527,12 +626,12 @@ static int run_scenario(const val_scenario *sc, const char *scen_path, const cha
     snprintf(out->name, sizeof out->name, "%s", sc->table);
     out->target_mape_pct = sc->target;
     build_fn *fn = NULL;
-    for (size_t i = 0; i < sizeof builders / sizeof builders[0]; i++) {
+    for (size_t i = 0; sc->ranks == 0 && i < sizeof builders / sizeof builders[0]; i++) {
         if (!strcmp(builders[i].table, sc->table)) {
             fn = builders[i].fn;
         }
     }
-    if (!fn) {
+    if (!fn && sc->ranks == 0) {
         diag_error(d, (src_loc){scen_path, 0, 0}, "table",
                    "no model mapping for this table; expected one of cern-simpletrack, "
                    "chep-timeslicing, cern-mig-flops, cern-finetune, migprofiler-*, "
@@ -565,6 +664,15 @@ static int run_scenario(const val_scenario *sc, const char *scen_path, const cha
         snprintf(out->skipped, sizeof out->skipped, "%s not readable (%s): table skipped",
                  csv_path, sim_strerror(rc));
         return 0;
+    }
+    if (sc->ranks > 0) {
+        char err[200] = "";
+        rc = run_comm_table(sc, &t, out, err, sizeof err);
+        csv_free(&t);
+        if (rc != 0) {
+            diag_error(d, (src_loc){csv_path, 0, 0}, sc->table, "%s", err);
+        }
+        return rc;
     }
     builder *b = xcalloc(1, sizeof *b, "validation builder");
     b->sc = sc;
