@@ -45,11 +45,52 @@ static void report_parser_error(const yaml_parser_t *p, const char *name, const 
     diag_error(d, at, NULL, "%s", problem);
 }
 
+/* Refuse nesting deeper than YAMLX_MAX_DEPTH before the document is built (libyaml's loader takes
+ * quadratic time in the depth). Walks the events only up to the first too-deep collection; a
+ * syntax error ends the walk quietly (yaml_parser_load reports it). Returns false after
+ * reporting to d. */
+static bool depth_ok(const char *name, const void *buf, size_t len, diag *d)
+{
+    yaml_parser_t p;
+    if (!yaml_parser_initialize(&p)) {
+        out_of_memory("yaml parser");
+    }
+    yaml_parser_set_input_string(&p, buf, len);
+    int depth = 0;
+    bool ok = true, done = false;
+    while (!done) {
+        yaml_event_t ev;
+        if (!yaml_parser_parse(&p, &ev)) {
+            break;
+        }
+        if (ev.type == YAML_MAPPING_START_EVENT || ev.type == YAML_SEQUENCE_START_EVENT) {
+            if (++depth > YAMLX_MAX_DEPTH) {
+                diag_error(d, yamlx_loc_from_mark(name, ev.start_mark), NULL,
+                           "nesting too deep; expected at most %d nested mappings and "
+                           "sequences, got more",
+                           YAMLX_MAX_DEPTH);
+                ok = false;
+                done = true;
+            }
+        } else if (ev.type == YAML_MAPPING_END_EVENT || ev.type == YAML_SEQUENCE_END_EVENT) {
+            depth--;
+        } else if (ev.type == YAML_STREAM_END_EVENT) {
+            done = true;
+        }
+        yaml_event_delete(&ev);
+    }
+    yaml_parser_delete(&p);
+    return ok;
+}
+
 int yamlx_load_buffer(const char *name, const void *buf, size_t len, arena *names, diag *d,
                       yamlx_doc **out)
 {
     *out = NULL;
     const char *dname = arena_strdup(names, name);
+    if (!depth_ok(dname, buf, len, d)) {
+        return SIM_EINPUT;
+    }
     yaml_parser_t p;
     if (!yaml_parser_initialize(&p)) {
         out_of_memory("yaml parser");

@@ -32,6 +32,11 @@ typedef struct yamlx_doc yamlx_doc;
  * errno EFBIG. */
 #define YAMLX_MAX_FILE_BYTES FILEIO_MAX_BYTES
 
+/* Deepest nesting of mappings and sequences a document may have: deeper documents are refused
+ * with `FILE:LINE:COL: error: nesting too deep; ...` before libyaml builds them (its loader takes
+ * time quadratic in the depth: 100 000 levels took 34 s). No slicesim file needs more than ~10. */
+#define YAMLX_MAX_DEPTH 64
+
 /* Read and parse the YAML file at `path` (display name = path as given).
  * Returns 0 and sets *out (caller owns); SIM_EINPUT after reporting syntax errors to d (*out is
  * NULL); SIM_ENOENT or SIM_EIO when the file cannot be read or is larger than

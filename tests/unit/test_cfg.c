@@ -2,6 +2,8 @@
  * (declarative schema walker, unit parsers, exact message shapes). */
 #include <criterion/criterion.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "experiments/cfg.h"
@@ -386,4 +388,37 @@ Test(cfg, scalar_parsers_reject_trailing_text)
     cr_assert_str_eq(p, "out of range");
     cr_assert(cfg_parse_i64("-9223372036854775808", &i, p, sizeof p));
     cr_assert_eq(i, INT64_MIN);
+}
+
+/* 100 000 nested sequences (libyaml's loader alone took 34 s on them) are refused at the 65th
+ * level, before the tree is built; 64 levels are still accepted. */
+Test(yamlx, nesting_depth_is_limited, .timeout = 10)
+{
+    enum { DEEP = 100000 };
+    char *text = malloc(2 * DEEP + 16);
+    cr_assert_not_null(text);
+    size_t n = 0;
+    n += (size_t)sprintf(text, "a: ");
+    memset(text + n, '[', DEEP);
+    memset(text + n + DEEP, ']', DEEP);
+    n += 2 * DEEP;
+    arena *a = arena_create();
+    diag *d = diag_create();
+    yamlx_doc *doc = NULL;
+    cr_assert_eq(yamlx_load_buffer("deep.yaml", text, n, a, d, &doc), SIM_EINPUT);
+    cr_assert_null(doc);
+    cr_assert_eq(diag_error_count(d), 1);
+    /* the root mapping is level 1; the 64th '[' (column 4 + 63) opens level 65 */
+    cr_assert_str_eq(diag_message(d, 0), "deep.yaml:1:67: error: nesting too deep; expected at "
+                                         "most 64 nested mappings and sequences, got more");
+    diag_destroy(d);
+    d = diag_create();
+    n = 3 + 63 + 63; /* a: + 63 '[' + 63 ']': depth 64 */
+    memset(text + 3, '[', 63);
+    memset(text + 3 + 63, ']', 63);
+    cr_assert_eq(yamlx_load_buffer("ok.yaml", text, n, a, d, &doc), 0);
+    yamlx_destroy(doc);
+    diag_destroy(d);
+    arena_destroy(a);
+    free(text);
 }
