@@ -734,6 +734,8 @@ static const cfg_field scenario_fields[] = {
     {"limits", CFG_MAP, .sub = limits_fields, .off = offsetof(scenario_spec, limits)},
     {"calibration", CFG_CUSTOM, .parse = parse_calibration, .off = 0},
     {"faults", CFG_MAP, .sub = scenario_faults_fields, .off = offsetof(scenario_spec, faults)},
+    {"services", CFG_SEQ, CFG_MIN(1), CFG_MAX(1000),
+     CFG_SEQ_OF(scenario_spec, services, n_services, scenario_service, scenario_service_fields)},
     {0},
 };
 

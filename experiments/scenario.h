@@ -228,6 +228,8 @@ typedef struct scenario_spec {
     size_t n_calibrations;
     scenario_calibration *calibrations;
     scenario_faults faults; /* experiments/scenario_dyn.h */
+    size_t n_services;
+    scenario_service *services; /* experiments/scenario_dyn.h */
     size_t n_refs;
     scenario_ref *refs;
     src_loc at, name_at, seed_at, horizon_at;

@@ -1,5 +1,5 @@
-/* experiments/scenario_dyn.h - the scenario's dynamic parts: faults (and their schema tables,
- * which experiments/scenario.c plugs into its top level).
+/* experiments/scenario_dyn.h - the scenario's dynamic parts: faults and inference services
+ * (their schema tables, which experiments/scenario.c plugs into its top level).
  *
  *   faults:
  *     checkpoint: 30m          # a job checkpoints every 30 min of its work; absent: from zero
@@ -11,12 +11,25 @@
  *     events:                  # and/or a list of faults
  *       - {at: 2h, kind: instance, node: mig-0, gpu: 3, instance: 1, repair: 5m}
  *
- * Units after loading: times in sim ns. Kind names are model/fault.h's (fault_kind_find);
- * `node` is a node name (GROUP-INDEX), `gpu` its GPU index, `instance` the device index on that
- * GPU (MIG instances in placement order; 0 for a GPU without MIG); they are checked against the
- * built cluster when the run starts (tools/run.c). No MTBF or repair time has a default: the
- * scenario states them (no invented reliability figure).
- * Ownership: as scenario.h (the loader's arena).
+ *   services:
+ *     - name: vit                         # replicas are pods of class `vit` (jobs.csv lists them)
+ *       replicas: 2
+ *       resource: nvidia.com/mig-1g.5gb   # one unit per replica
+ *       profile: vit-b16-infer            # the model served: the physics gives a batch's time
+ *       arrival: diurnal                  # poisson (default) | diurnal
+ *       rate: 20/s                        # mean request rate
+ *       amplitude: 0.5                    # diurnal: rate * (1 + a cos(2 pi (t - peak) / period))
+ *       period: 24h
+ *       peak: 14h
+ *       batch: 8                          # largest batch
+ *       slo: 100ms                        # latency objective
+ *
+ * Units after loading: times in sim ns, rates per second. Kind names are model/fault.h's
+ * (fault_kind_find); `node` is a node name (GROUP-INDEX), `gpu` its GPU index, `instance` the
+ * device index on that GPU (MIG instances in placement order; 0 for a GPU without MIG); they are
+ * checked against the built cluster when the run starts (tools/run.c). No MTBF or repair time has a
+ * default: the scenario states them (no invented reliability figure). Ownership: as scenario.h (the
+ * loader's arena).
  */
 #ifndef SIMPROJ_EXPERIMENTS_SCENARIO_DYN_H
 #define SIMPROJ_EXPERIMENTS_SCENARIO_DYN_H
@@ -57,7 +70,29 @@ typedef struct scenario_faults {
     src_loc at; /* cfg_present(at): the scenario has a faults section */
 } scenario_faults;
 
+/* Arrival process of a service (scenario_service.arrival). */
+enum {
+    SCN_SVC_POISSON = 0,
+    SCN_SVC_DIURNAL = 1,
+};
+
+typedef struct scenario_service {
+    const char *name;
+    uint32_t replicas;
+    const char *resource;
+    const char *profile;
+    int arrival; /* SCN_SVC_* */
+    double rate_per_s;
+    double amplitude;
+    int64_t period_ns, peak_ns;
+    uint32_t batch;
+    int64_t slo_ns;
+    src_loc at, resource_at, profile_at;
+} scenario_service;
+
 /* Schema of the `faults:` mapping (walked into scenario_faults). */
 extern const cfg_field scenario_faults_fields[];
+/* Schema of one `services:` item (walked into scenario_service). */
+extern const cfg_field scenario_service_fields[];
 
 #endif

@@ -22,10 +22,10 @@ struct cluster {
     uint32_t *gpu_busy_devs; /* per GPU: devices with a unit held */
     uint32_t *res_used;      /* per resource: units held */
     uint32_t gpus_busy, sms_busy;
-    gpu_id *node_first_gpu; /* n_nodes + 1 */
+    gpu_id *node_first_gpu;                            /* n_nodes + 1 */
     uint64_t *cpu_cap, *cpu_used, *mem_cap, *mem_used; /* per node */
-    capidx **free_ix;   /* per resource: free units per node */
-    capidx *share_ix;   /* per node: the largest free milli-GPU of its shareable GPUs */
+    capidx **free_ix;                                  /* per resource: free units per node */
+    capidx *share_ix; /* per node: the largest free milli-GPU of its shareable GPUs */
     uint32_t n_shareable;
     uint64_t milli_used;
 
@@ -541,7 +541,8 @@ uint64_t cluster_node_mem_free(const cluster *c, node_id n)
 
 void cluster_node_take(cluster *c, node_id n, uint64_t cpu_milli, uint64_t mem_bytes)
 {
-    SIM_ASSERT(cpu_milli <= cluster_node_cpu_free(c, n) && mem_bytes <= cluster_node_mem_free(c, n));
+    SIM_ASSERT(cpu_milli <= cluster_node_cpu_free(c, n) &&
+               mem_bytes <= cluster_node_mem_free(c, n));
     c->cpu_used[n] += c->cpu_cap[n] ? cpu_milli : 0;
     c->mem_used[n] += c->mem_cap[n] ? mem_bytes : 0;
 }
@@ -575,4 +576,15 @@ uint32_t cluster_shareable_gpus(const cluster *c)
 uint64_t cluster_milli_used(const cluster *c)
 {
     return c->milli_used;
+}
+
+double cluster_unit_gpu_share(const cluster *c, dev_id id)
+{
+    const cluster_device *d = cluster_device_get(c, id);
+    double dev = 1.0;
+    if (d->profile) {
+        int total = c->gpus[d->gpu].type->compute_slices;
+        dev = total > 0 ? (double)d->profile->compute_slices / total : 1.0;
+    }
+    return dev / d->slots;
 }

@@ -201,6 +201,10 @@ node_id cluster_next_node_share(const cluster *c, uint32_t milli, node_id from);
 /* Shareable GPUs, and milli-GPU held on them (whole units count 1000), cluster-wide, O(1). */
 uint32_t cluster_shareable_gpus(const cluster *c);
 uint64_t cluster_milli_used(const cluster *c);
+/* Share of a GPU one unit of device d stands for: a whole GPU 1, a MIG instance its compute
+ * slices over the GPU's (3g.20gb: 3/7), divided by the device's slots (replicas). For GPU-hours. */
+double cluster_unit_gpu_share(const cluster *c, dev_id d);
+
 /* Cordon (on) or uncordon device d: a cordoned device takes no new unit (cluster_take asserts),
  * its free units do not count in cluster_free, and the units it still holds stay held until
  * given back. Setting the state it already has is a no-op. */

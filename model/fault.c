@@ -46,17 +46,6 @@ fault_mode fault_device_mode(const cluster *c, dev_id d)
     return cd->profile ? FAULT_MODE_MIG : FAULT_MODE_WHOLE;
 }
 
-double fault_unit_gpu_share(const cluster *c, dev_id d)
-{
-    const cluster_device *cd = cluster_device_get(c, d);
-    double dev = 1.0;
-    if (cd->profile) { /* compute slices: 3g.20gb is 3/7 of an A100 */
-        int total = cluster_gpu_get(c, cd->gpu)->type->compute_slices;
-        dev = total > 0 ? (double)cd->profile->compute_slices / total : 1.0;
-    }
-    return dev / cd->slots;
-}
-
 /* ---- the random process -------------------------------------------------------------------- */
 
 static int cmp_event(const void *pa, const void *pb)
@@ -357,7 +346,7 @@ static void fire(fault_injector *fi, size_t idx)
         fault_mode m = fault_device_mode(c, j->units[0]);
         double share = 0;
         for (uint32_t u = 0; u < j->n_units; u++) {
-            share += fault_unit_gpu_share(c, j->units[u]);
+            share += cluster_unit_gpu_share(c, j->units[u]);
         }
         world_kill_info info;
         world_kill(w, j->id, &info);

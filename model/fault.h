@@ -95,9 +95,8 @@ const char *fault_mode_name(fault_mode m);
 /* Kind by name; false when unknown. */
 bool fault_kind_find(const char *name, fault_kind *out);
 
-/* Sharing mode of device d, and the share of a GPU one of its units stands for (see above). */
+/* Sharing mode of device d (the share of a GPU a unit stands for: cluster_unit_gpu_share). */
 fault_mode fault_device_mode(const cluster *c, dev_id d);
-double fault_unit_gpu_share(const cluster *c, dev_id d);
 
 /* Draw the faults of process p on cluster c in [0, horizon) from root's FAULT_STREAM_* streams,
  * sorted (fault_sort). Sets *out (caller frees; NULL when none) and *n. */

@@ -43,6 +43,11 @@ typedef struct wtimer {
     void *ctx;
 } wtimer;
 
+typedef struct wobserver {
+    world_observer_fn *fn;
+    void *ctx;
+} wobserver;
+
 struct world {
     sim_ctx *ctx;
     fluid_sys *fluid;
@@ -71,6 +76,8 @@ struct world {
     job_id *killed; /* jobs killed since the last settle, in kill order */
     size_t n_killed, cap_killed;
     uint64_t n_kills;
+    wobserver *obs; /* job start/end/kill observers */
+    uint32_t n_obs;
     world_sample *samples;
     uint32_t *res_used; /* n_samples * n_res */
     size_t n_samples, cap_samples;
@@ -254,6 +261,13 @@ static void rerate_neighbours(world *w, const job *j)
 
 /* ---- applying decisions -------------------------------------------------------------------- */
 
+static void notify(world *w, job_id id, world_job_event ev)
+{
+    for (uint32_t i = 0; i < w->n_obs; i++) {
+        w->obs[i].fn(w, w->obs[i].ctx, id, ev);
+    }
+}
+
 /* Check a placement against the real state; true when it may be applied. */
 static bool valid_place(world *w, const pol_decision *d)
 {
@@ -357,6 +371,7 @@ static void apply(world *w)
         w->tot.n_running++;
         start_progress(w, d.job);
         rerate_neighbours(w, job_table_get(w->jobs, d.job));
+        notify(w, d.job, WORLD_JOB_STARTED);
     }
     decision_buf_clear(w->dec);
 }
@@ -390,6 +405,7 @@ static void on_done(fluid_sys *sys, fluid_act_id act, void *user)
     w->tot.n_running--;
     w->tot.n_done++;
     rerate_neighbours(w, j);
+    notify(w, wj->id, WORLD_JOB_ENDED);
     w->view.now = now;
     w->pol->on_finish(w->pol_state, &w->view, wj->id, w->dec);
     apply(w);
@@ -602,6 +618,7 @@ void world_destroy(world *w)
     free(w->ended);
     free(w->killed);
     free(w->timers);
+    free(w->obs);
     free(w->count);
     free(w->samples);
     free(w->res_used);
@@ -712,6 +729,7 @@ void world_kill(world *w, job_id id, world_kill_info *info)
         w->killed = xrealloc(w->killed, w->cap_killed * sizeof(job_id), "killed jobs");
     }
     w->killed[w->n_killed++] = id;
+    notify(w, id, WORLD_JOB_KILLED);
 }
 
 void world_set_cordoned(world *w, dev_id d, bool on)
@@ -739,4 +757,16 @@ void world_settle(world *w)
 uint64_t world_n_kills(const world *w)
 {
     return w->n_kills;
+}
+
+void world_observe(world *w, world_observer_fn *fn, void *ctx)
+{
+    w->obs = xrealloc(w->obs, (w->n_obs + 1) * sizeof *w->obs, "world observers");
+    w->obs[w->n_obs++] = (wobserver){fn, ctx};
+}
+
+double world_job_rate(const world *w, job_id j)
+{
+    SIM_ASSERT(j < job_table_count(w->jobs) && job_table_get(w->jobs, j)->state == JOB_RUNNING);
+    return w->wj[j].rate;
 }

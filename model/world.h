@@ -143,4 +143,18 @@ void world_settle(world *w);
 /* Jobs killed so far (world_kill calls). */
 uint64_t world_n_kills(const world *w);
 
+/* Observers hear of every job start, completion and kill as it happens (inside the event that
+ * caused it). An observer may read the world and ask for timers (world_at), nothing else. */
+typedef enum world_job_event {
+    WORLD_JOB_STARTED, /* placed and running */
+    WORLD_JOB_ENDED,   /* finished its work */
+    WORLD_JOB_KILLED,  /* killed and queued again (world_kill) */
+} world_job_event;
+typedef void world_observer_fn(world *w, void *ctx, job_id j, world_job_event ev);
+/* Add an observer (ctx borrowed for the world's life); observers are called in the order added. */
+void world_observe(world *w, world_observer_fn *fn, void *ctx);
+/* Current rate of running job j (work seconds per second: 1 = as fast as alone on what it asked
+ * for, less when co-runners slow it). */
+double world_job_rate(const world *w, job_id j);
+
 #endif

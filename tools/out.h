@@ -19,6 +19,7 @@
 
 #include "experiments/scenario.h"
 #include "model/fault.h"
+#include "model/service.h"
 #include "model/world.h"
 
 #define OUT_SCHEMA_VERSION 1
@@ -82,6 +83,11 @@ double out_time_mean(const world *w, size_t field_off, double denom);
 cJSON *out_faults_json(const fault_stats *st, double checkpoint_s);
 /* One summary line of the faults and what they cost per sharing mode. */
 void out_faults_summary(FILE *f, const fault_stats *st);
+/* One entry of run.json's metrics.services (tools/out_services.c): requests, batches, latency
+ * (mean, p50, p95, p99, max), SLO and its attainment, GPU-hours; caller owns. */
+cJSON *out_service_json(const scenario_service *sv, const service_stats *st);
+/* One summary line of a service. */
+void out_service_summary(FILE *f, const scenario_service *sv, const service_stats *st);
 /* Print the short text summary of a run. */
 void out_summary(FILE *f, const world *w, const char *out_dir);
 

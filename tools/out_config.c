@@ -80,6 +80,23 @@ static cJSON *faults_json(const scenario_faults *f)
     return o;
 }
 
+static cJSON *service_json(const scenario_service *v)
+{
+    cJSON *o = cJSON_CreateObject();
+    add_str(o, "name", v->name);
+    add_n(o, "replicas", v->replicas);
+    add_str(o, "resource", v->resource);
+    add_str(o, "profile", v->profile);
+    add_str(o, "arrival", v->arrival == SCN_SVC_DIURNAL ? "diurnal" : "poisson");
+    add_n(o, "rate_per_s", v->rate_per_s);
+    add_n(o, "amplitude", v->amplitude);
+    add_s(o, "period_s", v->period_ns);
+    add_s(o, "peak_s", v->peak_ns);
+    add_n(o, "batch", v->batch);
+    add_s(o, "slo_s", v->slo_ns);
+    return o;
+}
+
 static cJSON *duration_json(const scenario_duration *d)
 {
     cJSON *o = cJSON_CreateObject();
@@ -175,6 +192,12 @@ cJSON *out_config_json(const scenario_spec *s)
     }
     if (cfg_present(s->faults.at)) {
         cJSON_AddItemToObject(o, "faults", faults_json(&s->faults));
+    }
+    if (s->n_services > 0) {
+        cJSON *sv = cJSON_AddArrayToObject(o, "services");
+        for (size_t i = 0; i < s->n_services; i++) {
+            cJSON_AddItemToArray(sv, service_json(&s->services[i]));
+        }
     }
     return o;
 }

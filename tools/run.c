@@ -15,6 +15,7 @@
 #include "experiments/scenario.h"
 #include "model/cluster.h"
 #include "model/fault.h"
+#include "model/service.h"
 #include "model/jobrate.h"
 #include "model/policy/policy.h"
 #include "model/world.h"
@@ -42,11 +43,17 @@ typedef struct run_ctx {
     param_set params;
     const policy_ops *pol;
     world *w;
-    fault_injector *faults; /* NULL when the scenario has no faults section */
+    fault_injector *faults;           /* NULL when the scenario has no faults section */
+    const jobrate_profile **svc_prof; /* per service: the model it serves */
+    job_id *svc_first;                /* per service: its first replica job */
+    service **svcs;                   /* per service, once the world exists */
 } run_ctx;
 
 static void run_fini(run_ctx *r)
 {
+    for (size_t i = 0; r->svcs && i < r->spec->n_services; i++) {
+        service_destroy(r->svcs[i]);
+    }
     fault_injector_destroy(r->faults);
     world_destroy(r->w);
     diag_destroy(r->d);
@@ -87,49 +94,47 @@ static const char *library_names(char *buf, size_t len)
     return buf;
 }
 
-/* The workload profile a job class names: a path ending in .yaml (relative to the scenario's
- * directory), or the name of a library profile compiled into the binary
- * (workloads/library/NAME.yaml). Reports problems at the class's `profile` field. */
-static const jobrate_profile *load_profile(run_ctx *r, size_t ci)
+/* The workload profile `name` (written at `at`, field `path`): a path ending in .yaml (relative
+ * to the scenario's directory), or the name of a library profile compiled into the binary
+ * (workloads/library/NAME.yaml). Reports problems at that field. */
+static const jobrate_profile *load_profile(run_ctx *r, const char *name, src_loc at,
+                                           const char *path)
 {
-    const scenario_job_class *jc = &r->spec->workload.jobs[ci];
     for (size_t i = 0; i < r->n_profiles; i++) {
-        if (!strcmp(r->profiles[i].name, jc->profile)) {
+        if (!strcmp(r->profiles[i].name, name)) {
             return &r->profiles[i];
         }
     }
-    char path[128];
-    snprintf(path, sizeof path, "workload.jobs[%zu].profile", ci);
     obs_profile *op = NULL;
-    size_t n = strlen(jc->profile);
+    size_t n = strlen(name);
     int rc;
-    if (n > 5 && !strcmp(jc->profile + n - 5, ".yaml")) {
+    if (n > 5 && !strcmp(name + n - 5, ".yaml")) {
         size_t dl = strlen(r->spec->dir), len = dl + n + 2;
         char *file = arena_alloc(r->a, len);
-        if (jc->profile[0] == '/') {
-            snprintf(file, len, "%s", jc->profile);
+        if (name[0] == '/') {
+            snprintf(file, len, "%s", name);
         } else {
             snprintf(file, len, "%s%s%s", r->spec->dir,
-                     dl && r->spec->dir[dl - 1] != '/' ? "/" : "", jc->profile);
+                     dl && r->spec->dir[dl - 1] != '/' ? "/" : "", name);
         }
         rc = obs_load_profile(file, NULL, 0, &r->phys, r->a, r->d, &op);
         if (rc == SIM_ENOENT || rc == SIM_EIO) {
-            diag_error(r->d, jc->profile_at, path,
+            diag_error(r->d, at, path,
                        "cannot read the profile; expected a readable "
                        "profile.yaml, got '%s' (%s)",
                        file, strerror(errno));
         }
     } else {
         char emb[256];
-        snprintf(emb, sizeof emb, LIBRARY_DIR "%s.yaml", jc->profile);
+        snprintf(emb, sizeof emb, LIBRARY_DIR "%s.yaml", name);
         const unsigned char *data;
         size_t len;
         if (!embedded_get(emb, &data, &len)) {
             char names[512];
-            diag_error(r->d, jc->profile_at, path,
+            diag_error(r->d, at, path,
                        "unknown workload profile; expected a library "
                        "profile [%s] or a path to a profile .yaml, got '%s'",
-                       library_names(names, sizeof names), jc->profile);
+                       library_names(names, sizeof names), name);
             return NULL;
         }
         rc = obs_load_profile(emb, data, len, &r->phys, r->a, r->d, &op);
@@ -139,7 +144,7 @@ static const jobrate_profile *load_profile(run_ctx *r, size_t ci)
     }
     jobrate_profile *jp = &r->profiles[r->n_profiles++];
     *jp = (jobrate_profile){
-        .name = jc->profile, .p = &op->p, .batch = op->ref_batch >= 1 ? op->ref_batch : 1};
+        .name = name, .p = &op->p, .batch = op->ref_batch >= 1 ? op->ref_batch : 1};
     return jp;
 }
 
@@ -148,7 +153,7 @@ static synth_class *build_classes(run_ctx *r)
 {
     const scenario_workload *wl = &r->spec->workload;
     synth_class *cls = arena_calloc(r->a, wl->n_jobs ? wl->n_jobs : 1, sizeof *cls);
-    r->profiles = arena_calloc(r->a, wl->n_jobs ? wl->n_jobs : 1, sizeof *r->profiles);
+    r->profiles = arena_calloc(r->a, wl->n_jobs + r->spec->n_services + 1, sizeof *r->profiles);
     for (size_t i = 0; i < wl->n_jobs; i++) {
         const scenario_job_class *jc = &wl->jobs[i];
         synth_class *k = &cls[i];
@@ -175,7 +180,10 @@ static synth_class *build_classes(run_ctx *r)
         k->count = (uint32_t)jc->count;
         k->mem_bytes = jc->memory_bytes;
         k->profile = jc->profile;
-        const jobrate_profile *jp = jc->profile ? load_profile(r, i) : NULL;
+        char path[128];
+        snprintf(path, sizeof path, "workload.jobs[%zu].profile", i);
+        const jobrate_profile *jp =
+            jc->profile ? load_profile(r, jc->profile, jc->profile_at, path) : NULL;
         if (jp && k->mem_bytes == 0) { /* the profile's footprint at its batch */
             k->mem_bytes = (uint64_t)ceil(wl_mem_footprint_bytes(jp->p, jp->batch));
         }
@@ -209,6 +217,95 @@ static void check_requests(run_ctx *r, const synth_class *cls)
     cluster_destroy(c);
 }
 
+/* Each service's profile (loaded with the job classes' profiles). */
+static void load_service_profiles(run_ctx *r)
+{
+    size_t n = r->spec->n_services;
+    r->svc_prof = arena_calloc(r->a, n + 1, sizeof *r->svc_prof);
+    r->svc_first = arena_calloc(r->a, n + 1, sizeof *r->svc_first);
+    for (size_t i = 0; i < n; i++) {
+        const scenario_service *sv = &r->spec->services[i];
+        char path[64];
+        snprintf(path, sizeof path, "services[%zu].profile", i);
+        r->svc_prof[i] = load_profile(r, sv->profile, sv->profile_at, path);
+    }
+}
+
+/* The replica pods, first in the job table (submitted at 0, running past the horizon), each
+ * asking for one unit and the profile's memory at the service's largest batch. */
+static void add_replicas(run_ctx *r, job_table *jobs)
+{
+    for (size_t i = 0; i < r->spec->n_services; i++) {
+        const scenario_service *sv = &r->spec->services[i];
+        const jobrate_profile *jp = r->svc_prof[i];
+        job_spec js = {.class_name = sv->name,
+                       .req = {sv->resource, 1, 1},
+                       .submit = 0,
+                       .work_s = 1e12, /* beyond any horizon: it serves until the end */
+                       .mem_bytes = (uint64_t)ceil(wl_mem_footprint_bytes(jp->p, sv->batch)),
+                       .profile = sv->profile};
+        r->svc_first[i] = (job_id)job_table_count(jobs);
+        for (uint32_t k = 0; k < sv->replicas; k++) {
+            job_table_add(jobs, &js);
+        }
+    }
+}
+
+/* Check each service against the built cluster (its resource is advertised, its model fits a
+ * batch on that partition) and start it. */
+static void build_services(run_ctx *r)
+{
+    const cluster *c = world_cluster(r->w);
+    r->svcs = arena_calloc(r->a, r->spec->n_services + 1, sizeof *r->svcs);
+    rng_root root = rng_root_make(r->spec->seed);
+    for (size_t i = 0; i < r->spec->n_services; i++) {
+        const scenario_service *sv = &r->spec->services[i];
+        char path[64], have[512];
+        res_id res;
+        if (!cluster_resource_find(c, sv->resource, &res)) {
+            snprintf(path, sizeof path, "services[%zu].resource", i);
+            diag_error(r->d, sv->resource_at, path,
+                       "not advertised by any node; expected one of [%s], got '%s'",
+                       run_build_advertised(c, have, sizeof have), sv->resource);
+            continue;
+        }
+        dev_id d = 0;
+        while (cluster_device_get(c, d)->resource != res) {
+            d++;
+        }
+        const cluster_device *cd = cluster_device_get(c, d);
+        partition_cfg pc;
+        partition_cfg_init(&pc, cluster_gpu_get(c, cd->gpu)->type);
+        pc.mig = cd->profile;
+        speed_result sr;
+        speed_unit_time(r->svc_prof[i]->p, sv->batch, &pc, &r->phys, &sr);
+        if (sr.outcome != SPEED_OK) {
+            snprintf(path, sizeof path, "services[%zu].profile", i);
+            diag_error(r->d, sv->profile_at, path,
+                       "cannot serve a batch of %u on %s: %s; expected a model that fits, got "
+                       "'%s'",
+                       (unsigned)sv->batch, cluster_resource_name(c, res), sr.reason, sv->profile);
+            continue;
+        }
+        service_spec sp = {.name = sv->name,
+                           .index = i,
+                           .first_replica = r->svc_first[i],
+                           .n_replicas = sv->replicas,
+                           .arrival =
+                               sv->arrival == SCN_SVC_DIURNAL ? SERVICE_DIURNAL : SERVICE_POISSON,
+                           .rate_per_s = sv->rate_per_s,
+                           .amplitude = sv->amplitude,
+                           .period_s = sim_time_to_s(sv->period_ns),
+                           .peak_s = sim_time_to_s(sv->peak_ns),
+                           .end = r->spec->horizon_ns,
+                           .max_batch = sv->batch,
+                           .slo_s = sim_time_to_s(sv->slo_ns),
+                           .profile = r->svc_prof[i]->p,
+                           .phys = &r->phys};
+        r->svcs[i] = service_create(r->w, &sp, &root);
+    }
+}
+
 /* The scenario's faults: the seeded process and the listed events, resolved on the built
  * cluster (a listed node, GPU or instance that does not exist is reported at its field). */
 static void build_faults(run_ctx *r)
@@ -238,8 +335,8 @@ static void build_faults(run_ctx *r)
         SIM_ASSERT(fault_kind_find(se->kind, &k)); /* the schema admits only these names */
         char why[256], path[64];
         if (!fault_resolve(c, k, se->node, se->gpu, se->instance, &ev[n], why, sizeof why)) {
-            snprintf(path, sizeof path, "faults.events[%zu]", i);
-            diag_error(r->d, se->at, path,
+            snprintf(path, sizeof path, "faults.events[%zu].node", i);
+            diag_error(r->d, se->node_at, path,
                        "%s; expected a node, GPU and instance of the cluster, got '%s/%u/%u'", why,
                        se->node, (unsigned)se->gpu, (unsigned)se->instance);
             continue;
@@ -308,6 +405,13 @@ static int write_outputs(run_ctx *r, const run_opts *o, const char *dir)
         cJSON *cfg = out_config_json(r->spec);
         out_run_meta meta = {.seed = r->spec->seed, .config = cfg, .policy = r->pol->name};
         cJSON *extra = cJSON_CreateObject();
+        if (r->spec->n_services > 0) {
+            cJSON *arr = cJSON_AddArrayToObject(extra, "services");
+            for (size_t i = 0; i < r->spec->n_services; i++) {
+                service_stats ss = service_get_stats(r->svcs[i]);
+                cJSON_AddItemToArray(arr, out_service_json(&r->spec->services[i], &ss));
+            }
+        }
         if (r->faults) {
             cJSON_AddItemToObject(extra, "faults",
                                   out_faults_json(fault_injector_stats(r->faults),
@@ -368,6 +472,7 @@ int run_scenario(const run_opts *o)
         run_build_cluster(r.a, r.d, r.spec, &r.cat, &r.cc);
         build_policy(&r);
         cls = build_classes(&r);
+        load_service_profiles(&r);
         if (diag_error_count(r.d) == 0) {
             check_requests(&r, cls);
         }
@@ -383,6 +488,7 @@ int run_scenario(const run_opts *o)
     if (rc == 0 && diag_error_count(r.d) == 0) {
         job_table *jobs = job_table_create();
         rng_root root = rng_root_make(r.spec->seed);
+        add_replicas(&r, jobs); /* at t = 0: before every generated job */
         synth_generate(cls, r.spec->workload.n_jobs, &root, r.spec->horizon_ns, jobs);
         r.rate = (jobrate_ctx){
             .phys = &r.phys, .ts_class = 0, .n_profiles = r.n_profiles, .profiles = r.profiles};
@@ -397,6 +503,7 @@ int run_scenario(const run_opts *o)
         rc = world_create(&wc, jobs, r.d, r.spec->cluster.at, &r.w);
         if (rc == 0) {
             build_faults(&r);
+            build_services(&r);
         }
     }
     if (rc != 0 || diag_error_count(r.d) > 0) {
@@ -437,6 +544,10 @@ int run_scenario(const run_opts *o)
         out_summary(o->summary, r.w, dir);
         if (r.faults) {
             out_faults_summary(o->summary, fault_injector_stats(r.faults));
+        }
+        for (size_t i = 0; i < r.spec->n_services; i++) {
+            service_stats ss = service_get_stats(r.svcs[i]);
+            out_service_summary(o->summary, &r.spec->services[i], &ss);
         }
     }
     run_fini(&r);
