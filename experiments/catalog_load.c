@@ -127,7 +127,8 @@ typedef struct raw_catalog {
     src_loc loc;
 } raw_catalog;
 
-static const char *const arch_names[] = {"Ampere", "Hopper", "Blackwell", NULL};
+static const char *const arch_names[] = {"Pascal", "Volta",     "Turing",
+                                         "Ampere", "Hopper",    "Blackwell", NULL};
 static const char *const count_profile_names[] = {"classic", "all", NULL};
 
 static const cfg_field source_fields[] = {
@@ -230,11 +231,11 @@ static const cfg_field gpu_fields[] = {
     {"sms_total", CFG_INT, CFG_MIN(1), CFG_MAX(1000), .off = offsetof(raw_gpu, sms_total)},
     {"sms_mig_full", CFG_INT, CFG_MIN(1), CFG_MAX(1000), .off = offsetof(raw_gpu, sms_mig_full),
      CFG_LOC(raw_gpu, sms_mig_full_loc)},
-    {"compute_slices", CFG_INT, .required = true, CFG_MIN(1), CFG_MAX(GPU_MAX_SLICES),
+    {"compute_slices", CFG_INT, CFG_MIN(1), CFG_MAX(GPU_MAX_SLICES),
      .off = offsetof(raw_gpu, compute_slices), CFG_LOC(raw_gpu, compute_loc)},
-    {"memory_slices", CFG_INT, .required = true, CFG_MIN(1), CFG_MAX(GPU_MAX_SLICES),
+    {"memory_slices", CFG_INT, CFG_MIN(1), CFG_MAX(GPU_MAX_SLICES),
      .off = offsetof(raw_gpu, memory_slices), CFG_LOC(raw_gpu, memory_slices_loc)},
-    {"max_mig_instances", CFG_INT, .required = true, CFG_MIN(1), CFG_MAX(GPU_MAX_SLICES),
+    {"max_mig_instances", CFG_INT, CFG_MIN(1), CFG_MAX(GPU_MAX_SLICES),
      .off = offsetof(raw_gpu, max_mig_instances), CFG_LOC(raw_gpu, max_inst_loc)},
     GPOS("memory_gb", memory_gb, 1e5),
     {"memory_mib_smi", CFG_I64, CFG_MIN(1), CFG_MAX(1e8), .off = offsetof(raw_gpu, memory_mib_smi)},
@@ -250,7 +251,7 @@ static const cfg_field gpu_fields[] = {
     STRLIST("src", raw_gpu, src, true),
     {"layout_counts", CFG_SEQ, CFG_MAX(GPU_MAX_LAYOUT_COUNTS),
      CFG_SEQ_OF(raw_gpu, counts, n_counts, raw_count, count_fields), CFG_LOC(raw_gpu, counts_loc)},
-    {"profiles", CFG_SEQ, .required = true, CFG_MIN(1), CFG_MAX(GPU_MAX_PROFILES),
+    {"profiles", CFG_SEQ, CFG_MIN(1), CFG_MAX(GPU_MAX_PROFILES),
      CFG_SEQ_OF(raw_gpu, profiles, n_profiles, raw_profile, profile_fields),
      CFG_LOC(raw_gpu, profiles_loc)},
     {0},
@@ -629,6 +630,25 @@ static void build_gpu(ctx *c, const raw_gpu *rg, const char *path, gpu_type *g)
         check_src(c, &rc->src, dp);
     }
 
+    /* A GPU without MIG (T4, V100, ...) gives no profiles and none of the MIG geometry; a MIG
+     * GPU gives all of it. */
+    bool has_mig = rg->n_profiles > 0;
+    static const char *const mig_keys[] = {"compute_slices", "memory_slices", "max_mig_instances",
+                                           "profiles"};
+    const src_loc mig_locs[] = {rg->compute_loc, rg->memory_slices_loc, rg->max_inst_loc,
+                                rg->profiles_loc};
+    for (size_t k = 0; k < sizeof mig_keys / sizeof mig_keys[0]; k++) {
+        cfg_path_key(fp, sizeof fp, path, mig_keys[k]);
+        if (has_mig && !cfg_present(mig_locs[k])) {
+            diag_error(c->d, rg->loc, fp,
+                       "missing on a GPU with MIG profiles; expected a value, got nothing");
+        } else if (!has_mig && k < 3 && cfg_present(mig_locs[k])) {
+            diag_error(c->d, mig_locs[k], fp,
+                       "MIG geometry on a GPU without profiles; expected profiles with it, or "
+                       "neither, got '%s'",
+                       mig_keys[k]);
+        }
+    }
     static const char *const names[] = {
         "pci_device_ids", "mig_min_driver", "sms_total",  "sms_mig_full", "mem_bandwidth_gb_s",
         "l2_mb",          "peak_tflops",    "tdp_w",      "nvlink_gb_s_total",
@@ -642,6 +662,9 @@ static void build_gpu(ctx *c, const raw_gpu *rg, const char *path, gpu_type *g)
                       rg->sms_mig_full > 0, rg->bw_gb_s > 0,      rg->l2_mb > 0,
                       any_peak,          rg->tdp_w > 0,             rg->nvlink_gb_s > 0,
                       rg->pcie_gb_s > 0, rg->clock_mhz > 0};
+    if (!has_mig) { /* MIG driver and SM count do not apply */
+        present[1] = present[3] = true;
+    }
     cfg_path_key(fp, sizeof fp, path, "unsourced");
     check_unsourced(c, &rg->unsourced, names, present, sizeof names / sizeof names[0], rg->loc, fp,
                     ", or a peak_tflops format");

@@ -1,4 +1,5 @@
 #include "experiments/scenario.h"
+#include "experiments/scenario_int.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -15,33 +16,25 @@
 #include "sim/err.h"
 #include "sim/xalloc.h"
 
-enum { PATH_LEN = 256, TEXT_LEN = 512 };
-
-/* ---- load context (cfg_walker.user) -------------------------------------------------------- */
-
-typedef struct load_ctx {
-    scenario_spec *spec;
-    unsigned flags;
-    diag *d;
-    arena *a;
-    size_t n_refs, cap_refs;
-    scenario_ref *refs; /* xrealloc'd, copied into the arena at the end */
-} load_ctx;
-
-/* Reference `ref` resolved against the scenario directory (arena-owned). */
-static const char *resolve(load_ctx *c, const char *ref)
+const char *scenario_resolve(const scenario_spec *s, arena *a, const char *ref)
 {
-    const char *dir = c->spec->dir;
+    const char *dir = s->dir;
     if (ref[0] == '/' || !dir[0] || !strcmp(dir, ".")) {
-        return arena_strdup(c->a, ref);
+        return arena_strdup(a, ref);
     }
     size_t n = strlen(dir) + strlen(ref) + 2;
-    char *p = arena_alloc(c->a, n);
+    char *p = arena_alloc(a, n);
     snprintf(p, n, "%s/%s", dir, ref);
     return p;
 }
 
-static void add_ref(load_ctx *c, const char *path, const char *what, src_loc at)
+/* Reference `ref` resolved against the scenario directory (arena-owned). */
+static const char *resolve(load_ctx *c, const char *ref)
+{
+    return scenario_resolve(c->spec, c->a, ref);
+}
+
+void scenario__add_ref(load_ctx *c, const char *path, const char *what, src_loc at)
 {
     if (c->n_refs == c->cap_refs) {
         c->cap_refs = c->cap_refs ? 2 * c->cap_refs : 8;
@@ -169,9 +162,8 @@ static const cfg_field sharing_fields[] = {
     {0},
 };
 
-#define SHARING_EXPECT "whole, or a mapping with mig and/or one of timeslice, mps"
 
-static bool parse_sharing(cfg_walker *w, yaml_node_t *node, const char *path, const cfg_field *f,
+bool scenario__parse_sharing(cfg_walker *w, yaml_node_t *node, const char *path, const cfg_field *f,
                           void *dst)
 {
     (void)f;
@@ -200,7 +192,7 @@ static bool parse_sharing(cfg_walker *w, yaml_node_t *node, const char *path, co
         sh->is_mig = true;
         sh->mig = raw->mig;
         sh->mig.file = resolve(c, raw->mig.file);
-        add_ref(c, sh->mig.file, "mig-parted config", raw->mig.file_at);
+        scenario__add_ref(c, sh->mig.file, "mig-parted config", raw->mig.file_at);
         /* the file is read and applied to the GPU type by scenario_validate */
     }
     if (cfg_present(raw->ts.at) && cfg_present(raw->mps.at)) {
@@ -231,7 +223,7 @@ static bool parse_sharing(cfg_walker *w, yaml_node_t *node, const char *path, co
     if (r->file) {
         sh->sharing_file = resolve(c, r->file);
         sh->sharing_file_at = r->file_at;
-        add_ref(c, sh->sharing_file, "device-plugin config", r->file_at);
+        scenario__add_ref(c, sh->sharing_file, "device-plugin config", r->file_at);
         if (!(c->flags & SCENARIO_NO_FILES)) {
             cfg_path_key(sub, sizeof sub, rpath, "file");
             int before = diag_error_count(c->d);
@@ -267,7 +259,7 @@ static const cfg_field group_fields[] = {
      CFG_LOC(scenario_node_group, gpu_at)},
     {"gpus_per_node", CFG_U32, .required = true, CFG_MIN(1), CFG_MAX(64),
      .off = offsetof(scenario_node_group, gpus_per_node)},
-    {"sharing", CFG_CUSTOM, .parse = parse_sharing, .expect = SHARING_EXPECT,
+    {"sharing", CFG_CUSTOM, .parse = scenario__parse_sharing, .expect = SHARING_EXPECT,
      .off = offsetof(scenario_node_group, sharing)},
     {0},
 };
@@ -276,8 +268,10 @@ static const cfg_field cluster_fields[] = {
     CFG_SELF(scenario_cluster, at),
     {"driver", CFG_U32, CFG_MAX(9999), .dflt = "0", .off = offsetof(scenario_cluster, driver),
      .expect = "a driver branch like 535 (0: newest)"},
-    {"nodes", CFG_SEQ, .required = true, CFG_MIN(1), CFG_MAX(10000),
+    {"nodes", CFG_SEQ, CFG_MIN(1), CFG_MAX(10000),
      CFG_SEQ_OF(scenario_cluster, groups, n_groups, scenario_node_group, group_fields)},
+    {"trace", CFG_MAP, .sub = scenario__cluster_trace_fields,
+     .off = offsetof(scenario_cluster, trace)},
     {0},
 };
 
@@ -309,11 +303,9 @@ static const cfg_field dur_lognormal_fields[] = {
 static const cfg_field *const dur_tables[] = {dur_fixed_fields, dur_exp_fields,
                                               dur_lognormal_fields};
 
-#define DURATION_EXPECT                                                                            \
-    "a duration like 90s, or a mapping with dist: fixed, exponential or lognormal"
 
 /* `duration: 2h` (fixed) or `duration: {dist: lognormal, median: 30m, sigma: 0.8}`. */
-static bool parse_duration(cfg_walker *w, yaml_node_t *node, const char *path, const cfg_field *f,
+bool scenario__parse_duration(cfg_walker *w, yaml_node_t *node, const char *path, const cfg_field *f,
                            void *dst)
 {
     (void)f;
@@ -466,7 +458,7 @@ static const cfg_field job_fields[] = {
     {"start", CFG_DURATION, CFG_MIN(0), .dflt = "0s",
      .off = offsetof(scenario_job_class, start_ns)},
     {"count", CFG_U64, CFG_MAX(1e9), .dflt = "0", .off = offsetof(scenario_job_class, count)},
-    {"duration", CFG_CUSTOM, .required = true, .parse = parse_duration, .expect = DURATION_EXPECT,
+    {"duration", CFG_CUSTOM, .required = true, .parse = scenario__parse_duration, .expect = DURATION_EXPECT,
      .off = offsetof(scenario_job_class, duration)},
     {"request", CFG_CUSTOM, .required = true, .parse = parse_request,
      .expect = "a mapping like {nvidia.com/gpu: 1}", .off = offsetof(scenario_job_class, request)},
@@ -480,8 +472,10 @@ static const cfg_field job_fields[] = {
 
 static const cfg_field workload_fields[] = {
     CFG_SELF(scenario_workload, at),
-    {"jobs", CFG_SEQ, .required = true, CFG_MIN(1), CFG_MAX(1000),
+    {"jobs", CFG_SEQ, CFG_MIN(1), CFG_MAX(1000),
      CFG_SEQ_OF(scenario_workload, jobs, n_jobs, scenario_job_class, job_fields)},
+    {"trace", CFG_MAP, .sub = scenario__workload_trace_fields,
+     .off = offsetof(scenario_workload, trace)},
     {0},
 };
 
@@ -650,7 +644,7 @@ static bool parse_one_calibration(cfg_walker *w, yaml_node_t *node, const char *
                                   .at = raw.at,
                                   .file_at = raw.file_at,
                                   .gpu_at = raw.gpu_at};
-    add_ref(c, out->file, "calibration model", raw.file_at);
+    scenario__add_ref(c, out->file, "calibration model", raw.file_at);
     if (c->flags & SCENARIO_NO_FILES) {
         return true;
     }
@@ -1128,6 +1122,14 @@ int scenario_validate(const scenario_spec *s, const gpu_catalog *cat, arena *a, 
     for (size_t gi = 0; gi < s->cluster.n_groups; gi++) {
         const scenario_node_group *grp = &s->cluster.groups[gi];
         const gpu_type *t = gpu_catalog_find(cat, grp->gpu);
+        if (!t && grp->trace_model) {
+            char list[TEXT_LEN];
+            diag_error(d, grp->gpu_at, "cluster.trace.gpu_map",
+                       "no catalog GPU type for the trace's model; expected a gpu_map entry like "
+                       "{%s: A100-SXM4-40GB} naming one of [%s], got '%s'",
+                       grp->trace_model, gpu_catalog_names(cat, list, sizeof list), grp->gpu);
+            continue;
+        }
         if (!t) {
             char list[TEXT_LEN], path[PATH_LEN];
             snprintf(path, sizeof path, "cluster.nodes[%zu].gpu", gi);
@@ -1152,6 +1154,29 @@ int scenario_validate(const scenario_spec *s, const gpu_catalog *cat, arena *a, 
                        "no node group advertises this resource; expected one of "
                        "[%s], got '%s'",
                        set_list(&offered, list, sizeof list), rq->resource);
+        }
+    }
+    const scenario_trace *tr = &s->workload.trace;
+    if (cfg_present(tr->at) && tr->traced_gpu && !gpu_catalog_find(cat, tr->traced_gpu)) {
+        char list[TEXT_LEN];
+        diag_error(d, tr->traced_gpu_at, "workload.trace.traced_gpu",
+                   "unknown GPU type; expected one of [%s], got '%s'",
+                   gpu_catalog_names(cat, list, sizeof list), tr->traced_gpu);
+    }
+    for (size_t i = 0; cfg_present(tr->at) && i <= tr->n_rules && diag_error_count(d) == before;
+         i++) {
+        const char *res = i < tr->n_rules ? tr->rules[i].resource : tr->resource;
+        src_loc at = i < tr->n_rules ? tr->rules[i].resource_at : tr->resource_at;
+        if (res && !set_has(&offered, res)) {
+            char list[TEXT_LEN], path[PATH_LEN];
+            if (i < tr->n_rules) {
+                snprintf(path, sizeof path, "workload.trace.map[%zu].request", i);
+            } else {
+                snprintf(path, sizeof path, "workload.trace.request");
+            }
+            diag_error(d, cfg_present(at) ? at : tr->at, path,
+                       "no node group advertises this resource; expected one of [%s], got '%s'",
+                       set_list(&offered, list, sizeof list), res);
         }
     }
     free(offered.names);
@@ -1231,6 +1256,7 @@ static int load_doc(yamlx_doc *doc, const char *dir, const char *const *sets, si
     /* Cross-checks run after a failed walk too (every error at once); they skip what the walk
      * left unset. Requests are matched against the cluster only when everything else is sound:
      * after an error the cluster may be incomplete and a mismatch would be noise. */
+    scenario__check_traces(&c);
     check_spec(&c);
     if (diag_error_count(d) == before) {
         if (flags & SCENARIO_NO_FILES) {

@@ -31,6 +31,7 @@
 #include "model/catalog.h"
 #include "sim/arena.h"
 #include "sim/diag.h"
+#include "workloads/trace.h"
 
 /* How processes share one GPU, or one MIG device when MIG is on (scenario_sharing.mode). */
 enum {
@@ -106,13 +107,39 @@ typedef struct scenario_node_group {
     const char *gpu; /* catalog GPU type name (model/catalog.h), checked at load */
     uint32_t gpus_per_node;
     scenario_sharing sharing;
+    uint64_t cpu_milli;      /* CPU capacity per node, milli-cores; 0 = not stated */
+    uint64_t host_mem_bytes; /* host memory per node, bytes; 0 = not stated */
+    const char *trace_model; /* the GPU model as a node-list trace names it, or NULL */
     src_loc at, gpu_at;
 } scenario_node_group;
+
+/* One `gpu_map` entry of a traced cluster: the trace's GPU model -> a catalog type. */
+typedef struct scenario_gpu_map {
+    const char *model, *gpu;
+    src_loc at;
+} scenario_gpu_map;
+
+/* `cluster.trace`: node groups read from a node-list trace (workloads/tracenodes.h) and added
+ * after the `nodes` written in the scenario. Each group is named `<model>-<gpus>g-<k>` (k counts
+ * the groups of one model), its GPUs take the catalog type `gpu_map` names for the model (or the
+ * catalog type or alias of that name: T4, P100, V100M16, V100M32 and A10 are catalog aliases),
+ * and `sharing` applies to every group. Nodes without GPUs are not modelled (n_cpu_nodes). */
+typedef struct scenario_cluster_trace {
+    int format;       /* trace_format (workloads/trace.h); only openb has a node list */
+    const char *file; /* resolved path */
+    size_t n_map;
+    scenario_gpu_map *map;
+    scenario_sharing sharing;
+    uint64_t n_cpu_nodes; /* nodes of the file without GPUs, not modelled */
+    size_t first_group;   /* index of its first group in scenario_cluster.groups */
+    src_loc at, file_at;
+} scenario_cluster_trace;
 
 typedef struct scenario_cluster {
     uint32_t driver; /* NVIDIA driver branch (535 for R535); 0 = newest, no restriction */
     size_t n_groups;
     scenario_node_group *groups;
+    scenario_cluster_trace trace; /* present when cfg_present(trace.at) */
     src_loc at;
 } scenario_cluster;
 
@@ -152,9 +179,57 @@ typedef struct scenario_job_class {
     src_loc at, rate_at, interval_at, profile_at;
 } scenario_job_class;
 
+/* Trace modes (scenario_trace.mode). */
+enum {
+    SCN_TRACE_TIMED = 0,        /* submission -> submission + traced duration */
+    SCN_TRACE_ARRIVAL_ONLY = 1, /* FGD's replay: shuffled arrivals, no departures, inflated */
+};
+
+/* A mapping rule of a trace (`workload.trace.map[]`): `match` conditions, then what a matching
+ * job becomes (workloads/traceload.h). */
+typedef struct scenario_trace_rule {
+    const char *name, *queue, *user, *klass, *gpu_type; /* match; NULL = any */
+    uint32_t gpus_min, gpus_max;                        /* match.gpus: N or [min, max] */
+    const char *class_name;                             /* `class` */
+    const char *profile;                                /* workload profile; NULL: GPU-bound */
+    const char *resource;                               /* `request`; NULL: the trace's */
+    src_loc at, profile_at, resource_at;
+} scenario_trace_rule;
+
+/* Column names of a `format: csv` trace (`workload.trace.columns`), NULL = absent. */
+typedef struct scenario_trace_columns {
+    const char *name, *submit, *duration, *end, *gpus, *gpu_milli, *gpu_type, *user, *queue,
+        *klass, *cpu, *memory, *qos, *gpu_spec;
+    int time_format;      /* trace_time_format */
+    double cpu_unit_milli; /* milli-cores per unit of `cpu` */
+    uint64_t mem_unit_bytes;
+    src_loc at;
+} scenario_trace_columns;
+
+/* `workload.trace`: jobs read from a trace (workloads/trace.h, workloads/traceload.h). */
+typedef struct scenario_trace {
+    int format;        /* trace_format */
+    const char *file;  /* resolved path */
+    int mode;          /* SCN_TRACE_* */
+    int64_t start_ns, length_ns; /* window after the first submission; length 0 = to the end */
+    uint64_t limit;    /* most jobs (0 = all) */
+    const char *resource;    /* what a traced GPU asks for (default nvidia.com/gpu) */
+    uint32_t max_per_worker; /* most GPUs of one worker (one node) */
+    const char *traced_gpu;  /* catalog type the traced durations were measured on, or NULL */
+    double inflate;    /* arrival-only: target share of GPU capacity (FGD's ratio); 0 = as is */
+    bool shuffle;      /* arrival-only: seeded shuffle */
+    int64_t interval_ns; /* arrival-only: time between arrivals */
+    scenario_duration duration; /* helios: run time of each job */
+    scenario_trace_columns columns; /* csv */
+    size_t n_rules;
+    scenario_trace_rule *rules;
+    src_loc at, file_at, traced_gpu_at, resource_at, duration_at;
+} scenario_trace;
+
 typedef struct scenario_workload {
     size_t n_jobs;
     scenario_job_class *jobs;
+    scenario_trace trace; /* present when cfg_present(trace.at) */
     src_loc at;
 } scenario_workload;
 
@@ -273,6 +348,14 @@ const gpu_type *scenario_calibration_gpu(const scenario_calibration *c, const gp
  * or SIM_EINPUT after reporting to d (a model that scenario_validate would have refused). */
 int scenario_apply_calibrations(const scenario_spec *s, gpu_catalog *cat, const phys_params *m,
                                 diag *d);
+
+/* `ref` resolved against the scenario's directory (absolute paths as they are); arena-owned. */
+const char *scenario_resolve(const scenario_spec *s, arena *a, const char *ref);
+
+/* The reader settings of the scenario's workload trace (workload.trace): format, resolved file,
+ * the format's column preset or the csv mapping, the helios duration, the seed. Strings borrowed
+ * from s. */
+trace_src scenario_trace_source(const scenario_spec *s);
 
 /* Totals over the cluster: nodes and GPUs. */
 uint64_t scenario_node_count(const scenario_spec *s);

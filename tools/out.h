@@ -56,6 +56,8 @@ typedef struct out_run_meta {
     const char *policy;         /* policy name */
     const cJSON *metrics_extra; /* members appended to "metrics" (e.g. faults); borrowed (copied
                                  * in); NULL: none */
+    const cJSON *trace;         /* what a workload trace gave (tools/run.c); borrowed (copied
+                                 * in); NULL: none */
 } out_run_meta;
 
 /* Write run.json to f as it goes (tools/jsonw.h): the outer structure, the cluster and every

@@ -1,6 +1,7 @@
 /* tools/out_config.c - the resolved scenario as JSON, for run.json's "config" (see out.h).
  * Written from the validated spec, so every default the loader filled in appears, in the
  * scenario's own key order, with units converted (s, 1/s, bytes). */
+#include "experiments/cfg.h"
 #include "sim/simtime.h"
 #include "tools/out.h"
 
@@ -140,6 +141,45 @@ static cJSON *job_class_json(const scenario_job_class *j)
     return o;
 }
 
+/* workload.trace as resolved (readers' settings; what was read goes to run.json "trace"). */
+static cJSON *trace_json(const scenario_trace *t)
+{
+    static const char *const modes[] = {"timed", "arrival-only"};
+    cJSON *o = cJSON_CreateObject();
+    add_str(o, "format", trace_format_name((trace_format)t->format));
+    add_str(o, "file", t->file);
+    add_str(o, "mode", modes[t->mode == SCN_TRACE_ARRIVAL_ONLY]);
+    add_s(o, "start_s", t->start_ns);
+    add_s(o, "length_s", t->length_ns);
+    add_n(o, "limit", (double)t->limit);
+    add_str(o, "request", t->resource);
+    add_n(o, "max_per_worker", t->max_per_worker);
+    add_str(o, "traced_gpu", t->traced_gpu);
+    add_n(o, "inflate", t->inflate);
+    cJSON_AddBoolToObject(o, "shuffle", t->shuffle);
+    add_s(o, "interval_s", t->interval_ns);
+    if (t->format == TRACE_HELIOS) {
+        cJSON_AddItemToObject(o, "duration", duration_json(&t->duration));
+    }
+    cJSON *map = cJSON_AddArrayToObject(o, "map");
+    for (size_t i = 0; i < t->n_rules; i++) {
+        const scenario_trace_rule *r = &t->rules[i];
+        cJSON *rj = cJSON_CreateObject(), *m = cJSON_AddObjectToObject(rj, "match");
+        add_str(m, "name", r->name);
+        add_n(m, "gpus_min", r->gpus_min);
+        add_n(m, "gpus_max", r->gpus_max);
+        add_str(m, "queue", r->queue);
+        add_str(m, "user", r->user);
+        add_str(m, "class", r->klass);
+        add_str(m, "gpu_type", r->gpu_type);
+        add_str(rj, "class", r->class_name);
+        add_str(rj, "profile", r->profile);
+        add_str(rj, "request", r->resource);
+        cJSON_AddItemToArray(map, rj);
+    }
+    return o;
+}
+
 cJSON *out_config_json(const scenario_spec *s)
 {
     cJSON *o = cJSON_CreateObject();
@@ -156,11 +196,29 @@ cJSON *out_config_json(const scenario_spec *s)
         add_str(gj, "gpu", g->gpu);
         add_n(gj, "gpus_per_node", g->gpus_per_node);
         cJSON_AddItemToObject(gj, "sharing", sharing_json(&g->sharing));
+        if (g->trace_model) { /* a group read from cluster.trace */
+            add_str(gj, "trace_model", g->trace_model);
+            add_n(gj, "cpu_milli", (double)g->cpu_milli);
+            add_n(gj, "host_mem_bytes", (double)g->host_mem_bytes);
+        }
         cJSON_AddItemToArray(nodes, gj);
     }
-    cJSON *jobs = cJSON_AddArrayToObject(cJSON_AddObjectToObject(o, "workload"), "jobs");
+    if (cfg_present(s->cluster.trace.at)) {
+        cJSON *ct = cJSON_AddObjectToObject(cJSON_GetObjectItem(o, "cluster"), "trace");
+        add_str(ct, "file", s->cluster.trace.file);
+        cJSON *map = cJSON_AddObjectToObject(ct, "gpu_map");
+        for (size_t i = 0; i < s->cluster.trace.n_map; i++) {
+            add_str(map, s->cluster.trace.map[i].model, s->cluster.trace.map[i].gpu);
+        }
+        add_n(ct, "cpu_only_nodes_not_modelled", (double)s->cluster.trace.n_cpu_nodes);
+    }
+    cJSON *wl = cJSON_AddObjectToObject(o, "workload");
+    cJSON *jobs = cJSON_AddArrayToObject(wl, "jobs");
     for (size_t i = 0; i < s->workload.n_jobs; i++) {
         cJSON_AddItemToArray(jobs, job_class_json(&s->workload.jobs[i]));
+    }
+    if (cfg_present(s->workload.trace.at)) {
+        cJSON_AddItemToObject(wl, "trace", trace_json(&s->workload.trace));
     }
     cJSON *pol = cJSON_AddObjectToObject(o, "policy");
     add_str(pol, "scheduler", s->policy.scheduler);

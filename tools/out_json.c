@@ -361,6 +361,10 @@ int out_run_json_write(FILE *f, const world *w, const out_run_meta *meta)
         jsonw_null(&jw);
     }
     put_str(&jw, "policy", meta->policy);
+    if (meta->trace && rc == 0) {
+        jsonw_key(&jw, "trace");
+        rc = jsonw_tree(&jw, meta->trace);
+    }
     jsonw_key(&jw, "cluster");
     write_cluster(&jw, c);
     jsonw_key(&jw, "jobs");

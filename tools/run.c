@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "experiments/catalog_load.h"
+#include "experiments/cfg.h"
 #include "experiments/embedded.h"
 #include "experiments/obs.h"
 #include "experiments/physics_load.h"
@@ -27,7 +28,9 @@
 #include "tools/out.h"
 #include "tools/out_metrics.h"
 #include "tools/run_build.h"
+#include "model/tracework.h"
 #include "workloads/synth.h"
+#include "workloads/traceload.h"
 
 /* Everything one run holds; freed by run_fini. */
 typedef struct run_ctx {
@@ -47,6 +50,10 @@ typedef struct run_ctx {
     const jobrate_profile **svc_prof; /* per service: the model it serves */
     job_id *svc_first;                /* per service: its first replica job */
     service **svcs;                   /* per service, once the world exists */
+    bool has_trace;                   /* workload.trace given */
+    traceload_stats tstats;           /* what reading it did */
+    uint64_t n_unplaceable;           /* traced jobs no node of the empty cluster could ever hold,
+                                       * dropped */
 } run_ctx;
 
 static void run_fini(run_ctx *r)
@@ -153,7 +160,8 @@ static synth_class *build_classes(run_ctx *r)
 {
     const scenario_workload *wl = &r->spec->workload;
     synth_class *cls = arena_calloc(r->a, wl->n_jobs ? wl->n_jobs : 1, sizeof *cls);
-    r->profiles = arena_calloc(r->a, wl->n_jobs + r->spec->n_services + 1, sizeof *r->profiles);
+    r->profiles = arena_calloc(r->a, wl->n_jobs + r->spec->n_services + wl->trace.n_rules + 1,
+                               sizeof *r->profiles);
     for (size_t i = 0; i < wl->n_jobs; i++) {
         const scenario_job_class *jc = &wl->jobs[i];
         synth_class *k = &cls[i];
@@ -393,6 +401,195 @@ static int remove_stale_outputs(const char *dir, unsigned files)
     return 0;
 }
 
+/* ---- traced workload ------------------------------------------------------------------------ */
+
+/* The partition a device advertising `res` is (first such device of the empty cluster). */
+static bool partition_for(const cluster *c, const char *res, partition_cfg *part)
+{
+    res_id want;
+    if (!cluster_resource_find(c, res, &want)) {
+        return false;
+    }
+    for (dev_id d = 0; d < cluster_n_devices(c); d++) {
+        const cluster_device *cd = cluster_device_get(c, d);
+        if (cd->resource == want) {
+            partition_cfg_init(part, cluster_gpu_get(c, cd->gpu)->type);
+            part->mig = cd->profile;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Work factor (model/tracework.h) and device memory of jobs asking for `res` with profile `prof`
+ * (NULL: GPU-bound); problems reported at `at`. */
+static void rule_work(run_ctx *r, const cluster *c, const gpu_type *traced, const char *res,
+                      const char *prof, src_loc at, const char *path, traceload_rule *out)
+{
+    partition_cfg part;
+    out->work_factor = 1.0;
+    if (!partition_for(c, res, &part)) {
+        return; /* scenario_validate reported a resource no node advertises */
+    }
+    char ppath[160];
+    snprintf(ppath, sizeof ppath, "%s.profile", path);
+    const jobrate_profile *jp = prof ? load_profile(r, prof, at, ppath) : NULL;
+    if (prof && !jp) {
+        return;
+    }
+    char why[256];
+    if (tracework_factor(jp ? jp->p : NULL, jp ? jp->batch : 1, traced, &part, &r->phys,
+                         &out->work_factor, why, sizeof why) != 0) {
+        diag_error(r->d, at, prof ? ppath : path,
+                   "cannot carry traced durations to %s (%s); expected a profile that runs on "
+                   "the traced GPU and on the partition, got '%s'",
+                   res, why, prof ? prof : "gpu-bound");
+    }
+    if (jp) {
+        out->mem_bytes = (uint64_t)ceil(wl_mem_footprint_bytes(jp->p, jp->batch));
+    }
+}
+
+/* Read the scenario's trace into t (chronological). Returns 0, SIM_EINPUT (reported), SIM_EIO. */
+static int load_trace(run_ctx *r, const cluster *c, job_table *t)
+{
+    const scenario_trace *tr = &r->spec->workload.trace;
+    const gpu_type *traced = tr->traced_gpu ? gpu_catalog_find(&r->cat, tr->traced_gpu) : NULL;
+    traceload_rule *rules = arena_calloc(r->a, tr->n_rules ? tr->n_rules : 1, sizeof *rules);
+    for (size_t i = 0; i < tr->n_rules; i++) {
+        const scenario_trace_rule *sr = &tr->rules[i];
+        rules[i] = (traceload_rule){.name = sr->name, .queue = sr->queue, .user = sr->user,
+                                    .klass = sr->klass, .gpu_type = sr->gpu_type,
+                                    .gpus_min = sr->gpus_min, .gpus_max = sr->gpus_max,
+                                    .class_name = sr->class_name, .profile = sr->profile,
+                                    .resource = sr->resource};
+        char path[96];
+        snprintf(path, sizeof path, "workload.trace.map[%zu]", i);
+        rule_work(r, c, traced, sr->resource ? sr->resource : tr->resource, sr->profile,
+                  sr->profile ? sr->profile_at : sr->at, path, &rules[i]);
+    }
+    traceload_rule fallback = {0};
+    rule_work(r, c, traced, tr->resource, NULL, tr->at, "workload.trace", &fallback);
+    if (diag_error_count(r->d) > 0) {
+        return SIM_EINPUT;
+    }
+    traceload_opts opts = {
+        .arrival_only = tr->mode == SCN_TRACE_ARRIVAL_ONLY,
+        .start_s = sim_time_to_s(tr->start_ns),
+        .length_s = sim_time_to_s(tr->length_ns),
+        .limit = tr->limit,
+        .resource = tr->resource,
+        .default_class = trace_format_name((trace_format)tr->format),
+        .max_per_worker = tr->max_per_worker,
+        .fallback_factor = fallback.work_factor,
+        .n_rules = tr->n_rules,
+        .rules = rules,
+        .shuffle = tr->shuffle,
+        .inflate = tr->inflate,
+        .capacity_milli = 1000u * (uint64_t)cluster_n_gpus(c),
+        .interval_s = sim_time_to_s(tr->interval_ns),
+        .seed = r->spec->seed,
+    };
+    FILE *f = fopen(tr->file, "r");
+    if (!f) {
+        fprintf(stderr, "slicesim: %s: %s\n", tr->file, strerror(errno));
+        return SIM_EIO;
+    }
+    trace_src src = scenario_trace_source(r->spec);
+    trace_reader *rd = NULL;
+    int rc = trace_open(&src, f, r->d, &rd);
+    if (rc == 0) {
+        rc = traceload_jobs(rd, &opts, r->a, r->d, t, &r->tstats);
+    }
+    trace_close(rd);
+    fclose(f);
+    if (rc == SIM_EIO) {
+        fprintf(stderr, "slicesim: %s: read error\n", tr->file);
+    }
+    return rc;
+}
+
+/* Jobs the scenario's trace will give, for the estimate (tools/estimate.h): its records counted
+ * by one streaming pass (errors are left to load_trace), times the inflation of an arrival-only
+ * replay. 0 when the file cannot be read. */
+static double trace_jobs_estimate(const run_ctx *r)
+{
+    const scenario_trace *tr = &r->spec->workload.trace;
+    FILE *f = fopen(tr->file, "r");
+    if (!f) {
+        return 0;
+    }
+    diag *scratch = diag_create();
+    trace_src src = scenario_trace_source(r->spec);
+    trace_reader *rd = NULL;
+    double n = 0;
+    trace_record rec;
+    if (trace_open(&src, f, scratch, &rd) == 0) {
+        int rc;
+        while ((rc = trace_next(rd, &rec)) != 0 && rc != SIM_EIO) {
+            n += rc == 1 && rec.gpus > 0;
+        }
+    }
+    trace_close(rd);
+    fclose(f);
+    diag_destroy(scratch);
+    if (tr->mode == SCN_TRACE_ARRIVAL_ONLY && tr->inflate > 1) {
+        n *= tr->inflate;
+    }
+    return tr->limit > 0 && n > (double)tr->limit ? (double)tr->limit : n;
+}
+
+/* Merge the chronological tables a (synthetic) and b (traced) into out, in submission order
+ * (ties: a first). Traced jobs no node of the empty cluster can ever hold are dropped and
+ * counted: under FIFO one of them would block every later job forever. */
+static void merge_jobs(run_ctx *r, const cluster *c, const job_table *a, const job_table *b,
+                       job_table *out)
+{
+    size_t i = 0, j = 0, na = job_table_count(a), nb = job_table_count(b);
+    while (i < na || j < nb) {
+        const job *x = i < na ? job_table_get(a, (job_id)i) : NULL;
+        const job *y = j < nb ? job_table_get(b, (job_id)j) : NULL;
+        if (x && (!y || x->spec.submit <= y->spec.submit)) {
+            job_table_add(out, &x->spec);
+            i++;
+        } else {
+            if (run_build_request_fits(c, &y->spec.req)) {
+                job_table_add(out, &y->spec);
+            } else {
+                r->n_unplaceable++;
+            }
+            j++;
+        }
+    }
+}
+
+/* run.json's "trace" section: what was read and how durations became work. */
+static cJSON *trace_json(const run_ctx *r)
+{
+    const traceload_stats *st = &r->tstats;
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddItemToObject(o, "rows", out_json_number((double)st->rows));
+    cJSON_AddItemToObject(o, "jobs", out_json_number((double)(st->jobs - r->n_unplaceable)));
+    cJSON_AddItemToObject(o, "cpu_only_skipped", out_json_number((double)st->cpu_only));
+    cJSON_AddItemToObject(o, "outside_window", out_json_number((double)st->outside));
+    cJSON_AddItemToObject(o, "unplaceable_dropped", out_json_number((double)r->n_unplaceable));
+    cJSON_AddItemToObject(o, "open_ended", out_json_number((double)st->open));
+    cJSON_AddItemToObject(o, "gpu_bound_fallback", out_json_number((double)st->fallback));
+    cJSON_AddItemToObject(o, "inflated", out_json_number((double)st->inflated));
+    cJSON_AddItemToObject(o, "removed", out_json_number((double)st->removed));
+    cJSON_AddItemToObject(o, "milli_gpu_total", out_json_number((double)st->milli_total));
+    cJSON_AddItemToObject(o, "first_submit_s", out_json_number(st->first_submit_s));
+    cJSON *stand = cJSON_AddArrayToObject(o, "gpu_stand_ins");
+    const scenario_cluster_trace *ct = &r->spec->cluster.trace;
+    for (size_t i = 0; i < ct->n_map; i++) {
+        cJSON *m = cJSON_CreateObject();
+        cJSON_AddStringToObject(m, "model", ct->map[i].model);
+        cJSON_AddStringToObject(m, "gpu", ct->map[i].gpu);
+        cJSON_AddItemToArray(stand, m);
+    }
+    return o;
+}
+
 static int write_outputs(run_ctx *r, const run_opts *o, const char *dir)
 {
     unsigned files = r->spec->outputs.files;
@@ -403,7 +600,9 @@ static int write_outputs(run_ctx *r, const run_opts *o, const char *dir)
     int rc = 0;
     if (files & SCN_OUT_RUN_JSON) {
         cJSON *cfg = out_config_json(r->spec);
-        out_run_meta meta = {.seed = r->spec->seed, .config = cfg, .policy = r->pol->name};
+        cJSON *trace = r->has_trace ? trace_json(r) : NULL;
+        out_run_meta meta = {
+            .seed = r->spec->seed, .config = cfg, .policy = r->pol->name, .trace = trace};
         cJSON *extra = cJSON_CreateObject();
         if (r->spec->n_services > 0) {
             cJSON *arr = cJSON_AddArrayToObject(extra, "services");
@@ -421,6 +620,7 @@ static int write_outputs(run_ctx *r, const run_opts *o, const char *dir)
         FILE *f = out_stage_open(st, "run.json");
         rc = f ? out_run_json_write(f, r->w, &meta) : SIM_EIO;
         cJSON_Delete(extra);
+        cJSON_Delete(trace);
         cJSON_Delete(cfg);
         cJSON *info =
             out_run_info(r->spec->seed, o->scenario, o->command_line ? o->command_line : "");
@@ -479,7 +679,8 @@ int run_scenario(const run_opts *o)
     }
     run_estimate est;
     if (rc == 0 && diag_error_count(r.d) == 0) { /* before anything is generated */
-        est_scenario(r.spec, 0, &est);
+        double traced = cfg_present(r.spec->workload.trace.at) ? trace_jobs_estimate(&r) : 0;
+        est_scenario(r.spec, traced, &est);
         est_check_limits(r.spec, &est, r.d);
         if (o->estimate) {
             *o->estimate = est;
@@ -490,6 +691,31 @@ int run_scenario(const run_opts *o)
         rng_root root = rng_root_make(r.spec->seed);
         add_replicas(&r, jobs); /* at t = 0: before every generated job */
         synth_generate(cls, r.spec->workload.n_jobs, &root, r.spec->horizon_ns, jobs);
+        r.has_trace = cfg_present(r.spec->workload.trace.at);
+        if (r.has_trace) {
+            char why[256];
+            cluster *c = NULL;
+            job_table *traced = job_table_create();
+            rc = cluster_create(&r.cc, &c, why, sizeof why);
+            if (rc != 0) {
+                diag_error(r.d, r.spec->cluster.at, "cluster", "%s", why);
+            } else {
+                rc = load_trace(&r, c, traced);
+            }
+            if (rc == 0) {
+                job_table *all = job_table_create();
+                merge_jobs(&r, c, jobs, traced, all);
+                job_table_destroy(jobs);
+                jobs = all;
+            }
+            job_table_destroy(traced);
+            cluster_destroy(c);
+            if (rc == SIM_EIO) {
+                job_table_destroy(jobs);
+                run_fini(&r);
+                return rc;
+            }
+        }
         r.rate = (jobrate_ctx){
             .phys = &r.phys, .ts_class = 0, .n_profiles = r.n_profiles, .profiles = r.profiles};
         world_cfg wc = {.cluster = &r.cc,
@@ -541,6 +767,23 @@ int run_scenario(const run_opts *o)
     world_run(r.w);
     rc = write_outputs(&r, o, dir);
     if (rc == 0 && o->summary) {
+        if (r.has_trace) {
+            const traceload_stats *st = &r.tstats;
+            fprintf(o->summary,
+                    "trace: %" PRIu64 " rows -> %" PRIu64 " jobs (%" PRIu64 " CPU-only skipped, %"
+                    PRIu64 " outside the window, %" PRIu64 " never placeable, %" PRIu64
+                    " open-ended, %" PRIu64 " GPU-bound fallback",
+                    st->rows, st->jobs - r.n_unplaceable, st->cpu_only, st->outside,
+                    r.n_unplaceable, st->open, st->fallback);
+            if (r.spec->workload.trace.mode == SCN_TRACE_ARRIVAL_ONLY) {
+                fprintf(o->summary, ", %" PRIu64 " clones, %" PRIu64 " removed, %.4f of %" PRIu32
+                        " GPUs asked for",
+                        st->inflated, st->removed,
+                        (double)st->milli_total / (1000.0 * (double)cluster_n_gpus(world_cluster(r.w))),
+                        cluster_n_gpus(world_cluster(r.w)));
+            }
+            fprintf(o->summary, ")\n");
+        }
         out_summary(o->summary, r.w, dir);
         if (r.faults) {
             out_faults_summary(o->summary, fault_injector_stats(r.faults));

@@ -93,8 +93,11 @@ void run_build_cluster(arena *a, diag *d, const scenario_spec *s, const gpu_cata
         for (uint32_t k = 0; k < grp->count; k++) {
             char name[160];
             snprintf(name, sizeof name, "%s-%" PRIu32, grp->name, k);
-            nodes[n++] = (cluster_node_cfg){
-                .name = arena_strdup(a, name), .n_gpus = grp->gpus_per_node, .gpus = gpus};
+            nodes[n++] = (cluster_node_cfg){.name = arena_strdup(a, name),
+                                            .n_gpus = grp->gpus_per_node,
+                                            .gpus = gpus,
+                                            .cpu_milli = grp->cpu_milli,
+                                            .host_mem_bytes = grp->host_mem_bytes};
         }
     }
     *out = (cluster_cfg){.n_nodes = n, .nodes = nodes};

@@ -1,0 +1,411 @@
+/* workloads/csvin.c - streaming CSV input (see csvin.h). */
+#include "workloads/csvin.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/err.h"
+#include "sim/xalloc.h"
+
+struct csvin {
+    FILE *f;
+    const char *name;
+    diag *d;
+    char *line;    /* current raw line, NUL-terminated; fields are cut out of it in place */
+    size_t cap;
+    int lineno;    /* 1-based line of the current row */
+    size_t n;      /* fields of the current row */
+    char *field[CSVIN_MAX_FIELDS];
+    int col[CSVIN_MAX_FIELDS]; /* 1-based character column where each field starts */
+    size_t n_hdr;
+    char *hdr[CSVIN_MAX_FIELDS]; /* header names (owned copies) */
+};
+
+/* Read one physical line into r->line (without '\n'); 1 read, 0 EOF, SIM_EINPUT too long,
+ * SIM_EIO read error. A too-long line is consumed to its end so reading can go on. */
+static int read_line(csvin *r)
+{
+    size_t len = 0;
+    int ch;
+    bool any = false, too_long = false;
+    while ((ch = getc(r->f)) != EOF) {
+        any = true;
+        if (ch == '\n') {
+            break;
+        }
+        if (len + 1 >= CSVIN_MAX_LINE) {
+            too_long = true;
+            continue;
+        }
+        if (len + 1 >= r->cap) {
+            r->cap = r->cap ? 2 * r->cap : 256;
+            r->line = xrealloc(r->line, r->cap, "csv line");
+        }
+        r->line[len++] = (char)ch;
+    }
+    if (ferror(r->f)) {
+        return SIM_EIO;
+    }
+    if (!any) {
+        return 0;
+    }
+    r->lineno++;
+    if (!r->line) {
+        r->cap = 256;
+        r->line = xmalloc(r->cap, "csv line");
+    }
+    if (len > 0 && r->line[len - 1] == '\r') {
+        len--;
+    }
+    r->line[len] = '\0';
+    if (too_long) {
+        diag_error(r->d, (src_loc){r->name, r->lineno, 1}, NULL,
+                   "line too long; expected at most %zu bytes, got more", CSVIN_MAX_LINE - 1);
+        return SIM_EINPUT;
+    }
+    if (memchr(r->line, '\0', len)) {
+        diag_error(r->d, (src_loc){r->name, r->lineno, 1}, NULL,
+                   "NUL byte in a line; expected text, got binary data");
+        return SIM_EINPUT;
+    }
+    return 1;
+}
+
+static bool is_space(char c)
+{
+    return c == ' ' || c == '\t';
+}
+
+/* Split r->line into fields in place. */
+static int split(csvin *r)
+{
+    char *p = r->line;
+    r->n = 0;
+    for (;;) {
+        while (is_space(*p)) {
+            p++;
+        }
+        if (r->n == CSVIN_MAX_FIELDS) {
+            diag_error(r->d, (src_loc){r->name, r->lineno, (int)(p - r->line) + 1}, NULL,
+                       "too many fields; expected at most %d, got more", CSVIN_MAX_FIELDS);
+            return SIM_EINPUT;
+        }
+        r->col[r->n] = (int)(p - r->line) + 1;
+        char *out = p, *start = p;
+        if (*p == '"') {
+            p++;
+            for (;;) {
+                if (*p == '\0') {
+                    diag_error(r->d, (src_loc){r->name, r->lineno, r->col[r->n]}, NULL,
+                               "unterminated quoted field; expected a closing '\"', got the end "
+                               "of the line");
+                    return SIM_EINPUT;
+                }
+                if (*p == '"' && p[1] == '"') {
+                    *out++ = '"';
+                    p += 2;
+                } else if (*p == '"') {
+                    p++;
+                    break;
+                } else {
+                    *out++ = *p++;
+                }
+            }
+            while (is_space(*p)) {
+                p++;
+            }
+            if (*p != ',' && *p != '\0') {
+                diag_error(r->d, (src_loc){r->name, r->lineno, (int)(p - r->line) + 1}, NULL,
+                           "text after a quoted field; expected ',' or the end of the line, "
+                           "got '%c'",
+                           *p);
+                return SIM_EINPUT;
+            }
+        } else {
+            while (*p != ',' && *p != '\0') {
+                *out++ = *p++;
+            }
+            while (out > start && is_space(out[-1])) {
+                out--;
+            }
+        }
+        char sep = *p;
+        *out = '\0';
+        r->field[r->n++] = start;
+        if (sep == '\0') {
+            return 0;
+        }
+        p++;
+    }
+}
+
+int csvin_open(FILE *f, const char *name, bool has_header, diag *d, csvin **out)
+{
+    csvin *r = xcalloc(1, sizeof *r, "csv reader");
+    r->f = f;
+    r->name = name;
+    r->d = d;
+    *out = NULL;
+    if (has_header) {
+        int rc = read_line(r);
+        if (rc == 0) {
+            diag_error(d, (src_loc){name, 1, 1}, NULL,
+                       "empty file; expected a header line naming the columns, got nothing");
+            rc = SIM_EINPUT;
+        } else if (rc == 1) {
+            rc = split(r);
+        }
+        if (rc < 0) {
+            csvin_close(r);
+            return rc;
+        }
+        r->n_hdr = r->n;
+        for (size_t i = 0; i < r->n; i++) {
+            r->hdr[i] = xstrdup(r->field[i], "csv header");
+        }
+        r->n = 0;
+    }
+    *out = r;
+    return 0;
+}
+
+void csvin_close(csvin *r)
+{
+    if (!r) {
+        return;
+    }
+    for (size_t i = 0; i < r->n_hdr; i++) {
+        free(r->hdr[i]);
+    }
+    free(r->line);
+    free(r);
+}
+
+int csvin_next(csvin *r)
+{
+    for (;;) {
+        int rc = read_line(r);
+        if (rc <= 0) {
+            r->n = 0;
+            return rc;
+        }
+        const char *p = r->line;
+        while (is_space(*p)) {
+            p++;
+        }
+        if (*p == '\0') {
+            continue; /* empty line */
+        }
+        rc = split(r);
+        if (rc < 0) {
+            r->n = 0;
+            return rc;
+        }
+        return 1;
+    }
+}
+
+int csvin_column(const csvin *r, const char *name)
+{
+    for (size_t i = 0; i < r->n_hdr; i++) {
+        if (!strcmp(r->hdr[i], name)) {
+            return (int)i;
+        }
+    }
+    return -1;
+}
+
+size_t csvin_n_columns(const csvin *r)
+{
+    return r->n_hdr;
+}
+
+const char *csvin_column_name(const csvin *r, size_t i)
+{
+    return i < r->n_hdr ? r->hdr[i] : NULL;
+}
+
+size_t csvin_n_fields(const csvin *r)
+{
+    return r->n;
+}
+
+const char *csvin_field(const csvin *r, size_t i)
+{
+    return i < r->n ? r->field[i] : "";
+}
+
+int csvin_line(const csvin *r)
+{
+    return r->lineno;
+}
+
+const char *csvin_name(const csvin *r)
+{
+    return r->name;
+}
+
+src_loc csvin_loc(const csvin *r, size_t i)
+{
+    int col = 1;
+    if (i < r->n) {
+        col = r->col[i];
+    } else if (r->n > 0) { /* a missing field: point past the last one */
+        col = r->col[r->n - 1] + (int)strlen(r->field[r->n - 1]) + 1;
+    }
+    return (src_loc){r->name, r->lineno, col};
+}
+
+void csvin_error(csvin *r, size_t i, const char *fmt, ...)
+{
+    char col[32], msg[512];
+    const char *cname = csvin_column_name(r, i);
+    if (!cname) {
+        snprintf(col, sizeof col, "column %zu", i + 1);
+        cname = col;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    diag_error(r->d, csvin_loc(r, i), cname, "%s", msg);
+}
+
+bool csvin_is_missing(const csvin *r, size_t i)
+{
+    const char *t = csvin_field(r, i);
+    return t[0] == '\0' || !strcmp(t, "NaN") || !strcmp(t, "nan");
+}
+
+/* A field that ends before its row does is reported as missing, not as an empty value. */
+static bool present(csvin *r, size_t i, const char *expect)
+{
+    if (i >= r->n) {
+        csvin_error(r, i, "missing field; expected %s, got nothing", expect);
+        return false;
+    }
+    return true;
+}
+
+bool csvin_u64(csvin *r, size_t i, uint64_t lo, uint64_t hi, uint64_t *out)
+{
+    char expect[96];
+    snprintf(expect, sizeof expect, "an integer from %llu to %llu", (unsigned long long)lo,
+             (unsigned long long)hi);
+    if (!present(r, i, expect)) {
+        return false;
+    }
+    const char *t = r->field[i];
+    char *end = NULL;
+    errno = 0;
+    /* a whole number written as "8.0" (pandas float columns) is accepted */
+    unsigned long long v = 0;
+    bool ok = t[0] >= '0' && t[0] <= '9';
+    if (ok) {
+        v = strtoull(t, &end, 10);
+        ok = errno == 0 && end != t;
+        if (ok && *end == '.') {
+            const char *z = end + 1;
+            while (*z == '0') {
+                z++;
+            }
+            ok = z > end + 1 && *z == '\0';
+        } else {
+            ok = ok && *end == '\0';
+        }
+    }
+    if (!ok) {
+        csvin_error(r, i, "not a whole number; expected %s, got '%s'", expect, t);
+        return false;
+    }
+    if (v < lo || v > hi) {
+        csvin_error(r, i, "out of range; expected %s, got '%s'", expect, t);
+        return false;
+    }
+    *out = v;
+    return true;
+}
+
+bool csvin_double(csvin *r, size_t i, double lo, double hi, double *out)
+{
+    char expect[96];
+    snprintf(expect, sizeof expect, "a number from %g to %g", lo, hi);
+    if (!present(r, i, expect)) {
+        return false;
+    }
+    const char *t = r->field[i];
+    char *end = NULL;
+    errno = 0;
+    double v = t[0] ? strtod(t, &end) : 0;
+    if (!t[0] || errno == ERANGE || *end != '\0' || !isfinite(v)) {
+        csvin_error(r, i, "not a number; expected %s, got '%s'", expect, t);
+        return false;
+    }
+    if (v < lo || v > hi) {
+        csvin_error(r, i, "out of range; expected %s, got '%s'", expect, t);
+        return false;
+    }
+    *out = v;
+    return true;
+}
+
+double csvin_epoch_s(int64_t year, int month, int day, int hour, int minute, double second)
+{
+    /* days from 1970-01-01 of a proleptic Gregorian date (H. Hinnant's days_from_civil) */
+    int64_t y = year - (month <= 2);
+    int64_t era = (y >= 0 ? y : y - 399) / 400;
+    int64_t yoe = y - era * 400;
+    int64_t doy = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1;
+    int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    int64_t days = era * 146097 + doe - 719468;
+    return (double)days * 86400.0 + hour * 3600.0 + minute * 60.0 + second;
+}
+
+/* Parse exactly `n` digits at *p into *v; advances *p. */
+static bool digits(const char **p, int n, int *v)
+{
+    int x = 0;
+    for (int k = 0; k < n; k++) {
+        char c = (*p)[k];
+        if (c < '0' || c > '9') {
+            return false;
+        }
+        x = 10 * x + (c - '0');
+    }
+    *p += n;
+    *v = x;
+    return true;
+}
+
+bool csvin_datetime(csvin *r, size_t i, double *out)
+{
+    static const char expect[] = "a date and time like 2017-10-09 07:01:55";
+    if (!present(r, i, expect)) {
+        return false;
+    }
+    const char *t = r->field[i], *p = t;
+    int y, mo, d, h, mi, s;
+    bool ok = digits(&p, 4, &y) && *p++ == '-' && digits(&p, 2, &mo) && *p++ == '-' &&
+              digits(&p, 2, &d) && (*p == ' ' || *p == 'T') && (p++, digits(&p, 2, &h)) &&
+              *p++ == ':' && digits(&p, 2, &mi) && *p++ == ':' && digits(&p, 2, &s) && *p == '\0';
+    static const int mdays[] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    if (!ok) {
+        csvin_error(r, i, "not a date and time; expected %s, got '%s'", expect, t);
+        return false;
+    }
+    if (y < 1970 || y > 2060) { /* keeps every span within the engine's clock */
+        csvin_error(r, i, "out of range; expected a date from 1970 to 2060, got '%s'", t);
+        return false;
+    }
+    bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    if (mo < 1 || mo > 12 || d < 1 || d > mdays[mo - 1] || (mo == 2 && d == 29 && !leap) ||
+        h > 23 || mi > 59 || s > 60) {
+        csvin_error(r, i, "no such date or time; expected %s, got '%s'", expect, t);
+        return false;
+    }
+    *out = csvin_epoch_s(y, mo, d, h, mi, s);
+    return true;
+}
