@@ -77,8 +77,10 @@ void job_submit(job_table *t, job_id id, sim_time now)
 static void set_units(job *j, const dev_id *units, uint32_t n_units)
 {
     SIM_ASSERT(n_units == job_units(&j->spec) && j->units == NULL);
-    j->units = xcalloc(n_units, sizeof(dev_id), "job placement");
-    memcpy(j->units, units, n_units * sizeof(dev_id));
+    if (n_units > 0) { /* a CPU-only pod holds no unit */
+        j->units = xcalloc(n_units, sizeof(dev_id), "job placement");
+        memcpy(j->units, units, n_units * sizeof(dev_id));
+    }
     j->n_units = n_units;
 }
 
@@ -112,6 +114,11 @@ void job_finish(job_table *t, job_id id, sim_time now)
     SIM_ASSERT(j->state == JOB_RUNNING && now >= j->start);
     j->state = JOB_DONE;
     j->end = now;
+}
+
+void job_note_preempted(job_table *t, job_id id)
+{
+    get_mut(t, id)->n_preempted++;
 }
 
 /* QUEUED -> a failed state at `now` on the devices it was given. */

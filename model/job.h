@@ -33,7 +33,8 @@ typedef enum job_state {
 /* What a job asks the scheduler for. */
 typedef struct job_request {
     const char *resource; /* device-plugin resource name, borrowed */
-    uint32_t per_worker;  /* units of `resource` per worker, >= 1 */
+    uint32_t per_worker;  /* units of `resource` per worker, >= 1; 0 = a CPU-only pod (no GPU:
+                           * resource unused), which needs only a node's CPU and memory */
     uint32_t n_workers;   /* workers (pods), >= 1; all start together */
 } job_request;
 
@@ -69,10 +70,12 @@ typedef struct job {
     sim_time start;   /* placement time (also set for OOM failures), ns; -1 before */
     sim_time end;     /* completion or failure time, ns; -1 before */
     uint32_t n_units; /* per_worker * n_workers once placed, else 0 */
-    dev_id *units;    /* device of each unit, worker-major; owned by the table */
+    dev_id *units;    /* device of each unit, worker-major; owned by the table; NULL when it
+                       * holds none */
     double done_s;    /* work kept across restarts (checkpointed), seconds of solo run time;
                        * a (re)start runs the remaining spec.work_s - done_s */
-    uint32_t n_restarts; /* times it was killed (fault, eviction) and queued again */
+    uint32_t n_restarts;  /* times it was killed (fault, eviction, preemption) and queued again */
+    uint32_t n_preempted; /* of those, preemptions by a higher-priority job */
 } job;
 
 typedef struct job_table job_table;
@@ -100,6 +103,8 @@ void job_start(job_table *t, job_id id, sim_time now, const dev_id *units, uint3
  * forgotten (the caller has given them back); `start` keeps the first start, so the wait is
  * measured to it. */
 void job_requeue(job_table *t, job_id id, sim_time now, double done_s);
+/* Count one preemption of job id (it was requeued by a higher-priority job: job_requeue). */
+void job_note_preempted(job_table *t, job_id id);
 /* RUNNING -> DONE at `now`. */
 void job_finish(job_table *t, job_id id, sim_time now);
 /* QUEUED -> FAILED_OOM at `now` on the devices it was given (copied, as job_start). */

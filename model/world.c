@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/policy/frag.h"
 #include "model/policy/view.h"
 #include "sim/engine.h"
 #include "sim/err.h"
@@ -36,6 +37,7 @@ typedef struct wjob {
      * time a checkpoint was written follows from the segment it fell in */
     sim_time seg_t, ckpt_t; /* start of the current rate segment; time of the last checkpoint */
     double seg_p, ckpt_p;   /* progress (work seconds, done_s included) at those times */
+    node_id *nodes; /* node of each worker while running (owned), else NULL */
 } wjob;
 
 typedef struct wtimer {
@@ -268,6 +270,34 @@ static void notify(world *w, job_id id, world_job_event ev)
     }
 }
 
+/* Milli-GPU share each unit of job spec s holds, or 0 for whole units. */
+static uint32_t share_of(const job_spec *s)
+{
+    return s->pod.gpu_milli > 0 && s->pod.gpu_milli < CLUSTER_MILLI ? s->pod.gpu_milli : 0;
+}
+
+/* Node of worker k of placement d of job j. */
+static node_id worker_node(const world *w, const job *j, const pol_decision *d, uint32_t k)
+{
+    if (d->n_nodes > 0) {
+        return d->nodes[k];
+    }
+    return cluster_device_get(w->c, d->units[k * j->spec.req.per_worker])->node;
+}
+
+/* CPU and host memory of the workers placed on node n by d fit there. */
+static bool node_room(const world *w, const job *j, const pol_decision *d, node_id n)
+{
+    uint64_t cpu = 0, mem = 0;
+    for (uint32_t k = 0; k < j->spec.req.n_workers; k++) {
+        if (worker_node(w, j, d, k) == n) {
+            cpu += j->spec.pod.cpu_milli;
+            mem += j->spec.pod.host_mem_bytes;
+        }
+    }
+    return cpu <= cluster_node_cpu_free(w->c, n) && mem <= cluster_node_mem_free(w->c, n);
+}
+
 /* Check a placement against the real state; true when it may be applied. */
 static bool valid_place(world *w, const pol_decision *d)
 {
@@ -275,14 +305,25 @@ static bool valid_place(world *w, const pol_decision *d)
         return false;
     }
     const job *j = job_table_get(w->jobs, d->job);
-    if (j->state != JOB_QUEUED || d->n_units != job_units(&j->spec)) {
+    if (j->state != JOB_QUEUED || d->n_units != job_units(&j->spec) ||
+        (d->n_nodes != 0 && d->n_nodes != j->spec.req.n_workers) ||
+        (j->spec.req.per_worker == 0 && d->n_nodes == 0)) {
         return false;
     }
-    res_id r;
-    if (!cluster_resource_find(w->c, j->spec.req.resource, &r)) {
+    res_id r = 0;
+    if (d->n_units > 0 && !cluster_resource_find(w->c, j->spec.req.resource, &r)) {
         return false;
     }
-    uint32_t n_devs = cluster_n_devices(w->c);
+    uint32_t n_devs = cluster_n_devices(w->c), milli = share_of(&j->spec);
+    if (milli && j->spec.req.per_worker != 1) {
+        return false;
+    }
+    for (uint32_t k = 0; k < j->spec.req.n_workers; k++) {
+        node_id n = worker_node(w, j, d, k);
+        if (n >= cluster_n_nodes(w->c) || !node_room(w, j, d, n)) {
+            return false;
+        }
+    }
     bool ok = true;
     for (uint32_t k = 0; k < d->n_units && ok; k++) {
         dev_id dv = d->units[k];
@@ -291,10 +332,15 @@ static bool valid_place(world *w, const pol_decision *d)
             break;
         }
         const cluster_device *cd = cluster_device_get(w->c, dv);
-        const cluster_device *first =
-            cluster_device_get(w->c, d->units[k - k % j->spec.req.per_worker]);
-        ok = cd->resource == r && cd->node == first->node && !cd->cordoned &&
-             ++w->count[dv] <= cd->slots - cd->used;
+        node_id want = worker_node(w, j, d, k / j->spec.req.per_worker);
+        ok = cd->resource == r && cd->node == want && !cd->cordoned &&
+             frag_type_allowed(j->spec.pod.gpu_spec, cluster_gpu_get(w->c, cd->gpu)->type->name);
+        if (ok && milli) {
+            w->count[dv] += milli;
+            ok = w->count[dv] <= cluster_share_free(w->c, dv);
+        } else if (ok) {
+            ok = ++w->count[dv] <= cd->slots - cd->used;
+        }
     }
     for (uint32_t k = 0; k < d->n_units; k++) { /* reset the scratch counts */
         if (d->units[k] < n_devs) {
@@ -329,12 +375,51 @@ static void push_ended(world *w, job_id id)
     w->ended[w->n_ended++] = id;
 }
 
+/* Give back what running (or just-placed) job j holds: its units or shares, and its workers'
+ * CPU and memory. */
+static void release(world *w, const job *j)
+{
+    uint32_t milli = share_of(&j->spec);
+    for (uint32_t k = 0; k < j->n_units; k++) {
+        if (milli) {
+            cluster_give_share(w->c, j->units[k], milli, j->spec.mem_bytes);
+        } else {
+            cluster_give(w->c, j->units[k], j->spec.mem_bytes);
+        }
+    }
+    node_id *nodes = w->wj[j->id].nodes;
+    for (uint32_t k = 0; nodes && k < j->spec.req.n_workers; k++) {
+        cluster_node_give(w->c, nodes[k], j->spec.pod.cpu_milli, j->spec.pod.host_mem_bytes);
+    }
+    free(nodes);
+    w->wj[j->id].nodes = NULL;
+}
+
+/* Preempt running job id: it gives everything back and is queued again. */
+static void requeue_running(world *w, job_id id, world_kill_info *info);
+
+static void preempt(world *w, job_id id)
+{
+    requeue_running(w, id, NULL);
+    job_note_preempted(w->jobs, id);
+    w->tot.n_preemptions++;
+}
+
 static void apply(world *w)
 {
     sim_time now = sim_now(w->ctx);
     for (size_t i = 0; i < decision_buf_count(w->dec); i++) {
         pol_decision d;
         decision_buf_get(w->dec, i, &d);
+        if (d.kind == POL_PREEMPT) {
+            if (d.job < job_table_count(w->jobs) &&
+                job_table_get(w->jobs, d.job)->state == JOB_RUNNING) {
+                preempt(w, d.job);
+            } else {
+                w->tot.n_rejected++;
+            }
+            continue;
+        }
         if (d.kind != POL_PLACE || !valid_place(w, &d)) {
             w->tot.n_rejected++;
             continue;
@@ -348,25 +433,39 @@ static void apply(world *w)
         }
         const job *j = job_table_get(w->jobs, d.job);
         uint64_t mem = j->spec.mem_bytes;
-        uint32_t taken = 0;
+        uint32_t taken = 0, milli = share_of(&j->spec);
         bool oom = false;
         for (; taken < d.n_units; taken++) {
             if (!cluster_mem_fits(w->c, d.units[taken], mem)) {
                 oom = true;
                 break;
             }
-            cluster_take(w->c, d.units[taken], mem);
+            if (milli) {
+                cluster_take_share(w->c, d.units[taken], milli, mem);
+            } else {
+                cluster_take(w->c, d.units[taken], mem);
+            }
         }
         w->tot.n_queued--;
         if (oom) {
             for (uint32_t k = 0; k < taken; k++) {
-                cluster_give(w->c, d.units[k], mem);
+                if (milli) {
+                    cluster_give_share(w->c, d.units[k], milli, mem);
+                } else {
+                    cluster_give(w->c, d.units[k], mem);
+                }
             }
             job_fail_oom(w->jobs, d.job, now, d.units, d.n_units);
             w->tot.n_oom++;
             push_ended(w, d.job);
             continue;
         }
+        node_id *nodes = xcalloc(j->spec.req.n_workers, sizeof(node_id), "worker nodes");
+        for (uint32_t k = 0; k < j->spec.req.n_workers; k++) {
+            nodes[k] = worker_node(w, j, &d, k);
+            cluster_node_take(w->c, nodes[k], j->spec.pod.cpu_milli, j->spec.pod.host_mem_bytes);
+        }
+        w->wj[d.job].nodes = nodes;
         job_start(w->jobs, d.job, now, d.units, d.n_units);
         w->tot.n_running++;
         start_progress(w, d.job);
@@ -387,6 +486,23 @@ static void drain_ended(world *w)
     }
 }
 
+/* Scheduling cycles of a policy with `pick`, until it has nothing more to do now. */
+static void run_cycles(world *w)
+{
+    if (!w->pol->pick) {
+        return;
+    }
+    for (;;) {
+        w->view.now = sim_now(w->ctx);
+        if (!w->pol->pick(w->pol_state, &w->view, w->dec)) {
+            decision_buf_clear(w->dec);
+            return;
+        }
+        apply(w);
+        drain_ended(w);
+    }
+}
+
 /* ---- events -------------------------------------------------------------------------------- */
 
 static void on_done(fluid_sys *sys, fluid_act_id act, void *user)
@@ -397,9 +513,7 @@ static void on_done(fluid_sys *sys, fluid_act_id act, void *user)
     world *w = wj->w;
     sim_time now = sim_now(w->ctx);
     const job *j = job_table_get(w->jobs, wj->id);
-    for (uint32_t k = 0; k < j->n_units; k++) {
-        cluster_give(w->c, j->units[k], j->spec.mem_bytes);
-    }
+    release(w, j);
     job_finish(w->jobs, wj->id, now);
     stop_progress(w, wj->id);
     w->tot.n_running--;
@@ -410,6 +524,7 @@ static void on_done(fluid_sys *sys, fluid_act_id act, void *user)
     w->pol->on_finish(w->pol_state, &w->view, wj->id, w->dec);
     apply(w);
     drain_ended(w);
+    run_cycles(w);
     record(w);
 }
 
@@ -430,6 +545,7 @@ static void on_arrival(sim_ctx *ctx, const sim_event *ev)
         w->pol->on_arrival(w->pol_state, &w->view, id, w->dec);
         apply(w);
         drain_ended(w);
+        run_cycles(w);
     }
     record(w);
     schedule_next_arrival(w);
@@ -465,11 +581,27 @@ static int comp_verify(const sim_ctx *ctx, const void *state, char *why, size_t 
     uint32_t n_devs = cluster_n_devices(w->c);
     uint32_t *held = xcalloc(n_devs ? n_devs : 1, sizeof(uint32_t), "verify");
     uint32_t by_state[JOB_FAILED_REQUEST + 1] = {0};
+    uint32_t *share = xcalloc(n_devs ? n_devs : 1, sizeof(uint32_t), "verify");
     for (job_id k = 0; k < job_table_count(w->jobs); k++) {
         const job *j = job_table_get(w->jobs, k);
         by_state[j->state]++;
         for (uint32_t u = 0; j->state == JOB_RUNNING && u < j->n_units; u++) {
-            held[j->units[u]]++;
+            if (share_of(&j->spec)) {
+                share[j->units[u]] += share_of(&j->spec);
+            } else {
+                held[j->units[u]]++;
+            }
+        }
+    }
+    for (dev_id d = 0; d < n_devs; d++) { /* shares of a GPU hold one unit together */
+        const cluster_device *cd = cluster_device_get(w->c, d);
+        held[d] += share[d] > 0;
+        if (cd->shareable && cd->milli_used != share[d] + (held[d] && !share[d] ? 1000u : 0u)) {
+            snprintf(why, why_len, "device %u: %u milli-GPU held, running jobs hold %u",
+                     (unsigned)d, (unsigned)cd->milli_used, (unsigned)share[d]);
+            free(share);
+            free(held);
+            return SIM_ERANGE;
         }
     }
     int rc = 0;
@@ -493,13 +625,22 @@ static int comp_verify(const sim_ctx *ctx, const void *state, char *why, size_t 
     }
     /* the per-GPU index of running jobs (world_gpu_jobs) accounts for every unit in use */
     memset(held, 0, (n_devs ? n_devs : 1) * sizeof(uint32_t));
+    for (job_id k = 0; k < job_table_count(w->jobs); k++) { /* share: GPU not yet counted */
+        const job *j = job_table_get(w->jobs, k);
+        for (uint32_t u = 0; j->state == JOB_RUNNING && u < j->n_units; u++) {
+            share[j->units[u]] = 1;
+        }
+    }
     for (gpu_id g = 0; g < cluster_n_gpus(w->c) && rc == 0; g++) {
         for (uint32_t i = 0; i < w->gpu_n[g] && rc == 0; i++) {
             const job *j = job_table_get(w->jobs, w->gpu_run[g][i]);
             uint32_t on_g = 0;
             for (uint32_t u = 0; u < j->n_units; u++) {
-                if (cluster_device_get(w->c, j->units[u])->gpu == g) {
-                    held[j->units[u]]++;
+                dev_id x = j->units[u];
+                if (cluster_device_get(w->c, x)->gpu == g) {
+                    /* shares of a GPU hold one unit together: count the first only */
+                    held[x] += share_of(&j->spec) ? share[x] != 0 : 1;
+                    share[x] = share_of(&j->spec) ? 0 : share[x];
                     on_g++;
                 }
             }
@@ -527,6 +668,7 @@ static int comp_verify(const sim_ctx *ctx, const void *state, char *why, size_t 
         rc = SIM_ERANGE;
     }
     free(held);
+    free(share);
     return rc;
 }
 
@@ -569,7 +711,7 @@ int world_create(const world_cfg *cfg, job_table *jobs, diag *d, src_loc at, wor
     w->rate_ctx = cfg->rate_ctx;
     w->until = cfg->until;
     w->checkpoint_s = cfg->checkpoint_s > 0 ? cfg->checkpoint_s : 0;
-    w->view = (cluster_view){.c = c, .jobs = jobs, .now = 0};
+    w->view = (cluster_view){.c = c, .jobs = jobs, .now = 0, .seed = cfg->seed};
     uint32_t n_devs = cluster_n_devices(c);
     w->count = xcalloc(n_devs ? n_devs : 1, sizeof(uint32_t), "validation counts");
     size_t n_jobs = job_table_count(jobs);
@@ -605,6 +747,9 @@ void world_destroy(world *w)
     free(w->pol_state);
     sim_destroy(w->ctx);
     decision_buf_destroy(w->dec);
+    for (size_t k = 0; w->wj && k < job_table_count(w->jobs); k++) {
+        free(w->wj[k].nodes);
+    }
     job_table_destroy(w->jobs);
     for (gpu_id g = 0; w->gpu_run && g < cluster_n_gpus(w->c); g++) {
         free(w->gpu_run[g]);
@@ -701,7 +846,9 @@ void world_at(world *w, sim_time t, uint32_t client, uint64_t tag)
     sim_schedule_at(w->ctx, t, PRIO_TIMER, on_timer, w, (sim_payload){.u64 = {client, tag}});
 }
 
-void world_kill(world *w, job_id id, world_kill_info *info)
+/* Stop running job id, give back what it holds and queue it again with the work of its last
+ * checkpoint kept (info as world_kill's). */
+static void requeue_running(world *w, job_id id, world_kill_info *info)
 {
     const job *j = job_table_get(w->jobs, id);
     SIM_ASSERT(j->state == JOB_RUNNING);
@@ -715,21 +862,24 @@ void world_kill(world *w, job_id id, world_kill_info *info)
                                   .lost_wall_s = sim_time_to_s(now - wj->ckpt_t)};
     }
     SIM_ASSERT(fluid_cancel(w->fluid, wj->act, NULL));
+    release(w, j);
     stop_progress(w, id);
-    for (uint32_t k = 0; k < j->n_units; k++) {
-        cluster_give(w->c, j->units[k], j->spec.mem_bytes);
-    }
     rerate_neighbours(w, j); /* before the requeue forgets the placement */
     job_requeue(w->jobs, id, now, kept);
     w->tot.n_running--;
     w->tot.n_queued++;
+    notify(w, id, WORLD_JOB_KILLED);
+}
+
+void world_kill(world *w, job_id id, world_kill_info *info)
+{
+    requeue_running(w, id, info);
     w->n_kills++;
     if (w->n_killed == w->cap_killed) {
         w->cap_killed = w->cap_killed ? 2 * w->cap_killed : 16;
         w->killed = xrealloc(w->killed, w->cap_killed * sizeof(job_id), "killed jobs");
     }
     w->killed[w->n_killed++] = id;
-    notify(w, id, WORLD_JOB_KILLED);
 }
 
 void world_set_cordoned(world *w, dev_id d, bool on)
@@ -751,6 +901,7 @@ void world_settle(world *w)
         apply(w);
         drain_ended(w);
     }
+    run_cycles(w);
     record(w);
 }
 

@@ -14,6 +14,12 @@
  * ends, the rates of the jobs sharing a GPU with it are recomputed by the rate function (the
  * speed/sharing physics) and their completion events rescheduled, so one event per change, not
  * per iteration. Without a rate function every job runs at rate 1: it takes its stated duration.
+ * A fractional job (pod.gpu_milli 1..999, one unit per worker) takes that share of a shareable
+ * GPU (cluster_take_share); every worker takes its pod's CPU and host memory on its node; a
+ * decision that names a GPU outside the pod's gpu_spec, or overfills a node, is refused. A
+ * preemption decision stops a running job, frees what it holds and queues it again.
+ * With a policy that has `pick`, each event is followed by pick/apply cycles until the policy
+ * has nothing more to place: every cycle sees the state its predecessors left.
  * Event order at equal times: completions before arrivals, so freed units are seen first.
  * The world records a sample of the cluster state after every time at which it changed.
  * Ownership: world_create copies nothing it is given except as stated; the job table is taken
@@ -47,6 +53,7 @@ typedef struct world_cfg {
     world_rate_fn *rate;        /* NULL: every job runs at rate 1 */
     void *rate_ctx;             /* borrowed, passed to rate */
     sim_time until;             /* stop the run here (SIM_TIME_MAX: run until all jobs end) */
+    uint64_t seed;              /* the run's master seed, for policies that draw (pol_seed) */
     uint64_t verify_every;      /* check the invariants (sim_verify) after every N events; 0 =
                                  * never. Checked: units held per device equal what running jobs
                                  * hold and what the per-GPU job index lists, and never exceed
@@ -74,6 +81,7 @@ typedef struct world_totals {
     uint64_t n_rejected; /* policy decisions the model refused (a policy bug) */
     uint32_t n_done, n_oom, n_running, n_queued, n_pending;
     uint32_t n_failed_request; /* refused: more than one unit of a one-per-request device */
+    uint64_t n_preemptions;    /* running jobs preempted (and queued again) */
     uint32_t sms_total;        /* SMs of all GPUs with MIG off (the utilisation denominator) */
     uint32_t n_gpus_no_sms;    /* GPUs whose catalog type has no sourced SM count (sms_total 0):
                                 * when > 0, SM utilisation is not known (outputs say n/a) */

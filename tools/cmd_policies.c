@@ -16,7 +16,7 @@ int cmd_policies(int argc, char **argv)
         return cli_usage_error("policies", "unexpected argument '%s'; expected none", argv[1]);
     }
     for (size_t i = 0; pol_at(i); i++) {
-        printf("%-12s %s\n", pol_at(i)->name, pol_at(i)->summary);
+        printf("%-14s %s\n", pol_at(i)->name, pol_at(i)->summary);
     }
     return CLI_EXIT_OK;
 }

@@ -203,6 +203,7 @@ static void write_job(jsonw *jw, const cluster *c, const job *j)
     jsonw_key(jw, "placement");
     write_placement(jw, c, j);
     put_str(jw, "outcome", job_state_name(j->state));
+    put_num(jw, "preempted", j->n_preempted);
     jsonw_object_end(jw);
 }
 
@@ -282,6 +283,7 @@ static cJSON *metrics_json(const world *w, const cJSON *extra)
     add_num(counts, "running", tot.n_running);
     add_num(counts, "queued", tot.n_queued);
     add_num(counts, "not_submitted", tot.n_pending);
+    add_num(counts, "preemptions", (double)tot.n_preemptions);
     add_num(counts, "decisions_rejected", (double)tot.n_rejected);
     add_num(counts, "events", (double)tot.n_events);
     add_time(m, "end_s", tot.end);

@@ -188,6 +188,7 @@ static synth_class *build_classes(run_ctx *r)
         k->count = (uint32_t)jc->count;
         k->mem_bytes = jc->memory_bytes;
         k->profile = jc->profile;
+        k->priority = (int32_t)jc->priority;
         char path[128];
         snprintf(path, sizeof path, "workload.jobs[%zu].profile", i);
         const jobrate_profile *jp =
@@ -724,6 +725,7 @@ int run_scenario(const run_opts *o)
                         .rate = jobrate_rate,
                         .rate_ctx = &r.rate,
                         .until = r.spec->horizon_ns,
+                        .seed = r.spec->seed,
                         .verify_every = o->verify_every,
                         .checkpoint_s = sim_time_to_s(r.spec->faults.checkpoint_ns)};
         rc = world_create(&wc, jobs, r.d, r.spec->cluster.at, &r.w);

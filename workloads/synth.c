@@ -71,7 +71,8 @@ size_t synth_generate(const synth_class *classes, size_t n, const rng_root *root
                          .submit = at,
                          .work_s = work_s,
                          .mem_bytes = k->mem_bytes,
-                         .profile = k->profile},
+                         .profile = k->profile,
+                         .pod = {.priority = k->priority}},
                 .cls = c,
                 .seq = seq,
             };

@@ -45,6 +45,7 @@ typedef struct synth_class {
     double start_s;      /* first arrival no earlier than this, s (>= 0) */
     uint32_t count;      /* jobs to generate; 0 = until the horizon */
     uint64_t mem_bytes;  /* per unit, 0 = not stated */
+    int32_t priority;    /* priority class value of its jobs (job_pod.priority), 0 default */
     const char *profile; /* workload profile name or NULL; borrowed */
 } synth_class;
 

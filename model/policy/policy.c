@@ -9,10 +9,12 @@
 #include "sim/xalloc.h"
 
 /* The registry, in name order (pol_at and pol_names list them so). Add a policy here. */
-extern const policy_ops pol_fifo_ops;
+extern const policy_ops pol_bestfit_ops, pol_binpack_ops, pol_dotprod_ops, pol_fgd_ops,
+    pol_fifo_ops, pol_gpuclustering_ops, pol_gpupacking_ops, pol_k8s_ops, pol_random_ops;
 
 static const policy_ops *const registry[] = {
-    &pol_fifo_ops,
+    &pol_bestfit_ops,       &pol_binpack_ops, &pol_dotprod_ops, &pol_fgd_ops,    &pol_fifo_ops,
+    &pol_gpuclustering_ops, &pol_gpupacking_ops, &pol_k8s_ops,  &pol_random_ops,
 };
 
 #define N_REGISTRY (sizeof registry / sizeof registry[0])
@@ -70,8 +72,8 @@ int pol_reject_params(const char *policy, const param_set *params, diag *d)
 typedef struct stored_decision {
     pol_decision_kind kind;
     job_id job;
-    uint32_t n_units;
-    size_t first; /* index into units */
+    uint32_t n_units, n_nodes;
+    size_t first, first_node; /* indices into units and nodes */
 } stored_decision;
 
 struct decision_buf {
@@ -79,6 +81,8 @@ struct decision_buf {
     size_t n, cap;
     dev_id *units;
     size_t n_units, cap_units;
+    node_id *nodes;
+    size_t n_nodes, cap_nodes;
 };
 
 decision_buf *decision_buf_create(void)
@@ -93,6 +97,7 @@ void decision_buf_destroy(decision_buf *b)
     }
     free(b->d);
     free(b->units);
+    free(b->nodes);
     free(b);
 }
 
@@ -100,6 +105,29 @@ void decision_buf_clear(decision_buf *b)
 {
     b->n = 0;
     b->n_units = 0;
+    b->n_nodes = 0;
+}
+
+void pol_place_on(decision_buf *b, job_id j, const dev_id *units, uint32_t n,
+                  const node_id *nodes, uint32_t n_workers)
+{
+    pol_place(b, j, units, n);
+    while (b->n_nodes + n_workers > b->cap_nodes) {
+        b->cap_nodes = b->cap_nodes ? 2 * b->cap_nodes : 64;
+        b->nodes = xrealloc(b->nodes, b->cap_nodes * sizeof(node_id), "decision nodes");
+    }
+    if (n_workers) {
+        memcpy(b->nodes + b->n_nodes, nodes, n_workers * sizeof(node_id));
+    }
+    b->d[b->n - 1].n_nodes = n_workers;
+    b->d[b->n - 1].first_node = b->n_nodes;
+    b->n_nodes += n_workers;
+}
+
+void pol_preempt(decision_buf *b, job_id j)
+{
+    pol_place(b, j, NULL, 0);
+    b->d[b->n - 1].kind = POL_PREEMPT;
 }
 
 void pol_place(decision_buf *b, job_id j, const dev_id *units, uint32_t n)
@@ -115,7 +143,7 @@ void pol_place(decision_buf *b, job_id j, const dev_id *units, uint32_t n)
     if (n) {
         memcpy(b->units + b->n_units, units, n * sizeof(dev_id));
     }
-    b->d[b->n++] = (stored_decision){POL_PLACE, j, n, b->n_units};
+    b->d[b->n++] = (stored_decision){POL_PLACE, j, n, 0, b->n_units, 0};
     b->n_units += n;
 }
 
@@ -132,6 +160,8 @@ void decision_buf_get(const decision_buf *b, size_t i, pol_decision *out)
     out->job = s->job;
     out->n_units = s->n_units;
     out->units = b->units + s->first;
+    out->n_nodes = s->n_nodes;
+    out->nodes = s->n_nodes ? b->nodes + s->first_node : NULL;
 }
 
 /* ---- placement helpers ---- */
@@ -198,20 +228,25 @@ bool pol_first_fit(const cluster_view *cv, pol_scratch *s, const pol_job *j, dev
             s->n -= got; /* undo this job's records */
             return false;
         }
-        uint32_t need = j->per_worker;
         dev_id first;
         uint32_t count;
         pol_node_devices(cv, n, &first, &count);
-        while (need > 0) {
-            for (dev_id d = first; d < first + count && need > 0; d++) {
+        for (uint32_t need = j->per_worker; need > 0; need--) {
+            /* the device plugin's spread: the device with the fewest units in use first */
+            dev_id best = first + count;
+            uint32_t best_used = 0;
+            for (dev_id d = first; d < first + count; d++) {
                 pol_device pd;
                 pol_device_get(cv, d, &pd);
-                if (pd.resource == r && pol_scratch_free(s, cv, d) > 0) {
-                    scratch_take(s, d);
-                    units[got++] = d;
-                    need--;
+                uint32_t f = pd.resource == r ? pol_scratch_free(s, cv, d) : 0;
+                if (f > 0 && (best == first + count || pd.slots - f < best_used)) {
+                    best = d;
+                    best_used = pd.slots - f;
                 }
             }
+            SIM_ASSERT(best < first + count);
+            scratch_take(s, best);
+            units[got++] = best;
         }
     }
     SIM_ASSERT(got == n_units);

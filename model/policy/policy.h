@@ -84,15 +84,54 @@ void pol_node_devices(const cluster_view *cv, node_id n, dev_id *first, uint32_t
 void pol_device_get(const cluster_view *cv, dev_id d, pol_device *out);
 /* Job j (any job the policy was told about) into *out. */
 void pol_job_get(const cluster_view *cv, job_id j, pol_job *out);
-/* Free units of resource r on node n (all its devices). */
+/* Devices job j holds while running (worker-major; NULL and 0 otherwise): *units borrowed until
+ * the job's state changes. Returns how many; *running tells whether it runs. */
+uint32_t pol_job_placement(const cluster_view *cv, job_id j, const dev_id **units, bool *running);
+/* Free units of resource r on node n (all its devices), and units it advertises. */
 uint32_t pol_node_free(const cluster_view *cv, node_id n, res_id r);
+uint32_t pol_node_capacity(const cluster_view *cv, node_id n, res_id r);
+/* Number of jobs of the run (every one may be read with pol_job_get, submitted or not: a policy
+ * may study the workload, as FGD derives its typical pods from it). */
+uint32_t pol_n_jobs(const cluster_view *cv);
+/* The run's master seed (a policy that draws random numbers opens its own stream from it). */
+uint64_t pol_seed(const cluster_view *cv);
+
+#define POL_MILLI 1000u /* milli-GPU in one GPU */
+
+/* A GPU as the policy sees it. */
+typedef struct pol_gpu {
+    gpu_id id;
+    node_id node;
+    const char *type_name; /* catalog name, e.g. "A100-SXM4-40GB" */
+    dev_id first_dev;      /* its devices: first_dev .. first_dev + n_devs - 1 */
+    uint32_t n_devs;
+    bool shareable;      /* takes fractional shares (whole, MIG off, not time-sliced/MPS) */
+    uint32_t milli_free; /* shareable: milli-GPU free (1000 = idle); else 1000 when none of
+                          * its devices' units is held, 0 otherwise */
+} pol_gpu;
+
+/* GPUs of node n: ids first .. first + count - 1. */
+void pol_node_gpus(const cluster_view *cv, node_id n, gpu_id *first, uint32_t *count);
+void pol_gpu_get(const cluster_view *cv, gpu_id g, pol_gpu *out);
+/* CPU (milli-cores) and host memory (bytes) of node n: capacity (0 = not modelled) and free
+ * (UINT64_MAX when not modelled). */
+uint64_t pol_node_cpu_capacity(const cluster_view *cv, node_id n);
+uint64_t pol_node_cpu_free(const cluster_view *cv, node_id n);
+uint64_t pol_node_mem_capacity(const cluster_view *cv, node_id n);
+uint64_t pol_node_mem_free(const cluster_view *cv, node_id n);
+/* Free-capacity index: the lowest node >= from with at least k free units of r, or with a
+ * shareable GPU with at least milli free; pol_n_nodes when none. O(log nodes). */
+node_id pol_next_node(const cluster_view *cv, res_id r, uint32_t k, node_id from);
+node_id pol_next_node_share(const cluster_view *cv, uint32_t milli, node_id from);
 /* Id of an advertised resource by name; false when no node advertises it. */
 bool pol_resource_find(const cluster_view *cv, const char *name, res_id *out);
 
 /* ---- decisions ----------------------------------------------------------------------------- */
 
 typedef enum pol_decision_kind {
-    POL_PLACE, /* start job `job` on `n_units` devices (worker-major, per_worker each) */
+    POL_PLACE,   /* start job `job` on `n_units` devices (worker-major, per_worker each) */
+    POL_PREEMPT, /* stop running job `job` and queue it again (it restarts from the beginning;
+                  * the policy re-queues it itself) */
 } pol_decision_kind;
 
 typedef struct pol_decision {
@@ -100,6 +139,9 @@ typedef struct pol_decision {
     job_id job;
     uint32_t n_units;
     const dev_id *units; /* borrowed from the buffer, valid until it is cleared */
+    uint32_t n_nodes;    /* 0, or n_workers: the node of each worker (needed when a worker holds
+                          * no GPU unit: a CPU-only pod) */
+    const node_id *nodes;
 } pol_decision;
 
 typedef struct decision_buf decision_buf;
@@ -112,6 +154,11 @@ void decision_buf_destroy(decision_buf *b);
 void decision_buf_clear(decision_buf *b);
 /* Append "place job j on units[0..n)" (copied). */
 void pol_place(decision_buf *b, job_id j, const dev_id *units, uint32_t n);
+/* Append "place job j: worker w on nodes[w], its units from units[]" (both copied). */
+void pol_place_on(decision_buf *b, job_id j, const dev_id *units, uint32_t n,
+                  const node_id *nodes, uint32_t n_workers);
+/* Append "preempt running job j". */
+void pol_preempt(decision_buf *b, job_id j);
 /* Number of decisions, and decision i (< count) into *out. */
 size_t decision_buf_count(const decision_buf *b);
 void decision_buf_get(const decision_buf *b, size_t i, pol_decision *out);
@@ -134,8 +181,9 @@ void pol_scratch_fini(pol_scratch *s);
 uint32_t pol_scratch_free(const pol_scratch *s, const cluster_view *cv, dev_id d);
 
 /* First fit: place each worker of job j on the lowest-numbered node with per_worker free units
- * of the requested resource, taking units from that node's devices in id order, one unit per
- * device per pass (so replicas of a time-sliced GPU are spread before they are stacked).
+ * of the requested resource, taking each unit from the node's device with the fewest units in
+ * use, lowest id on ties (the device plugin's spread: replicas of time-sliced GPUs are spread
+ * over the node's GPUs before they are stacked).
  * On success writes per_worker * n_workers device ids, worker-major, into units, records them
  * in s and returns true; otherwise changes nothing and returns false. */
 bool pol_first_fit(const cluster_view *cv, pol_scratch *s, const pol_job *j, dev_id *units);
@@ -159,6 +207,11 @@ typedef struct policy_ops {
      * device back from reconfiguration). May be NULL: the policy then waits for the next
      * arrival or finish. A killed job comes back through on_arrival first (it is queued). */
     void (*on_capacity)(void *self, const cluster_view *cv, decision_buf *out);
+    /* Optional: one scheduling cycle (kube-scheduler's: one pod or gang, with the preemptions it
+     * needs) on the current state. The model applies the decisions and calls again, so every
+     * call sees the decisions before it; false (nothing appended) ends the round. Called after
+     * on_arrival and on_finish. May be NULL. */
+    bool (*pick)(void *self, const cluster_view *cv, decision_buf *out);
 } policy_ops;
 
 /* Policy by name; NULL when unknown. Static storage. */

@@ -62,3 +62,82 @@ bool pol_resource_find(const cluster_view *cv, const char *name, res_id *out)
 {
     return cluster_resource_find(cv->c, name, out);
 }
+
+uint32_t pol_node_capacity(const cluster_view *cv, node_id n, res_id r)
+{
+    return cluster_capacity(cv->c, n, r);
+}
+
+uint32_t pol_n_jobs(const cluster_view *cv)
+{
+    return (uint32_t)job_table_count(cv->jobs);
+}
+
+uint64_t pol_seed(const cluster_view *cv)
+{
+    return cv->seed;
+}
+
+void pol_node_gpus(const cluster_view *cv, node_id n, gpu_id *first, uint32_t *count)
+{
+    cluster_node_gpus(cv->c, n, first, count);
+}
+
+void pol_gpu_get(const cluster_view *cv, gpu_id g, pol_gpu *out)
+{
+    const cluster_gpu *cg = cluster_gpu_get(cv->c, g);
+    const cluster_device *first = cluster_device_get(cv->c, cg->first_dev);
+    out->id = g;
+    out->node = cg->node;
+    out->type_name = cg->type->name;
+    out->first_dev = cg->first_dev;
+    out->n_devs = cg->n_devs;
+    out->shareable = cg->n_devs == 1 && first->shareable;
+    if (out->shareable) {
+        out->milli_free = cluster_share_free(cv->c, cg->first_dev);
+    } else {
+        bool idle = true;
+        for (dev_id d = cg->first_dev; d < cg->first_dev + cg->n_devs && idle; d++) {
+            idle = cluster_device_get(cv->c, d)->used == 0;
+        }
+        out->milli_free = idle ? CLUSTER_MILLI : 0;
+    }
+}
+
+uint64_t pol_node_cpu_capacity(const cluster_view *cv, node_id n)
+{
+    return cluster_node_cpu_capacity(cv->c, n);
+}
+
+uint64_t pol_node_cpu_free(const cluster_view *cv, node_id n)
+{
+    return cluster_node_cpu_free(cv->c, n);
+}
+
+uint64_t pol_node_mem_capacity(const cluster_view *cv, node_id n)
+{
+    return cluster_node_mem_capacity(cv->c, n);
+}
+
+uint64_t pol_node_mem_free(const cluster_view *cv, node_id n)
+{
+    return cluster_node_mem_free(cv->c, n);
+}
+
+node_id pol_next_node(const cluster_view *cv, res_id r, uint32_t k, node_id from)
+{
+    return cluster_next_node(cv->c, r, k, from);
+}
+
+node_id pol_next_node_share(const cluster_view *cv, uint32_t milli, node_id from)
+{
+    return cluster_next_node_share(cv->c, milli, from);
+}
+
+uint32_t pol_job_placement(const cluster_view *cv, job_id id, const dev_id **units, bool *running)
+{
+    const job *j = job_table_get(cv->jobs, id);
+    *running = j->state == JOB_RUNNING;
+    *units = *running ? j->units : NULL;
+    return *running ? j->n_units : 0;
+}

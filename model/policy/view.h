@@ -15,6 +15,7 @@ struct cluster_view {
     const cluster *c;      /* borrowed */
     const job_table *jobs; /* borrowed */
     sim_time now;
+    uint64_t seed; /* the run's master seed */
 };
 
 #endif

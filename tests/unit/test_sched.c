@@ -117,3 +117,318 @@ Test(sched, fractional_shares_and_node_cpu_are_booked)
     cr_assert_eq(cluster_node_cpu_free(c, 0), 8000);
     cluster_destroy(c);
 }
+
+/* ---- policies on hand-solved small clusters ---------------------------------------------- */
+
+typedef struct senv {
+    gpu_type g;
+    cluster_gpu_cfg gpus[8];
+    cluster_node_cfg nodes[4];
+    cluster_cfg cc;
+    world_cfg wc;
+    job_table *t;
+} senv;
+
+/* Nodes with the given GPU counts (whole, shareable GPUs of TEST-GPU). */
+static void senv_init(senv *e, const char *policy, uint32_t n_nodes, const uint32_t *gpus_per)
+{
+    memset(e, 0, sizeof *e);
+    e->g = test_gpu();
+    for (uint32_t i = 0; i < 8; i++) {
+        e->gpus[i] = (cluster_gpu_cfg){.type = &e->g};
+    }
+    static const char *names[4] = {"n0", "n1", "n2", "n3"};
+    for (uint32_t n = 0; n < n_nodes; n++) {
+        e->nodes[n] = (cluster_node_cfg){.name = names[n], .n_gpus = gpus_per[n], .gpus = e->gpus};
+    }
+    e->cc = (cluster_cfg){.n_nodes = n_nodes, .nodes = e->nodes};
+    e->wc = (world_cfg){.cluster = &e->cc,
+                        .policy = pol_find(policy),
+                        .until = SIM_TIME_MAX,
+                        .verify_every = 1,
+                        .seed = 7};
+    cr_assert_not_null(e->wc.policy, "%s", policy);
+    e->t = job_table_create();
+}
+
+static job_id sadd(senv *e, double submit_s, uint32_t per, uint32_t workers, double work_s,
+                   uint32_t milli, int32_t prio)
+{
+    job_spec s = {.class_name = "c",
+                  .req = {"nvidia.com/gpu", per, workers},
+                  .submit = sim_time_from_s(submit_s),
+                  .work_s = work_s,
+                  .pod = {.priority = prio, .gpu_milli = milli}};
+    return job_table_add(e->t, &s);
+}
+
+/* Run to the end (or until `until_s` > 0) and return the world (caller destroys). */
+static world *srun(senv *e, double until_s)
+{
+    if (until_s > 0) {
+        e->wc.until = sim_time_from_s(until_s);
+    }
+    diag *d = diag_create();
+    world *w = NULL;
+    cr_assert_eq(world_create(&e->wc, e->t, d, (src_loc){"x", 1, 1}, &w), 0);
+    diag_destroy(d);
+    world_run(w);
+    cr_assert_eq(world_get_totals(w).n_rejected, 0);
+    return w;
+}
+
+static const job *sjob(const world *w, job_id j)
+{
+    return job_table_get(world_jobs(w), j);
+}
+
+static node_id node_of(const world *w, job_id j, uint32_t unit)
+{
+    return cluster_device_get(world_cluster(w), sjob(w, j)->units[unit])->node;
+}
+
+Test(sched, time_sliced_replicas_spread_over_the_gpus_before_stacking)
+{
+    /* One node, 4 GPUs time-sliced with 4 replicas each (16 units). Four 1-unit jobs at t = 0:
+     * the device plugin hands out a replica of each GPU before a second of any, so the jobs run
+     * on GPUs 0, 1, 2, 3 (not all four on GPU 0 while three GPUs idle). */
+    gpu_type g = test_gpu();
+    cluster_share_rule rule = {.resource = NULL, .replicas = 4};
+    cluster_gpu_cfg gpus[4];
+    for (int i = 0; i < 4; i++) {
+        gpus[i] = (cluster_gpu_cfg){
+            .type = &g, .sharing = CLUSTER_SHARE_TIMESLICE, .n_rules = 1, .rules = &rule};
+    }
+    cluster_node_cfg node = {.name = "ts-0", .n_gpus = 4, .gpus = gpus};
+    cluster_cfg cc = {.n_nodes = 1, .nodes = &node};
+    const char *policies[2] = {"fifo", "k8s"};
+    for (int p = 0; p < 2; p++) {
+        world_cfg wc = {.cluster = &cc,
+                        .policy = pol_find(policies[p]),
+                        .until = SIM_TIME_MAX,
+                        .verify_every = 1};
+        job_table *t = job_table_create();
+        for (int i = 0; i < 4; i++) {
+            job_spec s = {.class_name = "c", .req = {"nvidia.com/gpu", 1, 1}, .work_s = 10};
+            job_table_add(t, &s);
+        }
+        diag *d = diag_create();
+        world *w = NULL;
+        cr_assert_eq(world_create(&wc, t, d, (src_loc){"x", 1, 1}, &w), 0);
+        world_run(w);
+        for (job_id j = 0; j < 4; j++) {
+            cr_assert_eq(cluster_device_get(world_cluster(w), sjob(w, j)->units[0])->gpu, j,
+                         "%s: job %u", policies[p], (unsigned)j);
+        }
+        world_destroy(w);
+        diag_destroy(d);
+    }
+}
+
+Test(sched, k8s_spreads_over_nodes_and_binpack_stacks)
+{
+    /* 2 nodes x 2 GPUs; two 1-GPU jobs at t = 0. LeastAllocated: after the first on n0 (tie:
+     * either node; then) the other node has 2/2 free against 1/2: the jobs land on different
+     * nodes. MostAllocated: the node already used scores 1/2 used against 0: both on one node. */
+    uint32_t per[2] = {2, 2};
+    senv e;
+    senv_init(&e, "k8s", 2, per);
+    sadd(&e, 0, 1, 1, 10, 0, 0);
+    sadd(&e, 0, 1, 1, 10, 0, 0);
+    world *w = srun(&e, 0);
+    cr_assert_neq(node_of(w, 0, 0), node_of(w, 1, 0));
+    world_destroy(w);
+    senv_init(&e, "binpack", 2, per);
+    sadd(&e, 0, 1, 1, 10, 0, 0);
+    sadd(&e, 0, 1, 1, 10, 0, 0);
+    w = srun(&e, 0);
+    cr_assert_eq(node_of(w, 0, 0), node_of(w, 1, 0));
+    world_destroy(w);
+}
+
+Test(sched, a_job_that_does_not_fit_does_not_block_later_ones)
+{
+    /* 1 node x 2 GPUs. A: 1 GPU for 100 s at 0. B: 2 GPUs at 1 (waits for A). C: 1 GPU for
+     * 50 s at 2: fits beside A. k8s starts C at 2 (no head-of-line blocking); B starts when A
+     * ends at 100 (C ended at 52). FIFO holds C behind B: B runs 100..110, then C. */
+    uint32_t per[1] = {2};
+    senv e;
+    senv_init(&e, "k8s", 1, per);
+    sadd(&e, 0, 1, 1, 100, 0, 0);
+    sadd(&e, 1, 2, 1, 10, 0, 0);
+    sadd(&e, 2, 1, 1, 50, 0, 0);
+    world *w = srun(&e, 0);
+    cr_assert_eq(sjob(w, 2)->start, sim_time_from_s(2));
+    cr_assert_eq(sjob(w, 1)->start, sim_time_from_s(100));
+    world_destroy(w);
+    senv_init(&e, "fifo", 1, per);
+    sadd(&e, 0, 1, 1, 100, 0, 0);
+    sadd(&e, 1, 2, 1, 10, 0, 0);
+    sadd(&e, 2, 1, 1, 50, 0, 0);
+    w = srun(&e, 0);
+    cr_assert_eq(sjob(w, 1)->start, sim_time_from_s(100)); /* B at 100, ends 110 */
+    cr_assert_eq(sjob(w, 2)->start, sim_time_from_s(110));
+    world_destroy(w);
+}
+
+/* Node of the single 1-GPU job placed by `policy` on n0 (2 GPUs) and n1 (4 GPUs). */
+static node_id first_choice(const char *policy, uint64_t seed)
+{
+    uint32_t per[2] = {2, 4};
+    senv e;
+    senv_init(&e, policy, 2, per);
+    e.wc.seed = seed;
+    sadd(&e, 0, 1, 1, 10, 0, 0);
+    world *w = srun(&e, 0);
+    node_id n = node_of(w, 0, 0);
+    world_destroy(w);
+    return n;
+}
+
+Test(sched, each_policy_picks_the_hand_solved_node)
+{
+    /* n0: 2 idle GPUs, n1: 4 idle GPUs (no CPU stated: 0 CPU in the simulator's formulas);
+     * one pod asking for 1 whole GPU.
+     * k8s LeastAllocated: free after: n0 1/2, n1 3/4 -> n1.
+     * binpack MostAllocated: used after: n0 1/2, n1 1/4 -> n0.
+     * bestfit: 1 - 0.5 * (idle - 1000) / 8000: n0 0.9375, n1 0.8125 -> n0.
+     * dotprod: 1 - (idle / 8000 * 1000 / 8000) / 2: n0 0.984375, n1 0.96875 -> n0.
+     * gpupacking: idle nodes score max(33 - idle GPUs, idle GPUs): n0 31, n1 29 -> n0.
+     * gpuclustering: no pods yet: 25 * (8000 - idle) / 8000 + 25 (integers): n0 18 + 25,
+     *   n1 12 + 25 -> n0.
+     * fgd: one typical pod (1 GPU): F before 0 on both; after, n0 has 1 idle GPU (fits: 0),
+     *   n1 3 (0): equal scores, the seeded tie-break decides (checked below with random). */
+    cr_assert_eq(first_choice("k8s", 1), 1);
+    cr_assert_eq(first_choice("binpack", 1), 0);
+    cr_assert_eq(first_choice("bestfit", 1), 0);
+    cr_assert_eq(first_choice("dotprod", 1), 0);
+    cr_assert_eq(first_choice("gpupacking", 1), 0);
+    cr_assert_eq(first_choice("gpuclustering", 1), 0);
+    /* random (and a tie): every feasible node is equally likely: over 20 seeds both occur
+     * (all 20 the same has probability 2 * 2^-20) */
+    uint32_t on0 = 0, on0_fgd = 0;
+    for (uint64_t s = 1; s <= 20; s++) {
+        on0 += first_choice("random", s) == 0;
+        on0_fgd += first_choice("fgd", s) == 0;
+    }
+    cr_assert(on0 > 0 && on0 < 20, "random chose n0 %u of 20 times", on0);
+    cr_assert(on0_fgd > 0 && on0_fgd < 20, "fgd chose n0 %u of 20 times", on0_fgd);
+}
+
+Test(sched, fgd_packs_shares_to_keep_a_whole_gpu_and_k8s_spreads_them)
+{
+    /* 1 node x 2 GPUs. Pods: 500 milli at 0, 500 milli at 1, 1 whole GPU at 2 (all long).
+     * Typical pods: {500 m: 2/3, 1 GPU: 1/3}.
+     * FGD, pod 2: on GPU 0 (500 left -> 0): F before = 1/3 * 500 (the 1-GPU pod fits GPU 1 but
+     * GPU 0's 500 are too small for it), after = 0 -> +166.7; on GPU 1 (1000 -> 500): the
+     * 1-GPU pod no longer fits: F after = 1/3 * 1000 -> -166.7. FGD takes GPU 0, and the whole
+     * pod then fits GPU 1. k8s puts each share on the GPU with most free (GPU 0, then GPU 1):
+     * the whole-GPU pod finds no idle GPU and stays queued. */
+    uint32_t per[1] = {2};
+    senv e;
+    senv_init(&e, "fgd", 1, per);
+    sadd(&e, 0, 1, 1, 1000, 500, 0);
+    sadd(&e, 1, 1, 1, 1000, 500, 0);
+    sadd(&e, 2, 1, 1, 1000, 0, 0);
+    world *w = srun(&e, 10);
+    cr_assert_eq(sjob(w, 0)->units[0], 0);
+    cr_assert_eq(sjob(w, 1)->units[0], 0);
+    cr_assert_eq(sjob(w, 2)->state, JOB_RUNNING);
+    cr_assert_eq(sjob(w, 2)->units[0], 1);
+    cr_assert_eq(cluster_milli_used(world_cluster(w)), 2000);
+    world_destroy(w);
+    senv_init(&e, "k8s", 1, per);
+    sadd(&e, 0, 1, 1, 1000, 500, 0);
+    sadd(&e, 1, 1, 1, 1000, 500, 0);
+    sadd(&e, 2, 1, 1, 1000, 0, 0);
+    w = srun(&e, 10);
+    cr_assert_eq(sjob(w, 0)->units[0], 0);
+    cr_assert_eq(sjob(w, 1)->units[0], 1);
+    cr_assert_eq(sjob(w, 2)->state, JOB_QUEUED);
+    cr_assert_eq(cluster_milli_used(world_cluster(w)), 1000);
+    world_destroy(w);
+}
+
+Test(sched, best_fit_shares_fill_the_fullest_gpu_that_fits)
+{
+    /* 1 node x 2 GPUs, bestfit GPU selection: 600 -> GPU 0 (both idle: lowest index; 400 left),
+     * 300 -> GPU 0 (400 is the least that suffices; 100 left), 500 -> GPU 1. */
+    uint32_t per[1] = {2};
+    senv e;
+    senv_init(&e, "bestfit", 1, per);
+    sadd(&e, 0, 1, 1, 1000, 600, 0);
+    sadd(&e, 1, 1, 1, 1000, 300, 0);
+    sadd(&e, 2, 1, 1, 1000, 500, 0);
+    world *w = srun(&e, 10);
+    cr_assert_eq(sjob(w, 0)->units[0], 0);
+    cr_assert_eq(sjob(w, 1)->units[0], 0);
+    cr_assert_eq(sjob(w, 2)->units[0], 1);
+    cr_assert_eq(cluster_share_free(world_cluster(w), 0), 100);
+    cr_assert_eq(cluster_share_free(world_cluster(w), 1), 500);
+    world_destroy(w);
+}
+
+Test(sched, a_gang_spans_nodes_all_or_nothing)
+{
+    /* 2 nodes x 2 GPUs. Job 0: 2 workers x 2 GPUs: one worker per node (each node holds one).
+     * Job 1 (after job 0 ends at 10): 3 workers x 2 GPUs: only 2 nodes: never placed, and it
+     * holds nothing meanwhile; job 2 (1 GPU at 20) runs at once. */
+    uint32_t per[2] = {2, 2};
+    senv e;
+    senv_init(&e, "k8s", 2, per);
+    sadd(&e, 0, 2, 2, 10, 0, 0);
+    sadd(&e, 11, 2, 3, 10, 0, 0);
+    sadd(&e, 20, 1, 1, 10, 0, 0);
+    world *w = srun(&e, 100);
+    cr_assert_eq(sjob(w, 0)->state, JOB_DONE);
+    cr_assert_neq(node_of(w, 0, 0), node_of(w, 0, 2));
+    cr_assert_eq(node_of(w, 0, 0), node_of(w, 0, 1));
+    cr_assert_eq(sjob(w, 1)->state, JOB_QUEUED);
+    cr_assert_eq(sjob(w, 2)->start, sim_time_from_s(20));
+    world_destroy(w);
+}
+
+Test(sched, a_higher_priority_job_preempts_a_lower_one)
+{
+    /* 1 node x 2 GPUs. L (priority 0): 2 GPUs, 100 s, at 0. H (priority 10): 1 GPU, 10 s, at 5:
+     * nothing is free, so L is preempted at 5 and queued again; H runs 5..15; L restarts from
+     * the beginning (no checkpoints) at 15 and ends at 115 (its `start` stays its first start,
+     * 0). A job of equal priority would not preempt. */
+    uint32_t per[1] = {2};
+    senv e;
+    senv_init(&e, "k8s", 1, per);
+    sadd(&e, 0, 2, 1, 100, 0, 0);
+    sadd(&e, 5, 1, 1, 10, 0, 10);
+    world *w = srun(&e, 0);
+    cr_assert_eq(sjob(w, 1)->start, sim_time_from_s(5));
+    cr_assert_eq(sjob(w, 1)->end, sim_time_from_s(15));
+    cr_assert_eq(sjob(w, 0)->n_preempted, 1);
+    cr_assert_eq(sjob(w, 0)->n_restarts, 1);
+    cr_assert_eq(sjob(w, 0)->start, 0);
+    cr_assert_eq(sjob(w, 0)->end, sim_time_from_s(115));
+    cr_assert_eq(world_get_totals(w).n_preemptions, 1);
+    world_destroy(w);
+    senv_init(&e, "k8s", 1, per);
+    sadd(&e, 0, 2, 1, 100, 0, 0);
+    sadd(&e, 5, 1, 1, 10, 0, 0);
+    w = srun(&e, 0);
+    cr_assert_eq(sjob(w, 1)->start, sim_time_from_s(100));
+    cr_assert_eq(world_get_totals(w).n_preemptions, 0);
+    world_destroy(w);
+}
+
+Test(sched, priority_orders_the_queue)
+{
+    /* 1 node x 1 GPU, fgd (no preemption). A runs 0..10; B (prio 0) at 1, C (prio 5) at 2 wait;
+     * at 10 the queue is tried in priority order: C first (10..20), then B (20..30). */
+    uint32_t per[1] = {1};
+    senv e;
+    senv_init(&e, "fgd", 1, per);
+    sadd(&e, 0, 1, 1, 10, 0, 0);
+    sadd(&e, 1, 1, 1, 10, 0, 0);
+    sadd(&e, 2, 1, 1, 10, 0, 5);
+    world *w = srun(&e, 0);
+    cr_assert_eq(sjob(w, 2)->start, sim_time_from_s(10));
+    cr_assert_eq(sjob(w, 1)->start, sim_time_from_s(20));
+    world_destroy(w);
+}

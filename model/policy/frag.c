@@ -1,0 +1,164 @@
+/* model/policy/frag.c - FGD's fragmentation measure (see frag.h). */
+#include "model/policy/frag.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/err.h"
+#include "sim/xalloc.h"
+
+int frag_type_allowed(const char *spec, const char *name)
+{
+    if (!spec || !*spec) {
+        return 1;
+    }
+    if (!name) {
+        return 0;
+    }
+    size_t len = strlen(name);
+    for (const char *p = spec; *p;) {
+        const char *e = strchr(p, '|');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        if (n == len && !strncmp(p, name, n)) {
+            return 1;
+        }
+        p += n + (e != NULL);
+    }
+    return 0;
+}
+
+uint64_t frag_idle(const frag_node *n)
+{
+    uint64_t s = 0;
+    for (uint32_t i = 0; i < n->n_gpus; i++) {
+        s += n->milli_left[i];
+    }
+    return s;
+}
+
+/* GPUs of n with at least p's share free, are there p->n_gpu of them? */
+static int gpus_fit(const frag_node *n, const frag_pod *p)
+{
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < n->n_gpus && k < p->n_gpu; i++) {
+        k += n->milli_left[i] >= p->milli;
+    }
+    return k >= p->n_gpu;
+}
+
+int frag_fits(const frag_node *n, const frag_pod *p)
+{
+    if (n->cpu_left < p->cpu_milli) {
+        return 0;
+    }
+    if (p->n_gpu == 0) {
+        return 1;
+    }
+    return frag_type_allowed(p->gpu_spec, n->gpu_type) && gpus_fit(n, p);
+}
+
+double frag_for_pod(const frag_node *n, const frag_pod *p)
+{
+    uint64_t idle = frag_idle(n);
+    /* a CPU-only pod uses no GPU; a pod that cannot land here uses none of it (frag.go: every
+     * class but Q3 "satisfied" counts all idle GPU share) */
+    if (p->n_gpu == 0 || !frag_fits(n, p)) {
+        return (double)idle;
+    }
+    uint64_t small = 0; /* Q3: the GPUs each too small for one of its GPUs */
+    for (uint32_t i = 0; i < n->n_gpus; i++) {
+        small += n->milli_left[i] < p->milli ? n->milli_left[i] : 0;
+    }
+    return (double)small;
+}
+
+double frag_node_amount(const frag_node *n, const frag_typical *t)
+{
+    double s = 0;
+    for (size_t i = 0; i < t->n; i++) {
+        s += t->freq[i] * frag_for_pod(n, &t->pods[i]);
+    }
+    return s;
+}
+
+static int same_shape(const frag_pod *a, const frag_pod *b)
+{
+    return a->n_gpu == b->n_gpu && a->milli == b->milli && a->cpu_milli == b->cpu_milli &&
+           (a->gpu_spec == b->gpu_spec ||
+            (a->gpu_spec && b->gpu_spec && !strcmp(a->gpu_spec, b->gpu_spec)));
+}
+
+typedef struct shape_count {
+    frag_pod pod;
+    size_t count;
+    size_t first; /* first occurrence: ties keep the workload's order */
+} shape_count;
+
+static int by_count(const void *a, const void *b)
+{
+    const shape_count *x = a, *y = b;
+    if (x->count != y->count) {
+        return x->count < y->count ? 1 : -1;
+    }
+    return x->first < y->first ? -1 : x->first > y->first;
+}
+
+/* Hash of a shape, for counting. */
+static uint64_t shape_hash(const frag_pod *p)
+{
+    uint64_t h = 1469598103934665603ull;
+    uint64_t v[3] = {p->n_gpu, p->milli, p->cpu_milli};
+    for (int i = 0; i < 3; i++) {
+        h = (h ^ v[i]) * 1099511628211ull;
+    }
+    for (const char *s = p->gpu_spec; s && *s; s++) {
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    }
+    return h;
+}
+
+void frag_typical_build(const frag_pod *pods, size_t n, double threshold, frag_typical *out)
+{
+    SIM_ASSERT(threshold > 0 && threshold <= 1);
+    size_t cap = 16;
+    while (cap < 2 * n) {
+        cap *= 2;
+    }
+    size_t *slot = xcalloc(cap, sizeof(size_t), "typical pods"); /* index + 1, 0 = empty */
+    shape_count *sc = xcalloc(n ? n : 1, sizeof *sc, "typical pods");
+    size_t n_sc = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t h = (size_t)(shape_hash(&pods[i]) & (cap - 1));
+        while (slot[h] && !same_shape(&sc[slot[h] - 1].pod, &pods[i])) {
+            h = (h + 1) & (cap - 1);
+        }
+        if (!slot[h]) {
+            sc[n_sc] = (shape_count){pods[i], 0, i};
+            slot[h] = ++n_sc;
+        }
+        sc[slot[h] - 1].count++;
+    }
+    free(slot);
+    qsort(sc, n_sc, sizeof *sc, by_count);
+    size_t keep = 0, covered = 0;
+    while (keep < n_sc && (double)covered < threshold * (double)n) {
+        covered += sc[keep++].count;
+    }
+    out->n = keep;
+    out->pods = xcalloc(keep ? keep : 1, sizeof(frag_pod), "typical pods");
+    out->freq = xcalloc(keep ? keep : 1, sizeof(double), "typical pods");
+    for (size_t i = 0; i < keep; i++) {
+        out->pods[i] = sc[i].pod;
+        out->freq[i] = (double)sc[i].count / (double)covered;
+    }
+    free(sc);
+}
+
+void frag_typical_fini(frag_typical *t)
+{
+    free(t->pods);
+    free(t->freq);
+    t->pods = NULL;
+    t->freq = NULL;
+    t->n = 0;
+}

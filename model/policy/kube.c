@@ -1,0 +1,715 @@
+/* model/policy/kube.c - kube-scheduler's scheduling cycle (see kube.h). */
+#include "model/policy/kube.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/err.h"
+#include "sim/xalloc.h"
+
+/* Devices of one node with what is free on them for the pod being scheduled. */
+typedef struct nstate {
+    kube_node kn;
+    dev_id first_dev;
+    uint32_t n_devs;
+    uint32_t *dev_free; /* free units of each device (whole pods), after the gang's overlay */
+    uint32_t *dev_used; /* units in use (to spread) */
+    bool *dev_ok;       /* the device advertises the pod's resource and its GPU type is allowed */
+    uint32_t *dev_gpu;  /* index of its GPU in kn.fn.milli_left */
+    bool gpu_ok[FRAG_MAX_GPUS]; /* shareable and of an allowed type (fractional pods) */
+} nstate;
+
+/* Scratch for two node states (candidate, best) and the preemption search. */
+struct kube_scratch {
+    nstate cand, best, trial;
+    uint32_t max_devs;
+    uint32_t *taken; /* units taken per device while binding */
+};
+typedef struct kube_scratch kscratch;
+
+static void nstate_alloc(nstate *s, uint32_t n)
+{
+    s->dev_free = xcalloc(n, sizeof(uint32_t), "node state");
+    s->dev_used = xcalloc(n, sizeof(uint32_t), "node state");
+    s->dev_ok = xcalloc(n, sizeof(bool), "node state");
+    s->dev_gpu = xcalloc(n, sizeof(uint32_t), "node state");
+}
+
+static void nstate_free(nstate *s)
+{
+    free(s->dev_free);
+    free(s->dev_used);
+    free(s->dev_ok);
+    free(s->dev_gpu);
+}
+
+static void nstate_copy(nstate *dst, const nstate *src)
+{
+    uint32_t *f = dst->dev_free, *u = dst->dev_used, *g = dst->dev_gpu;
+    bool *ok = dst->dev_ok;
+    *dst = *src;
+    dst->dev_free = f;
+    dst->dev_used = u;
+    dst->dev_gpu = g;
+    dst->dev_ok = ok;
+    memcpy(f, src->dev_free, src->n_devs * sizeof *f);
+    memcpy(u, src->dev_used, src->n_devs * sizeof *u);
+    memcpy(g, src->dev_gpu, src->n_devs * sizeof *g);
+    memcpy(ok, src->dev_ok, src->n_devs * sizeof *ok);
+    dst->kn.gpu_ok = dst->gpu_ok;
+}
+
+
+/* ---- setup ---------------------------------------------------------------------------------- */
+
+static void pod_of(const cluster_view *cv, const pol_job *j, kube_pod *p, bool *known_res)
+{
+    memset(p, 0, sizeof *p);
+    *known_res = true;
+    p->shape.cpu_milli = j->pod.cpu_milli;
+    p->shape.gpu_spec = j->pod.gpu_spec;
+    p->mem_bytes = j->pod.host_mem_bytes;
+    if (j->per_worker == 0) {
+        p->tag = 0;
+    } else if (j->pod.gpu_milli > 0 && j->pod.gpu_milli < POL_MILLI && j->per_worker == 1) {
+        p->shape.n_gpu = 1;
+        p->shape.milli = j->pod.gpu_milli;
+        p->tag = 1;
+    } else {
+        p->whole = true;
+        p->shape.n_gpu = j->per_worker;
+        p->shape.milli = POL_MILLI;
+        p->tag = j->per_worker <= KUBE_TAGS - 2 ? 1 + j->per_worker : KUBE_TAGS - 1;
+        *known_res = pol_resource_find(cv, j->resource, &p->res);
+    }
+}
+
+/* Job j's pod shape and worker count. */
+static uint32_t job_pod_of(const cluster_view *cv, job_id j, kube_pod *p)
+{
+    pol_job pj;
+    bool known;
+    pol_job_get(cv, j, &pj);
+    pod_of(cv, &pj, p, &known);
+    return pj.n_workers;
+}
+
+static void setup(kube *k, const cluster_view *cv)
+{
+    if (k->affinity) {
+        return;
+    }
+    k->n_nodes = pol_n_nodes(cv);
+    k->n_jobs = pol_n_jobs(cv);
+    k->affinity = xcalloc((size_t)k->n_nodes * KUBE_TAGS, sizeof(uint32_t), "affinity");
+    k->placed = xcalloc(k->n_jobs ? k->n_jobs : 1, sizeof(node_id *), "placed jobs");
+    rng_root root = rng_root_make(pol_seed(cv));
+    k->rng = rng_stream_open(&root, "policy", 0);
+    uint32_t max_devs = 1;
+    for (node_id n = 0; n < k->n_nodes; n++) {
+        dev_id first;
+        uint32_t count;
+        pol_node_devices(cv, n, &first, &count);
+        max_devs = count > max_devs ? count : max_devs;
+    }
+    kscratch *s = xcalloc(1, sizeof *s, "kube scratch");
+    s->max_devs = max_devs;
+    nstate_alloc(&s->cand, max_devs);
+    nstate_alloc(&s->best, max_devs);
+    nstate_alloc(&s->trial, max_devs);
+    s->taken = xcalloc(max_devs, sizeof(uint32_t), "kube scratch");
+    k->scratch = s;
+    if (k->pol->typical) {
+        size_t n = 0;
+        for (job_id j = 0; j < k->n_jobs; j++) {
+            pol_job pj;
+            pol_job_get(cv, j, &pj);
+            n += pj.n_workers;
+        }
+        frag_pod *pods = xcalloc(n ? n : 1, sizeof *pods, "workload pods");
+        size_t i = 0;
+        for (job_id j = 0; j < k->n_jobs; j++) {
+            kube_pod kp;
+            uint32_t n_workers = job_pod_of(cv, j, &kp);
+            for (uint32_t w = 0; w < n_workers; w++) {
+                pods[i++] = kp.shape;
+            }
+        }
+        frag_typical_build(pods, n, 0.95, &k->typ);
+        free(pods);
+    }
+}
+
+
+int kube_init(kube *k, const kube_policy *pol, const param_set *params, diag *d)
+{
+    k->pol = pol;
+    return pol_reject_params(pol->name, params, d);
+}
+
+void kube_fini(void *self)
+{
+    kube *k = self;
+    free(k->queue);
+    free(k->affinity);
+    for (uint32_t j = 0; k->placed && j < k->n_jobs; j++) {
+        free(k->placed[j]);
+    }
+    free(k->placed);
+    rng_stream_close(k->rng);
+    frag_typical_fini(&k->typ);
+    free(k->units);
+    free(k->nodes);
+    free(k->victims);
+    kscratch *s = k->scratch;
+    if (s) {
+        nstate_free(&s->cand);
+        nstate_free(&s->best);
+        nstate_free(&s->trial);
+        free(s->taken);
+        free(s);
+    }
+}
+
+const frag_typical *kube_typical(const kube *k)
+{
+    return &k->typ;
+}
+
+uint64_t kube_draw(kube *k, uint64_t n)
+{
+    return n <= 1 ? 0 : rng_uniform_int(k->rng, n);
+}
+
+/* ---- the queue ------------------------------------------------------------------------------ */
+
+/* a goes before b: higher priority, then earlier submission (lower id). */
+static bool before(const cluster_view *cv, job_id a, job_id b)
+{
+    pol_job x, y;
+    pol_job_get(cv, a, &x);
+    pol_job_get(cv, b, &y);
+    if (x.pod.priority != y.pod.priority) {
+        return x.pod.priority > y.pod.priority;
+    }
+    return a < b;
+}
+
+static void enqueue(kube *k, const cluster_view *cv, job_id j)
+{
+    if (k->n_queue == k->cap_queue) {
+        k->cap_queue = k->cap_queue ? 2 * k->cap_queue : 64;
+        k->queue = xrealloc(k->queue, k->cap_queue * sizeof(job_id), "queue");
+    }
+    size_t i = k->n_queue;
+    while (i > 0 && before(cv, j, k->queue[i - 1])) {
+        i--;
+    }
+    memmove(k->queue + i + 1, k->queue + i, (k->n_queue - i) * sizeof(job_id));
+    k->queue[i] = j;
+    k->n_queue++;
+    if (k->round && i < k->cursor) {
+        k->cursor++; /* keep pointing at the same job */
+    }
+}
+
+static void dequeue_at(kube *k, size_t i)
+{
+    memmove(k->queue + i, k->queue + i + 1, (k->n_queue - i - 1) * sizeof(job_id));
+    k->n_queue--;
+}
+
+static void unbook(kube *k, const cluster_view *cv, job_id j);
+
+void kube_on_arrival(void *self, const cluster_view *cv, job_id j, decision_buf *out)
+{
+    (void)out;
+    kube *k = self;
+    setup(k, cv);
+    unbook(k, cv, j); /* a job killed by a fault comes back this way */
+    enqueue(k, cv, j);
+    k->has_new = true;
+    k->new_job = j;
+}
+
+/* Forget where job j runs (it ended or is preempted). */
+static void unbook(kube *k, const cluster_view *cv, job_id j)
+{
+    node_id *nodes = k->placed[j];
+    if (nodes) {
+        kube_pod kp;
+        uint32_t n_workers = job_pod_of(cv, j, &kp);
+        for (uint32_t w = 0; w < n_workers; w++) {
+            k->affinity[(size_t)nodes[w] * KUBE_TAGS + kp.tag]--;
+        }
+        free(nodes);
+        k->placed[j] = NULL;
+    }
+}
+
+/* Something was freed: try every queued job again. */
+static void start_round(kube *k)
+{
+    k->round = true;
+    k->cursor = 0;
+    k->n_failed = 0;
+}
+
+void kube_on_capacity(void *self, const cluster_view *cv, decision_buf *out)
+{
+    (void)out;
+    setup(self, cv);
+    start_round(self);
+}
+
+void kube_on_finish(void *self, const cluster_view *cv, job_id j, decision_buf *out)
+{
+    (void)out;
+    kube *k = self;
+    setup(k, cv);
+    unbook(k, cv, j);
+    start_round(k);
+}
+
+/* ---- filter --------------------------------------------------------------------------------- */
+
+/* Load node n's state for pod p, less what this job's earlier workers (units[0..n_units),
+ * nodes[0..w)) took there. */
+static void load_node(const cluster_view *cv, const kube *k, node_id n, const kube_pod *p,
+                      const pol_job *j, uint32_t w, nstate *s)
+{
+    kube_node *kn = &s->kn;
+    memset(kn, 0, sizeof *kn);
+    kn->id = n;
+    kn->affinity = &k->affinity[(size_t)n * KUBE_TAGS];
+    kn->gpu_ok = s->gpu_ok;
+    kn->cpu_cap = pol_node_cpu_capacity(cv, n);
+    kn->mem_cap = pol_node_mem_capacity(cv, n);
+    kn->fn.cpu_left = pol_node_cpu_free(cv, n);
+    kn->mem_left = pol_node_mem_free(cv, n);
+    gpu_id g0;
+    uint32_t n_gpus;
+    pol_node_gpus(cv, n, &g0, &n_gpus);
+    kn->first_gpu = g0;
+    kn->fn.n_gpus = n_gpus < FRAG_MAX_GPUS ? n_gpus : FRAG_MAX_GPUS;
+    for (uint32_t i = 0; i < kn->fn.n_gpus; i++) {
+        pol_gpu pg;
+        pol_gpu_get(cv, g0 + i, &pg);
+        kn->fn.milli_left[i] = pg.milli_free;
+        kn->fn.gpu_type = kn->fn.gpu_type ? kn->fn.gpu_type : pg.type_name;
+        s->gpu_ok[i] = pg.shareable && frag_type_allowed(p->shape.gpu_spec, pg.type_name);
+    }
+    pol_node_devices(cv, n, &s->first_dev, &s->n_devs);
+    for (uint32_t i = 0; i < s->n_devs; i++) {
+        pol_device pd;
+        pol_device_get(cv, s->first_dev + i, &pd);
+        uint32_t gi = pd.gpu - g0;
+        s->dev_gpu[i] = gi;
+        s->dev_free[i] = pd.free;
+        s->dev_used[i] = pd.slots - pd.free;
+        pol_gpu pg;
+        pol_gpu_get(cv, pd.gpu, &pg);
+        s->dev_ok[i] = p->whole && pd.resource == p->res &&
+                       frag_type_allowed(p->shape.gpu_spec, pg.type_name);
+        if (p->whole && pd.resource == p->res) {
+            kn->res_cap += pd.slots;
+            kn->res_free += pd.free;
+        }
+    }
+    /* the gang's earlier workers on this node */
+    uint32_t per = p->whole || p->shape.n_gpu ? p->shape.n_gpu : 0;
+    for (uint32_t v = 0; v < w; v++) {
+        if (k->nodes[v] != n) {
+            continue;
+        }
+        kn->fn.cpu_left -= kn->cpu_cap ? p->shape.cpu_milli : 0;
+        kn->mem_left -= kn->mem_cap ? p->mem_bytes : 0;
+        for (uint32_t u = v * per; u < (v + 1) * per; u++) {
+            uint32_t i = k->units[u] - s->first_dev;
+            uint32_t gi = s->dev_gpu[i];
+            if (p->whole) {
+                s->dev_free[i]--;
+                s->dev_used[i]++;
+                kn->res_free--;
+                if (gi < kn->fn.n_gpus) {
+                    kn->fn.milli_left[gi] = 0;
+                }
+            } else if (gi < kn->fn.n_gpus) {
+                kn->fn.milli_left[gi] -= p->shape.milli;
+            }
+        }
+    }
+    (void)j;
+}
+
+/* Does pod p fit node state s? */
+static bool fits(const kube_pod *p, const nstate *s)
+{
+    const kube_node *kn = &s->kn;
+    if (kn->fn.cpu_left < p->shape.cpu_milli || kn->mem_left < p->mem_bytes) {
+        return false;
+    }
+    if (p->whole) {
+        uint32_t n = 0;
+        for (uint32_t i = 0; i < s->n_devs && n < p->shape.n_gpu; i++) {
+            n += s->dev_ok[i] ? s->dev_free[i] : 0;
+        }
+        return n >= p->shape.n_gpu;
+    }
+    if (p->shape.n_gpu == 0) {
+        return true;
+    }
+    for (uint32_t i = 0; i < kn->fn.n_gpus; i++) {
+        if (s->gpu_ok[i] && kn->fn.milli_left[i] >= p->shape.milli) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* ---- bind ----------------------------------------------------------------------------------- */
+
+/* Best fit: the GPU with the least free share that suffices, lowest index on ties. */
+static int best_fit_gpu(const kube_pod *p, const nstate *s)
+{
+    int best = -1;
+    for (uint32_t i = 0; i < s->kn.fn.n_gpus; i++) {
+        uint32_t left = s->kn.fn.milli_left[i];
+        if (s->gpu_ok[i] && left >= p->shape.milli &&
+            (best < 0 || left < s->kn.fn.milli_left[best])) {
+            best = (int)i;
+        }
+    }
+    return best;
+}
+
+/* Devices for one worker of p on node state s, appended to k->units at *n_units. */
+static void bind(kube *k, const kube_pod *p, const nstate *s, uint32_t *n_units)
+{
+    if (p->whole) {
+        uint32_t *taken = k->scratch->taken;
+        memset(taken, 0, s->n_devs * sizeof *taken);
+        for (uint32_t u = 0; u < p->shape.n_gpu; u++) {
+            int best = -1;
+            for (uint32_t i = 0; i < s->n_devs; i++) {
+                if (!s->dev_ok[i] || s->dev_free[i] <= taken[i]) {
+                    continue;
+                }
+                if (best < 0 ||
+                    s->dev_used[i] + taken[i] < s->dev_used[best] + taken[(uint32_t)best]) {
+                    best = (int)i;
+                }
+            }
+            SIM_ASSERT(best >= 0);
+            taken[best]++;
+            k->units[(*n_units)++] = s->first_dev + (dev_id)best;
+        }
+    } else if (p->shape.n_gpu > 0) {
+        int gi = k->pol->select_gpu ? k->pol->select_gpu(k, p, &s->kn) : best_fit_gpu(p, s);
+        SIM_ASSERT(gi >= 0 && (uint32_t)gi < s->kn.fn.n_gpus && s->gpu_ok[gi]);
+        for (uint32_t i = 0; i < s->n_devs; i++) {
+            if (s->dev_gpu[i] == (uint32_t)gi) {
+                k->units[(*n_units)++] = s->first_dev + i;
+                break;
+            }
+        }
+    }
+}
+
+/* ---- one cycle ------------------------------------------------------------------------------ */
+
+/* kube-scheduler's numFeasibleNodesToFind with the default adaptive percentage. */
+static uint32_t feasible_to_find(uint32_t n_nodes)
+{
+    if (n_nodes < 100) {
+        return n_nodes;
+    }
+    int64_t pct = 50 - (int64_t)n_nodes / 125;
+    pct = pct < 5 ? 5 : pct;
+    uint64_t n = (uint64_t)n_nodes * (uint64_t)pct / 100;
+    return n < 100 ? 100 : (uint32_t)n;
+}
+
+/* Next candidate node >= from for pod p (the free-capacity index skips full nodes). */
+static node_id next_candidate(const cluster_view *cv, const kube_pod *p, bool known, node_id from)
+{
+    if (!known) {
+        return pol_n_nodes(cv);
+    }
+    if (p->whole) {
+        return pol_next_node(cv, p->res, p->shape.n_gpu, from);
+    }
+    if (p->shape.n_gpu > 0) {
+        return pol_next_node_share(cv, p->shape.milli, from);
+    }
+    return from;
+}
+
+/* Choose a node for worker w of job j; true and the chosen state in scratch->best. */
+static bool choose_node(kube *k, const cluster_view *cv, const pol_job *j, const kube_pod *p,
+                        bool known, uint32_t w)
+{
+    kscratch *s = k->scratch;
+    uint32_t n_nodes = pol_n_nodes(cv);
+    bool sample = k->pol->sample;
+    uint32_t want = sample ? feasible_to_find(n_nodes) : n_nodes;
+    node_id start = sample ? k->next_start % n_nodes : 0;
+    uint32_t found = 0, ties = 0;
+    double best = -INFINITY;
+    node_id last = start;
+    for (int pass = 0; pass < (sample && start > 0 ? 2 : 1) && found < want; pass++) {
+        node_id lo = pass == 0 ? start : 0, hi = pass == 0 ? n_nodes : start;
+        for (node_id n = next_candidate(cv, p, known, lo); n < hi && found < want;
+             n = next_candidate(cv, p, known, n + 1)) {
+            load_node(cv, k, n, p, j, w, &s->cand);
+            last = n;
+            if (!fits(p, &s->cand)) {
+                continue;
+            }
+            found++;
+            double sc = k->pol->score(k, p, &s->cand.kn);
+            if (sc > best) {
+                best = sc;
+                ties = 1;
+                nstate_copy(&s->best, &s->cand);
+            } else if (sc == best && kube_draw(k, ++ties) == 0) {
+                nstate_copy(&s->best, &s->cand); /* reservoir sampling */
+            }
+        }
+    }
+    if (sample) {
+        k->next_start = (last + 1) % n_nodes;
+    }
+    return found > 0;
+}
+
+static void grow_scratch(kube *k, const pol_job *j)
+{
+    size_t nu = (size_t)j->per_worker * j->n_workers;
+    if (nu > k->cap_units) {
+        k->cap_units = nu;
+        k->units = xrealloc(k->units, nu * sizeof(dev_id), "placement");
+    }
+    if (j->n_workers > k->cap_nodes) {
+        k->cap_nodes = j->n_workers;
+        k->nodes = xrealloc(k->nodes, j->n_workers * sizeof(node_id), "placement nodes");
+    }
+}
+
+/* Try to place job j; on success append the decision and book it. */
+static bool try_place(kube *k, const cluster_view *cv, const pol_job *j, decision_buf *out)
+{
+    kube_pod p;
+    bool known;
+    pod_of(cv, j, &p, &known);
+    grow_scratch(k, j);
+    uint32_t n_units = 0;
+    for (uint32_t w = 0; w < j->n_workers; w++) {
+        if (!choose_node(k, cv, j, &p, known, w)) {
+            return false;
+        }
+        k->nodes[w] = k->scratch->best.kn.id;
+        bind(k, &p, &k->scratch->best, &n_units);
+    }
+    pol_place_on(out, j->id, k->units, n_units, k->nodes, j->n_workers);
+    node_id *nodes = xcalloc(j->n_workers, sizeof(node_id), "placed nodes");
+    memcpy(nodes, k->nodes, j->n_workers * sizeof(node_id));
+    for (uint32_t w = 0; w < j->n_workers; w++) {
+        k->affinity[(size_t)nodes[w] * KUBE_TAGS + p.tag]++;
+    }
+    free(k->placed[j->id]);
+    k->placed[j->id] = nodes;
+    return true;
+}
+
+/* Add back to node state s what running job v holds on it (a preemption trial). */
+static void add_back(const cluster_view *cv, kube *k, job_id v, nstate *s)
+{
+    pol_job vj;
+    kube_pod vp;
+    bool known, running;
+    const dev_id *units;
+    pol_job_get(cv, v, &vj);
+    pod_of(cv, &vj, &vp, &known);
+    uint32_t n = pol_job_placement(cv, v, &units, &running);
+    for (uint32_t w = 0; w < vj.n_workers; w++) {
+        if (k->placed[v][w] == s->kn.id) {
+            s->kn.fn.cpu_left += s->kn.cpu_cap ? vj.pod.cpu_milli : 0;
+            s->kn.mem_left += s->kn.mem_cap ? vj.pod.host_mem_bytes : 0;
+        }
+    }
+    for (uint32_t u = 0; u < n; u++) {
+        if (units[u] < s->first_dev || units[u] >= s->first_dev + s->n_devs) {
+            continue;
+        }
+        uint32_t i = units[u] - s->first_dev, gi = s->dev_gpu[i];
+        if (vp.whole) {
+            s->dev_free[i]++;
+            s->dev_used[i]--;
+            if (gi < s->kn.fn.n_gpus && s->gpu_ok[gi]) {
+                s->kn.fn.milli_left[gi] = POL_MILLI;
+            }
+        } else if (gi < s->kn.fn.n_gpus) {
+            s->kn.fn.milli_left[gi] += vp.shape.milli;
+        }
+    }
+}
+
+static int by_priority(const void *a, const void *b)
+{
+    const int64_t *x = a, *y = b; /* (priority << 32 | ~id) packed: lowest priority first */
+    return *x < *y ? -1 : *x > *y;
+}
+
+/* DefaultPreemption for a single-worker job j that does not fit: find the node where evicting
+ * the fewest lowest-priority running jobs makes room; append their preemptions. */
+static bool try_preempt(kube *k, const cluster_view *cv, const pol_job *j, decision_buf *out)
+{
+    if (j->n_workers != 1) {
+        return false;
+    }
+    kube_pod p;
+    bool known;
+    pod_of(cv, j, &p, &known);
+    if (!known) {
+        return false;
+    }
+    kscratch *s = k->scratch;
+    if (k->cap_victims < k->n_jobs) {
+        k->cap_victims = k->n_jobs;
+        k->victims = xrealloc(k->victims, k->cap_victims * sizeof(job_id), "victims");
+    }
+    int64_t *keys = xcalloc(k->n_jobs ? k->n_jobs : 1, sizeof(int64_t), "victims");
+    node_id best_node = pol_n_nodes(cv);
+    size_t best_n = 0;
+    int32_t best_top = INT32_MAX;
+    for (node_id n = 0; n < pol_n_nodes(cv); n++) {
+        size_t nv = 0;
+        for (job_id v = 0; v < k->n_jobs; v++) { /* lower-priority jobs running on n */
+            pol_job vj;
+            if (!k->placed[v]) {
+                continue;
+            }
+            pol_job_get(cv, v, &vj);
+            bool on = false;
+            for (uint32_t w = 0; w < vj.n_workers && !on; w++) {
+                on = k->placed[v][w] == n;
+            }
+            if (on && vj.pod.priority < j->pod.priority) {
+                keys[nv++] = ((int64_t)vj.pod.priority << 32) | (int64_t)(UINT32_MAX - v);
+            }
+        }
+        if (nv == 0) {
+            continue;
+        }
+        qsort(keys, nv, sizeof *keys, by_priority);
+        load_node(cv, k, n, &p, j, 0, &s->trial);
+        size_t used = 0;
+        while (used < nv && !fits(&p, &s->trial)) {
+            add_back(cv, k, (job_id)(UINT32_MAX - (uint32_t)(keys[used] & 0xffffffff)), &s->trial);
+            used++;
+        }
+        if (!fits(&p, &s->trial)) {
+            continue;
+        }
+        int32_t top = (int32_t)(keys[used - 1] >> 32);
+        if (top < best_top || (top == best_top && used < best_n)) {
+            best_top = top;
+            best_n = used;
+            best_node = n;
+            for (size_t i = 0; i < used; i++) {
+                k->victims[i] = (job_id)(UINT32_MAX - (uint32_t)(keys[i] & 0xffffffff));
+            }
+        }
+    }
+    free(keys);
+    if (best_node == pol_n_nodes(cv)) {
+        return false;
+    }
+    for (size_t i = 0; i < best_n; i++) {
+        pol_preempt(out, k->victims[i]);
+        unbook(k, cv, k->victims[i]);
+        enqueue(k, cv, k->victims[i]); /* lower priority: queued behind j */
+    }
+    return true;
+}
+
+static bool same_shape(const pol_job *a, const pol_job *b)
+{
+    return a->per_worker == b->per_worker && a->n_workers == b->n_workers &&
+           a->pod.gpu_milli == b->pod.gpu_milli && a->pod.cpu_milli == b->pod.cpu_milli &&
+           a->pod.host_mem_bytes == b->pod.host_mem_bytes && a->pod.gpu_spec == b->pod.gpu_spec &&
+           a->pod.priority == b->pod.priority && !strcmp(a->resource ? a->resource : "",
+                                                         b->resource ? b->resource : "");
+}
+
+/* Remember the shape of j as failed in this round (a bounded memo). */
+static void remember_failed(kube *k, job_id j)
+{
+    if (k->n_failed < KUBE_MEMO) {
+        k->failed_jobs[k->n_failed++] = j;
+    }
+}
+
+static bool failed_before(kube *k, const cluster_view *cv, const pol_job *j)
+{
+    for (size_t i = 0; i < k->n_failed; i++) {
+        pol_job f;
+        pol_job_get(cv, k->failed_jobs[i], &f);
+        if (same_shape(&f, j)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Schedule job at queue position i: place it (dequeue), or preempt for it; false if neither. */
+static bool cycle(kube *k, const cluster_view *cv, size_t i, decision_buf *out)
+{
+    pol_job j;
+    pol_job_get(cv, k->queue[i], &j);
+    if (try_place(k, cv, &j, out)) {
+        dequeue_at(k, i);
+        return true;
+    }
+    if (k->pol->preempt && try_preempt(k, cv, &j, out)) {
+        return true; /* the job stays queued and is placed in the next cycle */
+    }
+    return false;
+}
+
+bool kube_pick(void *self, const cluster_view *cv, decision_buf *out)
+{
+    kube *k = self;
+    setup(k, cv);
+    if (k->has_new) {
+        k->has_new = false;
+        for (size_t i = 0; i < k->n_queue; i++) {
+            if (k->queue[i] == k->new_job) {
+                if (cycle(k, cv, i, out)) {
+                    if (k->round && i < k->cursor) {
+                        k->cursor--;
+                    }
+                    /* preempted for it: still queued, placed in the next cycle */
+                    k->has_new = i < k->n_queue && k->queue[i] == k->new_job;
+                    return true;
+                }
+                break;
+            }
+        }
+    }
+    while (k->round && k->cursor < k->n_queue) {
+        pol_job j;
+        pol_job_get(cv, k->queue[k->cursor], &j);
+        if (!failed_before(k, cv, &j)) {
+            if (cycle(k, cv, k->cursor, out)) {
+                return true; /* placed (the queue moved up) or preempted (retry it next) */
+            }
+            remember_failed(k, j.id);
+        }
+        k->cursor++;
+    }
+    k->round = false;
+    return false;
+}
