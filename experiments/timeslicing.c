@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "experiments/cfg.h"
+#include "experiments/configmap.h"
 #include "experiments/yamlx.h"
 #include "sim/err.h"
 
@@ -372,14 +373,14 @@ int timeslicing_load_buffer(const char *name, const void *buf, size_t len, arena
                             timeslicing_config *out, diag *d)
 {
     yamlx_doc *doc = NULL;
-    int rc = yamlx_load_buffer(name, buf, len, a, d, &doc);
+    int rc = configmap_load_buffer(name, buf, len, a, d, &doc);
     return rc ? rc : load_doc(doc, a, out, d);
 }
 
 int timeslicing_load(const char *path, arena *a, timeslicing_config *out, diag *d)
 {
     yamlx_doc *doc = NULL;
-    int rc = yamlx_load_file(path, a, d, &doc);
+    int rc = configmap_load_file(path, a, d, &doc);
     return rc ? rc : load_doc(doc, a, out, d);
 }
 

@@ -16,6 +16,7 @@ struct yamlx_doc {
     const char *name;   /* arena-owned */
     arena *names;       /* borrowed: labels of override nodes go here */
     int first_added_id; /* ids >= this were made by yamlx_set */
+    int line_off, col_off; /* where the text sits in its file (yamlx_load_buffer_at) */
     int n_labels, cap_labels;
     const char **labels; /* labels[id - first_added_id], arena-owned strings */
 };
@@ -34,13 +35,26 @@ src_loc yamlx_loc_from_mark(const char *file, yaml_mark_t mark)
     return at;
 }
 
+/* Text embedded in a file at 0-based line `line_off`, every line indented by `col_off`. */
+typedef struct text_pos {
+    int line_off, col_off;
+} text_pos;
+
+static src_loc shifted(src_loc at, text_pos pos)
+{
+    at.line += at.line > 0 ? pos.line_off : 0;
+    at.col += at.line > 0 ? pos.col_off : 0;
+    return at;
+}
+
 static void report_parser_error(const yaml_parser_t *p, const char *name, const void *buf,
-                                size_t len, diag *d)
+                                size_t len, text_pos pos, diag *d)
 {
     /* reader errors (bad UTF-8) carry a byte offset, not a mark */
-    src_loc at = p->error == YAML_READER_ERROR
-                     ? diag_loc_from_offset(name, buf, len, p->problem_offset)
-                     : yamlx_loc_from_mark(name, p->problem_mark);
+    src_loc at = shifted(p->error == YAML_READER_ERROR
+                             ? diag_loc_from_offset(name, buf, len, p->problem_offset)
+                             : yamlx_loc_from_mark(name, p->problem_mark),
+                         pos);
     const char *problem = p->problem ? p->problem : "cannot parse YAML";
     diag_error(d, at, NULL, "%s", problem);
 }
@@ -49,7 +63,7 @@ static void report_parser_error(const yaml_parser_t *p, const char *name, const 
  * quadratic time in the depth). Walks the events only up to the first too-deep collection; a
  * syntax error ends the walk quietly (yaml_parser_load reports it). Returns false after
  * reporting to d. */
-static bool depth_ok(const char *name, const void *buf, size_t len, diag *d)
+static bool depth_ok(const char *name, const void *buf, size_t len, text_pos pos, diag *d)
 {
     yaml_parser_t p;
     if (!yaml_parser_initialize(&p)) {
@@ -65,7 +79,7 @@ static bool depth_ok(const char *name, const void *buf, size_t len, diag *d)
         }
         if (ev.type == YAML_MAPPING_START_EVENT || ev.type == YAML_SEQUENCE_START_EVENT) {
             if (++depth > YAMLX_MAX_DEPTH) {
-                diag_error(d, yamlx_loc_from_mark(name, ev.start_mark), NULL,
+                diag_error(d, shifted(yamlx_loc_from_mark(name, ev.start_mark), pos), NULL,
                            "nesting too deep; expected at most %d nested mappings and "
                            "sequences, got more",
                            YAMLX_MAX_DEPTH);
@@ -86,9 +100,16 @@ static bool depth_ok(const char *name, const void *buf, size_t len, diag *d)
 int yamlx_load_buffer(const char *name, const void *buf, size_t len, arena *names, diag *d,
                       yamlx_doc **out)
 {
+    return yamlx_load_buffer_at(name, buf, len, 0, 0, names, d, out);
+}
+
+int yamlx_load_buffer_at(const char *name, const void *buf, size_t len, int line_off,
+                         int col_off, arena *names, diag *d, yamlx_doc **out)
+{
     *out = NULL;
+    text_pos pos = {line_off, col_off};
     const char *dname = arena_strdup(names, name);
-    if (!depth_ok(dname, buf, len, d)) {
+    if (!depth_ok(dname, buf, len, pos, d)) {
         return SIM_EINPUT;
     }
     yaml_parser_t p;
@@ -99,8 +120,10 @@ int yamlx_load_buffer(const char *name, const void *buf, size_t len, arena *name
     yamlx_doc *doc = xcalloc(1, sizeof *doc, "yaml document");
     doc->name = dname;
     doc->names = names;
+    doc->line_off = line_off;
+    doc->col_off = col_off;
     if (!yaml_parser_load(&p, &doc->ydoc)) {
-        report_parser_error(&p, dname, buf, len, d);
+        report_parser_error(&p, dname, buf, len, pos, d);
         yaml_parser_delete(&p);
         free(doc);
         return SIM_EINPUT;
@@ -108,14 +131,14 @@ int yamlx_load_buffer(const char *name, const void *buf, size_t len, arena *name
     /* One document per file: a second one would be silently ignored otherwise. */
     yaml_document_t extra;
     if (!yaml_parser_load(&p, &extra)) {
-        report_parser_error(&p, dname, buf, len, d);
+        report_parser_error(&p, dname, buf, len, pos, d);
         yaml_parser_delete(&p);
         yamlx_destroy(doc);
         return SIM_EINPUT;
     }
     yaml_node_t *extra_root = yaml_document_get_root_node(&extra);
     if (extra_root) {
-        diag_error(d, yamlx_loc_from_mark(dname, extra.start_mark), NULL,
+        diag_error(d, shifted(yamlx_loc_from_mark(dname, extra.start_mark), pos), NULL,
                    "second YAML document; expected one document per file, got '---'");
         yaml_document_delete(&extra);
         yaml_parser_delete(&p);
@@ -189,7 +212,8 @@ src_loc yamlx_loc(const yamlx_doc *doc, const yaml_node_t *node)
         src_loc at = {doc->labels[id - doc->first_added_id], 0, 0};
         return at;
     }
-    return yamlx_loc_from_mark(doc->name, node->start_mark);
+    text_pos pos = {doc->line_off, doc->col_off};
+    return shifted(yamlx_loc_from_mark(doc->name, node->start_mark), pos);
 }
 
 const char *yamlx_scalar(const yaml_node_t *node)

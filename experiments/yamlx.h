@@ -49,6 +49,12 @@ int yamlx_load_file(const char *path, arena *names, diag *d, yamlx_doc **out);
 int yamlx_load_buffer(const char *name, const void *buf, size_t len, arena *names, diag *d,
                       yamlx_doc **out);
 
+/* Same for YAML text embedded in a file (a ConfigMap's literal block, experiments/configmap.h):
+ * its first line is line `line_off` (0-based) of the file and every line is indented by
+ * `col_off` columns there, so that locations (nodes and errors) point into the file. */
+int yamlx_load_buffer_at(const char *name, const void *buf, size_t len, int line_off,
+                         int col_off, arena *names, diag *d, yamlx_doc **out);
+
 /* Free the document; NULL is a no-op. */
 void yamlx_destroy(yamlx_doc *doc);
 

@@ -360,3 +360,43 @@ Test(migparted, layouts_command_sharing)
     free(out);
     remove("build/test-bad-sharing.yaml");
 }
+
+/* ---- the GPU operator's ConfigMap around a mig-parted file (experiments/configmap.h) ---- */
+
+Test(migparted, configmap_holds_the_config)
+{
+    migparted_config cfg;
+    load_fixture("experiments/mig/configmap-chep.yaml", &cfg);
+    migparted_result r = apply("A100-40GB", &cfg, "3g.20gb-2x2g.10gb", 0, 0);
+    cr_assert_eq(count_of("A100-40GB", &r, "2g.10gb"), 2);
+    cr_assert_eq(count_of("A100-40GB", &r, "3g.20gb"), 1);
+}
+
+#define CM_HEAD "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: m}\ndata:\n"
+
+Test(migparted, configmap_errors_point_into_the_configmap)
+{
+    /* the config starts on line 6, indented by 4: its line 3 col 5 is the file's 8:9 */
+    cr_assert_str_eq(load_error(CM_HEAD "  config.yaml: |\n"
+                                        "    version: v1\n"
+                                        "    mig-configs:\n"
+                                        "      c:\n"
+                                        "        - devices: all\n"
+                                        "          mig-enabld: false\n"),
+                     "m.yaml:10:11: error: mig-configs.c[0].mig-enabld: unknown key; expected one "
+                     "of [device-filter, devices, mig-enabled, mig-devices], got 'mig-enabld'");
+    cr_assert_str_eq(load_error(CM_HEAD "  config.yaml: |\n    version: v1\n    mig-configs: [\n"),
+                     "m.yaml:8:5: error: did not find expected node content");
+    cr_assert_str_eq(load_error("apiVersion: v2\nkind: ConfigMap\ndata:\n  a: |\n    x: 1\n"),
+                     "m.yaml:1:13: error: apiVersion: not a v1 ConfigMap; expected v1, got 'v2'");
+    cr_assert_str_eq(load_error(CM_HEAD "  a: |\n    version: v1\n  b: |\n    version: v1\n"),
+                     "m.yaml:5:3: error: data: a ConfigMap holds one config here; expected a "
+                     "mapping with one entry like `config.yaml: |`, got several entries");
+    cr_assert_str_eq(load_error(CM_HEAD "  config.yaml: \"version: v1\\nmig-configs: {}\\n\"\n"),
+                     "m.yaml:5:16: error: data.config.yaml: not a literal block; expected the "
+                     "config as a literal block scalar (`config.yaml: |` and the config indented "
+                     "below it), got another scalar style");
+    cr_assert_str_eq(load_error(CM_HEAD "  c: |\n    version: v1\nspec: {}\n"),
+                     "m.yaml:7:1: error: spec: unknown key of a ConfigMap; expected one of "
+                     "[apiVersion, kind, metadata, data, binaryData, immutable], got 'spec'");
+}

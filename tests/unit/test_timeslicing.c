@@ -142,3 +142,20 @@ Test(timeslicing, bad_input)
     cr_assert_str_eq(bad("version: v2\n"),
                      "dp.yaml:1:10: error: version: unknown value; expected one of [v1], got 'v2'");
 }
+
+/* The device plugin's config inside the GPU operator's ConfigMap (experiments/configmap.h). */
+Test(timeslicing, configmap_holds_the_config)
+{
+    timeslicing_config c;
+    int rc = timeslicing_load("experiments/sharing/configmap-time-slicing.yaml", A, &c, D);
+    cr_assert_eq(rc, 0);
+    cr_assert_eq(timeslicing_replicas(&c, "nvidia.com/gpu"), 4);
+    cr_assert(c.time_slicing.rename_by_default);
+    /* the embedded config starts on line 7 (1-based), indented by 4 */
+    cr_assert_str_eq(bad("apiVersion: v1\nkind: ConfigMap\ndata:\n  slice: |-\n"
+                         "    version: v1\n    sharing:\n      timeSlicing:\n"
+                         "        resources:\n          - name: nvidia.com/gpu\n"
+                         "            replica: 4\n"),
+                     "dp.yaml:10:13: error: sharing.timeSlicing.resources[0].replica: unknown "
+                     "key; expected one of [name, rename, replicas, devices], got 'replica'");
+}
