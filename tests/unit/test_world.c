@@ -247,8 +247,11 @@ static void bad_finish(void *self, const cluster_view *cv, job_id j, decision_bu
 {
     (void)self, (void)cv, (void)j, (void)out;
 }
-static const policy_ops bad_ops = {"bad", "test", 0, bad_init, NULL, bad_arrival, bad_finish,
-                                   NULL};
+static const policy_ops bad_ops = {.name = "bad",
+                                   .summary = "test",
+                                   .init = bad_init,
+                                   .on_arrival = bad_arrival,
+                                   .on_finish = bad_finish};
 
 Test(world, invalid_decisions_are_refused_and_counted)
 {
