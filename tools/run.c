@@ -523,17 +523,32 @@ static double trace_jobs_estimate(const run_ctx *r)
     diag *scratch = diag_create();
     trace_src src = scenario_trace_source(r->spec);
     trace_reader *rd = NULL;
-    double n = 0;
     trace_record rec;
+    double *at = NULL, first = HUGE_VAL; /* submissions, for the window (rows may be unsorted) */
+    size_t n_at = 0, cap = 0;
     if (trace_open(&src, f, scratch, &rd) == 0) {
         int rc;
         while ((rc = trace_next(rd, &rec)) != 0 && rc != SIM_EIO) {
-            n += rc == 1 && rec.gpus > 0;
+            if (rc == 1 && rec.gpus > 0) {
+                if (n_at == cap) {
+                    cap = cap ? 2 * cap : 1024;
+                    at = xrealloc(at, cap * sizeof *at, "trace estimate");
+                }
+                at[n_at++] = rec.submit_s;
+                first = rec.submit_s >= 0 && rec.submit_s < first ? rec.submit_s : first;
+            }
         }
     }
     trace_close(rd);
     fclose(f);
     diag_destroy(scratch);
+    double n = 0, lo = (isfinite(first) ? first : 0) + sim_time_to_s(tr->start_ns);
+    double hi = tr->length_ns > 0 ? lo + sim_time_to_s(tr->length_ns) : HUGE_VAL;
+    for (size_t i = 0; i < n_at; i++) { /* no submission column (-1): the window's start */
+        double s = at[i] >= 0 ? at[i] : lo;
+        n += tr->mode == SCN_TRACE_ARRIVAL_ONLY || (s >= lo && s < hi);
+    }
+    free(at);
     if (tr->mode == SCN_TRACE_ARRIVAL_ONLY && tr->inflate > 1) {
         n *= tr->inflate;
     }

@@ -58,6 +58,7 @@ typedef struct kept {
     double factor;          /* work per traced second */
     uint64_t seq;           /* file order */
     uint64_t milli;         /* milli-GPU asked for in all (GPUs x gpu_milli) */
+    bool fallback;          /* no rule gave it a profile */
 } kept;
 
 void traceload_split(uint32_t g, uint32_t max_per_worker, uint32_t *per_worker,
@@ -98,14 +99,13 @@ const traceload_rule *traceload_match(const traceload_opts *o, const trace_recor
 
 /* Record -> kept job (without work and submit time, set once the window is known). */
 static void to_job(const traceload_opts *o, const trace_record *rec, const char *format,
-                   strset *ss, uint64_t seq, kept *k, traceload_stats *st)
+                   strset *ss, uint64_t seq, kept *k)
 {
     const traceload_rule *r = traceload_match(o, rec);
     const char *cls = r && r->class_name ? r->class_name : rec->klass ? rec->klass : format;
     uint32_t per = 1, workers = 1;
     traceload_split(rec->gpus, o->max_per_worker, &per, &workers);
     bool fallback = !r || !r->profile;
-    st->fallback += fallback;
     *k = (kept){
         .spec = {.class_name = intern(ss, cls),
                  .req = {.resource = intern(ss, r && r->resource ? r->resource : o->resource),
@@ -125,6 +125,7 @@ static void to_job(const traceload_opts *o, const trace_record *rec, const char 
         .factor = r ? r->work_factor : o->fallback_factor,
         .seq = seq,
         .milli = (uint64_t)rec->gpus * rec->gpu_milli,
+        .fallback = fallback,
     };
 }
 
@@ -194,7 +195,6 @@ static kept *arrival_only(const traceload_opts *o, kept *all, size_t *n, tracelo
         all[i].spec.submit = sim_time_from_s((double)i * o->interval_s);
         all[i].spec.work_s = TRACELOAD_OPEN_WORK_S;
     }
-    st->open += m;
     st->milli_total = total;
     *n = m;
     return all;
@@ -230,7 +230,7 @@ int traceload_jobs(trace_reader *r, const traceload_opts *o, arena *a, diag *d, 
             cap = cap ? 2 * cap : 1024;
             all = xrealloc(all, cap * sizeof *all, "traced jobs");
         }
-        to_job(o, &rec, format, &ss, seq++, &all[n++], st);
+        to_job(o, &rec, format, &ss, seq++, &all[n++]);
     }
     free(ss.slot);
     if (rc == SIM_EIO || diag_error_count(d) > errors) {
@@ -259,7 +259,6 @@ int traceload_jobs(trace_reader *r, const traceload_opts *o, arena *a, diag *d, 
             k->spec.submit = sim_time_from_s(s - lo);
             if (k->dur_s == TRACE_OPEN_S) {
                 k->spec.work_s = TRACELOAD_OPEN_WORK_S;
-                st->open++;
             } else {
                 double w = k->dur_s * k->factor;
                 k->spec.work_s = w >= 1e-9 ? w : 1e-9;
@@ -277,6 +276,8 @@ int traceload_jobs(trace_reader *r, const traceload_opts *o, arena *a, diag *d, 
     }
     for (size_t i = 0; i < n; i++) {
         job_table_add(t, &all[i].spec);
+        st->open += all[i].spec.work_s == TRACELOAD_OPEN_WORK_S;
+        st->fallback += all[i].fallback;
     }
     st->jobs = n;
     free(all);

@@ -86,8 +86,8 @@ typedef struct traceload_stats {
     uint64_t jobs;        /* jobs added */
     uint64_t cpu_only;    /* records asking for no GPU, skipped */
     uint64_t outside;     /* records outside the window or past the limit */
-    uint64_t open;        /* open-ended jobs (no end in the trace, or arrival-only) */
-    uint64_t fallback;    /* jobs without a profile: GPU-bound fallback */
+    uint64_t open;        /* jobs added that are open-ended (no end in the trace, or arrival-only) */
+    uint64_t fallback;    /* jobs added without a profile: GPU-bound fallback */
     uint64_t inflated;    /* arrival-only: clones added (or, negative tuning, pods removed) */
     uint64_t removed;
     uint64_t milli_total; /* arrival-only: milli-GPU asked for by the jobs added */
