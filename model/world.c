@@ -80,6 +80,8 @@ struct world {
     uint64_t n_kills;
     wobserver *obs; /* job start/end/kill observers */
     uint32_t n_obs;
+    world_progress_fn *progress; /* progress display, or NULL */
+    void *progress_user;
     world_sample *samples;
     uint32_t *res_used; /* n_samples * n_res */
     size_t n_samples, cap_samples;
@@ -768,6 +770,26 @@ void world_destroy(world *w)
     free(w->samples);
     free(w->res_used);
     free(w);
+}
+
+static void report_progress(const sim_ctx *ctx, void *user)
+{
+    const world *w = user;
+    world_progress p = {.now = sim_now(ctx),
+                        .until = w->until,
+                        .n_events = sim_get_counters(ctx)->n_executed,
+                        .n_jobs = job_table_count(w->jobs),
+                        .n_ended = w->tot.n_done + w->tot.n_oom + w->tot.n_failed_request,
+                        .n_running = w->tot.n_running,
+                        .n_queued = w->tot.n_queued};
+    w->progress(w->progress_user, &p);
+}
+
+void world_set_progress(world *w, uint64_t every_events, world_progress_fn *fn, void *user)
+{
+    w->progress = fn;
+    w->progress_user = user;
+    sim_set_observer(w->ctx, fn ? every_events : 0, report_progress, w);
 }
 
 void world_run(world *w)

@@ -102,6 +102,22 @@ void world_destroy(world *w);
 /* Run to completion or to cfg->until. Call once. */
 void world_run(world *w);
 
+/* Where a run stands, for a progress display. */
+typedef struct world_progress {
+    sim_time now;       /* simulated time, ns */
+    sim_time until;     /* the run's horizon, ns (SIM_TIME_MAX: none) */
+    uint64_t n_events;  /* engine events executed so far */
+    size_t n_jobs;      /* jobs in the run */
+    uint32_t n_ended;   /* jobs done or failed */
+    uint32_t n_running; /* jobs running */
+    uint32_t n_queued;  /* jobs submitted and waiting */
+} world_progress;
+typedef void world_progress_fn(void *user, const world_progress *p);
+/* Call fn(user, progress) after every `every_events` engine events during world_run (0 or fn
+ * NULL: never). It only reads: the run is the same with or without it. `user` is borrowed for
+ * the world's life. */
+void world_set_progress(world *w, uint64_t every_events, world_progress_fn *fn, void *user);
+
 const cluster *world_cluster(const world *w);
 const job_table *world_jobs(const world *w);
 /* Running jobs holding at least one unit on GPU g (g < cluster_n_gpus), unordered; *n gets how

@@ -95,6 +95,10 @@ static inline void fire(sim_ctx *ctx, const sim_event *ev)
         ctx->until_verify = ctx->verify_every;
         sim_verify_or_die(ctx);
     }
+    if (ctx->observe_every && --ctx->until_observe == 0) {
+        ctx->until_observe = ctx->observe_every;
+        ctx->observer(ctx, ctx->observer_user);
+    }
 }
 
 sim_run_status sim_run(sim_ctx *ctx, sim_time until)
@@ -161,4 +165,13 @@ void sim_set_verify_every(sim_ctx *ctx, uint64_t every)
 {
     ctx->verify_every = every;
     ctx->until_verify = every;
+}
+
+void sim_set_observer(sim_ctx *ctx, uint64_t every, sim_observer_fn *fn, void *user)
+{
+    SIM_ASSERT(every == 0 || fn != NULL);
+    ctx->observe_every = every;
+    ctx->until_observe = every;
+    ctx->observer = fn;
+    ctx->observer_user = user;
 }

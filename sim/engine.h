@@ -91,6 +91,13 @@ const sim_counters *sim_get_counters(const sim_ctx *ctx);
  * must outlive ctx (normally a static const table). */
 void *sim_component_add(sim_ctx *ctx, const sim_component_ops *ops, const void *arg, int *err);
 
+/* An observer of a run (a progress display): it may read the context and the state of what
+ * runs on it, but must not schedule, cancel, stop or change anything, so a run observed and one
+ * not observed are the same run. */
+typedef void sim_observer_fn(const sim_ctx *ctx, void *user);
+/* Call fn(ctx, user) after every `every` executed events (0: never, the default); `user` is
+ * borrowed until the observer is replaced or ctx is destroyed. */
+void sim_set_observer(sim_ctx *ctx, uint64_t every, sim_observer_fn *fn, void *user);
 /* Run sim_verify after every `every` events (0: never, the default). When a check fails the
  * run aborts, printing the reason, the sim time and the event id (a bug, STYLE.md §4). */
 void sim_set_verify_every(sim_ctx *ctx, uint64_t every);

@@ -16,6 +16,9 @@ struct sim_ctx {
     sim_event_id current;
     bool stop;
     uint64_t verify_every, until_verify;
+    uint64_t observe_every, until_observe;
+    sim_observer_fn *observer;
+    void *observer_user;
     sim_counters c;
     sim_component *comps;
     size_t n_comps, cap_comps;

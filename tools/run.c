@@ -27,6 +27,7 @@
 #include "tools/estimate.h"
 #include "tools/out.h"
 #include "tools/out_metrics.h"
+#include "tools/progress.h"
 #include "tools/run_build.h"
 #include "model/tracework.h"
 #include "workloads/synth.h"
@@ -459,10 +460,15 @@ static int load_trace(run_ctx *r, const cluster *c, job_table *t)
     traceload_rule *rules = arena_calloc(r->a, tr->n_rules ? tr->n_rules : 1, sizeof *rules);
     for (size_t i = 0; i < tr->n_rules; i++) {
         const scenario_trace_rule *sr = &tr->rules[i];
-        rules[i] = (traceload_rule){.name = sr->name, .queue = sr->queue, .user = sr->user,
-                                    .klass = sr->klass, .gpu_type = sr->gpu_type,
-                                    .gpus_min = sr->gpus_min, .gpus_max = sr->gpus_max,
-                                    .class_name = sr->class_name, .profile = sr->profile,
+        rules[i] = (traceload_rule){.name = sr->name,
+                                    .queue = sr->queue,
+                                    .user = sr->user,
+                                    .klass = sr->klass,
+                                    .gpu_type = sr->gpu_type,
+                                    .gpus_min = sr->gpus_min,
+                                    .gpus_max = sr->gpus_max,
+                                    .class_name = sr->class_name,
+                                    .profile = sr->profile,
                                     .resource = sr->resource};
         char path[96];
         snprintf(path, sizeof path, "workload.trace.map[%zu]", i);
@@ -781,23 +787,28 @@ int run_scenario(const run_opts *o)
         run_fini(&r);
         return 0;
     }
+    progress *pg = progress_create(err, false);
+    world_set_progress(r.w, PROGRESS_EVERY_EVENTS, progress_observe, pg);
     world_run(r.w);
+    progress_note(pg, "writing outputs");
     rc = write_outputs(&r, o, dir);
+    progress_destroy(pg);
     if (rc == 0 && o->summary) {
         if (r.has_trace) {
             const traceload_stats *st = &r.tstats;
             fprintf(o->summary,
-                    "trace: %" PRIu64 " rows -> %" PRIu64 " jobs (%" PRIu64 " CPU-only skipped, %"
-                    PRIu64 " outside the window, %" PRIu64 " never placeable, %" PRIu64
-                    " open-ended, %" PRIu64 " GPU-bound fallback",
+                    "trace: %" PRIu64 " rows -> %" PRIu64 " jobs (%" PRIu64
+                    " CPU-only skipped, %" PRIu64 " outside the window, %" PRIu64
+                    " never placeable, %" PRIu64 " open-ended, %" PRIu64 " GPU-bound fallback",
                     st->rows, st->jobs - r.n_unplaceable, st->cpu_only, st->outside,
                     r.n_unplaceable, st->open, st->fallback);
             if (r.spec->workload.trace.mode == SCN_TRACE_ARRIVAL_ONLY) {
-                fprintf(o->summary, ", %" PRIu64 " clones, %" PRIu64 " removed, %.4f of %" PRIu32
-                        " GPUs asked for",
-                        st->inflated, st->removed,
-                        (double)st->milli_total / (1000.0 * (double)cluster_n_gpus(world_cluster(r.w))),
-                        cluster_n_gpus(world_cluster(r.w)));
+                fprintf(
+                    o->summary,
+                    ", %" PRIu64 " clones, %" PRIu64 " removed, %.4f of %" PRIu32 " GPUs asked for",
+                    st->inflated, st->removed,
+                    (double)st->milli_total / (1000.0 * (double)cluster_n_gpus(world_cluster(r.w))),
+                    cluster_n_gpus(world_cluster(r.w)));
             }
             fprintf(o->summary, ")\n");
         }

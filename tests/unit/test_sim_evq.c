@@ -300,6 +300,46 @@ Test(engine, zero_delay_events_run_at_the_same_time_in_order)
     sim_destroy(ctx);
 }
 
+/* What an observer saw: the executed-event count and the clock at each call. */
+typedef struct seen {
+    int n;
+    uint64_t executed[8];
+    sim_time at[8];
+} seen;
+
+static void observer(const sim_ctx *ctx, void *user)
+{
+    seen *s = user;
+    s->executed[s->n] = sim_get_counters(ctx)->n_executed;
+    s->at[s->n++] = sim_now(ctx);
+}
+
+Test(engine, an_observer_is_called_every_n_events_after_the_handler)
+{
+    sim_ctx *ctx = sim_create();
+    trace t = {0};
+    seen s = {0};
+    sim_set_observer(ctx, 3, observer, &s);
+    for (uint64_t k = 1; k <= 7; k++) { /* events at 10, 20, ..., 70 */
+        sim_schedule_at(ctx, (sim_time)(10 * k), 0, record, &t, tag(k));
+    }
+    cr_assert_eq(sim_run(ctx, SIM_TIME_MAX), SIM_RUN_EMPTY);
+    /* 7 events, every 3rd: after the 3rd (t = 30) and the 6th (t = 60) */
+    cr_assert_eq(t.n, 7);
+    cr_assert_eq(s.n, 2);
+    cr_assert_eq(s.executed[0], 3);
+    cr_assert_eq(s.at[0], 30);
+    cr_assert_eq(s.executed[1], 6);
+    cr_assert_eq(s.at[1], 60);
+    sim_set_observer(ctx, 0, NULL, NULL); /* off: no further calls */
+    sim_schedule_at(ctx, 80, 0, record, &t, tag(8));
+    sim_schedule_at(ctx, 90, 0, record, &t, tag(9));
+    sim_schedule_at(ctx, 95, 0, record, &t, tag(10));
+    cr_assert_eq(sim_run(ctx, SIM_TIME_MAX), SIM_RUN_EMPTY);
+    cr_assert_eq(s.n, 2);
+    sim_destroy(ctx);
+}
+
 Test(engine, scheduling_in_the_past_is_a_bug, .signal = SIGABRT)
 {
     sim_ctx *ctx = sim_create();
