@@ -59,7 +59,7 @@ void devlog_build(const world *w, devlog *out)
     out->n = n;
     out->spans = xcalloc(n ? n : 1, sizeof *out->spans, "device spans");
     out->gpu_first = xcalloc((size_t)n_gpus + 1, sizeof *out->gpu_first, "device spans");
-    out->end = world_get_totals(w).end;
+    out->end = world_get_totals(w).horizon;
     size_t at = 0;
     for (gpu_id g = 0; g <= n_gpus; g++) {
         while (at < n && ks[at].gpu < g) {

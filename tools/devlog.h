@@ -33,7 +33,7 @@ typedef struct devlog {
     size_t n;
     devlog_span *spans; /* sorted as above */
     size_t *gpu_first;  /* cluster_n_gpus + 1 offsets into spans */
-    sim_time end;       /* the run's end */
+    sim_time end;       /* end of the observed window (world_totals.horizon) */
 } devlog;
 
 /* Build the spans of a finished run. */

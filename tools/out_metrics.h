@@ -17,7 +17,8 @@
  * FB_USED is the memory the jobs hold at the sample (jobs that state none count 0); power is the
  * time average over the interval of idle power (power_idle_frac x TDP) plus the busy SMs' draw
  * at the power model's clock factor (model/power.h), counting busy SMs as fp32 work.
- * Samples: every outputs.sample_interval of simulated time from 0, and one at the end.
+ * Samples: every outputs.sample_interval of simulated time from 0, and one at the end of the
+ * observed window (the horizon, as timeseries.csv).
  * Timestamps are seconds from simulated time 0 (= the Unix epoch); when the interval is a whole
  * number of seconds they are printed as integers and the last one is the end rounded up to a
  * whole second (then the file is also valid Prometheus text, which `promtool check metrics`

@@ -2,7 +2,7 @@
  * reading the file (promtool check metrics; promtool tsdb create-blocks-from openmetrics).
  * The run (tests/reports/metrics-hand.yaml): a whole A100-SXM4-40GB busy over [600, 900) and
  * [1200, 1500) s with 10 GiB held; a MIG GPU (7 x 1g.5gb) whose instance 0 is busy over
- * [900, 1500) s with 1 GiB held; samples every 300 s, the run ends at 1500 s.
+ * [900, 1500) s with 1 GiB held; samples every 300 s up to the horizon, 3600 s.
  * promtool is Debian's `prometheus` package (tools/install-deps.sh installs it): a missing
  * promtool fails the test, it is not skipped. */
 #include <criterion/criterion.h>
@@ -167,7 +167,7 @@ Test(metrics, promtool_check_metrics_parses_it)
 Test(metrics, promtool_backfills_it_into_a_tsdb)
 {
     /* Series: GPU_UTIL 1 (the whole GPU), GR_ENGINE_ACTIVE 1 + 7, FB_USED 8, FB_FREE 8,
-     * POWER_USAGE 2 = 27 series x 6 samples = 162 samples. */
+     * POWER_USAGE 2 = 27 series x 13 samples (0, 300, ..., 3600 s) = 351 samples. */
     char cmd[256], out[8192];
     snprintf(cmd, sizeof cmd,
              "promtool tsdb create-blocks-from openmetrics %s/metrics.om %s/tsdb 2>&1", dir, dir);
@@ -192,6 +192,6 @@ Test(metrics, promtool_backfills_it_into_a_tsdb)
         }
     }
     cr_expect_gt(n_blocks, 0, "%s", out);
-    cr_expect_eq(samples, 162, "%s", out);
+    cr_expect_eq(samples, 351, "%s", out);
     cr_expect_eq(series, 27, "%s", out);
 }
