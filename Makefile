@@ -4,6 +4,7 @@
 #   make run        install missing Debian packages, build, run experiments/default.yaml
 #   make test       install missing packages, build, run every test (Criterion)
 #   make bench      engine and model benchmarks (release build)
+#   make bench-sweep  sweep speed-up with -j and MPI ranks (release build)
 #   make validate   reproduce the published tables
 #   make fuzz       build libFuzzer targets (clang) and run each for FUZZ_SECONDS
 #   make calib      build the CUDA calibration programs (needs nvcc; never part of all/test)
@@ -25,6 +26,11 @@ PKG_CFLAGS  := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS    := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CRIT_CFLAGS := $(shell pkg-config --cflags criterion 2>/dev/null)
 CRIT_LIBS   := $(shell pkg-config --libs criterion 2>/dev/null)
+# Distributed sweeps (tools/sweep_mpi.c): built with Open MPI when its mpicc is installed; without
+# it the build is the serial one and `mpirun ... slicesim sweep` is refused.
+MPICC       := $(shell command -v mpicc 2>/dev/null)
+MPI_CFLAGS  := $(if $(MPICC),$(shell $(MPICC) --showme:compile 2>/dev/null) -DSLICESIM_MPI)
+MPI_LIBS    := $(if $(MPICC),$(shell $(MPICC) --showme:link 2>/dev/null))
 
 SAN   := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 WARN  := -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
@@ -43,7 +49,7 @@ ALL_CFLAGS   = -std=c11 -D_POSIX_C_SOURCE=200809L -ffp-contract=off $(WARN) \
                $(if $(filter 1,$(WERROR)),-Werror) $(OPT.$(BUILD)) -I. $(PKG_CFLAGS) \
                -MMD -MP $(CFLAGS)
 ALL_LDFLAGS  = $(if $(filter asan,$(BUILD)),$(SAN)) $(LDFLAGS)
-LIBS         = $(PKG_LIBS) -lm
+LIBS         = $(PKG_LIBS) $(MPI_LIBS) -lm
 
 LIB_SRC   := $(sort $(wildcard sim/*.c model/*.c model/policy/*.c workloads/*.c \
                                experiments/*.c tools/*.c))
@@ -55,7 +61,7 @@ EMBED_DATA := $(sort $(wildcard model/*.yaml workloads/*.yaml workloads/library/
                                 experiments/*.yaml \
                                 experiments/mig/*.yaml experiments/sharing/*.yaml))
 
-.PHONY: all run test check bench validate fuzz calib deps deps-test echo clean format golden-update FORCE
+.PHONY: all run test check bench bench-sweep validate fuzz calib deps deps-test echo clean format golden-update FORCE
 
 all: slicesim
 
@@ -80,6 +86,8 @@ $(eval $(call buildinfo_rule,$(O),$(BUILD),$(strip $(OPT.$(BUILD)) $(CFLAGS))))
 $(eval $(call buildinfo_rule,build/fuzz,fuzz,-g -O1))
 $(O)/tools/buildinfo.o: $(O)/gen/buildinfo_gen.h
 $(O)/tools/buildinfo.o: ALL_CFLAGS += -I$(O)/gen
+$(O)/tools/sweep_mpi.o: ALL_CFLAGS += $(MPI_CFLAGS)
+build/fuzz/obj/tools/sweep_mpi.o: FUZZ_BASE += $(MPI_CFLAGS)
 build/fuzz/obj/tools/buildinfo.o: build/fuzz/gen/buildinfo_gen.h
 build/fuzz/obj/tools/buildinfo.o: FUZZ_BASE += -Ibuild/fuzz/gen
 
@@ -138,6 +146,11 @@ bench: deps
 	./slicesim bench heap --pending 1000 --events 2000000
 	./slicesim bench heap --pending 1000000 --events 4000000
 	./slicesim bench fluid --pending 100000 --events 500000
+
+# Speed-up of `slicesim sweep` with -j and MPI ranks, and the estimate for larger nodes.
+bench-sweep: deps-test
+	@$(MAKE) --no-print-directory BUILD=release all
+	sh tools/bench-sweep.sh
 
 validate: all
 	./slicesim validate

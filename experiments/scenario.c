@@ -710,6 +710,22 @@ static bool parse_calibration(cfg_walker *w, yaml_node_t *node, const char *path
 
 /* ---- top level ----------------------------------------------------------------------------- */
 
+/* `sweep:` is read by its own loader (experiments/sweep.h), which walks it with its own schema;
+ * a run of the scenario itself only requires a mapping.
+ * Their nodes are not visited here: a sweep's values become the scenario's own nodes at a point
+ * (yamlx_set_node), and are walked there. */
+static bool parse_elsewhere(cfg_walker *w, yaml_node_t *node, const char *path, const cfg_field *f,
+                            void *dst)
+{
+    (void)f;
+    (void)dst;
+    if (node->type != YAML_MAPPING_NODE) {
+        cfg_error(w, node, path, "wrong type; expected a mapping, got %s", yamlx_kind(node));
+        return false;
+    }
+    return true;
+}
+
 static const cfg_field scenario_fields[] = {
     CFG_SELF(scenario_spec, at),
     {"name", CFG_STRING, .required = true, .off = offsetof(scenario_spec, name),
@@ -730,6 +746,7 @@ static const cfg_field scenario_fields[] = {
     {"faults", CFG_MAP, .sub = scenario_faults_fields, .off = offsetof(scenario_spec, faults)},
     {"services", CFG_SEQ, CFG_MIN(1), CFG_MAX(1000),
      CFG_SEQ_OF(scenario_spec, services, n_services, scenario_service, scenario_service_fields)},
+    {"sweep", CFG_CUSTOM, .parse = parse_elsewhere, .off = 0},
     {0},
 };
 
@@ -1239,11 +1256,15 @@ static const char *dir_of(arena *a, const char *name)
 }
 
 static int load_doc(yamlx_doc *doc, const char *dir, const char *const *sets, size_t n_sets,
-                    unsigned flags, arena *a, diag *d, scenario_spec **out)
+                    const scenario_edit *edit, unsigned flags, arena *a, diag *d,
+                    scenario_spec **out)
 {
     int before = diag_error_count(d);
     for (size_t i = 0; i < n_sets; i++) {
         yamlx_set(doc, sets[i], d);
+    }
+    if (edit && edit->fn) {
+        edit->fn(edit->ctx, doc, d);
     }
     scenario_spec *s = arena_alloc(a, sizeof *s);
     s->file = yamlx_name(doc);
@@ -1287,9 +1308,9 @@ static int load_doc(yamlx_doc *doc, const char *dir, const char *const *sets, si
     return 0;
 }
 
-int scenario_load_buffer(const char *name, const char *dir, const void *buf, size_t len,
-                         const char *const *sets, size_t n_sets, unsigned flags, arena *a, diag *d,
-                         scenario_spec **out)
+int scenario_load_buffer_edit(const char *name, const char *dir, const void *buf, size_t len,
+                              const char *const *sets, size_t n_sets, const scenario_edit *edit,
+                              unsigned flags, arena *a, diag *d, scenario_spec **out)
 {
     *out = NULL;
     yamlx_doc *doc = NULL;
@@ -1297,13 +1318,21 @@ int scenario_load_buffer(const char *name, const char *dir, const void *buf, siz
     if (rc) {
         return rc;
     }
-    rc = load_doc(doc, dir, sets, n_sets, flags, a, d, out);
+    rc = load_doc(doc, dir, sets, n_sets, edit, flags, a, d, out);
     yamlx_destroy(doc);
     return rc;
 }
 
-int scenario_load_file(const char *path, const char *const *sets, size_t n_sets, unsigned flags,
-                       arena *a, diag *d, scenario_spec **out)
+int scenario_load_buffer(const char *name, const char *dir, const void *buf, size_t len,
+                         const char *const *sets, size_t n_sets, unsigned flags, arena *a, diag *d,
+                         scenario_spec **out)
+{
+    return scenario_load_buffer_edit(name, dir, buf, len, sets, n_sets, NULL, flags, a, d, out);
+}
+
+int scenario_load_file_edit(const char *path, const char *const *sets, size_t n_sets,
+                            const scenario_edit *edit, unsigned flags, arena *a, diag *d,
+                            scenario_spec **out)
 {
     *out = NULL;
     yamlx_doc *doc = NULL;
@@ -1311,9 +1340,15 @@ int scenario_load_file(const char *path, const char *const *sets, size_t n_sets,
     if (rc) {
         return rc;
     }
-    rc = load_doc(doc, NULL, sets, n_sets, flags, a, d, out);
+    rc = load_doc(doc, NULL, sets, n_sets, edit, flags, a, d, out);
     yamlx_destroy(doc);
     return rc;
+}
+
+int scenario_load_file(const char *path, const char *const *sets, size_t n_sets, unsigned flags,
+                       arena *a, diag *d, scenario_spec **out)
+{
+    return scenario_load_file_edit(path, sets, n_sets, NULL, flags, a, d, out);
 }
 
 uint64_t scenario_node_count(const scenario_spec *s)

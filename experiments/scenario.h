@@ -27,6 +27,7 @@
 #include <stdint.h>
 
 #include "experiments/scenario_dyn.h"
+#include "experiments/yamlx.h"
 #include "model/calapply.h"
 #include "model/catalog.h"
 #include "sim/arena.h"
@@ -271,13 +272,13 @@ typedef struct scenario_limits {
  * FILE is resolved against the scenario's directory and loaded at load time. Without `gpu` the
  * GPU type is the catalog's match for the measured device (scenario_calibration_gpu). */
 typedef struct scenario_calibration {
-    const char *path;             /* field path as written: "calibration", "calibration[1]" */
-    const char *file;             /* resolved path of the model JSON */
-    const char *gpu;              /* `gpu:` as written, or NULL */
-    const cal_fit *fit;           /* loaded model; NULL under SCENARIO_NO_FILES */
-    const calapply_source *src;   /* its node identity; NULL under SCENARIO_NO_FILES */
-    const char *gpu_type;         /* catalog GPU type it applies to (set by scenario_load_* after
-                                     validation against the embedded catalog), or NULL */
+    const char *path;           /* field path as written: "calibration", "calibration[1]" */
+    const char *file;           /* resolved path of the model JSON */
+    const char *gpu;            /* `gpu:` as written, or NULL */
+    const cal_fit *fit;         /* loaded model; NULL under SCENARIO_NO_FILES */
+    const calapply_source *src; /* its node identity; NULL under SCENARIO_NO_FILES */
+    const char *gpu_type;       /* catalog GPU type it applies to (set by scenario_load_* after
+                                   validation against the embedded catalog), or NULL */
     src_loc at, file_at, gpu_at;
 } scenario_calibration;
 
@@ -324,19 +325,36 @@ enum {
 int scenario_load_file(const char *path, const char *const *sets, size_t n_sets, unsigned flags,
                        arena *a, diag *d, scenario_spec **out);
 
+/* An edit of the scenario's YAML tree applied after the --set overrides and before the walk (a
+ * sweep point's axis values, experiments/sweep.h); it reports problems to d. */
+typedef struct scenario_edit {
+    int (*fn)(void *ctx, yamlx_doc *doc, diag *d);
+    void *ctx; /* borrowed */
+} scenario_edit;
+
+/* scenario_load_file with an edit (NULL: none). */
+int scenario_load_file_edit(const char *path, const char *const *sets, size_t n_sets,
+                            const scenario_edit *edit, unsigned flags, arena *a, diag *d,
+                            scenario_spec **out);
+
 /* Same for `len` bytes at `buf` under display name `name`; references resolve against `dir`
  * (NULL: the directory part of `name`). */
 int scenario_load_buffer(const char *name, const char *dir, const void *buf, size_t len,
                          const char *const *sets, size_t n_sets, unsigned flags, arena *a, diag *d,
                          scenario_spec **out);
 
+/* scenario_load_buffer with an edit (NULL: none). */
+int scenario_load_buffer_edit(const char *name, const char *dir, const void *buf, size_t len,
+                              const char *const *sets, size_t n_sets, const scenario_edit *edit,
+                              unsigned flags, arena *a, diag *d, scenario_spec **out);
+
 /* Check a loaded spec against the GPU catalog and its mig-parted configs: every GPU type
  * exists; every MIG config exists and applies to each GPU of its node group (experiments/
  * migparted.h, under cluster.driver); every job's resource is advertised by some node group, as
  * the device plugin would name it; every calibration names a catalog GPU type its model was
- * measured on, used by some node group, one calibration per type. scenario_load_* call it with the embedded catalog
- * (experiments/catalog_load.h) unless SCENARIO_NO_FILES. `a` receives the mig-parted data and
- * names. Returns 0, or SIM_EINPUT after reporting every problem to d. */
+ * measured on, used by some node group, one calibration per type. scenario_load_* call it with the
+ * embedded catalog (experiments/catalog_load.h) unless SCENARIO_NO_FILES. `a` receives the
+ * mig-parted data and names. Returns 0, or SIM_EINPUT after reporting every problem to d. */
 int scenario_validate(const scenario_spec *s, const gpu_catalog *cat, arena *a, diag *d);
 
 /* Catalog GPU type calibration c applies to (its `gpu:`, or the match for the measured

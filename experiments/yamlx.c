@@ -364,6 +364,131 @@ static bool path_syntax_ok(const char *path)
     }
 }
 
+/* The value node of an override: node `value_id` when > 0, else a new scalar `value`. */
+static int make_value(yamlx_doc *doc, const char *value, int value_id, const char *label)
+{
+    return value_id > 0 ? value_id : add_scalar(doc, value, strlen(value), label);
+}
+
+/* Set `path` (checked by path_syntax_ok) to `value` or to node value_id (see make_value);
+ * problems are reported at `at`. Returns 0 or SIM_EINPUT. */
+static int set_path(yamlx_doc *doc, const char *path, const char *value, int value_id,
+                    const char *label, src_loc at, diag *d)
+{
+    int rc = SIM_EINPUT;
+    yaml_node_t *root = yamlx_root(doc);
+    if (!root || root->type != YAML_MAPPING_NODE) {
+        diag_error(d, at, NULL,
+                   "cannot apply override; expected a document that is a mapping, "
+                   "got %s",
+                   yamlx_kind(root));
+        return rc;
+    }
+    int cur = yamlx_node_id(doc, root);
+    const char *rest = path;
+    size_t done = 0; /* length of path consumed, for messages */
+    for (;;) {
+        yaml_node_t *node = yamlx_node(doc, cur);
+        if (*rest == '[') {
+            char *end = NULL;
+            errno = 0;
+            unsigned long idx =
+                (rest[1] >= '0' && rest[1] <= '9') ? strtoul(rest + 1, &end, 10) : 0;
+            if (!end || *end != ']' || errno == ERANGE) {
+                diag_error(d, at, path,
+                           "malformed index; expected [N] with N a whole number, "
+                           "got '%s'",
+                           rest);
+                return rc;
+            }
+            size_t seg = (size_t)(end + 1 - rest);
+            if (node->type != YAML_SEQUENCE_NODE) {
+                diag_error(d, at, path,
+                           "not a sequence at '%.*s'; expected a sequence to index, "
+                           "got %s",
+                           (int)done, path, yamlx_kind(node));
+                return rc;
+            }
+            size_t n = (size_t)(node->data.sequence.items.top - node->data.sequence.items.start);
+            if (idx >= n) {
+                diag_error(d, at, path, "no item '%.*s'; expected an index below %zu, got '%lu'",
+                           (int)(done + seg), path, n, idx);
+                return rc;
+            }
+            yaml_node_item_t *item = &node->data.sequence.items.start[idx];
+            rest += seg;
+            done += seg;
+            if (*rest == '\0') {
+                int id = make_value(doc, value, value_id, label);
+                if (!id) {
+                    goto bad_value;
+                }
+                /* the node array may have moved: look the sequence up again */
+                yamlx_node(doc, cur)->data.sequence.items.start[idx] = id;
+                return 0;
+            }
+            cur = *item;
+            if (*rest == '.') {
+                rest++;
+                done++;
+            }
+            continue;
+        }
+        if (*rest == '\0' || *rest == '.') {
+            diag_error(d, at, path, "empty path segment; expected a key name, got '%s'", path);
+            return rc;
+        }
+        if (node->type != YAML_MAPPING_NODE) {
+            diag_error(d, at, path,
+                       "not a mapping at '%.*s'; expected a mapping to hold '%s', "
+                       "got %s",
+                       done ? (int)done - 1 : 0, path, rest, yamlx_kind(node));
+            return rc;
+        }
+        size_t klen = 0;
+        int pair = match_key(doc, cur, rest, &klen);
+        if (pair < 0) {
+            klen = strcspn(rest, ".[");
+        }
+        bool last = rest[klen] == '\0';
+        if (pair >= 0 && last) {
+            int id = make_value(doc, value, value_id, label);
+            if (!id) {
+                goto bad_value;
+            }
+            yamlx_node(doc, cur)->data.mapping.pairs.start[pair].value = id;
+            return 0;
+        }
+        if (pair >= 0) {
+            cur = yamlx_node(doc, cur)->data.mapping.pairs.start[pair].value;
+        } else {
+            /* Absent key: add it (a mapping on the way, or the value at the end). */
+            int kid = add_scalar(doc, rest, klen, label);
+            int vid = last ? make_value(doc, value, value_id, label) : add_mapping(doc, label);
+            if (!kid || !vid) {
+                goto bad_value;
+            }
+            if (!yaml_document_append_mapping_pair(&doc->ydoc, cur, kid, vid)) {
+                out_of_memory("yaml mapping pair");
+            }
+            if (last) {
+                return 0;
+            }
+            cur = vid;
+        }
+        rest += klen;
+        done += klen;
+        if (*rest == '.') {
+            rest++;
+            done++;
+        }
+    }
+bad_value:
+    diag_error(d, at, path, "unusable override text; expected UTF-8 text, got '%s'",
+               value ? value : "");
+    return rc;
+}
+
 int yamlx_set(yamlx_doc *doc, const char *assignment, diag *d)
 {
     size_t alen = strlen(assignment);
@@ -382,129 +507,31 @@ int yamlx_set(yamlx_doc *doc, const char *assignment, diag *d)
     char *path = xmalloc(plen + 1, "override path");
     memcpy(path, assignment, plen);
     path[plen] = '\0';
-    const char *value = eq + 1;
     int rc = SIM_EINPUT;
     if (!path_syntax_ok(path)) {
         diag_error(d, at, NULL,
                    "malformed path; expected keys and [N] indices like "
                    "workload.jobs[0].rate, got '%s'",
                    path);
-        goto out;
+    } else {
+        rc = set_path(doc, path, eq + 1, 0, label, at, d);
     }
-
-    yaml_node_t *root = yamlx_root(doc);
-    if (!root || root->type != YAML_MAPPING_NODE) {
-        diag_error(d, at, NULL,
-                   "cannot apply override; expected a document that is a mapping, "
-                   "got %s",
-                   yamlx_kind(root));
-        goto out;
-    }
-    int cur = yamlx_node_id(doc, root);
-    const char *rest = path;
-    size_t done = 0; /* length of path consumed, for messages */
-    for (;;) {
-        yaml_node_t *node = yamlx_node(doc, cur);
-        if (*rest == '[') {
-            char *end = NULL;
-            errno = 0;
-            unsigned long idx =
-                (rest[1] >= '0' && rest[1] <= '9') ? strtoul(rest + 1, &end, 10) : 0;
-            if (!end || *end != ']' || errno == ERANGE) {
-                diag_error(d, at, path,
-                           "malformed index; expected [N] with N a whole number, "
-                           "got '%s'",
-                           rest);
-                goto out;
-            }
-            size_t seg = (size_t)(end + 1 - rest);
-            if (node->type != YAML_SEQUENCE_NODE) {
-                diag_error(d, at, path,
-                           "not a sequence at '%.*s'; expected a sequence to index, "
-                           "got %s",
-                           (int)done, path, yamlx_kind(node));
-                goto out;
-            }
-            size_t n = (size_t)(node->data.sequence.items.top - node->data.sequence.items.start);
-            if (idx >= n) {
-                diag_error(d, at, path, "no item '%.*s'; expected an index below %zu, got '%lu'",
-                           (int)(done + seg), path, n, idx);
-                goto out;
-            }
-            yaml_node_item_t *item = &node->data.sequence.items.start[idx];
-            rest += seg;
-            done += seg;
-            if (*rest == '\0') {
-                int id = add_scalar(doc, value, strlen(value), label);
-                if (!id) {
-                    goto bad_value;
-                }
-                /* the node array may have moved: look the sequence up again */
-                yamlx_node(doc, cur)->data.sequence.items.start[idx] = id;
-                rc = 0;
-                goto out;
-            }
-            cur = *item;
-            if (*rest == '.') {
-                rest++;
-                done++;
-            }
-            continue;
-        }
-        if (*rest == '\0' || *rest == '.') {
-            diag_error(d, at, path, "empty path segment; expected a key name, got '%s'", path);
-            goto out;
-        }
-        if (node->type != YAML_MAPPING_NODE) {
-            diag_error(d, at, path,
-                       "not a mapping at '%.*s'; expected a mapping to hold '%s', "
-                       "got %s",
-                       done ? (int)done - 1 : 0, path, rest, yamlx_kind(node));
-            goto out;
-        }
-        size_t klen = 0;
-        int pair = match_key(doc, cur, rest, &klen);
-        if (pair < 0) {
-            klen = strcspn(rest, ".[");
-        }
-        bool last = rest[klen] == '\0';
-        if (pair >= 0 && last) {
-            int id = add_scalar(doc, value, strlen(value), label);
-            if (!id) {
-                goto bad_value;
-            }
-            yamlx_node(doc, cur)->data.mapping.pairs.start[pair].value = id;
-            rc = 0;
-            goto out;
-        }
-        if (pair >= 0) {
-            cur = yamlx_node(doc, cur)->data.mapping.pairs.start[pair].value;
-        } else {
-            /* Absent key: add it (a mapping on the way, or the value at the end). */
-            int kid = add_scalar(doc, rest, klen, label);
-            int vid = last ? add_scalar(doc, value, strlen(value), label) : add_mapping(doc, label);
-            if (!kid || !vid) {
-                goto bad_value;
-            }
-            if (!yaml_document_append_mapping_pair(&doc->ydoc, cur, kid, vid)) {
-                out_of_memory("yaml mapping pair");
-            }
-            if (last) {
-                rc = 0;
-                goto out;
-            }
-            cur = vid;
-        }
-        rest += klen;
-        done += klen;
-        if (*rest == '.') {
-            rest++;
-            done++;
-        }
-    }
-bad_value:
-    diag_error(d, at, path, "unusable override text; expected UTF-8 text, got '%s'", value);
-out:
     free(path);
     return rc;
+}
+
+int yamlx_set_node(yamlx_doc *doc, const char *path, int value_id, src_loc at, diag *d)
+{
+    SIM_ASSERT(value_id >= 1 && value_id <= yamlx_node_count(doc));
+    if (!path_syntax_ok(path)) {
+        diag_error(d, at, NULL,
+                   "malformed path; expected keys and [N] indices like "
+                   "workload.jobs[0].rate, got '%s'",
+                   path);
+        return SIM_EINPUT;
+    }
+    /* keys the override adds report the axis's own position */
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s:%d:%d", at.file, at.line, at.col);
+    return set_path(doc, path, NULL, value_id, arena_strdup(doc->names, buf), at, d);
 }

@@ -88,5 +88,10 @@ yaml_node_t *yamlx_map_get(yamlx_doc *doc, const yaml_node_t *map, const char *k
  * walk later reports an unknown key against the override. Returns 0, or SIM_EINPUT after
  * reporting to d a malformed assignment, an index out of range, or a path through a scalar. */
 int yamlx_set(yamlx_doc *doc, const char *assignment, diag *d);
+/* Set `path` (as in yamlx_set) to node `value_id` of this document, which may be a mapping or a
+ * sequence (a sweep axis's value; experiments/sweep.h): the node is shared, not copied, so the
+ * schema walk must reach it only through `path`. Problems are reported at `at` (the axis).
+ * Returns 0 or SIM_EINPUT. */
+int yamlx_set_node(yamlx_doc *doc, const char *path, int value_id, src_loc at, diag *d);
 
 #endif

@@ -9,6 +9,7 @@
 #include "experiments/catalog_load.h"
 #include "experiments/cfg.h"
 #include "sim/err.h"
+#include "sim/xalloc.h"
 
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 {
@@ -67,4 +68,29 @@ bool cli_parse_double(const char *s, double *out)
 {
     char problem[64];
     return s && cfg_parse_double(s, out, problem, sizeof problem);
+}
+
+char *cli_join_args(int argc, char **argv)
+{
+    size_t n = 16;
+    for (int i = 0; i < argc; i++) {
+        n += strlen(argv[i]) + 1;
+    }
+    char *s = xmalloc(n, "command line");
+    strcpy(s, "slicesim");
+    for (int i = 0; i < argc; i++) {
+        strcat(s, " ");
+        strcat(s, argv[i]);
+    }
+    return s;
+}
+
+int cli_add_set(const char *cmd, const char *v, const char **sets, size_t *n_sets)
+{
+    const char *eq = strchr(v, '=');
+    sets[(*n_sets)++] = v;
+    if (!eq || eq == v) {
+        return cli_usage_error(cmd, "--set: not an assignment; expected PATH=VALUE, got '%s'", v);
+    }
+    return CLI_EXIT_OK;
 }

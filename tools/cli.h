@@ -11,6 +11,7 @@
 #define SIMPROJ_TOOLS_CLI_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "model/catalog.h"
@@ -23,8 +24,8 @@
 
 typedef int cli_cmd_fn(int argc, char **argv);
 
-cli_cmd_fn cmd_run, cmd_check, cmd_profiles, cmd_layouts, cmd_bench, cmd_validate, cmd_fit,
-    cmd_fit_workload, cmd_predict, cmd_policies;
+cli_cmd_fn cmd_run, cmd_sweep, cmd_check, cmd_profiles, cmd_layouts, cmd_bench, cmd_validate,
+    cmd_fit, cmd_fit_workload, cmd_predict, cmd_policies;
 
 /* Print "slicesim CMD: MSG" to stderr for a usage error; returns CLI_EXIT_INPUT. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -46,6 +47,14 @@ int cli_load_catalog(const char *cmd, const char *path, const char *gpu, arena *
 /* Parse a whole-string unsigned integer (decimal) into *out; false if the text is not exactly a
  * number within [min, max]. Never accepts "12abc". */
 bool cli_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
+/* Record the value v of a `--set PATH=VALUE` option of command cmd into sets[(*n_sets)++];
+ * returns CLI_EXIT_OK, or a usage error (printed; CLI_EXIT_INPUT) when v is not an assignment. */
+int cli_add_set(const char *cmd, const char *v, const char **sets, size_t *n_sets);
+
+/* "slicesim" and argv[0..argc) joined by spaces (the command line recorded in run_info.json);
+ * caller frees. */
+char *cli_join_args(int argc, char **argv);
+
 /* Parse a whole-string finite double into *out; false otherwise. */
 bool cli_parse_double(const char *s, double *out);
 

@@ -9,6 +9,7 @@
 #include "sim/xalloc.h"
 #include "tools/cli.h"
 #include "tools/run.h"
+#include "tools/sweep_run.h"
 
 static const char usage_text[] =
     "usage: slicesim run FILE [-o DIR] [--force] [--seed N] [--set PATH=VALUE]...\n"
@@ -39,22 +40,6 @@ static const char check_usage_text[] =
     "Exit status: 0 ok, 1 a file could not be read, 2 bad input or usage.\n";
 
 #define CHECK_USAGE "expected: check FILE [--set PATH=VALUE]..."
-
-/* The whole command line, space-separated, for run_info.json; caller frees. */
-static char *join_args(int argc, char **argv)
-{
-    size_t n = 16;
-    for (int i = 0; i < argc; i++) {
-        n += strlen(argv[i]) + 1;
-    }
-    char *s = xmalloc(n, "command line");
-    strcpy(s, "slicesim");
-    for (int i = 0; i < argc; i++) {
-        strcat(s, " ");
-        strcat(s, argv[i]);
-    }
-    return s;
-}
 
 /* run (check false) or check (true): parse, then run_scenario. */
 static int run_or_check(int argc, char **argv, bool check)
@@ -101,15 +86,7 @@ static int run_or_check(int argc, char **argv, bool check)
             o.has_seed = true;
             i++;
         } else if (!strcmp(a, "--set") || set_eq) {
-            const char *v = set_eq ? a + 6 : argv[++i];
-            const char *eq = strchr(v, '=');
-            if (!eq || eq == v) {
-                rc = cli_usage_error(cmd,
-                                     "--set: not an assignment; expected PATH=VALUE, "
-                                     "got '%s'",
-                                     v);
-            }
-            sets[o.n_sets++] = v;
+            rc = cli_add_set(cmd, set_eq ? a + 6 : argv[++i], sets, &o.n_sets);
         } else if (a[0] == '-' && a[1] != '\0') {
             rc = cli_usage_error(cmd, "unknown option '%s'; %s", a, expect);
         } else if (o.scenario) {
@@ -127,9 +104,16 @@ static int run_or_check(int argc, char **argv, bool check)
         return rc;
     }
     o.sets = sets;
-    char *line = join_args(argc, argv);
+    char *line = cli_join_args(argc, argv);
     o.command_line = line;
     int st = run_scenario(&o);
+    size_t n_points = 0;
+    if (check && st == 0) { /* a sweep: every combination must load and check too */
+        st = sweep_check(o.scenario, sets, o.n_sets, stderr, &n_points);
+        if (st == 0 && n_points > 0) {
+            printf("%s: sweep of %zu points: every combination checked\n", o.scenario, n_points);
+        }
+    }
     free(line);
     free(sets);
     return st == 0 ? CLI_EXIT_OK : st == SIM_EINPUT ? CLI_EXIT_INPUT : CLI_EXIT_ENV;

@@ -65,6 +65,8 @@ typedef struct out_run_meta {
  * grow with the number of jobs; the bytes are those cJSON_Print gives for the whole document
  * (README "Output files"), with a trailing newline. 0, SIM_EIO (write error) or SIM_ENOMEM. */
 int out_run_json_write(FILE *f, const world *w, const out_run_meta *meta);
+/* One CSV field, quoted as RFC 4180 asks when it holds a comma, quote or line break. */
+void out_csv_field(FILE *f, const char *s);
 /* Write jobs.csv; 0 or SIM_EIO. */
 int out_jobs_csv(FILE *f, const world *w);
 /* Write timeseries.csv: the state in force at t = 0, interval, 2 interval, ... up to the end of

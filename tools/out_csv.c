@@ -35,6 +35,11 @@ static void put_text(FILE *f, const char *s)
     fputc('"', f);
 }
 
+void out_csv_field(FILE *f, const char *s)
+{
+    put_text(f, s);
+}
+
 int out_jobs_csv(FILE *f, const world *w)
 {
     const cluster *c = world_cluster(w);

@@ -674,7 +674,8 @@ int run_scenario(const run_opts *o)
 {
     run_ctx r = {.a = arena_create(), .d = diag_create()};
     FILE *err = o->errors ? o->errors : stderr;
-    int rc = scenario_load_file(o->scenario, o->sets, o->n_sets, 0, r.a, r.d, &r.spec);
+    int rc =
+        scenario_load_file_edit(o->scenario, o->sets, o->n_sets, o->edit, 0, r.a, r.d, &r.spec);
     if (rc == SIM_ENOENT || rc == SIM_EIO) {
         fprintf(err, "slicesim %s: error: cannot read '%s': %s\n", o->check_only ? "check" : "run",
                 o->scenario, strerror(errno));
@@ -820,6 +821,9 @@ int run_scenario(const run_opts *o)
             service_stats ss = service_get_stats(r.svcs[i]);
             out_service_summary(o->summary, &r.spec->services[i], &ss);
         }
+    }
+    if (rc == 0 && o->result) {
+        runstats_compute(r.w, o->result);
     }
     run_fini(&r);
     return rc;

@@ -17,6 +17,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "experiments/scenario.h"
+#include "tools/runstats.h"
+
 typedef struct run_opts {
     const char *scenario; /* path of the scenario file */
     const char *out_dir;  /* output directory; NULL: the scenario's outputs.dir */
@@ -34,6 +37,9 @@ typedef struct run_opts {
     bool check_only;          /* load and check everything a run loads, build the world, stop
                                * before running it (`slicesim check`); nothing is written */
     struct run_estimate *estimate; /* when not NULL, receives the cost estimate (tools/estimate.h) */
+    const scenario_edit *edit;     /* applied to the scenario's tree after the --set overrides (a
+                                    * sweep point's axis values); NULL: none; borrowed */
+    runstats *result;              /* when not NULL, receives the run's headline figures */
 } run_opts;
 
 /* Run the scenario. An output directory holding files a run writes (run.json, run_info.json,

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "experiments/fileio.h"
+#include "tests/unit/sh.h"
 #include "tools/run.h"
 
 #define HAND "tests/reports/metrics-hand.yaml"
@@ -124,19 +125,6 @@ Test(metrics, power_of_busy_sms_at_full_clock)
     cr_expect_float_eq(value("DCGM_FI_DEV_POWER_USAGE", MIGGPU, 1200), 34.3, 1e-3);
 }
 
-/* Run a shell command; its exit status, its output (stdout+stderr) into out. */
-static int sh(const char *cmd, char *out, size_t n)
-{
-    FILE *p = popen(cmd, "r");
-    cr_assert_not_null(p);
-    size_t got = fread(out, 1, n - 1, p);
-    out[got] = '\0';
-    while (fgetc(p) != EOF) {
-    }
-    int st = pclose(p);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
 Test(metrics, promtool_check_metrics_parses_it)
 {
     /* promtool exits 1 on a parse error and 3 on lint findings. dcgm-exporter's own label names
@@ -171,7 +159,7 @@ Test(metrics, promtool_backfills_it_into_a_tsdb)
     char cmd[256], out[8192];
     snprintf(cmd, sizeof cmd,
              "promtool tsdb create-blocks-from openmetrics %s/metrics.om %s/tsdb 2>&1", dir, dir);
-    cr_assert_eq(sh(cmd, out, sizeof out), 0, "%s", out);
+    cr_assert_eq(test_sh(cmd, out, sizeof out), 0, "%s", out);
     /* one line per block: ULID MIN_TIME MAX_TIME DURATION NUM_SAMPLES NUM_CHUNKS NUM_SERIES SIZE */
     long samples = 0, series = 0;
     size_t n_blocks = 0;

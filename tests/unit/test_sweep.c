@@ -1,0 +1,239 @@
+/* Sweeps (experiments/sweep.h, tools/sweep_run.h, `slicesim sweep`): seeds, the order of
+ * combinations, a hand-solved summary, the confidence interval, byte-identical points under
+ * -j 1, -j 2 and 2 MPI ranks, resuming, and the bad-input corpus tests/bad_input/sweep/.
+ * mpirun is Debian's openmpi-bin (tools/install-deps.sh installs it with libopenmpi-dev): a
+ * missing mpirun fails the MPI test, it is not skipped. */
+#include <cjson/cJSON.h>
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "experiments/fileio.h"
+#include "experiments/sweep.h"
+#include "sim/arena.h"
+#include "sim/diag.h"
+#include "tests/unit/sh.h"
+#include "tools/sweep_mpi.h"
+
+#define HAND "tests/reports/sweep-hand.yaml"
+#define SMALL "tests/reports/sweep-small.yaml"
+
+static char *mkdir_tmp(void)
+{
+    char tmpl[] = "/tmp/slicesim-sweep-XXXXXX";
+    cr_assert_not_null(mkdtemp(tmpl));
+    return strdup(tmpl);
+}
+
+static void rm_tree(char *dir)
+{
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    cr_assert_eq(system(cmd), 0);
+    free(dir);
+}
+
+static cJSON *read_json(const char *dir, const char *name)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    char *buf;
+    size_t len;
+    cr_assert_eq(fileio_read_all(path, FILEIO_MAX_BYTES, &buf, &len), 0, "cannot read %s", path);
+    cJSON *j = cJSON_ParseWithLength(buf, len);
+    free(buf);
+    cr_assert_not_null(j, "%s is not JSON", path);
+    return j;
+}
+
+/* summary.json: combinations[c].figures[name][what] */
+static const cJSON *fig(const cJSON *summary, int c, const char *name, const char *what)
+{
+    const cJSON *combos = cJSON_GetObjectItemCaseSensitive(summary, "combinations");
+    const cJSON *f = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(combos, c), "figures"), name);
+    return cJSON_GetObjectItemCaseSensitive(f, what);
+}
+
+static void sweep_into(const char *file, const char *dir, const char *extra)
+{
+    char cmd[512], out[4096];
+    snprintf(cmd, sizeof cmd, "./slicesim sweep %s -o %s %s 2>&1", file, dir, extra);
+    cr_assert_eq(test_sh(cmd, out, sizeof out), 0, "%s: %s", cmd, out);
+}
+
+/* Identical trees apart from run_info.json and point_info.json (the wall clock). */
+static void assert_same_tree(const char *a, const char *b)
+{
+    char cmd[512], out[4096];
+    snprintf(cmd, sizeof cmd, "diff -r -x run_info.json -x point_info.json %s %s 2>&1", a, b);
+    cr_assert_eq(test_sh(cmd, out, sizeof out), 0, "%s and %s differ:\n%s", a, b, out);
+}
+
+Test(sweep, replication_seeds_are_the_master_then_distinct_derived_ones)
+{
+    cr_assert_eq(sweep_seed(42, 0), 42u, "replication 0 is `slicesim run` with the same seed");
+    enum { N = 1000 };
+    static uint64_t s[N];
+    for (uint32_t r = 0; r < N; r++) {
+        s[r] = sweep_seed(42, r);
+        for (uint32_t q = 0; q < r; q++) {
+            cr_assert_neq(s[q], s[r], "replications %u and %u share a seed", q, r);
+        }
+    }
+    cr_assert_neq(sweep_seed(43, 1), sweep_seed(42, 1), "derived from the master seed");
+}
+
+Test(sweep, combinations_vary_the_last_axis_fastest)
+{
+    arena *a = arena_create();
+    diag *d = diag_create();
+    sweep_spec *sw = NULL;
+    cr_assert_eq(sweep_load_file(SMALL, a, d, &sw), 0);
+    cr_assert_not_null(sw);
+    cr_assert_eq(sw->n_axes, 2);
+    cr_assert_eq(sw->n_combos, 4);
+    cr_assert_eq(sw->replications, 2);
+    cr_assert_eq(sw->n_points, 8);
+    size_t idx[2];
+    sweep_combo_values(sw, 1, idx);
+    cr_expect(idx[0] == 0 && idx[1] == 1);
+    sweep_combo_values(sw, 2, idx);
+    cr_expect(idx[0] == 1 && idx[1] == 0);
+    cr_expect_str_eq(sw->axes[0].labels[1], "3");
+    cr_expect_str_eq(sw->axes[1].labels[0], "{timeslice: {replicas: 2, rename_by_default: true}}");
+    diag_destroy(d);
+    arena_destroy(a);
+}
+
+Test(sweep, hand_solved_waits_per_combination, .timeout = 60)
+{
+    char *dir = mkdir_tmp();
+    sweep_into(HAND, dir, "");
+    cJSON *s = read_json(dir, "summary.json");
+    /* tests/reports/sweep-hand.yaml: waits 0, 900, 1800, 2700 s on 1 GPU; 0, 0, 300, 300 s on
+     * 2. p95 interpolates linearly between order statistics (index 0.95 x 3 = 2.85):
+     * 1800 + 0.85 x 900 = 2565 s and 300 s. JCT = wait + 1500 s. */
+    cr_expect_float_eq(fig(s, 0, "wait_mean_s", "mean")->valuedouble, 1350, 1e-9);
+    cr_expect_float_eq(fig(s, 0, "wait_p95_s", "mean")->valuedouble, 2565, 1e-9);
+    cr_expect_float_eq(fig(s, 0, "jct_mean_s", "mean")->valuedouble, 2850, 1e-9);
+    cr_expect_float_eq(fig(s, 1, "wait_mean_s", "mean")->valuedouble, 150, 1e-9);
+    cr_expect_float_eq(fig(s, 1, "wait_p95_s", "mean")->valuedouble, 300, 1e-9);
+    cr_expect_float_eq(fig(s, 1, "jct_mean_s", "mean")->valuedouble, 1650, 1e-9);
+    /* nothing random: three equal replications, a zero-width interval */
+    cr_expect_eq(fig(s, 0, "wait_mean_s", "n")->valueint, 3);
+    cr_expect_float_eq(fig(s, 0, "wait_mean_s", "ci95")->valuedouble, 0, 1e-12);
+    cJSON_Delete(s);
+    rm_tree(dir);
+}
+
+Test(sweep, interval_is_student_t_over_replications, .timeout = 60)
+{
+    char *dir = mkdir_tmp();
+    sweep_into(SMALL, dir, "");
+    cJSON *s = read_json(dir, "summary.json");
+    char pdir[512];
+    snprintf(pdir, sizeof pdir, "%s/points/c0-r0", dir);
+    cJSON *p0 = read_json(pdir, "point.json");
+    snprintf(pdir, sizeof pdir, "%s/points/c0-r1", dir);
+    cJSON *p1 = read_json(pdir, "point.json");
+    double a = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(p0, "figures"),
+                                                "jct_mean_s")
+                   ->valuedouble;
+    double b = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(p1, "figures"),
+                                                "jct_mean_s")
+                   ->valuedouble;
+    cr_assert_neq(a, b, "the two replications should differ (distinct seeds)");
+    /* n = 2: mean (a+b)/2, s = |a-b|/sqrt 2, half-width t s / sqrt 2 with t the 0.975 quantile
+     * of Student t with 1 degree of freedom (Cauchy): tan(pi (0.975 - 0.5)) = 12.7062... */
+    double t = tan(0.475 * 3.14159265358979323846);
+    cr_expect_float_eq(fig(s, 0, "jct_mean_s", "mean")->valuedouble, (a + b) / 2, 1e-9);
+    cr_expect_float_eq(fig(s, 0, "jct_mean_s", "ci95")->valuedouble, t * fabs(a - b) / 2,
+                       1e-9 * t * fabs(a - b));
+    cJSON_Delete(p0);
+    cJSON_Delete(p1);
+    cJSON_Delete(s);
+    rm_tree(dir);
+}
+
+Test(sweep, workers_give_the_same_files_and_a_resumed_sweep_too, .timeout = 120)
+{
+    char *one = mkdir_tmp(), *two = mkdir_tmp();
+    sweep_into(SMALL, one, "-j 1");
+    sweep_into(SMALL, two, "-j 2");
+    assert_same_tree(one, two);
+    /* an interrupted sweep: one point never finished (no point.json), another never started,
+     * no summary yet; starting it again runs just those two */
+    char cmd[600], out[4096];
+    snprintf(cmd, sizeof cmd,
+             "rm %s/points/c1-r0/point.json && rm -r %s/points/c3-r1 && rm %s/summary.csv "
+             "%s/summary.json && ./slicesim sweep %s -o %s -j 2",
+             two, two, two, two, SMALL, two);
+    cr_assert_eq(test_sh(cmd, out, sizeof out), 0, "%s", out);
+    cr_expect_not_null(strstr(out, "2 run now, 6 were done"), "%s", out);
+    assert_same_tree(one, two);
+    rm_tree(one);
+    rm_tree(two);
+}
+
+Test(sweep, two_mpi_ranks_give_the_same_files, .timeout = 120)
+{
+    cr_assert(sweep_mpi_built(), "this build has no MPI (mpicc missing at build time)");
+    cr_assert_eq(system("command -v mpirun >/dev/null"), 0,
+                 "mpirun is not installed (Debian package openmpi-bin)");
+    char *one = mkdir_tmp(), *mpi = mkdir_tmp();
+    sweep_into(SMALL, one, "-j 1");
+    /* Open MPI refuses root without --allow-run-as-root; --oversubscribe lets 2 ranks start on
+     * a 1-core machine. LeakSanitizer (ASan builds) reports Open MPI's own allocations left at
+     * exit, which are not slicesim's. */
+    char cmd[600], out[8192];
+    snprintf(cmd, sizeof cmd,
+             "ASAN_OPTIONS=detect_leaks=0 mpirun %s --oversubscribe -np 2 ./slicesim sweep %s -o "
+             "%s 2>&1",
+             getuid() == 0 ? "--allow-run-as-root" : "", SMALL, mpi);
+    cr_assert_eq(test_sh(cmd, out, sizeof out), 0, "%s:\n%s", cmd, out);
+    cr_expect_not_null(strstr(out, "8 run now, 0 were done; 2 ranks x 1 worker"), "%s", out);
+    assert_same_tree(one, mpi);
+    rm_tree(one);
+    rm_tree(mpi);
+}
+
+Test(sweep, bad_input_corpus_gives_exact_messages_and_writes_nothing, .timeout = 60)
+{
+    const char *bad = "tests/bad_input/sweep";
+    DIR *d = opendir(bad);
+    cr_assert_not_null(d);
+    struct dirent *e;
+    size_t n = 0;
+    char *dir = mkdir_tmp();
+    while ((e = readdir(d))) {
+        size_t len = strlen(e->d_name);
+        if (len < 6 || strcmp(e->d_name + len - 5, ".yaml") != 0) {
+            continue;
+        }
+        char path[512], line[1024], cmd[1200], out[4096];
+        snprintf(path, sizeof path, "%s/%s", bad, e->d_name);
+        FILE *f = fopen(path, "r");
+        cr_assert_not_null(f);
+        cr_assert_not_null(fgets(line, sizeof line, f));
+        fclose(f);
+        cr_assert_eq(strncmp(line, "# expect: ", 10), 0, "%s: no '# expect:' line", path);
+        snprintf(cmd, sizeof cmd, "./slicesim check %s 2>&1", path);
+        cr_expect_eq(test_sh(cmd, out, sizeof out), 2, "%s", path);
+        cr_expect_str_eq(out, line + 10, "%s", path);
+        snprintf(cmd, sizeof cmd, "./slicesim sweep %s -o %s/out 2>&1", path, dir);
+        cr_expect_eq(test_sh(cmd, out, sizeof out), 2, "%s", path);
+        cr_expect_str_eq(out, line + 10, "%s", path);
+        snprintf(cmd, sizeof cmd, "%s/out", dir);
+        cr_expect_neq(access(cmd, F_OK), 0, "%s: sweep wrote %s", path, cmd);
+        n++;
+    }
+    closedir(d);
+    rm_tree(dir);
+    cr_expect_geq(n, 6);
+}

@@ -1,0 +1,531 @@
+/* tools/sweep_run.c - run a sweep's points locally or over MPI, and summarise them (see
+ * sweep_run.h). */
+#include "tools/sweep_run.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "experiments/fileio.h"
+#include "experiments/scenario.h"
+#include "experiments/sweep.h"
+#include "sim/arena.h"
+#include "sim/err.h"
+#include "sim/stats.h"
+#include "sim/xalloc.h"
+#include "tools/out.h"
+#include "tools/run.h"
+#include "tools/runstats.h"
+
+#define POINT_FILE "point.json"
+#define POINT_INFO_FILE "point_info.json"
+
+typedef struct sweep_ctx {
+    const sweep_run_opts *o;
+    const sweep_spec *sw;
+    uint64_t seed; /* the scenario's seed (after --set) */
+    const char *dir;
+    int w_combo, w_rep; /* digits of the point directory names */
+} sweep_ctx;
+
+static int digits(size_t n)
+{
+    int k = 1;
+    while (n >= 10) {
+        n /= 10;
+        k++;
+    }
+    return k;
+}
+
+/* DIR/points/cC-rR[/name] into a malloc'd string. */
+static char *point_path(const sweep_ctx *x, size_t p, const char *name)
+{
+    size_t n = strlen(x->dir) + 64 + (name ? strlen(name) : 0);
+    char *s = xmalloc(n, "point path");
+    uint32_t r = x->sw->replications;
+    snprintf(s, n, "%s/points/c%0*zu-r%0*u%s%s", x->dir, x->w_combo, p / r, x->w_rep,
+             (unsigned)(p % r), name ? "/" : "", name ? name : "");
+    return s;
+}
+
+static bool point_done(const sweep_ctx *x, size_t p)
+{
+    char *f = point_path(x, p, POINT_FILE);
+    bool done = access(f, F_OK) == 0;
+    free(f);
+    return done;
+}
+
+static cJSON *figures_json(const runstats *rs)
+{
+    cJSON *o = cJSON_CreateObject();
+    for (int i = 0; i < RS_COUNT; i++) {
+        cJSON_AddItemToObject(o, runstats_name(i),
+                              rs->has[i] ? out_json_number(rs->v[i]) : cJSON_CreateNull());
+    }
+    return o;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Run point p into its directory, then write its point.json. 0 or a SIM_E* status. */
+static int run_point(const sweep_ctx *x, size_t p)
+{
+    const sweep_spec *sw = x->sw;
+    size_t combo = p / sw->replications;
+    uint32_t rep = (uint32_t)(p % sw->replications);
+    sweep_combo ce = {sw, combo};
+    scenario_edit edit = {sweep_combo_edit, &ce};
+    runstats rs;
+    char *dir = point_path(x, p, NULL);
+    run_opts ro = {.scenario = x->o->scenario,
+                   .out_dir = dir,
+                   .has_seed = true,
+                   .seed = sweep_seed(x->seed, rep),
+                   .sets = x->o->sets,
+                   .n_sets = x->o->n_sets,
+                   .command_line = x->o->command_line,
+                   .errors = stderr,
+                   .edit = &edit,
+                   .result = &rs,
+                   .force = true}; /* a point left unfinished is run again over its files */
+    double t0 = now_s();
+    int rc = run_scenario(&ro);
+    double wall_s = now_s() - t0;
+    if (rc == 0) {
+        cJSON *pj = cJSON_CreateObject();
+        cJSON_AddItemToObject(pj, "point", out_json_number((double)p));
+        cJSON_AddItemToObject(pj, "combination", out_json_number((double)combo));
+        cJSON_AddItemToObject(pj, "replication", out_json_number(rep));
+        char seed[32];
+        snprintf(seed, sizeof seed, "%llu", (unsigned long long)ro.seed);
+        cJSON_AddItemToObject(pj, "seed", cJSON_CreateRaw(seed));
+        cJSON *axes = cJSON_AddArrayToObject(pj, "axes");
+        size_t idx[SWEEP_MAX_AXES];
+        sweep_combo_values(sw, combo, idx);
+        for (size_t i = 0; i < sw->n_axes; i++) {
+            cJSON *a = cJSON_CreateObject();
+            cJSON_AddStringToObject(a, "path", sw->axes[i].path);
+            cJSON_AddStringToObject(a, "value", sw->axes[i].labels[idx[i]]);
+            cJSON_AddItemToArray(axes, a);
+        }
+        cJSON_AddItemToObject(pj, "figures", figures_json(&rs));
+        /* how this point ran (not a result: it differs from run to run, as run_info.json) */
+        cJSON *info = cJSON_CreateObject();
+        cJSON_AddItemToObject(info, "wall_s", cJSON_CreateNumber(wall_s));
+        cJSON_AddItemToObject(info, "rank", cJSON_CreateNumber(x->o->mpi->rank));
+        cJSON_AddItemToObject(info, "ranks", cJSON_CreateNumber(x->o->mpi->size));
+        cJSON_AddItemToObject(info, "workers", cJSON_CreateNumber(x->o->jobs));
+        out_stage *st = out_stage_begin(dir);
+        FILE *fi = st ? out_stage_open(st, POINT_INFO_FILE) : NULL;
+        FILE *f = fi ? out_stage_open(st, POINT_FILE) : NULL;
+        rc = f ? out_write_json(fi, info) : SIM_EIO;
+        rc = rc == 0 ? out_write_json(f, pj) : rc;
+        rc = rc == 0 ? out_stage_commit(st) : (out_stage_abort(st), rc);
+        cJSON_Delete(info);
+        cJSON_Delete(pj);
+    }
+    free(dir);
+    return rc;
+}
+
+static void put_duration(FILE *f, double s)
+{
+    long t = (long)(s + 0.5);
+    if (t >= 3600) {
+        fprintf(f, "%ldh%02ldm", t / 3600, t / 60 % 60);
+    } else {
+        fprintf(f, "%ldm%02lds", t / 60, t % 60);
+    }
+}
+
+/* One progress line on stderr: bar, points done of total, elapsed, ETA. */
+static void progress(size_t done, size_t total, double t0)
+{
+    enum { WIDTH = 30 };
+    double el = now_s() - t0;
+    size_t fill = total ? done * WIDTH / total : WIDTH;
+    fputs("\rsweep [", stderr);
+    for (size_t i = 0; i < WIDTH; i++) {
+        fputc(i < fill ? '#' : '.', stderr);
+    }
+    fprintf(stderr, "] %zu/%zu points, elapsed ", done, total);
+    put_duration(stderr, el);
+    if (done > 0 && done < total) {
+        fputs(", ETA ", stderr);
+        put_duration(stderr, el / (double)done * (double)(total - done));
+    }
+    fputs("   ", stderr);
+    if (done == total) {
+        fputc('\n', stderr);
+    }
+    fflush(stderr);
+}
+
+/* Run the points todo[0..n) with up to o->jobs at once. Returns 0 or the first failure. */
+static int run_points(const sweep_ctx *x, const size_t *todo, size_t n)
+{
+    bool bar = x->o->progress && x->o->mpi->rank == 0;
+    double t0 = now_s();
+    if (bar) {
+        progress(0, n, t0);
+    }
+    int rc = 0;
+    if (x->o->jobs <= 1) {
+        for (size_t i = 0; i < n && rc == 0; i++) {
+            rc = run_point(x, todo[i]);
+            if (bar) {
+                progress(i + 1, n, t0);
+            }
+        }
+        return rc;
+    }
+    pid_t *pid = xcalloc(x->o->jobs, sizeof *pid, "sweep workers");
+    size_t next = 0, done = 0;
+    unsigned running = 0;
+    fflush(NULL); /* children must not inherit buffered output */
+    while (done < n && (running > 0 || (next < n && rc == 0))) {
+        while (rc == 0 && next < n && running < x->o->jobs) {
+            pid_t c = fork();
+            if (c < 0) {
+                fprintf(stderr, "slicesim sweep: fork: %s\n", strerror(errno));
+                rc = SIM_EIO;
+                break;
+            }
+            if (c == 0) {
+                int st = run_point(x, todo[next]);
+                fflush(NULL);
+                _exit(st == 0 ? 0 : st == SIM_EINPUT ? 2 : 1);
+            }
+            for (unsigned k = 0; k < x->o->jobs; k++) {
+                if (pid[k] == 0) {
+                    pid[k] = c;
+                    break;
+                }
+            }
+            running++;
+            next++;
+        }
+        if (running == 0) {
+            break;
+        }
+        int status;
+        pid_t c = waitpid(-1, &status, 0);
+        if (c < 0) {
+            if (errno == EINTR) {
+                continue;
+            }
+            fprintf(stderr, "slicesim sweep: waitpid: %s\n", strerror(errno));
+            rc = SIM_EIO;
+            break;
+        }
+        for (unsigned k = 0; k < x->o->jobs; k++) {
+            if (pid[k] == c) {
+                pid[k] = 0;
+                running--;
+                break;
+            }
+        }
+        done++;
+        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+            rc = rc ? rc : SIM_EIO;
+        }
+        if (bar) {
+            progress(done, n, t0);
+        }
+    }
+    free(pid);
+    return rc;
+}
+
+/* ---- summary -------------------------------------------------------------------------------- */
+
+typedef struct fig_acc {
+    double *x[RS_COUNT]; /* replications' values of each figure (those present) */
+    size_t n[RS_COUNT];
+} fig_acc;
+
+/* Read every point.json of combination c into acc. 0 or SIM_EIO / SIM_EINPUT (message printed). */
+static int read_combo(const sweep_ctx *x, size_t c, fig_acc *acc)
+{
+    uint32_t reps = x->sw->replications;
+    for (int i = 0; i < RS_COUNT; i++) {
+        acc->x[i] = xcalloc(reps, sizeof(double), "sweep summary");
+        acc->n[i] = 0;
+    }
+    for (uint32_t r = 0; r < reps; r++) {
+        char *f = point_path(x, c * reps + r, POINT_FILE);
+        char *buf = NULL;
+        size_t len;
+        if (fileio_read_all(f, FILEIO_MAX_BYTES, &buf, &len) != 0) {
+            fprintf(stderr, "slicesim sweep: %s: %s\n", f, strerror(errno));
+            free(f);
+            return SIM_EIO;
+        }
+        cJSON *pj = cJSON_ParseWithLength(buf, len);
+        const cJSON *figs = cJSON_GetObjectItemCaseSensitive(pj, "figures");
+        if (!cJSON_IsObject(figs)) {
+            fprintf(stderr,
+                    "slicesim sweep: %s: not a point file; delete it to run the point "
+                    "again\n",
+                    f);
+            cJSON_Delete(pj);
+            free(buf);
+            free(f);
+            return SIM_EINPUT;
+        }
+        for (int i = 0; i < RS_COUNT; i++) {
+            const cJSON *v = cJSON_GetObjectItemCaseSensitive(figs, runstats_name(i));
+            if (cJSON_IsNumber(v)) {
+                acc->x[i][acc->n[i]++] = v->valuedouble;
+            }
+        }
+        cJSON_Delete(pj);
+        free(buf);
+        free(f);
+    }
+    return 0;
+}
+
+static void acc_free(fig_acc *acc)
+{
+    for (int i = 0; i < RS_COUNT; i++) {
+        free(acc->x[i]);
+        acc->x[i] = NULL;
+    }
+}
+
+/* Mean and 95 % half-width of n values (half-width < 0 when n < 2). */
+static void mean_ci(const double *v, size_t n, double *mean, double *half)
+{
+    if (n >= 2) {
+        stats_batch_means(v, n, n, 0.95, mean, half);
+    } else {
+        *mean = n ? v[0] : 0;
+        *half = -1;
+    }
+}
+
+static int write_summary(const sweep_ctx *x)
+{
+    const sweep_spec *sw = x->sw;
+    out_stage *st = out_stage_begin(x->dir);
+    FILE *csv = st ? out_stage_open(st, "summary.csv") : NULL;
+    FILE *js = csv ? out_stage_open(st, "summary.json") : NULL;
+    if (!js) {
+        out_stage_abort(st);
+        return SIM_EIO;
+    }
+    fputs("combination", csv);
+    for (size_t a = 0; a < sw->n_axes; a++) {
+        fputc(',', csv);
+        out_csv_field(csv, sw->axes[a].path);
+    }
+    fputs(",replications", csv);
+    for (int i = 0; i < RS_COUNT; i++) {
+        fprintf(csv, ",%s_mean,%s_ci95", runstats_name(i), runstats_name(i));
+    }
+    fputc('\n', csv);
+    cJSON *root = cJSON_CreateObject();
+    cJSON_AddStringToObject(root, "scenario", x->o->scenario);
+    char seed[32];
+    snprintf(seed, sizeof seed, "%llu", (unsigned long long)x->seed);
+    cJSON_AddItemToObject(root, "seed", cJSON_CreateRaw(seed));
+    cJSON_AddItemToObject(root, "replications", out_json_number(sw->replications));
+    cJSON_AddStringToObject(root, "confidence", "95% Student t over replications");
+    cJSON *axes = cJSON_AddArrayToObject(root, "axes");
+    for (size_t a = 0; a < sw->n_axes; a++) {
+        cJSON *ax = cJSON_CreateObject();
+        cJSON_AddStringToObject(ax, "path", sw->axes[a].path);
+        cJSON *vals = cJSON_AddArrayToObject(ax, "values");
+        for (size_t v = 0; v < sw->axes[a].n_values; v++) {
+            cJSON_AddItemToArray(vals, cJSON_CreateString(sw->axes[a].labels[v]));
+        }
+        cJSON_AddItemToArray(axes, ax);
+    }
+    cJSON *combos = cJSON_AddArrayToObject(root, "combinations");
+    int rc = 0;
+    for (size_t c = 0; c < sw->n_combos && rc == 0; c++) {
+        fig_acc acc;
+        rc = read_combo(x, c, &acc);
+        if (rc != 0) {
+            acc_free(&acc);
+            break;
+        }
+        size_t idx[SWEEP_MAX_AXES];
+        sweep_combo_values(sw, c, idx);
+        cJSON *cj = cJSON_CreateObject();
+        cJSON_AddItemToObject(cj, "combination", out_json_number((double)c));
+        cJSON *vals = cJSON_AddArrayToObject(cj, "values");
+        fprintf(csv, "%zu", c);
+        for (size_t a = 0; a < sw->n_axes; a++) {
+            fputc(',', csv);
+            out_csv_field(csv, sw->axes[a].labels[idx[a]]);
+            cJSON_AddItemToArray(vals, cJSON_CreateString(sw->axes[a].labels[idx[a]]));
+        }
+        fprintf(csv, ",%u", sw->replications);
+        cJSON *figs = cJSON_AddObjectToObject(cj, "figures");
+        for (int i = 0; i < RS_COUNT; i++) {
+            cJSON *fo = cJSON_AddObjectToObject(figs, runstats_name(i));
+            cJSON_AddItemToObject(fo, "n", out_json_number((double)acc.n[i]));
+            if (acc.n[i] == 0) {
+                fputs(",,", csv);
+                cJSON_AddNullToObject(fo, "mean");
+                cJSON_AddNullToObject(fo, "ci95");
+                continue;
+            }
+            double m, h;
+            mean_ci(acc.x[i], acc.n[i], &m, &h);
+            fprintf(csv, ",%.10g,", m);
+            cJSON_AddItemToObject(fo, "mean", out_json_number(m));
+            if (h >= 0) {
+                fprintf(csv, "%.10g", h);
+                cJSON_AddItemToObject(fo, "ci95", out_json_number(h));
+            } else {
+                cJSON_AddNullToObject(fo, "ci95");
+            }
+        }
+        fputc('\n', csv);
+        cJSON_AddItemToArray(combos, cj);
+        acc_free(&acc);
+    }
+    rc = rc ? rc : out_write_json(js, root);
+    cJSON_Delete(root);
+    if (rc != 0) {
+        out_stage_abort(st);
+        return rc;
+    }
+    return out_stage_commit(st);
+}
+
+/* ---- entry points -----------------------------------------------------------------------------
+ */
+
+/* Load the sweep and the base scenario; validate every combination. 0 or a SIM_E* status
+ * (errors printed to err). */
+static int load_and_check(const char *scenario, const char *const *sets, size_t n_sets, arena *a,
+                          FILE *err, const sweep_spec **sw_out, scenario_spec **base)
+{
+    diag *d = diag_create();
+    sweep_spec *sw = NULL;
+    int rc = sweep_load_file(scenario, a, d, &sw);
+    if (rc == SIM_ENOENT || rc == SIM_EIO) {
+        fprintf(err, "slicesim: %s: %s\n", scenario, strerror(errno));
+        diag_destroy(d);
+        return rc;
+    }
+    if (rc == 0) {
+        rc = scenario_load_file(scenario, sets, n_sets, 0, a, d, base);
+    }
+    if (rc != 0) {
+        diag_print(d, err);
+        diag_destroy(d);
+        return SIM_EINPUT;
+    }
+    diag_destroy(d);
+    *sw_out = sw;
+    for (size_t c = 0; sw && c < sw->n_combos && rc == 0; c++) {
+        sweep_combo ce = {sw, c};
+        scenario_edit edit = {sweep_combo_edit, &ce};
+        run_opts ro = {.scenario = scenario,
+                       .sets = sets,
+                       .n_sets = n_sets,
+                       .errors = err,
+                       .edit = &edit,
+                       .check_only = true};
+        rc = run_scenario(&ro);
+    }
+    return rc;
+}
+
+int sweep_check(const char *scenario, const char *const *sets, size_t n_sets, FILE *err,
+                size_t *n_points)
+{
+    arena *a = arena_create();
+    const sweep_spec *sw = NULL;
+    scenario_spec *base = NULL;
+    int rc = load_and_check(scenario, sets, n_sets, a, err, &sw, &base);
+    *n_points = rc == 0 && sw ? sw->n_points : 0;
+    arena_destroy(a);
+    return rc;
+}
+
+int sweep_run(const sweep_run_opts *o)
+{
+    const sweep_mpi *mpi = o->mpi;
+    FILE *devnull = NULL;
+    FILE *err = stderr;
+    if (mpi->rank != 0) { /* every rank validates; rank 0 alone reports */
+        devnull = fopen("/dev/null", "w");
+        err = devnull ? devnull : stderr;
+    }
+    arena *a = arena_create();
+    const sweep_spec *sw = NULL;
+    scenario_spec *base = NULL;
+    int rc = load_and_check(o->scenario, o->sets, o->n_sets, a, err, &sw, &base);
+    if (rc == 0 && !sw) {
+        fprintf(err,
+                "%s:1:1: error: sweep: missing; expected a sweep: section with axes or "
+                "replications, got none\n",
+                o->scenario);
+        rc = SIM_EINPUT;
+    }
+    if (devnull) {
+        fclose(devnull);
+    }
+    if (rc != 0) {
+        arena_destroy(a);
+        return rc;
+    }
+    sweep_ctx x = {.o = o,
+                   .sw = sw,
+                   .seed = base->seed,
+                   .dir = o->out_dir ? o->out_dir : base->outputs.dir,
+                   .w_combo = digits(sw->n_combos - 1),
+                   .w_rep = digits(sw->replications - 1)};
+    size_t *todo = xcalloc(sw->n_points, sizeof *todo, "sweep points");
+    size_t n_todo = 0;
+    for (size_t p = 0; p < sw->n_points; p++) {
+        if (!point_done(&x, p)) {
+            todo[n_todo++] = p;
+        }
+    }
+    /* Every rank has listed the missing points before any rank writes one. */
+    sweep_mpi_barrier(mpi);
+    size_t n_mine = 0;
+    for (size_t k = 0; k < n_todo; k++) {
+        if ((int)(k % (size_t)mpi->size) == mpi->rank) {
+            todo[n_mine++] = todo[k];
+        }
+    }
+    rc = run_points(&x, todo, n_mine);
+    free(todo);
+    int worst = sweep_mpi_max(mpi, rc == 0 ? 0 : rc == SIM_EINPUT ? 2 : 1);
+    if (worst == 0 && mpi->rank == 0) {
+        rc = write_summary(&x);
+        if (rc == 0 && o->out) {
+            fprintf(o->out,
+                    "sweep: %zu points (%zu combinations x %u replications): %zu run now, %zu "
+                    "were done; %d rank%s x %u worker%s\n",
+                    sw->n_points, sw->n_combos, sw->replications, n_todo, sw->n_points - n_todo,
+                    mpi->size, mpi->size == 1 ? "" : "s", o->jobs, o->jobs == 1 ? "" : "s");
+            fprintf(o->out, "summary: %s/summary.csv, %s/summary.json; runs in %s/points/\n", x.dir,
+                    x.dir, x.dir);
+        }
+    } else if (worst != 0 && rc == 0) {
+        rc = worst == 2 ? SIM_EINPUT : SIM_EIO; /* another rank failed */
+    }
+    arena_destroy(a);
+    return rc;
+}

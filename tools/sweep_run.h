@@ -1,0 +1,57 @@
+/* tools/sweep_run.h - run every point of a sweep (experiments/sweep.h) into its own directory,
+ * in local worker processes or over MPI ranks, and summarise them.
+ *
+ * Layout of the output directory DIR:
+ *   DIR/points/cC-rR/     one run (the files the scenario's outputs.files names) per
+ *                         combination C and replication R, plus point.json (its axis values,
+ *                         seed and figures; written last: a point is done exactly when its
+ *                         point.json exists) and point_info.json (wall seconds, rank)
+ *   DIR/summary.csv       one row per combination: the axis values, the replications, then for
+ *   DIR/summary.json      each figure of tools/runstats.h its mean over the replications and
+ *                         the half-width of its 95 % confidence interval (Student t, n - 1
+ *                         degrees of freedom; empty/null with fewer than 2 replications)
+ * Resuming: points whose point.json exists are not run again; the summary is rebuilt from every
+ * point.json, so an interrupted sweep started again ends with the same files as an
+ * uninterrupted one (run_info.json and point_info.json aside, which record the wall clock).
+ * Parallelism: -j N runs up to N points at once in forked worker processes. Under mpirun the
+ * points still to run are dealt round-robin to the ranks (point k of that list to rank
+ * k mod size), each rank runs its share (with its own -j), and rank 0 writes the summary. A
+ * point's files depend only on the scenario, the axis values and its seed, never on which
+ * process ran it, so -j 1, -j N and any number of ranks give byte-identical point files (all but
+ * run_info.json and point_info.json).
+ * Before anything runs, every combination is loaded and validated (errors point at the sweep
+ * value's line); on bad input nothing is written.
+ * Ownership: options are borrowed.
+ */
+#ifndef SIMPROJ_TOOLS_SWEEP_RUN_H
+#define SIMPROJ_TOOLS_SWEEP_RUN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "tools/sweep_mpi.h"
+
+typedef struct sweep_run_opts {
+    const char *scenario;    /* scenario file with a sweep: section */
+    const char *out_dir;     /* NULL: the scenario's outputs.dir */
+    unsigned jobs;           /* worker processes per rank, >= 1 */
+    const char *const *sets; /* --set overrides for every point; borrowed */
+    size_t n_sets;
+    const char *command_line; /* recorded in each run_info.json */
+    bool progress;            /* draw a progress line on stderr (rank 0) */
+    const sweep_mpi *mpi;     /* ranks; borrowed */
+    FILE *out;                /* where the closing lines go (rank 0); NULL: none */
+} sweep_run_opts;
+
+/* Run the sweep. Returns 0; SIM_EINPUT (bad input: errors printed, nothing written);
+ * SIM_ENOENT / SIM_EIO (a file could not be read or written, or a point failed). */
+int sweep_run(const sweep_run_opts *o);
+
+/* Validate every combination of the sweep in `scenario` (as `slicesim check` does for one
+ * scenario) and print errors to err. Returns 0, SIM_EINPUT, or SIM_ENOENT / SIM_EIO; *n_points
+ * gets the number of points (0 when the file has no sweep section). */
+int sweep_check(const char *scenario, const char *const *sets, size_t n_sets, FILE *err,
+                size_t *n_points);
+
+#endif
