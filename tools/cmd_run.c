@@ -106,13 +106,28 @@ static int run_or_check(int argc, char **argv, bool check)
     o.sets = sets;
     char *line = cli_join_args(argc, argv);
     o.command_line = line;
+    /* check: the summary is held back until every combination of a sweep checked too */
+    char *held = NULL;
+    size_t held_len = 0;
+    FILE *hold = check ? open_memstream(&held, &held_len) : NULL;
+    if (hold) {
+        o.summary = hold;
+    }
     int st = run_scenario(&o);
     size_t n_points = 0;
-    if (check && st == 0) { /* a sweep: every combination must load and check too */
+    if (check && st == 0) {
         st = sweep_check(o.scenario, sets, o.n_sets, stderr, &n_points);
-        if (st == 0 && n_points > 0) {
-            printf("%s: sweep of %zu points: every combination checked\n", o.scenario, n_points);
+    }
+    if (hold) {
+        fclose(hold);
+        if (st == 0) {
+            fwrite(held, 1, held_len, stdout);
+            if (n_points > 0) {
+                printf("%s: sweep of %zu points: every combination checked\n", o.scenario,
+                       n_points);
+            }
         }
+        free(held);
     }
     free(line);
     free(sets);

@@ -17,8 +17,8 @@ typedef struct cli_cmd {
 static const cli_cmd commands[] = {
     {"run", cmd_run,
      "run a scenario: run FILE [-o DIR] [--force] [--seed N] [--set PATH=VALUE]..."},
-    {"sweep", cmd_sweep, "run a scenario's sweep: points: sweep FILE -o DIR [-j N] (or mpirun)"},
     {"check", cmd_check, "check a scenario, estimate its cost: check FILE [--set PATH=VALUE]..."},
+    {"sweep", cmd_sweep, "run a scenario's sweep: points: sweep FILE -o DIR [-j N] (or mpirun)"},
     {"profiles", cmd_profiles, "print a GPU's MIG profile table: profiles GPU"},
     {"layouts", cmd_layouts, "list valid MIG layouts or check a mig-parted file: layouts GPU"},
     {"bench", cmd_bench, "benchmarks: bench engine|heap --pending N --events M"},
