@@ -1,6 +1,7 @@
 /* experiments/obs.c - loaders of observations.yaml, queries.yaml, profile.yaml and priors.yaml,
  * and the profile.yaml writer (see obs.h). */
 #include "experiments/obs.h"
+#include "model/ddp.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -239,6 +240,56 @@ const char *obs_param_src_name(obs_param_src s)
     return (unsigned)s < OBS_SRC_COUNT ? src_names[s] : "?";
 }
 
+int obs_ddp_job(const obs_config *cf, const gpu_type *g, const comm_params *cm,
+                           ddp_job *job, char *why, size_t why_len)
+{
+    memset(job, 0, sizeof *job);
+    job->gpu = g;
+    if (obs_resolve_partition(g, cf->partition, &job->mig, why, why_len)) {
+        return -1;
+    }
+    if (cf->n_topology > DDP_MAX_NODES || cf->nodes > DDP_MAX_NODES ||
+        cf->workers > 100000 || cf->per_gpu > 64 || cf->gpus_per_node > 64) {
+        snprintf(why, why_len, "DDP shape too large; expected at most %d nodes, 100000 workers, "
+                 "64 GPUs per node, per_gpu 64", DDP_MAX_NODES);
+        return -1;
+    }
+    long long sum = 0, fullest = 0;
+    for (size_t i = 0; i < cf->n_topology; i++) {
+        sum += cf->topology[i];
+        fullest = cf->topology[i] > fullest ? cf->topology[i] : fullest;
+        job->topology[i] = (int)cf->topology[i];
+    }
+    job->workers = cf->workers_at.line ? (int)cf->workers : cf->n_topology ? (int)sum : 1;
+    job->per_gpu = cf->per_gpu_at.line ? (int)cf->per_gpu : 1;
+    if (cf->nodes_at.line && cf->n_topology && (size_t)cf->nodes != cf->n_topology) {
+        snprintf(why, why_len, "nodes = %lld but topology lists %zu nodes; expected the same",
+                 (long long)cf->nodes, cf->n_topology);
+        return -1;
+    }
+    job->n_nodes = cf->n_topology ? (int)cf->n_topology : cf->nodes_at.line ? (int)cf->nodes : 0;
+    job->gpus_per_node = cf->gpus_per_node_at.line
+                             ? (int)cf->gpus_per_node
+                             : cf->n_topology ? (int)((fullest + job->per_gpu - 1) / job->per_gpu)
+                                              : 8;
+    if (!cm) {
+        return ddp_shape(job, why, why_len);
+    }
+    int net = cm->default_net;
+    if (cf->interconnect) {
+        net = comm_net_find(cm, cf->interconnect);
+        if (net < 0) {
+            char names[256];
+            comm_net_names(cm, names, sizeof names);
+            snprintf(why, why_len, "unknown interconnect; expected one of %s, got '%s'", names,
+                     cf->interconnect);
+            return -1;
+        }
+    }
+    job->nic_bytes_per_s = cm->nets[net].line_bytes_per_s;
+    return ddp_shape(job, why, why_len);
+}
+
 bool obs_config_is_ddp(const obs_config *c)
 {
     return c->workers_at.line || c->per_gpu_at.line || c->topology_at.line || c->nodes_at.line ||
@@ -337,6 +388,14 @@ static void check_observation(obs_file *f, size_t i, diag *d)
         diag_error(d, e->config.peers_at, path,
                    "out of range; expected an integer of at least 1, got '%lld'",
                    (long long)e->config.peers);
+    }
+    bool resolved = e->mig || (e->config.partition && !strcmp(e->config.partition, "full"));
+    if (f->gpu && resolved && obs_config_is_ddp(&e->config)) {
+        ddp_job job;
+        if (obs_ddp_job(&e->config, f->gpu, NULL, &job, why, sizeof why)) {
+            field_path(path, sizeof path, i, "config");
+            diag_error(d, e->config.at, path, "%s", why);
+        }
     }
     if (e->config.mig_busy_at.line && e->config.mig_busy < 0) {
         field_path(path, sizeof path, i, "config.mig_busy");

@@ -34,6 +34,7 @@
 
 #include "model/catalog.h"
 #include "model/comm.h"
+#include "model/ddp.h"
 #include "model/speed.h"
 #include "sim/arena.h"
 #include "sim/diag.h"
@@ -254,6 +255,13 @@ typedef struct obs_prediction {
 void obs_predict(const obs_profile *p, const obs_profile *const *others, size_t n_others,
                  const obs_queries *qs, size_t qi, const phys_params *m, const comm_params *cm,
                  obs_prediction *out);
+
+/* The DDP job configuration cf describes on GPU g (model/ddp.h), with the defaults of
+ * obs_predict; cm (may be NULL: the shape only) resolves `interconnect`. Returns 0, or -1 with the
+ * reason in why (an unknown partition or interconnect, or a shape ddp_shape refuses). The
+ * profile, batch and grad_bytes are left for the caller. */
+int obs_ddp_job(const obs_config *cf, const gpu_type *g, const comm_params *cm, ddp_job *job,
+                char *why, size_t why_len);
 
 /* True when the configuration names any DDP key (workers, per_gpu, topology, nodes,
  * gpus_per_node, interconnect). */

@@ -351,58 +351,6 @@ static bool batch_supported(const obs_profile *p, double b)
            p->p.max_sms_per_sample > 0;
 }
 
-/* The DDP job a configuration describes (see obs_predict); 0, or -1 with the reason in why. */
-static int ddp_from_config(const obs_config *cf, const gpu_type *g, const comm_params *cm,
-                           ddp_job *job, char *why, size_t why_len)
-{
-    memset(job, 0, sizeof *job);
-    job->gpu = g;
-    if (obs_resolve_partition(g, cf->partition, &job->mig, why, why_len)) {
-        return -1;
-    }
-    if (cf->n_topology > DDP_MAX_NODES || cf->nodes > DDP_MAX_NODES ||
-        cf->workers > 100000 || cf->per_gpu > 64 || cf->gpus_per_node > 64) {
-        snprintf(why, why_len, "DDP shape too large; expected at most %d nodes, 100000 workers, "
-                 "64 GPUs per node, per_gpu 64", DDP_MAX_NODES);
-        return -1;
-    }
-    long long sum = 0, fullest = 0;
-    for (size_t i = 0; i < cf->n_topology; i++) {
-        sum += cf->topology[i];
-        fullest = cf->topology[i] > fullest ? cf->topology[i] : fullest;
-        job->topology[i] = (int)cf->topology[i];
-    }
-    job->workers = cf->workers_at.line ? (int)cf->workers : cf->n_topology ? (int)sum : 1;
-    job->per_gpu = cf->per_gpu_at.line ? (int)cf->per_gpu : 1;
-    if (cf->nodes_at.line && cf->n_topology && (size_t)cf->nodes != cf->n_topology) {
-        snprintf(why, why_len, "nodes = %lld but topology lists %zu nodes; expected the same",
-                 (long long)cf->nodes, cf->n_topology);
-        return -1;
-    }
-    job->n_nodes = cf->n_topology ? (int)cf->n_topology : cf->nodes_at.line ? (int)cf->nodes : 0;
-    job->gpus_per_node = cf->gpus_per_node_at.line
-                             ? (int)cf->gpus_per_node
-                             : cf->n_topology ? (int)((fullest + job->per_gpu - 1) / job->per_gpu)
-                                              : 8;
-    int net = cm->default_net;
-    if (cf->interconnect) {
-        net = comm_net_find(cm, cf->interconnect);
-        if (net < 0) {
-            size_t used = (size_t)snprintf(why, why_len, "unknown interconnect; expected one of");
-            for (int i = 0; i < cm->n_nets && used < why_len; i++) {
-                used += (size_t)snprintf(why + used, why_len - used, "%s %s", i ? "," : "",
-                                         cm->nets[i].name);
-            }
-            if (used < why_len) {
-                snprintf(why + used, why_len - used, ", got '%s'", cf->interconnect);
-            }
-            return -1;
-        }
-    }
-    job->nic_bytes_per_s = cm->nets[net].line_bytes_per_s;
-    return ddp_shape(job, why, why_len);
-}
-
 /* A DDP query: the job's ring alone, its step, and the range over the profile's variants. */
 static void predict_ddp(const obs_profile *p, const obs_query *q, const gpu_type *g,
                         const phys_params *m, const comm_params *cm, obs_prediction *out)
@@ -413,7 +361,7 @@ static void predict_ddp(const obs_profile *p, const obs_query *q, const gpu_type
     }
     ddp_job job;
     char why[sizeof out->reason];
-    if (ddp_from_config(&q->config, g, cm, &job, why, sizeof why)) {
+    if (obs_ddp_job(&q->config, g, cm, &job, why, sizeof why)) {
         invalid(out, why);
         return;
     }

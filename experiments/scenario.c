@@ -268,6 +268,9 @@ static const cfg_field cluster_fields[] = {
     CFG_SELF(scenario_cluster, at),
     {"driver", CFG_U32, CFG_MAX(9999), .dflt = "0", .off = offsetof(scenario_cluster, driver),
      .expect = "a driver branch like 535 (0: newest)"},
+    {"interconnect", CFG_STRING, .off = offsetof(scenario_cluster, interconnect),
+     .expect = "a network of model/comm.yaml like eth-100g",
+     CFG_LOC(scenario_cluster, interconnect_at)},
     {"nodes", CFG_SEQ, CFG_MIN(1), CFG_MAX(10000),
      CFG_SEQ_OF(scenario_cluster, groups, n_groups, scenario_node_group, group_fields)},
     {"trace", CFG_MAP, .sub = scenario__cluster_trace_fields,
@@ -458,8 +461,8 @@ static const cfg_field job_fields[] = {
     {"start", CFG_DURATION, CFG_MIN(0), .dflt = "0s",
      .off = offsetof(scenario_job_class, start_ns)},
     {"count", CFG_U64, CFG_MAX(1e9), .dflt = "0", .off = offsetof(scenario_job_class, count)},
-    {"duration", CFG_CUSTOM, .required = true, .parse = scenario__parse_duration, .expect = DURATION_EXPECT,
-     .off = offsetof(scenario_job_class, duration)},
+    {"duration", CFG_CUSTOM, .parse = scenario__parse_duration, .expect = DURATION_EXPECT,
+     .off = offsetof(scenario_job_class, duration), CFG_LOC(scenario_job_class, duration_at)},
     {"request", CFG_CUSTOM, .required = true, .parse = parse_request,
      .expect = "a mapping like {nvidia.com/gpu: 1}", .off = offsetof(scenario_job_class, request)},
     {"profile", CFG_STRING, .off = offsetof(scenario_job_class, profile),
@@ -467,6 +470,12 @@ static const cfg_field job_fields[] = {
     {"memory", CFG_BYTES, .off = offsetof(scenario_job_class, memory_bytes)},
     {"priority", CFG_INT, CFG_MIN(-1000), CFG_MAX(1000), .dflt = "0",
      .off = offsetof(scenario_job_class, priority)},
+    {"workers", CFG_U32, CFG_MIN(1), CFG_MAX(100000), .dflt = "1",
+     .off = offsetof(scenario_job_class, workers), CFG_LOC(scenario_job_class, workers_at)},
+    {"per_gpu", CFG_U32, CFG_MIN(1), CFG_MAX(64), .off = offsetof(scenario_job_class, per_gpu),
+     CFG_LOC(scenario_job_class, per_gpu_at)},
+    {"samples", CFG_DOUBLE, CFG_ABOVE(0), CFG_MAX(1e18),
+     .off = offsetof(scenario_job_class, samples), CFG_LOC(scenario_job_class, samples_at)},
     {0},
 };
 
@@ -784,6 +793,26 @@ static void check_arrivals(load_ctx *c, const scenario_job_class *j, const char 
     }
 }
 
+/* A job's work: exactly one of duration and samples; samples needs a profile. */
+static void check_work(load_ctx *c, const scenario_job_class *j, const char *jpath)
+{
+    char p[PATH_LEN];
+    if (!cfg_present(j->duration_at) && !cfg_present(j->samples_at)) {
+        cfg_path_key(p, sizeof p, jpath, "duration");
+        diag_error(c->d, j->at, p,
+                   "missing required field; expected %s (or samples with a profile), got nothing",
+                   DURATION_EXPECT);
+    } else if (cfg_present(j->duration_at) && cfg_present(j->samples_at)) {
+        cfg_path_key(p, sizeof p, jpath, "samples");
+        diag_error(c->d, j->samples_at, p,
+                   "conflicts with duration; expected one of duration and samples, got both");
+    } else if (cfg_present(j->samples_at) && !cfg_present(j->profile_at)) {
+        cfg_path_key(p, sizeof p, jpath, "samples");
+        diag_error(c->d, j->samples_at, p,
+                   "needs a profile to turn samples into time; expected profile, got none");
+    }
+}
+
 /* Names of node groups, and of job classes, must be unique. */
 static void check_unique(load_ctx *c, const char *what, const char *seq_path, size_t n,
                          const char *(*name_of)(const scenario_spec *, size_t),
@@ -958,6 +987,7 @@ static void check_spec(load_ctx *c)
         char jpath[PATH_LEN];
         snprintf(jpath, sizeof jpath, "workload.jobs[%zu]", i);
         check_arrivals(c, &s->workload.jobs[i], jpath);
+        check_work(c, &s->workload.jobs[i], jpath);
     }
 }
 

@@ -138,6 +138,9 @@ typedef struct scenario_cluster_trace {
 
 typedef struct scenario_cluster {
     uint32_t driver; /* NVIDIA driver branch (535 for R535); 0 = newest, no restriction */
+    const char *interconnect; /* nodes' network (a name of model/comm.yaml), or NULL: its
+                               * default_network */
+    src_loc interconnect_at;
     size_t n_groups;
     scenario_node_group *groups;
     scenario_cluster_trace trace; /* present when cfg_present(trace.at) */
@@ -177,7 +180,16 @@ typedef struct scenario_job_class {
     uint64_t memory_bytes;      /* device memory each unit needs (`memory: 16GiB`); 0 = not stated,
                                  * never OOM */
     int priority;               /* larger runs first under priority policies (default 0) */
-    src_loc at, rate_at, interval_at, profile_at;
+    uint32_t workers;           /* pods of one job, placed and started together (gang); a
+                                 * profile with grad_bytes makes it a data-parallel job whose step
+                                 * model/ddp.h gives (default 1) */
+    uint32_t per_gpu;           /* most workers one GPU may hold (checked against the partition
+                                 * the request names: 1 for a whole GPU, the profile's instance
+                                 * count for MIG); 0 = not stated */
+    double samples;             /* work in units of the profile (samples, or iterations) for the
+                                 * whole job, instead of `duration`; 0 = not stated */
+    src_loc at, rate_at, interval_at, profile_at, duration_at, workers_at, per_gpu_at,
+        samples_at;
 } scenario_job_class;
 
 /* Trace modes (scenario_trace.mode). */

@@ -26,6 +26,15 @@ int comm_net_find(const comm_params *p, const char *name)
     return -1;
 }
 
+void comm_net_names(const comm_params *p, char *buf, size_t n)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < p->n_nets && used < n; i++) {
+        used += (size_t)snprintf(buf + used, n - used, "%s%s", i ? ", " : "", p->nets[i].name);
+    }
+}
+
 /* ---- closed forms ---- */
 
 double comm_ring_allreduce_s(int n, double bytes, double alpha_s, double beta_bytes_per_s)

@@ -84,6 +84,8 @@ typedef struct comm_params {
 
 /* Index of the network named `name` in p, or -1. */
 int comm_net_find(const comm_params *p, const char *name);
+/* The networks' names, ", "-separated, into buf (size n; truncated to fit). */
+void comm_net_names(const comm_params *p, char *buf, size_t n);
 
 /* A node as the links see it. Line rates are each way; 0 = no such link. */
 typedef struct comm_node {

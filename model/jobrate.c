@@ -2,8 +2,11 @@
 #include "model/jobrate.h"
 
 #include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "model/ddp.h"
 #include "model/share.h"
 #include "sim/xalloc.h"
 
@@ -240,6 +243,128 @@ static double mixed_mps_rate(const jobrate_ctx *rc, const cluster *c, const clus
     return t_alone * wl_units_per_iter(self->p, self->batch) / iter[0];
 }
 
+/* ---- data-parallel gangs ---- */
+
+static int cmp_dev(const void *a, const void *b)
+{
+    dev_id x = *(const dev_id *)a, y = *(const dev_id *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* True when job j is a data-parallel gang the communication model can cost. */
+static bool is_ddp(const jobrate_ctx *rc, const job *j, const jobrate_profile *jp)
+{
+    return rc->comm && j->spec.req.n_workers > 1 && jp && jp->p->grad_bytes > 0;
+}
+
+/* The ddp_job and ring of gang j as placed: one rank per worker (its first unit), ordered by
+ * device id. Returns 0, or -1 when the ring cannot be built (two workers on one whole GPU). */
+static int placed_ring(const jobrate_ctx *rc, const cluster *c, const job *j,
+                       const jobrate_profile *jp, ddp_job *dj, comm_ring *ring)
+{
+    uint32_t n = j->spec.req.n_workers, per = j->spec.req.per_worker;
+    dev_id *devs = xcalloc(n, sizeof *devs, "gang devices");
+    for (uint32_t k = 0; k < n; k++) {
+        devs[k] = j->units[k * per];
+    }
+    qsort(devs, n, sizeof *devs, cmp_dev);
+    comm_node *nodes = xcalloc(n, sizeof *nodes, "gang nodes");
+    comm_rank *ranks = xcalloc(n, sizeof *ranks, "gang ranks");
+    memset(dj, 0, sizeof *dj);
+    const cluster_device *d0 = cluster_device_get(c, devs[0]);
+    dj->profile = jp->p;
+    dj->batch = jp->batch;
+    dj->grad_bytes = jp->p->grad_bytes;
+    dj->gpu = cluster_gpu_get(c, d0->gpu)->type;
+    dj->mig = d0->profile;
+    dj->workers = (int)n;
+    dj->nic_bytes_per_s = rc->nic_bytes_per_s;
+    node_id last_node = UINT32_MAX;
+    gpu_id last_gpu = UINT32_MAX;
+    int n_nodes = 0, on_gpu = 0;
+    for (uint32_t k = 0; k < n; k++) {
+        const cluster_device *d = cluster_device_get(c, devs[k]);
+        if (d->node != last_node) {
+            gpu_id first;
+            uint32_t count;
+            cluster_node_gpus(c, d->node, &first, &count);
+            const gpu_type *t = cluster_gpu_get(c, d->gpu)->type;
+            nodes[n_nodes] = (comm_node){(int)count, rc->comm->gpus_per_root,
+                                         t->nvlink_bytes_per_s / 2, t->pcie_bytes_per_s,
+                                         rc->comm->host_mem_bytes_per_s, rc->nic_bytes_per_s};
+            if (n_nodes < DDP_MAX_NODES) {
+                dj->topology[n_nodes] = 0;
+            }
+            dj->gpus_per_node = (int)count > dj->gpus_per_node ? (int)count : dj->gpus_per_node;
+            n_nodes++;
+            last_node = d->node;
+        }
+        on_gpu = d->gpu == last_gpu ? on_gpu + 1 : 1;
+        last_gpu = d->gpu;
+        dj->per_gpu = on_gpu > dj->per_gpu ? on_gpu : dj->per_gpu;
+        if (n_nodes <= DDP_MAX_NODES) {
+            dj->topology[n_nodes - 1]++;
+        }
+        ranks[k] = (comm_rank){n_nodes - 1, (int)cluster_gpu_get(c, d->gpu)->index,
+                               d->profile != NULL};
+    }
+    dj->n_nodes = n_nodes < DDP_MAX_NODES ? n_nodes : DDP_MAX_NODES;
+    char why[256];
+    int rc2 = comm_ring_build(rc->comm, nodes, n_nodes, ranks, (int)n, ring, why, sizeof why);
+    free(devs);
+    free(nodes);
+    free(ranks);
+    return rc2;
+}
+
+/* Solo-iteration time / step of gang id under the current link sharing, or NAN. */
+static double ddp_rate(const jobrate_ctx *rc, const world *w, job_id id,
+                       const jobrate_profile *jp)
+{
+    const cluster *c = world_cluster(w);
+    const job_table *jobs = world_jobs(w);
+    size_t n_gang = 0;
+    const job_id *gang = world_gang_jobs(w, &n_gang);
+    comm_ring *rings = xcalloc(n_gang + 1, sizeof *rings, "gang rings");
+    const comm_ring **use = xcalloc(n_gang + 1, sizeof *use, "gang ring list");
+    double *x = xcalloc(n_gang + 1, sizeof *x, "gang rates");
+    size_t n_use = 0, self = SIZE_MAX;
+    ddp_job self_job;
+    for (size_t i = 0; i < n_gang; i++) {
+        const job *o = job_table_get(jobs, gang[i]);
+        const jobrate_profile *op = find_profile(rc, o->spec.profile);
+        ddp_job dj;
+        if (!is_ddp(rc, o, op) || placed_ring(rc, c, o, op, &dj, &rings[n_use]) != 0) {
+            comm_ring_fini(&rings[n_use]);
+            continue;
+        }
+        if (gang[i] == id) {
+            self = n_use;
+            self_job = dj;
+        }
+        use[n_use] = &rings[n_use];
+        n_use++;
+    }
+    double rate = (double)NAN;
+    if (self != SIZE_MAX) {
+        comm_share(use, n_use, x);
+        ddp_result r;
+        ddp_step(&self_job, rc->comm, rc->phys, &rings[self], x[self], &r);
+        double t1 = alone_unit_time(rc, c, cluster_device_get(c, job_table_get(jobs, id)->units[0]),
+                                    jp);
+        if (r.outcome == SPEED_OK && r.step_s > 0 && !isnan(t1)) {
+            rate = t1 * wl_units_per_iter(jp->p, jp->batch) / r.step_s;
+        }
+    }
+    for (size_t i = 0; i < n_use; i++) {
+        comm_ring_fini(&rings[i]);
+    }
+    free(rings);
+    free(use);
+    free(x);
+    return rate;
+}
+
 double jobrate_rate(void *ctx, const world *w, job_id id)
 {
     const jobrate_ctx *rc = ctx;
@@ -265,6 +390,12 @@ double jobrate_rate(void *ctx, const world *w, job_id id)
             r = peers_rate(rc, c, d, jp);
         }
         rate = r < rate ? r : rate;
+    }
+    if (is_ddp(rc, j, jp)) {
+        double r = ddp_rate(rc, w, id, jp);
+        if (!isnan(r)) {
+            rate *= r;
+        }
     }
     SIM_ASSERT(rate > 0 && isfinite(rate));
     return rate;

@@ -32,12 +32,22 @@
  * SHARE_MAX_JOBS contexts, too many product-form states) fall back to the identical-peers rule.
  * Memory is not checked here: the cluster's memory rule admitted every co-runner at its start.
  * A job spread over several devices runs at the pace of its slowest one (the slowest worker sets
- * the step). Pure computation on borrowed state; no I/O.
+ * the step).
+ * Data-parallel gangs (two or more workers, a profile with grad_bytes, comm set): the step of
+ * model/ddp.h over the ring the placement makes (workers ordered by device, i.e. node by node and
+ * GPU by GPU; MIG instances staged through host memory), at the ring's rate when the rings of
+ * every running gang (world_gang_jobs) share their links max-min fairly (comm_share). The job's
+ * work is counted in solo iterations of one worker (a duration of N s means N s of one worker's
+ * iterations alone on its partition, once per worker), so its rate is the solo iteration time
+ * divided by the step, times the slowest device's co-runner rate above. A gang whose placement
+ * puts two workers on one whole GPU, or whose step the model cannot give, runs at the co-runner
+ * rate alone. Pure computation on borrowed state; no I/O.
  */
 #ifndef SIMPROJ_MODEL_JOBRATE_H
 #define SIMPROJ_MODEL_JOBRATE_H
 
 #include "model/cluster.h"
+#include "model/comm.h"
 #include "model/job.h"
 #include "model/speed.h"
 #include "model/world.h"
@@ -51,6 +61,8 @@ typedef struct jobrate_profile {
 
 typedef struct jobrate_ctx {
     const phys_params *phys; /* borrowed: eta(k) per time-slice class, loss factors */
+    const comm_params *comm; /* borrowed: links of data-parallel jobs; NULL = none modelled */
+    double nic_bytes_per_s;  /* every node's NIC line rate (the cluster's interconnect) */
     int ts_class;            /* time-slice class of jobs without a profile */
     size_t n_profiles;
     const jobrate_profile *profiles; /* borrowed; looked up by name */

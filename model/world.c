@@ -62,6 +62,8 @@ struct world {
     wjob *wj;    /* one per job */
     job_id *run; /* running jobs (unordered set; positions in wjob.run_pos) */
     size_t n_run;
+    job_id *gang; /* running jobs with two or more workers, in start order */
+    size_t n_gang, cap_gang;
     job_id **gpu_run; /* per GPU: running jobs holding a unit on it (unordered) */
     uint32_t *gpu_n, *gpu_cap;
     world_rate_fn *rate;
@@ -226,6 +228,13 @@ static void start_progress(world *w, job_id id)
     w->wj[id].run_pos = w->n_run;
     w->run[w->n_run++] = id;
     index_gpus(w, j, true);
+    if (j->spec.req.n_workers > 1) {
+        if (w->n_gang == w->cap_gang) {
+            w->cap_gang = w->cap_gang ? 2 * w->cap_gang : 8;
+            w->gang = xrealloc(w->gang, w->cap_gang * sizeof *w->gang, "gang jobs");
+        }
+        w->gang[w->n_gang++] = id;
+    }
     w->wj[id].rate = -1;
     set_rate(w, id);
 }
@@ -238,6 +247,13 @@ static void stop_progress(world *w, job_id id)
     w->wj[w->run[pos]].run_pos = pos;
     w->wj[id].act = FLUID_ACT_NONE;
     index_gpus(w, job_table_get(w->jobs, id), false);
+    for (size_t i = 0; i < w->n_gang; i++) {
+        if (w->gang[i] == id) {
+            memmove(&w->gang[i], &w->gang[i + 1], (w->n_gang - i - 1) * sizeof *w->gang);
+            w->n_gang--;
+            break;
+        }
+    }
 }
 
 /* Re-apply the rate function to the running jobs that share a GPU with job j (which just
@@ -260,6 +276,13 @@ static void rerate_neighbours(world *w, const job *j)
     }
     if (g != small) {
         free(g);
+    }
+    if (j->spec.req.n_workers > 1) { /* gangs share links beyond their GPUs */
+        for (size_t i = 0; i < w->n_gang; i++) {
+            if (w->gang[i] != j->id) {
+                set_rate(w, w->gang[i]);
+            }
+        }
     }
 }
 
@@ -759,6 +782,7 @@ void world_destroy(world *w)
     cluster_destroy(w->c);
     free(w->wj);
     free(w->run);
+    free(w->gang);
     free(w->gpu_run);
     free(w->gpu_n);
     free(w->gpu_cap);
@@ -809,6 +833,12 @@ const cluster *world_cluster(const world *w)
 const job_table *world_jobs(const world *w)
 {
     return w->jobs;
+}
+
+const job_id *world_gang_jobs(const world *w, size_t *n)
+{
+    *n = w->n_gang;
+    return w->gang;
 }
 
 const job_id *world_gpu_jobs(const world *w, gpu_id g, uint32_t *n)

@@ -124,6 +124,10 @@ const job_table *world_jobs(const world *w);
  * many. Kept up to date as jobs start and end (O(1) to look up), so a rate function finds a
  * device's co-runners without scanning every job. Borrowed until the next start or end. */
 const job_id *world_gpu_jobs(const world *w, gpu_id g, uint32_t *n);
+/* Running jobs with two or more workers (data-parallel gangs), in start order; *n gets how many.
+ * They share links (NICs, PCIe roots, host memory) beyond their GPUs, so whenever one starts or
+ * ends the world re-applies the rate function to all of them. Borrowed until the next change. */
+const job_id *world_gang_jobs(const world *w, size_t *n);
 /* Recorded samples, in time order (one per distinct time). */
 size_t world_n_samples(const world *w);
 const world_sample *world_samples(const world *w);

@@ -10,6 +10,7 @@
 
 #include "experiments/catalog_load.h"
 #include "experiments/cfg.h"
+#include "experiments/comm_load.h"
 #include "experiments/embedded.h"
 #include "experiments/obs.h"
 #include "experiments/physics_load.h"
@@ -30,6 +31,7 @@
 #include "tools/progress.h"
 #include "tools/run_build.h"
 #include "model/tracework.h"
+#include "tools/run_ddp.h"
 #include "workloads/synth.h"
 #include "workloads/traceload.h"
 
@@ -40,6 +42,7 @@ typedef struct run_ctx {
     scenario_spec *spec;
     gpu_catalog cat;
     phys_params phys;
+    comm_params comm;
     jobrate_ctx rate;
     jobrate_profile *profiles; /* one per distinct profile name; arena */
     size_t n_profiles;
@@ -197,6 +200,7 @@ static synth_class *build_classes(run_ctx *r)
         if (jp && k->mem_bytes == 0) { /* the profile's footprint at its batch */
             k->mem_bytes = (uint64_t)ceil(wl_mem_footprint_bytes(jp->p, jp->batch));
         }
+        run_ddp_class(r->spec, &r->cat, &r->comm, &r->phys, i, jp, k, r->d);
     }
     return cls;
 }
@@ -684,10 +688,11 @@ int run_scenario(const run_opts *o)
     }
     if (rc == 0 &&
         (catalog_load_default(r.a, &r.cat, r.d) != 0 || physics_load_default(r.d, &r.phys) != 0 ||
-         scenario_apply_calibrations(r.spec, &r.cat, &r.phys, r.d) != 0)) {
+         comm_load_default(r.d, &r.comm) != 0 || scenario_apply_calibrations(r.spec, &r.cat, &r.phys, r.d) != 0)) {
         rc = SIM_EINPUT;
     }
     synth_class *cls = NULL;
+    double nic = 0;
     if (rc == 0) {
         if (o->has_seed) {
             r.spec->seed = o->seed;
@@ -696,6 +701,7 @@ int run_scenario(const run_opts *o)
         build_policy(&r);
         cls = build_classes(&r);
         load_service_profiles(&r);
+        nic = run_ddp_nic(r.spec, &r.comm, r.d);
         if (diag_error_count(r.d) == 0) {
             check_requests(&r, cls);
         }
@@ -739,8 +745,12 @@ int run_scenario(const run_opts *o)
                 return rc;
             }
         }
-        r.rate = (jobrate_ctx){
-            .phys = &r.phys, .ts_class = 0, .n_profiles = r.n_profiles, .profiles = r.profiles};
+        r.rate = (jobrate_ctx){.phys = &r.phys,
+                               .comm = &r.comm,
+                               .nic_bytes_per_s = nic,
+                               .ts_class = 0,
+                               .n_profiles = r.n_profiles,
+                               .profiles = r.profiles};
         world_cfg wc = {.cluster = &r.cc,
                         .policy = r.pol,
                         .params = &r.params,

@@ -1,0 +1,116 @@
+/* tools/run_ddp.c - multi-worker job classes of a run (see run_ddp.h). */
+#include "tools/run_ddp.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "model/ddp.h"
+
+#define MIG_PREFIX "nvidia.com/mig-"
+
+/* The partition resource `res` names: *g and *mig (NULL for a whole GPU). False when no node
+ * group's GPU type has the MIG profile (the cluster check reports the resource then). */
+static bool class_partition(const scenario_spec *spec, const gpu_catalog *cat, const char *res,
+                            const gpu_type **g, const mig_profile **mig)
+{
+    *g = NULL;
+    *mig = NULL;
+    if (strncmp(res, MIG_PREFIX, strlen(MIG_PREFIX)) != 0) {
+        *g = spec->cluster.n_groups ? gpu_catalog_find(cat, spec->cluster.groups[0].gpu) : NULL;
+        return *g != NULL;
+    }
+    char name[64];
+    snprintf(name, sizeof name, "%s", res + strlen(MIG_PREFIX));
+    size_t n = strlen(name);
+    if (n > 7 && !strcmp(name + n - 7, ".shared")) {
+        name[n -= 7] = '\0';
+    }
+    if (n > 3 && !strcmp(name + n - 3, ".me")) { /* advertised ".me" for "+me" */
+        name[n - 3] = '+';
+    }
+    for (size_t i = 0; i < spec->cluster.n_groups; i++) {
+        const gpu_type *t = gpu_catalog_find(cat, spec->cluster.groups[i].gpu);
+        const mig_profile *p = t ? gpu_find_profile(t, name) : NULL;
+        if (p) {
+            *g = t;
+            *mig = p;
+            return true;
+        }
+    }
+    return false;
+}
+
+void run_ddp_class(const scenario_spec *spec, const gpu_catalog *cat, const comm_params *cp,
+                   const phys_params *m, size_t ci, const jobrate_profile *jp, synth_class *k,
+                   diag *d)
+{
+    const scenario_job_class *jc = &spec->workload.jobs[ci];
+    k->req.n_workers = jc->workers;
+    char path[128];
+    const gpu_type *g;
+    const mig_profile *mig;
+    bool known = class_partition(spec, cat, jc->request.resource, &g, &mig);
+    if (known && jc->per_gpu > 0) {
+        int cap = mig ? mig->max_instances : 1;
+        if ((int)jc->per_gpu > cap) {
+            snprintf(path, sizeof path, "workload.jobs[%zu].per_gpu", ci);
+            diag_error(d, jc->per_gpu_at, path,
+                       "more workers than one GPU holds; expected at most %d (%s), got '%u'", cap,
+                       mig ? mig->name : "a whole GPU holds one worker", jc->per_gpu);
+        }
+    }
+    uint32_t drv = spec->cluster.driver;
+    if (known && mig && jc->request.count >= 2 && drv != 0 && drv < 570) {
+        snprintf(path, sizeof path, "workload.jobs[%zu].request", ci);
+        diag_error(d, jc->request.at, path,
+                   "a worker asks for %u MIG devices, but before driver R570 a CUDA process sees "
+                   "one MIG device; expected 1 per worker or cluster.driver >= 570, got driver "
+                   "%u",
+                   jc->request.count, drv);
+    }
+    if (!jp || !known) {
+        return;
+    }
+    partition_cfg pc;
+    partition_cfg_init(&pc, g);
+    pc.mig = mig;
+    if (cfg_present(jc->samples_at)) {
+        speed_result r;
+        speed_unit_time(jp->p, jp->batch, &pc, m, &r);
+        if (r.outcome == SPEED_OK) {
+            double s = jc->samples * r.unit_time_s / jc->workers;
+            k->duration_s = (synth_dist){SYNTH_FIXED, s > 1e-9 ? s : 1e-9, 0};
+        } else {
+            /* it cannot run there (OOM): any work; the cluster's memory rule fails it at start */
+            k->duration_s = (synth_dist){SYNTH_FIXED, 1.0, 0};
+        }
+    }
+    if (jc->workers >= 2 && jp->p->grad_bytes > 0 && jc->memory_bytes == 0) {
+        ddp_job dj;
+        memset(&dj, 0, sizeof dj);
+        dj.profile = jp->p;
+        dj.batch = jp->batch;
+        dj.grad_bytes = jp->p->grad_bytes;
+        dj.workers = (int)jc->workers;
+        k->mem_bytes = (uint64_t)ceil(ddp_worker_mem_bytes(&dj, cp));
+    }
+}
+
+double run_ddp_nic(const scenario_spec *spec, const comm_params *cp, diag *d)
+{
+    int net = cp->default_net;
+    if (spec->cluster.interconnect) {
+        int i = comm_net_find(cp, spec->cluster.interconnect);
+        if (i < 0) {
+            char names[256];
+            comm_net_names(cp, names, sizeof names);
+            diag_error(d, spec->cluster.interconnect_at, "cluster.interconnect",
+                       "unknown network; expected one of [%s], got '%s'", names,
+                       spec->cluster.interconnect);
+        } else {
+            net = i;
+        }
+    }
+    return cp->nets[net].line_bytes_per_s;
+}

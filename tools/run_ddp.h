@@ -1,0 +1,42 @@
+/* tools/run_ddp.h - the multi-worker and data-parallel parts of a scenario's job classes, for
+ * `slicesim run` (tools/run.c): checks that need the catalog and the driver, work given in
+ * samples, and the per-worker memory of a data-parallel job.
+ *
+ * The partition a class asks for: `nvidia.com/mig-<profile>[.shared]` is that MIG profile on the
+ * GPU type of the first node group whose type has it; any other resource is a whole GPU of the
+ * first node group's type.
+ * Checks (each an input error at its field, exit 2):
+ *   per_gpu above what the partition holds on one GPU (1 for a whole GPU, the MIG profile's
+ *   instance count);
+ *   a worker asking for two or more MIG devices while cluster.driver is before R570: before R570
+ *   a CUDA process sees one MIG device (../shared/data/mig-facts.md §6), so the worker could not
+ *   use them.
+ * samples: the job's work is samples x (time per unit of one worker alone on the partition) /
+ * workers, i.e. seconds of one worker's solo iterations (model/jobrate.h counts a gang's work so).
+ * Memory: a data-parallel class (workers >= 2, a profile with grad_bytes) needs per unit the
+ * worker memory of model/ddp.h (the profile's footprint, bucket copies and NCCL buffers), unless
+ * `memory` says otherwise.
+ * Ownership: everything borrowed for the call. Units: seconds, bytes.
+ */
+#ifndef SIMPROJ_TOOLS_RUN_DDP_H
+#define SIMPROJ_TOOLS_RUN_DDP_H
+
+#include <stddef.h>
+
+#include "experiments/scenario.h"
+#include "model/comm.h"
+#include "model/jobrate.h"
+#include "sim/diag.h"
+#include "workloads/synth.h"
+
+/* Apply class ci of spec (its profile jp, may be NULL) to synthetic class k: workers, per_gpu
+ * and driver checks, samples -> fixed duration, data-parallel memory. Errors go to d. */
+void run_ddp_class(const scenario_spec *spec, const gpu_catalog *cat, const comm_params *cp,
+                   const phys_params *m, size_t ci, const jobrate_profile *jp, synth_class *k,
+                   diag *d);
+
+/* NIC line rate of the scenario's interconnect (cluster.interconnect, or the default network of
+ * cp); an unknown name is an input error at its field (and the default is returned). */
+double run_ddp_nic(const scenario_spec *spec, const comm_params *cp, diag *d);
+
+#endif
