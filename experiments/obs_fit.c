@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "model/predict.h"
 #include "model/wfit.h"
 #include "sim/err.h"
 
@@ -474,7 +475,7 @@ void obs_predict(const obs_profile *p, const obs_profile *const *others, size_t 
         return;
     }
     speed_result r;
-    speed_unit_time(&p->p, q->batch, &c, m, &r);
+    predict_unit_time(&p->p, q->batch, &c, m, &r);
     out->outcome = r.outcome;
     if (r.outcome != SPEED_OK) {
         snprintf(out->reason, sizeof out->reason, "%s", r.reason);
@@ -486,7 +487,7 @@ void obs_predict(const obs_profile *p, const obs_profile *const *others, size_t 
     /* variants: the prior's range of the unpinned parameters */
     for (int v = 0; v < p->n_variants; v++) {
         speed_result rv;
-        speed_unit_time(&p->variants[v], q->batch, &c, m, &rv);
+        predict_unit_estimate(&p->variants[v], q->batch, &c, m, &rv);
         if (rv.outcome == SPEED_OK) {
             lo = fmin(lo, rv.unit_time_s);
             hi = fmax(hi, rv.unit_time_s);
@@ -503,7 +504,7 @@ void obs_predict(const obs_profile *p, const obs_profile *const *others, size_t 
         double v0 = get_param(&pp, wc, (wl_param)i);
         set_param(&pp, wc, (wl_param)i, v0 + p->sd[i]);
         speed_result rp;
-        speed_unit_time(&pp, q->batch, &c, m, &rp);
+        predict_unit_estimate(&pp, q->batch, &c, m, &rp);
         if (rp.outcome == SPEED_OK) {
             var += (rp.unit_time_s - t) * (rp.unit_time_s - t);
         }

@@ -15,6 +15,7 @@
 #include "experiments/yamlx.h"
 #include "model/calfit.h"
 #include "model/comm.h"
+#include "model/predict.h"
 #include "model/speed.h"
 #include "sim/arena.h"
 #include "sim/err.h"
@@ -765,7 +766,7 @@ static int run_scenario(const val_scenario *sc, const char *scen_path, const cha
     for (int k = 0; k < b->n; k++) {
         fig_spec *f = &b->figs[k];
         speed_result r;
-        speed_unit_time(&out->fit.profiles[f->profile], f->batch, &f->cfg, &out->fit.model, &r);
+        predict_unit_estimate(&out->fit.profiles[f->profile], f->batch, &f->cfg, &out->fit.model, &r);
         f->f.predicted = r.outcome == SPEED_OK ? fig_value(f, r.unit_time_s) : nan("");
         out->figures[k] = f->f;
         if (f->f.excluded) {

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/predict.h"
+
 static int per_gpu_max(const ddp_job *job)
 {
     return job->mig ? job->mig->max_instances : 1;
@@ -153,7 +155,7 @@ void ddp_step(const ddp_job *job, const comm_params *cp, const phys_params *m,
         return;
     }
     speed_result r;
-    speed_unit_time(job->profile, job->batch, &c, m, &r);
+    predict_unit_estimate(job->profile, job->batch, &c, m, &r);
     if (r.outcome != SPEED_OK) {
         out->outcome = r.outcome;
         snprintf(out->reason, sizeof out->reason, "%s", r.reason);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "model/ddp.h"
+#include "model/predict.h"
 #include "model/share.h"
 #include "sim/xalloc.h"
 
@@ -53,7 +54,7 @@ static double alone_unit_time(const jobrate_ctx *rc, const cluster *c, const clu
     partition_cfg pc;
     alone_cfg(c, d, &pc);
     speed_result alone;
-    speed_unit_time(jp->p, jp->batch, &pc, rc->phys, &alone);
+    predict_unit_estimate(jp->p, jp->batch, &pc, rc->phys, &alone);
     return alone.outcome == SPEED_OK ? alone.unit_time_s : (double)NAN;
 }
 
@@ -65,13 +66,13 @@ static double profiled_rate(const jobrate_ctx *rc, const cluster *c, const clust
     partition_cfg pc;
     alone_cfg(c, d, &pc);
     speed_result alone, now;
-    speed_unit_time(jp->p, jp->batch, &pc, rc->phys, &alone);
+    predict_unit_estimate(jp->p, jp->batch, &pc, rc->phys, &alone);
     if (d->sharing != CLUSTER_SHARE_NONE && d->used >= 2) {
         pc.sharing = d->sharing == CLUSTER_SHARE_MPS ? SHARE_MPS : SHARE_TIMESLICE;
         pc.peers = (int)d->used;
     }
     pc.mig_busy = d->profile ? busy_instances(c, d) : 0;
-    speed_unit_time(jp->p, jp->batch, &pc, rc->phys, &now);
+    predict_unit_estimate(jp->p, jp->batch, &pc, rc->phys, &now);
     if (alone.outcome != SPEED_OK || now.outcome != SPEED_OK || !(now.unit_time_s > 0)) {
         return (double)NAN;
     }
@@ -176,13 +177,13 @@ static double mixed_ts_rate(const jobrate_ctx *rc, const cluster *c, const clust
         }
         speed_result r;
         alone_cfg(c, d, &pc); /* alone: the same solo phases unless the power budget is shared */
-        speed_unit_time(jp->p, jp->batch, &pc, rc->phys, &r);
+        predict_unit_estimate(jp->p, jp->batch, &pc, rc->phys, &r);
         double t_alone = r.unit_time_s;
         if (r.outcome == SPEED_OK && mig_busy > 1) {
             /* on a MIG GPU with other busy instances: its phases at the shared power budget */
             pc.sharing = SHARE_TIMESLICE;
             pc.mig_busy = mig_busy;
-            speed_unit_time(jp->p, jp->batch, &pc, rc->phys, &r);
+            predict_unit_estimate(jp->p, jp->batch, &pc, rc->phys, &r);
         }
         if (r.outcome == SPEED_OK && r.iter_gpu_s > 0) {
             tc[i].host_s = r.iter_host_s;

@@ -11,7 +11,7 @@
  * profile they carry.
  *  - Alone, on an isolated device, or when every context on the device carries the job's own
  *    profile (identical peers): a job with a workload profile (model/speed.h) gets the physics,
- *    speed_unit_time on its partition with k peers (time-slicing: host phases overlap other
+ *    predict_unit_estimate on its partition with k peers (time-slicing: host phases overlap other
  *    jobs' GPU phases, exact MVA; MPS: 100/replicas % of the SMs each, shared bandwidth) and, on
  *    a MIG GPU, with the GPU's busy instances sharing its power budget; divided into its time
  *    alone on what it asked for (the partition; for an MPS replica, one client capped at

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/predict.h"
 #include "sim/err.h"
 #include "sim/xalloc.h"
 
@@ -239,7 +240,7 @@ double service_physics_batch_time(void *ctx, const world *w, job_id r, uint32_t 
     partition_cfg_init(&pc, cluster_gpu_get(c, d->gpu)->type);
     pc.mig = d->profile;
     speed_result res;
-    speed_unit_time(sp->profile, batch, &pc, sp->phys, &res);
+    predict_unit_estimate(sp->profile, batch, &pc, sp->phys, &res);
     /* the run refuses a service whose profile does not fit its partition (tools/run.c) */
     SIM_ASSERT(res.outcome == SPEED_OK);
     return res.unit_time_s * wl_units_per_iter(sp->profile, batch) / world_job_rate(w, r);

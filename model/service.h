@@ -9,7 +9,7 @@
  * is idle and requests wait, it takes up to max_batch of them (dynamic batching with no delay:
  * what is there, as a server that never holds a batch open) and serves them in one batch.
  * Service time of a batch of b requests on a replica: the physics' time of one iteration at
- * batch b on the replica's partition alone (speed_unit_time x wl_units_per_iter, model/speed.h),
+ * batch b on the replica's partition alone (predict_unit_estimate x wl_units_per_iter, model/predict.h),
  * divided by the replica's current rate (world_job_rate: co-runners on a time-sliced or MPS GPU,
  * or a MIG GPU's shared power, slow it), taken when the batch starts. A test may replace it with
  * its own function. A replica killed by a fault puts its batch back at the head of the queue.

@@ -11,7 +11,8 @@
  * with f the clock factor of the power model (model/power.h), BW the partition's bandwidth share
  * capped by what s SMs can drive, and g(a, b) = (a^p + b^p)^(1/p) the smooth roofline whose
  * exponent p is a fitted model parameter (p = 1 is "sum", large p is "max"; see speed.c for the
- * table that chose it). Sharing (time-slicing, MPS, co-location) is in model/share.h.
+ * table that chose it). Sharing (time-slicing, MPS, co-location) is in model/share.h and the one
+ * prediction entry point (solo -> sharing -> range) in model/predict.h; this module calls neither.
  *
  * Model parameters (phys_params) come from model/physics.yaml (loaded by
  * experiments/physics_load.h) or from a calibration; this module does no I/O.
@@ -163,7 +164,7 @@ typedef enum speed_outcome { SPEED_OK, SPEED_OOM, SPEED_INVALID } speed_outcome;
 /* "ok", "oom", "invalid"; static storage. */
 const char *speed_outcome_name(speed_outcome o);
 
-/* Result of speed_unit_time. */
+/* Result of a prediction (model/predict.h) and the breakdown of a solo iteration. */
 typedef struct speed_result {
     speed_outcome outcome;
     char reason[128];        /* why oom/invalid; "" when ok */
@@ -177,12 +178,6 @@ typedef struct speed_result {
     double bw_bytes_per_s;   /* effective bandwidth */
     double gpu_util;         /* fraction of wall time the job's GPU phase is active */
 } speed_result;
-
-/* Time per unit of work of profile p at batch B on configuration c, under model parameters m.
- * Never fails on a physically impossible setup: it reports SPEED_INVALID (with a reason) or
- * SPEED_OOM. All pointers borrowed. */
-void speed_unit_time(const wl_profile *p, double batch, const partition_cfg *c,
-                     const phys_params *m, speed_result *out);
 
 /* SMs of the partition (MIG profile SMs, or the whole GPU's). */
 int speed_partition_sms(const partition_cfg *c);

@@ -3,6 +3,8 @@
 
 #include <stdio.h>
 
+#include "model/predict.h"
+
 /* One SM-second of fp32 work per iteration and nothing else: time = 1 / (s * clock * mig_eff). */
 static const wl_profile gpu_bound = {
     .name = "gpu-bound",
@@ -35,8 +37,8 @@ int tracework_factor(const wl_profile *p, double batch, const gpu_type *traced,
     here.n_with = 0;
     here.mig_busy = 0;
     speed_result a, b;
-    speed_unit_time(p, batch, &from, m, &a);
-    speed_unit_time(p, batch, &here, m, &b);
+    predict_unit_estimate(p, batch, &from, m, &a);
+    predict_unit_estimate(p, batch, &here, m, &b);
     if (a.outcome != SPEED_OK || b.outcome != SPEED_OK) {
         const speed_result *bad = a.outcome != SPEED_OK ? &a : &b;
         snprintf(why, why_len, "%s on %s: %s", speed_outcome_name(bad->outcome),

@@ -5,7 +5,7 @@
  * With a workload profile p, D is D / t(p, traced) units of work, and each unit takes
  * t(p, partition) on the partition it asks for, so its solo time there is
  *     work_s = D * t(p, partition) / t(p, traced)
- * with t the time per unit that the physics gives (speed_unit_time, model/speed.h: both
+ * with t the time per unit that the physics gives (predict_unit_estimate, model/predict.h: both
  * exclusive, at the profile's batch); its time under sharing then follows at run time
  * (model/jobrate.h). Without a profile the job is taken to be GPU-bound: the same formula with a
  * profile that is all GPU compute (fp32 class, no host time, no memory traffic, no footprint,

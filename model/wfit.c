@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/predict.h"
 #include "model/share.h"
 #include "sim/err.h"
 #include "sim/xalloc.h"
@@ -135,7 +136,7 @@ static void obs_residuals(const fit_ctx *ctx, const wfit_obs *o, double *r_time,
     wl_profile tmp = *p;
     tmp.mem_footprint_bytes_fixed = 0;
     tmp.mem_footprint_bytes_per_sample = 0;
-    speed_unit_time(&tmp, o->batch, &cfg, &ctx->model, &res);
+    predict_unit_estimate(&tmp, o->batch, &cfg, &ctx->model, &res);
     if (res.outcome != SPEED_OK || !(res.unit_time_s > 0)) {
         *r_time = 1e3 + over;
         *r_util = 0;
@@ -287,7 +288,7 @@ int wfit_fit(const wfit_spec *spec, int n_obs, const wfit_obs *obs, wfit_result 
     for (int i = 0; i < n_obs; i++) {
         const wfit_obs *o = &obs[i];
         speed_result res;
-        speed_unit_time(&ctx.prof[o->profile], o->batch, &o->cfg, &ctx.model, &res);
+        predict_unit_estimate(&ctx.prof[o->profile], o->batch, &o->cfg, &ctx.model, &res);
         if (o->is_oom) {
             out->rel_residual[i] = res.outcome == SPEED_OOM ? 0.0 : 1.0;
         } else {

@@ -20,6 +20,7 @@
 #include "model/service.h"
 #include "model/jobrate.h"
 #include "model/policy/policy.h"
+#include "model/predict.h"
 #include "model/world.h"
 #include "sim/arena.h"
 #include "sim/err.h"
@@ -292,7 +293,7 @@ static void build_services(run_ctx *r)
         partition_cfg_init(&pc, cluster_gpu_get(c, cd->gpu)->type);
         pc.mig = cd->profile;
         speed_result sr;
-        speed_unit_time(r->svc_prof[i]->p, sv->batch, &pc, &r->phys, &sr);
+        predict_unit_estimate(r->svc_prof[i]->p, sv->batch, &pc, &r->phys, &sr);
         if (sr.outcome != SPEED_OK) {
             snprintf(path, sizeof path, "services[%zu].profile", i);
             diag_error(r->d, sv->profile_at, path,

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "experiments/physics_load.h"
+#include "model/predict.h"
 #include "model/speed.h"
 #include "sim/diag.h"
 
@@ -29,10 +30,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         partition_cfg c;
         partition_cfg_init(&c, &g);
         speed_result r;
-        speed_unit_time(&p, 1, &c, &m, &r);
+        predict_unit_time(&p, 1, &c, &m, &r);
         c.sharing = SHARE_TIMESLICE;
         c.peers = 4;
-        speed_unit_time(&p, 1, &c, &m, &r);
+        predict_unit_time(&p, 1, &c, &m, &r);
     }
     diag_destroy(d);
     return 0;

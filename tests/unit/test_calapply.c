@@ -19,6 +19,7 @@
 #include "experiments/physics_load.h"
 #include "experiments/scenario.h"
 #include "model/calapply.h"
+#include "model/predict.h"
 #include "model/speed.h"
 #include "sim/arena.h"
 #include "sim/diag.h"
@@ -179,8 +180,8 @@ Test(calapply, memory_bound_time_scales_with_the_measured_bandwidth)
     partition_cfg_init(&c0, h);
     partition_cfg_init(&c1, &g);
     speed_result r0, r1;
-    speed_unit_time(&p, 1, &c0, &w.phys, &r0);
-    speed_unit_time(&p, 1, &c1, &w.phys, &r1);
+    predict_unit_time(&p, 1, &c0, &w.phys, &r0);
+    predict_unit_time(&p, 1, &c1, &w.phys, &r1);
     cr_assert_eq(r0.outcome, SPEED_OK);
     cr_assert_eq(r1.outcome, SPEED_OK);
     double bw0 = speed_bandwidth(h, h->sms_total, 1, 1, &w.phys);

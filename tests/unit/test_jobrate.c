@@ -11,6 +11,7 @@
 #include "experiments/catalog_load.h"
 #include "experiments/physics_load.h"
 #include "model/jobrate.h"
+#include "model/predict.h"
 #include "model/share.h"
 #include "model/world.h"
 #include "sim/arena.h"
@@ -104,7 +105,7 @@ static wl_profile make_profile(const fix *f, const char *name, double compute, d
     partition_cfg pc;
     partition_cfg_init(&pc, f->gpu);
     speed_result r;
-    speed_unit_time(&p, 1, &pc, &f->m, &r);
+    predict_unit_time(&p, 1, &pc, &f->m, &r);
     cr_assert_eq(r.outcome, SPEED_OK);
     p.host_s_fixed = host_ratio * r.iter_gpu_s;
     return p;
@@ -139,7 +140,7 @@ Test(jobrate, a_profiled_and_a_gpu_bound_job_time_sliced_follow_the_product_form
     partition_cfg pc;
     partition_cfg_init(&pc, f.gpu);
     speed_result alone;
-    speed_unit_time(&p, 1, &pc, &f.m, &alone);
+    predict_unit_time(&p, 1, &pc, &f.m, &alone);
     double gb = 0.37;
     share_ts_class cls[2] = {{1, alone.iter_host_s, alone.iter_gpu_s}, {1, 0.0, gb}};
     double eta[3];
@@ -164,7 +165,7 @@ Test(jobrate, a_profiled_and_a_gpu_bound_job_time_sliced_follow_the_product_form
     speed_result two;
     pc.sharing = SHARE_TIMESLICE;
     pc.peers = 2;
-    speed_unit_time(&p, 1, &pc, &f.m, &two);
+    predict_unit_time(&p, 1, &pc, &f.m, &two);
     cr_assert_eq(two.outcome, SPEED_OK);
     double old0 = alone.unit_time_s / two.unit_time_s, old1 = eta[2] / 2;
     cr_assert_gt(fabs(rec.rate[0] - old0), 1e-3);
@@ -199,8 +200,8 @@ Test(jobrate, two_different_profiles_under_mps_follow_share_mps_solve)
     pc.sharing = SHARE_MPS;
     pc.mps_percent = 25;
     speed_result alone_a, alone_b;
-    speed_unit_time(&pa, 1, &pc, &f.m, &alone_a);
-    speed_unit_time(&pb, 1, &pc, &f.m, &alone_b);
+    predict_unit_time(&pa, 1, &pc, &f.m, &alone_a);
+    predict_unit_time(&pb, 1, &pc, &f.m, &alone_b);
     share_mps_class cls[2] = {{&pa, 1, 1}, {&pb, 1, 1}};
     double iter[2];
     share_mps_solve(2, cls, &pc, &f.m, iter);
@@ -213,7 +214,7 @@ Test(jobrate, two_different_profiles_under_mps_follow_share_mps_solve)
      * spends most of its time on the host, so it contends for bandwidth less) */
     speed_result two;
     pc.peers = 2;
-    speed_unit_time(&pb, 1, &pc, &f.m, &two);
+    predict_unit_time(&pb, 1, &pc, &f.m, &two);
     cr_assert_gt(fabs(rec.rate[1] - alone_b.unit_time_s / two.unit_time_s), 1e-3);
     world_destroy(w);
     arena_destroy(f.a);
@@ -233,10 +234,10 @@ Test(jobrate, identical_co_runners_keep_the_peers_rule)
     partition_cfg pc;
     partition_cfg_init(&pc, f.gpu);
     speed_result alone, three;
-    speed_unit_time(&p, 1, &pc, &f.m, &alone);
+    predict_unit_time(&p, 1, &pc, &f.m, &alone);
     pc.sharing = SHARE_TIMESLICE;
     pc.peers = 3;
-    speed_unit_time(&p, 1, &pc, &f.m, &three);
+    predict_unit_time(&p, 1, &pc, &f.m, &three);
     for (int j = 0; j < 3; j++) {
         cr_assert_eq(rec.rate[j], alone.unit_time_s / three.unit_time_s);
     }

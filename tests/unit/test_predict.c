@@ -18,6 +18,7 @@
 #include "experiments/embedded.h"
 #include "experiments/obs.h"
 #include "experiments/physics_load.h"
+#include "model/predict.h"
 #include "sim/arena.h"
 #include "sim/diag.h"
 #include "sim/err.h"
@@ -87,7 +88,7 @@ static double truth_unit_s(fixture *fx, const char *part, int peers, int mig_bus
     c.sharing = peers > 1 ? SHARE_TIMESLICE : SHARE_EXCLUSIVE;
     c.mig_busy = mig_busy;
     speed_result r;
-    speed_unit_time(&p, 8, &c, &fx->phys, &r);
+    predict_unit_time(&p, 8, &c, &fx->phys, &r);
     cr_assert_eq(r.outcome, SPEED_OK, "%s: %s", part, r.reason);
     return r.unit_time_s;
 }

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "model/predict.h"
 #include "model/share.h"
 #include "sim/err.h"
 #include "tests/unit/phys_fixture.h"
@@ -148,11 +149,11 @@ Test(share, mps_compute_clients_fit_side_by_side)
     c.sharing = SHARE_MPS;
     c.peers = 5; /* 5 x 20 SMs = the whole GPU */
     speed_result r;
-    speed_unit_time(&p, 1, &c, &m, &r);
+    predict_unit_time(&p, 1, &c, &m, &r);
     cr_assert_eq(r.outcome, SPEED_OK);
     cr_assert_float_eq(r.unit_time_s, 1.0, 1e-9);
     c.peers = 10; /* 200 SMs wanted of 100: each gets half */
-    speed_unit_time(&p, 1, &c, &m, &r);
+    predict_unit_time(&p, 1, &c, &m, &r);
     cr_assert_float_eq(r.unit_time_s, 2.0, 1e-6);
 }
 
@@ -164,14 +165,14 @@ Test(share, mps_memory_bound_clients_split_bandwidth)
     partition_cfg c;
     partition_cfg_init(&c, &g);
     speed_result solo, four;
-    speed_unit_time(&p, 1, &c, &m, &solo);
+    predict_unit_time(&p, 1, &c, &m, &solo);
     cr_assert_float_eq(solo.unit_time_s, 1.0, 1e-9); /* 1 TB at 1 TB/s */
     c.sharing = SHARE_MPS;
     c.peers = 4;
-    speed_unit_time(&p, 1, &c, &m, &four);
+    predict_unit_time(&p, 1, &c, &m, &four);
     cr_assert_float_eq(four.unit_time_s, 4.0, 1e-6);
     m.mps_bw_contention = 0.1; /* a further 10 % per co-runner */
-    speed_unit_time(&p, 1, &c, &m, &four);
+    predict_unit_time(&p, 1, &c, &m, &four);
     cr_assert_float_eq(four.unit_time_s, 4.0 * 1.3, 1e-6);
 }
 
@@ -187,7 +188,7 @@ Test(share, mps_thread_percentage_caps_sms)
     c.peers = 2;
     c.mps_percent = 25; /* 25 SMs each: both fit */
     speed_result r;
-    speed_unit_time(&p, 1, &c, &m, &r);
+    predict_unit_time(&p, 1, &c, &m, &r);
     cr_assert_float_eq(r.unit_time_s, 4.0, 1e-9);
     cr_assert_float_eq(r.sms_used, 25, 1e-9);
 }
@@ -209,7 +210,7 @@ Test(share, timeslice_colocation_of_different_workloads)
     c.with[0] = &host_heavy;
     c.with_batch[0] = 1;
     speed_result r;
-    speed_unit_time(&gpu_only, 1, &c, &m, &r);
+    predict_unit_time(&gpu_only, 1, &c, &m, &r);
     cr_assert_eq(r.outcome, SPEED_OK);
     /* states (n_g, n_h) at the GPU: weights from the product form with eta(2) = 0.8 */
     double w10 = 1.0 * 3.0, w11 = 2.0 * 1.0 / 0.8;

@@ -8,6 +8,7 @@
 #include "experiments/physics_load.h"
 #include "tests/unit/phys_fixture.h"
 #include "model/power.h"
+#include "model/predict.h"
 #include "model/speed.h"
 #include "sim/diag.h"
 #include "sim/err.h"
@@ -47,11 +48,11 @@ Test(speed, compute_only_is_host_plus_work_over_sms)
     partition_cfg c;
     partition_cfg_init(&c, &g);
     speed_result r;
-    speed_unit_time(&p, 1, &c, &m, &r);
+    predict_unit_time(&p, 1, &c, &m, &r);
     cr_assert_eq(r.outcome, SPEED_OK);
     cr_assert_float_eq(r.unit_time_s, 1.0 + 200.0 / 100, 1e-12);
     c.mig = &g.profiles[0];
-    speed_unit_time(&p, 1, &c, &m, &r);
+    predict_unit_time(&p, 1, &c, &m, &r);
     cr_assert_float_eq(r.unit_time_s, 1.0 + 200.0 / 14, 1e-12);
     cr_assert_float_eq(r.throughput, 1.0 / r.unit_time_s, 1e-12);
 }
@@ -65,10 +66,10 @@ Test(speed, parallelism_caps_sms_and_scales_with_batch)
     partition_cfg c;
     partition_cfg_init(&c, &g);
     speed_result r;
-    speed_unit_time(&p, 4, &c, &m, &r); /* P = 40 SMs < 100 */
+    predict_unit_time(&p, 4, &c, &m, &r); /* P = 40 SMs < 100 */
     cr_assert_float_eq(r.sms_used, 40, 1e-12);
     cr_assert_float_eq(r.unit_time_s, (4.0 / 40) / 4, 1e-12);
-    speed_unit_time(&p, 20, &c, &m, &r); /* P = 200 > 100 */
+    predict_unit_time(&p, 20, &c, &m, &r); /* P = 200 > 100 */
     cr_assert_float_eq(r.sms_used, 100, 1e-12);
     cr_assert_float_eq(r.unit_time_s, (20.0 / 100) / 20, 1e-12);
 }
@@ -104,19 +105,19 @@ Test(speed, oom_and_invalid_are_reported)
     partition_cfg_init(&c, &g);
     speed_result r;
     c.mig = &g.profiles[0];
-    speed_unit_time(&p, 1, &c, &m, &r);
+    predict_unit_time(&p, 1, &c, &m, &r);
     cr_assert_eq(r.outcome, SPEED_OOM);
     cr_assert_str_eq(speed_outcome_name(r.outcome), "oom");
     c.mig = NULL;
     c.sharing = SHARE_TIMESLICE;
     c.peers = 7; /* 7 x 6 GiB > 40 GiB: co-runners share one memory */
-    speed_unit_time(&p, 1, &c, &m, &r);
+    predict_unit_time(&p, 1, &c, &m, &r);
     cr_assert_eq(r.outcome, SPEED_OOM);
     c.peers = 6;
-    speed_unit_time(&p, 1, &c, &m, &r);
+    predict_unit_time(&p, 1, &c, &m, &r);
     cr_assert_eq(r.outcome, SPEED_OK);
     c.peers = 0;
-    speed_unit_time(&p, 1, &c, &m, &r);
+    predict_unit_time(&p, 1, &c, &m, &r);
     cr_assert_eq(r.outcome, SPEED_INVALID);
     cr_assert_neq(r.reason[0], '\0');
 }
@@ -150,9 +151,9 @@ Test(power, busy_mig_instances_share_the_budget)
     partition_cfg_init(&c, &g);
     c.mig = &g.profiles[0];
     speed_result alone, seven;
-    speed_unit_time(&p, 1, &c, &m, &alone);
+    predict_unit_time(&p, 1, &c, &m, &alone);
     c.mig_busy = 7;
-    speed_unit_time(&p, 1, &c, &m, &seven);
+    predict_unit_time(&p, 1, &c, &m, &seven);
     cr_assert_float_eq(alone.clock_factor, 1.0, 1e-12);
     /* 7 x 14 = 98 SMs x 4 W = 392 W against 200 W */
     cr_assert_float_eq(seven.clock_factor, pow(200.0 / 392.0, 1.0 / 3), 1e-12);

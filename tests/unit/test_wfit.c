@@ -6,6 +6,7 @@
 
 #include "sim/err.h"
 #include "tests/unit/phys_fixture.h"
+#include "model/predict.h"
 #include "model/wfit.h"
 
 static wfit_obs observe(const wl_profile *truth, const gpu_type *g, const mig_profile *mig,
@@ -15,7 +16,7 @@ static wfit_obs observe(const wl_profile *truth, const gpu_type *g, const mig_pr
     partition_cfg_init(&o.cfg, g);
     o.cfg.mig = mig;
     speed_result r;
-    speed_unit_time(truth, 1, &o.cfg, m, &r);
+    predict_unit_time(truth, 1, &o.cfg, m, &r);
     o.unit_time_s = r.unit_time_s;
     return o;
 }

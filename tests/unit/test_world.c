@@ -9,6 +9,7 @@
 #include "experiments/catalog_load.h"
 #include "experiments/physics_load.h"
 #include "model/jobrate.h"
+#include "model/predict.h"
 #include "model/world.h"
 #include "sim/diag.h"
 #include "sim/err.h"
@@ -332,17 +333,17 @@ static double profiled_pair(cluster_sharing sharing, share_mode mode)
     partition_cfg pc;
     partition_cfg_init(&pc, a100);
     speed_result alone, two;
-    speed_unit_time(&p, 1, &pc, &m, &alone);
+    predict_unit_time(&p, 1, &pc, &m, &alone);
     cr_assert_eq(alone.outcome, SPEED_OK);
     p.host_s_fixed = alone.iter_gpu_s; /* H = G */
     if (mode == SHARE_MPS) { /* an MPS replica alone: capped at 100 / replicas % of the SMs */
         pc.sharing = SHARE_MPS;
         pc.mps_percent = 100 / 4;
     }
-    speed_unit_time(&p, 1, &pc, &m, &alone);
+    predict_unit_time(&p, 1, &pc, &m, &alone);
     pc.sharing = mode;
     pc.peers = 2;
-    speed_unit_time(&p, 1, &pc, &m, &two);
+    predict_unit_time(&p, 1, &pc, &m, &two);
     cr_assert_eq(two.outcome, SPEED_OK);
     double r2 = alone.unit_time_s / two.unit_time_s;
 

@@ -1,0 +1,205 @@
+/* model/predict.c - one prediction entry point: checks, solo speed, sharing, range (see
+ * predict.h). */
+#include "model/predict.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "model/power.h"
+#include "model/share.h"
+
+static void set_invalid(speed_result *out, speed_outcome o, const char *why)
+{
+    out->outcome = o;
+    snprintf(out->reason, sizeof out->reason, "%s", why);
+}
+
+/* SMs this job's kernels use on the partition, before sharing. */
+static double job_sms(const wl_profile *p, double batch, const partition_cfg *c)
+{
+    double s = speed_partition_sms(c);
+    if (c->sharing == SHARE_MPS && c->mps_percent > 0 && c->mps_percent < 100) {
+        s = ceil(s * c->mps_percent / 100.0);
+    }
+    double pmax = wl_max_sms(p, batch);
+    return s < pmax ? s : pmax;
+}
+
+/* Clock factor when `sms` SMs of this job's class mix are busy, times the identical busy MIG
+ * instances on the GPU (at most the GPU's SMs). */
+static double job_clock(const wl_profile *p, double batch, const partition_cfg *c, double sms,
+                        double concurrent, const phys_params *m)
+{
+    double busy[WL_CLASS_COUNT] = {0};
+    double total = wl_compute_total_sm_s(p, batch);
+    double n = sms * concurrent;
+    double cap = c->mig && c->gpu->sms_mig_full > 0 ? c->gpu->sms_mig_full : c->gpu->sms_total;
+    if (n > cap) {
+        n = cap;
+    }
+    for (int k = 0; k < WL_CLASS_COUNT; k++) {
+        busy[k] = total > 0 ? n * wl_compute_sm_s(p, (wl_class)k, batch) / total : 0;
+    }
+    return power_clock_factor(c->gpu, m, busy);
+}
+
+/* Time per iteration with sharing applied, under parameters m. */
+static double shared_iter(const wl_profile *p, double batch, const partition_cfg *c,
+                          const phys_params *m, speed_result *out)
+{
+    double sms = job_sms(p, batch, c);
+    double busy_instances = c->mig && c->mig_busy > 1 ? c->mig_busy : 1;
+    double f = job_clock(p, batch, c, sms, busy_instances, m);
+    double solo = speed_solo_iter(p, batch, c, sms, f, 1.0, m, out);
+    int k = c->peers + c->n_with;
+    if (k <= 1 || c->sharing == SHARE_EXCLUSIVE) {
+        out->gpu_util = solo > 0 ? out->iter_gpu_s / solo : 0;
+        return solo;
+    }
+    if (c->sharing == SHARE_MPS) {
+        share_mps_class cls[SHARE_MAX_CLASSES];
+        cls[0] = (share_mps_class){p, batch, c->peers};
+        for (int i = 0; i < c->n_with; i++) {
+            cls[i + 1] = (share_mps_class){c->with[i], c->with_batch[i], 1};
+        }
+        double iter[SHARE_MAX_CLASSES];
+        share_mps_solve(1 + c->n_with, cls, c, m, iter);
+        out->gpu_util = iter[0] > 0 ? (iter[0] - out->iter_host_s) / iter[0] : 0;
+        return iter[0];
+    }
+    /* time-slicing: one context at a time, each at its solo speed while it holds the GPU */
+    share_ts_class cls[SHARE_MAX_CLASSES];
+    cls[0] = (share_ts_class){c->peers, out->iter_host_s, out->iter_gpu_s};
+    int ts_cls = p->ts_class;
+    for (int i = 0; i < c->n_with; i++) {
+        speed_result tmp;
+        const wl_profile *w = c->with[i];
+        double ws = job_sms(w, c->with_batch[i], c);
+        double wf = job_clock(w, c->with_batch[i], c, ws, busy_instances, m);
+        speed_solo_iter(w, c->with_batch[i], c, ws, wf, 1.0, m, &tmp);
+        cls[i + 1] = (share_ts_class){1, tmp.iter_host_s, tmp.iter_gpu_s};
+    }
+    /* Mixed kernel-length classes: take the lower η at each k (switching cost is paid by all). */
+    double eta[SHARE_MAX_JOBS + 1];
+    for (int n = 0; n <= k && n <= SHARE_MAX_JOBS; n++) {
+        double e = speed_eta(c->gpu, m, ts_cls, n);
+        for (int i = 0; i < c->n_with; i++) {
+            double ew = speed_eta(c->gpu, m, c->with[i]->ts_class, n);
+            e = ew < e ? ew : e;
+        }
+        eta[n] = e;
+    }
+    double x[SHARE_MAX_CLASSES], busy = 0;
+    if (c->n_with == 0) {
+        x[0] = share_ts_mva(k, out->iter_host_s, out->iter_gpu_s, eta, &busy);
+    } else if (share_ts_solve(1 + c->n_with, cls, eta, x, &busy) != 0) {
+        return (double)NAN;
+    }
+    out->gpu_util = busy;
+    return x[0] > 0 ? 1.0 / x[0] : HUGE_VAL;
+}
+
+/* Parameters moved by `dir` (-1 optimistic, +1 pessimistic) times their relative uncertainty. */
+static void perturb(const phys_params *m, int dir, phys_params *q)
+{
+    *q = *m;
+    double r = 1.0 + dir * m->param_rel_sd;
+    q->bw_stream_eff = m->bw_stream_eff / r;
+    q->mig_sm_eff = fmin(1.0, m->mig_sm_eff / r);
+    for (int c = 0; c < WL_CLASS_COUNT; c++) {
+        q->power_sm_w[c] = m->power_sm_w[c] * r;
+    }
+    for (int i = 0; i < q->n_ts; i++) {
+        for (int k = 2; k <= PHYS_MAX_K; k++) {
+            q->ts[i].eta[k] = fmin(1.0, m->ts[i].eta[k] / r);
+        }
+    }
+}
+
+/* The checks and the estimate; *out's range is left at the estimate. */
+static void estimate(const wl_profile *p, double batch, const partition_cfg *c,
+                     const phys_params *m, speed_result *out)
+{
+    memset(out, 0, sizeof *out);
+    out->outcome = SPEED_OK;
+    if (!c->gpu) {
+        set_invalid(out, SPEED_INVALID, "no GPU type given");
+        return;
+    }
+    if (c->mig && c->gpu->compute_slices <= 0) {
+        set_invalid(out, SPEED_INVALID, "GPU type has no MIG");
+        return;
+    }
+    if (!(batch >= 1) || !isfinite(batch)) {
+        set_invalid(out, SPEED_INVALID, "batch must be >= 1");
+        return;
+    }
+    if (c->peers < 1 || c->n_with < 0 || c->n_with > PART_MAX_WITH ||
+        c->peers + c->n_with > SHARE_MAX_JOBS) {
+        set_invalid(out, SPEED_INVALID, "peers must be >= 1 and at most 64 jobs per partition");
+        return;
+    }
+    if (c->sharing == SHARE_EXCLUSIVE && c->peers + c->n_with > 1) {
+        set_invalid(out, SPEED_INVALID, "exclusive partition cannot hold several jobs");
+        return;
+    }
+    if (c->mps_percent < 0 || c->mps_percent > 100) {
+        set_invalid(out, SPEED_INVALID, "mps_percent must be in 0..100");
+        return;
+    }
+    if (c->mig && c->mig_busy > c->gpu->max_mig_instances && c->gpu->max_mig_instances > 0) {
+        set_invalid(out, SPEED_INVALID, "mig_busy exceeds the instances a GPU can hold");
+        return;
+    }
+    if (speed_partition_sms(c) <= 0) {
+        set_invalid(out, SPEED_INVALID, "partition has no SMs in the catalog");
+        return;
+    }
+    if (wl_compute_total_sm_s(p, batch) <= 0 && wl_mem_traffic_bytes(p, batch) <= 0 &&
+        wl_host_s(p, batch) <= 0) {
+        set_invalid(out, SPEED_INVALID, "profile has no work");
+        return;
+    }
+    double need = 0;
+    if (!share_mem_fits(p, batch, c, &need)) {
+        snprintf(out->reason, sizeof out->reason,
+                 "footprint %.3g GiB exceeds the partition's %.3g GiB", need / 1073741824.0,
+                 speed_partition_mem_bytes(c) / 1073741824.0);
+        out->outcome = SPEED_OOM;
+        return;
+    }
+    double iter = shared_iter(p, batch, c, m, out);
+    if (!isfinite(iter) || iter <= 0) {
+        set_invalid(out, SPEED_INVALID, "no finite time (too many co-runners to solve)");
+        return;
+    }
+    double units = wl_units_per_iter(p, batch);
+    out->unit_time_s = iter / units;
+    out->throughput = units / iter;
+    out->unit_time_lo_s = out->unit_time_hi_s = out->unit_time_s;
+}
+
+void predict_unit_estimate(const wl_profile *p, double batch, const partition_cfg *c,
+                           const phys_params *m, speed_result *out)
+{
+    estimate(p, batch, c, m, out);
+}
+
+void predict_unit_time(const wl_profile *p, double batch, const partition_cfg *c,
+                       const phys_params *m, speed_result *out)
+{
+    estimate(p, batch, c, m, out);
+    if (out->outcome != SPEED_OK) {
+        return;
+    }
+    double units = wl_units_per_iter(p, batch);
+    speed_result tmp;
+    phys_params q;
+    perturb(m, -1, &q);
+    double lo = shared_iter(p, batch, c, &q, &tmp) / units;
+    perturb(m, +1, &q);
+    double hi = shared_iter(p, batch, c, &q, &tmp) / units;
+    out->unit_time_lo_s = fmin(out->unit_time_s, fmin(lo, hi));
+    out->unit_time_hi_s = fmax(out->unit_time_s, fmax(lo, hi));
+}

@@ -1,0 +1,28 @@
+/* model/predict.h - the one prediction entry point of the physics (DESIGN.md §4): solo speed
+ * (model/speed.h) -> sharing (model/share.h) -> here -> the run's rate adapter
+ * (model/jobrate.h). Nothing below this module calls it, so the pipeline has one direction.
+ *
+ * predict_unit_time answers `predict`, `fit-workload` and `validate`: the time per unit of work
+ * of a profile on a configured partition with its co-runners, and a lo/hi range from the loss
+ * factors' relative uncertainty (phys_params.param_rel_sd: the time is recomputed with them moved
+ * both ways). predict_unit_estimate is the same time without the range, for callers that
+ * need one number many times (a run's rate on every change of co-runners).
+ * Units: seconds per unit of work, units/s. Ownership: every pointer borrowed; *out is written
+ * whole. No I/O; no global state.
+ */
+#ifndef SIMPROJ_MODEL_PREDICT_H
+#define SIMPROJ_MODEL_PREDICT_H
+
+#include "model/speed.h"
+
+/* Time per unit of work of profile p at batch B on configuration c, under model parameters m,
+ * with the lo/hi range. Never fails on a physically impossible setup: it reports SPEED_INVALID
+ * (with a reason) or SPEED_OOM. */
+void predict_unit_time(const wl_profile *p, double batch, const partition_cfg *c,
+                       const phys_params *m, speed_result *out);
+
+/* predict_unit_time without the range: unit_time_lo_s = unit_time_hi_s = unit_time_s. */
+void predict_unit_estimate(const wl_profile *p, double batch, const partition_cfg *c,
+                           const phys_params *m, speed_result *out);
+
+#endif
