@@ -1,0 +1,520 @@
+#!/usr/bin/env python3
+"""calib/coloc/coloc.py - co-location table of real PyTorch workloads on one GPU.
+
+Measures, for each workload below (random weights and data, nothing downloaded):
+  solo throughput with NVML GPU utilisation; k identical processes time-sliced (k = 2, 4, 8);
+  k identical MPS clients (k = 2, 4, 8); one MPS client alone capped at 25 % and 50 %
+  (CUDA_MPS_ACTIVE_THREAD_PERCENTAGE); heterogeneous pairs under time-slicing and under MPS.
+
+How. Worker processes load their workload once, warm up, then wait on their stdin for
+"go T_START T_END": they spin until T_START, iterate (every iteration ends with a device
+synchronisation, as a loop that reads its loss does) until T_END + tail, and report the
+completion times of the iterations that end in [T_START + LEAD, T_END]. All processes of one
+configuration share the same window, so each is measured while all the others run.
+Throughput = (n - 1) / (last - first) over those completions. NVML utilisation is polled every
+50 ms inside the window by the coordinator. The MPS daemon uses a private pipe directory and is
+stopped on every exit path (atexit and signals). The GPU's mode, clocks, power limit and MIG
+layout are never touched.
+
+Usage:  python3 calib/coloc/coloc.py --out DIR [--budget-s 540] [--fake]
+        (--fake: CPU sleep workloads and no NVML, to test the coordination without a GPU)
+Output: DIR/coloc.json (rewritten after every measurement, so a cut-off run keeps what it had).
+"""
+import argparse
+import atexit
+import json
+import os
+import select
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+LEAD_S = 0.5   # not counted: lets the co-runners reach their steady schedule
+TAIL_S = 0.3   # keep running after the window so nobody's last iteration runs alone
+
+# name -> (description, batch, unit). The code of each is in build_workload().
+WORKLOADS = {
+    "cnn_train": ("ResNet-50 training, bf16 autocast, SGD, channels_last", 32, "sample"),
+    "tfm_train": ("BERT-base (transformers BertForSequenceClassification) training, seq 128, "
+                  "bf16 autocast, AdamW", 16, "sample"),
+    "cnn_infer_b1": ("ResNet-50 inference, batch 1, bf16 autocast (launch-bound)", 1, "sample"),
+    "cnn_infer_b128": ("ResNet-50 inference, batch 128, bf16 autocast", 128, "sample"),
+    "tfm_infer": ("GPT-2 small (transformers GPT2LMHeadModel) forward, seq 512, bf16", 4,
+                  "sample"),
+    "host_loop": ("4-layer MLP (2048 wide) training step after 4 ms of CPU work per "
+                  "iteration (host-bound)", 64, "sample"),
+    "stream": ("memory-bound: 8 x (y = a x + y) over 256 MiB fp32 tensors", 1, "iteration"),
+}
+
+PAIRS = [("cnn_train", "tfm_train"), ("cnn_train", "host_loop"), ("tfm_train", "cnn_infer_b1"),
+         ("cnn_infer_b128", "stream"), ("tfm_infer", "host_loop"), ("cnn_train", "stream")]
+KS = [2, 4, 8]
+CAPS = [25, 50]
+
+
+def window_s(k):
+    return {1: 1.2, 2: 1.2, 4: 1.6, 8: 2.2}.get(k, 1.6)
+
+
+# ---------------------------------------------------------------- worker side
+
+def build_workload(name, fake):
+    """Returns step(): one iteration, ending with a device synchronisation."""
+    if fake:
+        dur = {"host_loop": 0.006}.get(name, 0.004)
+        return lambda: time.sleep(dur)
+    import torch
+    torch.set_num_threads(1)
+    torch.backends.cudnn.benchmark = True
+    torch.backends.cuda.matmul.allow_tf32 = True
+    torch.backends.cudnn.allow_tf32 = True
+    dev = torch.device("cuda")
+    torch.manual_seed(1234)
+    batch = WORKLOADS[name][1]
+    bf16 = dict(device_type="cuda", dtype=torch.bfloat16)
+    if name.startswith("cnn"):
+        import torchvision
+        model = torchvision.models.resnet50(weights=None).to(dev).to(memory_format=torch.channels_last)
+        x = torch.randn(batch, 3, 224, 224, device=dev).to(memory_format=torch.channels_last)
+        if name == "cnn_train":
+            y = torch.randint(0, 1000, (batch,), device=dev)
+            opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+            lossf = torch.nn.CrossEntropyLoss()
+
+            def step():
+                opt.zero_grad(set_to_none=True)
+                with torch.autocast(**bf16):
+                    loss = lossf(model(x), y)
+                loss.backward()
+                opt.step()
+                torch.cuda.synchronize()
+            return step
+        model.eval()
+
+        def step():
+            with torch.no_grad(), torch.autocast(**bf16):
+                model(x)
+            torch.cuda.synchronize()
+        return step
+    if name == "tfm_train":
+        import transformers
+        cfg = transformers.BertConfig()
+        model = transformers.BertForSequenceClassification(cfg).to(dev)
+        ids = torch.randint(0, cfg.vocab_size, (batch, 128), device=dev)
+        labels = torch.randint(0, 2, (batch,), device=dev)
+        opt = torch.optim.AdamW(model.parameters(), lr=1e-5)
+
+        def step():
+            opt.zero_grad(set_to_none=True)
+            with torch.autocast(**bf16):
+                out = model(input_ids=ids, labels=labels)
+            out.loss.backward()
+            opt.step()
+            torch.cuda.synchronize()
+        return step
+    if name == "tfm_infer":
+        import transformers
+        cfg = transformers.GPT2Config()
+        model = transformers.GPT2LMHeadModel(cfg).to(dev).eval()
+        ids = torch.randint(0, cfg.vocab_size, (batch, 512), device=dev)
+
+        def step():
+            with torch.no_grad(), torch.autocast(**bf16):
+                model(input_ids=ids)
+            torch.cuda.synchronize()
+        return step
+    if name == "host_loop":
+        import numpy as np
+        layers = []
+        for _ in range(4):
+            layers += [torch.nn.Linear(2048, 2048), torch.nn.ReLU()]
+        model = torch.nn.Sequential(*layers).to(dev)
+        x = torch.randn(batch, 2048, device=dev)
+        opt = torch.optim.SGD(model.parameters(), lr=0.01)
+        host = np.random.default_rng(1).standard_normal((256, 256))
+
+        def step():
+            t_end = time.perf_counter() + 0.004
+            while time.perf_counter() < t_end:   # CPU work: data preparation stand-in
+                host.sum()
+            opt.zero_grad(set_to_none=True)
+            model(x).square().mean().backward()
+            opt.step()
+            torch.cuda.synchronize()
+        return step
+    if name == "stream":
+        n = 64 * 1024 * 1024
+        xs = torch.randn(n, device=dev)
+        ys = torch.randn(n, device=dev)
+
+        def step():
+            for _ in range(8):
+                ys.add_(xs, alpha=0.5)
+            torch.cuda.synchronize()
+        return step
+    raise SystemExit(f"unknown workload {name}")
+
+
+def worker_main(name, fake):
+    step = build_workload(name, fake)
+    t0 = time.time()
+    while time.time() - t0 < 1.2:   # warm-up: cudnn autotuning, allocator, clocks
+        step()
+    mem = 0
+    if not fake:
+        import torch
+        mem = torch.cuda.max_memory_allocated()
+    print(json.dumps({"ready": True, "pid": os.getpid(), "max_mem_bytes": mem}), flush=True)
+    for line in sys.stdin:
+        parts = line.split()
+        if not parts or parts[0] == "quit":
+            break
+        t_start, t_end = float(parts[1]), float(parts[2])
+        while time.time() < t_start:
+            pass
+        done = []
+        while True:
+            step()
+            now = time.time()
+            if now > t_end + TAIL_S:
+                break
+            if t_start + LEAD_S <= now <= t_end:
+                done.append(now)
+        print(json.dumps({"done": done}), flush=True)
+
+
+# ---------------------------------------------------------------- coordinator side
+
+class Worker:
+    def __init__(self, name, fake, env):
+        cmd = [sys.executable, os.path.abspath(__file__), "--worker", name] + (["--fake"] if fake else [])
+        self.name = name
+        self.p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, text=True, env=env)
+        self.info = None
+
+    def wait_ready(self, timeout):
+        line = read_line(self.p, timeout)
+        if line is None:
+            raise RuntimeError(f"{self.name}: no ready line; stderr: {self.stderr_tail()}")
+        self.info = json.loads(line)
+
+    def stderr_tail(self):
+        try:
+            self.p.kill()
+            return self.p.stderr.read()[-2000:]
+        except Exception as e:  # noqa: BLE001
+            return str(e)
+
+    def go(self, t_start, t_end):
+        self.p.stdin.write(f"go {t_start} {t_end}\n")
+        self.p.stdin.flush()
+
+    def result(self, timeout):
+        line = read_line(self.p, timeout)
+        if line is None:
+            raise RuntimeError(f"{self.name}: no result; stderr: {self.stderr_tail()}")
+        return json.loads(line)["done"]
+
+    def stop(self):
+        try:
+            self.p.stdin.write("quit\n")
+            self.p.stdin.flush()
+        except Exception:  # noqa: BLE001
+            pass
+        try:
+            self.p.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.p.kill()
+            self.p.wait()
+
+
+def read_line(p, timeout):
+    end = time.time() + timeout
+    while time.time() < end:
+        r, _, _ = select.select([p.stdout], [], [], max(0.0, end - time.time()))
+        if r:
+            line = p.stdout.readline()
+            return line if line else None
+    return None
+
+
+def rate(done, window):
+    if len(done) >= 3:
+        return (len(done) - 1) / (done[-1] - done[0])
+    return len(done) / window
+
+
+class Util:
+    """Polls NVML GPU utilisation (percent) in a thread between start() and stop()."""
+
+    def __init__(self, fake):
+        self.h = None
+        if not fake:
+            import pynvml
+            pynvml.nvmlInit()
+            self.nv = pynvml
+            self.h = pynvml.nvmlDeviceGetHandleByIndex(0)
+
+    def start(self, t0, t1):
+        self.samples = []
+        self.t0, self.t1 = t0, t1
+        self.th = threading.Thread(target=self._run)
+        self.th.start()
+
+    def _run(self):
+        while time.time() < self.t1:
+            if self.h is not None and time.time() >= self.t0:
+                u = self.nv.nvmlDeviceGetUtilizationRates(self.h)
+                self.samples.append([u.gpu, u.memory])
+            time.sleep(0.05)
+
+    def stop(self):
+        self.th.join()
+        if not self.samples:
+            return None
+        n = len(self.samples)
+        return {"gpu_pct": sum(s[0] for s in self.samples) / n,
+                "mem_pct": sum(s[1] for s in self.samples) / n, "n": n}
+
+
+def measure(workers, util, k_hint):
+    w = window_s(k_hint)
+    t_start = time.time() + 0.3
+    t_end = t_start + LEAD_S + w
+    for wk in workers:
+        wk.go(t_start, t_end)
+    util.start(t_start + LEAD_S, t_end)
+    out = []
+    for wk in workers:
+        done = wk.result(timeout=w + 120)
+        out.append({"workload": wk.name, "iters": len(done), "rate_iter_per_s": rate(done, w)})
+    u = util.stop()
+    return {"window_s": w, "clients": out, "nvml_util": u}
+
+
+def env_info(fake):
+    info = {"date_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "fake": fake}
+    if fake:
+        return info
+    import pynvml
+    import torch
+    import torchvision
+    import transformers
+    pynvml.nvmlInit()
+    h = pynvml.nvmlDeviceGetHandleByIndex(0)
+    p = torch.cuda.get_device_properties(0)
+    info.update({
+        "gpu": pynvml.nvmlDeviceGetName(h), "driver": pynvml.nvmlSystemGetDriverVersion(),
+        "uuid": pynvml.nvmlDeviceGetUUID(h), "sms": p.multi_processor_count,
+        "mem_bytes": p.total_memory, "torch": torch.__version__, "cuda": torch.version.cuda,
+        "cudnn": torch.backends.cudnn.version(), "torchvision": torchvision.__version__,
+        "transformers": transformers.__version__, "python": sys.version.split()[0],
+        "compute_mode": pynvml.nvmlDeviceGetComputeMode(h),
+        "power_limit_w": pynvml.nvmlDeviceGetPowerManagementLimit(h) / 1000.0,
+        "clocks_max_mhz": {"sm": pynvml.nvmlDeviceGetMaxClockInfo(h, pynvml.NVML_CLOCK_SM),
+                           "mem": pynvml.nvmlDeviceGetMaxClockInfo(h, pynvml.NVML_CLOCK_MEM)},
+    })
+    try:
+        info["mig_mode"] = pynvml.nvmlDeviceGetMigMode(h)[0]
+    except pynvml.NVMLError:
+        info["mig_mode"] = None
+    return info
+
+
+class Run:
+    def __init__(self, args):
+        self.args = args
+        self.t0 = time.time()
+        self.doc = {"schema": "slicesim-coloc", "schema_version": 1,
+                    "script": "calib/coloc/coloc.py", "lead_s": LEAD_S, "tail_s": TAIL_S,
+                    "workloads": {n: {"what": d, "batch": b, "unit": u}
+                                  for n, (d, b, u) in WORKLOADS.items()},
+                    "env": env_info(args.fake), "runs": [], "skipped": [], "errors": []}
+        self.util = Util(args.fake)
+        self.live = []
+        self.save()
+
+    def left(self):
+        return self.args.budget_s - (time.time() - self.t0)
+
+    def save(self):
+        self.doc["elapsed_s"] = time.time() - self.t0
+        tmp = os.path.join(self.args.out, "coloc.json.tmp")
+        with open(tmp, "w") as f:
+            json.dump(self.doc, f, indent=1)
+        os.replace(tmp, os.path.join(self.args.out, "coloc.json"))
+
+    def spawn(self, names, env):
+        ws = [Worker(n, self.args.fake, env) for n in names]
+        self.live += ws
+        for w in ws:
+            w.wait_ready(timeout=180)
+        return ws
+
+    def kill(self, ws):
+        for w in ws:
+            w.stop()
+            if w in self.live:
+                self.live.remove(w)
+
+    def record(self, sharing, kind, workers, extra=None):
+        names = [w.name for w in workers]
+        if self.left() < 15:
+            self.doc["skipped"].append({"sharing": sharing, "kind": kind, "workloads": names,
+                                        "why": "time budget"})
+            self.save()
+            return
+        try:
+            m = measure(workers, self.util, len(workers))
+        except RuntimeError as e:
+            self.doc["errors"].append({"sharing": sharing, "kind": kind, "workloads": names,
+                                       "error": str(e)[-1500:]})
+            self.save()
+            return
+        m.update({"sharing": sharing, "kind": kind, "k": len(workers),
+                  "max_mem_bytes": [w.info.get("max_mem_bytes") for w in workers]})
+        if extra:
+            m.update(extra)
+        self.doc["runs"].append(m)
+        self.save()
+        rates = ", ".join(f"{c['workload']} {c['rate_iter_per_s']:.2f}/s" for c in m["clients"])
+        u = m["nvml_util"]["gpu_pct"] if m["nvml_util"] else -1
+        print(f"[{time.time() - self.t0:6.1f}s] {sharing:9s} {kind:6s} k={len(workers)} "
+              f"util={u:5.1f}% {rates}", flush=True)
+
+    def phase(self, sharing, env):
+        """Solo (time-slice phase only), k identical processes, then the pairs."""
+        keep = {}
+        for name in WORKLOADS:
+            if self.left() < 60:
+                self.doc["skipped"].append({"sharing": sharing, "workloads": [name],
+                                            "why": "time budget"})
+                continue
+            try:
+                ws = self.spawn([name] * max(KS), env)
+            except RuntimeError as e:
+                self.doc["errors"].append({"sharing": sharing, "workloads": [name],
+                                           "error": str(e)[-1500:]})
+                self.kill([w for w in self.live if w.name == name])
+                continue
+            if sharing == "timeslice":
+                self.record("exclusive", "solo", ws[:1])
+            else:
+                self.record("mps", "solo", ws[:1])
+                if "server_list" not in self.doc.get("mps_daemon", {"server_list": ""}):
+                    self.doc["mps_daemon"]["server_list"] = mps_server_list(env)
+            for k in KS:
+                self.record(sharing, "peers", ws[:k])
+            # the solo figure again, after the peers: its spread is the measurement's noise
+            self.record("exclusive" if sharing == "timeslice" else "mps", "solo_after", ws[:1])
+            keep[name] = ws[0]
+            self.kill(ws[1:])
+        for a, b in PAIRS:
+            if a in keep and b in keep:
+                self.record(sharing, "pair", [keep[a], keep[b]])
+        self.kill(list(keep.values()))
+
+    def caps(self, env):
+        for pct in CAPS:
+            if self.left() < 45:
+                self.doc["skipped"].append({"sharing": "mps", "kind": "cap", "pct": pct,
+                                            "why": "time budget"})
+                continue
+            e = dict(env, CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=str(pct))
+            try:
+                ws = self.spawn(list(WORKLOADS), e)
+            except RuntimeError as ex:
+                self.doc["errors"].append({"sharing": "mps", "kind": "cap", "pct": pct,
+                                           "error": str(ex)[-1500:]})
+                self.kill([w for w in self.live])
+                continue
+            for w in ws:
+                self.record("mps", "cap", [w], {"mps_percent": pct})
+            self.kill(ws)
+
+
+MPS = {"started": False}
+
+
+def mps_server_list(env):
+    """PIDs of the MPS servers: non-empty when the clients really went through MPS."""
+    if "CUDA_MPS_PIPE_DIRECTORY" not in env:
+        return None
+    r = subprocess.run(["nvidia-cuda-mps-control"], input="get_server_list\n", text=True,
+                       capture_output=True, env=env, timeout=30)
+    return r.stdout.strip()
+
+
+def stop_mps():
+    if MPS["started"]:
+        subprocess.run(["nvidia-cuda-mps-control"], input="quit\n", text=True,
+                       env=MPS["env"], timeout=30)
+        MPS["started"] = False
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", default=".")
+    ap.add_argument("--budget-s", type=float, default=540)
+    ap.add_argument("--fake", action="store_true")
+    ap.add_argument("--worker")
+    ap.add_argument("--only", default="", help="comma-separated workloads (tests)")
+    ap.add_argument("--phases", default="ts,caps,mps", help="comma-separated: ts, caps, mps")
+    args = ap.parse_args()
+    if args.worker:
+        worker_main(args.worker, args.fake)
+        return
+    if args.only:
+        keep = set(args.only.split(","))
+        for n in list(WORKLOADS):
+            if n not in keep:
+                del WORKLOADS[n]
+    os.makedirs(args.out, exist_ok=True)
+    atexit.register(stop_mps)
+    for s in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(s, lambda *_: sys.exit(130))
+    run = Run(args)
+    env = dict(os.environ)
+    try:
+        phases = args.phases.split(",")
+        if "ts" in phases:
+            run.phase("timeslice", env)
+        if args.fake or not {"caps", "mps"} & set(phases):
+            mps_env = env
+            run.doc["mps_daemon"] = {"started": False, "reason": "--fake or not asked"}
+        else:
+            mps_env = dict(env, CUDA_MPS_PIPE_DIRECTORY="/tmp/coloc-mps-pipe",
+                           CUDA_MPS_LOG_DIRECTORY="/tmp/coloc-mps-log")
+            os.makedirs(mps_env["CUDA_MPS_PIPE_DIRECTORY"], exist_ok=True)
+            os.makedirs(mps_env["CUDA_MPS_LOG_DIRECTORY"], exist_ok=True)
+            r = subprocess.run(["nvidia-cuda-mps-control", "-d"], env=mps_env,
+                               capture_output=True, text=True)
+            MPS.update(started=r.returncode == 0, env=mps_env)
+            run.doc["mps_daemon"] = {"started": MPS["started"], "rc": r.returncode,
+                                     "stderr": r.stderr[-500:]}
+        if MPS["started"] or (args.fake and {"caps", "mps"} & set(phases)):
+            if "caps" in phases:
+                run.caps(mps_env)
+            if "mps" in phases:
+                run.phase("mps", mps_env)
+            if MPS["started"]:
+                logd = mps_env["CUDA_MPS_LOG_DIRECTORY"]
+                for f in ("control.log", "server.log"):
+                    try:
+                        with open(os.path.join(logd, f)) as fh:
+                            run.doc["mps_daemon"][f + "_tail"] = fh.read()[-1500:]
+                    except OSError:
+                        pass
+    finally:
+        run.kill(list(run.live))
+        stop_mps()
+        run.save()
+    print(f"done: {len(run.doc['runs'])} runs, {len(run.doc['errors'])} errors, "
+          f"{len(run.doc['skipped'])} skipped, {time.time() - run.t0:.0f} s", flush=True)
+
+
+if __name__ == "__main__":
+    main()
