@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "model/ddp.h"
+#include "model/predict.h"
 
 #define MIG_PREFIX "nvidia.com/mig-"
 
@@ -77,7 +78,7 @@ void run_ddp_class(const scenario_spec *spec, const gpu_catalog *cat, const comm
     pc.mig = mig;
     if (cfg_present(jc->samples_at)) {
         speed_result r;
-        speed_unit_time(jp->p, jp->batch, &pc, m, &r);
+        predict_unit_estimate(jp->p, jp->batch, &pc, m, &r);
         if (r.outcome == SPEED_OK) {
             double s = jc->samples * r.unit_time_s / jc->workers;
             k->duration_s = (synth_dist){SYNTH_FIXED, s > 1e-9 ? s : 1e-9, 0};
