@@ -156,6 +156,7 @@ int main(int argc, char **argv)
         jw_int(&w, "bytes", b);
         jw_int(&w, "inner", inner);
         jw_bool(&w, "correct", ok);
+        jw_int(&w, "reps", reps);
         jw_samples(&w, "ms", ms, reps);
         jw_samples(&w, "busbw_gb_s", busbw, reps);
         jw_end_obj(&w);

@@ -155,12 +155,12 @@ static inline stats stats_of(const double *v, int n)
     free(t);
     return s;
 }
-/* Writes "reps", the raw samples under `key`, and their median/min/max/stdev (same unit). */
+/* Writes the raw samples under `key` and their median/min/max/stdev (same unit). The caller
+ * writes "reps" once per object (two sample sets in one object used to repeat the key). */
 static inline void jw_samples(jw *w, const char *key, const double *v, int n)
 {
     stats s = stats_of(v, n);
     char k[96];
-    jw_int(w, "reps", n);
     jw_nums(w, key, v, n);
     snprintf(k, sizeof k, "%s_median", key); jw_num(w, k, s.median);
     snprintf(k, sizeof k, "%s_min", key);    jw_num(w, k, s.min);

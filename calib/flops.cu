@@ -322,6 +322,7 @@ int main(int argc, char **argv)
             jw_int(&w, "grid", grid);
             jw_int(&w, "iters", iters[f]);
             jw_num(&w, "flop", flop);
+            jw_int(&w, "reps", reps);
             jw_samples(&w, "ms", ms, reps);
             jw_samples(&w, "tflops", tflops, reps);
             jw_nums(&w, "sm_clock_mhz", mhz, reps);

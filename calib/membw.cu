@@ -143,6 +143,7 @@ int main(int argc, char **argv)
             jw_bool(&w, "green_context", p.is_green);
             jw_int(&w, "grid", grid);
             jw_num(&w, "bytes_moved", moved);
+            jw_int(&w, "reps", reps);
             jw_samples(&w, "ms", ms, reps);
             jw_samples(&w, "gb_s", gbs, reps);
             jw_end_obj(&w);

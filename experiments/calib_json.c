@@ -53,6 +53,39 @@ static cJSON *parse(rd *r, const char *buf, size_t len)
     return root;
 }
 
+static void describe(const cJSON *v, char *out, size_t n);
+
+/* Report every key that appears twice in one object with another value (cJSON keeps both and
+ * lookups see only the first, so the second value would be ignored silently). A repeat of the
+ * same value loses nothing and is accepted: calib/ programs before 2026-11-24 wrote "reps" twice
+ * per run (calib/results/ holds such files). `path` names v. */
+static void check_duplicates(rd *r, const cJSON *v, const char *path)
+{
+    int i = 0;
+    for (const cJSON *c = v ? v->child : NULL; c; c = c->next, i++) {
+        char sub[256];
+        if (cJSON_IsObject(v)) {
+            snprintf(sub, sizeof sub, "%s%s%s", path, path[0] ? "." : "", c->string);
+            for (const cJSON *e = v->child; e != c; e = e->next) {
+                if (!strcmp(e->string, c->string) && !cJSON_Compare(e, c, true)) {
+                    char first[64], second[64];
+                    describe(e, first, sizeof first);
+                    describe(c, second, sizeof second);
+                    diag_error(r->d, (src_loc){r->file, 0, 0}, sub,
+                               "duplicate key with another value; expected each key once in an "
+                               "object, got '%s' and '%s'",
+                               first, second);
+                    r->errors++;
+                    break;
+                }
+            }
+        } else {
+            snprintf(sub, sizeof sub, "%s[%d]", path, i);
+        }
+        check_duplicates(r, c, sub);
+    }
+}
+
 /* ------------------------------------------------------------------ typed access */
 
 static void describe(const cJSON *v, char *out, size_t n)
@@ -657,7 +690,8 @@ static int load_buffer(const char *name, const char *buf, size_t len, const char
     if (!root) {
         return SIM_EINPUT;
     }
-    if (check_schema(&r, root, schema)) {
+    check_duplicates(&r, root, "");
+    if (r.errors == 0 && check_schema(&r, root, schema)) {
         fn(&r, root, out);
     }
     cJSON_Delete(root);

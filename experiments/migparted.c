@@ -341,15 +341,9 @@ const migparted_named *migparted_find(const migparted_config *cfg, const char *n
 
 /* ---- application ---- */
 
-static bool entry_selects(const gpu_type *g, const migparted_entry *e, int gpu_index)
+/* Does the entry's device-filter admit GPU type g (no filter admits every type)? */
+static bool filter_admits(const gpu_type *g, const migparted_entry *e)
 {
-    bool dev = e->all_devices;
-    for (size_t i = 0; i < e->n_devices && !dev; i++) {
-        dev = e->devices[i] == gpu_index;
-    }
-    if (!dev) {
-        return false;
-    }
     if (e->n_filters == 0) {
         return true;
     }
@@ -362,6 +356,15 @@ static bool entry_selects(const gpu_type *g, const migparted_entry *e, int gpu_i
         }
     }
     return false;
+}
+
+static bool entry_selects(const gpu_type *g, const migparted_entry *e, int gpu_index)
+{
+    bool dev = e->all_devices;
+    for (size_t i = 0; i < e->n_devices && !dev; i++) {
+        dev = e->devices[i] == gpu_index;
+    }
+    return dev && filter_admits(g, e);
 }
 
 bool migparted_not_for(const gpu_type *g, const migparted_named *n, int gpu_index,
@@ -390,6 +393,29 @@ static void entry_path(char *buf, size_t n, const migparted_named *nc, size_t i,
     cfg_path_key(base, sizeof base, "mig-configs", nc->name);
     cfg_path_index(ip, sizeof ip, base, i);
     cfg_path_key(buf, n, ip, key);
+}
+
+int migparted_check_devices(const gpu_type *g, const migparted_config *cfg,
+                            const char *config_name, int n_gpus, diag *d)
+{
+    const migparted_named *nc = migparted_find(cfg, config_name);
+    int before = diag_error_count(d);
+    for (size_t i = 0; nc && i < nc->n_entries; i++) {
+        const migparted_entry *e = &nc->entries[i];
+        if (!filter_admits(g, e)) {
+            continue; /* an entry for another GPU family */
+        }
+        for (size_t k = 0; k < e->n_devices; k++) {
+            if (e->devices[k] >= n_gpus) {
+                char path[400];
+                entry_path(path, sizeof path, nc, i, "devices");
+                diag_error(d, e->devices_loc, path,
+                           "no such GPU on a node of %d %s; expected GPU indices 0..%d, got '%d'",
+                           n_gpus, g->name, n_gpus - 1, e->devices[k]);
+            }
+        }
+    }
+    return diag_error_count(d) > before ? SIM_EINPUT : 0;
 }
 
 static const char *profile_list(const gpu_type *g, char *buf, size_t n)

@@ -109,6 +109,12 @@ int migparted_apply(const gpu_catalog *c, const gpu_type *g, const migparted_con
                     const char *config_name, int gpu_index, int driver, migparted_result *out,
                     diag *d);
 
+/* Check that every entry of config `config_name` that applies to GPU type g (its device-filter
+ * admits g) lists only GPU indices below n_gpus, the GPUs of a node: an index beyond them would
+ * silently select nothing. Reports each one at its `devices`; returns 0 or SIM_EINPUT. */
+int migparted_check_devices(const gpu_type *g, const migparted_config *cfg,
+                            const char *config_name, int n_gpus, diag *d);
+
 /* True when some entry of `n` that selects GPU gpu_index of type g names a profile g does not
  * offer; *profile (when non-NULL) gets the first such name. A config for other GPU families
  * (all-1g.5gb on an H100) is "not for" g. */

@@ -1093,6 +1093,9 @@ static void validate_mig(const scenario_node_group *grp, size_t gi, const gpu_ca
         free(names.names);
         return;
     }
+    if (migparted_check_devices(t, &cfg, m->config, (int)grp->gpus_per_node, d) != 0) {
+        return;
+    }
     for (uint32_t i = 0; i < grp->gpus_per_node; i++) {
         migparted_result r;
         if (migparted_apply(cat, t, &cfg, m->config, (int)i, (int)driver, &r, d) != 0) {

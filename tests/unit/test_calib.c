@@ -503,3 +503,26 @@ Test(calib, mig_device_sections_are_fitted)
     free(d);
     cJSON_free(doc);
 }
+
+/* cJSON keeps both values of a repeated key and lookups see only the first: a duplicate with
+ * another value is an error, at any depth, before any field is read; a repeat of the same value
+ * (older calib/ output repeated "reps") loses nothing and loads. */
+Test(calib, duplicate_keys_with_other_values_are_refused)
+{
+    int rc = 0;
+    const char *m = first_error("{\"schema\": \"slicesim-calib\", \"schema\": \"other\"}", &rc);
+    cr_assert_eq(rc, SIM_EINPUT);
+    cr_assert_str_eq(m, "c.json: error: schema: duplicate key with another value; expected each "
+                        "key once in an object, got '\"slicesim-calib\"' and '\"other\"'");
+    m = first_error("{\"schema\": \"slicesim-calib\", \"schema_version\": 1, \"flops\": {\"runs\": "
+                    "[{\"sms\": 1}, {\"sms\": 2, \"reps\": 3, \"sms\": 4}]}}",
+                    &rc);
+    cr_assert_str_eq(m, "c.json: error: flops.runs[1].sms: duplicate key with another value; "
+                        "expected each key once in an object, got '2' and '4'");
+    m = first_error("{\"schema\": \"slicesim-calib\", \"schema\": \"slicesim-calib\", "
+                    "\"schema_version\": 2}",
+                    &rc);
+    cr_assert_str_eq(m, "c.json: error: schema_version: expected 1 (the version this build reads), "
+                        "got '2'",
+                     "a repeated equal value is no error: the next check reports");
+}
