@@ -476,6 +476,8 @@ static const cfg_field job_fields[] = {
      CFG_LOC(scenario_job_class, per_gpu_at)},
     {"samples", CFG_DOUBLE, CFG_ABOVE(0), CFG_MAX(1e18),
      .off = offsetof(scenario_job_class, samples), CFG_LOC(scenario_job_class, samples_at)},
+    {"batch", CFG_U32, CFG_MIN(1), CFG_MAX(1000000), .off = offsetof(scenario_job_class, batch),
+     CFG_LOC(scenario_job_class, batch_at)},
     {0},
 };
 

@@ -188,8 +188,9 @@ typedef struct scenario_job_class {
                                  * count for MIG); 0 = not stated */
     double samples;             /* work in units of the profile (samples, or iterations) for the
                                  * whole job, instead of `duration`; 0 = not stated */
+    uint32_t batch;             /* batch per worker the profile runs at; 0 = the profile's */
     src_loc at, rate_at, interval_at, profile_at, duration_at, workers_at, per_gpu_at,
-        samples_at;
+        samples_at, batch_at;
 } scenario_job_class;
 
 /* Trace modes (scenario_trace.mode). */

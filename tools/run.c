@@ -165,7 +165,8 @@ static synth_class *build_classes(run_ctx *r)
 {
     const scenario_workload *wl = &r->spec->workload;
     synth_class *cls = arena_calloc(r->a, wl->n_jobs ? wl->n_jobs : 1, sizeof *cls);
-    r->profiles = arena_calloc(r->a, wl->n_jobs + r->spec->n_services + wl->trace.n_rules + 1,
+    /* one per profile, plus one per class that runs its profile at another batch */
+    r->profiles = arena_calloc(r->a, 2 * wl->n_jobs + r->spec->n_services + wl->trace.n_rules + 1,
                                sizeof *r->profiles);
     for (size_t i = 0; i < wl->n_jobs; i++) {
         const scenario_job_class *jc = &wl->jobs[i];
@@ -198,6 +199,13 @@ static synth_class *build_classes(run_ctx *r)
         snprintf(path, sizeof path, "workload.jobs[%zu].profile", i);
         const jobrate_profile *jp =
             jc->profile ? load_profile(r, jc->profile, jc->profile_at, path) : NULL;
+        if (jp && jc->batch > 0 && jc->batch != jp->batch) {
+            jp = run_ddp_batch(r->spec, i, jp, &r->profiles[r->n_profiles], r->a, r->d);
+            if (jp) {
+                r->n_profiles++;
+                k->profile = jp->name;
+            }
+        }
         if (jp && k->mem_bytes == 0) { /* the profile's footprint at its batch */
             k->mem_bytes = (uint64_t)ceil(wl_mem_footprint_bytes(jp->p, jp->batch));
         }

@@ -115,3 +115,29 @@ double run_ddp_nic(const scenario_spec *spec, const comm_params *cp, diag *d)
     }
     return cp->nets[net].line_bytes_per_s;
 }
+
+const jobrate_profile *run_ddp_batch(const scenario_spec *spec, size_t ci,
+                                     const jobrate_profile *jp, jobrate_profile *slot, arena *a,
+                                     diag *d)
+{
+    const scenario_job_class *jc = &spec->workload.jobs[ci];
+    const wl_profile *p = jp->p;
+    bool scales = p->host_s_per_sample > 0 || p->mem_traffic_bytes_per_sample > 0 ||
+                  p->mem_footprint_bytes_per_sample > 0 || p->max_sms_per_sample > 0;
+    for (int c = 0; c < WL_CLASS_COUNT; c++) {
+        scales |= p->compute_sm_s_per_sample[c] > 0;
+    }
+    if (!scales) {
+        char path[128];
+        snprintf(path, sizeof path, "workload.jobs[%zu].batch", ci);
+        diag_error(d, jc->batch_at, path,
+                   "the profile was fitted at batch %g only; expected that batch (or a profile "
+                   "fitted at two batch sizes), got '%u'",
+                   jp->batch, jc->batch);
+        return NULL;
+    }
+    char name[512];
+    snprintf(name, sizeof name, "%s@%u", jp->name, jc->batch);
+    *slot = (jobrate_profile){arena_strdup(a, name), jp->p, (double)jc->batch};
+    return slot;
+}

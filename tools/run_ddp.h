@@ -13,6 +13,7 @@
  *   use them.
  * samples: the job's work is samples x (time per unit of one worker alone on the partition) /
  * workers, i.e. seconds of one worker's solo iterations (model/jobrate.h counts a gang's work so).
+ * batch: a class may run its profile at another batch per worker than the profile's (`batch:`).
  * Memory: a data-parallel class (workers >= 2, a profile with grad_bytes) needs per unit the
  * worker memory of model/ddp.h (the profile's footprint, bucket copies and NCCL buffers), unless
  * `memory` says otherwise.
@@ -26,6 +27,7 @@
 #include "experiments/scenario.h"
 #include "model/comm.h"
 #include "model/jobrate.h"
+#include "sim/arena.h"
 #include "sim/diag.h"
 #include "workloads/synth.h"
 
@@ -34,6 +36,13 @@
 void run_ddp_class(const scenario_spec *spec, const gpu_catalog *cat, const comm_params *cp,
                    const phys_params *m, size_t ci, const jobrate_profile *jp, synth_class *k,
                    diag *d);
+
+/* Class ci's profile jp at the class's `batch`: fills *slot (name "PROFILE@BATCH" in arena a,
+ * same profile, that batch) and returns it; NULL with an input error at `batch` when the profile
+ * was fitted at one batch only (it has no per-sample terms, so another batch is unknown). */
+const jobrate_profile *run_ddp_batch(const scenario_spec *spec, size_t ci,
+                                     const jobrate_profile *jp, jobrate_profile *slot, arena *a,
+                                     diag *d);
 
 /* NIC line rate of the scenario's interconnect (cluster.interconnect, or the default network of
  * cp); an unknown name is an input error at its field (and the default is returned). */

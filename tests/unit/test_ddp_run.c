@@ -5,6 +5,7 @@
  * rings cross node 1's NIC each way, so B is slower beside A than alone (where it sits on nodes 0
  * and 1, each NIC carrying its ring alone). */
 #include <criterion/criterion.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,4 +87,35 @@ Test(ddp_run, gang_spans_nodes_and_shares_a_nic, .timeout = 60)
     cr_assert_gt(column(b_with, 12), column(b_alone, 12), "with A %s; alone %s", b_with, b_alone);
     test_rm_rf(dir);
     test_rm_rf(dir2);
+}
+
+/* The 3DGAN what-if: a worker needs the profile's footprint (8.47 GiB at batch 64, 5.32 GiB at
+ * batch 32 with its bucket copies and NCCL buffers), so 1g.5gb (4.75 GiB) fails with OOM at start
+ * at both batch sizes while 2g.10gb (9.75 GiB) and larger hold it: every 1g.5gb job is failed_oom
+ * and every other job is done. */
+Test(ddp_run, hep_gan_whatif_runs_out_of_memory_on_1g, .timeout = 60)
+{
+    char dir[64], cmd[512], out[4096];
+    static char csv[65536];
+    cr_assert(test_tmpdir(dir, sizeof dir, "hepgan"));
+    snprintf(cmd, sizeof cmd, "./slicesim run experiments/whatif/hep-gan-ddp.yaml -o %s/out 2>&1",
+             dir);
+    cr_assert_eq(test_sh(cmd, out, sizeof out), 0, "%s", out);
+    char path[256];
+    snprintf(path, sizeof path, "%s/out/jobs.csv", dir);
+    cr_assert(test_read_text(path, csv, sizeof csv));
+    int n_oom = 0, n_done = 0;
+    for (char *l = strtok(csv, "\n"); l; l = strtok(NULL, "\n")) {
+        if (!strncmp(l, "id,", 3)) {
+            continue;
+        }
+        bool small = strstr(l, ",1g.5gb-") != NULL;
+        bool oom = strstr(l, ",failed_oom,") != NULL;
+        cr_assert_eq(small, oom, "%s", l);
+        n_oom += oom;
+        n_done += strstr(l, ",done,") != NULL;
+    }
+    cr_assert_eq(n_oom, 2);
+    cr_assert_eq(n_done, 38);
+    test_rm_rf(dir);
 }

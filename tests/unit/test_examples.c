@@ -31,6 +31,8 @@ Test(examples, every_shipped_scenario_checks_and_runs, .timeout = 120)
     cr_assert_eq(rc, 0, "no scenario in experiments/");
     rc = glob("experiments/examples/*.yaml", GLOB_APPEND, NULL, &g);
     cr_assert_eq(rc, 0, "no scenario in experiments/examples/");
+    rc = glob("experiments/whatif/*.yaml", GLOB_APPEND, NULL, &g);
+    cr_assert_eq(rc, 0, "no scenario in experiments/whatif/");
     char dir[] = "/tmp/slicesim-examples-XXXXXX";
     cr_assert_not_null(mkdtemp(dir));
     char run_json[sizeof dir + 16], info_json[sizeof dir + 16];
