@@ -26,6 +26,7 @@
 typedef struct val_exclude {
     const char *figure;
     const char *reason;
+    src_loc at, figure_at;
 } val_exclude;
 
 typedef struct val_scenario {
@@ -40,24 +41,30 @@ typedef struct val_scenario {
     size_t n_fit;
     val_exclude *exclude;
     size_t n_exclude;
+    src_loc table_at, gpu_at, fit_at;
 } val_scenario;
 
 static const char *const class_names[] = {"fp32", "fp64", "fp16", "tensor", NULL};
 
 static const cfg_field exclude_fields[] = {
-    {"figure", CFG_STRING, .required = true, .off = offsetof(val_exclude, figure)},
+    CFG_SELF(val_exclude, at),
+    {"figure", CFG_STRING, .required = true, .off = offsetof(val_exclude, figure),
+     CFG_LOC(val_exclude, figure_at)},
     {"reason", CFG_STRING, .required = true, .off = offsetof(val_exclude, reason)},
     {0},
 };
 
 static const cfg_field scenario_fields[] = {
-    {"table", CFG_STRING, .required = true, .off = offsetof(val_scenario, table)},
+    {"table", CFG_STRING, .required = true, .off = offsetof(val_scenario, table),
+     CFG_LOC(val_scenario, table_at)},
     {"csv", CFG_STRING, .required = true, .off = offsetof(val_scenario, csv)},
-    {"gpu", CFG_STRING, .required = true, .off = offsetof(val_scenario, gpu)},
+    {"gpu", CFG_STRING, .required = true, .off = offsetof(val_scenario, gpu),
+     CFG_LOC(val_scenario, gpu_at)},
     {"target_mape_pct", CFG_DOUBLE, .required = true, CFG_MIN(0), CFG_MAX(100),
      .off = offsetof(val_scenario, target)},
     {"fit", CFG_SEQ, .required = true, CFG_MIN(1), .elem = CFG_STRING,
-     .off = offsetof(val_scenario, fit), .count_off = offsetof(val_scenario, n_fit)},
+     .off = offsetof(val_scenario, fit), .count_off = offsetof(val_scenario, n_fit),
+     CFG_LOC(val_scenario, fit_at)},
     {"exclude", CFG_SEQ, CFG_SEQ_OF(val_scenario, exclude, n_exclude, val_exclude, exclude_fields)},
     {"note", CFG_STRING, .off = offsetof(val_scenario, note)},
     {"base", CFG_STRING, .off = offsetof(val_scenario, base)},
@@ -621,7 +628,7 @@ static double fig_value(const fig_spec *f, double unit_time)
     return f->is_rate ? f->work / unit_time : f->work * unit_time;
 }
 
-static int run_scenario(const val_scenario *sc, const char *scen_path, const char *shared_dir,
+static int run_table(const val_scenario *sc, const char *scen_path, const char *shared_dir,
                         const gpu_catalog *cat, const phys_params *m, diag *d, val_table *out)
 {
     snprintf(out->name, sizeof out->name, "%s", sc->table);
@@ -633,7 +640,7 @@ static int run_scenario(const val_scenario *sc, const char *scen_path, const cha
         }
     }
     if (!fn && sc->ranks == 0) {
-        diag_error(d, (src_loc){scen_path, 0, 0}, "table",
+        diag_error(d, sc->table_at, "table",
                    "no model mapping for this table; expected one of cern-simpletrack, "
                    "chep-timeslicing, cern-mig-flops, cern-finetune, migprofiler-*, "
                    "nos-yolos-sharing, got '%s'", sc->table);
@@ -641,7 +648,7 @@ static int run_scenario(const val_scenario *sc, const char *scen_path, const cha
     }
     const gpu_type *g = gpu_catalog_find(cat, sc->gpu);
     if (!g) {
-        diag_error(d, (src_loc){scen_path, 0, 0}, "gpu",
+        diag_error(d, sc->gpu_at, "gpu",
                    "unknown GPU; expected a catalog name, got '%s'", sc->gpu);
         return SIM_EINPUT;
     }
@@ -718,7 +725,7 @@ static int run_scenario(const val_scenario *sc, const char *scen_path, const cha
             }
         }
         if (!found) {
-            diag_error(d, (src_loc){scen_path, 0, 0}, "fit",
+            diag_error(d, sc->fit_at, "fit",
                        "no such figure in the table; expected ROW/COLUMN, got '%s'", sc->fit[i]);
         }
     }
@@ -727,16 +734,19 @@ static int run_scenario(const val_scenario *sc, const char *scen_path, const cha
         for (int k = 0; k < b->n; k++) {
             if (!strcmp(b->figs[k].f.label, sc->exclude[i].figure)) {
                 b->figs[k].f.excluded = true;
+                snprintf(b->figs[k].f.reason, sizeof b->figs[k].f.reason, "%s",
+                         sc->exclude[i].reason);
                 b->figs[k].f.fitted = false;
                 found = true;
             }
         }
         if (!found) {
-            diag_error(d, (src_loc){scen_path, 0, 0}, "exclude",
+            char path[64];
+            snprintf(path, sizeof path, "exclude[%zu].figure", i);
+            diag_error(d, sc->exclude[i].figure_at, path,
                        "no such figure in the table; expected ROW/COLUMN, got '%s'",
                        sc->exclude[i].figure);
         }
-        snprintf(out->excluded_reason, sizeof out->excluded_reason, "%s", sc->exclude[i].reason);
     }
     if (diag_error_count(d) > 0) {
         free(b);
@@ -811,7 +821,7 @@ int val_run_file(const char *scenario_path, const char *shared_dir, const gpu_ca
         arena_destroy(a);
         return SIM_EINPUT;
     }
-    rc = run_scenario(&sc, scenario_path, shared_dir, cat, m, d, out);
+    rc = run_table(&sc, scenario_path, shared_dir, cat, m, d, out);
     arena_destroy(a);
     return rc;
 }

@@ -33,6 +33,7 @@ typedef struct val_figure {
     double predicted;
     bool fitted;
     bool excluded;       /* left out of fitting and errors (reason printed) */
+    char reason[384];    /* why this figure is excluded (the scenario's exclude reason), or "" */
     char unit[16];       /* "s", "TFLOPS", ... */
 } val_figure;
 
@@ -45,7 +46,7 @@ typedef struct val_table {
     int n_fitted, n_predicted;
     double mape_pct, max_pct; /* over predicted figures */
     wfit_result fit;     /* the fit behind the predictions (owned) */
-    char excluded_reason[256];
+    char excluded_reason[256]; /* why figures without a reason of their own are excluded */
 } val_table;
 
 /* Run one scenario file. shared_dir: where the seed CSVs live (may not exist: the table is then

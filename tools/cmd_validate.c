@@ -8,7 +8,9 @@
  * ran or was skipped, 2 on a bad scenario, 1 when a file cannot be read.
  */
 #include <dirent.h>
+#include <limits.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +23,8 @@
 #include "sim/err.h"
 #include "sim/xalloc.h"
 #include "tools/cli.h"
+
+#include <unistd.h>
 
 static int cmp_str(const void *a, const void *b)
 {
@@ -40,6 +44,12 @@ static void print_table(const val_table *t)
                f->published, f->unit, f->predicted, e,
                f->excluded ? "excluded" : f->fitted ? "fitted" : "predicted");
     }
+    for (int i = 0; i < t->n_figures; i++) { /* one reason per excluded figure */
+        const val_figure *f = &t->figures[i];
+        if (f->excluded && f->reason[0]) {
+            printf("%s excluded %s because: %s\n", t->name, f->label, f->reason);
+        }
+    }
     if (t->excluded_reason[0]) {
         printf("%s excluded because: %s\n", t->name, t->excluded_reason);
     }
@@ -54,17 +64,43 @@ static void print_table(const val_table *t)
     }
 }
 
+/* The directory holding the running binary (./slicesim is built at the repository root), into
+ * buf; false when /proc/self/exe cannot be read. */
+static bool binary_dir(char *buf, size_t n)
+{
+    ssize_t k = readlink("/proc/self/exe", buf, n - 1);
+    if (k <= 0) {
+        return false;
+    }
+    buf[k] = '\0';
+    char *slash = strrchr(buf, '/');
+    if (!slash) {
+        return false;
+    }
+    *slash = '\0';
+    return true;
+}
+
 int cmd_validate(int argc, char **argv)
 {
     const char *dir = "experiments/validation";
     const char *shared = "../shared/validation";
+    char root[PATH_MAX], dir_buf[PATH_MAX + 32], shared_buf[PATH_MAX + 32];
+    bool dir_given = false, shared_given = false;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--dir") && i + 1 < argc) {
             dir = argv[++i];
+            dir_given = true;
         } else if (!strcmp(argv[i], "--shared") && i + 1 < argc) {
             shared = argv[++i];
+            shared_given = true;
         } else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            printf("usage: slicesim validate [--dir SCENARIO_DIR] [--shared CSV_DIR]\n");
+            printf("usage: slicesim validate [--dir SCENARIO_DIR] [--shared CSV_DIR]\n"
+                   "  Runs every experiments/validation/*.yaml and prints, for each published\n"
+                   "  figure, the published value, the prediction and the error; a summary line\n"
+                   "  per table. Run outside the repository, the directories are found beside\n"
+                   "  the slicesim binary. Tables ship in experiments/validation/data; a CSV in\n"
+                   "  CSV_DIR (default ../shared/validation) takes precedence.\n");
             return CLI_EXIT_OK;
         } else {
             return cli_usage_error("validate", "unknown argument '%s'; expected --dir DIR or "
@@ -72,6 +108,15 @@ int cmd_validate(int argc, char **argv)
         }
     }
     DIR *dh = opendir(dir);
+    if (!dh && !dir_given && binary_dir(root, sizeof root)) { /* run outside the repository */
+        snprintf(dir_buf, sizeof dir_buf, "%s/experiments/validation", root);
+        dir = dir_buf;
+        if (!shared_given) {
+            snprintf(shared_buf, sizeof shared_buf, "%s/../shared/validation", root);
+            shared = shared_buf;
+        }
+        dh = opendir(dir);
+    }
     if (!dh) {
         fprintf(stderr, "slicesim validate: %s: cannot open scenario directory\n", dir);
         return CLI_EXIT_ENV;
@@ -98,7 +143,7 @@ int cmd_validate(int argc, char **argv)
         status = CLI_EXIT_INPUT;
     }
     val_table *tables = xcalloc(n ? n : 1, sizeof *tables, "tables");
-    char (*paths)[1024] = xcalloc(n ? n : 1, sizeof *paths, "paths");
+    char (*paths)[PATH_MAX + 320] = xcalloc(n ? n : 1, sizeof *paths, "paths");
     for (size_t i = 0; status == CLI_EXIT_OK && i < n; i++) {
         snprintf(paths[i], sizeof paths[i], "%s/%s", dir, names[i]);
         int rc = val_run_file(paths[i], shared, &cat, &m, d, &tables[i]);
