@@ -12,6 +12,7 @@
 #include "experiments/migparted.h"
 #include "experiments/timeslicing.h"
 #include "experiments/yamlx.h"
+#include "model/mig.h"
 #include "model/policy/policy.h"
 #include "sim/err.h"
 #include "sim/xalloc.h"
@@ -758,6 +759,8 @@ static const cfg_field scenario_fields[] = {
     {"services", CFG_SEQ, CFG_MIN(1), CFG_MAX(1000),
      CFG_SEQ_OF(scenario_spec, services, n_services, scenario_service, scenario_service_fields)},
     {"sweep", CFG_CUSTOM, .parse = parse_elsewhere, .off = 0},
+    {"repartition", CFG_MAP, .sub = scenario_repartition_fields,
+     .off = offsetof(scenario_spec, repartition)},
     {0},
 };
 
@@ -897,7 +900,8 @@ static void check_requests(load_ctx *c)
         }
         bool offered = false;
         for (size_t g = 0; g < s->cluster.n_groups && !offered; g++) {
-            offered = group_offers(&s->cluster.groups[g], rq->resource);
+            offered = group_offers(&s->cluster.groups[g], rq->resource) ||
+                      scenario_group_reconfigurable(s, g); /* any layout, or a whole GPU */
         }
         if (!offered) {
             char p[PATH_LEN];
@@ -985,6 +989,7 @@ static void check_spec(load_ctx *c)
     scenario_spec *s = c->spec;
     check_unique(c, "node group", "cluster.nodes", s->cluster.n_groups, group_name, group_at);
     check_unique(c, "job class", "workload.jobs", s->workload.n_jobs, job_name, job_at);
+    scenario_check_repartition(s, c->d);
     for (size_t i = 0; i < s->workload.n_jobs; i++) {
         char jpath[PATH_LEN];
         snprintf(jpath, sizeof jpath, "workload.jobs[%zu]", i);
@@ -1191,7 +1196,16 @@ int scenario_validate(const scenario_spec *s, const gpu_catalog *cat, arena *a, 
         }
         if (grp->sharing.is_mig) {
             validate_mig(grp, gi, cat, t, s->cluster.driver, a, d, &offered);
-        } else {
+        }
+        if (grp->sharing.is_mig && scenario_group_reconfigurable(s, gi)) {
+            /* a re-partitioned GPU may offer any classic profile, or be a whole GPU */
+            offer(&offered, &grp->sharing, "nvidia.com/gpu", a);
+            for (int p = 0; p < t->n_profiles; p++) {
+                if (mig_profile_is_classic(&t->profiles[p])) {
+                    offer(&offered, &grp->sharing, mig_resource(t->profiles[p].name, a), a);
+                }
+            }
+        } else if (!grp->sharing.is_mig) {
             offer(&offered, &grp->sharing, "nvidia.com/gpu", a);
         }
     }

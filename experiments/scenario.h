@@ -318,7 +318,8 @@ typedef struct scenario_spec {
     scenario_calibration *calibrations;
     scenario_faults faults; /* experiments/scenario_dyn.h */
     size_t n_services;
-    scenario_service *services; /* experiments/scenario_dyn.h */
+    scenario_service *services;       /* experiments/scenario_dyn.h */
+    scenario_repartition repartition; /* experiments/scenario_dyn.h */
     size_t n_refs;
     scenario_ref *refs;
     src_loc at, name_at, seed_at, horizon_at;

@@ -1,6 +1,11 @@
 /* experiments/scenario_dyn.c - schema tables of the scenario's dynamic parts (scenario_dyn.h). */
 #include "experiments/scenario_dyn.h"
 
+#include <stdio.h>
+#include <string.h>
+
+#include "experiments/scenario.h"
+
 static const char *const fault_kinds[] = {"gpu", "instance", "node", "nvlink", NULL};
 
 static const cfg_field rate_fields[] = {
@@ -72,3 +77,67 @@ const cfg_field scenario_service_fields[] = {
      .off = offsetof(scenario_service, slo_ns)},
     {0},
 };
+
+static const char *const repart_policies[] = {"demand", NULL}; /* model/policy/repart.c */
+
+const cfg_field scenario_repartition_fields[] = {
+    CFG_SELF(scenario_repartition, at),
+    {"groups", CFG_SEQ, .required = true, CFG_MIN(1), CFG_MAX(1000), .elem = CFG_STRING,
+     .off = offsetof(scenario_repartition, groups),
+     .count_off = offsetof(scenario_repartition, n_groups),
+     CFG_LOC(scenario_repartition, groups_at)},
+    {"policy", CFG_STRING, .names = repart_policies, .dflt = "demand",
+     .off = offsetof(scenario_repartition, policy)},
+    {"interval", CFG_DURATION, CFG_ABOVE(0), .dflt = "5m",
+     .off = offsetof(scenario_repartition, interval_ns)},
+    {"delay", CFG_DURATION, .required = true, CFG_MIN(0),
+     .off = offsetof(scenario_repartition, delay_ns)},
+    {"reset", CFG_DURATION, CFG_MIN(0), .dflt = "30s",
+     .off = offsetof(scenario_repartition, reset_ns)},
+    {"min_gain", CFG_DOUBLE, CFG_MIN(0), CFG_MAX(1000), .dflt = "1",
+     .off = offsetof(scenario_repartition, min_gain)},
+    {"hold", CFG_DURATION, CFG_MIN(0), .dflt = "10m",
+     .off = offsetof(scenario_repartition, hold_ns)},
+    {"max_concurrent", CFG_U32, CFG_MIN(1), CFG_MAX(1000000), .dflt = "1",
+     .off = offsetof(scenario_repartition, max_concurrent)},
+    {"evict", CFG_BOOL, .dflt = "false", .off = offsetof(scenario_repartition, evict)},
+    {"enabled", CFG_BOOL, .dflt = "true", .off = offsetof(scenario_repartition, enabled)},
+    {0},
+};
+
+bool scenario_group_reconfigurable(const struct scenario_spec *s, size_t gi)
+{
+    const scenario_repartition *r = &s->repartition;
+    for (size_t i = 0; cfg_present(r->at) && r->enabled && i < r->n_groups; i++) {
+        if (!strcmp(r->groups[i], s->cluster.groups[gi].name)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+void scenario_check_repartition(const struct scenario_spec *s, diag *d)
+{
+    const scenario_repartition *r = &s->repartition;
+    for (size_t i = 0; cfg_present(r->at) && r->enabled && i < r->n_groups; i++) {
+        char path[64];
+        snprintf(path, sizeof path, "repartition.groups[%zu]", i);
+        size_t g = 0;
+        while (g < s->cluster.n_groups && strcmp(s->cluster.groups[g].name, r->groups[i]) != 0) {
+            g++;
+        }
+        if (g == s->cluster.n_groups) {
+            diag_error(d, r->groups_at, path,
+                       "no node group has this name; expected a node group, got '%s'",
+                       r->groups[i]);
+            continue;
+        }
+        const scenario_sharing *sh = &s->cluster.groups[g].sharing;
+        if (!sh->is_mig || sh->mig.strategy != SCN_MIG_MIXED || sh->mode != SCN_SHARE_EXCLUSIVE) {
+            diag_error(d, r->groups_at, path,
+                       "cannot be re-partitioned; expected a MIG group with the mixed strategy "
+                       "and no time-slicing or MPS, got '%s'",
+                       r->groups[i]);
+        }
+    }
+}

@@ -70,6 +70,33 @@ typedef struct scenario_faults {
     src_loc at; /* cfg_present(at): the scenario has a faults section */
 } scenario_faults;
 
+/* Dynamic MIG re-partitioning (model/reconf.h):
+ *   repartition:
+ *     groups: [mig]        # node groups whose GPUs may change layout (MIG, mixed, exclusive)
+ *     policy: demand       # the layout policy (model/policy/repart.h)
+ *     interval: 5m         # how often it runs
+ *     delay: 20s           # time to apply a layout on an idle GPU: required (no published
+ *                          # measurement of mig-parted's apply time was found)
+ *     reset: 30s           # extra for a MIG mode change (GPU reset); default 30 s: NVIDIA
+ *                          # mig-parted deployments/container/reconfigure-mig.sh waits 30 s
+ *                          # ("settling time") before the reset of a mode change
+ *     min_gain: 1          # compute slices a new layout must serve beyond the current one
+ *     hold: 10m            # no GPU re-laid out twice within this time
+ *     max_concurrent: 1    # GPUs being reconfigured at once
+ *     evict: false         # evict a GPU's pods instead of waiting for them
+ *     enabled: true        # false: the section is ignored (static layouts; for --set) */
+typedef struct scenario_repartition {
+    size_t n_groups;
+    const char **groups;
+    const char *policy;
+    int64_t interval_ns, delay_ns, reset_ns, hold_ns;
+    double min_gain;
+    uint32_t max_concurrent;
+    bool evict;
+    bool enabled;
+    src_loc at, groups_at;
+} scenario_repartition;
+
 /* Arrival process of a service (scenario_service.arrival). */
 enum {
     SCN_SVC_POISSON = 0,
@@ -94,5 +121,14 @@ typedef struct scenario_service {
 extern const cfg_field scenario_faults_fields[];
 /* Schema of one `services:` item (walked into scenario_service). */
 extern const cfg_field scenario_service_fields[];
+/* Schema of `repartition:` (walked into scenario_repartition). */
+extern const cfg_field scenario_repartition_fields[];
+
+struct scenario_spec;
+/* Is node group gi re-partitioned (named in repartition.groups)? */
+bool scenario_group_reconfigurable(const struct scenario_spec *s, size_t gi);
+/* Check repartition: every group named exists and is MIG, mixed strategy, exclusive; report
+ * problems to d. */
+void scenario_check_repartition(const struct scenario_spec *s, diag *d);
 
 #endif

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "model/capidx.h"
+#include "model/mig.h"
 #include "sim/err.h"
 #include "sim/xalloc.h"
 
@@ -123,6 +124,23 @@ static int check_cfg(const cluster_cfg *cfg, char *why, size_t why_len)
                          i);
                 return SIM_EINPUT;
             }
+            if (g->reconfigurable && (g->type->compute_slices == 0 ||
+                                      g->sharing != CLUSTER_SHARE_NONE || g->mig_single)) {
+                snprintf(why, why_len,
+                         "node %s gpu %u: a reconfigurable GPU needs MIG support, exclusive "
+                         "sharing and the mixed strategy",
+                         nc->name, i);
+                return SIM_EINPUT;
+            }
+            for (uint32_t k = 0; g->reconfigurable && k < g->n_mig; k++) {
+                if (!mig_profile_is_classic(g->mig[k])) {
+                    snprintf(why, why_len,
+                             "node %s gpu %u: a reconfigurable GPU's layout uses classic "
+                             "profiles only, got %s",
+                             nc->name, i, g->mig[k]->name);
+                    return SIM_EINPUT;
+                }
+            }
             for (uint32_t r = 0; r < g->n_rules; r++) {
                 if (g->rules[r].replicas < 1) {
                     snprintf(why, why_len, "node %s gpu %u: replicas must be >= 1", nc->name, i);
@@ -133,6 +151,20 @@ static int check_cfg(const cluster_cfg *cfg, char *why, size_t why_len)
     }
     return 0;
 }
+
+/* Devices of a reconfigurable GPU of type t: the whole GPU and every classic placement. */
+static uint32_t n_candidates(const gpu_type *t)
+{
+    uint32_t n = 1;
+    for (int p = 0; p < t->n_profiles; p++) {
+        n += mig_profile_is_classic(&t->profiles[p]) ? (uint32_t)t->profiles[p].n_starts : 0;
+    }
+    return n;
+}
+
+/* The candidate devices of reconfigurable GPU g: whole first, then profiles in catalog order,
+ * each at its starts; those of g's configuration active. */
+static void add_candidates(cluster *c, const cluster_gpu_cfg *g, node_id node, gpu_id gid);
 
 static void add_device(cluster *c, const cluster_gpu_cfg *g, node_id node, gpu_id gid,
                        uint32_t index, const mig_profile *p, int start)
@@ -161,9 +193,28 @@ static void add_device(cluster *c, const cluster_gpu_cfg *g, node_id node, gpu_i
     d->sms = p ? p->sms : g->type->sms_total;
     d->mem_bytes = p ? p->mem_bytes : g->type->mem_bytes;
     d->mem_used_bytes = 0;
-    d->shareable = !p && !shared;
+    d->shareable = !p && !shared && !g->reconfigurable;
     d->milli_used = 0;
+    d->active = true;
     c->n_shareable += d->shareable;
+}
+
+static void add_candidates(cluster *c, const cluster_gpu_cfg *g, node_id node, gpu_id gid)
+{
+    uint32_t index = 0;
+    add_device(c, g, node, gid, index++, NULL, -1);
+    c->devs[c->n_devs - 1].active = !g->mig_enabled;
+    for (int p = 0; p < g->type->n_profiles; p++) {
+        const mig_profile *mp = &g->type->profiles[p];
+        for (int k = 0; mig_profile_is_classic(mp) && k < mp->n_starts; k++) {
+            add_device(c, g, node, gid, index++, mp, mp->starts[k]);
+            bool on = false;
+            for (uint32_t i = 0; g->mig_enabled && i < g->n_mig && !on; i++) {
+                on = g->mig[i] == mp && g->mig_start[i] == mp->starts[k];
+            }
+            c->devs[c->n_devs - 1].active = on;
+        }
+    }
 }
 
 int cluster_create(const cluster_cfg *cfg, cluster **out, char *why, size_t why_len)
@@ -178,7 +229,7 @@ int cluster_create(const cluster_cfg *cfg, cluster **out, char *why, size_t why_
         n_gpus += cfg->nodes[n].n_gpus;
         for (uint32_t i = 0; i < cfg->nodes[n].n_gpus; i++) {
             const cluster_gpu_cfg *g = &cfg->nodes[n].gpus[i];
-            n_devs += g->mig_enabled ? g->n_mig : 1;
+            n_devs += g->reconfigurable ? n_candidates(g->type) : g->mig_enabled ? g->n_mig : 1;
         }
     }
     c->n_nodes = cfg->n_nodes;
@@ -208,7 +259,10 @@ int cluster_create(const cluster_cfg *cfg, cluster **out, char *why, size_t why_
             cg->mig_enabled = g->mig_enabled;
             cg->sharing = g->sharing;
             cg->first_dev = c->n_devs;
-            if (g->mig_enabled) {
+            cg->reconfigurable = g->reconfigurable;
+            if (g->reconfigurable) {
+                add_candidates(c, g, n, gid);
+            } else if (g->mig_enabled) {
                 for (uint32_t k = 0; k < g->n_mig; k++) {
                     add_device(c, g, n, gid, k, g->mig[k], g->mig_start[k]);
                 }
@@ -227,8 +281,9 @@ int cluster_create(const cluster_cfg *cfg, cluster **out, char *why, size_t why_
     c->blocked =
         xcalloc((size_t)c->n_nodes * (c->n_res ? c->n_res : 1), sizeof(uint32_t), "blocked");
     for (dev_id d = 0; d < c->n_devs; d++) {
-        c->cap[(size_t)c->devs[d].node * c->n_res + c->devs[d].resource] += c->devs[d].slots;
-        c->units_total += c->devs[d].slots;
+        uint32_t slots = c->devs[d].active ? c->devs[d].slots : 0;
+        c->cap[(size_t)c->devs[d].node * c->n_res + c->devs[d].resource] += slots;
+        c->units_total += slots;
     }
     c->free_ix = xcalloc(c->n_res ? c->n_res : 1, sizeof(capidx *), "free index");
     for (res_id r = 0; r < c->n_res; r++) {
@@ -400,7 +455,7 @@ bool cluster_mem_fits(const cluster *c, dev_id id, uint64_t mem_bytes)
 /* One unit of device d becomes held (whole unit, or the first share of a shareable GPU). */
 static void hold_unit(cluster *c, cluster_device *d)
 {
-    SIM_ASSERT(d->used < d->slots && !d->cordoned);
+    SIM_ASSERT(d->used < d->slots && !d->cordoned && d->active);
     if (d->used++ == 0) {
         c->sms_busy += (uint32_t)d->sms;
         c->gpus_busy += c->gpu_busy_devs[d->gpu]++ == 0;
@@ -495,7 +550,8 @@ void cluster_set_cordoned(cluster *c, dev_id id, bool on)
         return;
     }
     size_t i = (size_t)d->node * c->n_res + d->resource;
-    if (on) {
+    if (!d->active) { /* an inactive device has no capacity to block */
+    } else if (on) {
         c->blocked[i] += d->slots - d->used;
     } else {
         SIM_ASSERT(c->blocked[i] >= d->slots - d->used);
@@ -587,4 +643,32 @@ double cluster_unit_gpu_share(const cluster *c, dev_id id)
         dev = total > 0 ? (double)d->profile->compute_slices / total : 1.0;
     }
     return dev / d->slots;
+}
+
+void cluster_set_active(cluster *c, dev_id id, bool on)
+{
+    SIM_ASSERT(id < c->n_devs);
+    cluster_device *d = &c->devs[id];
+    SIM_ASSERT(c->gpus[d->gpu].reconfigurable && d->used == 0 && d->milli_used == 0);
+    if (d->active == on) {
+        return;
+    }
+    size_t i = (size_t)d->node * c->n_res + d->resource;
+    if (on) {
+        c->cap[i] += d->slots;
+        c->units_total += d->slots;
+        c->blocked[i] += d->cordoned ? d->slots : 0;
+    } else {
+        c->cap[i] -= d->slots;
+        c->units_total -= d->slots;
+        c->blocked[i] -= d->cordoned ? d->slots : 0;
+    }
+    d->active = on;
+    index_node_res(c, d->node, d->resource);
+}
+
+void cluster_set_mig_mode(cluster *c, gpu_id g, bool on)
+{
+    SIM_ASSERT(g < c->n_gpus && c->gpus[g].reconfigurable);
+    c->gpus[g].mig_enabled = on;
 }

@@ -77,6 +77,12 @@ typedef struct cluster_gpu_cfg {
                                           * slicing; MPS behaves as if true whatever it says) */
     uint32_t n_rules;                /* sharing rules (time-slicing/MPS); 0 when sharing is NONE */
     const cluster_share_rule *rules; /* borrowed during cluster_create only */
+    bool reconfigurable; /* its MIG layout (and MIG mode) may change during the run: it gets one
+                          * device for every placement of every classic profile of its type
+                          * (mig_profile_is_classic, at each allowed start) and one whole-GPU
+                          * device; those of the configuration above are active, the others
+                          * inactive (cluster_set_active). Exclusive sharing and the mixed
+                          * strategy only; the whole-GPU device takes no fractional share. */
 } cluster_gpu_cfg;
 
 typedef struct cluster_node_cfg {
@@ -100,6 +106,7 @@ typedef struct cluster_gpu {
     cluster_sharing sharing;
     dev_id first_dev; /* its devices are first_dev .. first_dev + n_devs - 1 */
     uint32_t n_devs;
+    bool reconfigurable; /* see cluster_gpu_cfg; its devices include inactive candidates */
 } cluster_gpu;
 
 typedef struct cluster_device {
@@ -121,6 +128,8 @@ typedef struct cluster_device {
     uint32_t milli_used;        /* shareable: milli-GPU held (a whole unit holds 1000); else 0 */
     bool cordoned;              /* takes no new unit (failed and under repair, or draining for a
                                  * new MIG layout); units already held stay held */
+    bool active;                /* advertised now; false for a reconfigurable GPU's candidate
+                                 * devices outside its current layout: no capacity, no units */
 } cluster_device;
 
 #define CLUSTER_MILLI 1000u /* milli-GPU in one GPU */
@@ -201,6 +210,13 @@ node_id cluster_next_node_share(const cluster *c, uint32_t milli, node_id from);
 /* Shareable GPUs, and milli-GPU held on them (whole units count 1000), cluster-wide, O(1). */
 uint32_t cluster_shareable_gpus(const cluster *c);
 uint64_t cluster_milli_used(const cluster *c);
+/* Make device d of a reconfigurable GPU advertised (on) or not: its slots join or leave the
+ * capacity (cluster_capacity, cluster_units_total). It must hold nothing. Cordoning is separate
+ * (a cordoned device blocks its slots only while active). Setting the state it has is a no-op. */
+void cluster_set_active(cluster *c, dev_id d, bool on);
+/* Record GPU g's MIG mode (a reconfigurable GPU switched between MIG and a whole GPU). */
+void cluster_set_mig_mode(cluster *c, gpu_id g, bool on);
+
 /* Share of a GPU one unit of device d stands for: a whole GPU 1, a MIG instance its compute
  * slices over the GPU's (3g.20gb: 3/7), divided by the device's slots (replicas). For GPU-hours. */
 double cluster_unit_gpu_share(const cluster *c, dev_id d);

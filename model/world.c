@@ -84,6 +84,8 @@ struct world {
     uint32_t n_obs;
     world_progress_fn *progress; /* progress display, or NULL */
     void *progress_user;
+    world_reconfigure_fn *reconf_fn; /* handles POL_RECONFIGURE; NULL: refused */
+    void *reconf_ctx;
     world_sample *samples;
     uint32_t *res_used; /* n_samples * n_res */
     size_t n_samples, cap_samples;
@@ -358,7 +360,7 @@ static bool valid_place(world *w, const pol_decision *d)
         }
         const cluster_device *cd = cluster_device_get(w->c, dv);
         node_id want = worker_node(w, j, d, k / j->spec.req.per_worker);
-        ok = cd->resource == r && cd->node == want && !cd->cordoned &&
+        ok = cd->resource == r && cd->node == want && !cd->cordoned && cd->active &&
              frag_type_allowed(j->spec.pod.gpu_spec, cluster_gpu_get(w->c, cd->gpu)->type->name);
         if (ok && milli) {
             w->count[dv] += milli;
@@ -445,6 +447,19 @@ static void apply(world *w)
             }
             continue;
         }
+        if (d.kind == POL_EVICT) { /* valid while the job runs */
+            bool ok = d.job < job_table_count(w->jobs) &&
+                      job_table_get(w->jobs, d.job)->state == JOB_RUNNING;
+            if (ok) {
+                world_kill(w, d.job, NULL);
+            }
+            w->tot.n_rejected += !ok;
+            continue;
+        }
+        if (d.kind == POL_RECONFIGURE) { /* the reconfiguration component checks and applies */
+            w->tot.n_rejected += !(w->reconf_fn && w->reconf_fn(w, w->reconf_ctx, &d));
+            continue;
+        }
         if (d.kind != POL_PLACE || !valid_place(w, &d)) {
             w->tot.n_rejected++;
             continue;
@@ -501,9 +516,25 @@ static void apply(world *w)
 }
 
 /* Tell the policy about jobs that ended while applying decisions, until none is left. */
+/* Jobs killed (a fault, an eviction) are queued again: the policy hears of them as arrivals,
+ * in kill order. */
+static void drain_killed(world *w)
+{
+    for (size_t i = 0; i < w->n_killed; i++) { /* apply may kill more: n_killed grows */
+        w->view.now = sim_now(w->ctx);
+        w->pol->on_arrival(w->pol_state, &w->view, w->killed[i], w->dec);
+        apply(w);
+    }
+    w->n_killed = 0;
+}
+
 static void drain_ended(world *w)
 {
-    while (w->n_ended > 0) {
+    while (w->n_ended > 0 || w->n_killed > 0) {
+        if (w->n_ended == 0) {
+            drain_killed(w);
+            continue;
+        }
         job_id id = w->ended[--w->n_ended];
         w->view.now = sim_now(w->ctx);
         w->pol->on_finish(w->pol_state, &w->view, id, w->dec);
@@ -942,12 +973,8 @@ void world_set_cordoned(world *w, dev_id d, bool on)
 void world_settle(world *w)
 {
     w->view.now = sim_now(w->ctx);
-    for (size_t i = 0; i < w->n_killed; i++) {
-        w->pol->on_arrival(w->pol_state, &w->view, w->killed[i], w->dec);
-        apply(w);
-        drain_ended(w);
-    }
-    w->n_killed = 0;
+    apply(w); /* decisions a component's policy left in world_decisions */
+    drain_ended(w);
     if (w->pol->on_capacity) {
         w->pol->on_capacity(w->pol_state, &w->view, w->dec);
         apply(w);
@@ -972,4 +999,31 @@ double world_job_rate(const world *w, job_id j)
 {
     SIM_ASSERT(j < job_table_count(w->jobs) && job_table_get(w->jobs, j)->state == JOB_RUNNING);
     return w->wj[j].rate;
+}
+
+void world_set_reconfigure_handler(world *w, world_reconfigure_fn *fn, void *ctx)
+{
+    w->reconf_fn = fn;
+    w->reconf_ctx = ctx;
+}
+
+decision_buf *world_decisions(world *w)
+{
+    return w->dec;
+}
+
+const cluster_view *world_view(world *w)
+{
+    w->view.now = sim_now(w->ctx);
+    return &w->view;
+}
+
+void world_set_mig_mode(world *w, gpu_id g, bool on)
+{
+    cluster_set_mig_mode(w->c, g, on);
+}
+
+void world_set_active(world *w, dev_id d, bool on)
+{
+    cluster_set_active(w->c, d, on);
 }

@@ -165,8 +165,9 @@ typedef struct world_kill_info {
 void world_kill(world *w, job_id j, world_kill_info *info);
 /* Cordon or uncordon device d (cluster_set_cordoned). */
 void world_set_cordoned(world *w, dev_id d, bool on);
-/* Tell the policy about the jobs killed since the last settle (on_arrival, in kill order) and
- * that capacity may have changed (on_capacity), apply its decisions, record a sample. */
+/* Apply the decisions waiting in world_decisions, tell the policy about the jobs killed since
+ * the last settle (on_arrival, in kill order) and that capacity may have changed (on_capacity),
+ * apply its decisions, record a sample. */
 void world_settle(world *w);
 /* Jobs killed so far (world_kill calls). */
 uint64_t world_n_kills(const world *w);
@@ -181,6 +182,20 @@ typedef enum world_job_event {
 typedef void world_observer_fn(world *w, void *ctx, job_id j, world_job_event ev);
 /* Add an observer (ctx borrowed for the world's life); observers are called in the order added. */
 void world_observe(world *w, world_observer_fn *fn, void *ctx);
+/* The component that carries out POL_RECONFIGURE decisions (model/reconf.h): it checks decision
+ * d against the cluster and starts it, returning true, or returns false (the decision is counted
+ * as rejected). One handler per world; without one every such decision is rejected. */
+typedef bool world_reconfigure_fn(world *w, void *ctx, const pol_decision *d);
+void world_set_reconfigure_handler(world *w, world_reconfigure_fn *fn, void *ctx);
+/* Make device d (of a reconfigurable GPU) advertised or not, and record a GPU's MIG mode
+ * (cluster_set_active, cluster_set_mig_mode). */
+void world_set_active(world *w, dev_id d, bool on);
+void world_set_mig_mode(world *w, gpu_id g, bool on);
+/* The read-only view policies get (its time brought to now), and the decision buffer a
+ * component's own policy (a re-partitioner) fills before world_settle applies it. Borrowed. */
+const cluster_view *world_view(world *w);
+decision_buf *world_decisions(world *w);
+
 /* Current rate of running job j (work seconds per second: 1 = as fast as alone on what it asked
  * for, less when co-runners slow it). */
 double world_job_rate(const world *w, job_id j);

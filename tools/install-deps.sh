@@ -3,7 +3,7 @@
 # Called by `make deps` (and so by `make run`) and `make deps-test` (`make test`, which sets
 # SLICESIM_TEST_DEPS=1). Needs root or sudo when something is missing; prints what it installs. Set SLICESIM_NO_INSTALL=1 to only check.
 set -eu
-PKGS="gcc make pkg-config libgsl-dev libcjson-dev libyaml-dev libcriterion-dev gnuplot-nox"
+PKGS="gcc make pkg-config libgsl-dev libcjson-dev libyaml-dev libcriterion-dev gnuplot-nox jq"
 # clang (libFuzzer) and valgrind are for `make fuzz` / the valgrind check in CI.
 [ "${SLICESIM_DEV_DEPS:-0}" = 1 ] && PKGS="$PKGS clang valgrind"
 # `make test` (and CI) also needs the tools its tests drive: promtool (prometheus) reads

@@ -19,6 +19,7 @@
 
 #include "experiments/scenario.h"
 #include "model/fault.h"
+#include "model/reconf.h"
 #include "model/service.h"
 #include "model/world.h"
 
@@ -92,6 +93,11 @@ void out_faults_summary(FILE *f, const fault_stats *st);
 cJSON *out_service_json(const scenario_service *sv, const service_stats *st);
 /* One summary line of a service. */
 void out_service_summary(FILE *f, const scenario_service *sv, const service_stats *st);
+/* run.json's metrics.repartition (tools/out_repart.c): reconfigurations asked, refused,
+ * applied, mode changes, pods evicted, and the GPU-hours spent evicted, draining and applying. */
+cJSON *out_repart_json(const reconf_stats *st);
+/* One summary line of the re-partitioning. */
+void out_repart_summary(FILE *f, const reconf_stats *st);
 /* Print the short text summary of a run. */
 void out_summary(FILE *f, const world *w, const char *out_dir);
 

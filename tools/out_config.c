@@ -251,6 +251,23 @@ cJSON *out_config_json(const scenario_spec *s)
     if (cfg_present(s->faults.at)) {
         cJSON_AddItemToObject(o, "faults", faults_json(&s->faults));
     }
+    if (cfg_present(s->repartition.at)) {
+        const scenario_repartition *r = &s->repartition;
+        cJSON *rj = cJSON_AddObjectToObject(o, "repartition");
+        cJSON *g = cJSON_AddArrayToObject(rj, "groups");
+        for (size_t i = 0; i < r->n_groups; i++) {
+            cJSON_AddItemToArray(g, cJSON_CreateString(r->groups[i]));
+        }
+        add_str(rj, "policy", r->policy);
+        add_s(rj, "interval_s", r->interval_ns);
+        add_s(rj, "delay_s", r->delay_ns);
+        add_s(rj, "reset_s", r->reset_ns);
+        add_n(rj, "min_gain", r->min_gain);
+        add_s(rj, "hold_s", r->hold_ns);
+        add_n(rj, "max_concurrent", r->max_concurrent);
+        cJSON_AddBoolToObject(rj, "evict", r->evict);
+        cJSON_AddBoolToObject(rj, "enabled", r->enabled);
+    }
     if (s->n_services > 0) {
         cJSON *sv = cJSON_AddArrayToObject(o, "services");
         for (size_t i = 0; i < s->n_services; i++) {

@@ -104,6 +104,9 @@ static void write_gpu(jsonw *jw, const cluster *c, const cluster_gpu *cg)
     jsonw_array_begin(jw);
     for (dev_id d = cg->first_dev; d < cg->first_dev + cg->n_devs; d++) {
         const cluster_device *cd = cluster_device_get(c, d);
+        if (!cd->active) { /* a re-partitioned GPU's candidates outside its final layout */
+            continue;
+        }
         jsonw_object_begin(jw);
         put_str(jw, "resource", cluster_resource_name(c, cd->resource));
         if (cd->profile) {

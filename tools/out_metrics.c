@@ -189,7 +189,8 @@ int out_metrics_om(FILE *f, const world *w, const phys_params *phys, sim_time in
                 (fam->kind == FAM_POWER && cg->type->tdp_w <= 0)) {
                 continue;
             }
-            if (fam->per_instance && cg->mig_enabled) {
+            /* a re-partitioned GPU's instances come and go: its GPU-level series only */
+            if (fam->per_instance && cg->mig_enabled && !cg->reconfigurable) {
                 for (uint32_t d = 0; d < cg->n_devs; d++) {
                     put_series(&x, fam, g, (int)d);
                 }

@@ -17,6 +17,7 @@
 #include "experiments/scenario.h"
 #include "model/cluster.h"
 #include "model/fault.h"
+#include "model/reconf.h"
 #include "model/service.h"
 #include "model/jobrate.h"
 #include "model/policy/policy.h"
@@ -59,10 +60,12 @@ typedef struct run_ctx {
     traceload_stats tstats;           /* what reading it did */
     uint64_t n_unplaceable;           /* traced jobs no node of the empty cluster could ever hold,
                                        * dropped */
+    reconf *reconf;                   /* NULL without a repartition section */
 } run_ctx;
 
 static void run_fini(run_ctx *r)
 {
+    reconf_destroy(r->reconf);
     for (size_t i = 0; r->svcs && i < r->spec->n_services; i++) {
         service_destroy(r->svcs[i]);
     }
@@ -326,6 +329,33 @@ static void build_services(run_ctx *r)
                            .profile = r->svc_prof[i]->p,
                            .phys = &r->phys};
         r->svcs[i] = service_create(r->w, &sp, &root);
+    }
+}
+
+/* Dynamic re-partitioning: the reconfiguration component and its layout policy. */
+static void build_repartition(run_ctx *r)
+{
+    const scenario_repartition *rp = &r->spec->repartition;
+    if (!cfg_present(rp->at) || !rp->enabled) {
+        return;
+    }
+    static const char *const keys[] = {"min_gain", "hold_s", "max_concurrent", "evict"};
+    double vals[] = {rp->min_gain, sim_time_to_s(rp->hold_ns), rp->max_concurrent, rp->evict};
+    pol_param *items = arena_calloc(r->a, 4, sizeof *items);
+    for (int i = 0; i < 4; i++) {
+        char *v = arena_alloc(r->a, 32);
+        snprintf(v, 32, "%.17g", vals[i]);
+        items[i] = (pol_param){keys[i], v, rp->at};
+    }
+    param_set ps = {.n = 4, .items = items, .path = "repartition", .at = rp->at};
+    reconf_cfg rc = {.delay_s = sim_time_to_s(rp->delay_ns),
+                     .reset_s = sim_time_to_s(rp->reset_ns),
+                     .interval_s = sim_time_to_s(rp->interval_ns),
+                     .policy = repart_find(rp->policy),
+                     .params = &ps};
+    SIM_ASSERT(rc.policy != NULL); /* the schema admits only registered names */
+    if (reconf_create(r->w, &rc, r->d, &r->reconf) != 0) {
+        r->reconf = NULL;
     }
 }
 
@@ -646,6 +676,10 @@ static int write_outputs(run_ctx *r, const run_opts *o, const char *dir)
                 cJSON_AddItemToArray(arr, out_service_json(&r->spec->services[i], &ss));
             }
         }
+        if (r->reconf) {
+            reconf_stats rs = reconf_get_stats(r->reconf);
+            cJSON_AddItemToObject(extra, "repartition", out_repart_json(&rs));
+        }
         if (r->faults) {
             cJSON_AddItemToObject(extra, "faults",
                                   out_faults_json(fault_injector_stats(r->faults),
@@ -773,6 +807,7 @@ int run_scenario(const run_opts *o)
         if (rc == 0) {
             build_faults(&r);
             build_services(&r);
+            build_repartition(&r);
         }
     }
     if (rc != 0 || diag_error_count(r.d) > 0) {
@@ -839,6 +874,10 @@ int run_scenario(const run_opts *o)
         for (size_t i = 0; i < r.spec->n_services; i++) {
             service_stats ss = service_get_stats(r.svcs[i]);
             out_service_summary(o->summary, &r.spec->services[i], &ss);
+        }
+        if (r.reconf) {
+            reconf_stats rs = reconf_get_stats(r.reconf);
+            out_repart_summary(o->summary, &rs);
         }
     }
     if (rc == 0 && o->result) {

@@ -89,6 +89,7 @@ void run_build_cluster(arena *a, diag *d, const scenario_spec *s, const gpu_cata
             if (sh->is_mig) {
                 apply_mig(cat, t, &mp, sh, i, d, gc);
             }
+            gc->reconfigurable = scenario_group_reconfigurable(s, gi);
         }
         for (uint32_t k = 0; k < grp->count; k++) {
             char name[160];
@@ -111,7 +112,17 @@ bool run_build_request_fits(const cluster *c, const job_request *req)
     }
     uint32_t workers = 0;
     for (node_id n = 0; n < cluster_n_nodes(c) && workers < req->n_workers; n++) {
-        workers += cluster_capacity(c, n, r) / req->per_worker;
+        /* a re-partitioned GPU may come to advertise its inactive candidates: counted as the
+         * most it could (their number is each classic profile's placements) */
+        uint32_t cap = cluster_capacity(c, n, r);
+        dev_id first;
+        uint32_t nd;
+        cluster_node_devices(c, n, &first, &nd);
+        for (dev_id d = first; d < first + nd; d++) {
+            const cluster_device *cd = cluster_device_get(c, d);
+            cap += !cd->active && cd->resource == r ? cd->slots : 0;
+        }
+        workers += cap / req->per_worker;
     }
     return workers >= req->n_workers;
 }

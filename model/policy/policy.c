@@ -74,6 +74,8 @@ typedef struct stored_decision {
     job_id job;
     uint32_t n_units, n_nodes;
     size_t first, first_node; /* indices into units and nodes */
+    gpu_id gpu;               /* POL_RECONFIGURE */
+    bool evict;               /* POL_RECONFIGURE */
 } stored_decision;
 
 struct decision_buf {
@@ -130,6 +132,20 @@ void pol_preempt(decision_buf *b, job_id j)
     b->d[b->n - 1].kind = POL_PREEMPT;
 }
 
+void pol_evict(decision_buf *b, job_id j)
+{
+    pol_place(b, j, NULL, 0);
+    b->d[b->n - 1].kind = POL_EVICT;
+}
+
+void pol_reconfigure(decision_buf *b, gpu_id g, const dev_id *devs, uint32_t n, bool evict)
+{
+    pol_place(b, 0, devs, n);
+    b->d[b->n - 1].kind = POL_RECONFIGURE;
+    b->d[b->n - 1].gpu = g;
+    b->d[b->n - 1].evict = evict;
+}
+
 void pol_place(decision_buf *b, job_id j, const dev_id *units, uint32_t n)
 {
     if (b->n == b->cap) {
@@ -143,7 +159,7 @@ void pol_place(decision_buf *b, job_id j, const dev_id *units, uint32_t n)
     if (n) {
         memcpy(b->units + b->n_units, units, n * sizeof(dev_id));
     }
-    b->d[b->n++] = (stored_decision){POL_PLACE, j, n, 0, b->n_units, 0};
+    b->d[b->n++] = (stored_decision){POL_PLACE, j, n, 0, b->n_units, 0, 0, false};
     b->n_units += n;
 }
 
@@ -162,6 +178,8 @@ void decision_buf_get(const decision_buf *b, size_t i, pol_decision *out)
     out->units = b->units + s->first;
     out->n_nodes = s->n_nodes;
     out->nodes = s->n_nodes ? b->nodes + s->first_node : NULL;
+    out->gpu = s->gpu;
+    out->evict = s->evict;
 }
 
 /* ---- placement helpers ---- */

@@ -20,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "model/catalog.h"
 #include "model/ids.h"
 #include "model/job.h"
 #include "sim/diag.h"
@@ -55,7 +56,11 @@ typedef struct pol_device {
     const char *resource_name; /* e.g. "nvidia.com/mig-1g.5gb" */
     const char *profile;       /* MIG profile name, or NULL for a whole GPU */
     uint32_t slots;            /* units it advertises */
-    uint32_t free;             /* units not held by a job (0 while the device is cordoned) */
+    uint32_t free;             /* units not held by a job (0 while cordoned or inactive) */
+    bool active;               /* advertised now (model/cluster.h: reconfigurable GPUs) */
+    bool cordoned;             /* takes no new pod (draining, or down after a fault) */
+    uint32_t used;             /* units held by jobs */
+    int mig_start;             /* placement start of a MIG instance, -1 for a whole GPU */
     int sms;
     uint64_t mem_bytes;
     uint64_t mem_used_bytes;
@@ -84,6 +89,13 @@ void pol_node_devices(const cluster_view *cv, node_id n, dev_id *first, uint32_t
 void pol_device_get(const cluster_view *cv, dev_id d, pol_device *out);
 /* Job j (any job the policy was told about) into *out. */
 void pol_job_get(const cluster_view *cv, job_id j, pol_job *out);
+/* GPUs (ids 0 .. n-1, node-major); GPU g's catalog type (re-partitioners enumerate its layouts)
+ * and whether its MIG layout may change (a reconfigurable GPU: model/cluster.h). */
+uint32_t pol_n_gpus(const cluster_view *cv);
+const gpu_type *pol_gpu_type(const cluster_view *cv, gpu_id g);
+bool pol_gpu_reconfigurable(const cluster_view *cv, gpu_id g);
+/* Whether job j waits for a placement now. */
+bool pol_job_queued(const cluster_view *cv, job_id j);
 /* Devices job j holds while running (worker-major; NULL and 0 otherwise): *units borrowed until
  * the job's state changes. Returns how many; *running tells whether it runs. */
 uint32_t pol_job_placement(const cluster_view *cv, job_id j, const dev_id **units, bool *running);
@@ -132,6 +144,11 @@ typedef enum pol_decision_kind {
     POL_PLACE,   /* start job `job` on `n_units` devices (worker-major, per_worker each) */
     POL_PREEMPT, /* stop running job `job` and queue it again (it restarts from the beginning;
                   * the policy re-queues it itself) */
+    POL_EVICT,   /* kill running job `job`; it is queued again, keeping its last checkpoint, and
+                  * the policy hears of it through on_arrival (model/world.h world_kill) */
+    POL_RECONFIGURE, /* give reconfigurable GPU `gpu` the layout whose devices are `units` (its
+                      * candidate devices: MIG instances, or the one whole-GPU device); the
+                      * model drains the GPU first, evicting its pods when `evict` (model/reconf.h) */
 } pol_decision_kind;
 
 typedef struct pol_decision {
@@ -142,6 +159,8 @@ typedef struct pol_decision {
     uint32_t n_nodes;    /* 0, or n_workers: the node of each worker (needed when a worker holds
                           * no GPU unit: a CPU-only pod) */
     const node_id *nodes;
+    gpu_id gpu;          /* POL_RECONFIGURE */
+    bool evict;          /* POL_RECONFIGURE */
 } pol_decision;
 
 typedef struct decision_buf decision_buf;
@@ -159,6 +178,10 @@ void pol_place_on(decision_buf *b, job_id j, const dev_id *units, uint32_t n,
                   const node_id *nodes, uint32_t n_workers);
 /* Append "preempt running job j". */
 void pol_preempt(decision_buf *b, job_id j);
+/* Append "evict running job j". */
+void pol_evict(decision_buf *b, job_id j);
+/* Append "lay GPU g out as devs[0..n)" (copied), evicting its pods when evict. */
+void pol_reconfigure(decision_buf *b, gpu_id g, const dev_id *devs, uint32_t n, bool evict);
 /* Number of decisions, and decision i (< count) into *out. */
 size_t decision_buf_count(const decision_buf *b);
 void decision_buf_get(const decision_buf *b, size_t i, pol_decision *out);

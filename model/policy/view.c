@@ -33,7 +33,11 @@ void pol_device_get(const cluster_view *cv, dev_id d, pol_device *out)
     out->resource_name = cluster_resource_name(cv->c, cd->resource);
     out->profile = cd->profile ? cd->profile->name : NULL;
     out->slots = cd->slots;
-    out->free = cd->cordoned ? 0 : cd->slots - cd->used;
+    out->free = cd->cordoned || !cd->active ? 0 : cd->slots - cd->used;
+    out->active = cd->active;
+    out->cordoned = cd->cordoned;
+    out->used = cd->used;
+    out->mig_start = cd->mig_start;
     out->sms = cd->sms;
     out->mem_bytes = cd->mem_bytes;
     out->mem_used_bytes = cd->mem_used_bytes;
@@ -71,6 +75,26 @@ uint32_t pol_node_capacity(const cluster_view *cv, node_id n, res_id r)
 uint32_t pol_n_jobs(const cluster_view *cv)
 {
     return (uint32_t)job_table_count(cv->jobs);
+}
+
+uint32_t pol_n_gpus(const cluster_view *cv)
+{
+    return cluster_n_gpus(cv->c);
+}
+
+const gpu_type *pol_gpu_type(const cluster_view *cv, gpu_id g)
+{
+    return cluster_gpu_get(cv->c, g)->type;
+}
+
+bool pol_gpu_reconfigurable(const cluster_view *cv, gpu_id g)
+{
+    return cluster_gpu_get(cv->c, g)->reconfigurable;
+}
+
+bool pol_job_queued(const cluster_view *cv, job_id j)
+{
+    return job_table_get(cv->jobs, j)->state == JOB_QUEUED;
 }
 
 uint64_t pol_seed(const cluster_view *cv)

@@ -1,0 +1,388 @@
+/* model/policy/repart_demand.c - the demand-driven re-partitioner: give reconfigurable GPUs the
+ * layout (from the valid maximal classic layouts `slicesim layouts` lists, or MIG off) that best
+ * matches the queued and running requests, with hysteresis.
+ *
+ * Demand: units of `nvidia.com/mig-<profile>` and `nvidia.com/gpu` asked for by queued jobs and
+ * by jobs running on reconfigurable GPUs. Supply: the active devices of reconfigurable GPUs that
+ * are not being drained. For one GPU g, the demand left to it is what the other GPUs do not
+ * supply, r_p = max(0, demand_p - (supply_p - on_g_p)); a layout L serves
+ * score(L) = sum_p min(count_L(p), r_p) x compute slices of p (a whole GPU serves one
+ * nvidia.com/gpu unit worth all the GPU's compute slices): compute slices of demand served.
+ * The best layout (ties: the enumeration's order, whole GPU last) replaces g's current one
+ * when it serves at least `min_gain` more compute slices (hysteresis), g has not been
+ * reconfigured in the last `hold_s` seconds, and fewer than `max_concurrent` GPUs are being
+ * reconfigured. GPUs with the fewest running pods are considered first, so idle ones are
+ * re-laid out without a drain. Reconfiguration cost is counted by the model (model/reconf.h);
+ * the policy weighs it only through min_gain and hold_s. `evict: 1` evicts the pods of a GPU
+ * it reconfigures instead of waiting for them.
+ * Parameters (policy params, plain numbers): min_gain (compute slices, default 1), hold_s
+ * (seconds, default 600), max_concurrent (default 1), evict (0 or 1, default 0).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/mig.h"
+#include "model/policy/repart.h"
+#include "sim/err.h"
+#include "sim/xalloc.h"
+
+#define MAX_TYPES 8
+#define MAX_LAYOUTS 512
+
+typedef struct type_layouts {
+    const gpu_type *type;
+    int n;
+    mig_layout *l; /* maximal classic layouts, enumeration order */
+} type_layouts;
+
+typedef struct demand_state {
+    double min_gain, hold_s, max_concurrent;
+    bool evict;
+    type_layouts types[MAX_TYPES];
+    int n_types;
+    sim_time *last; /* per GPU: last reconfiguration asked, or -1 */
+    uint32_t n_gpus;
+    double *demand, *supply; /* per profile index (and [GPU_MAX_PROFILES] = whole GPU) */
+} demand_state;
+
+#define WHOLE GPU_MAX_PROFILES
+
+/* ---- parameters ---------------------------------------------------------------------------- */
+
+static bool parse_num(const char *text, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (errno != 0 || end == text || *end != '\0' || !isfinite(v)) {
+        return false;
+    }
+    *out = v;
+    return true;
+}
+
+static int demand_init(void *self, const param_set *params, diag *d)
+{
+    demand_state *s = self;
+    s->min_gain = 1;
+    s->hold_s = 600;
+    s->max_concurrent = 1;
+    static const struct {
+        const char *key;
+        double lo, hi;
+        size_t off;
+    } keys[] = {
+        {"min_gain", 0, 1e9, offsetof(demand_state, min_gain)},
+        {"hold_s", 0, 1e12, offsetof(demand_state, hold_s)},
+        {"max_concurrent", 1, 1e9, offsetof(demand_state, max_concurrent)},
+        {"evict", 0, 1, 0},
+    };
+    int rc = 0;
+    for (size_t i = 0; params && i < params->n; i++) {
+        const pol_param *p = &params->items[i];
+        char path[256];
+        snprintf(path, sizeof path, "%s.%s", params->path ? params->path : "params", p->key);
+        size_t k = 0;
+        while (k < sizeof keys / sizeof keys[0] && strcmp(keys[k].key, p->key) != 0) {
+            k++;
+        }
+        if (k == sizeof keys / sizeof keys[0]) {
+            diag_error(d, p->at, path,
+                       "unknown parameter; expected one of [min_gain, hold_s, max_concurrent, "
+                       "evict], got '%s'",
+                       p->key);
+            rc = SIM_EINPUT;
+            continue;
+        }
+        double v;
+        if (!parse_num(p->value, &v) || v < keys[k].lo || v > keys[k].hi ||
+            (!strcmp(p->key, "evict") && v != 0 && v != 1)) {
+            diag_error(d, p->at, path, "bad value; expected a number from %g to %g, got '%s'",
+                       keys[k].lo, keys[k].hi, p->value);
+            rc = SIM_EINPUT;
+            continue;
+        }
+        if (!strcmp(p->key, "evict")) {
+            s->evict = v == 1;
+        } else {
+            *(double *)((char *)s + keys[k].off) = v;
+        }
+    }
+    return rc;
+}
+
+static void demand_fini(void *self)
+{
+    demand_state *s = self;
+    for (int i = 0; i < s->n_types; i++) {
+        free(s->types[i].l);
+    }
+    free(s->last);
+    free(s->demand);
+    free(s->supply);
+}
+
+/* ---- layouts ------------------------------------------------------------------------------- */
+
+static int collect(const mig_layout *l, void *ctx)
+{
+    type_layouts *t = ctx;
+    if (t->n < MAX_LAYOUTS) {
+        t->l[t->n++] = *l;
+    }
+    return 0;
+}
+
+static const type_layouts *layouts_of(demand_state *s, const gpu_type *g)
+{
+    for (int i = 0; i < s->n_types; i++) {
+        if (s->types[i].type == g) {
+            return &s->types[i];
+        }
+    }
+    SIM_ASSERT(s->n_types < MAX_TYPES);
+    type_layouts *t = &s->types[s->n_types++];
+    t->type = g;
+    t->l = xcalloc(MAX_LAYOUTS, sizeof *t->l, "layouts");
+    mig_enum_opts o = {.driver = 0, .all_profiles = false, .maximal_only = true};
+    mig_enumerate(g, &o, collect, t);
+    return t;
+}
+
+/* Profile index of a resource name on type g ("nvidia.com/mig-<name>"), WHOLE for
+ * "nvidia.com/gpu", -1 otherwise. */
+static int profile_of(const gpu_type *g, const char *res)
+{
+    if (!strcmp(res, "nvidia.com/gpu")) {
+        return WHOLE;
+    }
+    static const char pre[] = "nvidia.com/mig-";
+    if (strncmp(res, pre, sizeof pre - 1) != 0) {
+        return -1;
+    }
+    for (int p = 0; p < g->n_profiles; p++) {
+        if (mig_profile_is_classic(&g->profiles[p]) &&
+            !strcmp(g->profiles[p].name, res + sizeof pre - 1)) {
+            return p;
+        }
+    }
+    return -1;
+}
+
+/* ---- deciding ------------------------------------------------------------------------------ */
+
+typedef struct gpu_info {
+    gpu_id g;
+    uint32_t running;                /* units held */
+    bool busy;                       /* being drained or reconfigured */
+    double on[GPU_MAX_PROFILES + 1]; /* active devices per profile (WHOLE: MIG off) */
+} gpu_info;
+
+static void gpu_read(const cluster_view *cv, gpu_id g, gpu_info *gi)
+{
+    memset(gi, 0, sizeof *gi);
+    gi->g = g;
+    const gpu_type *t = pol_gpu_type(cv, g);
+    pol_gpu pg;
+    pol_gpu_get(cv, g, &pg);
+    for (uint32_t k = 0; k < pg.n_devs; k++) {
+        pol_device pd;
+        pol_device_get(cv, pg.first_dev + k, &pd);
+        if (!pd.active) {
+            continue;
+        }
+        gi->busy |= pd.cordoned;
+        gi->running += pd.used;
+        int p = pd.profile ? profile_of(t, pd.resource_name) : WHOLE;
+        if (p >= 0) {
+            gi->on[p] += 1;
+        }
+    }
+}
+
+static double slices(const gpu_type *t, int p)
+{
+    return p == WHOLE ? t->compute_slices : t->profiles[p].compute_slices;
+}
+
+/* Compute slices of the remaining demand r[] that a layout serves. */
+static double score(const gpu_type *t, const double *count, const double *r)
+{
+    double sc = 0;
+    for (int p = 0; p <= WHOLE; p++) {
+        if (count[p] > 0 && r[p] > 0) {
+            sc += fmin(count[p], r[p]) * slices(t, p);
+        }
+    }
+    return sc;
+}
+
+static int by_running(const void *a, const void *b)
+{
+    const gpu_info *x = a, *y = b;
+    if (x->running != y->running) {
+        return x->running < y->running ? -1 : 1;
+    }
+    return (x->g > y->g) - (x->g < y->g);
+}
+
+/* Device ids of layout l (or the whole GPU when l is NULL) on GPU g into out; count returned. */
+static uint32_t layout_devices(const cluster_view *cv, gpu_id g, const mig_layout *l, dev_id *out)
+{
+    const gpu_type *t = pol_gpu_type(cv, g);
+    pol_gpu pg;
+    pol_gpu_get(cv, g, &pg);
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < pg.n_devs; i++) {
+        pol_device pd;
+        pol_device_get(cv, pg.first_dev + i, &pd);
+        if (!l) {
+            if (!pd.profile) {
+                out[k++] = pd.id;
+            }
+            continue;
+        }
+        for (int m = 0; pd.profile && m < l->n; m++) {
+            if (pd.mig_start == l->inst[m].start &&
+                !strcmp(pd.profile, t->profiles[l->inst[m].profile].name)) {
+                out[k++] = pd.id;
+            }
+        }
+    }
+    return k;
+}
+
+static void demand_decide(void *self, const cluster_view *cv, decision_buf *out)
+{
+    demand_state *s = self;
+    uint32_t n_gpus = pol_n_gpus(cv);
+    if (!s->last) {
+        s->n_gpus = n_gpus;
+        s->last = xcalloc(n_gpus + 1, sizeof *s->last, "repart last");
+        for (uint32_t g = 0; g < n_gpus; g++) {
+            s->last[g] = -1;
+        }
+        s->demand = xcalloc(WHOLE + 1, sizeof(double), "repart demand");
+        s->supply = xcalloc(WHOLE + 1, sizeof(double), "repart supply");
+    }
+    gpu_info *gi = xcalloc(n_gpus + 1, sizeof *gi, "repart gpus");
+    uint32_t n = 0, in_progress = 0;
+    const gpu_type *type = NULL;
+    for (gpu_id g = 0; g < n_gpus; g++) {
+        if (!pol_gpu_reconfigurable(cv, g)) {
+            continue;
+        }
+        /* one GPU type per pool: the first reconfigurable GPU's */
+        type = type ? type : pol_gpu_type(cv, g);
+        if (pol_gpu_type(cv, g) != type) {
+            continue;
+        }
+        gpu_read(cv, g, &gi[n]);
+        in_progress += gi[n].busy;
+        n++;
+    }
+    if (n == 0 || in_progress >= s->max_concurrent) {
+        free(gi);
+        return;
+    }
+    memset(s->demand, 0, (WHOLE + 1) * sizeof(double));
+    memset(s->supply, 0, (WHOLE + 1) * sizeof(double));
+    for (job_id j = 0; j < pol_n_jobs(cv); j++) {
+        if (!pol_job_queued(cv, j)) {
+            continue;
+        }
+        pol_job pj;
+        pol_job_get(cv, j, &pj);
+        int p = profile_of(type, pj.resource);
+        if (p >= 0) {
+            s->demand[p] += (double)pj.per_worker * pj.n_workers;
+        }
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        for (int p = 0; p <= WHOLE && !gi[i].busy; p++) {
+            s->supply[p] += gi[i].on[p];
+        }
+    }
+    /* pods running on the pool (outside a drain) are demand their devices already serve */
+    for (uint32_t i = 0; i < n; i++) {
+        if (gi[i].busy) {
+            continue;
+        }
+        pol_gpu pg;
+        pol_gpu_get(cv, gi[i].g, &pg);
+        for (uint32_t k = 0; k < pg.n_devs; k++) {
+            pol_device pd;
+            pol_device_get(cv, pg.first_dev + k, &pd);
+            int p = pd.profile ? profile_of(type, pd.resource_name) : WHOLE;
+            if (pd.active && p >= 0) {
+                s->demand[p] += pd.used;
+            }
+        }
+    }
+    qsort(gi, n, sizeof *gi, by_running);
+    const type_layouts *tl = layouts_of(s, type);
+    sim_time now = pol_now(cv);
+    for (uint32_t i = 0; i < n && in_progress < s->max_concurrent; i++) {
+        gpu_info *x = &gi[i];
+        if (x->busy || (s->last[x->g] >= 0 && sim_time_to_s(now - s->last[x->g]) < s->hold_s)) {
+            continue;
+        }
+        double r[WHOLE + 1];
+        for (int p = 0; p <= WHOLE; p++) {
+            r[p] = fmax(0, s->demand[p] - (s->supply[p] - x->on[p]));
+        }
+        double cur = score(type, x->on, r), best = cur;
+        int best_l = -2; /* -2: keep, -1: whole GPU, >= 0: layout index */
+        for (int li = 0; li < tl->n; li++) {
+            double count[WHOLE + 1] = {0};
+            for (int m = 0; m < tl->l[li].n; m++) {
+                count[tl->l[li].inst[m].profile] += 1;
+            }
+            double sc = score(type, count, r);
+            if (sc > best) {
+                best = sc;
+                best_l = li;
+            }
+        }
+        double whole[WHOLE + 1] = {0};
+        whole[WHOLE] = 1;
+        if (score(type, whole, r) > best) {
+            best = score(type, whole, r);
+            best_l = -1;
+        }
+        if (best_l == -2 || best - cur < s->min_gain) {
+            continue;
+        }
+        dev_id devs[MIG_MAX_INSTANCES + 1];
+        const mig_layout *l = best_l >= 0 ? &tl->l[best_l] : NULL;
+        uint32_t nd = layout_devices(cv, x->g, l, devs);
+        pol_reconfigure(out, x->g, devs, nd, s->evict);
+        s->last[x->g] = now;
+        in_progress++;
+        /* as if applied: its new devices supply the demand from now on */
+        for (int p = 0; p <= WHOLE; p++) {
+            s->supply[p] -= x->on[p];
+        }
+        if (l) {
+            for (int m = 0; m < l->n; m++) {
+                s->supply[l->inst[m].profile] += 1;
+            }
+        } else {
+            s->supply[WHOLE] += 1;
+        }
+    }
+    free(gi);
+}
+
+const repart_ops repart_demand_ops = {
+    .name = "demand",
+    .summary = "re-partition reconfigurable GPUs to the layout that best matches queued and "
+               "running requests, with hysteresis",
+    .state_size = sizeof(demand_state),
+    .init = demand_init,
+    .fini = demand_fini,
+    .decide = demand_decide,
+};
