@@ -6,6 +6,7 @@
 #   make bench      engine and model benchmarks (release build)
 #   make bench-sweep  sweep speed-up with -j and MPI ranks (release build)
 #   make validate   reproduce the published tables
+#   make docs-check fail when a generated README block differs from the program (docs-update fixes)
 #   make fuzz       build libFuzzer targets (clang) and run each for FUZZ_SECONDS
 #   make calib      build the CUDA calibration programs (needs nvcc; never part of all/test)
 #   make echo       print the effective flags;  V=1 echoes commands
@@ -61,8 +62,8 @@ EMBED_DATA := $(sort $(wildcard model/*.yaml workloads/*.yaml workloads/library/
                                 experiments/*.yaml \
                                 experiments/mig/*.yaml experiments/sharing/*.yaml))
 
-.PHONY: all run test check bench bench-sweep validate fuzz calib deps deps-test echo clean format golden-update FORCE \
-        compare-repartition
+.PHONY: all run test check bench bench-sweep validate fuzz calib deps deps-test echo clean format \
+        golden-update FORCE compare-repartition docs-check docs-update
 
 all: slicesim
 
@@ -165,6 +166,13 @@ compare-repartition: all
 	./slicesim run experiments/examples/repartition-ts.yaml -o $(CMP_DIR)/timeslice --force >/dev/null
 	@printf '%-12s %5s %6s %11s %11s %11s %9s %8s %9s\n' pool done queued wait_mean_s wait_p95_s jct_mean_s gpus_busy layouts drain_gpu_h
 	@for v in static repartition timeslice; do jq -r --arg v $$v '.metrics | [$$v, .counts.done, .counts.queued, (.wait_s.mean|floor), (.wait_s.p95|floor), (.jct_s.mean|floor), (.allocation.gpus_busy_mean*1000|floor/10|tostring+"%"), (.repartition.applied // "-"), (if .repartition then (.repartition.drain_gpu_h*10|floor/10) else "-" end)] | @tsv' $(CMP_DIR)/$$v/run.json; done | awk -F'\t' '{printf "%-12s %5s %6s %11s %11s %11s %9s %8s %9s\n", $$1,$$2,$$3,$$4,$$5,$$6,$$7,$$8,$$9}'
+
+# README blocks marked <!-- docs-check: CMD --> / <!-- docs-gen: CMD --> are the program's output:
+# docs-check fails (with a diff) when they drift, docs-update rewrites them for review.
+docs-check: all
+	tools/docs-check.sh
+docs-update: all
+	tools/docs-check.sh --update
 
 FUZZ_SECONDS ?= 60
 FUZZ_SRC     := $(sort $(wildcard tests/fuzz/fuzz_*.c))

@@ -51,3 +51,26 @@ Test(cli, run_help_shows_output_dir_as_optional)
     cr_assert_eq(test_sh("./slicesim run --help", out, sizeof out), 0);
     cr_assert_eq(strncmp(out, "usage: slicesim run FILE [-o DIR]", 33), 0, "%s", out);
 }
+
+/* tools/docs-check.sh (make docs-check) fails on a README block that differs from what the
+ * program prints, and passes once it matches. */
+Test(cli, docs_check_detects_drift, .timeout = 60)
+{
+    char dir[64], md[128], cmd[512], out[4096];
+    cr_assert(test_tmpdir(dir, sizeof dir, "docs"));
+    snprintf(md, sizeof md, "%s/r.md", dir);
+    cr_assert(test_write_text(md, "text\n\n<!-- docs-check: ./slicesim profiles A100-40GB | head -1 "
+                                  "-->\n```\n$ ./slicesim profiles A100-40GB | head -1\nstale\n```\n"
+                                  "after\n"));
+    snprintf(cmd, sizeof cmd, "tools/docs-check.sh %s 2>&1", md);
+    cr_assert_eq(test_sh(cmd, out, sizeof out), 1, "%s", out);
+    cr_assert_not_null(strstr(out, "-stale\n"), "%s", out);
+    snprintf(cmd, sizeof cmd, "tools/docs-check.sh --update %s >/dev/null && tools/docs-check.sh %s",
+             md, md);
+    cr_assert_eq(test_sh(cmd, out, sizeof out), 0, "%s", out);
+    cr_assert(test_read_text(md, out, sizeof out));
+    cr_assert_not_null(strstr(out, "$ ./slicesim profiles A100-40GB | head -1\nA100-SXM4-40GB"), "%s",
+                       out);
+    cr_assert_not_null(strstr(out, "```\nafter\n"), "%s", out);
+    cr_assert(test_rm_rf(dir));
+}
