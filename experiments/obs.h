@@ -224,6 +224,8 @@ typedef struct obs_fit_report {
     obs_fit_param params[OBS_MAX_FIT_PARAMS];
     size_t n_rows;     /* = observations */
     obs_fit_row *rows; /* arena-owned */
+    int n_ddp;         /* DDP observations used by obs_fit_ddp */
+    bool grad_fitted;  /* obs_fit_ddp fitted grad_bytes (the file gave none) */
     char error[256];   /* why obs_fit returned SIM_EINPUT */
 } obs_fit_report;
 
@@ -233,6 +235,17 @@ typedef struct obs_fit_report {
  * be fitted (no timed single-process run). All inputs borrowed. */
 int obs_fit(const obs_file *f, const obs_prior_class *pc, const phys_params *m, arena *a,
             obs_profile **out, obs_fit_report *rep);
+
+/* Use the DDP observations of f (obs_config_is_ddp) with the profile p that obs_fit made from
+ * the single-process runs, under communication model cm. When f gives no grad_bytes, fit the
+ * gradient size G (the one profile quantity DDP adds) to the ok DDP observations, minimising the
+ * sum of squared log residuals of the job's time per unit: a scan of log G over 1 kB..1 TB, then
+ * golden section around the best point (the cost is not monotone in G: bucket sizes change with
+ * it), and store it in p; with grad_bytes given, only predict them. Either way each DDP row of
+ * rep gets its measured and predicted time per unit of the whole job (oom rows: whether the
+ * model agrees), and rep->n_ddp counts them. Returns 0 (also with no DDP observation). */
+int obs_fit_ddp(const obs_file *f, obs_profile *p, const phys_params *m, const comm_params *cm,
+                obs_fit_report *rep);
 
 /* A prediction of one query. */
 typedef struct obs_prediction {

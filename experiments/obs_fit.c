@@ -137,7 +137,7 @@ int obs_fit(const obs_file *f, const obs_prior_class *pc, const phys_params *m, 
         obs_fit_row *r = &rep->rows[i];
         r->measured_unit_s = e->unit_time_s;
         if (obs_config_is_ddp(&e->config)) {
-            r->note = "not used: DDP model not available in this version";
+            r->note = "not used: no DDP observation is used (obs_fit_ddp was not run)";
             continue;
         }
         if (e->config.n_with) {
@@ -517,4 +517,119 @@ void obs_predict(const obs_profile *p, const obs_profile *const *others, size_t 
     if (out->time_lo_s < 0) {
         out->time_lo_s = 0;
     }
+}
+
+/* ---- DDP observations ---------------------------------------------------------------------- */
+
+/* Predicted time per unit of the whole job for DDP observation e with gradient size g; NAN when
+ * the model gives none; *oom set when it predicts OOM. */
+static double ddp_unit_time(const obs_file *f, const obs_entry *e, const obs_profile *p,
+                            const phys_params *m, const comm_params *cm, double g, bool *oom)
+{
+    *oom = false;
+    ddp_job job;
+    char why[256];
+    if (obs_ddp_job(&e->config, f->gpu, cm, &job, why, sizeof why)) {
+        return (double)NAN;
+    }
+    job.profile = &p->p;
+    job.batch = e->batch;
+    job.grad_bytes = g;
+    comm_ring ring;
+    if (ddp_ring(&job, cm, &ring, why, sizeof why)) {
+        return (double)NAN;
+    }
+    ddp_result r;
+    ddp_step(&job, cm, m, &ring, 0, &r);
+    comm_ring_fini(&ring);
+    *oom = r.outcome == SPEED_OOM;
+    return r.outcome == SPEED_OK ? 1.0 / r.throughput : (double)NAN;
+}
+
+/* Sum of squared log residuals of the ok DDP observations at gradient size g. */
+static double ddp_cost(const obs_file *f, const obs_profile *p, const phys_params *m,
+                       const comm_params *cm, double g)
+{
+    double sum = 0;
+    for (size_t i = 0; i < f->n; i++) {
+        const obs_entry *e = &f->obs[i];
+        bool oom;
+        if (!obs_config_is_ddp(&e->config) || e->outcome != OBS_OUTCOME_OK) {
+            continue;
+        }
+        double t = ddp_unit_time(f, e, p, m, cm, g, &oom);
+        double d = isfinite(t) ? log(t / e->unit_time_s) : 50.0;
+        sum += d * d;
+    }
+    return sum;
+}
+
+int obs_fit_ddp(const obs_file *f, obs_profile *p, const phys_params *m, const comm_params *cm,
+                obs_fit_report *rep)
+{
+    int n_ok = 0;
+    for (size_t i = 0; i < f->n; i++) {
+        if (obs_config_is_ddp(&f->obs[i].config)) {
+            rep->n_ddp++;
+            n_ok += f->obs[i].outcome == OBS_OUTCOME_OK;
+        }
+    }
+    if (rep->n_ddp == 0) {
+        return 0;
+    }
+    if (!(f->grad_bytes > 0) && n_ok > 0) {
+        /* the cost is not monotone in G (the bucket sizes change with it): scan x = log10 G
+         * over [3, 12] in steps of 0.005, then refine around the best point by golden section */
+        double best_x = 3, best_c = HUGE_VAL;
+        for (int k = 0; k <= 1800; k++) {
+            double x = 3 + 0.005 * k, c = ddp_cost(f, p, m, cm, pow(10, x));
+            if (c < best_c) {
+                best_c = c;
+                best_x = x;
+            }
+        }
+        const double phi = (sqrt(5.0) - 1) / 2;
+        double lo = best_x - 0.005, hi = best_x + 0.005;
+        double x1 = hi - phi * (hi - lo), x2 = lo + phi * (hi - lo);
+        double c1 = ddp_cost(f, p, m, cm, pow(10, x1)), c2 = ddp_cost(f, p, m, cm, pow(10, x2));
+        for (int it = 0; it < 100 && hi - lo > 1e-10; it++) {
+            if (c1 <= c2) {
+                hi = x2;
+                x2 = x1;
+                c2 = c1;
+                x1 = hi - phi * (hi - lo);
+                c1 = ddp_cost(f, p, m, cm, pow(10, x1));
+            } else {
+                lo = x1;
+                x1 = x2;
+                c1 = c2;
+                x2 = lo + phi * (hi - lo);
+                c2 = ddp_cost(f, p, m, cm, pow(10, x2));
+            }
+        }
+        p->p.grad_bytes = pow(10, (lo + hi) / 2);
+        rep->grad_fitted = true;
+    }
+    for (size_t i = 0; i < f->n; i++) {
+        const obs_entry *e = &f->obs[i];
+        obs_fit_row *r = &rep->rows[i];
+        if (!obs_config_is_ddp(&e->config)) {
+            continue;
+        }
+        bool oom;
+        double t = ddp_unit_time(f, e, p, m, cm, p->p.grad_bytes, &oom);
+        r->used = true;
+        r->note = NULL;
+        if (e->outcome == OBS_OUTCOME_OOM) {
+            r->rel_residual = oom ? 0 : 1;
+        } else if (isfinite(t)) {
+            r->predicted_unit_s = t;
+            r->rel_residual = t / e->unit_time_s - 1;
+        } else {
+            r->used = false;
+            r->note = oom ? "not used: the model predicts OOM for this DDP run"
+                          : "not used: the DDP model cannot evaluate it (grad_bytes unknown?)";
+        }
+    }
+    return 0;
 }

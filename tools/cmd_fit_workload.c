@@ -17,6 +17,7 @@
 #include "experiments/catalog_load.h"
 #include "experiments/embedded.h"
 #include "experiments/obs.h"
+#include "experiments/comm_load.h"
 #include "experiments/physics_load.h"
 #include "tools/cli_calib.h"
 #include "model/wfit.h"
@@ -106,6 +107,14 @@ static void print_report(const obs_file *f, const obs_profile *p, const obs_fit_
                    q->prior_src ? q->prior_src : "-");
         }
     }
+    if (rep->n_ddp > 0) {
+        printf("\ngrad_bytes %.6g (%s); %d DDP observations: time per unit of the whole job\n",
+               p->p.grad_bytes,
+               rep->grad_fitted ? "fitted to the DDP observations"
+               : p->p.grad_bytes > 0 ? "given"
+                                     : "unknown: give grad_bytes or a timed DDP observation",
+               rep->n_ddp);
+    }
     printf("\n%5s  %-10s %-9s %5s %5s %14s %14s %9s\n", "obs", "partition", "sharing", "peers",
            "batch", "measured_s/u", "predicted_s/u", "residual");
     for (size_t i = 0; i < rep->n_rows; i++) {
@@ -170,9 +179,11 @@ int cmd_fit_workload(int argc, char **argv)
     int status = CLI_EXIT_OK;
     gpu_catalog cat;
     phys_params phys;
+    comm_params comm;
     obs_priors *priors = NULL;
     obs_file *f = NULL;
-    if (catalog_load_default(a, &cat, d) != 0 || physics_load_default(d, &phys) != 0) {
+    if (catalog_load_default(a, &cat, d) != 0 || physics_load_default(d, &phys) != 0 ||
+        comm_load_default(d, &comm) != 0) {
         diag_print(d, stderr);
         status = CLI_EXIT_ENV;
         goto done;
@@ -217,6 +228,7 @@ int cmd_fit_workload(int argc, char **argv)
         goto done;
     }
     p->p.provenance = source;
+    obs_fit_ddp(f, p, &phys, &comm, &rep);
     print_report(f, p, &rep);
     int n_bad = 0;
     for (int i = 0; i < rep.n_params; i++) {

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "experiments/catalog_load.h"
+#include "experiments/comm_load.h"
 #include "experiments/embedded.h"
 #include "experiments/obs.h"
 #include "experiments/physics_load.h"
@@ -482,5 +483,59 @@ Test(predict, ddp_queries)
     cr_assert_str_eq(line[4], "3,,,invalid,,,per_gpu 3: a GPU holds at most 2 3g.20gb instances; "
                               "expected per_gpu <= 2");
     cr_assert(strstr(line[5], "unknown interconnect; expected one of eth-25g,"), "%s", line[5]);
+    fx_fini(&fx);
+}
+
+/* fit-workload's DDP step: observations of a 16-worker job whose times come from the model with
+ * a known gradient size G0 = 50 MB (predicted through obs_predict, not printed by the program)
+ * give back G0 when the file states no grad_bytes; the residuals are then 0. */
+Test(predict, ddp_observations_fit_the_gradient_size)
+{
+    fixture fx;
+    fx_init(&fx);
+    comm_params cm;
+    cr_assert_eq(comm_load_default(fx.d, &cm), 0);
+    obs_profile p;
+    memset(&p, 0, sizeof p);
+    p.p = truth();
+    p.p.grad_bytes = 50e6;
+    p.ref_batch = 8;
+    const char *cfg[2] = {"{partition: full, workers: 16, topology: [4, 4, 4, 4], "
+                          "gpus_per_node: 4, interconnect: eth-25g}",
+                          "{partition: full, workers: 8, nodes: 8, gpus_per_node: 4, "
+                          "interconnect: eth-25g}"};
+    double tp[2];
+    for (int k = 0; k < 2; k++) {
+        char q[512];
+        snprintf(q, sizeof q, "gpu: " GPU "\nqueries:\n  - {config: %s, batch: 8, work: 1000}\n",
+                 cfg[k]);
+        obs_queries *qs = NULL;
+        cr_assert_eq(obs_load_queries("q.yaml", q, strlen(q), &fx.cat, fx.a, fx.d, &qs), 0);
+        obs_prediction r;
+        obs_predict(&p, NULL, 0, qs, 0, &fx.phys, &cm, &r);
+        cr_assert_eq(r.outcome, SPEED_OK, "%s", r.reason);
+        tp[k] = r.throughput;
+    }
+    char o[1024];
+    snprintf(o, sizeof o,
+             "workload: synth\ngpu: " GPU "\nunit: sample\nobservations:\n"
+             "  - {config: %s, batch: 8, throughput: %.17g}\n"
+             "  - {config: %s, batch: 8, throughput: %.17g}\n",
+             cfg[0], tp[0], cfg[1], tp[1]);
+    obs_file *f = NULL;
+    cr_assert_eq(obs_load_observations("o.yaml", o, strlen(o), &fx.cat, fx.a, fx.d, &f), 0);
+    p.p.grad_bytes = 0;
+    obs_fit_report rep;
+    memset(&rep, 0, sizeof rep);
+    rep.n_rows = f->n;
+    rep.rows = arena_calloc(fx.a, f->n, sizeof *rep.rows);
+    cr_assert_eq(obs_fit_ddp(f, &p, &fx.phys, &cm, &rep), 0);
+    cr_assert(rep.grad_fitted);
+    cr_assert_eq(rep.n_ddp, 2);
+    cr_assert(fabs(p.p.grad_bytes / 50e6 - 1) < 1e-4, "G = %.9g", p.p.grad_bytes);
+    for (int k = 0; k < 2; k++) {
+        cr_assert(rep.rows[k].used);
+        cr_assert(fabs(rep.rows[k].rel_residual) < 1e-4, "%g", rep.rows[k].rel_residual);
+    }
     fx_fini(&fx);
 }
