@@ -32,6 +32,14 @@ static void num_or_dash(char *buf, size_t n, int v, bool known)
 
 static void print_profiles(const gpu_type *g)
 {
+    if (g->compute_slices <= 0) { /* a GPU without MIG (T4, V100, ...): no profile table */
+        printf("%s (%s): no MIG; %d SMs\n", g->name, g->arch ? g->arch : "-", g->sms_total);
+        if (g->note) {
+            printf("note: %s\n", g->note);
+        }
+        printf("sources: %s\n", g->src ? g->src : "-");
+        return;
+    }
     printf("%s (%s): %d compute slices, %d memory slices, at most %d instances", g->name,
            g->arch ? g->arch : "-", g->compute_slices, g->memory_slices, g->max_mig_instances);
     if (g->sms_mig_full > 0 && g->sms_total > 0) {

@@ -61,6 +61,8 @@ typedef struct run_ctx {
     uint64_t n_unplaceable;           /* traced jobs no node of the empty cluster could ever hold,
                                        * dropped */
     reconf *reconf;                   /* NULL without a repartition section */
+    const traceload_rule *trules;     /* the trace's rules with their work factors (arena) */
+    double fallback_factor;           /* work factor of jobs no rule maps */
 } run_ctx;
 
 static void run_fini(run_ctx *r)
@@ -520,6 +522,8 @@ static int load_trace(run_ctx *r, const cluster *c, job_table *t)
     }
     traceload_rule fallback = {0};
     rule_work(r, c, traced, tr->resource, NULL, tr->at, "workload.trace", &fallback);
+    r->trules = rules;
+    r->fallback_factor = fallback.work_factor;
     if (diag_error_count(r->d) > 0) {
         return SIM_EINPUT;
     }
@@ -644,6 +648,25 @@ static cJSON *trace_json(const run_ctx *r)
     cJSON_AddItemToObject(o, "removed", out_json_number((double)st->removed));
     cJSON_AddItemToObject(o, "milli_gpu_total", out_json_number((double)st->milli_total));
     cJSON_AddItemToObject(o, "first_submit_s", out_json_number(st->first_submit_s));
+    /* work-seconds per traced second of each rule, and of the jobs no rule maps */
+    cJSON *wf = cJSON_AddArrayToObject(o, "work_factors");
+    const scenario_trace *tr = &r->spec->workload.trace;
+    for (size_t i = 0; i <= tr->n_rules; i++) {
+        cJSON *e = cJSON_CreateObject();
+        const traceload_rule *ru = i < tr->n_rules ? &r->trules[i] : NULL;
+        char name[32];
+        snprintf(name, sizeof name, ru ? "map[%zu]" : "unmapped", i);
+        cJSON_AddStringToObject(e, "rule", name);
+        cJSON_AddStringToObject(e, "request", ru && ru->resource ? ru->resource : tr->resource);
+        if (ru && ru->profile) {
+            cJSON_AddStringToObject(e, "profile", ru->profile);
+        } else {
+            cJSON_AddStringToObject(e, "profile", "gpu-bound");
+        }
+        cJSON_AddItemToObject(e, "work_factor",
+                              out_json_number(ru ? ru->work_factor : r->fallback_factor));
+        cJSON_AddItemToArray(wf, e);
+    }
     cJSON *stand = cJSON_AddArrayToObject(o, "gpu_stand_ins");
     const scenario_cluster_trace *ct = &r->spec->cluster.trace;
     for (size_t i = 0; i < ct->n_map; i++) {

@@ -2,16 +2,21 @@
  * bad rows), workloads/tracenodes.h, workloads/traceload.h (window, worker split, duration ->
  * work, FGD's arrival-only tuning) and model/tracework.h (duration conversion by the physics).
  * Inputs are small CSV texts written here; expected values are worked out by hand in comments. */
+#include <cjson/cJSON.h>
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "experiments/fileio.h"
 #include "model/tracework.h"
 #include "sim/arena.h"
 #include "sim/diag.h"
 #include "sim/err.h"
 #include "tests/unit/phys_fixture.h"
+#include "tools/run.h"
 #include "workloads/csvin.h"
 #include "workloads/trace.h"
 #include "workloads/traceload.h"
@@ -526,4 +531,114 @@ Test(tracework, a_profile_keeps_its_host_time)
     p.mem_footprint_bytes_fixed = 30.0 * 1073741824.0;
     cr_assert_eq(tracework_factor(&p, 1, &g, &to, &m, &f, why, sizeof why), -1);
     cr_assert(strstr(why, "oom on the requested partition") != NULL, "%s", why);
+}
+
+/* ---- a traced run, end to end (tests/traces/philly-small.yaml) ------------------------------- */
+
+#define SMALL_SCENARIO "tests/traces/philly-small.yaml"
+
+/* Run the small traced scenario into a new temporary directory (returned, caller frees). */
+static char *run_small(const char *const *sets, size_t n_sets)
+{
+    char tmpl[] = "/tmp/slicesim-trace-XXXXXX";
+    char *dir = mkdtemp(tmpl);
+    cr_assert_not_null(dir);
+    FILE *devnull = fopen("/dev/null", "w");
+    run_opts o = {.scenario = SMALL_SCENARIO, .out_dir = dir, .sets = sets, .n_sets = n_sets,
+                  .summary = devnull, .errors = stderr, .verify_every = 1};
+    cr_assert_eq(run_scenario(&o), 0);
+    fclose(devnull);
+    return strdup(dir);
+}
+
+static char *file_in(const char *dir, const char *name)
+{
+    static char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    return path;
+}
+
+static void remove_run(const char *dir)
+{
+    remove(file_in(dir, "run.json"));
+    remove(file_in(dir, "run_info.json"));
+    remove(file_in(dir, "jobs.csv"));
+    rmdir(dir);
+}
+
+/* The jobs.csv of dir: per job, its class and its start, end and JCT (s), read by column name. */
+typedef struct small_job {
+    char cls[32];
+    double start, end, jct;
+} small_job;
+
+static size_t read_jobs(const char *dir, small_job *out, size_t max)
+{
+    FILE *f = fopen(file_in(dir, "jobs.csv"), "r");
+    cr_assert_not_null(f);
+    diag *d = diag_create();
+    csvin *r = NULL;
+    cr_assert_eq(csvin_open(f, "jobs.csv", true, d, &r), 0);
+    int c_cls = csvin_column(r, "class"), c_start = csvin_column(r, "start_s");
+    int c_end = csvin_column(r, "end_s"), c_jct = csvin_column(r, "jct_s");
+    cr_assert(c_cls >= 0 && c_start >= 0 && c_end >= 0 && c_jct >= 0);
+    size_t n = 0;
+    while (n < max && csvin_next(r) == 1) {
+        snprintf(out[n].cls, sizeof out[n].cls, "%s", csvin_field(r, (size_t)c_cls));
+        cr_assert(csvin_double(r, (size_t)c_start, 0, 1e9, &out[n].start));
+        cr_assert(csvin_double(r, (size_t)c_end, 0, 1e9, &out[n].end));
+        cr_assert(csvin_double(r, (size_t)c_jct, 0, 1e9, &out[n].jct));
+        n++;
+    }
+    csvin_close(r);
+    diag_destroy(d);
+    fclose(f);
+    return n;
+}
+
+Test(trace_run, philly_jobs_keep_their_traced_durations_on_the_traced_gpu)
+{
+    /* Submissions 00:00:00 (1 GPU, 100 s), 00:00:10 (2 GPUs, 50 s), 00:00:20 (8 GPUs, 30 s),
+     * listed out of order. Traced on the A100 they ask for whole: work = duration. FIFO on one
+     * 8-GPU node: the first two start at once and end at 100 and 60; the 8-GPU job waits for
+     * both, starts at 100 and ends at 130: JCTs 100, 50, 110. */
+    char *dir = run_small(NULL, 0);
+    small_job j[4];
+    cr_assert_eq(read_jobs(dir, j, 4), 3);
+    cr_assert_str_eq(j[0].cls, "a");
+    cr_assert_str_eq(j[2].cls, "philly"); /* queue vcB matches no rule */
+    double want_start[] = {0, 10, 100}, want_end[] = {100, 60, 130}, want_jct[] = {100, 50, 110};
+    for (int i = 0; i < 3; i++) {
+        cr_assert_float_eq(j[i].start, want_start[i], 1e-9, "job %d", i);
+        cr_assert_float_eq(j[i].end, want_end[i], 1e-9, "job %d", i);
+        cr_assert_float_eq(j[i].jct, want_jct[i], 1e-9, "job %d", i);
+    }
+    remove_run(dir);
+    free(dir);
+}
+
+Test(trace_run, set_overrides_trace_fields_and_runs_repeat_bytewise)
+{
+    /* --set on a trace field: a 15 s window from the first submission keeps the first two */
+    const char *sets[] = {"workload.trace.length=15s"};
+    char *a = run_small(sets, 1), *b = run_small(sets, 1);
+    small_job j[4];
+    cr_assert_eq(read_jobs(a, j, 4), 2);
+    size_t la = 0, lb = 0;
+    char *ra = NULL, *rb = NULL;
+    cr_assert_eq(fileio_read_all(file_in(a, "run.json"), FILEIO_MAX_BYTES, &ra, &la), 0);
+    cr_assert_eq(fileio_read_all(file_in(b, "run.json"), FILEIO_MAX_BYTES, &rb, &lb), 0);
+    cr_assert(la == lb && memcmp(ra, rb, la) == 0, "run.json differs between two runs");
+    cJSON *root = cJSON_Parse(ra);
+    cJSON *tr = cJSON_GetObjectItemCaseSensitive(root, "trace");
+    cr_assert_not_null(tr);
+    cr_assert_eq(cJSON_GetObjectItemCaseSensitive(tr, "outside_window")->valuedouble, 1.0);
+    cr_assert_eq(cJSON_GetObjectItemCaseSensitive(tr, "gpu_bound_fallback")->valuedouble, 2.0);
+    cJSON_Delete(root);
+    free(ra);
+    free(rb);
+    remove_run(a);
+    remove_run(b);
+    free(a);
+    free(b);
 }
