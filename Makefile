@@ -62,7 +62,7 @@ EMBED_DATA := $(sort $(wildcard model/*.yaml workloads/*.yaml workloads/library/
                                 experiments/*.yaml \
                                 experiments/mig/*.yaml experiments/sharing/*.yaml))
 
-.PHONY: all run test check bench bench-sweep validate fuzz calib deps deps-test echo clean format \
+.PHONY: all run test check bench bench-sweep screenshot validate fuzz calib deps deps-test echo clean format \
         golden-update FORCE compare-repartition docs-check docs-update
 
 all: slicesim
@@ -148,6 +148,16 @@ bench: deps
 	./slicesim bench heap --pending 1000 --events 2000000
 	./slicesim bench heap --pending 1000000 --events 4000000
 	./slicesim bench fluid --pending 100000 --events 500000
+
+# docs/report.png, the README's picture of report.html: the default scenario's page in headless
+# Chromium.
+screenshot: all
+	./slicesim run experiments/default.yaml -o build/docs-report --force >/dev/null
+	rm -rf build/chromium-profile
+	chromium --headless --no-sandbox --disable-gpu --disable-background-networking \
+	    --user-data-dir=build/chromium-profile --hide-scrollbars --window-size=1150,4200 \
+	    --screenshot=docs/report.png file://$(CURDIR)/build/docs-report/report.html 2>/dev/null
+	rm -rf build/chromium-profile
 
 # Speed-up of `slicesim sweep` with -j and MPI ranks, and the estimate for larger nodes.
 bench-sweep: deps-test

@@ -547,8 +547,8 @@ static const cfg_field policy_fields[] = {
 };
 
 /* In SCN_OUT_* bit order. */
-static const char *const output_names[SCN_OUT_COUNT + 1] = {"run.json", "jobs.csv",
-                                                            "timeseries.csv", "metrics.om", NULL};
+static const char *const output_names[SCN_OUT_COUNT + 1] = {
+    "run.json", "jobs.csv", "timeseries.csv", "metrics.om", "report.html", NULL};
 
 const char *scenario_output_name(unsigned i)
 {

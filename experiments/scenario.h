@@ -67,7 +67,8 @@ enum {
     SCN_OUT_JOBS_CSV = 1u << 1,
     SCN_OUT_TIMESERIES_CSV = 1u << 2,
     SCN_OUT_METRICS_OM = 1u << 3,
-    SCN_OUT_COUNT = 4,
+    SCN_OUT_REPORT_HTML = 1u << 4,
+    SCN_OUT_COUNT = 5,
     SCN_OUT_ALL = (1u << SCN_OUT_COUNT) - 1,
 };
 /* File name of output bit i (i < SCN_OUT_COUNT), e.g. "run.json"; static storage. */

@@ -51,7 +51,8 @@ void devlog_build(const world *w, devlog *out)
                                          .end = j->state == JOB_DONE ? j->end : SIM_TIME_MAX,
                                          .dev = j->units[u],
                                          .job = k,
-                                         .mem_bytes = j->spec.mem_bytes}};
+                                         .mem_bytes = j->spec.mem_bytes,
+                                         .milli = j->spec.pod.gpu_milli}};
         }
     }
     qsort(ks, n, sizeof *ks, cmp_keyed);
@@ -104,9 +105,10 @@ void devlog_cursor_init(devlog_cursor *cur, const devlog *l, const cluster *c, g
     for (size_t i = a; i < b; i++) {
         const devlog_span *s = &l->spans[i];
         uint32_t d = s->dev - cg->first_dev;
-        cur->ev[cur->n_ev++] = (struct devlog_ev){s->start, +1, d, s->mem_bytes};
+        uint32_t milli = s->milli ? s->milli : 1000 / cluster_device_get(c, s->dev)->slots;
+        cur->ev[cur->n_ev++] = (struct devlog_ev){s->start, +1, d, s->mem_bytes, milli};
         if (s->end != SIM_TIME_MAX) {
-            cur->ev[cur->n_ev++] = (struct devlog_ev){s->end, -1, d, s->mem_bytes};
+            cur->ev[cur->n_ev++] = (struct devlog_ev){s->end, -1, d, s->mem_bytes, milli};
         }
     }
     qsort(cur->ev, cur->n_ev, sizeof *cur->ev, cmp_ev);
@@ -138,10 +140,13 @@ void devlog_cursor_advance(devlog_cursor *cur, sim_time t)
         if (e->delta > 0) {
             cur->used[e->dev]++;
             cur->mem_bytes[e->dev] += e->mem_bytes;
+            cur->milli[e->dev] += e->milli;
         } else {
-            SIM_ASSERT(cur->used[e->dev] > 0 && cur->mem_bytes[e->dev] >= e->mem_bytes);
+            SIM_ASSERT(cur->used[e->dev] > 0 && cur->mem_bytes[e->dev] >= e->mem_bytes &&
+                       cur->milli[e->dev] >= e->milli);
             cur->used[e->dev]--;
             cur->mem_bytes[e->dev] -= e->mem_bytes;
+            cur->milli[e->dev] -= e->milli;
         }
     }
     integrate(cur, t);

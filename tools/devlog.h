@@ -27,6 +27,7 @@ typedef struct devlog_span {
     dev_id dev;
     job_id job;
     uint64_t mem_bytes; /* memory the unit holds (0 = unstated) */
+    uint32_t milli;     /* milli-GPU share the unit holds (openb gpu_milli); 0 = a whole unit */
 } devlog_span;
 
 typedef struct devlog {
@@ -53,10 +54,13 @@ typedef struct devlog_cursor {
         int32_t delta;
         uint32_t dev; /* index on the GPU */
         uint64_t mem_bytes;
+        uint32_t milli; /* the span's share, 0 = a whole unit */
     } * ev;
     sim_time t;                          /* time reached */
     uint32_t used[DEVLOG_MAX_DEVS];      /* units held on each device at t */
     uint64_t mem_bytes[DEVLOG_MAX_DEVS]; /* memory held on each device at t */
+    uint32_t milli[DEVLOG_MAX_DEVS];     /* milli-GPU held on each device at t: a share's milli,
+                                          * or 1000 / slots for a whole unit (a replica) */
     sim_time busy_ns[DEVLOG_MAX_DEVS];   /* busy time of each device over [0, t] */
     sim_time gpu_busy_ns;                /* time with any device busy over [0, t] */
 } devlog_cursor;

@@ -30,6 +30,7 @@
 #include "tools/estimate.h"
 #include "tools/out.h"
 #include "tools/out_metrics.h"
+#include "tools/out_report.h"
 #include "tools/progress.h"
 #include "tools/run_build.h"
 #include "model/tracework.h"
@@ -731,6 +732,10 @@ static int write_outputs(run_ctx *r, const run_opts *o, const char *dir)
     if (rc == 0 && (files & SCN_OUT_METRICS_OM)) {
         FILE *f = out_stage_open(st, "metrics.om");
         rc = f ? out_metrics_om(f, r->w, &r->phys, r->spec->outputs.sample_interval_ns) : SIM_EIO;
+    }
+    if (rc == 0 && (files & SCN_OUT_REPORT_HTML)) {
+        FILE *f = out_stage_open(st, "report.html");
+        rc = f ? out_report_html(f, r->w, r->spec, r->pol->name) : SIM_EIO;
     }
     if (rc != 0) {
         out_stage_abort(st);

@@ -62,11 +62,13 @@ Test(outputs, earlier_run_dir_refused_unless_force, .init = setup, .fini = teard
     snprintf(cmd, sizeof cmd, "./slicesim run experiments/default.yaml -o %s/r 2>&1 >/dev/null",
              dir);
     cr_assert_eq(test_sh(cmd, out, sizeof out), 2);
-    snprintf(want, sizeof want,
-             "slicesim run: error: output directory '%s/r' holds an earlier run's files "
-             "(run.json, jobs.csv, timeseries.csv, metrics.om, run_info.json); expected a new or "
-             "empty directory, or --force to replace them\n",
-             dir);
+    snprintf(
+        want, sizeof want,
+        "slicesim run: error: output directory '%s/r' holds an earlier run's files "
+        "(run.json, jobs.csv, timeseries.csv, metrics.om, report.html, run_info.json); expected a "
+        "new or "
+        "empty directory, or --force to replace them\n",
+        dir);
     cr_assert_str_eq(out, want);
     /* --force with a scenario that writes run.json only: the other files of the earlier run go */
     snprintf(path, sizeof path, "%s/one.yaml", dir);
