@@ -41,6 +41,7 @@ job_id job_table_add(job_table *t, const job_spec *spec)
     j->spec = *spec;
     j->state = JOB_PENDING;
     j->start = -1;
+    j->run_start = -1;
     j->end = -1;
     return (job_id)t->n++;
 }
@@ -90,6 +91,7 @@ void job_start(job_table *t, job_id id, sim_time now, const dev_id *units, uint3
     SIM_ASSERT(j->state == JOB_QUEUED && now >= j->spec.submit);
     set_units(j, units, n_units);
     j->state = JOB_RUNNING;
+    j->run_start = now;
     if (j->start < 0) {
         j->start = now;
     }

@@ -75,6 +75,7 @@ typedef struct job {
     double done_s;    /* work kept across restarts (checkpointed), seconds of solo run time;
                        * a (re)start runs the remaining spec.work_s - done_s */
     uint32_t n_restarts;  /* times it was killed (fault, eviction, preemption) and queued again */
+    sim_time run_start;   /* start of the current (or last) run, ns; -1 before */
     uint32_t n_preempted; /* of those, preemptions by a higher-priority job */
 } job;
 

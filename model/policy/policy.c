@@ -9,12 +9,14 @@
 #include "sim/xalloc.h"
 
 /* The registry, in name order (pol_at and pol_names list them so). Add a policy here. */
-extern const policy_ops pol_bestfit_ops, pol_binpack_ops, pol_dotprod_ops, pol_fgd_ops,
-    pol_fifo_ops, pol_gpuclustering_ops, pol_gpupacking_ops, pol_k8s_ops, pol_random_ops;
+extern const policy_ops pol_backfill_ops, pol_bestfit_ops, pol_binpack_ops, pol_dotprod_ops,
+    pol_fgd_ops, pol_fifo_ops, pol_gpuclustering_ops, pol_gpupacking_ops, pol_k8s_ops,
+    pol_random_ops;
 
 static const policy_ops *const registry[] = {
-    &pol_bestfit_ops,       &pol_binpack_ops, &pol_dotprod_ops, &pol_fgd_ops,    &pol_fifo_ops,
-    &pol_gpuclustering_ops, &pol_gpupacking_ops, &pol_k8s_ops,  &pol_random_ops,
+    &pol_backfill_ops, &pol_bestfit_ops, &pol_binpack_ops,       &pol_dotprod_ops,
+    &pol_fgd_ops,      &pol_fifo_ops,    &pol_gpuclustering_ops, &pol_gpupacking_ops,
+    &pol_k8s_ops,      &pol_random_ops,
 };
 
 #define N_REGISTRY (sizeof registry / sizeof registry[0])
@@ -110,8 +112,8 @@ void decision_buf_clear(decision_buf *b)
     b->n_nodes = 0;
 }
 
-void pol_place_on(decision_buf *b, job_id j, const dev_id *units, uint32_t n,
-                  const node_id *nodes, uint32_t n_workers)
+void pol_place_on(decision_buf *b, job_id j, const dev_id *units, uint32_t n, const node_id *nodes,
+                  uint32_t n_workers)
 {
     pol_place(b, j, units, n);
     while (b->n_nodes + n_workers > b->cap_nodes) {
@@ -188,13 +190,26 @@ void pol_scratch_load(pol_scratch *s, const cluster_view *cv)
 {
     (void)cv;
     s->n = 0;
+    s->n_given = 0;
+}
+
+void pol_scratch_give(pol_scratch *s, dev_id d)
+{
+    if (s->n_given == s->cap_given) {
+        s->cap_given = s->cap_given ? 2 * s->cap_given : 64;
+        s->given = xrealloc(s->given, s->cap_given * sizeof(dev_id), "scratch given");
+    }
+    s->given[s->n_given++] = d;
 }
 
 void pol_scratch_fini(pol_scratch *s)
 {
     free(s->taken);
+    free(s->given);
     s->taken = NULL;
+    s->given = NULL;
     s->n = s->cap = 0;
+    s->n_given = s->cap_given = 0;
 }
 
 static void scratch_take(pol_scratch *s, dev_id d)
@@ -211,6 +226,9 @@ uint32_t pol_scratch_free(const pol_scratch *s, const cluster_view *cv, dev_id d
     pol_device pd;
     pol_device_get(cv, d, &pd);
     uint32_t free_units = pd.free;
+    for (size_t i = 0; i < s->n_given; i++) {
+        free_units += s->given[i] == d;
+    }
     for (size_t i = 0; i < s->n; i++) {
         free_units -= s->taken[i] == d;
     }
@@ -221,6 +239,11 @@ uint32_t pol_scratch_free(const pol_scratch *s, const cluster_view *cv, dev_id d
 static uint32_t node_free(const cluster_view *cv, const pol_scratch *s, node_id n, res_id r)
 {
     uint32_t total = pol_node_free(cv, n, r);
+    for (size_t i = 0; i < s->n_given; i++) {
+        pol_device pd;
+        pol_device_get(cv, s->given[i], &pd);
+        total += pd.node == n && pd.resource == r;
+    }
     for (size_t i = 0; i < s->n; i++) {
         pol_device pd;
         pol_device_get(cv, s->taken[i], &pd);

@@ -76,6 +76,9 @@ typedef struct pol_job {
     uint64_t mem_bytes;   /* per unit, 0 = not stated */
     double work_s;        /* solo run time, s */
     sim_time submit;
+    double done_s;      /* work kept from earlier runs (checkpoints), s: a run needs
+                         * work_s - done_s */
+    sim_time run_start; /* start of the current run while running, else -1 */
     job_pod pod; /* pod attributes (priority, gpu_milli, cpu, gpu_spec, ...); strings borrowed */
 } pol_job;
 
@@ -194,9 +197,14 @@ void decision_buf_get(const decision_buf *b, size_t i, pol_decision *out);
 typedef struct pol_scratch {
     dev_id *taken; /* units handed out in this call; owned (pol_scratch_fini) */
     size_t n, cap;
+    dev_id *given; /* units counted free although held now (pol_scratch_give); owned */
+    size_t n_given, cap_given;
 } pol_scratch;
 
-/* Start a call: forget what was handed out before. */
+/* Count one unit of device d as free although a running job holds it (a policy looking at the
+ * cluster as it will be once that job ends, e.g. a backfill reservation). */
+void pol_scratch_give(pol_scratch *s, dev_id d);
+/* Start a call: forget what was handed out (and given) before. */
 void pol_scratch_load(pol_scratch *s, const cluster_view *cv);
 /* Free the scratch's memory; the struct may be loaded again. */
 void pol_scratch_fini(pol_scratch *s);

@@ -54,6 +54,8 @@ void pol_job_get(const cluster_view *cv, job_id id, pol_job *out)
     out->mem_bytes = j->spec.mem_bytes;
     out->work_s = j->spec.work_s;
     out->submit = j->spec.submit;
+    out->done_s = j->done_s;
+    out->run_start = j->state == JOB_RUNNING ? j->run_start : -1;
     out->pod = j->spec.pod;
 }
 

@@ -359,12 +359,13 @@ Test(fifo, head_of_line_blocks_later_jobs)
 Test(policy, registry_lists_and_finds)
 {
     char names[256];
-    cr_assert_str_eq(pol_names(names, sizeof names), "bestfit, binpack, dotprod, fgd, fifo, "
-                                                     "gpuclustering, gpupacking, k8s, random");
+    cr_assert_str_eq(pol_names(names, sizeof names),
+                     "backfill, bestfit, binpack, dotprod, fgd, fifo, "
+                     "gpuclustering, gpupacking, k8s, random");
     cr_assert_null(pol_find("fifoo"));
-    cr_assert_str_eq(pol_at(0)->name, "bestfit");
-    cr_assert_str_eq(pol_at(8)->name, "random");
-    cr_assert_null(pol_at(9));
+    cr_assert_str_eq(pol_at(0)->name, "backfill");
+    cr_assert_str_eq(pol_at(9)->name, "random");
+    cr_assert_null(pol_at(10));
     diag *d = diag_create();
     pol_param p = {.key = "depth", .value = "3", .at = {"s.yaml", 7, 5}};
     param_set ps = {.n = 1, .items = &p, .path = "policy.params"};

@@ -1,0 +1,103 @@
+/* Unit tests for the EASY backfill policy (model/policy/backfill.c): hand-worked timelines on
+ * whole GPUs at rate 1 (no rate function, so estimates are exact): a short job backfills before
+ * the head's shadow time, a long one that would take a reserved GPU waits, a long one on a GPU
+ * outside the reservation backfills, and the head starts at its reservation (as under FIFO).
+ * The GPU type is a made-up fixture (no catalog data).
+ */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "model/world.h"
+#include "sim/diag.h"
+#include "tests/unit/fixtures.h"
+
+typedef struct env {
+    gpu_type g;
+    cluster_gpu_cfg gpus[4];
+    cluster_node_cfg node;
+    cluster_cfg cc;
+    world_cfg wc;
+} env;
+
+static void add(job_table *t, double submit_s, uint32_t gpus, double work_s)
+{
+    job_spec s = {.class_name = "c",
+                  .req = {"nvidia.com/gpu", gpus, 1},
+                  .submit = sim_time_from_s(submit_s),
+                  .work_s = work_s};
+    job_table_add(t, &s);
+}
+
+/* One node with four whole GPUs under `policy`; runs the jobs. */
+static world *run(env *e, const char *policy, job_table *t)
+{
+    memset(e, 0, sizeof *e);
+    e->g = test_gpu();
+    for (int i = 0; i < 4; i++) {
+        e->gpus[i] = (cluster_gpu_cfg){.type = &e->g};
+    }
+    e->node = (cluster_node_cfg){.name = "n", .n_gpus = 4, .gpus = e->gpus};
+    e->cc = (cluster_cfg){.n_nodes = 1, .nodes = &e->node};
+    e->wc = (world_cfg){
+        .cluster = &e->cc, .policy = pol_find(policy), .until = SIM_TIME_MAX, .verify_every = 1};
+    cr_assert(e->wc.policy);
+    diag *d = diag_create();
+    world *w = NULL;
+    cr_assert_eq(world_create(&e->wc, t, d, (src_loc){"x", 1, 1}, &w), 0);
+    diag_destroy(d);
+    world_run(w);
+    return w;
+}
+
+static double start(const world *w, job_id j)
+{
+    return sim_time_to_s(job_table_get(world_jobs(w), j)->start);
+}
+
+/* j0: 2 GPUs 0..100; j1: 1 GPU 0..300; j2 (4 GPUs, at 10 s) is the head: it fits once both have
+ * ended, so its shadow time is 300 s and it reserves all four GPUs. j3 (1 GPU, 500 s, at 20 s)
+ * would end at 520 > 300 on a reserved GPU: it waits. j4 (1 GPU, 200 s, at 30 s) ends at
+ * 230 <= 300: it backfills at 30 s. Then j2 runs 300..350 and j3 from 350 s.
+ * Under FIFO j2 also starts at 300 s and j4 only at 350 s. */
+static job_table *jobs_short_and_long(void)
+{
+    job_table *t = job_table_create();
+    add(t, 0, 2, 100);
+    add(t, 0, 1, 300);
+    add(t, 10, 4, 50);
+    add(t, 20, 1, 500);
+    add(t, 30, 1, 200);
+    return t;
+}
+
+Test(backfill, a_short_job_backfills_and_the_head_keeps_its_reservation)
+{
+    env e;
+    world *w = run(&e, "backfill", jobs_short_and_long());
+    cr_assert_float_eq(start(w, 4), 30.0, 1e-9);
+    cr_assert_float_eq(start(w, 2), 300.0, 1e-9);
+    cr_assert_float_eq(start(w, 3), 350.0, 1e-9);
+    cr_assert_eq(world_get_totals(w).n_done, 5);
+    world_destroy(w);
+    world *f = run(&e, "fifo", jobs_short_and_long());
+    cr_assert_float_eq(start(f, 2), 300.0, 1e-9); /* the head: same start as FIFO's */
+    cr_assert_float_eq(start(f, 4), 350.0, 1e-9);
+    world_destroy(f);
+}
+
+/* j0: 3 GPUs 0..100 (GPUs 0-2); j1 (2 GPUs, at 10 s) is the head: shadow time 100 s, and
+ * first fit then reserves GPUs 0 and 1. j2 (1 GPU, 1000 s, at 20 s) fits now on GPU 3, which is
+ * not reserved: it backfills at 20 s although it ends long after 100 s; j1 still starts at 100 s.
+ */
+Test(backfill, a_long_job_backfills_outside_the_reservation)
+{
+    env e;
+    job_table *t = job_table_create();
+    add(t, 0, 3, 100);
+    add(t, 10, 2, 50);
+    add(t, 20, 1, 1000);
+    world *w = run(&e, "backfill", t);
+    cr_assert_float_eq(start(w, 2), 20.0, 1e-9);
+    cr_assert_float_eq(start(w, 1), 100.0, 1e-9);
+    world_destroy(w);
+}
