@@ -256,6 +256,7 @@ int cluster_create(const cluster_cfg *cfg, cluster **out, char *why, size_t why_
             cg->node = n;
             cg->index = i;
             cg->type = g->type;
+            cg->label = g->label;
             cg->mig_enabled = g->mig_enabled;
             cg->sharing = g->sharing;
             cg->first_dev = c->n_devs;
@@ -539,7 +540,7 @@ void cluster_give_share(cluster *c, dev_id id, uint32_t milli, uint64_t mem_byte
 uint32_t cluster_share_free(const cluster *c, dev_id id)
 {
     const cluster_device *d = cluster_device_get(c, id);
-    return d->shareable && !d->cordoned ? CLUSTER_MILLI - d->milli_used : 0;
+    return d->shareable && !d->cordoned && d->active ? CLUSTER_MILLI - d->milli_used : 0;
 }
 
 void cluster_set_cordoned(cluster *c, dev_id id, bool on)
@@ -665,6 +666,7 @@ void cluster_set_active(cluster *c, dev_id id, bool on)
     }
     d->active = on;
     index_node_res(c, d->node, d->resource);
+    index_node_share(c, d->node);
 }
 
 void cluster_set_mig_mode(cluster *c, gpu_id g, bool on)

@@ -66,6 +66,9 @@ typedef struct cluster_share_rule {
 /* How one GPU is configured. */
 typedef struct cluster_gpu_cfg {
     const gpu_type *type; /* catalog entry, borrowed */
+    const char *label;    /* the node's own name for its GPU model (a trace's "G2", "T4"), or
+                           * NULL; a pod's gpu_spec may name it or the catalog name; borrowed for
+                           * the cluster's life */
     bool mig_enabled;     /* MIG mode on: devices are the instances below */
     bool mig_single;      /* single MIG strategy: instances advertise nvidia.com/gpu */
     uint32_t n_mig;       /* MIG instances (0 allowed: MIG on, nothing advertised) */
@@ -102,6 +105,7 @@ typedef struct cluster_gpu {
     node_id node;
     uint32_t index;       /* GPU index on its node */
     const gpu_type *type; /* borrowed catalog entry */
+    const char *label;    /* cluster_gpu_cfg.label (borrowed), or NULL */
     bool mig_enabled;
     cluster_sharing sharing;
     dev_id first_dev; /* its devices are first_dev .. first_dev + n_devs - 1 */

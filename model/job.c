@@ -29,7 +29,7 @@ void job_table_destroy(job_table *t)
 
 job_id job_table_add(job_table *t, const job_spec *spec)
 {
-    SIM_ASSERT(spec->req.per_worker >= 1 && spec->req.n_workers >= 1 && spec->work_s > 0);
+    SIM_ASSERT(spec->req.n_workers >= 1 && spec->work_s > 0); /* per_worker 0: CPU-only */
     SIM_ASSERT(t->n < UINT32_MAX);
     if (t->n == t->cap) {
         t->cap = t->cap ? 2 * t->cap : 64;

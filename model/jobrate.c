@@ -371,7 +371,10 @@ double jobrate_rate(void *ctx, const world *w, job_id id)
     const jobrate_ctx *rc = ctx;
     const cluster *c = world_cluster(w);
     const job *j = job_table_get(world_jobs(w), id);
-    SIM_ASSERT(j->state == JOB_RUNNING && j->n_units > 0);
+    SIM_ASSERT(j->state == JOB_RUNNING);
+    if (j->n_units == 0) {
+        return 1.0; /* a CPU-only pod: no GPU to share */
+    }
     const jobrate_profile *jp = find_profile(rc, j->spec.profile);
     double rate = HUGE_VAL;
     for (uint32_t u = 0; u < j->n_units; u++) {

@@ -303,6 +303,12 @@ static uint32_t share_of(const job_spec *s)
     return s->pod.gpu_milli > 0 && s->pod.gpu_milli < CLUSTER_MILLI ? s->pod.gpu_milli : 0;
 }
 
+/* May a pod with this gpu_spec use GPU g? (its label, or else its catalog name) */
+static bool gpu_allowed(const char *spec, const cluster_gpu *g)
+{
+    return frag_type_allowed(spec, g->label ? g->label : g->type->name);
+}
+
 /* Node of worker k of placement d of job j. */
 static node_id worker_node(const world *w, const job *j, const pol_decision *d, uint32_t k)
 {
@@ -361,7 +367,7 @@ static bool valid_place(world *w, const pol_decision *d)
         const cluster_device *cd = cluster_device_get(w->c, dv);
         node_id want = worker_node(w, j, d, k / j->spec.req.per_worker);
         ok = cd->resource == r && cd->node == want && !cd->cordoned && cd->active &&
-             frag_type_allowed(j->spec.pod.gpu_spec, cluster_gpu_get(w->c, cd->gpu)->type->name);
+             gpu_allowed(j->spec.pod.gpu_spec, cluster_gpu_get(w->c, cd->gpu));
         if (ok && milli) {
             w->count[dv] += milli;
             ok = w->count[dv] <= cluster_share_free(w->c, dv);

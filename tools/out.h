@@ -45,6 +45,15 @@ void out_stage_abort(out_stage *st);
  * NaN/Inf are a bug (SIM_ASSERT); the text of jsonw_number (tools/jsonw.h). Caller owns the
  * item (or adds it to a tree). */
 cJSON *out_json_number(double v);
+/* {n, mean, p50, p95, max} of x[0..n) (sorted in place); values null when n == 0. Caller owns. */
+cJSON *out_dist_json(double *x, size_t n);
+/* run.json's metrics.scheduling (tools/out_sched.c): FGD's figures (GPU and milli-GPU allocation,
+ * fragmentation under the typical pods, the curve against arrived workload), unscheduled and
+ * failed jobs per reason, waits with still-queued jobs (censored at the horizon), slowdown, and
+ * per-class and per-node-group breakdowns. Caller owns. */
+cJSON *out_sched_json(const world *w);
+/* The summary's scheduling lines (FGD's figures, unscheduled jobs). */
+void out_sched_summary(FILE *f, const world *w);
 
 /* An unsigned 64-bit integer for JSON output, printed exactly (a seed above 2^53 is not rounded
  * through a double). Caller owns the item. */

@@ -197,6 +197,7 @@ void out_summary(FILE *f, const world *w, const char *out_dir)
                 100 *
                     out_time_mean(w, offsetof(world_sample, sms_busy), at_least_1(tot.sms_total)));
     }
+    out_sched_summary(f, w);
     fprintf(f, "simulated %.1f s (last event at %.1f s) in %" PRIu64 " events; outputs in %s/\n",
             sim_time_to_s(tot.horizon), sim_time_to_s(tot.end), tot.n_events, out_dir);
     free(jct);

@@ -210,8 +210,7 @@ static void write_job(jsonw *jw, const cluster *c, const job *j)
     jsonw_object_end(jw);
 }
 
-/* {n, mean, p50, p95, max} of x[0..n) (sorted in place); values null when n == 0. */
-static cJSON *dist_json(double *x, size_t n)
+cJSON *out_dist_json(double *x, size_t n)
 {
     cJSON *o = cJSON_CreateObject();
     add_num(o, "n", (double)n);
@@ -291,8 +290,8 @@ static cJSON *metrics_json(const world *w, const cJSON *extra)
     add_num(counts, "events", (double)tot.n_events);
     add_time(m, "end_s", tot.end);
     add_time(m, "horizon_s", tot.horizon);
-    cJSON_AddItemToObject(m, "wait_s", dist_json(wait, n_wait));
-    cJSON_AddItemToObject(m, "jct_s", dist_json(jct, n_jct));
+    cJSON_AddItemToObject(m, "wait_s", out_dist_json(wait, n_wait));
+    cJSON_AddItemToObject(m, "jct_s", out_dist_json(jct, n_jct));
     free(wait);
     free(jct);
 
@@ -326,6 +325,7 @@ static cJSON *metrics_json(const world *w, const cJSON *extra)
         uint32_t cap = res_capacity(c, r);
         add_num(per, cluster_resource_name(c, r), cap ? tw_mean(w, 0, cap, r, true) : 0);
     }
+    cJSON_AddItemToObject(m, "scheduling", out_sched_json(w));
     const cJSON *x;
     cJSON_ArrayForEach(x, extra)
     {

@@ -64,6 +64,11 @@ typedef struct kept {
 void traceload_split(uint32_t g, uint32_t max_per_worker, uint32_t *per_worker,
                      uint32_t *n_workers)
 {
+    if (g == 0) { /* a CPU-only pod: one worker holding no GPU (model/job.h) */
+        *per_worker = 0;
+        *n_workers = 1;
+        return;
+    }
     uint32_t m = max_per_worker >= 1 ? max_per_worker : 1;
     uint32_t p = g < m ? g : m;
     while (p > 1 && g % p != 0) {

@@ -105,7 +105,8 @@ int traceload_check(trace_reader *r, uint64_t n_rows);
 /* The first rule of o that matches rec, or NULL. */
 const traceload_rule *traceload_match(const traceload_opts *o, const trace_record *rec);
 
-/* Split g GPUs into workers: per_worker the largest divisor of g not above max_per_worker. */
+/* Split g GPUs into workers: per_worker the largest divisor of g not above max_per_worker;
+ * g = 0 (a CPU-only pod) gives one worker with per_worker 0. */
 void traceload_split(uint32_t g, uint32_t max_per_worker, uint32_t *per_worker,
                      uint32_t *n_workers);
 

@@ -1,6 +1,7 @@
 /* model/policy/frag.c - FGD's fragmentation measure (see frag.h). */
 #include "model/policy/frag.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,6 +26,19 @@ int frag_type_allowed(const char *spec, const char *name)
         p += n + (e != NULL);
     }
     return 0;
+}
+
+frag_pod frag_pod_make(uint32_t per_worker, uint32_t gpu_milli, uint64_t cpu_milli,
+                       const char *gpu_spec)
+{
+    frag_pod p = {.cpu_milli = cpu_milli, .gpu_spec = gpu_spec};
+    if (per_worker == 0) {
+        return p;
+    }
+    bool share = gpu_milli > 0 && gpu_milli < 1000 && per_worker == 1;
+    p.n_gpu = per_worker;
+    p.milli = share ? gpu_milli : 1000;
+    return p;
 }
 
 uint64_t frag_idle(const frag_node *n)

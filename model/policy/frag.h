@@ -36,6 +36,11 @@ typedef struct frag_node {
     const char *gpu_type;               /* the node's GPU type name (NULL: no GPU) */
 } frag_node;
 
+/* The shape of one worker asking per_worker GPUs (0: CPU-only), or a share of gpu_milli
+ * (1..999, one GPU) when stated. */
+frag_pod frag_pod_make(uint32_t per_worker, uint32_t gpu_milli, uint64_t cpu_milli,
+                       const char *gpu_spec);
+
 /* Typical pods: the most frequent shapes that together make up `threshold` of the pods. */
 typedef struct frag_typical {
     size_t n;

@@ -67,19 +67,14 @@ static void pod_of(const cluster_view *cv, const pol_job *j, kube_pod *p, bool *
 {
     memset(p, 0, sizeof *p);
     *known_res = true;
-    p->shape.cpu_milli = j->pod.cpu_milli;
-    p->shape.gpu_spec = j->pod.gpu_spec;
+    p->shape = frag_pod_make(j->per_worker, j->pod.gpu_milli, j->pod.cpu_milli, j->pod.gpu_spec);
     p->mem_bytes = j->pod.host_mem_bytes;
-    if (j->per_worker == 0) {
+    if (p->shape.n_gpu == 0) {
         p->tag = 0;
-    } else if (j->pod.gpu_milli > 0 && j->pod.gpu_milli < POL_MILLI && j->per_worker == 1) {
-        p->shape.n_gpu = 1;
-        p->shape.milli = j->pod.gpu_milli;
+    } else if (p->shape.milli < POL_MILLI) {
         p->tag = 1;
     } else {
         p->whole = true;
-        p->shape.n_gpu = j->per_worker;
-        p->shape.milli = POL_MILLI;
         p->tag = j->per_worker <= KUBE_TAGS - 2 ? 1 + j->per_worker : KUBE_TAGS - 1;
         *known_res = pol_resource_find(cv, j->resource, &p->res);
     }

@@ -117,7 +117,8 @@ uint64_t pol_seed(const cluster_view *cv);
 typedef struct pol_gpu {
     gpu_id id;
     node_id node;
-    const char *type_name; /* catalog name, e.g. "A100-SXM4-40GB" */
+    const char *type_name; /* the name gpu_spec matches: the node's label for its GPU model
+                            * (a trace's "G2") when it has one, else the catalog name */
     dev_id first_dev;      /* its devices: first_dev .. first_dev + n_devs - 1 */
     uint32_t n_devs;
     bool shareable;      /* takes fractional shares (whole, MIG off, not time-sliced/MPS) */

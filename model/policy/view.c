@@ -115,7 +115,7 @@ void pol_gpu_get(const cluster_view *cv, gpu_id g, pol_gpu *out)
     const cluster_device *first = cluster_device_get(cv->c, cg->first_dev);
     out->id = g;
     out->node = cg->node;
-    out->type_name = cg->type->name;
+    out->type_name = cg->label ? cg->label : cg->type->name;
     out->first_dev = cg->first_dev;
     out->n_devs = cg->n_devs;
     out->shareable = cg->n_devs == 1 && first->shareable;

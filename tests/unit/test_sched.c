@@ -4,9 +4,11 @@
  * TEST-GPU (tests/unit/fixtures.h), not catalog data. */
 #include <criterion/criterion.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "model/capidx.h"
+#include "model/fragstat.h"
 #include "model/cluster.h"
 #include "model/world.h"
 #include "sim/diag.h"
@@ -430,5 +432,101 @@ Test(sched, priority_orders_the_queue)
     world *w = srun(&e, 0);
     cr_assert_eq(sjob(w, 2)->start, sim_time_from_s(10));
     cr_assert_eq(sjob(w, 1)->start, sim_time_from_s(20));
+    world_destroy(w);
+}
+
+Test(sched, fgd_fragmentation_measure_by_hand)
+{
+    /* A node with GPUs of 500 and 1000 milli free, CPU not modelled. Typical pods: 500 m (2/3)
+     * and one whole GPU (1/3). For the 500 m pod both GPUs can take one: fragment = the GPUs too
+     * small for it: none, 0. For the whole-GPU pod it fits GPU 1; GPU 0's 500 are too small:
+     * fragment 500. A CPU-only pod uses no GPU: all 1500 idle are fragment for it.
+     * Node amount = 2/3 * 0 + 1/3 * 500 = 166.67 of 1500 idle. */
+    frag_pod shapes[3] = {frag_pod_make(1, 500, 0, NULL), frag_pod_make(1, 500, 0, NULL),
+                          frag_pod_make(1, 0, 0, NULL)};
+    frag_typical t;
+    frag_typical_build(shapes, 3, 0.95, &t);
+    cr_assert_eq(t.n, 2);
+    cr_assert_float_eq(t.freq[0], 2.0 / 3, 1e-12);
+    frag_node n = {.n_gpus = 2, .milli_left = {500, 1000}, .cpu_left = UINT64_MAX};
+    cr_assert_float_eq(frag_for_pod(&n, &t.pods[0]), 0, 1e-12);
+    cr_assert_float_eq(frag_for_pod(&n, &t.pods[1]), 500, 1e-12);
+    frag_pod cpu_only = frag_pod_make(0, 0, 1000, NULL);
+    cr_assert_float_eq(frag_for_pod(&n, &cpu_only), 1500, 1e-12);
+    cr_assert_float_eq(frag_node_amount(&n, &t), 500.0 / 3, 1e-9);
+    /* a pod whose gpu_spec excludes the node, or whose CPU does not fit: all idle */
+    frag_pod t4 = frag_pod_make(1, 500, 0, "T4|P100");
+    n.gpu_type = "G2";
+    cr_assert_float_eq(frag_for_pod(&n, &t4), 1500, 1e-12);
+    n.cpu_left = 10;
+    frag_pod cpu = frag_pod_make(1, 500, 11, NULL);
+    cr_assert_float_eq(frag_for_pod(&n, &cpu), 1500, 1e-12);
+    frag_typical_fini(&t);
+}
+
+Test(sched, fgd_figures_of_a_run)
+{
+    /* FGD's figures after the fgd run of fgd_packs_shares...: GPU 0 holds 500 + 500, GPU 1 a
+     * whole pod: both GPUs allocated (100 %), 2000 of 2000 milli-GPU, nothing idle (ratio 0).
+     * The curve: arrived after each pod 0.25, 0.5, 1.0 of 2000 milli; allocated the same
+     * (every pod placed at arrival); with step 0.05 every arrival crosses a step. */
+    uint32_t per[1] = {2};
+    senv e;
+    senv_init(&e, "fgd", 1, per);
+    sadd(&e, 0, 1, 1, 1000, 500, 0);
+    sadd(&e, 1, 1, 1, 1000, 500, 0);
+    sadd(&e, 2, 1, 1, 1000, 0, 0);
+    world *w = srun(&e, 10);
+    frag_typical typ;
+    fragstat_typical(world_jobs(w), &typ);
+    fragstat fs;
+    fragstat_measure(world_cluster(w), &typ, &fs);
+    cr_assert_eq(fs.gpus_alloc, 2);
+    cr_assert_eq(fs.milli_alloc, 2000);
+    cr_assert_eq(fs.milli_idle, 0);
+    cr_assert_float_eq(fs.frag_ratio, 0, 1e-12);
+    fragstat_point *pts;
+    size_t n = fragstat_curve(world_cluster(w), world_jobs(w), 0.05, &pts);
+    cr_assert_eq(n, 3);
+    double want[3][3] = {{0.25, 0.5, 0.25}, {0.5, 0.5, 0.5}, {1.0, 1.0, 1.0}};
+    for (size_t i = 0; i < 3; i++) {
+        cr_assert_float_eq(pts[i].arrived, want[i][0], 1e-12);
+        cr_assert_float_eq(pts[i].gpu_alloc, want[i][1], 1e-12);
+        cr_assert_float_eq(pts[i].milli_alloc, want[i][2], 1e-12);
+    }
+    free(pts);
+    frag_typical_fini(&typ);
+    world_destroy(w);
+}
+
+Test(sched, cpu_and_memory_filter_and_gpu_spec_labels)
+{
+    /* 2 nodes x 1 GPU; n0 has 4000 milli-CPU, n1 16000; n1's GPU is labelled "G2".
+     * Pod A: 1 GPU, 8000 milli-CPU: only n1 has the CPU. Pod B: a CPU-only pod of 3000: n0
+     * (k8s: n1 has 8000 of 16000 left after A, n0 4000 of 4000; LeastAllocated over CPU:
+     * n0 (4000-3000)/4000 = 0.25 vs n1 (8000-3000)/16000 = 0.3125 -> n1? both CPU only: n1).
+     * Pod C: gpu_spec "G2": n1's GPU is taken by A, n0's GPU is not G2: stays queued. */
+    uint32_t per[2] = {1, 1};
+    senv e;
+    senv_init(&e, "k8s", 2, per);
+    cluster_gpu_cfg g2 = {.type = &e.g, .label = "G2"};
+    e.nodes[0].cpu_milli = 4000;
+    e.nodes[1].cpu_milli = 16000;
+    e.nodes[1].gpus = &g2;
+    job_spec a = {.class_name = "a", .req = {"nvidia.com/gpu", 1, 1}, .work_s = 100,
+                  .pod = {.cpu_milli = 8000}};
+    job_spec b = {.class_name = "b", .req = {NULL, 0, 1}, .submit = sim_time_from_s(1),
+                  .work_s = 100, .pod = {.cpu_milli = 3000}};
+    job_spec c = {.class_name = "c", .req = {"nvidia.com/gpu", 1, 1},
+                  .submit = sim_time_from_s(2), .work_s = 100, .pod = {.gpu_spec = "G2|T4"}};
+    job_table_add(e.t, &a);
+    job_table_add(e.t, &b);
+    job_table_add(e.t, &c);
+    world *w = srun(&e, 10);
+    cr_assert_eq(node_of(w, 0, 0), 1);
+    cr_assert_eq(sjob(w, 1)->state, JOB_RUNNING);
+    cr_assert_eq(sjob(w, 1)->n_units, 0);
+    cr_assert_eq(cluster_node_cpu_free(world_cluster(w), 1), 16000 - 8000 - 3000);
+    cr_assert_eq(sjob(w, 2)->state, JOB_QUEUED);
     world_destroy(w);
 }

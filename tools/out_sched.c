@@ -1,0 +1,234 @@
+/* tools/out_sched.c - the scheduling metrics of run.json (metrics.scheduling) and of the summary
+ * (see out.h and the README's "Scheduling metrics").
+ *
+ * Wait: started jobs wait from submission to their first start; a job still queued at the end
+ * is *censored*: its wait so far (horizon - submit) is a lower bound, counted in
+ * wait_with_queued_s and flagged by n_censored. Slowdown: JCT / solo work time, done jobs.
+ * Node groups: the node name without its "-<index>" suffix (nodes are named GROUP-k).
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/fragstat.h"
+#include "sim/xalloc.h"
+#include "tools/out.h"
+
+#define CURVE_STEP 0.05 /* arrived-workload step of the allocation curve */
+
+static void add_num(cJSON *o, const char *k, double v)
+{
+    cJSON_AddItemToObject(o, k, out_json_number(v));
+}
+
+static cJSON *fgd_json(const world *w)
+{
+    const cluster *c = world_cluster(w);
+    frag_typical typ;
+    fragstat_typical(world_jobs(w), &typ);
+    fragstat fs;
+    fragstat_measure(c, &typ, &fs);
+    cJSON *o = cJSON_CreateObject();
+    add_num(o, "gpus_total", fs.gpus_total);
+    add_num(o, "gpus_allocated", fs.gpus_alloc);
+    add_num(o, "gpu_allocation", fs.gpus_total ? (double)fs.gpus_alloc / fs.gpus_total : 0);
+    add_num(o, "milli_gpu_total", (double)fs.milli_total);
+    add_num(o, "milli_gpu_allocated", (double)fs.milli_alloc);
+    add_num(o, "milli_gpu_allocation",
+            fs.milli_total ? (double)fs.milli_alloc / (double)fs.milli_total : 0);
+    add_num(o, "idle_milli_gpu", (double)fs.milli_idle);
+    add_num(o, "fragmented_milli_gpu", fs.frag_milli);
+    add_num(o, "fragmented_share_of_idle", fs.frag_ratio);
+    add_num(o, "typical_pods", (double)typ.n);
+    fragstat_point *pts;
+    size_t n = fragstat_curve(c, world_jobs(w), CURVE_STEP, &pts);
+    cJSON *curve = cJSON_AddArrayToObject(o, "curve");
+    for (size_t i = 0; i < n; i++) {
+        cJSON *p = cJSON_CreateObject();
+        add_num(p, "arrived", pts[i].arrived);
+        add_num(p, "gpu_allocation", pts[i].gpu_alloc);
+        add_num(p, "milli_gpu_allocation", pts[i].milli_alloc);
+        cJSON_AddItemToArray(curve, p);
+    }
+    free(pts);
+    frag_typical_fini(&typ);
+    return o;
+}
+
+/* Per-class accumulator. */
+typedef struct cls_acc {
+    const char *name;
+    uint32_t jobs, done, queued, failed;
+    double wait_sum, jct_sum, slow_sum;
+    uint32_t n_wait;
+} cls_acc;
+
+static cls_acc *cls_find(cls_acc *a, size_t *n, const char *name)
+{
+    for (size_t i = 0; i < *n; i++) {
+        if (!strcmp(a[i].name, name)) {
+            return &a[i];
+        }
+    }
+    a[*n] = (cls_acc){.name = name};
+    return &a[(*n)++];
+}
+
+static double mean_or_0(double sum, uint32_t n)
+{
+    return n ? sum / n : 0;
+}
+
+static cJSON *per_class_json(const world *w)
+{
+    const job_table *jt = world_jobs(w);
+    size_t n_jobs = job_table_count(jt), n = 0;
+    cls_acc *acc = xcalloc(n_jobs ? n_jobs : 1, sizeof *acc, "classes");
+    for (job_id k = 0; k < n_jobs; k++) {
+        const job *j = job_table_get(jt, k);
+        cls_acc *a = cls_find(acc, &n, j->spec.class_name ? j->spec.class_name : "");
+        a->jobs++;
+        a->queued += j->state == JOB_QUEUED;
+        a->failed += j->state == JOB_FAILED_OOM || j->state == JOB_FAILED_REQUEST;
+        if (j->start >= 0) {
+            a->wait_sum += sim_time_to_s(job_wait_ns(j));
+            a->n_wait++;
+        }
+        if (j->state == JOB_DONE) {
+            a->done++;
+            a->jct_sum += sim_time_to_s(job_jct_ns(j));
+            a->slow_sum += sim_time_to_s(job_jct_ns(j)) / j->spec.work_s;
+        }
+    }
+    cJSON *o = cJSON_CreateObject();
+    for (size_t i = 0; i < n; i++) {
+        cJSON *c = cJSON_AddObjectToObject(o, acc[i].name);
+        add_num(c, "jobs", acc[i].jobs);
+        add_num(c, "done", acc[i].done);
+        add_num(c, "queued", acc[i].queued);
+        add_num(c, "failed", acc[i].failed);
+        add_num(c, "wait_mean_s", mean_or_0(acc[i].wait_sum, acc[i].n_wait));
+        add_num(c, "jct_mean_s", mean_or_0(acc[i].jct_sum, acc[i].done));
+        add_num(c, "slowdown_mean", mean_or_0(acc[i].slow_sum, acc[i].done));
+    }
+    free(acc);
+    return o;
+}
+
+/* Length of node name s without a trailing "-<digits>". */
+static size_t group_len(const char *s)
+{
+    size_t n = strlen(s), k = n;
+    while (k > 0 && s[k - 1] >= '0' && s[k - 1] <= '9') {
+        k--;
+    }
+    return k > 0 && k < n && s[k - 1] == '-' ? k - 1 : n;
+}
+
+typedef struct group_acc {
+    const char *name; /* a node name; the group is its first len bytes */
+    size_t len;
+    uint32_t nodes, gpus, busy;
+} group_acc;
+
+static cJSON *per_group_json(const world *w)
+{
+    const cluster *c = world_cluster(w);
+    group_acc *acc = xcalloc(cluster_n_nodes(c), sizeof *acc, "node groups");
+    size_t n_acc = 0;
+    for (node_id n = 0; n < cluster_n_nodes(c); n++) {
+        const char *name = cluster_node_name(c, n);
+        size_t len = group_len(name), i = 0;
+        while (i < n_acc && (acc[i].len != len || strncmp(acc[i].name, name, len) != 0)) {
+            i++;
+        }
+        if (i == n_acc) {
+            acc[n_acc++] = (group_acc){.name = name, .len = len};
+        }
+        acc[i].nodes++;
+        gpu_id g0;
+        uint32_t ng;
+        cluster_node_gpus(c, n, &g0, &ng);
+        for (gpu_id g = g0; g < g0 + ng; g++) {
+            const cluster_gpu *cg = cluster_gpu_get(c, g);
+            bool held = false;
+            for (dev_id d = cg->first_dev; d < cg->first_dev + cg->n_devs && !held; d++) {
+                held = cluster_device_get(c, d)->used > 0;
+            }
+            acc[i].gpus++;
+            acc[i].busy += held;
+        }
+    }
+    cJSON *o = cJSON_CreateObject();
+    for (size_t i = 0; i < n_acc; i++) {
+        char key[256];
+        snprintf(key, sizeof key, "%.*s", (int)(acc[i].len < 255 ? acc[i].len : 255), acc[i].name);
+        cJSON *g = cJSON_AddObjectToObject(o, key);
+        add_num(g, "nodes", acc[i].nodes);
+        add_num(g, "gpus", acc[i].gpus);
+        add_num(g, "gpus_allocated_at_end", acc[i].busy);
+    }
+    free(acc);
+    return o;
+}
+
+cJSON *out_sched_json(const world *w)
+{
+    const job_table *jt = world_jobs(w);
+    world_totals tot = world_get_totals(w);
+    size_t n_jobs = job_table_count(jt);
+    double *wq = xcalloc(n_jobs ? n_jobs : 1, sizeof(double), "waits");
+    double *slow = xcalloc(n_jobs ? n_jobs : 1, sizeof(double), "slowdowns");
+    size_t n_wq = 0, n_slow = 0;
+    uint32_t never = 0, restarting = 0, censored = 0;
+    for (job_id k = 0; k < n_jobs; k++) {
+        const job *j = job_table_get(jt, k);
+        if (j->state == JOB_QUEUED) {
+            never += j->start < 0;
+            restarting += j->start >= 0;
+        }
+        if (j->start >= 0) {
+            wq[n_wq++] = sim_time_to_s(job_wait_ns(j));
+        } else if (j->state == JOB_QUEUED) {
+            wq[n_wq++] = sim_time_to_s(tot.horizon - j->spec.submit);
+            censored++;
+        }
+        if (j->state == JOB_DONE) {
+            slow[n_slow++] = sim_time_to_s(job_jct_ns(j)) / j->spec.work_s;
+        }
+    }
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddItemToObject(o, "fgd", fgd_json(w));
+    cJSON *un = cJSON_AddObjectToObject(o, "unscheduled");
+    add_num(un, "never_started", never);
+    add_num(un, "queued_again", restarting);
+    add_num(un, "failed_oom", tot.n_oom);
+    add_num(un, "failed_request", tot.n_failed_request);
+    cJSON *wj = out_dist_json(wq, n_wq);
+    add_num(wj, "n_censored", censored);
+    cJSON_AddItemToObject(o, "wait_with_queued_s", wj);
+    cJSON_AddItemToObject(o, "slowdown", out_dist_json(slow, n_slow));
+    cJSON_AddItemToObject(o, "per_class", per_class_json(w));
+    cJSON_AddItemToObject(o, "per_node_group", per_group_json(w));
+    free(wq);
+    free(slow);
+    return o;
+}
+
+void out_sched_summary(FILE *f, const world *w)
+{
+    frag_typical typ;
+    fragstat_typical(world_jobs(w), &typ);
+    fragstat fs;
+    fragstat_measure(world_cluster(w), &typ, &fs);
+    frag_typical_fini(&typ);
+    world_totals tot = world_get_totals(w);
+    fprintf(f,
+            "at the end: %.1f%% of GPUs allocated (%" PRIu32 " of %" PRIu32
+            "), %.1f%% of milli-GPU, %" PRIu32 " jobs unscheduled; %.2f%% of idle GPU share "
+            "fragmented (FGD)\n",
+            fs.gpus_total ? 100.0 * fs.gpus_alloc / fs.gpus_total : 0.0, fs.gpus_alloc,
+            fs.gpus_total,
+            fs.milli_total ? 100.0 * (double)fs.milli_alloc / (double)fs.milli_total : 0.0,
+            tot.n_queued, 100 * fs.frag_ratio);
+}
