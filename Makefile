@@ -3,7 +3,7 @@
 #                   ./slicesim is always a copy of the flavour just built (build/slicesim.flavour)
 #   make run        install missing Debian packages, build, run experiments/default.yaml
 #   make test       install missing packages, build, run every test (Criterion)
-#   make bench      engine and model benchmarks (release build)
+#   make bench      engine benchmarks and whole runs at scale (release build)
 #   make bench-sweep  sweep speed-up with -j and MPI ranks (release build)
 #   make validate   reproduce the published tables
 #   make docs-check fail when a generated README block differs from the program (docs-update fixes)
@@ -141,6 +141,9 @@ golden-update: deps
 	@$(MAKE) --no-print-directory all $(O)/test_unit
 	SLICESIM_GOLDEN_UPDATE=1 $(O)/test_unit --filter 'golden/*'
 
+# Whole runs (`bench run`: wall and CPU time, peak memory, beside issue 7's targets) write their
+# outputs here, removed at the end (the 1M-job run writes 0.7 GB).
+BENCH_OUT := build/bench
 bench: deps
 	@$(MAKE) --no-print-directory BUILD=release all
 	./slicesim bench engine --pending 1000 --events 2000000
@@ -148,6 +151,13 @@ bench: deps
 	./slicesim bench heap --pending 1000 --events 2000000
 	./slicesim bench heap --pending 1000000 --events 4000000
 	./slicesim bench fluid --pending 100000 --events 500000
+	./slicesim bench run experiments/traces/openb-fgd.yaml --set policy.scheduler=fgd \
+	    -o $(BENCH_OUT)/openb-fgd --target-s 1 --target-mb 200
+	./slicesim bench run experiments/bench/philly-full.yaml -o $(BENCH_OUT)/philly --target-s 2
+	./slicesim bench run experiments/bench/nodes-30k.yaml -o $(BENCH_OUT)/nodes-30k
+	./slicesim bench run experiments/bench/synth-10k-1m.yaml -o $(BENCH_OUT)/synth \
+	    --target-s 30 --target-mb 2048
+	@rm -rf $(BENCH_OUT)
 
 # docs/report.png, the README's picture of report.html: the default scenario's page in headless
 # Chromium.

@@ -30,4 +30,8 @@ bench_result bench_fluid(uint64_t pending, uint64_t events, uint64_t seed);
 /* Monotonic wall clock, seconds. */
 double bench_now_s(void);
 
+/* `slicesim bench run FILE -o DIR ...` (tools/bench_run.c): a whole scenario run, timed, with
+ * its peak memory, beside targets. argv[0] is "run". Returns the exit status. */
+int bench_run_cmd(int argc, char **argv);
+
 #endif

@@ -3,7 +3,8 @@
  * Prints one line of key=value pairs ending in events_per_s=<number>, e.g.
  *   bench=engine pending=1000 events=2000000 seconds=0.081 events_per_s=24691358
  * KIND: engine (hold model through the real engine), heap (the same on a bare binary heap of
- * doubles, the reference), fluid (activity churn through the fluid solver).
+ * doubles, the reference), fluid (activity churn through the fluid solver); `bench run` (a whole
+ * scenario run with its peak memory) is tools/bench_run.c.
  * Usage errors exit 2 with a precise message; defaults: pending 1000, events 1000000, seed 1.
  */
 #include "tools/bench.h"
@@ -32,6 +33,11 @@ static void usage(FILE *out)
                  "  --pending N  events (or activities) kept pending, 1..100000000 (default 1000)\n"
                  "  --events M   measured steps, 1..10^12 (default 1000000)\n"
                  "  --seed S     master seed of the random stream (default 1)\n"
+                 "       slicesim bench run FILE -o DIR [--set PATH=VALUE]... [--target-s S] "
+                 "[--target-mb M]\n"
+                 "  a whole run of scenario FILE (outputs written to DIR, replaced): wall and CPU "
+                 "time,\n"
+                 "  peak memory, beside the targets\n"
                  "kinds:\n");
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
         fprintf(out, "  %-7s %s\n", kinds[i].name, kinds[i].summary);
@@ -53,7 +59,10 @@ int cmd_bench(int argc, char **argv)
     }
     if (argc < 2) {
         usage(stderr);
-        return cli_usage_error("bench", "missing KIND; expected one of: engine, heap, fluid");
+        return cli_usage_error("bench", "missing KIND; expected one of: engine, heap, fluid, run");
+    }
+    if (!strcmp(argv[1], "run")) {
+        return bench_run_cmd(argc - 1, argv + 1);
     }
     const bench_kind *kind = NULL;
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
@@ -64,7 +73,7 @@ int cmd_bench(int argc, char **argv)
     if (!kind) {
         return cli_usage_error("bench",
                                "unknown benchmark '%s'; expected one of: engine, heap, "
-                               "fluid",
+                               "fluid, run",
                                argv[1]);
     }
     uint64_t pending = 1000, events = 1000000, seed = 1;

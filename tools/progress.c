@@ -3,10 +3,10 @@
 
 #include <inttypes.h>
 #include <stdlib.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "sim/xalloc.h"
+#include "tools/bench.h"
 
 struct progress {
     FILE *f;
@@ -17,20 +17,13 @@ struct progress {
     double last_s;  /* wall clock of the last redraw */
 };
 
-static double wall_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 progress *progress_create(FILE *f, bool force)
 {
     progress *p = xcalloc(1, sizeof *p, "progress");
     p->f = f;
     p->enabled = force || isatty(fileno(f));
     p->delay_s = force ? 0 : PROGRESS_DELAY_S;
-    p->t0_s = wall_s();
+    p->t0_s = bench_now_s();
     p->last_s = -1e300;
     return p;
 }
@@ -126,7 +119,7 @@ void progress_observe(void *user, const world_progress *wp)
     if (!p->enabled) {
         return;
     }
-    double t = wall_s(), elapsed = t - p->t0_s;
+    double t = bench_now_s(), elapsed = t - p->t0_s;
     if (elapsed < p->delay_s || t - p->last_s < PROGRESS_REFRESH_S) {
         return;
     }

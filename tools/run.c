@@ -873,6 +873,10 @@ int run_scenario(const run_opts *o)
     progress *pg = progress_create(err, false);
     world_set_progress(r.w, PROGRESS_EVERY_EVENTS, progress_observe, pg);
     world_run(r.w);
+    if (o->stats) {
+        *o->stats = (run_stats){.n_jobs = job_table_count(world_jobs(r.w)),
+                                .n_events = world_get_totals(r.w).n_events};
+    }
     progress_note(pg, "writing outputs");
     rc = write_outputs(&r, o, dir);
     progress_destroy(pg);

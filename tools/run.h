@@ -20,6 +20,12 @@
 #include "experiments/scenario.h"
 #include "tools/runstats.h"
 
+/* What a run did, for benchmarks (`slicesim bench run`). */
+typedef struct run_stats {
+    size_t n_jobs;     /* jobs in the run */
+    uint64_t n_events; /* engine events executed */
+} run_stats;
+
 typedef struct run_opts {
     const char *scenario; /* path of the scenario file */
     const char *out_dir;  /* output directory; NULL: the scenario's outputs.dir */
@@ -40,6 +46,7 @@ typedef struct run_opts {
     const scenario_edit *edit;     /* applied to the scenario's tree after the --set overrides (a
                                     * sweep point's axis values); NULL: none; borrowed */
     runstats *result;              /* when not NULL, receives the run's headline figures */
+    run_stats *stats;              /* when not NULL, receives the run's counts */
 } run_opts;
 
 /* Run the scenario. An output directory holding files a run writes (run.json, run_info.json,
