@@ -33,7 +33,7 @@ Test(bench_cli, rejects_unknown_kind_and_option, .init = cr_redirect_stderr)
     fflush(stderr);
     cr_assert_stderr_eq_str(
         "slicesim bench: error: unknown benchmark 'calendar'; expected one of: engine, heap, "
-        "fluid\n"
+        "fluid, run\n"
         "slicesim bench: error: unknown option '--fast'; expected --pending, --events or --seed\n"
         "slicesim bench: error: --events: missing value; expected an integer in "
         "[1, 1000000000000]\n");
