@@ -63,7 +63,7 @@ EMBED_DATA := $(sort $(wildcard model/*.yaml workloads/*.yaml workloads/library/
                                 experiments/mig/*.yaml experiments/sharing/*.yaml))
 
 .PHONY: all run test check bench bench-sweep screenshot validate fuzz calib deps deps-test echo clean format \
-        golden-update FORCE compare-repartition docs-check docs-update
+        golden-update FORCE compare-repartition compare-philly docs-check docs-update
 
 all: slicesim
 
@@ -186,6 +186,18 @@ compare-repartition: all
 	./slicesim run experiments/examples/repartition-ts.yaml -o $(CMP_DIR)/timeslice --force >/dev/null
 	@printf '%-12s %5s %6s %11s %11s %11s %9s %8s %9s\n' pool done queued wait_mean_s wait_p95_s jct_mean_s gpus_busy layouts drain_gpu_h
 	@for v in static repartition timeslice; do jq -r --arg v $$v '.metrics | [$$v, .counts.done, .counts.queued, (.wait_s.mean|floor), (.wait_s.p95|floor), (.jct_s.mean|floor), (.allocation.gpus_busy_mean*1000|floor/10|tostring+"%"), (.repartition.applied // "-"), (if .repartition then (.repartition.drain_gpu_h*10|floor/10) else "-" end)] | @tsv' $(CMP_DIR)/$$v/run.json; done | awk -F'\t' '{printf "%-12s %5s %6s %11s %11s %11s %9s %8s %9s\n", $$1,$$2,$$3,$$4,$$5,$$6,$$7,$$8,$$9}'
+
+# One Philly month (experiments/traces/philly-*.yaml) on whole A100s, all-balanced MIG and 4-way
+# time-slicing, one row per pool from run.json and per-class means from jobs.csv.
+# PHILLY_POLICY picks the scheduler of all three (default: the scenarios' k8s).
+PHILLY_POLICY ?= k8s
+PHILLY_DIR := results/compare-philly
+compare-philly: all
+	@for v in a100 mig ts4; do ./slicesim run experiments/traces/philly-$$v.yaml -o $(PHILLY_DIR)/philly-$$v --force --set policy.scheduler=$(PHILLY_POLICY) >/dev/null || exit 1; done
+	@printf '%-5s %6s %7s %11s %11s %11s %11s %11s %9s %8s\n' pool done running wait_mean_s wait_p95_s jct_mean_s jct_p50_s jct_p95_s gpus_busy sms_busy
+	@for v in a100 mig ts4; do jq -r --arg v $$v '.metrics | [$$v, .counts.done, .counts.running, (.wait_s.mean|floor), (.wait_s.p95|floor), (.jct_s.mean|floor), (.jct_s.p50|floor), (.jct_s.p95|floor), (.allocation.gpus_busy_mean*1000|floor/10|tostring+"%"), (.allocation.sms_busy_mean*1000|floor/10|tostring+"%")] | @tsv' $(PHILLY_DIR)/philly-$$v/run.json; done | awk -F'\t' '{printf "%-5s %6s %7s %11s %11s %11s %11s %11s %9s %8s\n", $$1,$$2,$$3,$$4,$$5,$$6,$$7,$$8,$$9,$$10}'
+	@printf '\n%-5s %-11s %6s %11s %11s %11s\n' pool class done wait_mean_s jct_mean_s work_mean_s
+	@for v in a100 mig ts4; do awk -F, -v pool=$$v 'NR==1{for(i=1;i<=NF;i++)c[$$i]=i;next} $$c["outcome"]=="done"{k=$$c["class"];n[k]++;w[k]+=$$c["wait_s"];j[k]+=$$c["jct_s"];u[k]+=$$c["work_s"]} END{for(k in n)printf "%-5s %-11s %6d %11.0f %11.0f %11.0f\n",pool,k,n[k],w[k]/n[k],j[k]/n[k],u[k]/n[k]}' $(PHILLY_DIR)/philly-$$v/jobs.csv | sort; done
 
 # README blocks marked <!-- docs-check: CMD --> / <!-- docs-gen: CMD --> are the program's output:
 # docs-check fails (with a diff) when they drift, docs-update rewrites them for review.
