@@ -71,6 +71,7 @@ int ddp_shape(ddp_job *job, char *why, size_t why_len)
             return -1;
         }
     }
+    job->mig_busy = job->mig ? job->per_gpu : 0;
     for (int i = 0; i < job->n_nodes; i++) {
         if (job->topology[i] < 1 || job->topology[i] > per_node) {
             snprintf(why, why_len,
@@ -132,7 +133,7 @@ void ddp_step(const ddp_job *job, const comm_params *cp, const phys_params *m,
     partition_cfg c;
     partition_cfg_init(&c, job->gpu);
     c.mig = job->mig;
-    c.mig_busy = job->mig ? job->per_gpu : 0;
+    c.mig_busy = job->mig ? job->mig_busy : 0;
     out->mem_bytes = ddp_worker_mem_bytes(job, cp);
     out->mem_cap_bytes = speed_partition_mem_bytes(&c);
     if (out->mem_bytes > out->mem_cap_bytes) {

@@ -7,8 +7,8 @@
  * ring; the ring's links and their sharing are model/comm.h's.
  *
  * Step time of one worker (all workers are alike, so the slowest is any of them):
- *   H, G_t  host and GPU time of one iteration on the worker's partition alone (model/speed.h;
- *           the other instances of the GPU busy with the same job's workers, for the power cap)
+ *   H, G_t  host and GPU time of one iteration on the worker's partition (model/speed.h; with
+ *           job.mig_busy instances of the GPU busy, for the power cap)
  *   F = (1 - b) G_t forward, B = b G_t backward, b = backward_frac (model/comm.yaml)
  *   The G gradient bytes are all-reduced in buckets of bucket_bytes, in the order backward
  *   produces them: bucket i (cumulative bytes g_i) is ready at F + B g_i / G, and the all-reduces
@@ -47,6 +47,10 @@ typedef struct ddp_job {
     int gpus_per_node;
     int gpus_per_root;
     double nic_bytes_per_s;    /* each node's NIC line rate */
+    int mig_busy;              /* busy MIG instances on each worker's GPU, for the power model
+                                  (model/speed.h partition_cfg.mig_busy); 0 = alone. ddp_shape
+                                  sets per_gpu on MIG; a caller that applies the power sharing
+                                  itself (model/jobrate.h) leaves it 0 */
 } ddp_job;
 
 /* Fill job->topology when n_nodes is 0: as few nodes of gpus_per_node GPUs as hold the workers,

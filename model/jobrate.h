@@ -39,7 +39,8 @@
  * every running gang (world_gang_jobs) share their links max-min fairly (comm_share). The job's
  * work is counted in solo iterations of one worker (a duration of N s means N s of one worker's
  * iterations alone on its partition, once per worker), so its rate is the solo iteration time
- * divided by the step, times the slowest device's co-runner rate above. A gang whose placement
+ * divided by the step (computed without power sharing), times the slowest device's co-runner rate
+ * above (which holds the power sharing of busy MIG instances, so it is counted once). A gang whose placement
  * puts two workers on one whole GPU, or whose step the model cannot give, runs at the co-runner
  * rate alone. Pure computation on borrowed state; no I/O.
  */
