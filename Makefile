@@ -133,7 +133,7 @@ run: deps
 # in one "Synthesis" line. Tests run from the repository root and may call ./slicesim.
 test check: deps-test
 	@$(MAKE) --no-print-directory all $(O)/test_unit
-	$(O)/test_unit --jobs 2 $(TEST_ARGS)
+	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp $(O)/test_unit --jobs 2 $(TEST_ARGS)
 
 # Rewrite tests/golden/*/expected/summary.json from this build (tolerances are kept); review
 # the diff before committing it.
