@@ -119,3 +119,26 @@ Test(ddp_run, hep_gan_whatif_runs_out_of_memory_on_1g, .timeout = 60)
     cr_assert_eq(n_done, 38);
     test_rm_rf(dir);
 }
+
+/* Two runs of the topology study with one seed write byte-identical jobs.csv (the link sharing
+ * solves on a scratch engine in a fixed order). */
+Test(ddp_run, topology_study_is_deterministic, .timeout = 60)
+{
+    char dir[64], cmd[512], out[4096];
+    static char a[1 << 17], b[1 << 17];
+    cr_assert(test_tmpdir(dir, sizeof dir, "ddpdet"));
+    for (int k = 0; k < 2; k++) {
+        snprintf(cmd, sizeof cmd,
+                 "./slicesim run experiments/whatif/ddp-topology.yaml --seed 3 -o %s/%d 2>&1", dir,
+                 k);
+        cr_assert_eq(test_sh(cmd, out, sizeof out), 0, "%s", out);
+    }
+    char pa[128], pb[128];
+    snprintf(pa, sizeof pa, "%s/0/jobs.csv", dir);
+    snprintf(pb, sizeof pb, "%s/1/jobs.csv", dir);
+    cr_assert(test_read_text(pa, a, sizeof a));
+    cr_assert(test_read_text(pb, b, sizeof b));
+    cr_assert_gt(strlen(a), 1000);
+    cr_assert_str_eq(a, b);
+    test_rm_rf(dir);
+}
