@@ -1151,7 +1151,7 @@ static void validate_calibrations(const scenario_spec *s, const gpu_catalog *cat
         }
         bool used = false;
         for (size_t gi = 0; gi < s->cluster.n_groups && !used; gi++) {
-            used = gpu_catalog_find(cat, s->cluster.groups[gi].gpu) == g;
+            used = s->cluster.groups[gi].gpu && gpu_catalog_find(cat, s->cluster.groups[gi].gpu) == g;
         }
         if (!used) {
             diag_error(d, at, path,
@@ -1178,6 +1178,9 @@ int scenario_validate(const scenario_spec *s, const gpu_catalog *cat, arena *a, 
     name_set offered = {0};
     for (size_t gi = 0; gi < s->cluster.n_groups; gi++) {
         const scenario_node_group *grp = &s->cluster.groups[gi];
+        if (grp->gpus_per_node == 0) {
+            continue; /* a traced CPU-only group: no GPU, nothing advertised */
+        }
         const gpu_type *t = gpu_catalog_find(cat, grp->gpu);
         if (!t && grp->trace_model) {
             char list[TEXT_LEN];

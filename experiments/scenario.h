@@ -106,7 +106,8 @@ typedef struct scenario_sharing {
 typedef struct scenario_node_group {
     const char *name;
     uint32_t count;
-    const char *gpu; /* catalog GPU type name (model/catalog.h), checked at load */
+    const char *gpu; /* catalog GPU type name (model/catalog.h), checked at load; NULL only on a
+                      * traced CPU-only group (gpus_per_node 0) */
     uint32_t gpus_per_node;
     scenario_sharing sharing;
     uint64_t cpu_milli;      /* CPU capacity per node, milli-cores; 0 = not stated */
@@ -125,14 +126,16 @@ typedef struct scenario_gpu_map {
  * after the `nodes` written in the scenario. Each group is named `<model>-<gpus>g-<k>` (k counts
  * the groups of one model), its GPUs take the catalog type `gpu_map` names for the model (or the
  * catalog type or alias of that name: T4, P100, V100M16, V100M32 and A10 are catalog aliases),
- * and `sharing` applies to every group. Nodes without GPUs are not modelled (n_cpu_nodes). */
+ * and `sharing` applies to every group. Nodes without GPUs form groups named `cpu` (`cpu-1`...)
+ * with no GPU type and gpus_per_node 0 (they hold CPU-only pods), unless `cpu_nodes: false`. */
 typedef struct scenario_cluster_trace {
     int format;       /* trace_format (workloads/trace.h); only openb has a node list */
     const char *file; /* resolved path */
     size_t n_map;
     scenario_gpu_map *map;
     scenario_sharing sharing;
-    uint64_t n_cpu_nodes; /* nodes of the file without GPUs, not modelled */
+    bool cpu_nodes;       /* model the nodes without GPUs (default true) */
+    uint64_t n_cpu_nodes; /* nodes of the file without GPUs */
     size_t first_group;   /* index of its first group in scenario_cluster.groups */
     src_loc at, file_at;
 } scenario_cluster_trace;
@@ -230,6 +233,7 @@ typedef struct scenario_trace {
     uint64_t limit;    /* most jobs (0 = all) */
     const char *resource;    /* what a traced GPU asks for (default nvidia.com/gpu) */
     uint32_t max_per_worker; /* most GPUs of one worker (one node) */
+    bool cpu_pods;     /* keep pods that ask for no GPU (CPU-only pods, per_worker 0); default true */
     const char *traced_gpu;  /* catalog type the traced durations were measured on, or NULL */
     double inflate;    /* arrival-only: target share of GPU capacity (FGD's ratio); 0 = as is */
     bool shuffle;      /* arrival-only: seeded shuffle */

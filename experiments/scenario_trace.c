@@ -75,6 +75,7 @@ const cfg_field scenario__cluster_trace_fields[] = {
     {"file", CFG_STRING, .required = true, .expect = "the path of a node-list CSV",
      .off = offsetof(scenario_cluster_trace, file), CFG_LOC(scenario_cluster_trace, file_at)},
     {"gpu_map", CFG_CUSTOM, .parse = parse_gpu_map, .off = 0},
+    {"cpu_nodes", CFG_BOOL, .dflt = "true", .off = offsetof(scenario_cluster_trace, cpu_nodes)},
     {"sharing", CFG_CUSTOM, .parse = scenario__parse_sharing, .expect = SHARING_EXPECT,
      .off = offsetof(scenario_cluster_trace, sharing)},
     {0},
@@ -188,6 +189,7 @@ const cfg_field scenario__workload_trace_fields[] = {
      .off = offsetof(scenario_trace, resource), CFG_LOC(scenario_trace, resource_at)},
     {"max_per_worker", CFG_U32, CFG_MIN(1), CFG_MAX(64), .dflt = "8",
      .off = offsetof(scenario_trace, max_per_worker)},
+    {"cpu_pods", CFG_BOOL, .dflt = "true", .off = offsetof(scenario_trace, cpu_pods)},
     {"traced_gpu", CFG_STRING, .expect = "a GPU type of the catalog",
      .off = offsetof(scenario_trace, traced_gpu), CFG_LOC(scenario_trace, traced_gpu_at)},
     {"inflate", CFG_DOUBLE, CFG_MIN(0), CFG_MAX(10), .dflt = "0",
@@ -238,14 +240,21 @@ static void add_node_groups(load_ctx *c)
     if (cl->n_groups) {
         memcpy(g, cl->groups, cl->n_groups * sizeof *g);
     }
+    size_t added = 0;
     for (size_t i = 0; i < tn.n_groups; i++) {
         const tracenodes_group *t = &tn.groups[i];
+        bool cpu = t->gpus == 0;
+        if (cpu && !ct->cpu_nodes) {
+            continue;
+        }
         size_t same = 0; /* earlier groups of this model and GPU count */
         for (size_t j = 0; j < i; j++) {
             same += tn.groups[j].gpus == t->gpus && !strcmp(tn.groups[j].model, t->model);
         }
         char name[160];
-        if (same) {
+        if (cpu) {
+            snprintf(name, sizeof name, same ? "cpu-%zu" : "cpu", same);
+        } else if (same) {
             snprintf(name, sizeof name, "%s-%" PRIu32 "g-%zu", t->model, t->gpus, same);
         } else {
             snprintf(name, sizeof name, "%s-%" PRIu32 "g", t->model, t->gpus);
@@ -258,21 +267,21 @@ static void add_node_groups(load_ctx *c)
                 at = ct->map[k].at;
             }
         }
-        g[cl->n_groups + i] = (scenario_node_group){
+        g[cl->n_groups + added++] = (scenario_node_group){
             .name = arena_strdup(c->a, name),
             .count = t->count,
-            .gpu = gpu,
+            .gpu = cpu ? NULL : gpu,
             .gpus_per_node = t->gpus,
-            .sharing = ct->sharing,
+            .sharing = cpu ? (scenario_sharing){0} : ct->sharing,
             .cpu_milli = t->cpu_milli,
             .host_mem_bytes = t->mem_bytes,
-            .trace_model = t->model,
+            .trace_model = cpu ? NULL : t->model,
             .at = {ct->file, t->line, 1},
             .gpu_at = at,
         };
     }
     cl->groups = g;
-    cl->n_groups += tn.n_groups;
+    cl->n_groups += added;
 }
 
 /* The trace_src of a workload trace (columns: the preset, or the scenario's for csv). */

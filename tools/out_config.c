@@ -154,6 +154,7 @@ static cJSON *trace_json(const scenario_trace *t)
     add_n(o, "limit", (double)t->limit);
     add_str(o, "request", t->resource);
     add_n(o, "max_per_worker", t->max_per_worker);
+    cJSON_AddBoolToObject(o, "cpu_pods", t->cpu_pods);
     add_str(o, "traced_gpu", t->traced_gpu);
     add_n(o, "inflate", t->inflate);
     cJSON_AddBoolToObject(o, "shuffle", t->shuffle);
@@ -210,7 +211,8 @@ cJSON *out_config_json(const scenario_spec *s)
         for (size_t i = 0; i < s->cluster.trace.n_map; i++) {
             add_str(map, s->cluster.trace.map[i].model, s->cluster.trace.map[i].gpu);
         }
-        add_n(ct, "cpu_only_nodes_not_modelled", (double)s->cluster.trace.n_cpu_nodes);
+        cJSON_AddBoolToObject(ct, "cpu_nodes", s->cluster.trace.cpu_nodes);
+        add_n(ct, "cpu_only_nodes", (double)s->cluster.trace.n_cpu_nodes);
     }
     cJSON *wl = cJSON_AddObjectToObject(o, "workload");
     cJSON *jobs = cJSON_AddArrayToObject(wl, "jobs");

@@ -536,6 +536,7 @@ static int load_trace(run_ctx *r, const cluster *c, job_table *t)
         .resource = tr->resource,
         .default_class = trace_format_name((trace_format)tr->format),
         .max_per_worker = tr->max_per_worker,
+        .keep_cpu_pods = tr->cpu_pods,
         .fallback_factor = fallback.work_factor,
         .n_rules = tr->n_rules,
         .rules = rules,
@@ -583,7 +584,7 @@ static double trace_jobs_estimate(const run_ctx *r)
     if (trace_open(&src, f, scratch, &rd) == 0) {
         int rc;
         while ((rc = trace_next(rd, &rec)) != 0 && rc != SIM_EIO) {
-            if (rc == 1 && rec.gpus > 0) {
+            if (rc == 1 && (rec.gpus > 0 || tr->cpu_pods)) {
                 if (n_at == cap) {
                     cap = cap ? 2 * cap : 1024;
                     at = xrealloc(at, cap * sizeof *at, "trace estimate");
@@ -609,6 +610,22 @@ static double trace_jobs_estimate(const run_ctx *r)
     return tr->limit > 0 && n > (double)tr->limit ? (double)tr->limit : n;
 }
 
+/* Can the empty cluster ever hold job s? A CPU-only pod (per_worker 0) needs one node with its
+ * CPU and memory (capacity 0 = not modelled); others, the units (run_build_request_fits). */
+static bool fits_somewhere(const cluster *c, const job_spec *s)
+{
+    if (s->req.per_worker > 0) {
+        return run_build_request_fits(c, &s->req);
+    }
+    for (node_id n = 0; n < cluster_n_nodes(c); n++) {
+        uint64_t cpu = cluster_node_cpu_capacity(c, n), mem = cluster_node_mem_capacity(c, n);
+        if ((cpu == 0 || s->pod.cpu_milli <= cpu) && (mem == 0 || s->pod.host_mem_bytes <= mem)) {
+            return true;
+        }
+    }
+    return false;
+}
+
 /* Merge the chronological tables a (synthetic) and b (traced) into out, in submission order
  * (ties: a first). Traced jobs no node of the empty cluster can ever hold are dropped and
  * counted: under FIFO one of them would block every later job forever. */
@@ -623,7 +640,7 @@ static void merge_jobs(run_ctx *r, const cluster *c, const job_table *a, const j
             job_table_add(out, &x->spec);
             i++;
         } else {
-            if (run_build_request_fits(c, &y->spec.req)) {
+            if (fits_somewhere(c, &y->spec)) {
                 job_table_add(out, &y->spec);
             } else {
                 r->n_unplaceable++;
@@ -641,6 +658,7 @@ static cJSON *trace_json(const run_ctx *r)
     cJSON_AddItemToObject(o, "rows", out_json_number((double)st->rows));
     cJSON_AddItemToObject(o, "jobs", out_json_number((double)(st->jobs - r->n_unplaceable)));
     cJSON_AddItemToObject(o, "cpu_only_skipped", out_json_number((double)st->cpu_only));
+    cJSON_AddItemToObject(o, "cpu_only_jobs", out_json_number((double)st->cpu_jobs));
     cJSON_AddItemToObject(o, "outside_window", out_json_number((double)st->outside));
     cJSON_AddItemToObject(o, "unplaceable_dropped", out_json_number((double)r->n_unplaceable));
     cJSON_AddItemToObject(o, "open_ended", out_json_number((double)st->open));
@@ -884,11 +902,11 @@ int run_scenario(const run_opts *o)
         if (r.has_trace) {
             const traceload_stats *st = &r.tstats;
             fprintf(o->summary,
-                    "trace: %" PRIu64 " rows -> %" PRIu64 " jobs (%" PRIu64
+                    "trace: %" PRIu64 " rows -> %" PRIu64 " jobs (%" PRIu64 " CPU-only, %" PRIu64
                     " CPU-only skipped, %" PRIu64 " outside the window, %" PRIu64
                     " never placeable, %" PRIu64 " open-ended, %" PRIu64 " GPU-bound fallback",
-                    st->rows, st->jobs - r.n_unplaceable, st->cpu_only, st->outside,
-                    r.n_unplaceable, st->open, st->fallback);
+                    st->rows, st->jobs - r.n_unplaceable, st->cpu_jobs, st->cpu_only,
+                    st->outside, r.n_unplaceable, st->open, st->fallback);
             if (r.spec->workload.trace.mode == SCN_TRACE_ARRIVAL_ONLY) {
                 fprintf(
                     o->summary,

@@ -46,8 +46,8 @@ void run_build_cluster(arena *a, diag *d, const scenario_spec *s, const gpu_cata
         const scenario_node_group *grp = &s->cluster.groups[gi];
         char path[128];
         snprintf(path, sizeof path, "cluster.nodes[%zu].gpu", gi);
-        const gpu_type *t = gpu_catalog_find(cat, grp->gpu);
-        if (!t) {
+        const gpu_type *t = grp->gpus_per_node ? gpu_catalog_find(cat, grp->gpu) : NULL;
+        if (!t && grp->gpus_per_node > 0) {
             diag_error(d, grp->gpu_at, path,
                        "unknown GPU type; expected a GPU of the catalog "
                        "(slicesim profiles lists them), got '%s'",
@@ -60,7 +60,8 @@ void run_build_cluster(arena *a, diag *d, const scenario_spec *s, const gpu_cata
             rules[r] = (cluster_share_rule){sh->rules[r].resource, sh->rules[r].replicas};
         }
         /* every node of the group has the same GPUs: one array shared by its nodes */
-        cluster_gpu_cfg *gpus = arena_calloc(a, grp->gpus_per_node, sizeof *gpus);
+        cluster_gpu_cfg *gpus =
+            arena_calloc(a, grp->gpus_per_node ? grp->gpus_per_node : 1, sizeof *gpus);
         migparted_config mp;
         if (sh->is_mig) {
             int rc = migparted_load(sh->mig.file, a, &mp, d);

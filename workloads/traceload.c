@@ -108,8 +108,10 @@ static void to_job(const traceload_opts *o, const trace_record *rec, const char 
 {
     const traceload_rule *r = traceload_match(o, rec);
     const char *cls = r && r->class_name ? r->class_name : rec->klass ? rec->klass : format;
-    uint32_t per = 1, workers = 1;
-    traceload_split(rec->gpus, o->max_per_worker, &per, &workers);
+    uint32_t per = 0, workers = 1; /* no GPU: a CPU-only pod, one worker */
+    if (rec->gpus > 0) {
+        traceload_split(rec->gpus, o->max_per_worker, &per, &workers);
+    }
     bool fallback = !r || !r->profile;
     *k = (kept){
         .spec = {.class_name = intern(ss, cls),
@@ -227,7 +229,7 @@ int traceload_jobs(trace_reader *r, const traceload_opts *o, arena *a, diag *d, 
             }
             continue;
         }
-        if (rec.gpus == 0) {
+        if (rec.gpus == 0 && !o->keep_cpu_pods) {
             st->cpu_only++;
             continue;
         }
@@ -282,7 +284,8 @@ int traceload_jobs(trace_reader *r, const traceload_opts *o, arena *a, diag *d, 
     for (size_t i = 0; i < n; i++) {
         job_table_add(t, &all[i].spec);
         st->open += all[i].spec.work_s == TRACELOAD_OPEN_WORK_S;
-        st->fallback += all[i].fallback;
+        st->fallback += all[i].fallback && all[i].spec.req.per_worker > 0;
+        st->cpu_jobs += all[i].spec.req.per_worker == 0;
     }
     st->jobs = n;
     free(all);

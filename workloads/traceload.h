@@ -20,7 +20,9 @@
  *    is at most the target; below it, random pods of the original list are cloned and appended
  *    until the next clone's per-GPU milli-GPU would pass the target (FGD compares the clone's
  *    per-GPU share, then adds its total). Jobs arrive one per `interval_s`, in list order.
- * Pods asking for no GPU (openb's CPU-only pods) are skipped and counted in n_cpu_only.
+ * Pods asking for no GPU (openb's CPU-only pods, DLRM's CPU-node instances) become CPU-only jobs
+ * (model/job.h: per_worker 0, one worker, the default resource named but unused) with keep_cpu_pods,
+ * else they are skipped; both are counted.
  * Records are kept in compact arrays (one job_spec each, strings interned in the arena), sorted by
  * submission (ties: file order), and added to the job table in that order, so job ids are
  * chronological as the world requires.
@@ -68,6 +70,7 @@ typedef struct traceload_opts {
     const char *resource;      /* default requested resource, e.g. "nvidia.com/gpu" */
     const char *default_class; /* class of jobs no rule names and without a class key */
     uint32_t max_per_worker;   /* most units per worker (GPUs per node), >= 1 */
+    bool keep_cpu_pods;        /* pods asking for no GPU become CPU-only jobs (per_worker 0) */
     double fallback_factor;    /* work_factor of jobs that no rule gives a profile */
     uint64_t fallback_mem_bytes;
     size_t n_rules;
@@ -84,10 +87,11 @@ typedef struct traceload_opts {
 typedef struct traceload_stats {
     uint64_t rows;        /* records read */
     uint64_t jobs;        /* jobs added */
-    uint64_t cpu_only;    /* records asking for no GPU, skipped */
+    uint64_t cpu_only;    /* records asking for no GPU, skipped (keep_cpu_pods false) */
+    uint64_t cpu_jobs;    /* CPU-only jobs added (keep_cpu_pods) */
     uint64_t outside;     /* records outside the window or past the limit */
     uint64_t open;        /* jobs added that are open-ended (no end in the trace, or arrival-only) */
-    uint64_t fallback;    /* jobs added without a profile: GPU-bound fallback */
+    uint64_t fallback;    /* GPU jobs added without a profile: GPU-bound fallback */
     uint64_t inflated;    /* arrival-only: clones added (or, negative tuning, pods removed) */
     uint64_t removed;
     uint64_t milli_total; /* arrival-only: milli-GPU asked for by the jobs added */

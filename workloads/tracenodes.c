@@ -55,10 +55,7 @@ int tracenodes_read(FILE *f, const char *name, arena *a, diag *d, tracenodes *ou
         if (!row) {
             continue;
         }
-        if (gpus == 0) {
-            out->n_cpu_nodes++;
-            continue;
-        }
+        out->n_cpu_nodes += gpus == 0;
         out->n_nodes++;
         out->n_gpus += gpus;
         size_t g = 0;
@@ -94,8 +91,7 @@ int tracenodes_read(FILE *f, const char *name, arena *a, diag *d, tracenodes *ou
     }
     if (out->n_groups == 0) {
         diag_error(d, (src_loc){name, 1, 1}, NULL,
-                   "no GPU node in the node list; expected at least one row with gpu > 0, got "
-                   "none");
+                   "no node in the node list; expected at least one row, got none");
         return SIM_EINPUT;
     }
     return 0;

@@ -294,7 +294,7 @@ Test(trace, csv_with_a_column_mapping)
 
 /* ---- node list -------------------------------------------------------------------------------- */
 
-Test(tracenodes, groups_by_shape_and_skips_cpu_nodes)
+Test(tracenodes, groups_by_shape_cpu_nodes_too)
 {
     static const char text[] = "sn,cpu_milli,memory_mib,gpu,model\n"
                                "n0,32000,262144,0,\n"
@@ -308,16 +308,19 @@ Test(tracenodes, groups_by_shape_and_skips_cpu_nodes)
     tracenodes tn;
     cr_assert_eq(tracenodes_read(f, "n.csv", a, d, &tn), 0);
     cr_assert_eq(tn.n_cpu_nodes, 1);
-    cr_assert_eq(tn.n_nodes, 4);
+    cr_assert_eq(tn.n_nodes, 5);
     cr_assert_eq(tn.n_gpus, 26); /* 8 + 8 + 2 + 8 */
-    cr_assert_eq(tn.n_groups, 3);
-    cr_assert_str_eq(tn.groups[0].model, "G2");
-    cr_assert_eq(tn.groups[0].count, 2);
-    cr_assert_eq(tn.groups[0].cpu_milli, 96000);
-    cr_assert_eq(tn.groups[0].mem_bytes, 786432ull << 20);
-    cr_assert_eq(tn.groups[1].gpus, 2);
-    cr_assert_eq(tn.groups[2].mem_bytes, 524288ull << 20);
-    cr_assert_eq(tn.groups[2].line, 6);
+    cr_assert_eq(tn.n_groups, 4);
+    cr_assert_str_eq(tn.groups[0].model, ""); /* the CPU-only node */
+    cr_assert_eq(tn.groups[0].gpus, 0);
+    cr_assert_eq(tn.groups[0].cpu_milli, 32000);
+    cr_assert_str_eq(tn.groups[1].model, "G2");
+    cr_assert_eq(tn.groups[1].count, 2);
+    cr_assert_eq(tn.groups[1].cpu_milli, 96000);
+    cr_assert_eq(tn.groups[1].mem_bytes, 786432ull << 20);
+    cr_assert_eq(tn.groups[2].gpus, 2);
+    cr_assert_eq(tn.groups[3].mem_bytes, 524288ull << 20);
+    cr_assert_eq(tn.groups[3].line, 6);
     fclose(f);
     diag_destroy(d);
     arena_destroy(a);
@@ -641,4 +644,41 @@ Test(trace_run, set_overrides_trace_fields_and_runs_repeat_bytewise)
     remove_run(b);
     free(a);
     free(b);
+}
+
+Test(traceload, cpu_only_pods_kept_or_skipped)
+{
+    char text[1024];
+    snprintf(text, sizeof text,
+             "%sp0,4000,1024,0,0,,BE,Failed,100,300,\np1,8000,2048,1,500,,LS,Running,150,200,150\n",
+             openb_hdr);
+    arena *a = arena_create();
+    for (int keep = 0; keep < 2; keep++) {
+        fx x;
+        cr_assert_eq(open_fx(&x, TRACE_OPENB, true, text), 0);
+        traceload_opts o = {.resource = "nvidia.com/gpu", .default_class = "openb",
+                            .max_per_worker = 8, .fallback_factor = 1, .keep_cpu_pods = keep};
+        traceload_stats st;
+        job_table *t = job_table_create();
+        cr_assert_eq(traceload_jobs(x.r, &o, a, x.d, t, &st), 0);
+        close_fx(&x);
+        cr_assert_eq(job_table_count(t), keep ? 2 : 1);
+        cr_assert_eq(st.cpu_only, keep ? 0 : 1);
+        cr_assert_eq(st.cpu_jobs, keep ? 1 : 0);
+        cr_assert_eq(st.fallback, 1); /* the GPU pod only */
+        const job *g = job_table_get(t, keep ? 1 : 0);
+        cr_assert_eq(g->spec.pod.gpu_milli, 500);
+        cr_assert_float_eq(g->spec.work_s, 50.0, 1e-12); /* 200 - 150 */
+        if (keep) {
+            const job *c = job_table_get(t, 0); /* submitted first, at the window's start */
+            cr_assert_eq(c->spec.req.per_worker, 0);
+            cr_assert_eq(c->spec.req.n_workers, 1);
+            cr_assert_eq(c->spec.pod.cpu_milli, 4000);
+            cr_assert_eq(c->spec.pod.host_mem_bytes, 1024ull << 20);
+            cr_assert_float_eq(c->spec.work_s, 200.0, 1e-12); /* 300 - 100 */
+            cr_assert_eq(g->spec.submit, sim_time_from_s(50)); /* 150 - 100 */
+        }
+        job_table_destroy(t);
+    }
+    arena_destroy(a);
 }
