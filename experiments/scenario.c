@@ -722,8 +722,8 @@ static bool parse_calibration(cfg_walker *w, yaml_node_t *node, const char *path
 
 /* ---- top level ----------------------------------------------------------------------------- */
 
-/* `sweep:` is read by its own loader (experiments/sweep.h), which walks it with its own schema;
- * a run of the scenario itself only requires a mapping.
+/* `sweep:` and `plan:` are read by their own loaders (experiments/sweep.h, experiments/plan.h),
+ * which walk them with their own schemas; a run of the scenario itself only requires a mapping.
  * Their nodes are not visited here: a sweep's values become the scenario's own nodes at a point
  * (yamlx_set_node), and are walked there. */
 static bool parse_elsewhere(cfg_walker *w, yaml_node_t *node, const char *path, const cfg_field *f,
@@ -759,6 +759,7 @@ static const cfg_field scenario_fields[] = {
     {"services", CFG_SEQ, CFG_MIN(1), CFG_MAX(1000),
      CFG_SEQ_OF(scenario_spec, services, n_services, scenario_service, scenario_service_fields)},
     {"sweep", CFG_CUSTOM, .parse = parse_elsewhere, .off = 0},
+    {"plan", CFG_CUSTOM, .parse = parse_elsewhere, .off = 0},
     {"repartition", CFG_MAP, .sub = scenario_repartition_fields,
      .off = offsetof(scenario_spec, repartition)},
     {0},

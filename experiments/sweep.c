@@ -106,7 +106,7 @@ static bool parse_values(cfg_walker *w, yaml_node_t *node, const char *path, con
     return true;
 }
 
-static const cfg_field axis_fields[] = {
+const cfg_field sweep_axis_fields[] = {
     {"path", CFG_STRING, .required = true, .expect = "a scenario path like cluster.nodes[0].count",
      .off = offsetof(sweep_axis, path), CFG_LOC(sweep_axis, at)},
     {"values", CFG_CUSTOM, .required = true, .parse = parse_values, .off = 0},
@@ -118,12 +118,11 @@ static const cfg_field sweep_fields[] = {
     {"replications", CFG_U32, CFG_MIN(1), CFG_MAX(100000), .dflt = "1",
      .off = offsetof(sweep_spec, replications)},
     {"axes", CFG_SEQ, CFG_MAX(SWEEP_MAX_AXES),
-     CFG_SEQ_OF(sweep_spec, axes, n_axes, sweep_axis, axis_fields)},
+     CFG_SEQ_OF(sweep_spec, axes, n_axes, sweep_axis, sweep_axis_fields)},
     {0},
 };
 
-/* Count the points of a walked sweep; reports a sweep too large. */
-static int finish(sweep_spec *s, int before, diag *d, sweep_spec **out)
+int sweep_count(sweep_spec *s, int before, diag *d)
 {
     s->n_combos = 1;
     for (size_t i = 0; i < s->n_axes && diag_error_count(d) == before; i++) {
@@ -145,7 +144,6 @@ static int finish(sweep_spec *s, int before, diag *d, sweep_spec **out)
         return SIM_EINPUT;
     }
     s->n_points = s->n_combos * s->replications;
-    *out = s;
     return 0;
 }
 
@@ -164,7 +162,9 @@ static int load_doc(yamlx_doc *doc, arena *a, diag *d, sweep_spec **out)
     cfg_walk_map(&w, node, "sweep", sweep_fields, s);
     cfg_walker_fini(&w);
     yamlx_destroy(doc);
-    return finish(s, before, d, out);
+    int rc = sweep_count(s, before, d);
+    *out = rc == 0 ? s : NULL;
+    return rc;
 }
 
 int sweep_load_file(const char *path, arena *a, diag *d, sweep_spec **out)

@@ -28,6 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "experiments/cfg.h"
 #include "experiments/yamlx.h"
 #include "sim/arena.h"
 #include "sim/diag.h"
@@ -62,6 +63,14 @@ int sweep_load_file(const char *path, arena *a, diag *d, sweep_spec **out);
 /* Same for `len` bytes at `buf` under the display name `name` (fuzzing). */
 int sweep_load_buffer(const char *name, const void *buf, size_t len, arena *a, diag *d,
                       sweep_spec **out);
+
+/* The schema of one `axes:` item (path, values), for sections that embed a sweep (the plan's,
+ * experiments/plan.h). */
+extern const cfg_field sweep_axis_fields[];
+/* After a walk into s (replications, axes), count its combinations and points; reports a sweep
+ * too large. `before` is d's error count before the walk. 0 or SIM_EINPUT (also when the walk
+ * reported errors). */
+int sweep_count(sweep_spec *s, int before, diag *d);
 
 /* Value index of each axis (idx[n_axes]) at combination c (< n_combos). */
 void sweep_combo_values(const sweep_spec *s, size_t combo, size_t *idx);

@@ -24,7 +24,7 @@
 
 typedef int cli_cmd_fn(int argc, char **argv);
 
-cli_cmd_fn cmd_run, cmd_sweep, cmd_check, cmd_profiles, cmd_layouts, cmd_bench, cmd_validate,
+cli_cmd_fn cmd_run, cmd_sweep, cmd_plan, cmd_check, cmd_profiles, cmd_layouts, cmd_bench, cmd_validate,
     cmd_fit, cmd_fit_workload, cmd_predict, cmd_policies;
 
 /* Print "slicesim CMD: MSG" to stderr for a usage error; returns CLI_EXIT_INPUT. */

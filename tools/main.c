@@ -19,6 +19,7 @@ static const cli_cmd commands[] = {
      "run a scenario: run FILE [-o DIR] [--force] [--seed N] [--set PATH=VALUE]..."},
     {"check", cmd_check, "check a scenario, estimate its cost: check FILE [--set PATH=VALUE]..."},
     {"sweep", cmd_sweep, "run a scenario's sweep: points: sweep FILE -o DIR [-j N] (or mpirun)"},
+    {"plan", cmd_plan, "capacity plan: cheapest candidate meeting SLOs: plan FILE -o DIR [-j N]"},
     {"profiles", cmd_profiles, "print a GPU's MIG profile table: profiles GPU"},
     {"layouts", cmd_layouts, "list valid MIG layouts or check a mig-parted file: layouts GPU"},
     {"bench", cmd_bench, "benchmarks: bench engine|heap --pending N --events M"},

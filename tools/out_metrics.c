@@ -165,6 +165,28 @@ static void put_series(const om_ctx *x, const struct family *fam, gpu_id g, int 
     devlog_cursor_fini(&cur);
 }
 
+double out_energy_j(const world *w, const phys_params *phys)
+{
+    devlog log;
+    devlog_build(w, &log);
+    om_ctx x = {.c = world_cluster(w), .log = &log, .phys = phys};
+    double e = 0;
+    for (gpu_id g = 0; g < cluster_n_gpus(x.c); g++) {
+        const cluster_gpu *cg = cluster_gpu_get(x.c, g);
+        devlog_cursor cur;
+        devlog_cursor_init(&cur, &log, x.c, g);
+        while (devlog_cursor_next_time(&cur) <= log.end) {
+            sim_time nt = devlog_cursor_next_time(&cur);
+            e += power_now(&x, &cur, cg->type) * sim_time_to_s(nt - cur.t);
+            devlog_cursor_advance(&cur, nt);
+        }
+        e += power_now(&x, &cur, cg->type) * sim_time_to_s(log.end - cur.t);
+        devlog_cursor_fini(&cur);
+    }
+    devlog_fini(&log);
+    return e;
+}
+
 int out_metrics_om(FILE *f, const world *w, const phys_params *phys, sim_time interval_ns)
 {
     SIM_ASSERT(interval_ns > 0);

@@ -34,6 +34,9 @@
 #include "model/speed.h"
 #include "model/world.h"
 
+/* Energy (J) the GPUs draw over [0, horizon] under the same power model as
+ * DCGM_FI_DEV_POWER_USAGE (GPUs with an unsourced TDP count 0). */
+double out_energy_j(const world *w, const phys_params *phys);
 /* Write metrics.om for the finished run w. 0 or SIM_EIO. */
 int out_metrics_om(FILE *f, const world *w, const phys_params *phys, sim_time interval_ns);
 

@@ -932,6 +932,8 @@ int run_scenario(const run_opts *o)
     }
     if (rc == 0 && o->result) {
         runstats_compute(r.w, o->result);
+        o->result->v[RS_ENERGY_KWH] = out_energy_j(r.w, &r.phys) / 3.6e6;
+        o->result->has[RS_ENERGY_KWH] = true;
     }
     run_fini(&r);
     return rc;

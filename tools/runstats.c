@@ -23,6 +23,8 @@ static const char *const names[RS_COUNT] = {
     [RS_GPUS_BUSY] = "gpus_busy",
     [RS_SMS_BUSY] = "sms_busy",
     [RS_QUEUED_MEAN] = "queued_mean",
+    [RS_GPUS] = "gpus",
+    [RS_ENERGY_KWH] = "energy_kwh",
 };
 
 const char *runstats_name(int i)
@@ -114,6 +116,7 @@ void runstats_compute(const world *w, runstats *out)
     set(out, RS_SMS_BUSY,
         tot.sms_total ? out_time_mean(w, offsetof(world_sample, sms_busy), tot.sms_total) : 0);
     set(out, RS_QUEUED_MEAN, out_time_mean(w, offsetof(world_sample, queued), 1));
+    set(out, RS_GPUS, gpus);
 }
 
 void runstats_class(const world *w, const char *class_name, runstats *out)

@@ -9,6 +9,9 @@
  *                               runs faster than alone)
  *   units_util, gpus_busy, sms_busy   time-weighted fractions over [0, horizon] (as run.json)
  *   queued_mean                 time-weighted mean number of queued jobs
+ *   gpus                        GPUs in the cluster
+ *   energy_kwh                  energy the GPUs draw over [0, horizon] (tools/out_metrics.h's
+ *                               power model; set by the run, which has the physics)
  * A figure with nothing to measure (no job started) is absent (has[i] false), never NaN.
  * Per class (runstats_class): the same wait / JCT figures for the jobs of one class.
  * Ownership: pure function of a borrowed world; results are plain values.
@@ -34,6 +37,8 @@ enum {
     RS_GPUS_BUSY,
     RS_SMS_BUSY,
     RS_QUEUED_MEAN,
+    RS_GPUS,
+    RS_ENERGY_KWH,
     RS_COUNT
 };
 

@@ -414,12 +414,14 @@ static int write_summary(const sweep_ctx *x)
 
 /* Load the sweep and the base scenario; validate every combination. 0 or a SIM_E* status
  * (errors printed to err). */
-static int load_and_check(const char *scenario, const char *const *sets, size_t n_sets, arena *a,
-                          FILE *err, const sweep_spec **sw_out, scenario_spec **base)
+static int load_and_check(const char *scenario, const sweep_spec *given, const char *const *sets,
+                          size_t n_sets, arena *a, FILE *err, const sweep_spec **sw_out,
+                          scenario_spec **base)
 {
     diag *d = diag_create();
     sweep_spec *sw = NULL;
-    int rc = sweep_load_file(scenario, a, d, &sw);
+    int rc = given ? 0 : sweep_load_file(scenario, a, d, &sw);
+    const sweep_spec *use = given ? given : sw;
     if (rc == SIM_ENOENT || rc == SIM_EIO) {
         fprintf(err, "slicesim: %s: %s\n", scenario, strerror(errno));
         diag_destroy(d);
@@ -434,9 +436,9 @@ static int load_and_check(const char *scenario, const char *const *sets, size_t 
         return SIM_EINPUT;
     }
     diag_destroy(d);
-    *sw_out = sw;
-    for (size_t c = 0; sw && c < sw->n_combos && rc == 0; c++) {
-        sweep_combo ce = {sw, c};
+    *sw_out = use;
+    for (size_t c = 0; use && c < use->n_combos && rc == 0; c++) {
+        sweep_combo ce = {use, c};
         scenario_edit edit = {sweep_combo_edit, &ce};
         run_opts ro = {.scenario = scenario,
                        .sets = sets,
@@ -455,7 +457,7 @@ int sweep_check(const char *scenario, const char *const *sets, size_t n_sets, FI
     arena *a = arena_create();
     const sweep_spec *sw = NULL;
     scenario_spec *base = NULL;
-    int rc = load_and_check(scenario, sets, n_sets, a, err, &sw, &base);
+    int rc = load_and_check(scenario, NULL, sets, n_sets, a, err, &sw, &base);
     *n_points = rc == 0 && sw ? sw->n_points : 0;
     arena_destroy(a);
     return rc;
@@ -473,7 +475,7 @@ int sweep_run(const sweep_run_opts *o)
     arena *a = arena_create();
     const sweep_spec *sw = NULL;
     scenario_spec *base = NULL;
-    int rc = load_and_check(o->scenario, o->sets, o->n_sets, a, err, &sw, &base);
+    int rc = load_and_check(o->scenario, o->sw, o->sets, o->n_sets, a, err, &sw, &base);
     if (rc == 0 && !sw) {
         fprintf(err,
                 "%s:1:1: error: sweep: missing; expected a sweep: section with axes or "

@@ -30,10 +30,13 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "experiments/sweep.h"
 #include "tools/sweep_mpi.h"
 
 typedef struct sweep_run_opts {
     const char *scenario;    /* scenario file with a sweep: section */
+    const sweep_spec *sw;    /* the points to run; NULL: the file's sweep: section (a plan
+                              * passes its own, experiments/plan.h); borrowed */
     const char *out_dir;     /* NULL: the scenario's outputs.dir */
     unsigned jobs;           /* worker processes per rank, >= 1 */
     const char *const *sets; /* --set overrides for every point; borrowed */

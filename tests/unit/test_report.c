@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "experiments/fileio.h"
-#include "tests/unit/sh.h"
+#include "tests/unit/browser.h"
 #include "tools/run.h"
 
 static char dir[] = "/tmp/slicesim-report-XXXXXX";
@@ -46,46 +46,6 @@ static void teardown(void)
 
 TestSuite(report, .init = setup, .fini = teardown, .timeout = 180);
 
-/* Load `page` in headless Chromium with a fresh profile; the DOM it built goes to dom (n bytes),
- * the console messages it logged to msgs (msgs_n bytes), and their number is returned (-1:
- * Chromium did not run). */
-static int chromium_console_messages(const char *page, char *dom, size_t n, char *msgs,
-                                     size_t msgs_n)
-{
-    char profile[] = "/tmp/slicesim-chromium-XXXXXX";
-    cr_assert_not_null(mkdtemp(profile));
-    char log[160], cmd[1024];
-    snprintf(log, sizeof log, "%s.log", profile);
-    /* no sandbox (CI runs as root), no GPU, no background traffic; every host name fails to
-     * resolve, so a page that tried the network could not get anything */
-    snprintf(cmd, sizeof cmd,
-             "timeout 120 chromium --headless --no-sandbox --disable-gpu "
-             "--disable-background-networking --disable-extensions --no-first-run "
-             "--host-resolver-rules='MAP * ~NOTFOUND' --user-data-dir=%s --enable-logging=stderr "
-             "--v=0 --dump-dom 'file://%s' 2>%s",
-             profile, page, log);
-    int rc = test_sh(cmd, dom, n);
-    char text[65536];
-    size_t len = 0;
-    char *buf = NULL;
-    int n_console = -1;
-    if (rc == 0 && fileio_read_all(log, sizeof text, &buf, &len) == 0) {
-        n_console = 0;
-        size_t used = 0;
-        msgs[0] = '\0';
-        for (const char *p = buf; (p = strstr(p, ":CONSOLE")); p++) {
-            const char *eol = strchr(p, '\n');
-            int k = snprintf(msgs + used, msgs_n - used, "%.*s\n", eol ? (int)(eol - p) : 200, p);
-            used += k > 0 && (size_t)k < msgs_n - used ? (size_t)k : 0;
-            n_console++;
-        }
-        free(buf);
-    }
-    snprintf(cmd, sizeof cmd, "rm -rf %s %s", profile, log);
-    cr_assert_eq(system(cmd), 0);
-    return n_console;
-}
-
 Test(report, is_one_self_contained_file)
 {
     for (size_t i = 0; i < N_SECTIONS; i++) {
@@ -120,8 +80,7 @@ Test(report, chromium_console_check_catches_a_script_error)
           f);
     fclose(f);
     static char dom[1 << 16], msgs[4096];
-    cr_expect_eq(chromium_console_messages(page, dom, sizeof dom, msgs, sizeof msgs), 1, "%s",
-                 msgs);
+    cr_expect_eq(test_chromium_console(page, dom, sizeof dom, msgs, sizeof msgs), 1, "%s", msgs);
     cr_expect_not_null(strstr(msgs, "undefinedFunction is not defined"), "%s", msgs);
     cr_expect_not_null(strstr(dom, "<p id=\"x\">"), "%s", dom);
 }
@@ -133,7 +92,7 @@ Test(report, chromium_loads_it_finds_every_section_and_logs_nothing)
     char page[128];
     snprintf(page, sizeof page, "%s/report.html", dir);
     static char dom[1 << 22], msgs[4096];
-    cr_expect_eq(chromium_console_messages(page, dom, sizeof dom, msgs, sizeof msgs), 0,
+    cr_expect_eq(test_chromium_console(page, dom, sizeof dom, msgs, sizeof msgs), 0,
                  "console messages:\n%s", msgs);
     for (size_t i = 0; i < N_SECTIONS; i++) {
         char want[64];

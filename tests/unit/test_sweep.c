@@ -5,7 +5,6 @@
  * missing mpirun fails the MPI test, it is not skipped. */
 #include <cjson/cJSON.h>
 #include <criterion/criterion.h>
-#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +16,7 @@
 #include "experiments/sweep.h"
 #include "sim/arena.h"
 #include "sim/diag.h"
+#include "tests/unit/corpus.h"
 #include "tests/unit/sh.h"
 #include "tools/sweep_mpi.h"
 
@@ -205,35 +205,7 @@ Test(sweep, two_mpi_ranks_give_the_same_files, .timeout = 120)
 
 Test(sweep, bad_input_corpus_gives_exact_messages_and_writes_nothing, .timeout = 60)
 {
-    const char *bad = "tests/bad_input/sweep";
-    DIR *d = opendir(bad);
-    cr_assert_not_null(d);
-    struct dirent *e;
-    size_t n = 0;
     char *dir = mkdir_tmp();
-    while ((e = readdir(d))) {
-        size_t len = strlen(e->d_name);
-        if (len < 6 || strcmp(e->d_name + len - 5, ".yaml") != 0) {
-            continue;
-        }
-        char path[512], line[1024], cmd[1200], out[4096];
-        snprintf(path, sizeof path, "%s/%s", bad, e->d_name);
-        FILE *f = fopen(path, "r");
-        cr_assert_not_null(f);
-        cr_assert_not_null(fgets(line, sizeof line, f));
-        fclose(f);
-        cr_assert_eq(strncmp(line, "# expect: ", 10), 0, "%s: no '# expect:' line", path);
-        snprintf(cmd, sizeof cmd, "./slicesim check %s 2>&1", path);
-        cr_expect_eq(test_sh(cmd, out, sizeof out), 2, "%s", path);
-        cr_expect_str_eq(out, line + 10, "%s", path);
-        snprintf(cmd, sizeof cmd, "./slicesim sweep %s -o %s/out 2>&1", path, dir);
-        cr_expect_eq(test_sh(cmd, out, sizeof out), 2, "%s", path);
-        cr_expect_str_eq(out, line + 10, "%s", path);
-        snprintf(cmd, sizeof cmd, "%s/out", dir);
-        cr_expect_neq(access(cmd, F_OK), 0, "%s: sweep wrote %s", path, cmd);
-        n++;
-    }
-    closedir(d);
+    cr_expect_geq(test_bad_corpus("tests/bad_input/sweep", "sweep", 1, dir), 6);
     rm_tree(dir);
-    cr_expect_geq(n, 6);
 }
