@@ -195,7 +195,7 @@ static const cfg_field profile_fields[] = {
     {0},
 };
 
-/* Keys are gpu_format_name() spellings. */
+/* Keys are the format names gpu_format_from_name() reads. */
 static const cfg_field peak_fields[] = {
     {"fp64", CFG_DOUBLE, CFG_MIN(0.001), CFG_MAX(1e6), .off = offsetof(raw_peak, v[GPU_FMT_FP64])},
     {"fp32", CFG_DOUBLE, CFG_MIN(0.001), CFG_MAX(1e6), .off = offsetof(raw_peak, v[GPU_FMT_FP32])},

@@ -188,19 +188,6 @@ int physics_load_buffer(const char *name, const void *buf, size_t len, diag *d,
     return diag_error_count(d) == before ? 0 : SIM_EINPUT;
 }
 
-int physics_load_file(const char *path, diag *d, phys_params *out)
-{
-    char *buf;
-    size_t len;
-    int rc = fileio_read_all(path, FILEIO_MAX_BYTES, &buf, &len);
-    if (rc) {
-        return rc;
-    }
-    rc = physics_load_buffer(path, buf, len, d, out);
-    free(buf);
-    return rc;
-}
-
 int physics_load_default(diag *d, phys_params *out)
 {
     const unsigned char *data;

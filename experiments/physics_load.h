@@ -25,10 +25,6 @@
 int physics_load_buffer(const char *name, const void *buf, size_t len, diag *d,
                         phys_params *out);
 
-/* Load a physics file from disk. Returns 0, SIM_EINPUT (reported to d) or SIM_ENOENT/SIM_EIO
- * (errno holds the cause; nothing reported). */
-int physics_load_file(const char *path, diag *d, phys_params *out);
-
 /* Load the embedded model/physics.yaml. Returns 0, or SIM_EINPUT (reported to d) when the
  * embedded file is broken (a build bug caught by the tests). */
 int physics_load_default(diag *d, phys_params *out);

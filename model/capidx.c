@@ -50,12 +50,6 @@ void capidx_set(capidx *ix, uint32_t i, uint32_t v)
     }
 }
 
-uint32_t capidx_get(const capidx *ix, uint32_t i)
-{
-    SIM_ASSERT(i < ix->n);
-    return ix->t[ix->size + i];
-}
-
 uint32_t capidx_max(const capidx *ix)
 {
     return ix->t[1];

@@ -17,11 +17,6 @@ static const char *const format_names[GPU_FMT_COUNT] = {
     [GPU_FMT_INT8_TENSOR] = "int8_tensor",
 };
 
-const char *gpu_format_name(gpu_format f)
-{
-    return (unsigned)f < GPU_FMT_COUNT ? format_names[f] : "unknown";
-}
-
 gpu_format gpu_format_from_name(const char *name)
 {
     for (int f = 0; f < GPU_FMT_COUNT; f++) {

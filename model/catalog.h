@@ -33,8 +33,6 @@ typedef enum gpu_format {
     GPU_FMT_COUNT
 } gpu_format;
 
-/* Name used in data files and output ("fp32", "fp16_tensor", ...); static storage. */
-const char *gpu_format_name(gpu_format f);
 /* Format by name; returns GPU_FMT_COUNT when unknown. */
 gpu_format gpu_format_from_name(const char *name);
 

@@ -10,12 +10,6 @@
 #include "sim/fluid.h"
 #include "sim/xalloc.h"
 
-const char *comm_link_name(comm_link l)
-{
-    static const char *const names[COMM_LINK_COUNT] = {"nvlink", "pcie", "host", "nic"};
-    return l < COMM_LINK_COUNT ? names[l] : "?";
-}
-
 int comm_net_find(const comm_params *p, const char *name)
 {
     for (int i = 0; i < p->n_nets; i++) {

@@ -51,8 +51,6 @@ typedef enum comm_link {
 
 typedef enum comm_proto { COMM_PROTO_LL, COMM_PROTO_SIMPLE, COMM_PROTO_COUNT } comm_proto;
 
-/* "nvlink", "pcie", "host", "nic"; static storage. */
-const char *comm_link_name(comm_link l);
 
 #define COMM_MAX_NETS 8
 #define COMM_NAME_MAX 24

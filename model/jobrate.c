@@ -237,8 +237,8 @@ static double mixed_mps_rate(const jobrate_ctx *rc, const cluster *c, const clus
         }
     }
     double iter[SHARE_MAX_CLASSES];
-    share_mps_solve(n_mc, mc, &pc, rc->phys, iter);
-    if (!(iter[0] > 0) || !isfinite(iter[0])) {
+    if (share_mps_solve(n_mc, mc, &pc, rc->phys, iter) != 0 || !(iter[0] > 0) ||
+        !isfinite(iter[0])) { /* not converged or out of range */
         return (double)NAN;
     }
     return t_alone * wl_units_per_iter(self->p, self->batch) / iter[0];

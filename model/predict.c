@@ -64,7 +64,10 @@ static double shared_iter(const wl_profile *p, double batch, const partition_cfg
             cls[i + 1] = (share_mps_class){c->with[i], c->with_batch[i], 1};
         }
         double iter[SHARE_MAX_CLASSES];
-        share_mps_solve(1 + c->n_with, cls, c, m, iter);
+        if (share_mps_solve(1 + c->n_with, cls, c, m, iter) != 0) {
+            set_invalid(out, SPEED_INVALID, "the MPS solve did not converge for these clients");
+            return (double)NAN;
+        }
         out->gpu_util = iter[0] > 0 ? (iter[0] - out->iter_host_s) / iter[0] : 0;
         return iter[0];
     }

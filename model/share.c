@@ -246,8 +246,8 @@ int share_rr_simulate(const share_rr_cfg *c, double *throughput_per_job, double 
 
 /* ---- MPS ---- */
 
-void share_mps_solve(int n_cls, const share_mps_class *cls, const partition_cfg *c,
-                     const phys_params *m, double *iter_s)
+int share_mps_solve(int n_cls, const share_mps_class *cls, const partition_cfg *c,
+                    const phys_params *m, double *iter_s)
 {
     SIM_ASSERT(n_cls >= 1 && n_cls <= SHARE_MAX_CLASSES);
     double part_sms = speed_partition_sms(c);
@@ -262,7 +262,7 @@ void share_mps_solve(int n_cls, const share_mps_class *cls, const partition_cfg 
         want[i] = fmin(cap, pmax);
         u[i] = 1.0;
     }
-    for (int it = 0; it < 200; it++) {
+    for (int it = 0; it < SHARE_MPS_MAX_ITER; it++) {
         double max_change = 0;
         for (int i = 0; i < n_cls; i++) {
             /* expected co-runners in their GPU phase while this client is in its own */
@@ -297,10 +297,11 @@ void share_mps_solve(int n_cls, const share_mps_class *cls, const partition_cfg 
             max_change = fmax(max_change, fabs(nu_damped - u[i]));
             u[i] = nu_damped;
         }
-        if (max_change < 1e-9) {
-            break;
+        if (max_change < SHARE_MPS_TOL) {
+            return 0;
         }
     }
+    return SIM_ENOCONV;
 }
 
 bool share_mem_fits(const wl_profile *p, double batch, const partition_cfg *c,

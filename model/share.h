@@ -79,8 +79,13 @@ typedef struct share_mps_class {
 
 /* Steady iteration time of one client of each class under MPS on partition c (c->mps_percent
  * caps every client's SMs). Solved by damped fixed-point iteration on the fraction of time each
- * class spends in its GPU phase. iter_s[c] receives the wall time per iteration. */
-void share_mps_solve(int n_cls, const share_mps_class *cls, const partition_cfg *c,
+ * class spends in its GPU phase (at most SHARE_MPS_MAX_ITER rounds, until no fraction moves by
+ * SHARE_MPS_TOL). iter_s[c] receives the wall time per iteration. Returns 0, or SIM_ENOCONV when
+ * the iteration did not settle (iter_s then holds the last iterate, which callers must not use
+ * as an answer). */
+#define SHARE_MPS_MAX_ITER 200
+#define SHARE_MPS_TOL 1e-9
+int share_mps_solve(int n_cls, const share_mps_class *cls, const partition_cfg *c,
                      const phys_params *m, double *iter_s);
 
 /* True when the footprints of everyone sharing the partition fit its memory; *need_bytes gets

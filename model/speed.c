@@ -42,16 +42,6 @@ const char *wl_param_name(wl_param p)
     return (unsigned)p < WL_P_COUNT ? param_names[p] : "?";
 }
 
-wl_param wl_param_from_name(const char *name)
-{
-    for (int i = 0; i < WL_P_COUNT; i++) {
-        if (!strcmp(name, param_names[i])) {
-            return (wl_param)i;
-        }
-    }
-    return WL_P_COUNT;
-}
-
 wl_class wl_dominant_class(const wl_profile *p)
 {
     wl_class best = WL_CLASS_FP32;
@@ -144,16 +134,6 @@ static const char *const share_names[SHARE_COUNT] = {"exclusive", "timeslice", "
 const char *share_mode_name(share_mode m)
 {
     return (unsigned)m < SHARE_COUNT ? share_names[m] : "?";
-}
-
-share_mode share_mode_from_name(const char *name)
-{
-    for (int i = 0; i < SHARE_COUNT; i++) {
-        if (!strcmp(name, share_names[i])) {
-            return (share_mode)i;
-        }
-    }
-    return SHARE_COUNT;
 }
 
 void partition_cfg_init(partition_cfg *c, const gpu_type *g)

@@ -75,8 +75,6 @@ typedef enum wl_param {
 
 /* Name of a profile parameter ("host_s_fixed", "compute_sm_s_per_sample", ...); static. */
 const char *wl_param_name(wl_param p);
-/* Parameter by name; WL_P_COUNT when unknown. */
-wl_param wl_param_from_name(const char *name);
 /* Class holding the most compute work (fixed + per-sample at batch 1); FP32 when none. */
 wl_class wl_dominant_class(const wl_profile *p);
 /* Value of parameter `which` (compute: of the dominant class). */
@@ -99,8 +97,6 @@ double wl_units_per_iter(const wl_profile *p, double batch);
 typedef enum share_mode { SHARE_EXCLUSIVE, SHARE_TIMESLICE, SHARE_MPS, SHARE_COUNT } share_mode;
 /* "exclusive", "timeslice", "mps"; static storage. */
 const char *share_mode_name(share_mode m);
-/* Mode by name; SHARE_COUNT when unknown. */
-share_mode share_mode_from_name(const char *name);
 
 #define PART_MAX_WITH 8 /* other co-located workloads on one partition */
 

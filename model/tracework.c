@@ -12,11 +12,6 @@ static const wl_profile gpu_bound = {
     .compute_sm_s_fixed = {[WL_CLASS_FP32] = 1.0},
 };
 
-const wl_profile *tracework_gpu_bound(void)
-{
-    return &gpu_bound;
-}
-
 int tracework_factor(const wl_profile *p, double batch, const gpu_type *traced,
                      const partition_cfg *to, const phys_params *m, double *factor, char *why,
                      size_t why_len)

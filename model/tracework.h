@@ -22,9 +22,6 @@
 #include "model/catalog.h"
 #include "model/speed.h"
 
-/* The GPU-bound profile of jobs without one (static storage). */
-const wl_profile *tracework_gpu_bound(void);
-
 /* Work-seconds per traced second (> 0) into *factor for profile p at `batch` (p NULL: the
  * GPU-bound profile, batch 1) moved from a whole `traced` GPU to partition `to` (its GPU and MIG
  * profile; sharing is ignored: solo times). traced NULL gives 1. Returns 0, or -1 with the

@@ -26,16 +26,6 @@ const char *wfit_mparam_name(wfit_mparam p)
     return (unsigned)p < WFIT_M_COUNT ? mparam_names[p] : "?";
 }
 
-wfit_mparam wfit_mparam_from_name(const char *name)
-{
-    for (int i = 0; i < WFIT_M_COUNT; i++) {
-        if (!strcmp(name, mparam_names[i])) {
-            return (wfit_mparam)i;
-        }
-    }
-    return WFIT_M_COUNT;
-}
-
 double wfit_mparam_get(const phys_params *m, wfit_mparam p)
 {
     switch (p) {

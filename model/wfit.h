@@ -43,8 +43,6 @@ typedef enum wfit_mparam {
 
 /* Name of a model parameter ("eta", "roofline_p", "power_sm_w.tensor", ...); static. */
 const char *wfit_mparam_name(wfit_mparam p);
-/* Model parameter by name; WFIT_M_COUNT when unknown. */
-wfit_mparam wfit_mparam_from_name(const char *name);
 
 /* One measured run. */
 typedef struct wfit_obs {

@@ -78,11 +78,6 @@ const sim_event *sim_event_get(const sim_ctx *ctx, sim_event_id id)
     return evq_get(ctx->q, id);
 }
 
-size_t sim_pending(const sim_ctx *ctx)
-{
-    return evq_size(ctx->q);
-}
-
 static inline void fire(sim_ctx *ctx, const sim_event *ev)
 {
     SIM_ASSERT(ev->at >= ctx->now); /* time never goes backwards */

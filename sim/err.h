@@ -16,9 +16,7 @@
     X(ENOMEM, -5, "out of memory")                              \
     X(ERANGE, -6, "value out of range")                         \
     X(ENOTFOUND, -7, "no such item")                            \
-    X(EFULL, -8, "capacity exhausted")                          \
-    X(ENOCONV, -9, "did not converge")                          \
-    X(EUSAGE, -10, "invalid command-line usage")
+    X(ENOCONV, -9, "did not converge")
 
 typedef enum sim_err {
     SIM_OK = 0,

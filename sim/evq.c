@@ -407,11 +407,6 @@ size_t evq_size(const evq *q)
     return q->n;
 }
 
-uint64_t evq_seq(const evq *q)
-{
-    return q->seq;
-}
-
 int evq_verify(const evq *q, char *why, size_t why_len)
 {
     char dummy[1];

@@ -81,8 +81,6 @@ bool evq_reschedule(evq *q, sim_event_id id, sim_time at);
 const sim_event *evq_get(const evq *q, sim_event_id id);
 /* Number of pending events. */
 size_t evq_size(const evq *q);
-/* Number of insertions so far (the next seq). */
-uint64_t evq_seq(const evq *q);
 
 /* Check the heap order and the slot<->heap position links. Returns 0 when sound, or
  * SIM_ERANGE with a one-line reason written to why[0..why_len) (why may be NULL). */

@@ -604,12 +604,6 @@ void fluid_resource_set_capacity(fluid_sys *sys, fluid_res_id r, double capacity
     dirty_res(sys, r);
 }
 
-double fluid_resource_capacity(const fluid_sys *sys, fluid_res_id r)
-{
-    SIM_ASSERT(r < sys->n_res);
-    return sys->res[r].capacity;
-}
-
 double fluid_resource_effective_capacity(fluid_sys *sys, fluid_res_id r)
 {
     SIM_ASSERT(r < sys->n_res);
@@ -628,23 +622,6 @@ double fluid_resource_usage(fluid_sys *sys, fluid_res_id r)
         sum += a->uses[rr->users[k].use].coeff * a->rate;
     }
     return sum;
-}
-
-size_t fluid_resource_n_users(const fluid_sys *sys, fluid_res_id r)
-{
-    SIM_ASSERT(r < sys->n_res);
-    return sys->res[r].n_users;
-}
-
-const char *fluid_resource_name(const fluid_sys *sys, fluid_res_id r)
-{
-    SIM_ASSERT(r < sys->n_res);
-    return sys->res[r].name;
-}
-
-size_t fluid_n_resources(const fluid_sys *sys)
-{
-    return sys->n_res;
 }
 
 /* ---- activities ---------------------------------------------------------------------- */

@@ -96,18 +96,10 @@ fluid_res_id fluid_resource_add(fluid_sys *sys, const char *name, double capacit
                                 const fluid_sharing_ops *ops, const void *params);
 /* Change a resource's capacity (>= 0, finite) from now on. */
 void fluid_resource_set_capacity(fluid_sys *sys, fluid_res_id r, double capacity);
-/* Nominal capacity, units/s. */
-double fluid_resource_capacity(const fluid_sys *sys, fluid_res_id r);
 /* Effective capacity C_eff and usage sum a_i x_i (units/s) under the current allocation
  * (flushes first). */
 double fluid_resource_effective_capacity(fluid_sys *sys, fluid_res_id r);
 double fluid_resource_usage(fluid_sys *sys, fluid_res_id r);
-/* Number of activities using the resource. */
-size_t fluid_resource_n_users(const fluid_sys *sys, fluid_res_id r);
-/* Name (borrowed, valid while ctx lives). */
-const char *fluid_resource_name(const fluid_sys *sys, fluid_res_id r);
-/* Number of resources. */
-size_t fluid_n_resources(const fluid_sys *sys);
 
 /* Start an activity of `work` (>= 0, finite) units using uses[0..n_uses) (copied; each
  * resource at most once), weight 1, no cap. An activity needs at least one use or a finite cap

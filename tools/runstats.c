@@ -32,16 +32,6 @@ const char *runstats_name(int i)
     return names[i];
 }
 
-int runstats_find(const char *name)
-{
-    for (int i = 0; i < RS_COUNT; i++) {
-        if (!strcmp(names[i], name)) {
-            return i;
-        }
-    }
-    return -1;
-}
-
 static void set(runstats *o, int i, double v)
 {
     o->v[i] = v;

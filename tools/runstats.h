@@ -49,8 +49,6 @@ typedef struct runstats {
 
 /* Name of figure i (i < RS_COUNT), e.g. "wait_p95_s"; static storage. */
 const char *runstats_name(int i);
-/* Index of a figure by name; -1 when unknown. */
-int runstats_find(const char *name);
 /* The figures of a finished run. */
 void runstats_compute(const world *w, runstats *out);
 /* The figures of the jobs of class `class_name` only (utilisation figures absent). */

@@ -90,20 +90,6 @@ int sweep_mpi_max(const sweep_mpi *m, int v)
     return v;
 }
 
-double sweep_mpi_sum(const sweep_mpi *m, double v)
-{
-#ifdef SLICESIM_MPI
-    if (m->active) {
-        double out = v;
-        MPI_Allreduce(&v, &out, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-        return out;
-    }
-#else
-    (void)m;
-#endif
-    return v;
-}
-
 void sweep_mpi_finalize(sweep_mpi *m)
 {
 #ifdef SLICESIM_MPI

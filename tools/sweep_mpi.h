@@ -26,8 +26,6 @@ int sweep_mpi_init(int *argc, char ***argv, sweep_mpi *m);
 void sweep_mpi_barrier(const sweep_mpi *m);
 /* The largest of every rank's v (v itself when not active). */
 int sweep_mpi_max(const sweep_mpi *m, int v);
-/* The sum of every rank's v (v itself when not active). */
-double sweep_mpi_sum(const sweep_mpi *m, double v);
 /* Leave MPI (no-op when not active). */
 void sweep_mpi_finalize(sweep_mpi *m);
 /* Whether this build has MPI. */

@@ -243,11 +243,6 @@ int csvin_line(const csvin *r)
     return r->lineno;
 }
 
-const char *csvin_name(const csvin *r)
-{
-    return r->name;
-}
-
 src_loc csvin_loc(const csvin *r, size_t i)
 {
     int col = 1;

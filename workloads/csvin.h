@@ -51,7 +51,6 @@ size_t csvin_n_fields(const csvin *r);
 const char *csvin_field(const csvin *r, size_t i);
 int csvin_line(const csvin *r);
 src_loc csvin_loc(const csvin *r, size_t i);
-const char *csvin_name(const csvin *r);
 
 /* Report an error at field i of the current row, under its column name (the header's, or
  * `column`), as "COLUMN: PROBLEM" + fmt. */

@@ -134,12 +134,6 @@ void pol_preempt(decision_buf *b, job_id j)
     b->d[b->n - 1].kind = POL_PREEMPT;
 }
 
-void pol_evict(decision_buf *b, job_id j)
-{
-    pol_place(b, j, NULL, 0);
-    b->d[b->n - 1].kind = POL_EVICT;
-}
-
 void pol_reconfigure(decision_buf *b, gpu_id g, const dev_id *devs, uint32_t n, bool evict)
 {
     pol_place(b, 0, devs, n);

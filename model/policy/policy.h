@@ -85,10 +85,9 @@ typedef struct pol_job {
 /* Current simulated time, ns. */
 sim_time pol_now(const cluster_view *cv);
 uint32_t pol_n_nodes(const cluster_view *cv);
-uint32_t pol_n_devices(const cluster_view *cv);
 /* Devices of node n: ids first .. first + count - 1 (devices are GPU-major, GPUs node-major). */
 void pol_node_devices(const cluster_view *cv, node_id n, dev_id *first, uint32_t *count);
-/* Device d (< pol_n_devices) into *out. */
+/* Device d (from pol_node_devices) into *out. */
 void pol_device_get(const cluster_view *cv, dev_id d, pol_device *out);
 /* Job j (any job the policy was told about) into *out. */
 void pol_job_get(const cluster_view *cv, job_id j, pol_job *out);
@@ -104,7 +103,6 @@ bool pol_job_queued(const cluster_view *cv, job_id j);
 uint32_t pol_job_placement(const cluster_view *cv, job_id j, const dev_id **units, bool *running);
 /* Free units of resource r on node n (all its devices), and units it advertises. */
 uint32_t pol_node_free(const cluster_view *cv, node_id n, res_id r);
-uint32_t pol_node_capacity(const cluster_view *cv, node_id n, res_id r);
 /* Number of jobs of the run (every one may be read with pol_job_get, submitted or not: a policy
  * may study the workload, as FGD derives its typical pods from it). */
 uint32_t pol_n_jobs(const cluster_view *cv);
@@ -182,8 +180,6 @@ void pol_place_on(decision_buf *b, job_id j, const dev_id *units, uint32_t n,
                   const node_id *nodes, uint32_t n_workers);
 /* Append "preempt running job j". */
 void pol_preempt(decision_buf *b, job_id j);
-/* Append "evict running job j". */
-void pol_evict(decision_buf *b, job_id j);
 /* Append "lay GPU g out as devs[0..n)" (copied), evicting its pods when evict. */
 void pol_reconfigure(decision_buf *b, gpu_id g, const dev_id *devs, uint32_t n, bool evict);
 /* Number of decisions, and decision i (< count) into *out. */

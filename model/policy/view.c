@@ -13,11 +13,6 @@ uint32_t pol_n_nodes(const cluster_view *cv)
     return cluster_n_nodes(cv->c);
 }
 
-uint32_t pol_n_devices(const cluster_view *cv)
-{
-    return cluster_n_devices(cv->c);
-}
-
 void pol_node_devices(const cluster_view *cv, node_id n, dev_id *first, uint32_t *count)
 {
     cluster_node_devices(cv->c, n, first, count);
@@ -67,11 +62,6 @@ uint32_t pol_node_free(const cluster_view *cv, node_id n, res_id r)
 bool pol_resource_find(const cluster_view *cv, const char *name, res_id *out)
 {
     return cluster_resource_find(cv->c, name, out);
-}
-
-uint32_t pol_node_capacity(const cluster_view *cv, node_id n, res_id r)
-{
-    return cluster_capacity(cv->c, n, r);
 }
 
 uint32_t pol_n_jobs(const cluster_view *cv)
