@@ -14,6 +14,7 @@
 #include "sim/arena.h"
 #include "sim/err.h"
 #include "sim/xalloc.h"
+#include "tools/frontier.h"
 #include "tools/out.h"
 #include "tools/plot.h"
 #include "tools/run_build.h"
@@ -98,19 +99,17 @@ static void choose_and_mark(plan_ctx *x)
             x->chosen = (long)i;
         }
     }
+    frontier_pt *pts = xcalloc(x->n ? x->n : 1, sizeof *pts, "frontier");
     for (size_t k = 0; k < x->ps->n_slos; k++) {
         for (size_t i = 0; i < x->n; i++) {
-            cand *c = &x->c[i];
-            c->pareto[k] = c->has[k];
-            for (size_t j = 0; j < x->n && c->pareto[k]; j++) {
-                const cand *o = &x->c[j];
-                if (j != i && o->has[k] && o->cost <= c->cost && o->mean[k] <= c->mean[k] &&
-                    (o->cost < c->cost || o->mean[k] < c->mean[k])) {
-                    c->pareto[k] = false;
-                }
-            }
+            pts[i] = (frontier_pt){.x = x->c[i].cost, .y = x->c[i].mean[k], .has = x->c[i].has[k]};
+        }
+        frontier_mark(pts, x->n);
+        for (size_t i = 0; i < x->n; i++) {
+            x->c[i].pareto[k] = pts[i].pareto;
         }
     }
+    free(pts);
 }
 
 /* Axis values of combination c, "path=value; ..." into buf. */
@@ -280,67 +279,24 @@ static int write_html(const plan_ctx *x, FILE *f)
         return SIM_EIO;
     }
     int rc = 0;
+    frontier_pt *pts = xcalloc(x->n ? x->n : 1, sizeof *pts, "frontier");
     for (size_t k = 0; k < ps->n_slos && rc == 0; k++) {
-        char dat[32], svg[32], gp[32];
-        snprintf(dat, sizeof dat, "f%zu.dat", k);
-        snprintf(svg, sizeof svg, "f%zu.svg", k);
-        snprintf(gp, sizeof gp, "f%zu.gp", k);
-        FILE *d = plot_file(pd, dat);
-        if (!d) {
-            rc = SIM_EIO;
-            break;
+        for (size_t i = 0; i < x->n; i++) {
+            const cand *c = &x->c[i];
+            pts[i] = (frontier_pt){.x = c->cost,
+                                   .y = c->mean[k],
+                                   .half = c->half[k],
+                                   .has = c->has[k],
+                                   .pareto = c->pareto[k],
+                                   .marked = (long)i == x->chosen};
         }
-        /* block 0: every candidate; block 1: the frontier by cost; block 2: the answer */
-        for (int b = 0; b < 3; b++) {
-            size_t *order = xcalloc(x->n ? x->n : 1, sizeof *order, "frontier");
-            size_t m = 0;
-            for (size_t i = 0; i < x->n; i++) {
-                if (x->c[i].has[k] &&
-                    (b == 0 || (b == 1 && x->c[i].pareto[k]) || (b == 2 && (long)i == x->chosen))) {
-                    order[m++] = i;
-                }
-            }
-            for (size_t p = 1; p < m; p++) { /* insertion sort by cost */
-                for (size_t q = p; q > 0 && x->c[order[q]].cost < x->c[order[q - 1]].cost; q--) {
-                    size_t t = order[q];
-                    order[q] = order[q - 1];
-                    order[q - 1] = t;
-                }
-            }
-            for (size_t p = 0; p < m; p++) {
-                const cand *c = &x->c[order[p]];
-                fprintf(d, "%.6g %.6g %.6g\n", c->cost, c->mean[k], c->half[k]);
-            }
-            if (m == 0) {
-                fputs("NaN NaN NaN\n", d);
-            }
-            fputs("\n\n", d);
-            free(order);
-        }
-        FILE *p = plot_file(pd, gp);
-        if (!p) {
-            rc = SIM_EIO;
-            break;
-        }
-        plot_header(p, svg, 1000, 380);
-        fputs("set xlabel 'cost'\nset ylabel \"", p);
-        plot_string(p, ps->slos[k].figure);
-        fprintf(p,
-                "\"\nplot '%s' index 0 u 1:2:3 w yerrorbars pt 7 ps 0.6 lc rgb '#888888' "
-                "t 'candidates (mean, 95%% CI)', '' index 1 u 1:2 w linespoints lw 2 pt 7 "
-                "lc rgb '#1f77b4' t 'Pareto frontier', '' index 2 u 1:2 w points pt 6 ps 3 "
-                "lw 2 lc rgb '#d62728' t 'answer', %.9g w lines dt 2 lc rgb '#d62728' "
-                "t 'SLO limit'\n",
-                dat, ps->slos[k].limit);
-        rc = plot_run(pd, gp);
-        if (rc == 0) {
-            fprintf(f, "<section id=\"frontier-%zu\">\n<h2>Frontier: cost against ", k);
-            html_text(f, ps->slos[k].figure);
-            fputs("</h2>\n<figure>", f);
-            rc = plot_inline_svg(pd, svg, f);
-            fputs("</figure>\n</section>\n", f);
-        }
+        char id[32], title[160];
+        snprintf(id, sizeof id, "frontier-%zu", k);
+        snprintf(title, sizeof title, "Frontier: cost against %s", ps->slos[k].figure);
+        rc = frontier_plot(pd, f, id, title, "cost", ps->slos[k].figure, pts, x->n, true,
+                           ps->slos[k].limit);
     }
+    free(pts);
     plot_dir_close(pd);
     html_end(f);
     return rc;

@@ -21,6 +21,7 @@
 #include "tools/out.h"
 #include "tools/run.h"
 #include "tools/runstats.h"
+#include "tools/sweep_report.h"
 
 #define POINT_FILE "point.json"
 #define POINT_INFO_FILE "point_info.json"
@@ -401,6 +402,14 @@ static int write_summary(const sweep_ctx *x)
         acc_free(&acc);
     }
     rc = rc ? rc : out_write_json(js, root);
+    FILE *html = rc ? NULL : out_stage_open(st, "report.html");
+    if (rc == 0) { /* the page reads the numbers as summary.json gives them (raw items parsed) */
+        char *text = cJSON_PrintUnformatted(root);
+        cJSON *parsed = text ? cJSON_Parse(text) : NULL;
+        rc = html && parsed ? sweep_report_html(html, parsed) : SIM_EIO;
+        cJSON_Delete(parsed);
+        free(text);
+    }
     cJSON_Delete(root);
     if (rc != 0) {
         out_stage_abort(st);

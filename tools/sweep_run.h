@@ -10,6 +10,8 @@
  *   DIR/summary.json      each figure of tools/runstats.h its mean over the replications and
  *                         the half-width of its 95 % confidence interval (Student t, n - 1
  *                         degrees of freedom; empty/null with fewer than 2 replications)
+ *   DIR/report.html       the summary as a page with the frontier of GPUs against the p95
+ *                         wait and the mean JCT (tools/sweep_report.h)
  * Resuming: points whose point.json exists are not run again; the summary is rebuilt from every
  * point.json, so an interrupted sweep started again ends with the same files as an
  * uninterrupted one (run_info.json and point_info.json aside, which record the wall clock).

@@ -16,6 +16,7 @@
 #include "experiments/sweep.h"
 #include "sim/arena.h"
 #include "sim/diag.h"
+#include "tests/unit/browser.h"
 #include "tests/unit/corpus.h"
 #include "tests/unit/sh.h"
 #include "tools/sweep_mpi.h"
@@ -158,6 +159,21 @@ Test(sweep, interval_is_student_t_over_replications, .timeout = 60)
     cJSON_Delete(p0);
     cJSON_Delete(p1);
     cJSON_Delete(s);
+    /* the sweep's page: its table and both frontiers, in Chromium without a console message */
+    cr_assert_eq(system("command -v chromium >/dev/null"), 0,
+                 "chromium is not installed (Debian package chromium)");
+    char page[512];
+    snprintf(page, sizeof page, "%s/report.html", dir);
+    static char dom[1 << 20], msgs[4096];
+    cr_expect_eq(test_chromium_console(page, dom, sizeof dom, msgs, sizeof msgs), 0, "%s", msgs);
+    static const char *const ids[] = {"summary", "frontier-wait", "frontier-jct"};
+    for (size_t i = 0; i < 3; i++) {
+        char want[64];
+        snprintf(want, sizeof want, "<section id=\"%s\">", ids[i]);
+        const char *sec = strstr(dom, want);
+        cr_expect_not_null(sec, "no %s", want);
+        cr_expect(i == 0 || (sec && strstr(sec, "<svg")), "%s has no plot", ids[i]);
+    }
     rm_tree(dir);
 }
 
