@@ -7,6 +7,7 @@
 #   make bench-sweep  sweep speed-up with -j and MPI ranks (release build)
 #   make validate   reproduce the published tables
 #   make docs-check fail when a generated README block differs from the program (docs-update fixes)
+#   make fgd-table  rewrite the README's FGD side-by-side on openb (runs each policy; ../shared)
 #   make fuzz       build libFuzzer targets (clang) and run each for FUZZ_SECONDS
 #   make calib      build the CUDA calibration programs (needs nvcc; never part of all/test)
 #   make echo       print the effective flags;  V=1 echoes commands
@@ -63,7 +64,7 @@ EMBED_DATA := $(sort $(wildcard model/*.yaml workloads/*.yaml workloads/library/
                                 experiments/mig/*.yaml experiments/sharing/*.yaml))
 
 .PHONY: all run test check bench bench-sweep screenshot validate fuzz calib deps deps-test echo clean format \
-        golden-update FORCE compare-repartition compare-philly docs-check docs-update
+        golden-update FORCE compare-repartition compare-philly docs-check docs-update fgd-table
 
 all: slicesim
 
@@ -201,6 +202,10 @@ compare-philly: all
 
 # README blocks marked <!-- docs-check: CMD --> / <!-- docs-gen: CMD --> are the program's output:
 # docs-check fails (with a diff) when they drift, docs-update rewrites them for review.
+# The README's FGD side-by-side on openb (one openb-fgd.yaml run per policy; needs ../shared):
+fgd-table: all
+	tools/fgd-table.sh --update
+
 docs-check: all
 	tools/docs-check.sh
 docs-update: all

@@ -52,7 +52,8 @@ cJSON *out_dist_json(double *x, size_t n);
  * failed jobs per reason, waits with still-queued jobs (censored at the horizon), slowdown, and
  * per-class and per-node-group breakdowns. Caller owns. */
 cJSON *out_sched_json(const world *w);
-/* The summary's scheduling lines (FGD's figures, unscheduled jobs). */
+/* The summary's scheduling line (FGD's figures, unscheduled jobs), when the run has fractional
+ * pods or ends with jobs still queued. */
 void out_sched_summary(FILE *f, const world *w);
 
 /* An unsigned 64-bit integer for JSON output, printed exactly (a seed above 2^53 is not rounded

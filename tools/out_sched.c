@@ -217,6 +217,14 @@ cJSON *out_sched_json(const world *w)
 
 void out_sched_summary(FILE *f, const world *w)
 {
+    const job_table *jt = world_jobs(w);
+    bool shares = false;
+    for (job_id k = 0; k < job_table_count(jt) && !shares; k++) {
+        shares = job_table_get(jt, k)->spec.pod.gpu_milli > 0;
+    }
+    if (!shares && world_get_totals(w).n_queued == 0) {
+        return; /* nothing left waiting and no fractional pods: the line would say little */
+    }
     frag_typical typ;
     fragstat_typical(world_jobs(w), &typ);
     fragstat fs;

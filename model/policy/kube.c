@@ -156,7 +156,6 @@ void kube_fini(void *self)
     frag_typical_fini(&k->typ);
     free(k->units);
     free(k->nodes);
-    free(k->victims);
     kscratch *s = k->scratch;
     if (s) {
         nstate_free(&s->cand);
@@ -551,14 +550,30 @@ static void add_back(const cluster_view *cv, kube *k, job_id v, nstate *s)
     }
 }
 
-static int by_priority(const void *a, const void *b)
+/* A possible victim: running job `job` of priority `prio` with a worker on `node`. */
+typedef struct victim {
+    node_id node;
+    int32_t prio;
+    job_id job;
+} victim;
+
+/* By node, then lowest priority first, then latest submitted first. */
+static int by_node_priority(const void *pa, const void *pb)
 {
-    const int64_t *x = a, *y = b; /* (priority << 32 | ~id) packed: lowest priority first */
-    return *x < *y ? -1 : *x > *y;
+    const victim *a = pa, *b = pb;
+    if (a->node != b->node) {
+        return a->node < b->node ? -1 : 1;
+    }
+    if (a->prio != b->prio) {
+        return a->prio < b->prio ? -1 : 1;
+    }
+    return a->job > b->job ? -1 : a->job < b->job;
 }
 
 /* DefaultPreemption for a single-worker job j that does not fit: find the node where evicting
- * the fewest lowest-priority running jobs makes room; append their preemptions. */
+ * lowest-priority running jobs first makes room with the lowest highest-victim priority, then the
+ * fewest victims; append their preemptions. One pass over the running jobs collects the possible
+ * victims (lower priority than j), so a workload of one priority costs O(jobs) per attempt. */
 static bool try_preempt(kube *k, const cluster_view *cv, const pol_job *j, decision_buf *out)
 {
     if (j->n_workers != 1) {
@@ -570,64 +585,70 @@ static bool try_preempt(kube *k, const cluster_view *cv, const pol_job *j, decis
     if (!known) {
         return false;
     }
-    kscratch *s = k->scratch;
-    if (k->cap_victims < k->n_jobs) {
-        k->cap_victims = k->n_jobs;
-        k->victims = xrealloc(k->victims, k->cap_victims * sizeof(job_id), "victims");
-    }
-    int64_t *keys = xcalloc(k->n_jobs ? k->n_jobs : 1, sizeof(int64_t), "victims");
-    node_id best_node = pol_n_nodes(cv);
-    size_t best_n = 0;
-    int32_t best_top = INT32_MAX;
-    for (node_id n = 0; n < pol_n_nodes(cv); n++) {
-        size_t nv = 0;
-        for (job_id v = 0; v < k->n_jobs; v++) { /* lower-priority jobs running on n */
-            pol_job vj;
-            if (!k->placed[v]) {
+    size_t nv = 0, cap = 0;
+    victim *vs = NULL;
+    for (job_id v = 0; v < k->n_jobs; v++) {
+        if (!k->placed[v]) {
+            continue;
+        }
+        pol_job vj;
+        pol_job_get(cv, v, &vj);
+        if (vj.pod.priority >= j->pod.priority) {
+            continue;
+        }
+        for (uint32_t w = 0; w < vj.n_workers; w++) {
+            bool seen = false; /* one entry per job and node */
+            for (uint32_t x = 0; x < w && !seen; x++) {
+                seen = k->placed[v][x] == k->placed[v][w];
+            }
+            if (seen) {
                 continue;
             }
-            pol_job_get(cv, v, &vj);
-            bool on = false;
-            for (uint32_t w = 0; w < vj.n_workers && !on; w++) {
-                on = k->placed[v][w] == n;
+            if (nv == cap) {
+                cap = cap ? 2 * cap : 64;
+                vs = xrealloc(vs, cap * sizeof *vs, "victims");
             }
-            if (on && vj.pod.priority < j->pod.priority) {
-                keys[nv++] = ((int64_t)vj.pod.priority << 32) | (int64_t)(UINT32_MAX - v);
-            }
-        }
-        if (nv == 0) {
-            continue;
-        }
-        qsort(keys, nv, sizeof *keys, by_priority);
-        load_node(cv, k, n, &p, j, 0, &s->trial);
-        size_t used = 0;
-        while (used < nv && !fits(&p, &s->trial)) {
-            add_back(cv, k, (job_id)(UINT32_MAX - (uint32_t)(keys[used] & 0xffffffff)), &s->trial);
-            used++;
-        }
-        if (!fits(&p, &s->trial)) {
-            continue;
-        }
-        int32_t top = (int32_t)(keys[used - 1] >> 32);
-        if (top < best_top || (top == best_top && used < best_n)) {
-            best_top = top;
-            best_n = used;
-            best_node = n;
-            for (size_t i = 0; i < used; i++) {
-                k->victims[i] = (job_id)(UINT32_MAX - (uint32_t)(keys[i] & 0xffffffff));
-            }
+            vs[nv++] = (victim){k->placed[v][w], vj.pod.priority, v};
         }
     }
-    free(keys);
-    if (best_node == pol_n_nodes(cv)) {
+    if (nv == 0) {
         return false;
     }
-    for (size_t i = 0; i < best_n; i++) {
-        pol_preempt(out, k->victims[i]);
-        unbook(k, cv, k->victims[i]);
-        enqueue(k, cv, k->victims[i]); /* lower priority: queued behind j */
+    qsort(vs, nv, sizeof *vs, by_node_priority);
+    kscratch *s = k->scratch;
+    size_t best_first = 0, best_n = 0;
+    int32_t best_top = INT32_MAX;
+    bool found = false;
+    for (size_t first = 0; first < nv;) {
+        size_t end = first;
+        while (end < nv && vs[end].node == vs[first].node) {
+            end++;
+        }
+        load_node(cv, k, vs[first].node, &p, j, 0, &s->trial);
+        size_t used = 0;
+        while (first + used < end && !fits(&p, &s->trial)) {
+            add_back(cv, k, vs[first + used].job, &s->trial);
+            used++;
+        }
+        if (used > 0 && fits(&p, &s->trial)) {
+            int32_t top = vs[first + used - 1].prio;
+            if (!found || top < best_top || (top == best_top && used < best_n)) {
+                found = true;
+                best_top = top;
+                best_n = used;
+                best_first = first;
+            }
+        }
+        first = end;
     }
-    return true;
+    for (size_t i = 0; found && i < best_n; i++) {
+        job_id v = vs[best_first + i].job;
+        pol_preempt(out, v);
+        unbook(k, cv, v);
+        enqueue(k, cv, v); /* lower priority: queued behind j */
+    }
+    free(vs);
+    return found;
 }
 
 static bool same_shape(const pol_job *a, const pol_job *b)

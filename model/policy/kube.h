@@ -96,8 +96,6 @@ struct kube {
     dev_id *units;        /* placement scratch */
     node_id *nodes;
     size_t cap_units, cap_nodes;
-    job_id *victims;
-    size_t cap_victims;
 };
 
 /* The policy_ops callbacks shared by every kube policy; each policy's init calls kube_init. */

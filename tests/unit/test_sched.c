@@ -13,6 +13,7 @@
 #include "model/world.h"
 #include "sim/diag.h"
 #include "tests/unit/fixtures.h"
+#include "tests/unit/sh.h"
 #include "tools/out.h"
 
 Test(sched, utilisation_is_time_weighted_up_to_the_horizon)
@@ -528,5 +529,50 @@ Test(sched, cpu_and_memory_filter_and_gpu_spec_labels)
     cr_assert_eq(sjob(w, 1)->n_units, 0);
     cr_assert_eq(cluster_node_cpu_free(world_cluster(w), 1), 16000 - 8000 - 3000);
     cr_assert_eq(sjob(w, 2)->state, JOB_QUEUED);
+    world_destroy(w);
+}
+
+Test(sched, check_and_run_agree_on_what_can_never_be_placed)
+{
+    /* 4-GPU nodes and a job class asking for 16 GPUs on one worker: no node can ever hold it.
+     * `check` must refuse it as `run` does, with the same message and exit status 2. */
+    char dir[64], path[128], cmd[512], check_out[1024], run_out[1024];
+    cr_assert(test_tmpdir(dir, sizeof dir, "sched"));
+    snprintf(path, sizeof path, "%s/big.yaml", dir);
+    cr_assert(test_write_text(path, "name: big\nseed: 1\nhorizon: 1h\ncluster:\n  nodes:\n"
+                                    "    - name: a\n      gpu: A100-SXM4-40GB\n"
+                                    "      gpus_per_node: 4\nworkload:\n  jobs:\n"
+                                    "    - name: j\n      rate: 2/h\n      duration: 10m\n"
+                                    "      request: {nvidia.com/gpu: 16}\n"));
+    snprintf(cmd, sizeof cmd, "./slicesim check %s 2>&1", path);
+    int rc_check = test_sh(cmd, check_out, sizeof check_out);
+    snprintf(cmd, sizeof cmd, "./slicesim run %s -o %s/out 2>&1", path, dir);
+    int rc_run = test_sh(cmd, run_out, sizeof run_out);
+    cr_assert_eq(rc_check, 2, "%s", check_out);
+    cr_assert_eq(rc_run, 2, "%s", run_out);
+    cr_assert_str_eq(check_out, run_out);
+    cr_assert_not_null(strstr(check_out, "workload.jobs[0].request: no node can hold it"));
+    test_rm_rf(dir);
+}
+
+Test(sched, preemption_picks_the_node_with_the_lowest_priority_victims)
+{
+    /* 2 nodes x 1 GPU. L5 (priority 5) at 0 lands on one node, L0 (priority 0) at 1 on the
+     * other. H (priority 10, 1 GPU) at 2: evicting L0 suffices, and its highest victim priority
+     * (0) is lower than L5's (5): L0 is preempted, H runs on L0's node; L5 keeps running. */
+    uint32_t per[2] = {1, 1};
+    senv e;
+    senv_init(&e, "k8s", 2, per);
+    sadd(&e, 0, 1, 1, 100, 0, 5);
+    sadd(&e, 1, 1, 1, 100, 0, 0);
+    sadd(&e, 2, 1, 1, 100, 0, 10);
+    world *w = srun(&e, 50);
+    cr_assert_eq(sjob(w, 0)->state, JOB_RUNNING);
+    cr_assert_eq(sjob(w, 0)->n_preempted, 0);
+    cr_assert_eq(sjob(w, 1)->state, JOB_QUEUED);
+    cr_assert_eq(sjob(w, 1)->n_preempted, 1);
+    cr_assert_eq(sjob(w, 2)->state, JOB_RUNNING);
+    cr_assert_eq(sjob(w, 2)->start, sim_time_from_s(2));
+    cr_assert_neq(node_of(w, 2, 0), node_of(w, 0, 0));
     world_destroy(w);
 }

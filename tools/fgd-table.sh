@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# tools/fgd-table.sh - the README's side-by-side of FGD's simulator policies on openb, generated
+# from the program (issue 7 item 6).
+#
+#   tools/fgd-table.sh [--update]     (run from the repository root; `make fgd-table` updates)
+#
+# Runs experiments/traces/openb-fgd.yaml (openb default pod list, arrival-only, inflated to 1.3x
+# the GPU capacity, shuffled with seed 42) once per policy with --set policy.scheduler=NAME and
+# prints one markdown row per policy from the summary's "at the end:" line. With --update the
+# table under the README's "<!-- fgd-table -->" marker (up to the next blank line) is replaced;
+# without it the table is printed. Needs ../shared/traces (the openb files).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+update=0
+[ "${1:-}" = --update ] && update=1
+[ -x ./slicesim ] || { echo "fgd-table: ./slicesim is not built (make first)" >&2; exit 2; }
+scratch=build/fgd-table
+rm -rf "$scratch"
+mkdir -p "$scratch"
+table="$scratch/table.md"
+{
+    echo "| policy | GPU allocation | milli-GPU allocation | unscheduled pods | idle GPU share fragmented |"
+    echo "|---|---|---|---|---|"
+    for p in fgd bestfit dotprod gpupacking gpuclustering random k8s binpack; do
+        line=$(./slicesim run experiments/traces/openb-fgd.yaml -o "$scratch/$p" \
+            --set "policy.scheduler=$p" 2>/dev/null | grep '^at the end:')
+        # at the end: 98.9% of GPUs allocated (6145 of 6212), 94.1% of milli-GPU, 2394 jobs
+        # unscheduled; 97.67% of idle GPU share fragmented (FGD)
+        echo "$line" | sed -E "s/^at the end: ([0-9.]+)% of GPUs allocated \(([0-9]+) of ([0-9]+)\), ([0-9.]+)% of milli-GPU, ([0-9]+) jobs unscheduled; ([0-9.]+)% of idle GPU share fragmented.*/| \`$p\` | \1 % (\2 of \3) | \4 % | \5 | \6 % |/"
+    done
+} >"$table"
+if [ $update -eq 0 ]; then
+    cat "$table"
+    exit 0
+fi
+out="$scratch/README.md"
+awk -v table="$table" '
+    skip && /^$/ { skip = 0 }
+    skip { next }
+    { print }
+    /^<!-- fgd-table -->$/ { while ((getline l < table) > 0) print l; skip = 1 }
+' README.md >"$out"
+mv "$out" README.md
