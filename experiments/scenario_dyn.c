@@ -52,6 +52,24 @@ const cfg_field scenario_faults_fields[] = {
 };
 
 static const char *const arrival_names[] = {"poisson", "diurnal", NULL};
+static const char *const scale_metrics[] = {"queue", "utilisation", NULL};
+
+static const cfg_field autoscale_fields[] = {
+    CFG_SELF(scenario_autoscale, at),
+    {"metric", CFG_ENUM, .required = true, .names = scale_metrics,
+     .off = offsetof(scenario_autoscale, metric)},
+    {"target", CFG_DOUBLE, .required = true, CFG_ABOVE(0), CFG_MAX(1e9),
+     .off = offsetof(scenario_autoscale, target)},
+    {"min", CFG_U32, CFG_MIN(1), CFG_MAX(10000), .dflt = "1",
+     .off = offsetof(scenario_autoscale, min)},
+    {"max", CFG_U32, .required = true, CFG_MIN(1), CFG_MAX(10000),
+     .off = offsetof(scenario_autoscale, max)},
+    {"interval", CFG_DURATION, CFG_ABOVE(0), .dflt = "15s",
+     .off = offsetof(scenario_autoscale, interval_ns)},
+    {"stabilization", CFG_DURATION, CFG_MIN(0), .dflt = "5m",
+     .off = offsetof(scenario_autoscale, stabilization_ns)},
+    {0},
+};
 
 const cfg_field scenario_service_fields[] = {
     CFG_SELF(scenario_service, at),
@@ -75,6 +93,7 @@ const cfg_field scenario_service_fields[] = {
      .off = offsetof(scenario_service, batch)},
     {"slo", CFG_DURATION, .required = true, CFG_ABOVE(0),
      .off = offsetof(scenario_service, slo_ns)},
+    {"autoscale", CFG_MAP, .sub = autoscale_fields, .off = offsetof(scenario_service, autoscale)},
     {0},
 };
 

@@ -23,6 +23,13 @@
  *       peak: 14h
  *       batch: 8                          # largest batch
  *       slo: 100ms                        # latency objective
+ *       autoscale:                        # optional (model/service.h): `replicas` to start
+ *         metric: queue                   # queue (requests waiting per replica) | utilisation
+ *         target: 4                       # per replica; utilisation: busy fraction (0, 1]
+ *         min: 1
+ *         max: 8
+ *         interval: 15s                   # default: the HPA's sync period (15 s)
+ *         stabilization: 5m               # default: the HPA's downscale stabilization (5 min)
  *
  * Units after loading: times in sim ns, rates per second. Kind names are model/fault.h's
  * (fault_kind_find); `node` is a node name (GROUP-INDEX), `gpu` its GPU index, `instance` the
@@ -103,6 +110,20 @@ enum {
     SCN_SVC_DIURNAL = 1,
 };
 
+/* Autoscaling rule of a service (scenario_service.autoscale). */
+enum {
+    SCN_SCALE_QUEUE = 0,
+    SCN_SCALE_UTILISATION = 1,
+};
+
+typedef struct scenario_autoscale {
+    int metric; /* SCN_SCALE_* */
+    double target;
+    uint32_t min, max;
+    int64_t interval_ns, stabilization_ns;
+    src_loc at; /* cfg_present(at): the service autoscales */
+} scenario_autoscale;
+
 typedef struct scenario_service {
     const char *name;
     uint32_t replicas;
@@ -114,6 +135,7 @@ typedef struct scenario_service {
     int64_t period_ns, peak_ns;
     uint32_t batch;
     int64_t slo_ns;
+    scenario_autoscale autoscale;
     src_loc at, resource_at, profile_at;
 } scenario_service;
 

@@ -68,6 +68,14 @@ uint32_t job_units(const job_spec *s)
     return s->req.per_worker * s->req.n_workers;
 }
 
+void job_submit_early(job_table *t, job_id id, sim_time now)
+{
+    job *j = get_mut(t, id);
+    SIM_ASSERT(j->state == JOB_PENDING && now <= j->spec.submit);
+    j->spec.submit = now;
+    j->state = JOB_QUEUED;
+}
+
 void job_submit(job_table *t, job_id id, sim_time now)
 {
     job *j = get_mut(t, id);

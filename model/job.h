@@ -106,6 +106,8 @@ void job_start(job_table *t, job_id id, sim_time now, const dev_id *units, uint3
 void job_requeue(job_table *t, job_id id, sim_time now, double done_s);
 /* Count one preemption of job id (it was requeued by a higher-priority job: job_requeue). */
 void job_note_preempted(job_table *t, job_id id);
+/* PENDING -> QUEUED at `now`, before the planned submit time, which becomes `now`. */
+void job_submit_early(job_table *t, job_id id, sim_time now);
 /* RUNNING -> DONE at `now`. */
 void job_finish(job_table *t, job_id id, sim_time now);
 /* QUEUED -> FAILED_OOM at `now` on the devices it was given (copied, as job_start). */

@@ -18,17 +18,23 @@
 /* Timer tags: kind in bits 62-63, replica in bits 40-61, generation in bits 0-39. */
 #define TAG_ARRIVAL 0ull
 #define TAG_DONE 1ull
+#define TAG_SCALE 2ull
+#define HPA_TOLERANCE 0.1 /* kube-controller-manager --horizontal-pod-autoscaler-tolerance */
 #define GEN_MASK ((1ull << 40) - 1)
 
 static const double TWO_PI = 6.283185307179586477;
 
 typedef struct replica {
     bool running, busy;
-    uint64_t gen;     /* bumped when a batch is abandoned: its completion timer is stale */
-    sim_time since;   /* running since */
-    double share;     /* GPU share of its units */
-    uint32_t n_batch; /* requests in the batch */
-    sim_time *batch;  /* their arrival times (max_batch) */
+    bool spare;        /* a pending pod the autoscaler has not submitted */
+    bool stopped;      /* ended by a scale-down */
+    double busy_s;     /* time spent serving batches, for the utilisation rule */
+    sim_time batch_t0; /* start of the batch in flight */
+    uint64_t gen;      /* bumped when a batch is abandoned: its completion timer is stale */
+    sim_time since;    /* running since */
+    double share;      /* GPU share of its units */
+    uint32_t n_batch;  /* requests in the batch */
+    sim_time *batch;   /* their arrival times (max_batch) */
 } replica;
 
 struct service {
@@ -44,7 +50,36 @@ struct service {
     uint64_t *hist;
     service_stats st;
     double sum_latency, sum_batch;
+    uint32_t n_running; /* replicas running now */
+    double running_s;   /* integral of n_running over time */
+    sim_time running_t; /* time of the last change of n_running */
+    sim_time low_since; /* autoscaler: recommendations below the count since, or -1 */
+    uint32_t low_max;   /* the highest of those recommendations */
+    double busy_prev_s; /* busy time summed at the last autoscaler step */
 };
+
+static job_id replica_job(const service *s, uint32_t i)
+{
+    return s->spec.replica_ids ? s->spec.replica_ids[i] : s->spec.first_replica + i;
+}
+
+/* Index of replica job j, or n_replicas when j serves no replica of s. */
+static uint32_t replica_of(const service *s, job_id j)
+{
+    uint32_t i = 0;
+    while (i < s->spec.n_replicas && replica_job(s, i) != j) {
+        i++;
+    }
+    return i;
+}
+
+static void count_running(service *s, sim_time now, int delta)
+{
+    s->running_s += sim_time_to_s(now - s->running_t) * s->n_running;
+    s->running_t = now;
+    s->n_running = (uint32_t)((int)s->n_running + delta);
+    s->st.max_running = s->n_running > s->st.max_running ? s->n_running : s->st.max_running;
+}
 
 /* ---- queue --------------------------------------------------------------------------------- */
 
@@ -160,7 +195,8 @@ static void dispatch(service *s)
         }
         r->n_batch = b;
         r->busy = true;
-        job_id j = s->spec.first_replica + i;
+        r->batch_t0 = world_now(s->w);
+        job_id j = replica_job(s, i);
         double t = s->spec.batch_time ? s->spec.batch_time(s->spec.batch_ctx, s->w, j, b)
                                       : service_physics_batch_time(&s->spec, s->w, j, b);
         SIM_ASSERT(t > 0 && isfinite(t));
@@ -169,10 +205,87 @@ static void dispatch(service *s)
     }
 }
 
+/* Replicas submitted and not ended (queued or running). */
+static uint32_t active(const service *s)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < s->spec.n_replicas; i++) {
+        n += !s->rep[i].spare && !s->rep[i].stopped;
+    }
+    return n;
+}
+
+/* One autoscaler step (see service.h). */
+static void autoscale(service *s)
+{
+    const service_autoscale *a = &s->spec.autoscale;
+    sim_time now = world_now(s->w);
+    uint32_t cur = active(s);
+    double busy = 0;
+    for (uint32_t i = 0; i < s->spec.n_replicas; i++) {
+        const replica *r = &s->rep[i];
+        busy += r->busy_s + (r->busy ? sim_time_to_s(now - r->batch_t0) : 0);
+    }
+    double want;
+    if (a->metric == SERVICE_SCALE_QUEUE) {
+        want = ceil((double)s->q_n / a->target);
+    } else {
+        double util = s->n_running ? (busy - s->busy_prev_s) / (a->interval_s * s->n_running) : 0;
+        double ratio = util / a->target;
+        want = fabs(ratio - 1) <= HPA_TOLERANCE ? cur : ceil(s->n_running * ratio);
+    }
+    s->busy_prev_s = busy;
+    uint32_t desired = want < a->min ? a->min : want > a->max ? a->max : (uint32_t)want;
+    if (desired >= cur) {
+        s->low_since = -1;
+    }
+    for (uint32_t i = 0; i < s->spec.n_replicas && cur < desired; i++) {
+        if (s->rep[i].spare) {
+            s->rep[i].spare = false;
+            world_submit_now(s->w, replica_job(s, i));
+            s->st.n_scale_up++;
+            cur++;
+        }
+    }
+    if (cur < desired) {
+        s->st.n_scale_denied++;
+    }
+    if (desired >= cur) {
+        return;
+    }
+    if (s->low_since < 0) {
+        s->low_since = now;
+        s->low_max = desired;
+    }
+    s->low_max = desired > s->low_max ? desired : s->low_max;
+    if (sim_time_to_s(now - s->low_since) < a->stabilization_s) {
+        return;
+    }
+    for (uint32_t i = s->spec.n_replicas; i-- > 0 && cur > s->low_max;) {
+        replica *r = &s->rep[i];
+        if (r->running && !r->busy && !r->stopped) {
+            r->stopped = true;
+            world_end_job(s->w, replica_job(s, i));
+            s->st.n_scale_down++;
+            cur--;
+        }
+    }
+    if (cur <= s->low_max) { /* done; busy replicas are tried again at the next step */
+        s->low_since = -1;
+    }
+}
+
 static void on_timer(world *w, void *ctx, uint64_t tag)
 {
     service *s = ctx;
     sim_time now = world_now(w);
+    if (tag >> 62 == TAG_SCALE) {
+        autoscale(s);
+        world_settle(w);
+        world_at(w, now + sim_time_from_s(s->spec.autoscale.interval_s), s->client,
+                 TAG_SCALE << 62);
+        return;
+    }
     if (tag >> 62 == TAG_ARRIVAL) {
         s->st.n_arrived++;
         q_push_back(s, now);
@@ -191,6 +304,7 @@ static void on_timer(world *w, void *ctx, uint64_t tag)
     }
     s->st.n_batches++;
     s->sum_batch += r->n_batch;
+    r->busy_s += sim_time_to_s(now - r->batch_t0);
     r->busy = false;
     r->n_batch = 0;
     dispatch(s);
@@ -199,10 +313,11 @@ static void on_timer(world *w, void *ctx, uint64_t tag)
 static void on_job(world *w, void *ctx, job_id j, world_job_event ev)
 {
     service *s = ctx;
-    if (j < s->spec.first_replica || j >= s->spec.first_replica + s->spec.n_replicas) {
+    uint32_t idx = replica_of(s, j);
+    if (idx == s->spec.n_replicas) {
         return;
     }
-    replica *r = &s->rep[j - s->spec.first_replica];
+    replica *r = &s->rep[idx];
     sim_time now = world_now(w);
     if (ev == WORLD_JOB_STARTED) {
         const job *jb = job_table_get(world_jobs(w), j);
@@ -212,11 +327,13 @@ static void on_job(world *w, void *ctx, job_id j, world_job_event ev)
         }
         r->running = true;
         r->since = now;
+        count_running(s, now, +1);
         dispatch(s);
         return;
     }
     if (r->running) {
         s->st.gpu_s += sim_time_to_s(now - r->since) * r->share;
+        count_running(s, now, -1);
     }
     r->running = false;
     if (r->busy) { /* its batch goes back to the head of the queue, oldest first */
@@ -260,8 +377,18 @@ service *service_create(world *w, const service_spec *spec, const rng_root *root
         s->rep[i].batch = xcalloc(spec->max_batch, sizeof(sim_time), "service batch");
     }
     s->hist = xcalloc(HIST_BINS, sizeof *s->hist, "service histogram");
+    for (uint32_t i = spec->n_start ? spec->n_start : spec->n_replicas; i < spec->n_replicas; i++) {
+        s->rep[i].spare = true;
+    }
+    s->low_since = -1;
     s->client = world_timer_client(w, on_timer, s);
     world_observe(w, on_job, s);
+    if (spec->autoscale.metric != SERVICE_SCALE_NONE) {
+        SIM_ASSERT(spec->autoscale.interval_s > 0 && spec->autoscale.target > 0 &&
+                   spec->autoscale.min >= 1 && spec->autoscale.min <= spec->autoscale.max);
+        world_at(w, world_now(w) + sim_time_from_s(spec->autoscale.interval_s), s->client,
+                 TAG_SCALE << 62);
+    }
     s->t_arr_s = sim_time_to_s(world_now(w));
     schedule_arrival(s);
     return s;
@@ -313,6 +440,8 @@ service_stats service_get_stats(const service *s)
     st.p95_s = quantile(s, 0.95);
     st.p99_s = quantile(s, 0.99);
     st.attainment = st.n_arrived ? (double)st.n_met / (double)st.n_arrived : 1.0;
+    double run_s = s->running_s + sim_time_to_s(now - s->running_t) * s->n_running;
+    st.mean_running = now > 0 ? run_s / sim_time_to_s(now) : 0;
     st.mean_batch = st.n_batches ? s->sum_batch / (double)st.n_batches : 0;
     return st;
 }

@@ -9,17 +9,26 @@
  * is idle and requests wait, it takes up to max_batch of them (dynamic batching with no delay:
  * what is there, as a server that never holds a batch open) and serves them in one batch.
  * Service time of a batch of b requests on a replica: the physics' time of one iteration at
- * batch b on the replica's partition alone (predict_unit_estimate x wl_units_per_iter, model/predict.h),
- * divided by the replica's current rate (world_job_rate: co-runners on a time-sliced or MPS GPU,
- * or a MIG GPU's shared power, slow it), taken when the batch starts. A test may replace it with
- * its own function. A replica killed by a fault puts its batch back at the head of the queue.
- * Metrics: latency = completion - arrival; mean and max exact; p50/p95/p99 from a log histogram
- * (1000 bins per decade from 1 us: within 0.12 %); SLO attainment = completed within the SLO /
- * arrived (unfinished requests count as misses); GPU-hours = time each replica ran times the
- * share of a GPU its unit stands for (cluster_unit_gpu_share).
- * Random draws: stream SERVICE_STREAM_ARRIVALS, index = the service's index.
- * Units: seconds (double) and sim_time ns. Ownership: a service copies its spec (strings and the
- * trace array are borrowed, and must outlive it) and borrows the world.
+ * batch b on the replica's partition alone (predict_unit_estimate x wl_units_per_iter,
+ * model/predict.h), divided by the replica's current rate (world_job_rate: co-runners on a
+ * time-sliced or MPS GPU, or a MIG GPU's shared power, slow it), taken when the batch starts. A
+ * test may replace it with its own function. A replica killed by a fault puts its batch back at the
+ * head of the queue. Metrics: latency = completion - arrival; mean and max exact; p50/p95/p99 from
+ * a log histogram (1000 bins per decade from 1 us: within 0.12 %); SLO attainment = completed
+ * within the SLO / arrived (unfinished requests count as misses); GPU-hours = time each replica ran
+ * times the share of a GPU its unit stands for (cluster_unit_gpu_share). Autoscaling (a rule of the
+ * service, as the Kubernetes HorizontalPodAutoscaler applies one): every `interval_s` the desired
+ * replica count is ceil(queued requests / target) for the queue rule, or ceil(running replicas x
+ * busy fraction over the interval / target) for the utilisation rule (skipped within the HPA's
+ * tolerance of 10 %), clamped to [min, max]. A higher count submits spare replica pods at once
+ * (world_submit_now); a lower one is applied only when every recommendation of the last
+ * `stabilization_s` was lower (the HPA's downscale stabilization), by ending idle running replicas,
+ * newest first (world_end_job; busy ones are tried again at the next step, to the highest
+ * recommendation of the window). Spare replicas are the pending jobs of replica_ids beyond n_start;
+ * when none is left a scale-up is denied (counted). Defaults in the scenario are the HPA's: 15 s
+ * sync period, 5 min stabilization. Random draws: stream SERVICE_STREAM_ARRIVALS, index = the
+ * service's index. Units: seconds (double) and sim_time ns. Ownership: a service copies its spec
+ * (strings and the trace array are borrowed, and must outlive it) and borrows the world.
  */
 #ifndef SIMPROJ_MODEL_SERVICE_H
 #define SIMPROJ_MODEL_SERVICE_H
@@ -43,11 +52,29 @@ typedef enum service_arrival {
 /* Time to serve a batch of `batch` requests on running replica job r of w, seconds (> 0). */
 typedef double service_time_fn(void *ctx, const world *w, job_id r, uint32_t batch);
 
+typedef enum service_scale_metric {
+    SERVICE_SCALE_NONE,
+    SERVICE_SCALE_QUEUE,       /* queued requests per replica */
+    SERVICE_SCALE_UTILISATION, /* busy fraction of the running replicas */
+} service_scale_metric;
+
+typedef struct service_autoscale {
+    service_scale_metric metric;
+    double target;          /* > 0: requests per replica, or a fraction in (0, 1] */
+    uint32_t min, max;      /* replica bounds, 1 <= min <= max */
+    double interval_s;      /* > 0 */
+    double stabilization_s; /* >= 0 */
+} service_autoscale;
+
 typedef struct service_spec {
-    const char *name; /* borrowed */
-    uint64_t index;   /* the RNG stream's index */
-    job_id first_replica;
-    uint32_t n_replicas;
+    const char *name;          /* borrowed */
+    uint64_t index;            /* the RNG stream's index */
+    job_id first_replica;      /* replicas are first_replica + i ... */
+    const job_id *replica_ids; /* ... or these (borrowed; NULL: first_replica + i) */
+    uint32_t n_replicas;       /* replica jobs in all */
+    uint32_t n_start;          /* of which submitted at their own time (0: all); the others
+                                * are pending spares for autoscaling */
+    service_autoscale autoscale;
     service_arrival arrival;
     double rate_per_s;     /* mean rate (Poisson, diurnal) */
     double amplitude;      /* diurnal: 0 <= a <= 1 */
@@ -71,6 +98,9 @@ typedef struct service_stats {
     double attainment;                         /* n_met / n_arrived (1 when nothing arrived) */
     double gpu_s;                              /* GPU-seconds held by the replicas */
     double mean_batch;                         /* requests per batch */
+    uint64_t n_scale_up, n_scale_down, n_scale_denied; /* replicas added, ended; refused */
+    uint32_t max_running;                              /* most replicas running at once */
+    double mean_running; /* time-weighted mean of replicas running, over [0, now] */
 } service_stats;
 
 typedef struct service service;

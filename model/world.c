@@ -37,7 +37,7 @@ typedef struct wjob {
      * time a checkpoint was written follows from the segment it fell in */
     sim_time seg_t, ckpt_t; /* start of the current rate segment; time of the last checkpoint */
     double seg_p, ckpt_p;   /* progress (work seconds, done_s included) at those times */
-    node_id *nodes; /* node of each worker while running (owned), else NULL */
+    node_id *nodes;         /* node of each worker while running (owned), else NULL */
 } wjob;
 
 typedef struct wtimer {
@@ -567,27 +567,41 @@ static void run_cycles(world *w)
 
 /* ---- events -------------------------------------------------------------------------------- */
 
+/* Running job id is done now: its units go back and the policy hears of it. */
+static void finish_job(world *w, job_id id)
+{
+    sim_time now = sim_now(w->ctx);
+    const job *j = job_table_get(w->jobs, id);
+    release(w, j);
+    job_finish(w->jobs, id, now);
+    stop_progress(w, id);
+    w->tot.n_running--;
+    w->tot.n_done++;
+    rerate_neighbours(w, j);
+    notify(w, id, WORLD_JOB_ENDED);
+    w->view.now = now;
+    w->pol->on_finish(w->pol_state, &w->view, id, w->dec);
+    apply(w);
+    drain_ended(w);
+    run_cycles(w);
+    record(w);
+}
+
 static void on_done(fluid_sys *sys, fluid_act_id act, void *user)
 {
     (void)sys;
     (void)act;
     wjob *wj = user;
-    world *w = wj->w;
-    sim_time now = sim_now(w->ctx);
-    const job *j = job_table_get(w->jobs, wj->id);
-    release(w, j);
-    job_finish(w->jobs, wj->id, now);
-    stop_progress(w, wj->id);
-    w->tot.n_running--;
-    w->tot.n_done++;
-    rerate_neighbours(w, j);
-    notify(w, wj->id, WORLD_JOB_ENDED);
-    w->view.now = now;
-    w->pol->on_finish(w->pol_state, &w->view, wj->id, w->dec);
-    apply(w);
-    drain_ended(w);
-    run_cycles(w);
-    record(w);
+    finish_job(wj->w, wj->id);
+}
+
+/* Jobs submitted early (world_submit_now) are no longer pending: the arrivals skip them. */
+static void skip_submitted(world *w)
+{
+    while (w->next_arrival < job_table_count(w->jobs) &&
+           job_table_get(w->jobs, w->next_arrival)->state != JOB_PENDING) {
+        w->next_arrival++;
+    }
 }
 
 static void schedule_next_arrival(world *w);
@@ -597,6 +611,7 @@ static void on_arrival(sim_ctx *ctx, const sim_event *ev)
     world *w = ev->user;
     sim_time now = sim_now(ctx);
     /* every job submitted at this instant, in id order */
+    skip_submitted(w);
     while (w->next_arrival < job_table_count(w->jobs) &&
            job_table_get(w->jobs, w->next_arrival)->spec.submit == now) {
         job_id id = w->next_arrival++;
@@ -608,6 +623,7 @@ static void on_arrival(sim_ctx *ctx, const sim_event *ev)
         apply(w);
         drain_ended(w);
         run_cycles(w);
+        skip_submitted(w);
     }
     record(w);
     schedule_next_arrival(w);
@@ -615,6 +631,7 @@ static void on_arrival(sim_ctx *ctx, const sim_event *ev)
 
 static void schedule_next_arrival(world *w)
 {
+    skip_submitted(w);
     if (w->next_arrival >= job_table_count(w->jobs)) {
         return;
     }
@@ -1032,4 +1049,22 @@ void world_set_mig_mode(world *w, gpu_id g, bool on)
 void world_set_active(world *w, dev_id d, bool on)
 {
     cluster_set_active(w->c, d, on);
+}
+
+void world_submit_now(world *w, job_id id)
+{
+    job_submit_early(w->jobs, id, sim_now(w->ctx));
+    w->tot.n_pending--;
+    w->tot.n_queued++;
+    w->view.now = sim_now(w->ctx);
+    w->pol->on_arrival(w->pol_state, &w->view, id, w->dec);
+    apply(w);
+    drain_ended(w);
+}
+
+void world_end_job(world *w, job_id id)
+{
+    SIM_ASSERT(job_table_get(w->jobs, id)->state == JOB_RUNNING);
+    SIM_ASSERT(fluid_cancel(w->fluid, w->wj[id].act, NULL));
+    finish_job(w, id);
 }

@@ -163,6 +163,11 @@ typedef struct world_kill_info {
  * again (job_requeue) keeping the work of its last checkpoint (world_cfg.checkpoint_s). The
  * policy hears of it (on_arrival) at the next world_settle. Fills *info when not NULL. */
 void world_kill(world *w, job_id j, world_kill_info *info);
+/* Submit pending job j now, before its planned time (a service scaling up); the policy hears
+ * of it at once (on_arrival). */
+void world_submit_now(world *w, job_id j);
+/* End running job j now as done (a service scaling down); the policy hears of it (on_finish). */
+void world_end_job(world *w, job_id j);
 /* Cordon or uncordon device d (cluster_set_cordoned). */
 void world_set_cordoned(world *w, dev_id d, bool on);
 /* Apply the decisions waiting in world_decisions, tell the policy about the jobs killed since

@@ -95,6 +95,16 @@ static cJSON *service_json(const scenario_service *v)
     add_s(o, "peak_s", v->peak_ns);
     add_n(o, "batch", v->batch);
     add_s(o, "slo_s", v->slo_ns);
+    if (cfg_present(v->autoscale.at)) {
+        const scenario_autoscale *a = &v->autoscale;
+        cJSON *aj = cJSON_AddObjectToObject(o, "autoscale");
+        add_str(aj, "metric", a->metric == SCN_SCALE_QUEUE ? "queue" : "utilisation");
+        add_n(aj, "target", a->target);
+        add_n(aj, "min", a->min);
+        add_n(aj, "max", a->max);
+        add_s(aj, "interval_s", a->interval_ns);
+        add_s(aj, "stabilization_s", a->stabilization_ns);
+    }
     return o;
 }
 

@@ -27,6 +27,12 @@ cJSON *out_service_json(const scenario_service *sv, const service_stats *st)
     add(o, "slo_s", sim_time_to_s(sv->slo_ns));
     add(o, "slo_attainment", st->attainment);
     add(o, "gpu_h", st->gpu_s / 3600.0);
+    cJSON *sc = cJSON_AddObjectToObject(o, "replicas_running");
+    add(sc, "mean", st->mean_running);
+    add(sc, "max", st->max_running);
+    add(sc, "scale_ups", (double)st->n_scale_up);
+    add(sc, "scale_downs", (double)st->n_scale_down);
+    add(sc, "scale_ups_denied", (double)st->n_scale_denied);
     return o;
 }
 
@@ -34,8 +40,8 @@ void out_service_summary(FILE *f, const scenario_service *sv, const service_stat
 {
     fprintf(f,
             "service %s: %llu requests, latency p50 %.1f ms p95 %.1f ms p99 %.1f ms, "
-            "SLO %.0f ms met by %.1f%%, %.1f GPU-h\n",
+            "SLO %.0f ms met by %.1f%%, %.1f GPU-h, %.1f replicas on average\n",
             sv->name, (unsigned long long)st->n_arrived, 1e3 * st->p50_s, 1e3 * st->p95_s,
             1e3 * st->p99_s, 1e3 * sim_time_to_s(sv->slo_ns), 100 * st->attainment,
-            st->gpu_s / 3600.0);
+            st->gpu_s / 3600.0, st->mean_running);
 }

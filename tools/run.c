@@ -56,6 +56,8 @@ typedef struct run_ctx {
     fault_injector *faults;           /* NULL when the scenario has no faults section */
     const jobrate_profile **svc_prof; /* per service: the model it serves */
     job_id *svc_first;                /* per service: its first replica job */
+    job_id **svc_ids;                 /* per service: its replica jobs (spares last) */
+    uint32_t *svc_pool;               /* per service: how many */
     service **svcs;                   /* per service, once the world exists */
     bool has_trace;                   /* workload.trace given */
     traceload_stats tstats;           /* what reading it did */
@@ -280,6 +282,45 @@ static void add_replicas(run_ctx *r, job_table *jobs)
     }
 }
 
+/* Spare replica pods of autoscaled services, after every other job, submitted only by the
+ * autoscaler: a scale-up after a scale-down takes fresh pods, so a service gets max pods for every
+ * stabilization window (or interval) of the horizon, at most 100000. Fills the replica id
+ * lists. */
+static void add_spares(run_ctx *r, job_table *jobs)
+{
+    size_t n = job_table_count(jobs);
+    sim_time late = r->spec->horizon_ns;
+    if (n > 0 && job_table_get(jobs, (job_id)(n - 1))->spec.submit > late) {
+        late = job_table_get(jobs, (job_id)(n - 1))->spec.submit;
+    }
+    r->svc_ids = arena_calloc(r->a, r->spec->n_services + 1, sizeof *r->svc_ids);
+    r->svc_pool = arena_calloc(r->a, r->spec->n_services + 1, sizeof *r->svc_pool);
+    for (size_t i = 0; i < r->spec->n_services; i++) {
+        const scenario_service *sv = &r->spec->services[i];
+        const scenario_autoscale *as = &sv->autoscale;
+        int64_t window =
+            as->stabilization_ns > as->interval_ns ? as->stabilization_ns : as->interval_ns;
+        double want =
+            cfg_present(as->at) && window > 0
+                ? (double)as->max * (1.0 + ceil((double)r->spec->horizon_ns / (double)window))
+                : 0;
+        uint32_t spares = want > 100000 ? 100000 : (uint32_t)want;
+        uint32_t pool = sv->replicas + spares;
+        job_id *ids = arena_calloc(r->a, pool, sizeof *ids);
+        for (uint32_t k = 0; k < sv->replicas; k++) {
+            ids[k] = r->svc_first[i] + k;
+        }
+        job_spec js = job_table_get(jobs, r->svc_first[i])->spec;
+        js.submit = late + 1;
+        for (uint32_t k = sv->replicas; k < pool; k++) {
+            ids[k] = (job_id)job_table_count(jobs);
+            job_table_add(jobs, &js);
+        }
+        r->svc_ids[i] = ids;
+        r->svc_pool[i] = pool;
+    }
+}
+
 /* Check each service against the built cluster (its resource is advertised, its model fits a
  * batch on that partition) and start it. */
 static void build_services(run_ctx *r)
@@ -316,21 +357,41 @@ static void build_services(run_ctx *r)
                        (unsigned)sv->batch, cluster_resource_name(c, res), sr.reason, sv->profile);
             continue;
         }
-        service_spec sp = {.name = sv->name,
-                           .index = i,
-                           .first_replica = r->svc_first[i],
-                           .n_replicas = sv->replicas,
-                           .arrival =
-                               sv->arrival == SCN_SVC_DIURNAL ? SERVICE_DIURNAL : SERVICE_POISSON,
-                           .rate_per_s = sv->rate_per_s,
-                           .amplitude = sv->amplitude,
-                           .period_s = sim_time_to_s(sv->period_ns),
-                           .peak_s = sim_time_to_s(sv->peak_ns),
-                           .end = r->spec->horizon_ns,
-                           .max_batch = sv->batch,
-                           .slo_s = sim_time_to_s(sv->slo_ns),
-                           .profile = r->svc_prof[i]->p,
-                           .phys = &r->phys};
+        const scenario_autoscale *as = &sv->autoscale;
+        if (cfg_present(as->at) &&
+            (as->min > as->max || sv->replicas < as->min || sv->replicas > as->max ||
+             (as->metric == SCN_SCALE_UTILISATION && as->target > 1))) {
+            snprintf(path, sizeof path, "services[%zu].autoscale", i);
+            diag_error(r->d, as->at, path,
+                       "inconsistent; expected min <= replicas <= max (and a utilisation target "
+                       "of at most 1), got min %u, replicas %u, max %u, target %g",
+                       (unsigned)as->min, (unsigned)sv->replicas, (unsigned)as->max, as->target);
+            continue;
+        }
+        service_spec sp = {
+            .name = sv->name,
+            .index = i,
+            .replica_ids = r->svc_ids[i],
+            .n_replicas = r->svc_pool[i],
+            .n_start = sv->replicas,
+            .autoscale = {.metric = !cfg_present(as->at)            ? SERVICE_SCALE_NONE
+                                    : as->metric == SCN_SCALE_QUEUE ? SERVICE_SCALE_QUEUE
+                                                                    : SERVICE_SCALE_UTILISATION,
+                          .target = as->target,
+                          .min = as->min,
+                          .max = as->max,
+                          .interval_s = sim_time_to_s(as->interval_ns),
+                          .stabilization_s = sim_time_to_s(as->stabilization_ns)},
+            .arrival = sv->arrival == SCN_SVC_DIURNAL ? SERVICE_DIURNAL : SERVICE_POISSON,
+            .rate_per_s = sv->rate_per_s,
+            .amplitude = sv->amplitude,
+            .period_s = sim_time_to_s(sv->period_ns),
+            .peak_s = sim_time_to_s(sv->peak_ns),
+            .end = r->spec->horizon_ns,
+            .max_batch = sv->batch,
+            .slo_s = sim_time_to_s(sv->slo_ns),
+            .profile = r->svc_prof[i]->p,
+            .phys = &r->phys};
         r->svcs[i] = service_create(r->w, &sp, &root);
     }
 }
@@ -777,7 +838,8 @@ int run_scenario(const run_opts *o)
     }
     if (rc == 0 &&
         (catalog_load_default(r.a, &r.cat, r.d) != 0 || physics_load_default(r.d, &r.phys) != 0 ||
-         comm_load_default(r.d, &r.comm) != 0 || scenario_apply_calibrations(r.spec, &r.cat, &r.phys, r.d) != 0)) {
+         comm_load_default(r.d, &r.comm) != 0 ||
+         scenario_apply_calibrations(r.spec, &r.cat, &r.phys, r.d) != 0)) {
         rc = SIM_EINPUT;
     }
     synth_class *cls = NULL;
@@ -840,6 +902,7 @@ int run_scenario(const run_opts *o)
                                .ts_class = 0,
                                .n_profiles = r.n_profiles,
                                .profiles = r.profiles};
+        add_spares(&r, jobs); /* after every other job: submitted only by the autoscaler */
         world_cfg wc = {.cluster = &r.cc,
                         .policy = r.pol,
                         .params = &r.params,

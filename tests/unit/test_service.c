@@ -190,3 +190,76 @@ Test(service, the_diurnal_process_keeps_its_mean)
     service_destroy(s);
     world_destroy(w);
 }
+
+/* Queue rule, target 2 queued requests per replica, 1..3 replicas, every 10 s, stabilization
+ * 30 s (a scale-down goes to the highest recommendation of the window); replica pods: job 0
+ * submitted at 0, jobs 1 and 2 spares. Six requests at 0, D = 100 s, batches of 1, four whole GPUs:
+ *   0 s: replica 0 takes request 1; five wait.
+ *   10 s: desired ceil(5 / 2) = 3: spares 1 and 2 start at once and take requests 2 and 3.
+ *   20 s: three wait: desired 2 < 3, a window opens (highest recommendation 2); 100 s: replica 0
+ *   takes request 4 (desired 1); 110 s: replicas 1 and 2 take 5 and 6 (queue empty).
+ *   From 50 s the window has lasted 30 s, but every replica is busy until 200 s, when replica 0
+ *   (request 4 done) ends: 2 replicas, the window's highest recommendation.
+ *   210 s: desired 1 < 2 opens a new window; 240 s: replica 2 (newest idle) ends.
+ * Latencies 100, 110, 110, 200, 210, 210: mean 940 / 6, three within 150 s. Running replicas over
+ * [0, 300]: replica 0 0..200, 1 10..300, 2 10..240: 720 GPU-seconds, mean 2.4, at most 3. */
+Test(service, queue_autoscaling_timeline_by_hand)
+{
+    env e;
+    world *w = NULL;
+    memset(&e, 0, sizeof e);
+    e.g = test_gpu();
+    cluster_gpu_cfg gpus[4];
+    for (int i = 0; i < 4; i++) {
+        gpus[i] = (cluster_gpu_cfg){.type = &e.g};
+    }
+    e.node = (cluster_node_cfg){.name = "n", .n_gpus = 4, .gpus = gpus};
+    e.cc = (cluster_cfg){.n_nodes = 1, .nodes = &e.node};
+    e.wc = (world_cfg){.cluster = &e.cc,
+                       .policy = pol_find("fifo"),
+                       .until = sim_time_from_s(300),
+                       .verify_every = 1};
+    job_table *t = job_table_create();
+    job_spec rs = {.class_name = "svc", .req = {"nvidia.com/gpu", 1, 1}, .work_s = 1e12};
+    job_table_add(t, &rs);
+    rs.submit = sim_time_from_s(1e6); /* spares: never submitted by the clock */
+    job_table_add(t, &rs);
+    job_table_add(t, &rs);
+    diag *d = diag_create();
+    cr_assert_eq(world_create(&e.wc, t, d, (src_loc){"x", 1, 1}, &w), 0);
+    diag_destroy(d);
+    static const double arrivals[] = {0, 0, 0, 0, 0, 0};
+    lin_time lt = {100, 0};
+    service_spec sp = {.name = "s",
+                       .n_replicas = 3,
+                       .n_start = 1,
+                       .autoscale = {SERVICE_SCALE_QUEUE, 2, 1, 3, 10, 30},
+                       .arrival = SERVICE_TRACE,
+                       .trace_s = arrivals,
+                       .n_trace = 6,
+                       .end = sim_time_from_s(300),
+                       .max_batch = 1,
+                       .slo_s = 150,
+                       .batch_time = linear,
+                       .batch_ctx = &lt};
+    rng_root root = rng_root_make(1);
+    service *s = service_create(w, &sp, &root);
+    world_run(w);
+    service_stats st = service_get_stats(s);
+    cr_assert_eq(st.n_done, 6);
+    cr_assert_float_eq(st.mean_s, 940.0 / 6, 1e-9);
+    cr_assert_eq(st.n_met, 3);
+    cr_assert_eq(st.n_scale_up, 2);
+    cr_assert_eq(st.n_scale_down, 2);
+    cr_assert_eq(st.max_running, 3);
+    cr_assert_float_eq(st.gpu_s, 720.0, 1e-6);
+    cr_assert_float_eq(st.mean_running, 2.4, 1e-9);
+    const job_table *jt = world_jobs(w);
+    cr_assert_eq(job_table_get(jt, 0)->state, JOB_DONE);
+    cr_assert_float_eq(sim_time_to_s(job_table_get(jt, 0)->end), 200.0, 1e-9);
+    cr_assert_eq(job_table_get(jt, 1)->state, JOB_RUNNING);
+    cr_assert_float_eq(sim_time_to_s(job_table_get(jt, 2)->end), 240.0, 1e-9);
+    cr_assert_float_eq(sim_time_to_s(job_table_get(jt, 1)->start), 10.0, 1e-9);
+    service_destroy(s);
+    world_destroy(w);
+}
