@@ -1,7 +1,6 @@
 /* experiments/obs.c - loaders of observations.yaml, queries.yaml, profile.yaml and priors.yaml,
  * and the profile.yaml writer (see obs.h). */
 #include "experiments/obs.h"
-#include "model/ddp.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -11,6 +10,7 @@
 #include "experiments/cfg.h"
 #include "experiments/fileio.h"
 #include "experiments/yamlx.h"
+#include "model/ddp.h"
 #include "sim/err.h"
 #include "sim/xalloc.h"
 
@@ -248,10 +248,16 @@ int obs_ddp_job(const obs_config *cf, const gpu_type *g, const comm_params *cm,
     if (obs_resolve_partition(g, cf->partition, &job->mig, why, why_len)) {
         return -1;
     }
+    long long tsum = 0; /* each term capped, so the sum cannot overflow */
+    for (size_t i = 0; i < cf->n_topology && i <= DDP_MAX_NODES; i++) {
+        int64_t t = cf->topology[i];
+        tsum += t < 0 ? 0 : t > DDP_MAX_WORKERS ? DDP_MAX_WORKERS + 1 : t;
+    }
     if (cf->n_topology > DDP_MAX_NODES || cf->nodes > DDP_MAX_NODES ||
-        cf->workers > 100000 || cf->per_gpu > 64 || cf->gpus_per_node > 64) {
-        snprintf(why, why_len, "DDP shape too large; expected at most %d nodes, 100000 workers, "
-                 "64 GPUs per node, per_gpu 64", DDP_MAX_NODES);
+        cf->workers > DDP_MAX_WORKERS || tsum > DDP_MAX_WORKERS || cf->per_gpu > 64 ||
+        cf->gpus_per_node > 64) {
+        snprintf(why, why_len, "DDP shape too large; expected at most %d nodes, %d workers, "
+                 "64 GPUs per node, per_gpu 64", DDP_MAX_NODES, DDP_MAX_WORKERS);
         return -1;
     }
     long long sum = 0, fullest = 0;

@@ -12,15 +12,17 @@
  * (with the fitted standard errors and the model's own loss-factor range) as time_s_lo..hi.
  */
 #include "experiments/obs.h"
-#include "model/ddp.h"
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "model/ddp.h"
 #include "model/predict.h"
 #include "model/wfit.h"
 #include "sim/err.h"
+#include "sim/xalloc.h"
 
 /* Start value and prior of one free parameter. */
 typedef struct free_param {
@@ -521,44 +523,41 @@ void obs_predict(const obs_profile *p, const obs_profile *const *others, size_t 
 
 /* ---- DDP observations ---------------------------------------------------------------------- */
 
-/* Predicted time per unit of the whole job for DDP observation e with gradient size g; NAN when
- * the model gives none; *oom set when it predicts OOM. */
-static double ddp_unit_time(const obs_file *f, const obs_entry *e, const obs_profile *p,
-                            const phys_params *m, const comm_params *cm, double g, bool *oom)
+/* One DDP observation's job and ring (built once: they do not depend on G). */
+typedef struct ddp_obs {
+    const obs_entry *e;
+    bool ok; /* job and ring built */
+    ddp_job job;
+    comm_ring ring;
+} ddp_obs;
+
+/* Predicted time per unit of the whole job at gradient size g; NAN when the model gives none;
+ * *oom set when it predicts OOM. */
+static double ddp_unit_time(ddp_obs *o, const comm_params *cm, const phys_params *m, double g,
+                            bool *oom)
 {
     *oom = false;
-    ddp_job job;
-    char why[256];
-    if (obs_ddp_job(&e->config, f->gpu, cm, &job, why, sizeof why)) {
+    if (!o->ok) {
         return (double)NAN;
     }
-    job.profile = &p->p;
-    job.batch = e->batch;
-    job.grad_bytes = g;
-    comm_ring ring;
-    if (ddp_ring(&job, cm, &ring, why, sizeof why)) {
-        return (double)NAN;
-    }
+    o->job.grad_bytes = g;
     ddp_result r;
-    ddp_step(&job, cm, m, &ring, 0, &r);
-    comm_ring_fini(&ring);
+    ddp_step(&o->job, cm, m, &o->ring, 0, &r);
     *oom = r.outcome == SPEED_OOM;
     return r.outcome == SPEED_OK ? 1.0 / r.throughput : (double)NAN;
 }
 
 /* Sum of squared log residuals of the ok DDP observations at gradient size g. */
-static double ddp_cost(const obs_file *f, const obs_profile *p, const phys_params *m,
-                       const comm_params *cm, double g)
+static double ddp_cost(ddp_obs *os, int n, const comm_params *cm, const phys_params *m, double g)
 {
     double sum = 0;
-    for (size_t i = 0; i < f->n; i++) {
-        const obs_entry *e = &f->obs[i];
+    for (int i = 0; i < n; i++) {
         bool oom;
-        if (!obs_config_is_ddp(&e->config) || e->outcome != OBS_OUTCOME_OK) {
+        if (os[i].e->outcome != OBS_OUTCOME_OK) {
             continue;
         }
-        double t = ddp_unit_time(f, e, p, m, cm, g, &oom);
-        double d = isfinite(t) ? log(t / e->unit_time_s) : 50.0;
+        double t = ddp_unit_time(&os[i], cm, m, g, &oom);
+        double d = isfinite(t) ? log(t / os[i].e->unit_time_s) : 50.0;
         sum += d * d;
     }
     return sum;
@@ -567,22 +566,33 @@ static double ddp_cost(const obs_file *f, const obs_profile *p, const phys_param
 int obs_fit_ddp(const obs_file *f, obs_profile *p, const phys_params *m, const comm_params *cm,
                 obs_fit_report *rep)
 {
-    int n_ok = 0;
+    ddp_obs *os = xcalloc(f->n ? f->n : 1, sizeof *os, "DDP observations");
+    int *row = xcalloc(f->n ? f->n : 1, sizeof *row, "DDP observation rows");
+    int n = 0, n_ok = 0;
     for (size_t i = 0; i < f->n; i++) {
-        if (obs_config_is_ddp(&f->obs[i].config)) {
-            rep->n_ddp++;
-            n_ok += f->obs[i].outcome == OBS_OUTCOME_OK;
+        const obs_entry *e = &f->obs[i];
+        if (!obs_config_is_ddp(&e->config)) {
+            continue;
         }
+        ddp_obs *o = &os[n];
+        row[n++] = (int)i;
+        o->e = e;
+        char why[256];
+        o->ok = obs_ddp_job(&e->config, f->gpu, cm, &o->job, why, sizeof why) == 0;
+        if (o->ok) {
+            o->job.profile = &p->p;
+            o->job.batch = e->batch;
+            o->ok = ddp_ring(&o->job, cm, &o->ring, why, sizeof why) == 0;
+        }
+        n_ok += e->outcome == OBS_OUTCOME_OK;
     }
-    if (rep->n_ddp == 0) {
-        return 0;
-    }
-    if (!(f->grad_bytes > 0) && n_ok > 0) {
+    rep->n_ddp = n;
+    if (n > 0 && !(f->grad_bytes > 0) && n_ok > 0) {
         /* the cost is not monotone in G (the bucket sizes change with it): scan x = log10 G
          * over [3, 12] in steps of 0.005, then refine around the best point by golden section */
         double best_x = 3, best_c = HUGE_VAL;
         for (int k = 0; k <= 1800; k++) {
-            double x = 3 + 0.005 * k, c = ddp_cost(f, p, m, cm, pow(10, x));
+            double x = 3 + 0.005 * k, c = ddp_cost(os, n, cm, m, pow(10, x));
             if (c < best_c) {
                 best_c = c;
                 best_x = x;
@@ -591,33 +601,30 @@ int obs_fit_ddp(const obs_file *f, obs_profile *p, const phys_params *m, const c
         const double phi = (sqrt(5.0) - 1) / 2;
         double lo = best_x - 0.005, hi = best_x + 0.005;
         double x1 = hi - phi * (hi - lo), x2 = lo + phi * (hi - lo);
-        double c1 = ddp_cost(f, p, m, cm, pow(10, x1)), c2 = ddp_cost(f, p, m, cm, pow(10, x2));
+        double c1 = ddp_cost(os, n, cm, m, pow(10, x1)), c2 = ddp_cost(os, n, cm, m, pow(10, x2));
         for (int it = 0; it < 100 && hi - lo > 1e-10; it++) {
             if (c1 <= c2) {
                 hi = x2;
                 x2 = x1;
                 c2 = c1;
                 x1 = hi - phi * (hi - lo);
-                c1 = ddp_cost(f, p, m, cm, pow(10, x1));
+                c1 = ddp_cost(os, n, cm, m, pow(10, x1));
             } else {
                 lo = x1;
                 x1 = x2;
                 c1 = c2;
                 x2 = lo + phi * (hi - lo);
-                c2 = ddp_cost(f, p, m, cm, pow(10, x2));
+                c2 = ddp_cost(os, n, cm, m, pow(10, x2));
             }
         }
         p->p.grad_bytes = pow(10, (lo + hi) / 2);
         rep->grad_fitted = true;
     }
-    for (size_t i = 0; i < f->n; i++) {
-        const obs_entry *e = &f->obs[i];
-        obs_fit_row *r = &rep->rows[i];
-        if (!obs_config_is_ddp(&e->config)) {
-            continue;
-        }
+    for (int k = 0; k < n; k++) {
+        const obs_entry *e = os[k].e;
+        obs_fit_row *r = &rep->rows[row[k]];
         bool oom;
-        double t = ddp_unit_time(f, e, p, m, cm, p->p.grad_bytes, &oom);
+        double t = ddp_unit_time(&os[k], cm, m, p->p.grad_bytes, &oom);
         r->used = true;
         r->note = NULL;
         if (e->outcome == OBS_OUTCOME_OOM) {
@@ -630,6 +637,9 @@ int obs_fit_ddp(const obs_file *f, obs_profile *p, const phys_params *m, const c
             r->note = oom ? "not used: the model predicts OOM for this DDP run"
                           : "not used: the DDP model cannot evaluate it (grad_bytes unknown?)";
         }
+        comm_ring_fini(&os[k].ring);
     }
+    free(os);
+    free(row);
     return 0;
 }

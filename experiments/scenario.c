@@ -12,6 +12,7 @@
 #include "experiments/migparted.h"
 #include "experiments/timeslicing.h"
 #include "experiments/yamlx.h"
+#include "model/ddp.h"
 #include "model/mig.h"
 #include "model/policy/policy.h"
 #include "sim/err.h"
@@ -471,7 +472,7 @@ static const cfg_field job_fields[] = {
     {"memory", CFG_BYTES, .off = offsetof(scenario_job_class, memory_bytes)},
     {"priority", CFG_INT, CFG_MIN(-1000), CFG_MAX(1000), .dflt = "0",
      .off = offsetof(scenario_job_class, priority)},
-    {"workers", CFG_U32, CFG_MIN(1), CFG_MAX(100000), .dflt = "1",
+    {"workers", CFG_U32, CFG_MIN(1), CFG_MAX(DDP_MAX_WORKERS), .dflt = "1",
      .off = offsetof(scenario_job_class, workers), CFG_LOC(scenario_job_class, workers_at)},
     {"per_gpu", CFG_U32, CFG_MIN(1), CFG_MAX(64), .off = offsetof(scenario_job_class, per_gpu),
      CFG_LOC(scenario_job_class, per_gpu_at)},

@@ -112,15 +112,13 @@ int comm_ring_build(const comm_params *p, const comm_node *nodes, int n_nodes,
                      a->gpu);
             return -1;
         }
-        for (int k = 0; k < i; k++) {
-            const comm_rank *b = &ranks[k];
-            if (b->node == a->node && b->gpu == a->gpu && (!a->mig || !b->mig)) {
-                snprintf(why, why_len,
-                         "ranks %d and %d share GPU %d of node %d; expected one rank per whole "
-                         "GPU (several ranks on one GPU need MIG instances)",
-                         k, i, a->gpu, a->node);
-                return -1;
-            }
+        const comm_rank *b = i > 0 ? &ranks[i - 1] : NULL;
+        if (b && b->node == a->node && b->gpu == a->gpu && (!a->mig || !b->mig)) {
+            snprintf(why, why_len,
+                     "ranks %d and %d share GPU %d of node %d; expected one rank per whole "
+                     "GPU (several ranks on one GPU need MIG instances)",
+                     i - 1, i, a->gpu, a->node);
+            return -1;
         }
     }
     size_t cap = 0;
@@ -260,5 +258,7 @@ double comm_ring_allreduce_time(const comm_params *p, const comm_ring *r, double
 {
     comm_proto pr = comm_protocol(r, bytes);
     double beta = pr == COMM_PROTO_LL ? rate * p->ll_bw_frac : rate;
-    return comm_ring_allreduce_s(r->n_ranks, bytes, r->alpha_s[pr], beta);
+    double ring = comm_ring_allreduce_s(r->n_ranks, bytes, r->alpha_s[pr], beta);
+    double tree = comm_tree_allreduce_s(r->n_ranks, bytes, r->alpha_s[pr], beta);
+    return tree < ring ? tree : ring;
 }

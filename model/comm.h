@@ -131,9 +131,10 @@ double comm_tree_allreduce_s(int n, double bytes, double alpha_s, double beta_by
 comm_proto comm_protocol(const comm_ring *r, double bytes);
 
 /* Build the ring through ranks[0..n) in that order (rank n-1 sends back to rank 0) over
- * nodes[]. Capacities: nvlink and pcie line rates times eff[], host memory and NIC as given
- * (NIC times eff[NIC]). Returns 0, or -1 with a reason in why (a rank on a node or GPU that does
- * not exist, or two whole-GPU ranks on one GPU). */
+ * nodes[]. Ranks on one GPU are adjacent, as NCCL orders them (node by node, GPU by GPU).
+ * Capacities: nvlink and pcie line rates times eff[], host memory and NIC as given (NIC times
+ * eff[NIC]). Returns 0, or -1 with a reason in why (a rank on a node or GPU that does not exist,
+ * or two adjacent ranks on one GPU that is not MIG-partitioned). O(n x resources). */
 int comm_ring_build(const comm_params *p, const comm_node *nodes, int n_nodes,
                     const comm_rank *ranks, int n, comm_ring *out, char *why, size_t why_len);
 void comm_ring_fini(comm_ring *r);
@@ -147,8 +148,11 @@ double comm_ring_alone_rate(const comm_ring *r);
  * rates[i] for rings[i]; a one-rank ring gets +infinity. */
 void comm_share(const comm_ring *const *rings, size_t n, double *rates);
 
-/* Time of a ring all-reduce of `bytes` when the ring moves `rate` bytes/s per hop under the
- * Simple protocol (LL: rate * ll_bw_frac). */
+/* Time of an all-reduce of `bytes` over ring r's ranks when its hops move `rate` bytes/s under
+ * the Simple protocol (LL: rate * ll_bw_frac): the cheaper of the ring and the tree closed forms,
+ * as NCCL's tuner picks the algorithm it predicts fastest (the tree is costed at the ring's
+ * per-hop rate and latency: a simplification, its links are not rebuilt). The tree wins only
+ * where latency dominates: many ranks, small messages. */
 double comm_ring_allreduce_time(const comm_params *p, const comm_ring *r, double bytes,
                                 double rate);
 

@@ -19,6 +19,11 @@ int ddp_shape(ddp_job *job, char *why, size_t why_len)
         snprintf(why, why_len, "workers, per_gpu and gpus_per_node must be >= 1");
         return -1;
     }
+    if (job->workers > DDP_MAX_WORKERS) {
+        snprintf(why, why_len, "%d workers; at most %d are modelled", job->workers,
+                 DDP_MAX_WORKERS);
+        return -1;
+    }
     int cap = per_gpu_max(job);
     if (job->per_gpu > cap) {
         if (job->mig) {

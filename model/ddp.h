@@ -33,6 +33,7 @@
 #include "model/speed.h"
 
 #define DDP_MAX_NODES 256
+#define DDP_MAX_WORKERS 4096 /* largest world size modelled */
 
 /* A DDP job's shape and where it runs. */
 typedef struct ddp_job {
@@ -58,7 +59,7 @@ typedef struct ddp_job {
  * nodes (the first ones get one more). Then check the shape. Returns 0, or -1 with the reason in
  * why: topology does not add up to workers, per_gpu above what the partition holds per GPU (1 for
  * a whole GPU, the profile's instance count for MIG), a node with more workers than per_gpu x
- * gpus_per_node, more than DDP_MAX_NODES nodes. */
+ * gpus_per_node, more than DDP_MAX_NODES nodes or DDP_MAX_WORKERS workers. */
 int ddp_shape(ddp_job *job, char *why, size_t why_len);
 
 /* The comm_node of each of the job's nodes (n_nodes of them) and its ranks (workers of them), in

@@ -195,3 +195,18 @@ Test(comm_load, empty_source_refused)
     cr_assert(diag_error_count(d) > 0);
     diag_destroy(d);
 }
+
+Test(comm, tree_when_latency_dominates)
+{
+    comm_params p = hand_params();
+    comm_ring r;
+    memset(&r, 0, sizeof r);
+    r.n_ranks = 64;
+    r.alpha_s[COMM_PROTO_LL] = r.alpha_s[COMM_PROTO_SIMPLE] = 1e-5;
+    r.ll_max_bytes = 0; /* Simple */
+    /* 100 kB at 1 GB/s: ring 2*63*1e-5 + 2*63/64*1e5/1e9 = 1.456875e-3 s; tree (depth 6)
+     * 2*6*1e-5 + 2*1e5/1e9 = 3.2e-4 s: the tree is cheaper */
+    NEAR(comm_ring_allreduce_time(&p, &r, 1e5, 1e9), 3.2e-4);
+    /* 1 GB: ring 1.26e-3 + 1.96875 = 1.970135 s; tree 1.2e-4 + 2 = 2.00012 s: the ring */
+    NEAR(comm_ring_allreduce_time(&p, &r, 1e9, 1e9), 1.26e-3 + 2.0 * 63 / 64);
+}
