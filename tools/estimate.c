@@ -17,6 +17,9 @@
 #define EST_ROW_BYTES 64.0
 #define EST_ROW_BYTES_PER_RESOURCE 16.0
 #define EST_RESOURCES_PER_GROUP 3.0 /* resource names a node group may advertise, at most */
+/* metrics.om: the default scenario (20 A100s, 44 devices, MIG and time-slicing) wrote 21.9 kB per
+ * sample, 1.1 kB per GPU; MIG GPUs carry several devices, so 1.5 KiB per GPU and sample. */
+#define EST_METRICS_BYTES_PER_GPU_SAMPLE 1536.0
 
 /* Jobs class j submits before the horizon (expected value for poisson arrivals). */
 static double class_jobs(const scenario_spec *s, const scenario_job_class *j)
@@ -45,13 +48,20 @@ void est_scenario(const scenario_spec *s, double extra_jobs, run_estimate *e)
     }
     e->jobs += extra_jobs;
     unsigned files = s->outputs.files;
-    if ((files & SCN_OUT_TIMESERIES_CSV) && s->outputs.sample_interval_ns > 0) {
+    bool sampled = files & (SCN_OUT_TIMESERIES_CSV | SCN_OUT_METRICS_OM);
+    if (sampled && s->outputs.sample_interval_ns > 0) {
         e->timeseries_rows =
             floor((double)s->horizon_ns / (double)s->outputs.sample_interval_ns) + 2;
     }
     double row = EST_ROW_BYTES +
                  EST_ROW_BYTES_PER_RESOURCE * EST_RESOURCES_PER_GROUP * (double)s->cluster.n_groups;
-    e->output_bytes = e->timeseries_rows * row;
+    if (files & SCN_OUT_TIMESERIES_CSV) {
+        e->output_bytes += e->timeseries_rows * row;
+    }
+    if (files & SCN_OUT_METRICS_OM) {
+        e->output_bytes += e->timeseries_rows * EST_METRICS_BYTES_PER_GPU_SAMPLE *
+                           (double)scenario_gpu_count(s);
+    }
     if (files & SCN_OUT_RUN_JSON) {
         e->output_bytes += e->jobs * EST_RUN_JSON_BYTES_PER_JOB;
     }
@@ -111,7 +121,8 @@ int est_check_limits(const scenario_spec *s, const run_estimate *e, diag *d)
         }
         any = true;
         jobs_driven |= i == 0 || i == 3 ||
-                       (i == 2 && e->jobs * EST_RUN_JSON_BYTES_PER_JOB > e->output_bytes / 2);
+                       (i == 2 && e->jobs * (EST_RUN_JSON_BYTES_PER_JOB + EST_JOBS_CSV_BYTES_PER_JOB) >
+                                      e->output_bytes / 2);
         int k = snprintf(over + used, sizeof over - used, "%sabout %.3g %s (limits.%s %.0f)",
                          used ? ", " : "", checks[i].est, checks[i].what, checks[i].key,
                          checks[i].limit);

@@ -3,8 +3,10 @@
  *
  * Jobs: each synthetic class submits min(count, arrivals before the horizon) jobs, arrivals being
  * rate x (horizon - start) for poisson classes (the expected number) and
- * floor((horizon - start) / interval) + 1 for fixed ones. Timeseries rows: horizon / interval + 2
- * (an upper bound: a run whose jobs all finish stops earlier). Output bytes and memory are these
+ * floor((horizon - start) / interval) + 1 for fixed ones. Timeseries rows (samples, written to
+ * timeseries.csv and metrics.om): horizon / interval + 2 when either file is written (an upper
+ * bound: a run whose jobs all finish stops earlier). report.html is not counted (its plots have a
+ * bounded number of points). Output bytes and memory are these
  * counts times per-item sizes measured on the opt build (see estimate.c); they are meant to tell
  * a run that fits from one that needs orders of magnitude more, not to predict a file's size.
  * Ownership: nothing is allocated; the spec is borrowed. Units: bytes, counts.

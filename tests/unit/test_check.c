@@ -85,8 +85,9 @@ Test(check, estimate_counts_jobs_rows_bytes)
     cr_assert_float_eq(e.jobs, 108.0, 1e-9);
     cr_assert_eq(e.top_class, 0);
     cr_assert_float_eq(e.timeseries_rows, 12.0, 1e-9); /* 10 h / 1 h + 2 */
-    /* 12 rows x (64 + 16 x 3 x 1 group) B + 108 jobs x (600 + 160) B */
-    cr_assert_float_eq(e.output_bytes, 12 * 112.0 + 108 * 760.0, 1e-6);
+    /* timeseries.csv 12 rows x (64 + 16 x 3 x 1 group) B, run.json + jobs.csv 108 jobs x
+     * (600 + 160) B, metrics.om 12 samples x 8 GPUs x 1536 B */
+    cr_assert_float_eq(e.output_bytes, 12 * 112.0 + 108 * 760.0 + 12 * 8 * 1536.0, 1e-6);
     cr_assert_float_eq(e.memory_bytes, 108 * 4096.0, 1e-6);
     cr_assert_eq(diag_error_count(d), 0);
     diag_destroy(d);
@@ -117,10 +118,11 @@ Test(check, limits_are_configurable)
     expect_refused(rows, 1,
                    "est.yaml:12:28: error: outputs.sample_interval: the run is too large: about "
                    "12 timeseries rows (limits.timeseries_rows 11); " RAISE ", got '3600s'");
-    const char *bytes[] = {"limits.output=1KiB"}; /* 1344 B of rows + 82080 B of jobs */
+    /* 1344 B of timeseries rows + 82080 B of jobs + 147456 B of metrics: the samples dominate */
+    const char *bytes[] = {"limits.output=1KiB"};
     expect_refused(bytes, 1,
-                   "est.yaml:7:23: error: workload.jobs[0].rate: the run is too large: about "
-                   "8.34e+04 bytes of output (limits.output 1024); " RAISE ", got '10/h'");
+                   "est.yaml:12:28: error: outputs.sample_interval: the run is too large: about "
+                   "2.31e+05 bytes of output (limits.output 1024); " RAISE ", got '3600s'");
     const char *mem[] = {"limits.memory=442368B"}; /* 108 x 4096 B: at the limit is allowed */
     diag *d = diag_create();
     run_estimate e;
