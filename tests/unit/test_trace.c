@@ -10,7 +10,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "experiments/cfg.h"
 #include "experiments/fileio.h"
+#include "experiments/scenario.h"
 #include "model/tracework.h"
 #include "sim/arena.h"
 #include "sim/diag.h"
@@ -681,4 +683,76 @@ Test(traceload, cpu_only_pods_kept_or_skipped)
         job_table_destroy(t);
     }
     arena_destroy(a);
+}
+
+/* Every shipped trace scenario loads and passes the checks `slicesim check` makes (the trace files'
+ * headers and first rows included); they read ../shared/traces, so the test skips without it. */
+Test(trace_run, shipped_trace_scenarios_check)
+{
+    if (access("../shared/traces/philly/philly.csv", R_OK) != 0) {
+        cr_skip_test("../shared/traces is absent");
+    }
+    static const char *const files[] = {
+        "experiments/traces/openb-fgd.yaml", "experiments/traces/openb-timed.yaml",
+        "experiments/traces/philly-a100.yaml", "experiments/traces/philly-mig.yaml",
+        "experiments/traces/philly-ts4.yaml", "experiments/traces/helios-venus.yaml",
+        "experiments/traces/dlrm.yaml"};
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        arena *a = arena_create();
+        diag *d = diag_create();
+        scenario_spec *s = NULL;
+        int rc = scenario_load_file(files[i], NULL, 0, 0, a, d, &s);
+        cr_assert_eq(rc, 0, "%s: %s", files[i], diag_error_count(d) ? diag_message(d, 0) : "");
+        cr_assert(cfg_present(s->workload.trace.at), "%s", files[i]);
+        diag_destroy(d);
+        arena_destroy(a);
+    }
+}
+
+Test(trace, dlrm_helios_csv_bad_rows)
+{
+    /* dlrm: a deletion before the creation */
+    static const char dlrm[] =
+        "instance_sn,app_name,cpu_request,gpu_request,memory_request,creation_time,"
+        "deletion_time\n"
+        "i0,app_0,12,1,120.0,500.0,400.0\n";
+    fx x;
+    cr_assert_eq(open_fx(&x, TRACE_DLRM, true, dlrm), 0);
+    trace_record rec;
+    cr_assert_eq(trace_next(x.r, &rec), SIM_EINPUT);
+    cr_assert_str_eq(diag_message(x.d, 0), "t.csv:2:27: error: deletion_time: ends before it is "
+                                           "submitted; expected a time >= 500, got '400.0'");
+    close_fx(&x);
+    /* helios: more GPU jobs than GPUs in a bin */
+    static const char helios[] = "time,submit_gpu_job,submit_gpu_num\n"
+                                 "2020-04-01 00:00:00,3,2\n";
+    x.f = fmemopen((void *)helios, sizeof helios - 1, "r");
+    x.d = diag_create();
+    x.src = (trace_src){.format = TRACE_HELIOS, .file = "h.csv", .need_times = true,
+                        .columns = trace_preset(TRACE_HELIOS),
+                        .duration_s = {SYNTH_FIXED, 60, 0}};
+    cr_assert_eq(trace_open(&x.src, x.f, x.d, &x.r), 0);
+    cr_assert_eq(trace_next(x.r, &rec), SIM_EINPUT);
+    cr_assert_str_eq(diag_message(x.d, 0), "h.csv:2:23: error: submit_gpu_num: fewer GPUs than "
+                                           "GPU jobs in the bin; expected at least 3, got '2'");
+    close_fx(&x);
+    /* csv: a mapped column missing from the header, then a bad duration */
+    static const char csv[] = "t,run_s,n\n5,-1,1\n";
+    x.f = fmemopen((void *)csv, sizeof csv - 1, "r");
+    x.d = diag_create();
+    x.src = (trace_src){.format = TRACE_CSV, .file = "c.csv", .need_times = true};
+    x.src.columns = (trace_columns){.submit = "t", .duration = "run_s", .gpus = "gpus"};
+    cr_assert_eq(trace_open(&x.src, x.f, x.d, &x.r), SIM_EINPUT);
+    cr_assert_str_eq(diag_message(x.d, 0), "c.csv:1:1: error: gpus: missing column in the header; "
+                                           "expected a csv trace with a column 'gpus', got [t, "
+                                           "run_s, n]");
+    close_fx(&x);
+    x.f = fmemopen((void *)csv, sizeof csv - 1, "r");
+    x.d = diag_create();
+    x.src.columns.gpus = "n";
+    cr_assert_eq(trace_open(&x.src, x.f, x.d, &x.r), 0);
+    cr_assert_eq(trace_next(x.r, &rec), SIM_EINPUT);
+    cr_assert_str_eq(diag_message(x.d, 0), "c.csv:2:3: error: run_s: out of range; expected a "
+                                           "number from 0 to 3e+09, got '-1'");
+    close_fx(&x);
 }
