@@ -19,8 +19,23 @@ char *jsonw_format_number(char *buf, double v)
 {
     SIM_ASSERT(isfinite(v));
     if (v == floor(v) && fabs(v) <= 9007199254740992.0) {
-        /* the digits "%.0f" prints, without its multi-precision path; -0 becomes 0 */
-        snprintf(buf, JSONW_NUM_LEN, "%" PRId64, (int64_t)v);
+        /* the digits "%.0f" prints, without printf's multi-precision path; -0 becomes 0 */
+        int64_t i = (int64_t)v;
+        uint64_t m = i < 0 ? (uint64_t)0 - (uint64_t)i : (uint64_t)i;
+        char digits[24];
+        size_t n = 0;
+        do {
+            digits[n++] = (char)('0' + m % 10);
+            m /= 10;
+        } while (m);
+        size_t k = 0;
+        if (i < 0) {
+            buf[k++] = '-';
+        }
+        while (n) {
+            buf[k++] = digits[--n];
+        }
+        buf[k] = '\0';
     } else {
         snprintf(buf, JSONW_NUM_LEN, "%.17g", v);
     }
@@ -33,11 +48,45 @@ void jsonw_init(jsonw *w, FILE *f)
     w->f = f;
 }
 
-static void tabs(FILE *f, unsigned n)
+static void flush(jsonw *w)
 {
-    for (unsigned i = 0; i < n; i++) {
-        putc('\t', f);
+    fwrite(w->buf, 1, w->n, w->f);
+    w->n = 0;
+}
+
+/* Append n bytes (any length) to the buffer. */
+static void put(jsonw *w, const void *p, size_t n)
+{
+    if (w->n + n > sizeof w->buf) {
+        flush(w);
+        if (n > sizeof w->buf) {
+            fwrite(p, 1, n, w->f);
+            return;
+        }
     }
+    memcpy(w->buf + w->n, p, n);
+    w->n += n;
+}
+
+static void put_c(jsonw *w, char c)
+{
+    if (w->n == sizeof w->buf) {
+        flush(w);
+    }
+    w->buf[w->n++] = c;
+}
+
+static void put_s(jsonw *w, const char *s)
+{
+    put(w, s, strlen(s));
+}
+
+static void tabs(jsonw *w, unsigned n)
+{
+    static const char t[JSONW_MAX_DEPTH + 1] = "\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t"
+                                               "\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t";
+    SIM_ASSERT(n <= JSONW_MAX_DEPTH);
+    put(w, t, n);
 }
 
 /* The separator before a value: none at the top, the key's in an object, ", " in an array. */
@@ -53,7 +102,7 @@ static void before_value(jsonw *w)
         return;
     }
     if (w->has_items[top]) {
-        fputs(", ", w->f);
+        put(w, ", ", 2);
     }
     w->has_items[top] = true;
 }
@@ -75,7 +124,7 @@ static void pop(jsonw *w, bool is_object)
 void jsonw_object_begin(jsonw *w)
 {
     before_value(w);
-    fputs("{\n", w->f);
+    put(w, "{\n", 2);
     push(w, true);
 }
 
@@ -84,62 +133,69 @@ void jsonw_object_end(jsonw *w)
     bool had = w->has_items[w->depth - 1];
     pop(w, true);
     if (had) {
-        putc('\n', w->f);
+        put_c(w, '\n');
     }
-    tabs(w->f, w->depth);
-    putc('}', w->f);
+    tabs(w, w->depth);
+    put_c(w, '}');
 }
 
 void jsonw_array_begin(jsonw *w)
 {
     before_value(w);
-    putc('[', w->f);
+    put_c(w, '[');
     push(w, false);
 }
 
 void jsonw_array_end(jsonw *w)
 {
     pop(w, false);
-    putc(']', w->f);
+    put_c(w, ']');
 }
 
-/* s quoted and escaped as cJSON's print_string_ptr does it. */
-static void put_string(FILE *f, const char *s)
+/* s quoted and escaped as cJSON's print_string_ptr does it. Runs of bytes that need no escape
+ * (all of them in the usual names) are written whole. */
+static void put_string(jsonw *w, const char *s)
 {
-    putc('"', f);
+    put_c(w, '"');
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        unsigned char c = *p;
-        if (c > 31 && c != '"' && c != '\\') {
-            putc(c, f);
-            continue;
+        const unsigned char *run = p;
+        while (*p > 31 && *p != '"' && *p != '\\') {
+            p++;
         }
-        putc('\\', f);
-        switch (c) {
+        put(w, run, (size_t)(p - run));
+        if (!*p) {
+            break;
+        }
+        char esc[8];
+        switch (*p) {
         case '\\':
         case '"':
-            putc(c, f);
+            esc[0] = (char)*p;
+            esc[1] = '\0';
             break;
         case '\b':
-            putc('b', f);
+            strcpy(esc, "b");
             break;
         case '\f':
-            putc('f', f);
+            strcpy(esc, "f");
             break;
         case '\n':
-            putc('n', f);
+            strcpy(esc, "n");
             break;
         case '\r':
-            putc('r', f);
+            strcpy(esc, "r");
             break;
         case '\t':
-            putc('t', f);
+            strcpy(esc, "t");
             break;
         default:
-            fprintf(f, "u%04x", c);
+            snprintf(esc, sizeof esc, "u%04x", *p);
             break;
         }
+        put_c(w, '\\');
+        put_s(w, esc);
     }
-    putc('"', f);
+    put_c(w, '"');
 }
 
 void jsonw_key(jsonw *w, const char *key)
@@ -147,12 +203,12 @@ void jsonw_key(jsonw *w, const char *key)
     SIM_ASSERT(w->depth > 0 && w->is_object[w->depth - 1] && !w->key_written);
     unsigned top = w->depth - 1;
     if (w->has_items[top]) {
-        fputs(",\n", w->f);
+        put(w, ",\n", 2);
     }
     w->has_items[top] = true;
-    tabs(w->f, w->depth);
-    put_string(w->f, key);
-    fputs(":\t", w->f);
+    tabs(w, w->depth);
+    put_string(w, key);
+    put(w, ":\t", 2);
     w->key_written = true;
 }
 
@@ -160,35 +216,37 @@ void jsonw_number(jsonw *w, double v)
 {
     char buf[JSONW_NUM_LEN];
     before_value(w);
-    fputs(jsonw_format_number(buf, v), w->f);
+    put_s(w, jsonw_format_number(buf, v));
 }
 
 void jsonw_u64(jsonw *w, uint64_t v)
 {
+    char buf[24];
     before_value(w);
-    fprintf(w->f, "%" PRIu64, v);
+    snprintf(buf, sizeof buf, "%" PRIu64, v);
+    put_s(w, buf);
 }
 
 void jsonw_string(jsonw *w, const char *s)
 {
     before_value(w);
     if (s) {
-        put_string(w->f, s);
+        put_string(w, s);
     } else {
-        fputs("null", w->f);
+        put(w, "null", 4);
     }
 }
 
 void jsonw_null(jsonw *w)
 {
     before_value(w);
-    fputs("null", w->f);
+    put(w, "null", 4);
 }
 
 void jsonw_bool(jsonw *w, bool v)
 {
     before_value(w);
-    fputs(v ? "true" : "false", w->f);
+    put_s(w, v ? "true" : "false");
 }
 
 int jsonw_tree(jsonw *w, const cJSON *item)
@@ -203,17 +261,19 @@ int jsonw_tree(jsonw *w, const cJSON *item)
     for (const char *p = s, *nl; *p; p = nl + 1) {
         nl = strchr(p, '\n');
         if (!nl) {
-            fputs(p, w->f);
+            put_s(w, p);
             break;
         }
-        fwrite(p, 1, (size_t)(nl - p) + 1, w->f);
-        tabs(w->f, w->depth);
+        put(w, p, (size_t)(nl - p) + 1);
+        tabs(w, w->depth);
     }
     cJSON_free(s);
     return 0;
 }
 
-int jsonw_error(const jsonw *w)
+int jsonw_finish(jsonw *w)
 {
+    SIM_ASSERT(w->depth == 0 && !w->key_written);
+    flush(w);
     return ferror(w->f) ? SIM_EIO : 0;
 }

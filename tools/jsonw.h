@@ -13,8 +13,9 @@
  * integral values within +-2^53 as integers (-0 as 0), others with %.17g; NaN/Inf are a bug
  * (SIM_ASSERT). jsonw_format_number gives the same text for cJSON raw items (tools/out.h).
  * Misuse (a value in an object without a key, unbalanced ends, nesting deeper than
- * JSONW_MAX_DEPTH) is a bug and caught by SIM_ASSERT. Write errors are sticky in the FILE:
- * check ferror (or jsonw_error) at the end.
+ * JSONW_MAX_DEPTH) is a bug and caught by SIM_ASSERT. Output is gathered in the writer's buffer
+ * and handed to the FILE in large pieces; jsonw_finish hands over the rest and reports write
+ * errors.
  * Ownership: the writer borrows the FILE for its life and allocates nothing that outlives a
  * call. Units: none.
  */
@@ -30,8 +31,12 @@
 /* Buffer size for jsonw_format_number: "%.17g" of any double fits with room to spare. */
 #define JSONW_NUM_LEN 40
 
+#define JSONW_BUF_LEN 65536 /* bytes gathered before each write to the FILE */
+
 typedef struct jsonw {
     FILE *f;                         /* borrowed */
+    char buf[JSONW_BUF_LEN];         /* output not yet handed to f */
+    size_t n;                        /* bytes in buf */
     unsigned depth;                  /* containers open */
     bool is_object[JSONW_MAX_DEPTH]; /* kind of each open container */
     bool has_items[JSONW_MAX_DEPTH]; /* it has a member/element already */
@@ -59,8 +64,9 @@ void jsonw_bool(jsonw *w, bool v);
  * Returns 0, or SIM_ENOMEM when cJSON cannot print it. */
 int jsonw_tree(jsonw *w, const cJSON *item);
 
-/* 0 when every write so far succeeded (and the document is complete), else SIM_EIO. */
-int jsonw_error(const jsonw *w);
+/* End the document (it must be complete): hand what is buffered to the FILE. 0 when every
+ * write succeeded, else SIM_EIO. */
+int jsonw_finish(jsonw *w);
 
 /* The number format of jsonw_number into buf (JSONW_NUM_LEN bytes); returns buf. */
 char *jsonw_format_number(char *buf, double v);

@@ -351,37 +351,42 @@ int out_run_json_write(FILE *f, const world *w, const out_run_meta *meta)
 {
     const cluster *c = world_cluster(w);
     const job_table *jt = world_jobs(w);
-    jsonw jw;
-    jsonw_init(&jw, f);
-    jsonw_object_begin(&jw);
-    put_num(&jw, "schema_version", OUT_SCHEMA_VERSION);
-    jsonw_key(&jw, "seed");
-    jsonw_u64(&jw, meta->seed);
-    jsonw_key(&jw, "config");
+    jsonw *jw = xmalloc(sizeof *jw, "json writer"); /* its buffer is 64 KiB: not on the stack */
+    jsonw_init(jw, f);
+    jsonw_object_begin(jw);
+    put_num(jw, "schema_version", OUT_SCHEMA_VERSION);
+    jsonw_key(jw, "seed");
+    jsonw_u64(jw, meta->seed);
+    jsonw_key(jw, "config");
     int rc = 0;
     if (meta->config) {
-        rc = jsonw_tree(&jw, meta->config);
+        rc = jsonw_tree(jw, meta->config);
     }
     if (!meta->config || rc != 0) {
-        jsonw_null(&jw);
+        jsonw_null(jw);
     }
-    put_str(&jw, "policy", meta->policy);
+    put_str(jw, "policy", meta->policy);
     if (meta->trace && rc == 0) {
-        jsonw_key(&jw, "trace");
-        rc = jsonw_tree(&jw, meta->trace);
+        jsonw_key(jw, "trace");
+        rc = jsonw_tree(jw, meta->trace);
+        if (rc != 0) {
+            jsonw_null(jw);
+        }
     }
-    jsonw_key(&jw, "cluster");
-    write_cluster(&jw, c);
-    jsonw_key(&jw, "jobs");
-    jsonw_array_begin(&jw);
+    jsonw_key(jw, "cluster");
+    write_cluster(jw, c);
+    jsonw_key(jw, "jobs");
+    jsonw_array_begin(jw);
     for (job_id k = 0; k < job_table_count(jt); k++) {
-        write_job(&jw, c, job_table_get(jt, k));
+        write_job(jw, c, job_table_get(jt, k));
     }
-    jsonw_array_end(&jw);
-    int rc_m = put_tree(&jw, "metrics", metrics_json(w, meta->metrics_extra));
-    jsonw_object_end(&jw);
+    jsonw_array_end(jw);
+    int rc_m = put_tree(jw, "metrics", metrics_json(w, meta->metrics_extra));
+    jsonw_object_end(jw);
+    int rc_w = jsonw_finish(jw);
+    free(jw);
     putc('\n', f);
-    int rc_w = jsonw_error(&jw);
+    rc_w = rc_w ? rc_w : ferror(f) ? SIM_EIO : 0;
     return rc ? rc : rc_m ? rc_m : rc_w;
 }
 
