@@ -38,7 +38,7 @@ void out_faults_summary(FILE *f, const fault_stats *st)
             (unsigned long long)st->n_faults[FAULT_NODE],
             (unsigned long long)st->n_faults[FAULT_NVLINK]);
     for (int m = 0; m < FAULT_N_MODES; m++) {
-        fprintf(f, "%s %s %llu (%.1f GPU-h lost)", m ? "," : "", fault_mode_name((fault_mode)m),
+        fprintf(f, "%s %s %llu (%.2f GPU-h lost)", m ? "," : "", fault_mode_name((fault_mode)m),
                 (unsigned long long)st->n_kills[m], st->lost_gpu_s[m] / 3600.0);
     }
     fputc('\n', f);
