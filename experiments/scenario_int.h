@@ -32,8 +32,8 @@ typedef struct load_ctx {
 /* Record a referenced file (scenario_spec.refs). */
 void scenario__add_ref(load_ctx *c, const char *path, const char *what, src_loc at);
 /* CFG_CUSTOM parsers of scenario.c: a node group's `sharing`, a `duration`. */
-bool scenario__parse_sharing(cfg_walker *w, yaml_node_t *node, const char *path,
-                             const cfg_field *f, void *dst);
+bool scenario__parse_sharing(cfg_walker *w, yaml_node_t *node, const char *path, const cfg_field *f,
+                             void *dst);
 bool scenario__parse_duration(cfg_walker *w, yaml_node_t *node, const char *path,
                               const cfg_field *f, void *dst);
 

@@ -119,8 +119,9 @@ static bool parse_gpus(cfg_walker *w, yaml_node_t *node, const char *path, const
     bool ok = cfg_walk_field(w, a, p0, &one, r);
     ok = cfg_walk_field(w, b, p1, &hi, r) && ok;
     if (ok && r->gpus_max > 0 && r->gpus_max < r->gpus_min) {
-        cfg_error(w, b, p1, "range ends below its start; expected at least %" PRIu32 ", got '%"
-                  PRIu32 "'", r->gpus_min, r->gpus_max);
+        cfg_error(w, b, p1,
+                  "range ends below its start; expected at least %" PRIu32 ", got '%" PRIu32 "'",
+                  r->gpus_min, r->gpus_max);
         ok = false;
     }
     return ok;
@@ -148,7 +149,10 @@ static const cfg_field rule_fields[] = {
     {0},
 };
 
-#define COL(key, member) {key, CFG_STRING, .off = offsetof(scenario_trace_columns, member)}
+#define COL(key, member)                                                                           \
+    {                                                                                              \
+        key, CFG_STRING, .off = offsetof(scenario_trace_columns, member)                           \
+    }
 
 static const cfg_field column_fields[] = {
     CFG_SELF(scenario_trace_columns, at),
@@ -294,11 +298,23 @@ static trace_src source_of(const scenario_spec *s)
                      .seed = s->seed};
     if (t->format == TRACE_CSV) {
         const scenario_trace_columns *k = &t->columns;
-        src.columns = (trace_columns){k->name,     k->submit,   k->duration, k->end, k->gpus,
-                                      k->gpu_milli, k->gpu_type, k->user,     k->queue,
-                                      k->klass,    k->cpu,      k->memory,   k->qos,
-                                      k->gpu_spec, (trace_time_format)k->time_format,
-                                      k->cpu_unit_milli, (double)k->mem_unit_bytes};
+        src.columns = (trace_columns){k->name,
+                                      k->submit,
+                                      k->duration,
+                                      k->end,
+                                      k->gpus,
+                                      k->gpu_milli,
+                                      k->gpu_type,
+                                      k->user,
+                                      k->queue,
+                                      k->klass,
+                                      k->cpu,
+                                      k->memory,
+                                      k->qos,
+                                      k->gpu_spec,
+                                      (trace_time_format)k->time_format,
+                                      k->cpu_unit_milli,
+                                      (double)k->mem_unit_bytes};
     } else {
         src.columns = trace_preset(src.format);
     }

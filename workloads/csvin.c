@@ -14,10 +14,10 @@ struct csvin {
     FILE *f;
     const char *name;
     diag *d;
-    char *line;    /* current raw line, NUL-terminated; fields are cut out of it in place */
+    char *line; /* current raw line, NUL-terminated; fields are cut out of it in place */
     size_t cap;
-    int lineno;    /* 1-based line of the current row */
-    size_t n;      /* fields of the current row */
+    int lineno; /* 1-based line of the current row */
+    size_t n;   /* fields of the current row */
     char *field[CSVIN_MAX_FIELDS];
     int col[CSVIN_MAX_FIELDS]; /* 1-based character column where each field starts */
     size_t n_hdr;

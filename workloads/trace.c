@@ -9,17 +9,28 @@
 #include "sim/xalloc.h"
 #include "workloads/csvin.h"
 
-/* Stream names (renaming one changes results). */
-#define TRACE_STREAM_HELIOS_ARRIVALS "trace.helios.arrivals"
-#define TRACE_STREAM_HELIOS_DURATIONS "trace.helios.durations"
-
 #define HELIOS_BIN_S 600.0 /* the Venus series' bins are 10 minutes */
-#define MAX_SECONDS 3e9    /* largest time or duration a trace may state, s (~95 years; the
-                            * engine's clock spans ~292 years) */
+/* Largest time or duration a trace may state, s (~95 years; the engine's clock spans ~292). */
+#define MAX_SECONDS 3e9
 #define MAX_GPUS 100000u
 
-enum { C_NAME, C_SUBMIT, C_DURATION, C_END, C_GPUS, C_GPU_MILLI, C_GPU_TYPE, C_USER, C_QUEUE,
-       C_CLASS, C_CPU, C_MEMORY, C_QOS, C_GPU_SPEC, C_COUNT };
+enum {
+    C_NAME,
+    C_SUBMIT,
+    C_DURATION,
+    C_END,
+    C_GPUS,
+    C_GPU_MILLI,
+    C_GPU_TYPE,
+    C_USER,
+    C_QUEUE,
+    C_CLASS,
+    C_CPU,
+    C_MEMORY,
+    C_QOS,
+    C_GPU_SPEC,
+    C_COUNT
+};
 
 struct trace_reader {
     const trace_src *src;
@@ -90,20 +101,34 @@ trace_columns trace_preset(trace_format f)
 static const char *mapped(const trace_columns *c, int k)
 {
     switch (k) {
-    case C_NAME: return c->name;
-    case C_SUBMIT: return c->submit;
-    case C_DURATION: return c->duration;
-    case C_END: return c->end;
-    case C_GPUS: return c->gpus;
-    case C_GPU_MILLI: return c->gpu_milli;
-    case C_GPU_TYPE: return c->gpu_type;
-    case C_USER: return c->user;
-    case C_QUEUE: return c->queue;
-    case C_CLASS: return c->klass;
-    case C_CPU: return c->cpu;
-    case C_MEMORY: return c->memory;
-    case C_QOS: return c->qos;
-    default: return c->gpu_spec;
+    case C_NAME:
+        return c->name;
+    case C_SUBMIT:
+        return c->submit;
+    case C_DURATION:
+        return c->duration;
+    case C_END:
+        return c->end;
+    case C_GPUS:
+        return c->gpus;
+    case C_GPU_MILLI:
+        return c->gpu_milli;
+    case C_GPU_TYPE:
+        return c->gpu_type;
+    case C_USER:
+        return c->user;
+    case C_QUEUE:
+        return c->queue;
+    case C_CLASS:
+        return c->klass;
+    case C_CPU:
+        return c->cpu;
+    case C_MEMORY:
+        return c->memory;
+    case C_QOS:
+        return c->qos;
+    default:
+        return c->gpu_spec;
     }
 }
 
@@ -226,8 +251,11 @@ static bool read_row(trace_reader *r, trace_record *rec)
 {
     const trace_columns *c = &r->src->columns;
     bool ok = true;
-    *rec = (trace_record){.submit_s = -1, .duration_s = TRACE_OPEN_S, .gpus = 1,
-                          .gpu_milli = 1000, .line = csvin_line(r->in)};
+    *rec = (trace_record){.submit_s = -1,
+                          .duration_s = TRACE_OPEN_S,
+                          .gpus = 1,
+                          .gpu_milli = 1000,
+                          .line = csvin_line(r->in)};
     if (r->col[C_SUBMIT] >= 0) {
         if (csvin_is_missing(r->in, (size_t)r->col[C_SUBMIT])) {
             /* an instance that existed before the trace started (dlrm): submitted at 0 */
@@ -243,8 +271,8 @@ static bool read_row(trace_reader *r, trace_record *rec)
         }
     }
     if (r->col[C_DURATION] >= 0 && !csvin_is_missing(r->in, (size_t)r->col[C_DURATION])) {
-        ok = csvin_double(r->in, (size_t)r->col[C_DURATION], 0, MAX_SECONDS, &rec->duration_s) &&
-             ok;
+        ok =
+            csvin_double(r->in, (size_t)r->col[C_DURATION], 0, MAX_SECONDS, &rec->duration_s) && ok;
     } else if (r->col[C_DURATION] >= 0 && r->src->need_times) {
         csvin_error(r->in, (size_t)r->col[C_DURATION],
                     "missing value; expected a run time in seconds, got ''");

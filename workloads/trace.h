@@ -36,6 +36,10 @@
 #include "sim/rng.h"
 #include "workloads/synth.h"
 
+/* Stream names of the helios expansion (renaming one changes results). */
+#define TRACE_STREAM_HELIOS_ARRIVALS "trace.helios.arrivals"
+#define TRACE_STREAM_HELIOS_DURATIONS "trace.helios.durations"
+
 typedef enum trace_format {
     TRACE_OPENB,
     TRACE_PHILLY,
@@ -64,15 +68,15 @@ typedef struct trace_columns {
     const char *gpu_milli; /* fraction of each GPU, milli-GPU (1000 = whole) */
     const char *gpu_type;  /* GPU model the job ran on or asked for */
     const char *user;
-    const char *queue;     /* queue or virtual cluster */
-    const char *klass;     /* workload class, app or profile key */
-    const char *cpu;       /* CPU request (cpu_unit_milli milli-cores per unit) */
-    const char *memory;    /* host memory request (mem_unit_bytes bytes per unit) */
+    const char *queue;  /* queue or virtual cluster */
+    const char *klass;  /* workload class, app or profile key */
+    const char *cpu;    /* CPU request (cpu_unit_milli milli-cores per unit) */
+    const char *memory; /* host memory request (mem_unit_bytes bytes per unit) */
     const char *qos;
-    const char *gpu_spec;  /* allowed GPU models, '|'-separated */
+    const char *gpu_spec; /* allowed GPU models, '|'-separated */
     trace_time_format time_format;
-    double cpu_unit_milli;  /* milli-cores per unit of the cpu column (1 or 1000) */
-    double mem_unit_bytes;  /* bytes per unit of the memory column (MiB, GiB...) */
+    double cpu_unit_milli; /* milli-cores per unit of the cpu column (1 or 1000) */
+    double mem_unit_bytes; /* bytes per unit of the memory column (MiB, GiB...) */
 } trace_columns;
 
 /* Where a trace comes from and how to read it. */
@@ -97,7 +101,7 @@ typedef struct trace_record {
     uint32_t cpu_milli; /* 0 = not stated */
     uint64_t mem_bytes; /* host memory, 0 = not stated */
     const char *name, *gpu_type, *user, *queue, *klass, *qos, *gpu_spec; /* NULL when absent */
-    int line;           /* line of the file it came from (helios: of its bin) */
+    int line; /* line of the file it came from (helios: of its bin) */
 } trace_record;
 
 typedef struct trace_reader trace_reader;

@@ -61,8 +61,7 @@ typedef struct kept {
     bool fallback;          /* no rule gave it a profile */
 } kept;
 
-void traceload_split(uint32_t g, uint32_t max_per_worker, uint32_t *per_worker,
-                     uint32_t *n_workers)
+void traceload_split(uint32_t g, uint32_t max_per_worker, uint32_t *per_worker, uint32_t *n_workers)
 {
     if (g == 0) { /* a CPU-only pod: one worker holding no GPU (model/job.h) */
         *per_worker = 0;
@@ -103,8 +102,8 @@ const traceload_rule *traceload_match(const traceload_opts *o, const trace_recor
 }
 
 /* Record -> kept job (without work and submit time, set once the window is known). */
-static void to_job(const traceload_opts *o, const trace_record *rec, const char *format,
-                   strset *ss, uint64_t seq, kept *k)
+static void to_job(const traceload_opts *o, const trace_record *rec, const char *format, strset *ss,
+                   uint64_t seq, kept *k)
 {
     const traceload_rule *r = traceload_match(o, rec);
     const char *cls = r && r->class_name ? r->class_name : rec->klass ? rec->klass : format;

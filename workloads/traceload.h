@@ -21,13 +21,11 @@
  *    until the next clone's per-GPU milli-GPU would pass the target (FGD compares the clone's
  *    per-GPU share, then adds its total). Jobs arrive one per `interval_s`, in list order.
  * Pods asking for no GPU (openb's CPU-only pods, DLRM's CPU-node instances) become CPU-only jobs
- * (model/job.h: per_worker 0, one worker, the default resource named but unused) with keep_cpu_pods,
- * else they are skipped; both are counted.
- * Records are kept in compact arrays (one job_spec each, strings interned in the arena), sorted by
- * submission (ties: file order), and added to the job table in that order, so job ids are
- * chronological as the world requires.
- * Ownership: strings of the jobs live in the arena given; the rules and options are borrowed
- * during the call.
+ * (model/job.h: per_worker 0, one worker, the default resource named but unused) with
+ * keep_cpu_pods, else they are skipped; both are counted. Records are kept in compact arrays (one
+ * job_spec each, strings interned in the arena), sorted by submission (ties: file order), and added
+ * to the job table in that order, so job ids are chronological as the world requires. Ownership:
+ * strings of the jobs live in the arena given; the rules and options are borrowed during the call.
  */
 #ifndef SIMPROJ_WORKLOADS_TRACELOAD_H
 #define SIMPROJ_WORKLOADS_TRACELOAD_H
@@ -50,17 +48,17 @@
 
 /* A mapping rule: conditions (all that are set must hold) and what a matching job becomes. */
 typedef struct traceload_rule {
-    const char *name;     /* fnmatch(3) pattern on the record's name; NULL = any */
-    const char *queue;    /* exact; NULL = any */
-    const char *user;     /* exact; NULL = any */
-    const char *klass;    /* exact, on the record's class key; NULL = any */
-    const char *gpu_type; /* exact; NULL = any */
+    const char *name;            /* fnmatch(3) pattern on the record's name; NULL = any */
+    const char *queue;           /* exact; NULL = any */
+    const char *user;            /* exact; NULL = any */
+    const char *klass;           /* exact, on the record's class key; NULL = any */
+    const char *gpu_type;        /* exact; NULL = any */
     uint32_t gpus_min, gpus_max; /* GPU count in [min, max]; max 0 = no upper bound */
-    const char *class_name; /* job class; NULL = the record's class key, else default_class */
-    const char *profile;    /* workload profile; NULL = GPU-bound fallback */
-    const char *resource;   /* requested resource; NULL = the default */
-    uint64_t mem_bytes;     /* device memory per unit (0 = not stated) */
-    double work_factor;     /* work-seconds per traced second (> 0), set by the caller */
+    const char *class_name;      /* job class; NULL = the record's class key, else default_class */
+    const char *profile;         /* workload profile; NULL = GPU-bound fallback */
+    const char *resource;        /* requested resource; NULL = the default */
+    uint64_t mem_bytes;          /* device memory per unit (0 = not stated) */
+    double work_factor;          /* work-seconds per traced second (> 0), set by the caller */
 } traceload_rule;
 
 typedef struct traceload_opts {
@@ -77,24 +75,24 @@ typedef struct traceload_opts {
     const traceload_rule *rules;
     /* arrival-only */
     bool shuffle;
-    double inflate;           /* target total milli-GPU / capacity (FGD's ratio); 0 = as is */
-    uint64_t capacity_milli;  /* the cluster's GPUs x 1000 */
-    double interval_s;        /* time between arrivals, s (> 0) */
-    uint64_t seed;            /* master seed of the run */
+    double inflate;          /* target total milli-GPU / capacity (FGD's ratio); 0 = as is */
+    uint64_t capacity_milli; /* the cluster's GPUs x 1000 */
+    double interval_s;       /* time between arrivals, s (> 0) */
+    uint64_t seed;           /* master seed of the run */
 } traceload_opts;
 
 /* What a load did (for the run report). */
 typedef struct traceload_stats {
-    uint64_t rows;        /* records read */
-    uint64_t jobs;        /* jobs added */
-    uint64_t cpu_only;    /* records asking for no GPU, skipped (keep_cpu_pods false) */
-    uint64_t cpu_jobs;    /* CPU-only jobs added (keep_cpu_pods) */
-    uint64_t outside;     /* records outside the window or past the limit */
-    uint64_t open;        /* jobs added that are open-ended (no end in the trace, or arrival-only) */
-    uint64_t fallback;    /* GPU jobs added without a profile: GPU-bound fallback */
-    uint64_t inflated;    /* arrival-only: clones added (or, negative tuning, pods removed) */
+    uint64_t rows;     /* records read */
+    uint64_t jobs;     /* jobs added */
+    uint64_t cpu_only; /* records asking for no GPU, skipped (keep_cpu_pods false) */
+    uint64_t cpu_jobs; /* CPU-only jobs added (keep_cpu_pods) */
+    uint64_t outside;  /* records outside the window or past the limit */
+    uint64_t open;     /* jobs added that are open-ended (no end in the trace, or arrival-only) */
+    uint64_t fallback; /* GPU jobs added without a profile: GPU-bound fallback */
+    uint64_t inflated; /* arrival-only: clones added (or, negative tuning, pods removed) */
     uint64_t removed;
-    uint64_t milli_total; /* arrival-only: milli-GPU asked for by the jobs added */
+    uint64_t milli_total;  /* arrival-only: milli-GPU asked for by the jobs added */
     double first_submit_s; /* first submission in the trace's own time (the window's origin) */
 } traceload_stats;
 

@@ -69,8 +69,8 @@ int tracenodes_read(FILE *f, const char *name, arena *a, diag *d, tracenodes *ou
                 cap = cap ? 2 * cap : 16;
                 out->groups = xrealloc(out->groups, cap * sizeof *out->groups, "node groups");
             }
-            out->groups[g] = (tracenodes_group){arena_strdup(a, model), (uint32_t)gpus, cpu,
-                                                mib << 20, 0, csvin_line(in)};
+            out->groups[g] = (tracenodes_group){
+                arena_strdup(a, model), (uint32_t)gpus, cpu, mib << 20, 0, csvin_line(in)};
             out->n_groups++;
         }
         out->groups[g].count++;

@@ -40,25 +40,40 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         tracenodes_read(f, "fuzz.csv", a, d, &tn);
     } else {
         trace_format fmt = (trace_format)(pick % 7 % TRACE_N_FORMATS);
-        trace_src src = {.format = fmt, .file = "fuzz.csv", .need_times = (pick & 8) == 0,
-                         .duration_s = {SYNTH_EXPONENTIAL, 3600, 0}, .seed = pick};
+        trace_src src = {.format = fmt,
+                         .file = "fuzz.csv",
+                         .need_times = (pick & 8) == 0,
+                         .duration_s = {SYNTH_EXPONENTIAL, 3600, 0},
+                         .seed = pick};
         src.columns = trace_preset(fmt);
         if (fmt == TRACE_CSV) {
-            src.columns = (trace_columns){.name = "name", .submit = "t", .duration = "d",
-                                          .gpus = "g", .queue = "q", .user = "u",
-                                          .gpu_milli = "m", .cpu_unit_milli = 1000,
+            src.columns = (trace_columns){.name = "name",
+                                          .submit = "t",
+                                          .duration = "d",
+                                          .gpus = "g",
+                                          .queue = "q",
+                                          .user = "u",
+                                          .gpu_milli = "m",
+                                          .cpu_unit_milli = 1000,
                                           .mem_unit_bytes = 1048576.0,
                                           .time_format = (pick & 16) ? TRACE_TIME_DATETIME
                                                                      : TRACE_TIME_SECONDS};
         }
-        traceload_rule rule = {.gpus_min = 2, .name = "a*", .class_name = "r",
-                               .work_factor = 0.5};
+        traceload_rule rule = {.gpus_min = 2, .name = "a*", .class_name = "r", .work_factor = 0.5};
         traceload_opts o = {.arrival_only = fmt == TRACE_OPENB && (pick & 8),
-                            .start_s = 10, .length_s = (pick & 32) ? 1e6 : 0,
-                            .resource = "nvidia.com/gpu", .default_class = "fuzz",
-                            .max_per_worker = 8, .fallback_factor = 1.5, .n_rules = 1,
-                            .rules = &rule, .shuffle = true, .inflate = (pick & 64) ? 1.3 : 0.5,
-                            .capacity_milli = 16000, .interval_s = 1, .seed = pick};
+                            .start_s = 10,
+                            .length_s = (pick & 32) ? 1e6 : 0,
+                            .resource = "nvidia.com/gpu",
+                            .default_class = "fuzz",
+                            .max_per_worker = 8,
+                            .fallback_factor = 1.5,
+                            .n_rules = 1,
+                            .rules = &rule,
+                            .shuffle = true,
+                            .inflate = (pick & 64) ? 1.3 : 0.5,
+                            .capacity_milli = 16000,
+                            .interval_s = 1,
+                            .seed = pick};
         trace_reader *r = NULL;
         if (trace_open(&src, f, d, &r) == 0) {
             job_table *t = job_table_create();

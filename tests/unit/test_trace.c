@@ -114,7 +114,8 @@ Test(csvin, epoch_of_known_dates)
     cr_assert_float_eq(csvin_epoch_s(1970, 1, 2, 1, 2, 4), 86400.0 + 3724.0, 1e-9);
 }
 
-/* ---- readers: good and bad rows ---------------------------------------------------------------- */
+/* ---- readers: good and bad rows ----------------------------------------------------------------
+ */
 
 Test(trace, openb_rows)
 {
@@ -230,10 +231,10 @@ Test(trace, dlrm_missing_times)
     cr_assert_eq(open_fx(&x, TRACE_DLRM, true, text), 0);
     trace_record rec;
     cr_assert_eq(trace_next(x.r, &rec), 1);
-    cr_assert_float_eq(rec.submit_s, 0.0, 1e-12);              /* existed before the start */
-    cr_assert_float_eq(rec.duration_s, TRACE_OPEN_S, 1e-12);   /* never deleted */
-    cr_assert_eq(rec.cpu_milli, 12000);                         /* 12 vCPU */
-    cr_assert_eq(rec.mem_bytes, 120ull << 30);                  /* 120 GiB */
+    cr_assert_float_eq(rec.submit_s, 0.0, 1e-12);            /* existed before the start */
+    cr_assert_float_eq(rec.duration_s, TRACE_OPEN_S, 1e-12); /* never deleted */
+    cr_assert_eq(rec.cpu_milli, 12000);                      /* 12 vCPU */
+    cr_assert_eq(rec.mem_bytes, 120ull << 30);               /* 120 GiB */
     cr_assert_str_eq(rec.klass, "app_0");
     cr_assert_eq(trace_next(x.r, &rec), 1);
     cr_assert_float_eq(rec.duration_s, 300.0, 1e-12);
@@ -252,7 +253,10 @@ Test(trace, helios_bins_expand_into_jobs)
     x.src.duration_s = (synth_dist){SYNTH_FIXED, 600, 0};
     x.f = fmemopen((void *)text, sizeof text - 1, "r");
     x.d = diag_create();
-    x.src = (trace_src){.format = TRACE_HELIOS, .file = "h.csv", .need_times = true, .seed = 1,
+    x.src = (trace_src){.format = TRACE_HELIOS,
+                        .file = "h.csv",
+                        .need_times = true,
+                        .seed = 1,
                         .columns = trace_preset(TRACE_HELIOS),
                         .duration_s = {SYNTH_FIXED, 600, 0}};
     cr_assert_eq(trace_open(&x.src, x.f, x.d, &x.r), 0);
@@ -279,9 +283,14 @@ Test(trace, csv_with_a_column_mapping)
     x.f = fmemopen((void *)text, sizeof text - 1, "r");
     x.d = diag_create();
     x.src = (trace_src){.format = TRACE_CSV, .file = "c.csv", .need_times = true};
-    x.src.columns = (trace_columns){.name = "job", .submit = "t", .duration = "run_s",
-                                    .gpus = "n", .queue = "team", .klass = "model",
-                                    .cpu_unit_milli = 1000, .mem_unit_bytes = 1};
+    x.src.columns = (trace_columns){.name = "job",
+                                    .submit = "t",
+                                    .duration = "run_s",
+                                    .gpus = "n",
+                                    .queue = "team",
+                                    .klass = "model",
+                                    .cpu_unit_milli = 1000,
+                                    .mem_unit_bytes = 1};
     cr_assert_eq(trace_open(&x.src, x.f, x.d, &x.r), 0);
     trace_record rec;
     cr_assert_eq(trace_next(x.r, &rec), 1);
@@ -294,7 +303,8 @@ Test(trace, csv_with_a_column_mapping)
     close_fx(&x);
 }
 
-/* ---- node list -------------------------------------------------------------------------------- */
+/* ---- node list --------------------------------------------------------------------------------
+ */
 
 Test(tracenodes, groups_by_shape_cpu_nodes_too)
 {
@@ -343,7 +353,8 @@ Test(tracenodes, bad_row)
     arena_destroy(a);
 }
 
-/* ---- traced records -> jobs --------------------------------------------------------------------- */
+/* ---- traced records -> jobs ---------------------------------------------------------------------
+ */
 
 Test(traceload, worker_split)
 {
@@ -378,13 +389,17 @@ Test(traceload, window_rules_and_duration_to_work)
                                "2017-10-01 01:00:00,40,16,640,vcA\n"
                                "2017-10-01 03:00:00,10,1,10,vcA\n";
     traceload_rule rules[] = {
-        {.queue = "vcA", .gpus_min = 2, .class_name = "big", .profile = "p",
-         .work_factor = 0.25},
+        {.queue = "vcA", .gpus_min = 2, .class_name = "big", .profile = "p", .work_factor = 0.25},
         {.queue = "vcA", .class_name = "small", .work_factor = 2.0},
     };
-    traceload_opts o = {.start_s = 1800, .length_s = 7200, .resource = "nvidia.com/gpu",
-                        .default_class = "philly", .max_per_worker = 8, .fallback_factor = 3.0,
-                        .n_rules = 2, .rules = rules};
+    traceload_opts o = {.start_s = 1800,
+                        .length_s = 7200,
+                        .resource = "nvidia.com/gpu",
+                        .default_class = "philly",
+                        .max_per_worker = 8,
+                        .fallback_factor = 3.0,
+                        .n_rules = 2,
+                        .rules = rules};
     traceload_stats st;
     arena *a = arena_create();
     job_table *t = load(text, &o, &st, a);
@@ -415,8 +430,10 @@ Test(traceload, unmatched_jobs_take_the_fallback_factor)
 {
     static const char text[] = "timestamp,duration,num_gpus,gpu_time,cluster\n"
                                "2017-10-01 00:00:00,50,4,200,vcB\n";
-    traceload_opts o = {.resource = "nvidia.com/gpu", .default_class = "philly",
-                        .max_per_worker = 8, .fallback_factor = 3.0};
+    traceload_opts o = {.resource = "nvidia.com/gpu",
+                        .default_class = "philly",
+                        .max_per_worker = 8,
+                        .fallback_factor = 3.0};
     traceload_stats st;
     arena *a = arena_create();
     job_table *t = load(text, &o, &st, a);
@@ -440,9 +457,15 @@ static job_table *arrival_load(int n, int gpus, double inflate, uint64_t cap_gpu
     }
     fx x;
     cr_assert_eq(open_fx(&x, TRACE_OPENB, false, text), 0);
-    traceload_opts o = {.arrival_only = true, .resource = "nvidia.com/gpu", .max_per_worker = 8,
-                        .fallback_factor = 1, .shuffle = true, .inflate = inflate,
-                        .capacity_milli = cap_gpus * 1000, .interval_s = 2.0, .seed = 42};
+    traceload_opts o = {.arrival_only = true,
+                        .resource = "nvidia.com/gpu",
+                        .max_per_worker = 8,
+                        .fallback_factor = 1,
+                        .shuffle = true,
+                        .inflate = inflate,
+                        .capacity_milli = cap_gpus * 1000,
+                        .interval_s = 2.0,
+                        .seed = 42};
     job_table *t = job_table_create();
     cr_assert_eq(traceload_jobs(x.r, &o, a, x.d, t, st), 0);
     close_fx(&x);
@@ -490,7 +513,8 @@ Test(traceload, arrival_only_shuffle_is_seeded)
     arena_destroy(a);
 }
 
-/* ---- duration -> work (model/tracework.h) ------------------------------------------------------ */
+/* ---- duration -> work (model/tracework.h) ------------------------------------------------------
+ */
 
 Test(tracework, gpu_bound_scales_with_sms_and_mig_efficiency)
 {
@@ -549,8 +573,13 @@ static char *run_small(const char *const *sets, size_t n_sets)
     char *dir = mkdtemp(tmpl);
     cr_assert_not_null(dir);
     FILE *devnull = fopen("/dev/null", "w");
-    run_opts o = {.scenario = SMALL_SCENARIO, .out_dir = dir, .sets = sets, .n_sets = n_sets,
-                  .summary = devnull, .errors = stderr, .verify_every = 1};
+    run_opts o = {.scenario = SMALL_SCENARIO,
+                  .out_dir = dir,
+                  .sets = sets,
+                  .n_sets = n_sets,
+                  .summary = devnull,
+                  .errors = stderr,
+                  .verify_every = 1};
     cr_assert_eq(run_scenario(&o), 0);
     fclose(devnull);
     return strdup(dir);
@@ -658,8 +687,11 @@ Test(traceload, cpu_only_pods_kept_or_skipped)
     for (int keep = 0; keep < 2; keep++) {
         fx x;
         cr_assert_eq(open_fx(&x, TRACE_OPENB, true, text), 0);
-        traceload_opts o = {.resource = "nvidia.com/gpu", .default_class = "openb",
-                            .max_per_worker = 8, .fallback_factor = 1, .keep_cpu_pods = keep};
+        traceload_opts o = {.resource = "nvidia.com/gpu",
+                            .default_class = "openb",
+                            .max_per_worker = 8,
+                            .fallback_factor = 1,
+                            .keep_cpu_pods = keep};
         traceload_stats st;
         job_table *t = job_table_create();
         cr_assert_eq(traceload_jobs(x.r, &o, a, x.d, t, &st), 0);
@@ -677,7 +709,7 @@ Test(traceload, cpu_only_pods_kept_or_skipped)
             cr_assert_eq(c->spec.req.n_workers, 1);
             cr_assert_eq(c->spec.pod.cpu_milli, 4000);
             cr_assert_eq(c->spec.pod.host_mem_bytes, 1024ull << 20);
-            cr_assert_float_eq(c->spec.work_s, 200.0, 1e-12); /* 300 - 100 */
+            cr_assert_float_eq(c->spec.work_s, 200.0, 1e-12);  /* 300 - 100 */
             cr_assert_eq(g->spec.submit, sim_time_from_s(50)); /* 150 - 100 */
         }
         job_table_destroy(t);
@@ -693,9 +725,9 @@ Test(trace_run, shipped_trace_scenarios_check)
         cr_skip_test("../shared/traces is absent");
     }
     static const char *const files[] = {
-        "experiments/traces/openb-fgd.yaml", "experiments/traces/openb-timed.yaml",
+        "experiments/traces/openb-fgd.yaml",   "experiments/traces/openb-timed.yaml",
         "experiments/traces/philly-a100.yaml", "experiments/traces/philly-mig.yaml",
-        "experiments/traces/philly-ts4.yaml", "experiments/traces/helios-venus.yaml",
+        "experiments/traces/philly-ts4.yaml",  "experiments/traces/helios-venus.yaml",
         "experiments/traces/dlrm.yaml"};
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
         arena *a = arena_create();
@@ -728,7 +760,9 @@ Test(trace, dlrm_helios_csv_bad_rows)
                                  "2020-04-01 00:00:00,3,2\n";
     x.f = fmemopen((void *)helios, sizeof helios - 1, "r");
     x.d = diag_create();
-    x.src = (trace_src){.format = TRACE_HELIOS, .file = "h.csv", .need_times = true,
+    x.src = (trace_src){.format = TRACE_HELIOS,
+                        .file = "h.csv",
+                        .need_times = true,
                         .columns = trace_preset(TRACE_HELIOS),
                         .duration_s = {SYNTH_FIXED, 60, 0}};
     cr_assert_eq(trace_open(&x.src, x.f, x.d, &x.r), 0);
