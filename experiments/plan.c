@@ -10,7 +10,9 @@
 /* The SLO mapping as written; each limit present or not (its location). */
 typedef struct raw_slo {
     double wait_mean, wait_p95, jct_mean, jct_p95, slowdown_mean, failed;
+    double latency_p95, latency_p99, attainment;
     src_loc wait_mean_at, wait_p95_at, jct_mean_at, jct_p95_at, slowdown_mean_at, failed_at;
+    src_loc latency_p95_at, latency_p99_at, attainment_at;
     src_loc at;
 } raw_slo;
 
@@ -34,6 +36,12 @@ static const cfg_field slo_fields[] = {
      CFG_LOC(raw_slo, slowdown_mean_at)},
     {"failed", CFG_DOUBLE, CFG_MIN(0), .off = offsetof(raw_slo, failed),
      CFG_LOC(raw_slo, failed_at)},
+    {"latency_p95", CFG_SECONDS, CFG_MIN(0), .off = offsetof(raw_slo, latency_p95),
+     CFG_LOC(raw_slo, latency_p95_at)},
+    {"latency_p99", CFG_SECONDS, CFG_MIN(0), .off = offsetof(raw_slo, latency_p99),
+     CFG_LOC(raw_slo, latency_p99_at)},
+    {"attainment", CFG_DOUBLE, CFG_MIN(0), CFG_MAX(1), .off = offsetof(raw_slo, attainment),
+     CFG_LOC(raw_slo, attainment_at)},
     {0},
 };
 
@@ -57,7 +65,7 @@ static const cfg_field plan_fields[] = {
 static void add_slo(plan_spec *ps, const char *figure, const char *key, double v, src_loc at)
 {
     if (cfg_present(at)) {
-        ps->slos[ps->n_slos++] = (plan_slo){figure, key, v, at};
+        ps->slos[ps->n_slos++] = (plan_slo){figure, key, v, at, false};
     }
 }
 
@@ -85,10 +93,17 @@ static int load_doc(yamlx_doc *doc, arena *a, diag *d, plan_spec **out)
     add_slo(ps, "jct_p95_s", "jct_p95", r->jct_p95, r->jct_p95_at);
     add_slo(ps, "slowdown_mean", "slowdown_mean", r->slowdown_mean, r->slowdown_mean_at);
     add_slo(ps, "failed", "failed", r->failed, r->failed_at);
+    add_slo(ps, "service_latency_p95_s", "latency_p95", r->latency_p95, r->latency_p95_at);
+    add_slo(ps, "service_latency_p99_s", "latency_p99", r->latency_p99, r->latency_p99_at);
+    if (cfg_present(r->attainment_at)) { /* at least: kept as a limit on 1 - attainment */
+        ps->slos[ps->n_slos++] =
+            (plan_slo){"service_attainment", "attainment", r->attainment, r->attainment_at, true};
+    }
     if (diag_error_count(d) == before && ps->n_slos == 0) { /* slo: {} */
         diag_error(d, r->at, "plan.slo",
                    "no SLO; expected at least one of wait_mean, wait_p95, jct_mean, jct_p95, "
-                   "slowdown_mean, failed, got an empty mapping");
+                   "slowdown_mean, failed, latency_p95, latency_p99, attainment, got an empty "
+                   "mapping");
     }
     ps->sw.at = ps->at;
     rc = sweep_count(&ps->sw, before, d);

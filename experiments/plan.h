@@ -8,7 +8,10 @@
  *       - {path: cluster.nodes[0].sharing, values: [whole, {mps: {replicas: 4}}]}
  *     slo:                             # at least one; each a limit on a run figure
  *       wait_p95: 15m                  # (tools/runstats.h): wait_mean, wait_p95, jct_mean,
- *       slowdown_mean: 2.0             # jct_p95 (durations), slowdown_mean, failed (jobs)
+ *       slowdown_mean: 2.0             # jct_p95 (durations), slowdown_mean, failed (jobs);
+ *                                      # with services (model/service.h): latency_p95,
+ *                                      # latency_p99 (the worst service's request latency) and
+ *                                      # attainment (at least this share served within SLO)
  *     cost:
  *       gpu_hour: 2.50                 # per GPU-hour over the horizon
  *       energy_kwh: 0.20               # per kWh the GPUs draw
@@ -19,6 +22,7 @@
 #ifndef SIMPROJ_EXPERIMENTS_PLAN_H
 #define SIMPROJ_EXPERIMENTS_PLAN_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "experiments/sweep.h"
@@ -27,12 +31,14 @@
 
 #define PLAN_MAX_SLOS 8
 
-/* One SLO: figure `figure` (a tools/runstats.h name, seconds for times) at most `limit`. */
+/* One SLO: figure `figure` (a tools/runstats.h name, seconds for times) at most `limit`, or at
+ * least it when at_least (attainment). */
 typedef struct plan_slo {
     const char *figure; /* e.g. "wait_p95_s"; static storage */
     const char *key;    /* as written, e.g. "wait_p95" */
     double limit;
     src_loc at;
+    bool at_least; /* the figure must be >= limit (a share of requests served in time) */
 } plan_slo;
 
 typedef struct plan_spec {

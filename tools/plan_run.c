@@ -77,8 +77,11 @@ static int read_candidates(plan_ctx *x)
             c->has[k] = cJSON_IsNumber(m);
             c->mean[k] = c->has[k] ? m->valuedouble : 0;
             c->half[k] = cJSON_IsNumber(h) ? h->valuedouble : 0;
-            c->upper[k] = c->mean[k] + c->half[k];
-            c->ok[k] = c->has[k] && c->upper[k] <= x->ps->slos[k].limit;
+            const plan_slo *slo = &x->ps->slos[k];
+            /* the conservative end of the interval: upper for a limit, lower for a floor */
+            c->upper[k] = slo->at_least ? c->mean[k] - c->half[k] : c->mean[k] + c->half[k];
+            c->ok[k] = c->has[k] &&
+                       (slo->at_least ? c->upper[k] >= slo->limit : c->upper[k] <= slo->limit);
             c->meets = c->meets && c->ok[k];
         }
     }
@@ -102,7 +105,9 @@ static void choose_and_mark(plan_ctx *x)
     frontier_pt *pts = xcalloc(x->n ? x->n : 1, sizeof *pts, "frontier");
     for (size_t k = 0; k < x->ps->n_slos; k++) {
         for (size_t i = 0; i < x->n; i++) {
-            pts[i] = (frontier_pt){.x = x->c[i].cost, .y = x->c[i].mean[k], .has = x->c[i].has[k]};
+            /* higher is better for a floor (attainment): mark on the negated figure */
+            double y = x->ps->slos[k].at_least ? -x->c[i].mean[k] : x->c[i].mean[k];
+            pts[i] = (frontier_pt){.x = x->c[i].cost, .y = y, .has = x->c[i].has[k]};
         }
         frontier_mark(pts, x->n);
         for (size_t i = 0; i < x->n; i++) {
@@ -139,7 +144,7 @@ static void write_csv(const plan_ctx *x, FILE *f)
     fputs(",gpus,gpu_hours,energy_kwh,cost", f);
     for (size_t k = 0; k < ps->n_slos; k++) {
         const char *n = ps->slos[k].figure;
-        fprintf(f, ",%s_mean,%s_ci95,%s_upper,%s_ok,%s_pareto", n, n, n, n, n);
+        fprintf(f, ",%s_mean,%s_ci95,%s_bound,%s_ok,%s_pareto", n, n, n, n, n);
     }
     fputs(",meets,chosen\n", f);
     for (size_t i = 0; i < x->n; i++) {
@@ -179,7 +184,7 @@ static cJSON *cand_json(const plan_ctx *x, const cand *c)
         if (c->has[k]) {
             cJSON_AddItemToObject(s, "mean", out_json_number(c->mean[k]));
             cJSON_AddItemToObject(s, "ci95", out_json_number(c->half[k]));
-            cJSON_AddItemToObject(s, "upper", out_json_number(c->upper[k]));
+            cJSON_AddItemToObject(s, "bound", out_json_number(c->upper[k]));
         } else {
             cJSON_AddNullToObject(s, "mean");
         }
@@ -203,7 +208,8 @@ static cJSON *plan_json(const plan_ctx *x)
     cJSON_AddStringToObject(
         search, "uncertainty",
         ps->sw.replications > 1
-            ? "an SLO is met when mean + 95% half-width (Student t over replications) <= limit"
+            ? "an SLO is met when mean + 95% half-width (Student t over replications) <= limit "
+              "(mean - half-width >= limit for attainment)"
             : "one replication: an SLO is met when the figure <= limit (no interval)");
     cJSON_AddStringToObject(search, "answer",
                             "the cheapest candidate meeting every SLO (ties: fewer GPUs)");
@@ -256,7 +262,7 @@ static int write_html(const plan_ctx *x, FILE *f)
     for (size_t k = 0; k < ps->n_slos; k++) {
         fputs("<th>", f);
         html_text(f, ps->slos[k].figure);
-        fprintf(f, " &le; %.4g</th>", ps->slos[k].limit);
+        fprintf(f, " %s %.4g</th>", ps->slos[k].at_least ? "&ge;" : "&le;", ps->slos[k].limit);
     }
     fputs("<th>meets</th></tr>\n", f);
     for (size_t i = 0; i < x->n; i++) {
@@ -492,7 +498,8 @@ static void print_answer(const plan_ctx *x, FILE *out)
             "%.4g h + %.4g/kWh x energy; SLO met when %s\n",
             ps->sw.n_combos, ps->sw.replications, ps->sw.n_points, ps->gpu_hour, x->horizon_h,
             ps->energy_kwh,
-            ps->sw.replications > 1 ? "mean + 95% half-width <= limit" : "value <= limit");
+            ps->sw.replications > 1 ? "mean + 95% half-width <= limit (- and >= for attainment)"
+                                    : "value <= limit (>= for attainment)");
     if (x->chosen < 0) {
         fprintf(out, "answer: none of the candidates meets every SLO\n");
     } else {
@@ -535,6 +542,16 @@ int plan_run(const sweep_run_opts *o)
         rc = SIM_EINPUT;
     } else if (rc == 0) {
         rc = scenario_load_file(o->scenario, o->sets, o->n_sets, 0, a, d, &base);
+    }
+    for (size_t k = 0; rc == 0 && k < ps->n_slos; k++) {
+        if (base->n_services == 0 && !strncmp(ps->slos[k].figure, "service_", 8)) {
+            char path[64];
+            snprintf(path, sizeof path, "plan.slo.%s", ps->slos[k].key);
+            diag_error(d, ps->slos[k].at, path,
+                       "the scenario has no services; expected an SLO on its jobs (wait_mean, "
+                       "wait_p95, jct_mean, jct_p95, slowdown_mean, failed), got '%s'",
+                       ps->slos[k].key);
+        }
     }
     if (rc == SIM_EINPUT || diag_error_count(d) > 0) {
         if (o->mpi->rank == 0) {

@@ -25,6 +25,9 @@ static const char *const names[RS_COUNT] = {
     [RS_QUEUED_MEAN] = "queued_mean",
     [RS_GPUS] = "gpus",
     [RS_ENERGY_KWH] = "energy_kwh",
+    [RS_SVC_P95] = "service_latency_p95_s",
+    [RS_SVC_P99] = "service_latency_p99_s",
+    [RS_SVC_ATTAINMENT] = "service_attainment",
 };
 
 const char *runstats_name(int i)

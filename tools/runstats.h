@@ -12,6 +12,10 @@
  *   gpus                        GPUs in the cluster
  *   energy_kwh                  energy the GPUs draw over [0, horizon] (tools/out_metrics.h's
  *                               power model; set by the run, which has the physics)
+ *   service_latency_p95_s,      inference services (model/service.h), when the scenario has any:
+ *   service_latency_p99_s       the worst (largest) request-latency percentile over its services
+ *   service_attainment          the worst (smallest) share of requests served within their SLO
+ *                               (set by the run; absent without services)
  * A figure with nothing to measure (no job started) is absent (has[i] false), never NaN.
  * Per class (runstats_class): the same wait / JCT figures for the jobs of one class.
  * Ownership: pure function of a borrowed world; results are plain values.
@@ -39,6 +43,9 @@ enum {
     RS_QUEUED_MEAN,
     RS_GPUS,
     RS_ENERGY_KWH,
+    RS_SVC_P95,
+    RS_SVC_P99,
+    RS_SVC_ATTAINMENT,
     RS_COUNT
 };
 

@@ -225,3 +225,39 @@ Test(sweep, bad_input_corpus_gives_exact_messages_and_writes_nothing, .timeout =
     cr_expect_geq(test_bad_corpus("tests/bad_input/sweep", "sweep", 1, dir), 6);
     rm_tree(dir);
 }
+
+Test(sweep, service_figures_are_the_worst_service_of_the_run, .timeout = 120)
+{
+    /* point.json's service figures against the same run's run.json: the largest p95 and p99
+     * request latency over the services, and the smallest share served within SLO */
+    char *dir = mkdir_tmp();
+    sweep_into("tests/reports/sweep-services.yaml", dir, "");
+    char pdir[512];
+    snprintf(pdir, sizeof pdir, "%s/points/c0-r0", dir);
+    cJSON *pt = read_json(pdir, "point.json"), *run = read_json(pdir, "run.json");
+    const cJSON *figs = cJSON_GetObjectItemCaseSensitive(pt, "figures");
+    const cJSON *svcs = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(run, "metrics"), "services");
+    cr_assert_geq(cJSON_GetArraySize(svcs), 2);
+    double p95 = 0, p99 = 0, att = 1;
+    const cJSON *s;
+    cJSON_ArrayForEach(s, svcs)
+    {
+        const cJSON *lat = cJSON_GetObjectItemCaseSensitive(s, "latency_s");
+        double a = cJSON_GetObjectItemCaseSensitive(lat, "p95")->valuedouble;
+        double b = cJSON_GetObjectItemCaseSensitive(lat, "p99")->valuedouble;
+        double c = cJSON_GetObjectItemCaseSensitive(s, "slo_attainment")->valuedouble;
+        p95 = a > p95 ? a : p95;
+        p99 = b > p99 ? b : p99;
+        att = c < att ? c : att;
+    }
+    cr_expect_float_eq(cJSON_GetObjectItemCaseSensitive(figs, "service_latency_p95_s")->valuedouble,
+                       p95, 1e-12);
+    cr_expect_float_eq(cJSON_GetObjectItemCaseSensitive(figs, "service_latency_p99_s")->valuedouble,
+                       p99, 1e-12);
+    cr_expect_float_eq(cJSON_GetObjectItemCaseSensitive(figs, "service_attainment")->valuedouble,
+                       att, 1e-12);
+    cJSON_Delete(pt);
+    cJSON_Delete(run);
+    rm_tree(dir);
+}
