@@ -386,7 +386,7 @@ const char *cluster_resource_name(const cluster *c, res_id r)
 
 bool cluster_resource_find(const cluster *c, const char *name, res_id *out)
 {
-    for (res_id r = 0; r < c->n_res; r++) {
+    for (res_id r = 0; name && r < c->n_res; r++) {
         if (!strcmp(c->res_names[r], name)) {
             *out = r;
             return true;

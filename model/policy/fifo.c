@@ -2,7 +2,9 @@
  *
  * Jobs start in submission order. Head-of-line blocking: when the oldest queued job cannot be
  * placed, no later job starts, even one that would fit (that is what distinguishes FIFO from
- * backfilling). Placement is pol_first_fit: lowest-numbered node first, then devices in id order.
+ * backfilling). Placement is pol_first_fit: the lowest-numbered node with room (found through the
+ * free-capacity index), then the node's least-used devices. It places GPU requests only: a
+ * CPU-only pod (per_worker 0) never fits and blocks the queue (the kube policies place them).
  * The model may reject a placement (e.g. it never does for FIFO, but a job may fail with OOM at
  * start); a job that fails leaves the queue like a started one.
  */

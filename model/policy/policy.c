@@ -255,9 +255,11 @@ bool pol_first_fit(const cluster_view *cv, pol_scratch *s, const pol_job *j, dev
     uint32_t n_units = j->per_worker * j->n_workers;
     uint32_t got = 0;
     for (uint32_t w = 0; w < j->n_workers; w++) {
-        node_id n = 0;
+        /* the free-capacity index skips nodes without per_worker free units, unless the scratch
+         * counts held units as free (pol_scratch_give): then every node is looked at */
+        node_id n = s->n_given ? 0 : pol_next_node(cv, r, j->per_worker, 0);
         while (n < pol_n_nodes(cv) && node_free(cv, s, n, r) < j->per_worker) {
-            n++;
+            n = s->n_given ? n + 1 : pol_next_node(cv, r, j->per_worker, n + 1);
         }
         if (n == pol_n_nodes(cv)) {
             s->n -= got; /* undo this job's records */
