@@ -10,9 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "experiments/calib_json.h"
 #include "experiments/cfg.h"
 #include "experiments/fileio.h"
 #include "experiments/yamlx.h"
+#include "model/calapply.h"
 #include "model/calfit.h"
 #include "model/comm.h"
 #include "model/predict.h"
@@ -31,6 +33,7 @@ typedef struct val_exclude {
 
 typedef struct val_scenario {
     const char *table, *csv, *gpu, *note, *base;
+    const char *calibration; /* a `slicesim fit` model file, relative to the scenario's dir */
     const char *model;   /* row filter on a `model` column, or NULL */
     const char *cls;     /* precision class of the workload's compute, or NULL (fp32) */
     int ranks;           /* all-reduce tables: ranks of the sweep (0 = a workload table) */
@@ -68,6 +71,7 @@ static const cfg_field scenario_fields[] = {
     {"exclude", CFG_SEQ, CFG_SEQ_OF(val_scenario, exclude, n_exclude, val_exclude, exclude_fields)},
     {"note", CFG_STRING, .off = offsetof(val_scenario, note)},
     {"base", CFG_STRING, .off = offsetof(val_scenario, base)},
+    {"calibration", CFG_STRING, .off = offsetof(val_scenario, calibration)},
     {"model", CFG_STRING, .off = offsetof(val_scenario, model)},
     {"class", CFG_STRING, .names = class_names, .off = offsetof(val_scenario, cls)},
     {"ranks", CFG_INT, CFG_MIN(2), CFG_MAX(100000), .off = offsetof(val_scenario, ranks)},
@@ -186,6 +190,8 @@ typedef struct fig_spec {
     double batch;
     double work;  /* value = work * unit_time (time) or work / unit_time (rate) */
     bool is_rate;
+    double util;  /* measured GPU utilisation (fitted with the figure), or < 0 */
+    int with;     /* profile index of a co-runner (cfg.with[0] at prediction), or -1 */
 } fig_spec;
 
 typedef struct builder {
@@ -197,6 +203,9 @@ typedef struct builder {
     int n;
     fig_spec figs[256];
     char err[200];
+    char names[WFIT_MAX_PROFILES][32]; /* profile names a builder made (the CSV is freed first) */
+    gpu_type calibrated;               /* the scenario's GPU with its calibration applied */
+    bool by_kind;                      /* labels are WORKLOAD/KIND[:WITH] (val_table.by_kind) */
 } builder;
 
 static const mig_profile *find_part(builder *b, const char *name)
@@ -224,6 +233,8 @@ static fig_spec *add_fig(builder *b, const char *label, double published, const 
     snprintf(f->f.unit, sizeof f->f.unit, "%s", unit);
     f->f.published = published;
     f->batch = 1;
+    f->util = -1;
+    f->with = -1;
     partition_cfg_init(&f->cfg, b->gpu);
     return f;
 }
@@ -515,6 +526,118 @@ static void build_sharing(builder *b, const csv_table *t)
     free_mparam(b, WFIT_M_MPS_BW_CONTENTION);
 }
 
+/* h100-coloc (calib/coloc, this project's H100 measurement; data/h100-coloc.csv): throughput of
+ * one process of each PyTorch workload alone (with its NVML utilisation), time-sliced with k
+ * identical processes, as k MPS clients, alone under a 25 / 50 % MPS thread cap, and beside
+ * another workload under time-slicing and MPS. One profile per workload, a unit = one
+ * iteration. Every loop launches its kernels asynchronously and synchronises once per
+ * iteration (calib/coloc/coloc.py), so host_overlap = 1: t = max(H, G). Free per workload: H, C
+ * (tensor class; fp32 for the memory stream), M and P. The solo time and utilisation pin H and
+ * G = C/min(s, P) + M/BW(s); how G splits into compute, memory and parallelism is left to weak
+ * priors (P starts at the GPU's SM count, M at a class share of G, below) and reported NOT
+ * PINNED. Figures are labelled WORKLOAD/KIND[:WITH], and validate prints the error per KIND. The
+ * scenario's `calibration:` (the H100 calibration of calib/results) gives the bandwidth-vs-SMs
+ * curve and the time-slice efficiency (kernel-8ms class: the measured back-to-back eta of the
+ * nearest kernel length); nothing of the time-sliced or MPS rows is fitted, also when a 2-way
+ * time-sliced row is (h100-coloc-ts2: it then moves only the workload's own H, C, M, P). */
+static void build_coloc(builder *b, const csv_table *t)
+{
+    int c_w = csv_col(t, "workload"), c_k = csv_col(t, "kind"), c_with = csv_col(t, "with"),
+        c_r = csv_col(t, "rate_per_s"), c_u = csv_col(t, "gpu_util"), c_f = csv_col(t, "figure");
+    if (c_w < 0 || c_k < 0 || c_with < 0 || c_r < 0 || c_u < 0 || c_f < 0) {
+        snprintf(b->err, sizeof b->err,
+                 "missing a column (figure, workload, kind, with, rate_per_s, gpu_util)");
+        return;
+    }
+    const char *names[WFIT_MAX_PROFILES];
+    int n_prof = 0;
+    int ts8 = phys_ts_class_index(b->m, "kernel-8ms");
+    double sms = b->gpu->sms_total;
+    /* profiles from the solo rows */
+    for (int r = 0; r < t->n_rows; r++) {
+        if (strcmp(t->rows[r][c_k], "solo") != 0) {
+            continue;
+        }
+        double rate, util;
+        if (!cell_double(t->rows[r][c_r], &rate) || !cell_double(t->rows[r][c_u], &util) ||
+            !(rate > 0) || !(util > 0 && util <= 1)) {
+            snprintf(b->err, sizeof b->err, "row %d: a solo row needs rate_per_s and gpu_util",
+                     r + 1);
+            return;
+        }
+        if (n_prof == WFIT_MAX_PROFILES) {
+            snprintf(b->err, sizeof b->err, "more than %d workloads", WFIT_MAX_PROFILES);
+            return;
+        }
+        /* prior share of G that is memory time, by what the workload is (calib/coloc/coloc.py):
+         * the fp32 stream does 8 axpy passes over 256 MiB (12 bytes per 2 flops, far below the
+         * H100's machine balance): 0.95; transformers 0.58 and CNNs / the MLP 0.3, the
+         * transformer-training and cnn-training classes of workloads/priors.yaml */
+        const char *wn = t->rows[r][c_w];
+        bool stream = strstr(wn, "stream") != NULL;
+        double mem_share = stream ? 0.95 : !strncmp(wn, "tfm", 3) ? 0.58 : 0.3;
+        wl_class cls = stream ? WL_CLASS_FP32 : WL_CLASS_TENSOR;
+        wl_profile *p = &b->spec.profiles[n_prof];
+        double it = 1.0 / rate, g = util * it;
+        snprintf(b->names[n_prof], sizeof b->names[n_prof], "%s", t->rows[r][c_w]);
+        *p = (wl_profile){.name = b->names[n_prof], .host_s_fixed = it, .host_overlap = 1.0,
+                          .max_sms_fixed = sms, .ts_class = ts8 > 0 ? ts8 : 0};
+        p->compute_sm_s_fixed[cls] = (1.0 - mem_share) * g * sms;
+        int gs = 1;
+        int sl = speed_partition_mem_slices(&(partition_cfg){.gpu = b->gpu}, &gs);
+        p->mem_traffic_bytes_fixed = mem_share * g * speed_bandwidth(b->gpu, sms, sl, gs, b->m);
+        names[n_prof] = t->rows[r][c_w];
+        const wl_param fr[] = {WL_P_HOST_S_FIXED, WL_P_COMPUTE_FIXED, WL_P_MEM_TRAFFIC_FIXED,
+                               WL_P_MAX_SMS_FIXED};
+        for (size_t i = 0; i < sizeof fr / sizeof fr[0]; i++) {
+            wfit_free *w = &b->spec.free[b->spec.n_free++];
+            double v = wl_param_get(p, fr[i]);
+            *w = (wfit_free){.profile = n_prof, .which = (int)fr[i], .has_prior = true,
+                             .prior = {v, i == 0 ? 2.0 : 1.0,
+                                       "h100-coloc: scale of the solo row (weak)"}};
+        }
+        n_prof++;
+    }
+    b->spec.n_profiles = n_prof;
+    b->by_kind = true;
+    for (int r = 0; r < t->n_rows; r++) {
+        int pi = -1, wi = -1;
+        for (int i = 0; i < n_prof; i++) {
+            pi = !strcmp(names[i], t->rows[r][c_w]) ? i : pi;
+            wi = !strcmp(names[i], t->rows[r][c_with]) ? i : wi;
+        }
+        double rate;
+        const char *kind = t->rows[r][c_k];
+        if (pi < 0 || !cell_double(t->rows[r][c_r], &rate) || !(rate > 0)) {
+            snprintf(b->err, sizeof b->err, "row %d: unknown workload or bad rate_per_s", r + 1);
+            return;
+        }
+        fig_spec *f = add_fig(b, t->rows[r][c_f], rate, "it/s");
+        if (!f) {
+            return;
+        }
+        f->profile = pi;
+        f->is_rate = true;
+        f->work = 1.0;
+        int k = 1;
+        if (!strcmp(kind, "solo")) {
+            cell_double(t->rows[r][c_u], &f->util);
+        } else if (sscanf(kind, "ts%d", &k) == 1 || sscanf(kind, "mps%d", &k) == 1) {
+            f->cfg.sharing = kind[0] == 't' ? SHARE_TIMESLICE : SHARE_MPS;
+            f->cfg.peers = k;
+        } else if (sscanf(kind, "cap%d", &k) == 1) {
+            f->cfg.sharing = SHARE_MPS;
+            f->cfg.mps_percent = k;
+        } else if (!strncmp(kind, "pair-", 5) && wi >= 0) {
+            f->cfg.sharing = !strcmp(kind, "pair-ts") ? SHARE_TIMESLICE : SHARE_MPS;
+            f->with = wi;
+        } else {
+            snprintf(b->err, sizeof b->err, "row %d: unknown kind '%s'", r + 1, kind);
+            return;
+        }
+    }
+}
+
 typedef void build_fn(builder *b, const csv_table *t);
 
 static const struct {
@@ -529,6 +652,8 @@ static const struct {
     {"migprofiler-vit-infer", build_batch_latency},
     {"migprofiler-resnet50-infer", build_batch_latency},
     {"nos-yolos-sharing", build_sharing},
+    {"h100-coloc", build_coloc},
+    {"h100-coloc-ts2", build_coloc},
 };
 
 /* ---- all-reduce sweeps ---- */
@@ -643,7 +768,7 @@ static int run_table(const val_scenario *sc, const char *scen_path, const char *
         diag_error(d, sc->table_at, "table",
                    "no model mapping for this table; expected one of cern-simpletrack, "
                    "chep-timeslicing, cern-mig-flops, cern-finetune, migprofiler-*, "
-                   "nos-yolos-sharing, got '%s'", sc->table);
+                   "nos-yolos-sharing, h100-coloc, h100-coloc-ts2, got '%s'", sc->table);
         return SIM_EINPUT;
     }
     const gpu_type *g = gpu_catalog_find(cat, sc->gpu);
@@ -685,6 +810,31 @@ static int run_table(const val_scenario *sc, const char *scen_path, const char *
     builder *b = xcalloc(1, sizeof *b, "validation builder");
     b->sc = sc;
     b->gpu = g;
+    if (sc->calibration) {
+        char cal_path[1024], why[256];
+        const char *slash = strrchr(scen_path, '/');
+        int dir_len = slash ? (int)(slash - scen_path) : 0;
+        snprintf(cal_path, sizeof cal_path, "%.*s%s%s", dir_len, scen_path, slash ? "/" : "",
+                 sc->calibration);
+        cal_fit cf;
+        rc = calmodel_load(cal_path, &cf, d);
+        if (rc == 0 && calapply_gpu(g, &cf, m, &b->calibrated, why, sizeof why) != 0) {
+            diag_error(d, (src_loc){scen_path, 0, 0}, "calibration", "%s", why);
+            rc = SIM_EINPUT;
+        }
+        if (rc == SIM_ENOENT || rc == SIM_EIO) {
+            diag_error(d, (src_loc){scen_path, 0, 0}, "calibration",
+                       "cannot read the model file; expected a `slicesim fit` output, got '%s' (%s)",
+                       cal_path, sim_strerror(rc));
+            rc = SIM_EINPUT;
+        }
+        if (rc != 0) {
+            free(b);
+            csv_free(&t);
+            return rc;
+        }
+        b->gpu = &b->calibrated;
+    }
     b->m = m;
     b->spec.model = *m;
     if (sc->base) {
@@ -764,7 +914,7 @@ static int run_table(const val_scenario *sc, const char *scen_path, const char *
         o->profile = f->profile;
         o->cfg = f->cfg;
         o->batch = f->batch;
-        o->gpu_util = -1;
+        o->gpu_util = f->util;
         o->unit_time_s = f->is_rate ? f->work / f->f.published : f->f.published / f->work;
     }
     wfit_fit(&b->spec, n_obs, obs, &out->fit);
@@ -776,7 +926,14 @@ static int run_table(const val_scenario *sc, const char *scen_path, const char *
     for (int k = 0; k < b->n; k++) {
         fig_spec *f = &b->figs[k];
         speed_result r;
-        predict_unit_estimate(&out->fit.profiles[f->profile], f->batch, &f->cfg, &out->fit.model, &r);
+        if (f->with >= 0) {
+            /* the co-runner as fitted (the spec held its start values) */
+            f->cfg.n_with = 1;
+            f->cfg.with[0] = &out->fit.profiles[f->with];
+            f->cfg.with_batch[0] = 1;
+        }
+        predict_unit_estimate(&out->fit.profiles[f->profile], f->batch, &f->cfg, &out->fit.model,
+                              &r);
         f->f.predicted = r.outcome == SPEED_OK ? fig_value(f, r.unit_time_s) : nan("");
         out->figures[k] = f->f;
         if (f->f.excluded) {
@@ -795,6 +952,15 @@ static int run_table(const val_scenario *sc, const char *scen_path, const char *
         out->max_pct = fmax(out->max_pct, e);
     }
     out->mape_pct = out->n_predicted > 0 ? sum / out->n_predicted : 0;
+    out->by_kind = b->by_kind;
+    for (int i = 0; i < WFIT_MAX_PROFILES; i++) {
+        /* names a builder made live in b, which goes now */
+        for (int k = 0; k < WFIT_MAX_PROFILES; k++) {
+            if (out->fit.profiles[i].name == b->names[k]) {
+                out->fit.profiles[i].name = NULL;
+            }
+        }
+    }
     free(b);
     return 0;
 }

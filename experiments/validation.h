@@ -47,6 +47,8 @@ typedef struct val_table {
     double mape_pct, max_pct; /* over predicted figures */
     wfit_result fit;     /* the fit behind the predictions (owned) */
     char excluded_reason[256]; /* why figures without a reason of their own are excluded */
+    bool by_kind;        /* labels are WORKLOAD/KIND[:WITH]: validate also prints the error of
+                            the predicted figures per KIND (digits dropped: ts2, ts4 -> ts) */
 } val_table;
 
 /* Run one scenario file. shared_dir: where the seed CSVs live (may not exist: the table is then

@@ -81,6 +81,25 @@ static double profiled_rate(const jobrate_ctx *rc, const cluster *c, const clust
 
 /* Rate of a job with profile jp (NULL: GPU-bound) on device d when every context there is like
  * it: the speed model with k peers, else round-robin's eta(k)/k. */
+/* eta(k) of a co-runner class on GPU g: a profile's own time-slice class; for jobs without a
+ * profile, the node's calibration when the GPU has one (the measured back-to-back eta of the
+ * physics class with the longest kernel it applied to: an unknown job is taken to be
+ * GPU-bound), else the context's default class. */
+static double class_eta(const jobrate_ctx *rc, const gpu_type *g, const jobrate_profile *jp, int k)
+{
+    if (jp) {
+        return speed_eta(g, rc->phys, jp->p->ts_class, k);
+    }
+    int best = -1;
+    for (int cl = 0; g && cl < rc->phys->n_ts && cl < GPU_MEAS_MAX_TS; cl++) {
+        if (g->meas.has_eta[cl] &&
+            (best < 0 || rc->phys->ts[cl].kernel_ms > rc->phys->ts[best].kernel_ms)) {
+            best = cl;
+        }
+    }
+    return speed_eta(g, rc->phys, best >= 0 ? best : rc->ts_class, k);
+}
+
 static double peers_rate(const jobrate_ctx *rc, const cluster *c, const cluster_device *d,
                          const jobrate_profile *jp)
 {
@@ -89,9 +108,7 @@ static double peers_rate(const jobrate_ctx *rc, const cluster *c, const cluster_
         /* GPU-bound: round-robin among k contexts gives each eta(k)/k of the device */
         int k = (int)d->used;
         r = d->sharing == CLUSTER_SHARE_TIMESLICE && k >= 2
-                ? speed_eta(cluster_gpu_get(c, d->gpu)->type, rc->phys,
-                            jp ? jp->p->ts_class : rc->ts_class, k) /
-                      k
+                ? class_eta(rc, cluster_gpu_get(c, d->gpu)->type, jp, k) / k
                 : 1.0;
     }
     return r;
@@ -145,12 +162,6 @@ static int corunners(const jobrate_ctx *rc, const world *w, dev_id dv, const job
     return overflow ? 0 : n_cls;
 }
 
-/* Time-slice class of a co-runner class. */
-static int ts_class_of(const jobrate_ctx *rc, const jobrate_profile *jp)
-{
-    return jp ? jp->p->ts_class : rc->ts_class;
-}
-
 /* Rate of one context of class cls[0] on time-sliced device d shared by the mixed classes cls:
  * the product form (share_ts_solve). A profiled class alternates its host phase H and its solo
  * GPU phase G on the partition (the speed model's breakdown; on a MIG GPU at the clock its busy
@@ -169,7 +180,7 @@ static double mixed_ts_rate(const jobrate_ctx *rc, const cluster *c, const clust
     double alone_iter = 1.0; /* class 0's solo time per iteration on what it asked for */
     int total = 0;
     for (int i = 0; i < n_cls; i++) {
-        tc[i] = (share_ts_class){cls[i].n, 0.0, 1.0};
+        tc[i] = (share_ts_class){cls[i].n, 0.0, 1.0, 0.0};
         total += cls[i].n;
         const jobrate_profile *jp = cls[i].jp;
         if (!jp) {
@@ -188,6 +199,7 @@ static double mixed_ts_rate(const jobrate_ctx *rc, const cluster *c, const clust
         if (r.outcome == SPEED_OK && r.iter_gpu_s > 0) {
             tc[i].host_s = r.iter_host_s;
             tc[i].gpu_s = r.iter_gpu_s;
+            tc[i].overlap = jp->p->host_overlap;
             if (i == 0) {
                 alone_iter = t_alone * wl_units_per_iter(jp->p, jp->batch);
             }
@@ -200,7 +212,7 @@ static double mixed_ts_rate(const jobrate_ctx *rc, const cluster *c, const clust
     for (int n = 0; n <= total; n++) {
         eta[n] = 1.0;
         for (int i = 0; i < n_cls; i++) {
-            eta[n] = fmin(eta[n], speed_eta(g, rc->phys, ts_class_of(rc, cls[i].jp), n));
+            eta[n] = fmin(eta[n], class_eta(rc, g, cls[i].jp, n));
         }
     }
     double x[SHARE_MAX_CLASSES];
@@ -237,7 +249,7 @@ static double mixed_mps_rate(const jobrate_ctx *rc, const cluster *c, const clus
         }
     }
     double iter[SHARE_MAX_CLASSES];
-    if (share_mps_solve(n_mc, mc, &pc, rc->phys, iter) != 0 || !(iter[0] > 0) ||
+    if (share_mps_solve(n_mc, mc, &pc, rc->phys, iter, NULL) != 0 || !(iter[0] > 0) ||
         !isfinite(iter[0])) { /* not converged or out of range */
         return (double)NAN;
     }

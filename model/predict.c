@@ -27,21 +27,31 @@ static double job_sms(const wl_profile *p, double batch, const partition_cfg *c)
 }
 
 /* Clock factor when `sms` SMs of this job's class mix are busy, times the identical busy MIG
- * instances on the GPU (at most the GPU's SMs). */
+ * instances on the GPU (at most the GPU's SMs), each weighted by how busy its GPU is: an
+ * instance whose job spends a share u of its time with GPU work (host phases, launch gaps) draws
+ * its SMs' power u of the time, so its SMs count u times (power weighting by busyness). u is
+ * the job's solo GPU share at the clock it gets, found by a short fixed-point iteration. */
 static double job_clock(const wl_profile *p, double batch, const partition_cfg *c, double sms,
                         double concurrent, const phys_params *m)
 {
-    double busy[WL_CLASS_COUNT] = {0};
     double total = wl_compute_total_sm_s(p, batch);
-    double n = sms * concurrent;
     double cap = c->mig && c->gpu->sms_mig_full > 0 ? c->gpu->sms_mig_full : c->gpu->sms_total;
-    if (n > cap) {
-        n = cap;
+    double f = 1.0;
+    for (int it = 0; it < 4; it++) {
+        speed_result r;
+        speed_solo_iter(p, batch, c, sms, f, 1.0, m, &r);
+        double n = fmin(sms * concurrent, cap) * r.gpu_util;
+        double busy[WL_CLASS_COUNT] = {0};
+        for (int k = 0; k < WL_CLASS_COUNT; k++) {
+            busy[k] = total > 0 ? n * wl_compute_sm_s(p, (wl_class)k, batch) / total : 0;
+        }
+        double nf = power_clock_factor(c->gpu, m, busy);
+        if (fabs(nf - f) < 1e-12) {
+            break;
+        }
+        f = nf;
     }
-    for (int k = 0; k < WL_CLASS_COUNT; k++) {
-        busy[k] = total > 0 ? n * wl_compute_sm_s(p, (wl_class)k, batch) / total : 0;
-    }
-    return power_clock_factor(c->gpu, m, busy);
+    return f;
 }
 
 /* Time per iteration with sharing applied, under parameters m. */
@@ -54,7 +64,6 @@ static double shared_iter(const wl_profile *p, double batch, const partition_cfg
     double solo = speed_solo_iter(p, batch, c, sms, f, 1.0, m, out);
     int k = c->peers + c->n_with;
     if (k <= 1 || c->sharing == SHARE_EXCLUSIVE) {
-        out->gpu_util = solo > 0 ? out->iter_gpu_s / solo : 0;
         return solo;
     }
     if (c->sharing == SHARE_MPS) {
@@ -63,17 +72,17 @@ static double shared_iter(const wl_profile *p, double batch, const partition_cfg
         for (int i = 0; i < c->n_with; i++) {
             cls[i + 1] = (share_mps_class){c->with[i], c->with_batch[i], 1};
         }
-        double iter[SHARE_MAX_CLASSES];
-        if (share_mps_solve(1 + c->n_with, cls, c, m, iter) != 0) {
+        double iter[SHARE_MAX_CLASSES], frac[SHARE_MAX_CLASSES];
+        if (share_mps_solve(1 + c->n_with, cls, c, m, iter, frac) != 0) {
             set_invalid(out, SPEED_INVALID, "the MPS solve did not converge for these clients");
             return (double)NAN;
         }
-        out->gpu_util = iter[0] > 0 ? (iter[0] - out->iter_host_s) / iter[0] : 0;
+        out->gpu_util = frac[0];
         return iter[0];
     }
     /* time-slicing: one context at a time, each at its solo speed while it holds the GPU */
     share_ts_class cls[SHARE_MAX_CLASSES];
-    cls[0] = (share_ts_class){c->peers, out->iter_host_s, out->iter_gpu_s};
+    cls[0] = (share_ts_class){c->peers, out->iter_host_s, out->iter_gpu_s, p->host_overlap};
     int ts_cls = p->ts_class;
     for (int i = 0; i < c->n_with; i++) {
         speed_result tmp;
@@ -81,7 +90,7 @@ static double shared_iter(const wl_profile *p, double batch, const partition_cfg
         double ws = job_sms(w, c->with_batch[i], c);
         double wf = job_clock(w, c->with_batch[i], c, ws, busy_instances, m);
         speed_solo_iter(w, c->with_batch[i], c, ws, wf, 1.0, m, &tmp);
-        cls[i + 1] = (share_ts_class){1, tmp.iter_host_s, tmp.iter_gpu_s};
+        cls[i + 1] = (share_ts_class){1, tmp.iter_host_s, tmp.iter_gpu_s, w->host_overlap};
     }
     /* Mixed kernel-length classes: take the lower η at each k (switching cost is paid by all). */
     double eta[SHARE_MAX_JOBS + 1];
@@ -94,9 +103,10 @@ static double shared_iter(const wl_profile *p, double batch, const partition_cfg
         eta[n] = e;
     }
     double x[SHARE_MAX_CLASSES], busy = 0;
-    if (c->n_with == 0) {
+    if (c->n_with == 0 && !(p->host_overlap > 0)) {
         x[0] = share_ts_mva(k, out->iter_host_s, out->iter_gpu_s, eta, &busy);
     } else if (share_ts_solve(1 + c->n_with, cls, eta, x, &busy) != 0) {
+        /* (also identical peers that overlap host and GPU time: the mean-field solution) */
         return (double)NAN;
     }
     out->gpu_util = busy;

@@ -56,11 +56,76 @@ double share_ts_mva(int k, double host_s, double gpu_s, const double *eta, doubl
  *                  * prod(Z_c^{N_c - n_c} / (N_c - n_c)!)
  * Class c completes GPU phases at rate beta(n) * (n_c / n) / D_c in that state. Weights are
  * kept in logarithms; Z = 0 admits only n_c = N_c. */
+/* eta at a fractional number of contexts x >= 1: linear between whole numbers (eta(1) = 1). */
+static double eta_at(const double *eta, double x, int n_max)
+{
+    if (x <= 1) {
+        return 1.0;
+    }
+    if (x >= n_max) {
+        return eta[n_max];
+    }
+    int k = (int)floor(x);
+    double lo = k <= 1 ? 1.0 : eta[k], hi = eta[k + 1];
+    return lo + (hi - lo) * (x - k);
+}
+
+/* Mean-field solution when some class overlaps host and GPU time (see share.h). */
+static void ts_overlap_solve(int n_cls, const share_ts_class *cls, int total, const double *eta,
+                             double *x_per_job, double *gpu_busy)
+{
+    double b[SHARE_MAX_CLASSES], t[SHARE_MAX_CLASSES];
+    for (int c = 0; c < n_cls; c++) {
+        t[c] = wl_iter_time(cls[c].host_s, cls[c].overlap, cls[c].gpu_s);
+        b[c] = t[c] > 0 ? cls[c].gpu_s / t[c] : 0;
+    }
+    for (int it = 0; it < 500; it++) {
+        double max_change = 0, all = 0;
+        for (int c = 0; c < n_cls; c++) {
+            all += cls[c].n * b[c];
+        }
+        for (int c = 0; c < n_cls; c++) {
+            double n_eff = 1.0 + (all - b[c]);
+            double stretch = n_eff / eta_at(eta, n_eff, total);
+            double g = cls[c].gpu_s * stretch;
+            t[c] = wl_iter_time(cls[c].host_s, cls[c].overlap, g);
+            double nb = t[c] > 0 ? g / t[c] : 0;
+            nb = 0.5 * b[c] + 0.5 * nb;
+            max_change = fmax(max_change, fabs(nb - b[c]));
+            b[c] = nb;
+        }
+        if (max_change < 1e-12) {
+            break;
+        }
+    }
+    double idle = 1.0;
+    for (int c = 0; c < n_cls; c++) {
+        x_per_job[c] = t[c] > 0 ? 1.0 / t[c] : HUGE_VAL;
+        idle *= pow(1.0 - fmin(1.0, b[c]), cls[c].n);
+    }
+    if (gpu_busy) {
+        *gpu_busy = 1.0 - idle;
+    }
+}
+
 int share_ts_solve(int n_cls, const share_ts_class *cls, const double *eta, double *x_per_job,
                    double *gpu_busy)
 {
     if (n_cls < 1 || n_cls > SHARE_MAX_CLASSES) {
         return SIM_ERANGE;
+    }
+    int n_jobs = 0;
+    bool overlap = false;
+    for (int c = 0; c < n_cls; c++) {
+        n_jobs += cls[c].n;
+        overlap = overlap || cls[c].overlap > 0;
+    }
+    if (overlap) {
+        if (n_jobs > SHARE_MAX_JOBS) {
+            return SIM_ERANGE;
+        }
+        ts_overlap_solve(n_cls, cls, n_jobs, eta, x_per_job, gpu_busy);
+        return 0;
     }
     double states = 1;
     int total = 0;
@@ -246,8 +311,35 @@ int share_rr_simulate(const share_rr_cfg *c, double *throughput_per_job, double 
 
 /* ---- MPS ---- */
 
+/* Water-filling: the level L with min(d0, L) + sum_j w_j min(d_j, L) = cap (bisection); +inf when
+ * everything fits. */
+static double fill_level(double d0, int n, const double *w, const double *d, double cap)
+{
+    double total = d0, hi = d0;
+    for (int j = 0; j < n; j++) {
+        total += w[j] * d[j];
+        hi = fmax(hi, d[j]);
+    }
+    if (total <= cap) {
+        return HUGE_VAL;
+    }
+    double lo = 0;
+    for (int it = 0; it < 100; it++) {
+        double mid = 0.5 * (lo + hi), used = fmin(d0, mid);
+        for (int j = 0; j < n; j++) {
+            used += w[j] * fmin(d[j], mid);
+        }
+        if (used > cap) {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    return lo;
+}
+
 int share_mps_solve(int n_cls, const share_mps_class *cls, const partition_cfg *c,
-                    const phys_params *m, double *iter_s)
+                    const phys_params *m, double *iter_s, double *gpu_frac)
 {
     SIM_ASSERT(n_cls >= 1 && n_cls <= SHARE_MAX_CLASSES);
     double part_sms = speed_partition_sms(c);
@@ -255,49 +347,63 @@ int share_mps_solve(int n_cls, const share_mps_class *cls, const partition_cfg *
     if (c->mps_percent > 0 && c->mps_percent < 100) {
         cap = ceil(part_sms * c->mps_percent / 100.0);
     }
-    double u[SHARE_MAX_CLASSES];     /* fraction of time a client of class i is in its GPU phase */
-    double want[SHARE_MAX_CLASSES];  /* SMs a client's kernels can use */
+    int gpu_slices = 1;
+    int slices = speed_partition_mem_slices(c, &gpu_slices);
+    double bw_pool = speed_bandwidth(c->gpu, part_sms, slices, gpu_slices, m);
+    double want[SHARE_MAX_CLASSES]; /* SMs a client's kernels ask for: min(cap, P) */
+    double b[SHARE_MAX_CLASSES];    /* fraction of its time a client has GPU work */
     for (int i = 0; i < n_cls; i++) {
-        double pmax = wl_max_sms(cls[i].p, cls[i].batch);
-        want[i] = fmin(cap, pmax);
-        u[i] = 1.0;
+        want[i] = fmin(cap, wl_max_sms(cls[i].p, cls[i].batch));
+        b[i] = 1.0;
     }
     for (int it = 0; it < SHARE_MPS_MAX_ITER; it++) {
         double max_change = 0;
         for (int i = 0; i < n_cls; i++) {
-            /* expected co-runners in their GPU phase while this client is in its own */
-            double others_sms = 0, others_n = 0;
+            /* others in their GPU phase, by expected count */
+            double w[SHARE_MAX_CLASSES], n_act = 0;
             for (int j = 0; j < n_cls; j++) {
-                double nj = cls[j].n - (j == i ? 1 : 0);
-                others_sms += nj * u[j] * want[j];
-                others_n += nj * u[j];
+                w[j] = (cls[j].n - (j == i ? 1 : 0)) * b[j];
+                n_act += w[j];
             }
-            /* SMs: each client keeps what it can use when they fit; otherwise the partition is
-             * divided in proportion to what the clients ask for */
-            double total_want = want[i] + others_sms;
-            double sms = total_want <= part_sms ? want[i] : part_sms * want[i] / total_want;
-            /* bandwidth: divided among the clients in their GPU phase, with a contention
-             * penalty per co-runner (shared L2 and DRAM page conflicts) */
-            double bw_share = 1.0 / ((1.0 + others_n) * (1.0 + m->mps_bw_contention * others_n));
-            double busy[WL_CLASS_COUNT] = {0};
-            double tot_c = wl_compute_total_sm_s(cls[i].p, cls[i].batch);
-            double busy_sms = fmin(part_sms, total_want);
-            for (int k = 0; k < WL_CLASS_COUNT; k++) {
-                busy[k] = tot_c > 0
-                              ? busy_sms * wl_compute_sm_s(cls[i].p, (wl_class)k, cls[i].batch) /
-                                    tot_c
-                              : 0;
+            double level = fill_level(want[i], n_cls, w, want, part_sms);
+            /* SMs, clock (power drawn by the busy SMs of every active client) and GPU times */
+            double sms[SHARE_MAX_CLASSES], busy[WL_CLASS_COUNT] = {0};
+            for (int j = 0; j < n_cls; j++) {
+                sms[j] = fmin(want[j], level);
+                double tot = wl_compute_total_sm_s(cls[j].p, cls[j].batch);
+                double weight = (j == i ? 1.0 : 0.0) + w[j];
+                for (int k = 0; k < WL_CLASS_COUNT && tot > 0; k++) {
+                    busy[k] += weight * sms[j] *
+                               wl_compute_sm_s(cls[j].p, (wl_class)k, cls[j].batch) / tot;
+                }
             }
             double f = power_clock_factor(c->gpu, m, busy);
-            speed_result r;
-            double t = speed_solo_iter(cls[i].p, cls[i].batch, c, sms, f, bw_share, m, &r);
+            double gpu[SHARE_MAX_CLASSES], demand[SHARE_MAX_CLASSES];
+            for (int j = 0; j < n_cls; j++) {
+                speed_result r;
+                speed_solo_iter(cls[j].p, cls[j].batch, c, sms[j], f, 1.0, m, &r);
+                gpu[j] = r.iter_gpu_s;
+                double bytes = wl_mem_traffic_bytes(cls[j].p, cls[j].batch);
+                demand[j] = gpu[j] > 0 ? bytes / gpu[j] : 0;
+            }
+            /* bandwidth pool: water-filled among the active clients' demands */
+            double pool = bw_pool / (1.0 + m->mps_bw_contention * n_act);
+            double bw_level = fill_level(demand[i], n_cls, w, demand, pool);
+            double g = gpu[i];
+            if (demand[i] > bw_level && bw_level > 0) {
+                g = wl_mem_traffic_bytes(cls[i].p, cls[i].batch) / bw_level;
+            }
+            double t = wl_iter_time(wl_host_s(cls[i].p, cls[i].batch), cls[i].p->host_overlap, g);
             iter_s[i] = t;
-            double nu = t > 0 ? r.iter_gpu_s / t : 0;
-            double nu_damped = 0.5 * u[i] + 0.5 * nu;
-            max_change = fmax(max_change, fabs(nu_damped - u[i]));
-            u[i] = nu_damped;
+            double nb = t > 0 ? g / t : 0;
+            double nb_damped = 0.5 * b[i] + 0.5 * nb;
+            max_change = fmax(max_change, fabs(nb_damped - b[i]));
+            b[i] = nb_damped;
         }
         if (max_change < SHARE_MPS_TOL) {
+            for (int i = 0; gpu_frac && i < n_cls; i++) {
+                gpu_frac[i] = b[i];
+            }
             return 0;
         }
     }

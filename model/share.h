@@ -16,9 +16,17 @@
  * with deterministic phases (CV 0) processes can lock into a schedule that the mean-value
  * solution does not describe.
  *
- * MPS: clients' kernels run at the same time on disjoint SMs (each capped by its thread
- * percentage and by its own parallelism P); memory bandwidth is divided among the clients in
- * their GPU phases, so memory-bound clients slow down most (share_mps_solve).
+ * MPS: clients' kernels run at the same time on disjoint SMs. A client in its GPU phase asks for
+ * d = min(cap, P) SMs (cap: its thread percentage of the partition's SMs; P: its kernels'
+ * parallelism); the SMs are shared max-min fairly (water-filling) among the clients in their GPU
+ * phase, so a client's idle phases (host time, launch gaps) and the SMs its kernels leave idle
+ * (P below the SM count) go to the others. Its GPU time on s SMs is the solo formula at s SMs
+ * (model/speed.h: the SM-count curve of its kernels, so a cap of p % alone follows that curve).
+ * Memory bandwidth is one pool: the rates the active clients would draw (M / GPU time) are
+ * water-filled into the partition's bandwidth, divided by 1 + mps_bw_contention per other active
+ * client (L2 and DRAM conflicts); a client whose share is below its demand takes M / share.
+ * Who is active is a mean field: each client has GPU work a fraction b of its iteration, others
+ * count with weight b (share_mps_solve).
  *
  * Memory: time-sliced and MPS co-runners share one memory capacity (share_mem_fits).
  * Units: seconds, iterations/s. No I/O; no global state.
@@ -41,15 +49,21 @@ double share_ts_mva(int k, double host_s, double gpu_s, const double *eta, doubl
 
 /* One class of identical time-sliced jobs. */
 typedef struct share_ts_class {
-    int n;         /* jobs of this class (>= 1) */
-    double host_s; /* H per iteration */
-    double gpu_s;  /* solo GPU time per iteration */
+    int n;          /* jobs of this class (>= 1) */
+    double host_s;  /* H per iteration */
+    double gpu_s;   /* solo GPU time per iteration */
+    double overlap; /* host_overlap o of the profile (model/speed.h); 0 = phases alternate */
 } share_ts_class;
 
-/* Exact steady state for mixed classes (product form, every state enumerated; the product of
- * (n_c + 1) over classes must not exceed 1e6). x_per_job[c] gets the throughput of one job of
- * class c (iterations/s). eta[n] for n = 1..total jobs. Returns 0, or SIM_ERANGE when too many
- * states or jobs. */
+/* Steady state for mixed classes. When every class has overlap 0: exact (product form, every
+ * state enumerated; the product of (n_c + 1) over classes must not exceed 1e6). When a class
+ * overlaps its host time with its own GPU work (o > 0) the network is not product form; then a
+ * mean-field fixed point: a job of class c has GPU work a fraction b_c of the time; while it
+ * has, n = 1 + (expected others with work) contexts share the GPU, so its GPU time stretches by
+ * S_c = n / eta(n) (eta interpolated linearly between whole n), and its iteration takes
+ * (1 - o) H + max(o H, G S_c) (model/speed.h), which gives b_c = G S_c / iteration.
+ * x_per_job[c] gets the throughput of one job of class c (iterations/s). eta[n] for n = 1..total
+ * jobs. Returns 0, or SIM_ERANGE when too many states or jobs. */
 int share_ts_solve(int n_cls, const share_ts_class *cls, const double *eta, double *x_per_job,
                    double *gpu_busy);
 
@@ -78,15 +92,15 @@ typedef struct share_mps_class {
 } share_mps_class;
 
 /* Steady iteration time of one client of each class under MPS on partition c (c->mps_percent
- * caps every client's SMs). Solved by damped fixed-point iteration on the fraction of time each
- * class spends in its GPU phase (at most SHARE_MPS_MAX_ITER rounds, until no fraction moves by
- * SHARE_MPS_TOL). iter_s[c] receives the wall time per iteration. Returns 0, or SIM_ENOCONV when
- * the iteration did not settle (iter_s then holds the last iterate, which callers must not use
- * as an answer). */
-#define SHARE_MPS_MAX_ITER 200
-#define SHARE_MPS_TOL 1e-9
+ * caps every client's SMs; see the top for the model). Solved by damped fixed-point iteration on
+ * the fraction of time each class has GPU work (at most SHARE_MPS_MAX_ITER rounds, until no
+ * fraction moves by SHARE_MPS_TOL). iter_s[c] receives the wall time per iteration, gpu_frac[c]
+ * (may be NULL) that fraction. Returns 0, or SIM_ENOCONV when the iteration did not settle
+ * (iter_s then holds the last iterate, which callers must not use as an answer). */
+#define SHARE_MPS_MAX_ITER 300
+#define SHARE_MPS_TOL 1e-10
 int share_mps_solve(int n_cls, const share_mps_class *cls, const partition_cfg *c,
-                     const phys_params *m, double *iter_s);
+                    const phys_params *m, double *iter_s, double *gpu_frac);
 
 /* True when the footprints of everyone sharing the partition fit its memory; *need_bytes gets
  * the total. */

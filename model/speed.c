@@ -89,6 +89,13 @@ void wl_param_set(wl_profile *p, wl_param which, double v)
     }
 }
 
+double wl_iter_time(double host_s, double overlap, double gpu_s)
+{
+    double o = overlap < 0 ? 0 : overlap > 1 ? 1 : overlap;
+    double ov = o * host_s;
+    return (host_s - ov) + (ov > gpu_s ? ov : gpu_s);
+}
+
 double wl_host_s(const wl_profile *p, double batch)
 {
     return p->host_s_fixed + p->host_s_per_sample * batch;
@@ -277,5 +284,9 @@ double speed_solo_iter(const wl_profile *p, double batch, const partition_cfg *c
         out->clock_factor = clock_factor;
         out->bw_bytes_per_s = bw;
     }
-    return host + gpu;
+    double t = wl_iter_time(host, p->host_overlap, gpu);
+    if (out) {
+        out->gpu_util = t > 0 ? gpu / t : 0;
+    }
+    return t;
 }

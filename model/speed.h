@@ -7,7 +7,11 @@
  * activations ∝ B" (fixed part 0) and quantities that do not scale (per-sample part 0).
  *
  * Solo time of one iteration on a partition with s SMs and `slices` memory slices:
- *     t = H + g(C / (min(s, P) * f), M / BW(s, slices))
+ *     t = (1 - o) H + max(o H, G),   G = g(C / (min(s, P) * f), M / BW(s, slices))
+ * where o (host_overlap) is the share of the host time that overlaps the job's own GPU work: 0
+ * for a loop that waits for each GPU phase (t = H + G, the CERN codes), 1 for a loop that
+ * launches kernels asynchronously and synchronises once per iteration (eager PyTorch: the
+ * GPU runs while Python launches, t = max(H, G); calib/coloc measured this).
  * with f the clock factor of the power model (model/power.h), BW the partition's bandwidth share
  * capped by what s SMs can drive, and g(a, b) = (a^p + b^p)^(1/p) the smooth roofline whose
  * exponent p is a fitted model parameter (p = 1 is "sum", large p is "max"; see speed.c for the
@@ -54,6 +58,9 @@ typedef struct wl_profile {
     double mem_traffic_bytes_fixed, mem_traffic_bytes_per_sample; /* M */
     double mem_footprint_bytes_fixed, mem_footprint_bytes_per_sample; /* weights.., activations */
     int ts_class;           /* time-slice efficiency class (index into phys_params.ts) */
+    double host_overlap;    /* o in [0, 1]: share of H that overlaps the job's own GPU work
+                               (kernels launched asynchronously, one synchronisation per
+                               iteration); 0 = host and GPU phases alternate (see top) */
     double grad_bytes;      /* DDP: gradient bytes all-reduced per iteration (model/ddp.h);
                                0 = not stated */
 } wl_profile;
@@ -81,6 +88,9 @@ wl_class wl_dominant_class(const wl_profile *p);
 double wl_param_get(const wl_profile *p, wl_param which);
 /* Set parameter `which` (compute: of the dominant class). */
 void wl_param_set(wl_profile *p, wl_param which, double v);
+
+/* Iteration time from host time H, overlap o and GPU time G: (1 - o) H + max(o H, G). */
+double wl_iter_time(double host_s, double overlap, double gpu_s);
 
 /* Per-iteration quantities of a profile at batch B (B >= 1). */
 double wl_host_s(const wl_profile *p, double batch);
@@ -191,7 +201,8 @@ double speed_bandwidth(const gpu_type *g, double sms, int slices, int gpu_slices
 double speed_roofline(double a, double b, double p);
 
 /* Solo iteration time (no sharing) with `sms` usable SMs, clock factor f and a fraction
- * bw_share of the partition's bandwidth, filling the breakdown fields of *out (may be NULL). */
+ * bw_share of the partition's bandwidth, filling the breakdown fields of *out (may be NULL;
+ * iter_gpu_s is G, gpu_util G / t). */
 double speed_solo_iter(const wl_profile *p, double batch, const partition_cfg *c, double sms,
                        double clock_factor, double bw_share, const phys_params *m,
                        speed_result *out);

@@ -31,6 +31,61 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* Error of the predicted figures per KIND of a table whose labels are WORKLOAD/KIND[:WITH]
+ * (digits dropped, so ts2, ts4 and ts8 are one kind), in the order the kinds first appear:
+ *   kind TABLE KIND rows_predicted=N mape_predicted=X% max_predicted=Y% */
+static void print_kinds(const val_table *t)
+{
+    if (!t->by_kind || t->skipped[0]) {
+        return;
+    }
+    char kinds[16][16];
+    int n_k = 0;
+    for (int k = 0; k < t->n_figures; k++) {
+        const char *sl = strchr(t->figures[k].label, '/');
+        if (!sl || n_k == 16) {
+            continue;
+        }
+        char kind[16];
+        int len = 0;
+        for (const char *c = sl + 1; *c && *c != ':' && len < 15; c++) {
+            if (*c < '0' || *c > '9') {
+                kind[len++] = *c;
+            }
+        }
+        kind[len] = '\0';
+        int found = 0;
+        for (int j = 0; j < n_k; j++) {
+            found |= !strcmp(kinds[j], kind);
+        }
+        if (!found) {
+            memcpy(kinds[n_k++], kind, sizeof kind);
+        }
+    }
+    for (int j = 0; j < n_k; j++) {
+        int n = 0;
+        double sum = 0, max = 0;
+        for (int k = 0; k < t->n_figures; k++) {
+            const val_figure *f = &t->figures[k];
+            const char *sl = strchr(f->label, '/');
+            if (!sl || f->fitted || f->excluded || strncmp(sl + 1, kinds[j], strlen(kinds[j])) ||
+                (sl[1 + strlen(kinds[j])] != '\0' && sl[1 + strlen(kinds[j])] != ':' &&
+                 (sl[1 + strlen(kinds[j])] < '0' || sl[1 + strlen(kinds[j])] > '9'))) {
+                continue;
+            }
+            double err = fabs(f->predicted - f->published) / fabs(f->published) * 100.0;
+            err = isfinite(err) ? err : 100.0;
+            n++;
+            sum += err;
+            max = err > max ? err : max;
+        }
+        if (n > 0) {
+            printf("kind %s %s rows_predicted=%d mape_predicted=%.1f%% max_predicted=%.1f%%\n",
+                   t->name, kinds[j], n, sum / n, max);
+        }
+    }
+}
+
 static void print_table(const val_table *t)
 {
     if (t->skipped[0]) {
@@ -186,6 +241,9 @@ int cmd_validate(int argc, char **argv)
                    "rows_predicted=%d mape_predicted=%.1f%% max_predicted=%.1f%%\n",
                    t->name, n_ex, n_all, sum / n_all, max);
         }
+    }
+    for (size_t i = 0; status == CLI_EXIT_OK && i < n; i++) {
+        print_kinds(&tables[i]);
     }
     for (size_t i = 0; i < n; i++) {
         val_table_fini(&tables[i]);

@@ -219,3 +219,97 @@ Test(share, timeslice_colocation_of_different_workloads)
     cr_assert_gt(r.unit_time_s, 1.0);
     cr_assert_lt(r.unit_time_s, 1.0 / (0.8 * 0.5));
 }
+
+/* MPS, two clients, one host-bound (hand-solved with the model of share.h). GPU of 100 SMs.
+ * A: GPU only, C = 100 SM-s, any parallelism (1 s alone). B: H = 3 s, C = 50 SM-s, P = 50 SMs
+ * (4 s alone). A always has GPU work (b_A = 1), so while B is in its GPU phase the SMs are
+ * water-filled: min(50, L) + min(100, L) = 100 gives L = 50: B keeps its 50 SMs and takes
+ * 3 + 1 = 4 s, b_B = 1/4. While A runs, B is there a quarter of the time: L + 0.25 * 50 = 100,
+ * L = 87.5 SMs, so A takes 100 / 87.5 = 8/7 s: the host-bound client loses nothing and the
+ * other gets the SMs it leaves idle. */
+Test(share, mps_two_clients_one_host_bound)
+{
+    gpu_type g = fixture_gpu();
+    phys_params m = fixture_params();
+    wl_profile a = {.name = "a"};
+    a.compute_sm_s_fixed[WL_CLASS_FP32] = 100.0;
+    wl_profile b = {.name = "b", .host_s_fixed = 3.0, .max_sms_fixed = 50};
+    b.compute_sm_s_fixed[WL_CLASS_FP32] = 50.0;
+    partition_cfg c;
+    partition_cfg_init(&c, &g);
+    c.sharing = SHARE_MPS;
+    share_mps_class cls[2] = {{&a, 1, 1}, {&b, 1, 1}};
+    double iter[2], frac[2];
+    cr_assert_eq(share_mps_solve(2, cls, &c, &m, iter, frac), 0);
+    cr_assert_float_eq(iter[0], 8.0 / 7.0, 1e-9);
+    cr_assert_float_eq(iter[1], 4.0, 1e-9);
+    cr_assert_float_eq(frac[0], 1.0, 1e-9);
+    cr_assert_float_eq(frac[1], 0.25, 1e-9);
+}
+
+/* MPS gains from host phases: two identical clients, H = 1 s, C = 100 SM-s on 100 SMs (2 s per
+ * iteration alone, half of it on the GPU). With b the share of time a client has GPU work,
+ * the active client gets L = 100 / (1 + b) SMs, so G = 1 + b and b = G / (1 + G): b^2 + b = 1,
+ * b = (sqrt 5 - 1) / 2, iteration 2 + b = 2.618 s. Each client is slower than alone (2 s) but
+ * together they do 2 / 2.618 = 0.764 iterations/s, above one process alone (0.5). */
+Test(share, mps_identical_host_bound_clients_raise_throughput)
+{
+    gpu_type g = fixture_gpu();
+    phys_params m = fixture_params();
+    wl_profile p = {.name = "h", .host_s_fixed = 1.0};
+    p.compute_sm_s_fixed[WL_CLASS_FP32] = 100.0;
+    partition_cfg c;
+    partition_cfg_init(&c, &g);
+    c.sharing = SHARE_MPS;
+    c.peers = 2;
+    speed_result r;
+    predict_unit_time(&p, 1, &c, &m, &r);
+    double bb = (sqrt(5.0) - 1.0) / 2.0;
+    cr_assert_float_eq(r.unit_time_s, 2.0 + bb, 1e-8);
+    cr_assert_gt(2.0 / r.unit_time_s, 1.0 / 2.0);
+}
+
+/* A capped client alone follows the SM-count curve of its kernels, not p % of its speed:
+ * C = 10 SM-s with parallelism P = 20 and M = 0.5 TB at 1 TB/s: 0.5 + 0.5 = 1 s on the whole
+ * GPU. A 25 % cap (25 SMs) still holds its 20 SMs: 1 s, not 4 s. A 10 % cap (10 SMs):
+ * 10 / 10 + 0.5 = 1.5 s, not 10 s. */
+Test(share, mps_cap_alone_follows_the_sm_curve)
+{
+    gpu_type g = fixture_gpu();
+    phys_params m = fixture_params();
+    wl_profile p = {.name = "narrow", .max_sms_fixed = 20, .mem_traffic_bytes_fixed = 0.5e12};
+    p.compute_sm_s_fixed[WL_CLASS_FP32] = 10.0;
+    partition_cfg c;
+    partition_cfg_init(&c, &g);
+    speed_result r;
+    predict_unit_time(&p, 1, &c, &m, &r);
+    cr_assert_float_eq(r.unit_time_s, 1.0, 1e-9);
+    c.sharing = SHARE_MPS;
+    c.mps_percent = 25;
+    predict_unit_time(&p, 1, &c, &m, &r);
+    cr_assert_float_eq(r.unit_time_s, 1.0, 1e-9);
+    c.mps_percent = 10;
+    predict_unit_time(&p, 1, &c, &m, &r);
+    cr_assert_float_eq(r.unit_time_s, 1.5, 1e-9);
+}
+
+/* Time-slicing of loops that launch asynchronously (host_overlap 1: t = max(H, G)), two
+ * identical processes, H = 1 s, eta = 0.8 (interpolated: eta(1 + b) = 1 - 0.2 b), mean field
+ * of share.h. G = 0.25 s: b = 0.25 S, S = (1 + b) / (1 - 0.2 b) gives 0.2 b^2 - 0.75 b + 0.25 = 0,
+ * b = 0.3698, G S = 0.37 s < H: each runs at its solo speed (1 s). G = 0.5 s: the same equation
+ * (0.2 b^2 - 0.5 b + 0.5 = 0) has no root in [0, 1], so the GPU saturates: b = 1, S = 2 / 0.8,
+ * iteration G S = 1.25 s. */
+Test(share, timeslice_overlapping_host_time)
+{
+    double eta[SHARE_MAX_JOBS + 1];
+    eta_table(eta, 0.8);
+    share_ts_class cls = {2, 1.0, 0.25, 1.0};
+    double x, busy;
+    cr_assert_eq(share_ts_solve(1, &cls, eta, &x, &busy), 0);
+    cr_assert_float_eq(1.0 / x, 1.0, 1e-9);
+    double b = (0.75 - sqrt(0.75 * 0.75 - 4 * 0.2 * 0.25)) / 0.4;
+    cr_assert_float_eq(busy, 1.0 - (1.0 - b) * (1.0 - b), 1e-6);
+    cls.gpu_s = 0.5;
+    cr_assert_eq(share_ts_solve(1, &cls, eta, &x, NULL), 0);
+    cr_assert_float_eq(1.0 / x, 1.25, 1e-9);
+}

@@ -159,3 +159,28 @@ Test(power, busy_mig_instances_share_the_budget)
     cr_assert_float_eq(seven.clock_factor, pow(200.0 / 392.0, 1.0 / 3), 1e-12);
     cr_assert_float_eq(seven.unit_time_s, 1.0 / seven.clock_factor, 1e-12);
 }
+
+/* Power weighted by busyness: 100 SMs of fp32 at 2 W each demand 200 W against a 100 W budget
+ * when busy all the time, so a GPU-only job (C = 100 SM-s) runs at f = (100/200)^(1/3) and takes
+ * 1 / f s. A job with H = 1 s and the same C is busy half of the time at f = 1 (u = 1 / (1 + 1)),
+ * drawing 100 SMs x 0.5 x 2 W = 100 W: exactly the budget, so f = 1 and it takes 1 + 1 = 2 s
+ * (without the weighting it would throttle to 1 + 1 / f = 2.26 s). */
+Test(power, idle_phases_do_not_draw_the_sms_power)
+{
+    gpu_type g = fixture_gpu();
+    g.tdp_w = 100;
+    phys_params m = fixture_params();
+    m.power_sm_w[WL_CLASS_FP32] = 2;
+    partition_cfg c;
+    partition_cfg_init(&c, &g);
+    wl_profile busy = {.name = "busy"};
+    busy.compute_sm_s_fixed[WL_CLASS_FP32] = 100.0;
+    speed_result r;
+    predict_unit_time(&busy, 1, &c, &m, &r);
+    cr_assert_float_eq(r.unit_time_s, 1.0 / pow(0.5, 1.0 / 3), 1e-9);
+    wl_profile half = busy;
+    half.host_s_fixed = 1.0;
+    predict_unit_time(&half, 1, &c, &m, &r);
+    cr_assert_float_eq(r.unit_time_s, 2.0, 1e-9);
+    cr_assert_float_eq(r.clock_factor, 1.0, 1e-12);
+}

@@ -112,8 +112,8 @@ Test(validate, bad_scenario_is_reported)
     cr_assert_eq(val_run_file(path, SHARED, &e.cat, &e.m, e.d, &t), SIM_EINPUT);
     cr_assert_str_eq(diag_message(e.d, 0),
                      "build/test-bad-validation.yaml:6:1: error: fitt: unknown key; expected one "
-                     "of [table, csv, gpu, target_mape_pct, fit, exclude, note, base, model, class, "
-                     "ranks, ll_max_bytes, min_bytes], "
+                     "of [table, csv, gpu, target_mape_pct, fit, exclude, note, base, calibration, "
+                     "model, class, ranks, ll_max_bytes, min_bytes], "
                      "got 'fitt'");
     val_table_fini(&t);
     env_close(&e);
