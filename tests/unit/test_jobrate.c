@@ -204,7 +204,8 @@ Test(jobrate, two_different_profiles_under_mps_follow_share_mps_solve)
     predict_unit_time(&pb, 1, &pc, &f.m, &alone_b);
     share_mps_class cls[2] = {{&pa, 1, 1}, {&pb, 1, 1}};
     double iter[2];
-    cr_assert_eq(share_mps_solve(2, cls, &pc, &f.m, iter, NULL), 0, "the MPS solve converges here");
+    cr_assert_eq(share_mps_solve(2, cls, &pc, &f.m, iter, NULL), 0,
+                 "the MPS solve converges here");
     double ra = alone_a.unit_time_s / iter[0], rb = alone_b.unit_time_s / iter[1];
     cr_assert_float_eq(rec.rate[0], ra, 1e-9 * ra);
     cr_assert_float_eq(rec.rate[1], rb, 1e-9 * rb);
