@@ -393,6 +393,9 @@ const char *scenario_resolve(const scenario_spec *s, arena *a, const char *ref);
  * the format's column preset or the csv mapping, the helios duration, the seed. Strings borrowed
  * from s. */
 trace_src scenario_trace_source(const scenario_spec *s);
+/* The reader settings of service i's arrival trace (services[i].trace: dlrm, resolved file).
+ * Strings borrowed from s. */
+trace_src scenario_service_trace_source(const scenario_spec *s, size_t i);
 
 /* Totals over the cluster: nodes and GPUs. */
 uint64_t scenario_node_count(const scenario_spec *s);

@@ -51,7 +51,22 @@ const cfg_field scenario_faults_fields[] = {
     {0},
 };
 
-static const char *const arrival_names[] = {"poisson", "diurnal", NULL};
+static const char *const arrival_names[] = {"poisson", "diurnal", "trace", NULL};
+static const char *const svc_trace_formats[] = {"dlrm", NULL}; /* formats with instances */
+static const char *const spacing_names[] = {"poisson", "even", NULL};
+
+static const cfg_field svc_trace_fields[] = {
+    CFG_SELF(scenario_svc_trace, at),
+    {"format", CFG_STRING, .names = svc_trace_formats, .dflt = "dlrm",
+     .off = offsetof(scenario_svc_trace, format)},
+    {"file", CFG_STRING, .required = true, .expect = "the path of a DLRM instances CSV",
+     .off = offsetof(scenario_svc_trace, file), CFG_LOC(scenario_svc_trace, file_at)},
+    {"app", CFG_STRING, .off = offsetof(scenario_svc_trace, app),
+     CFG_LOC(scenario_svc_trace, app_at)},
+    {"spacing", CFG_ENUM, .names = spacing_names, .dflt = "poisson",
+     .off = offsetof(scenario_svc_trace, spacing)},
+    {0},
+};
 static const char *const scale_metrics[] = {"queue", "utilisation", NULL};
 
 static const cfg_field autoscale_fields[] = {
@@ -94,6 +109,7 @@ const cfg_field scenario_service_fields[] = {
     {"slo", CFG_DURATION, .required = true, CFG_ABOVE(0),
      .off = offsetof(scenario_service, slo_ns)},
     {"autoscale", CFG_MAP, .sub = autoscale_fields, .off = offsetof(scenario_service, autoscale)},
+    {"trace", CFG_MAP, .sub = svc_trace_fields, .off = offsetof(scenario_service, trace)},
     {0},
 };
 

@@ -16,13 +16,18 @@
  *       replicas: 2
  *       resource: nvidia.com/mig-1g.5gb   # one unit per replica
  *       profile: vit-b16-infer            # the model served: the physics gives a batch's time
- *       arrival: diurnal                  # poisson (default) | diurnal
- *       rate: 20/s                        # mean request rate
+ *       arrival: diurnal                  # poisson (default) | diurnal | trace
+ *       rate: 20/s                        # mean request rate (trace: per live instance)
  *       amplitude: 0.5                    # diurnal: rate * (1 + a cos(2 pi (t - peak) / period))
  *       period: 24h
  *       peak: 14h
  *       batch: 8                          # largest batch
  *       slo: 100ms                        # latency objective
+ *       trace:                            # arrival: trace (workloads/tracelive.h): requests at
+ *         format: dlrm                    #   rate x the trace's live GPU instances of `app`
+ *         file: ../traces/dlrm.csv        #   (Alibaba DLRM inference instances)
+ *         app: app_0                      #   optional: every app
+ *         spacing: poisson                #   poisson (default) | even (deterministic)
  *       autoscale:                        # optional (model/service.h): `replicas` to start
  *         metric: queue                   # queue (requests waiting per replica) | utilisation
  *         target: 4                       # per replica; utilisation: busy fraction (0, 1]
@@ -108,7 +113,19 @@ typedef struct scenario_repartition {
 enum {
     SCN_SVC_POISSON = 0,
     SCN_SVC_DIURNAL = 1,
+    SCN_SVC_TRACE = 2,
 };
+
+enum { SCN_SPACING_POISSON = 0, SCN_SPACING_EVEN = 1 };
+
+/* Request arrivals from a trace's live instances (scenario_service.trace). */
+typedef struct scenario_svc_trace {
+    const char *format; /* "dlrm" (the only format with instances to count) */
+    const char *file;   /* resolved against the scenario's directory */
+    const char *app;    /* class key (dlrm: app_name); NULL: every instance */
+    int spacing;        /* SCN_SPACING_* */
+    src_loc at, file_at, app_at;
+} scenario_svc_trace;
 
 /* Autoscaling rule of a service (scenario_service.autoscale). */
 enum {
@@ -136,6 +153,7 @@ typedef struct scenario_service {
     uint32_t batch;
     int64_t slo_ns;
     scenario_autoscale autoscale;
+    scenario_svc_trace trace; /* arrival: trace */
     src_loc at, resource_at, profile_at;
 } scenario_service;
 

@@ -339,6 +339,64 @@ trace_src scenario_trace_source(const scenario_spec *s)
     return src;
 }
 
+trace_src scenario_service_trace_source(const scenario_spec *s, size_t i)
+{
+    const scenario_svc_trace *t = &s->services[i].trace;
+    return (trace_src){.format = TRACE_DLRM,
+                       .file = t->file,
+                       .columns = trace_preset(TRACE_DLRM),
+                       .need_times = true,
+                       .seed = s->seed};
+}
+
+/* services[i].trace: present exactly with arrival: trace; the file resolved, its header read. */
+static void check_service_trace(load_ctx *c, size_t i)
+{
+    scenario_service *sv = &c->spec->services[i];
+    scenario_svc_trace *t = &sv->trace;
+    char path[64];
+    snprintf(path, sizeof path, "services[%zu].trace", i);
+    if (sv->arrival == SCN_SVC_TRACE && !cfg_present(t->at)) {
+        diag_error(c->d, sv->at, path,
+                   "missing for arrival: trace; expected a mapping like {format: dlrm, file: "
+                   "instances.csv}, got nothing");
+        return;
+    }
+    if (!cfg_present(t->at)) {
+        return;
+    }
+    if (sv->arrival != SCN_SVC_TRACE) {
+        diag_error(c->d, t->at, path,
+                   "only arrival: trace takes a trace; expected arrival: trace, got arrival: %s",
+                   sv->arrival == SCN_SVC_DIURNAL ? "diurnal" : "poisson");
+        return;
+    }
+    if (!t->file) {
+        return;
+    }
+    t->file = scenario_resolve(c->spec, c->a, t->file);
+    scenario__add_ref(c, t->file, "service arrival trace", t->file_at);
+    if ((c->flags & SCENARIO_NO_FILES) || diag_error_count(c->d) > 0) {
+        return;
+    }
+    snprintf(path, sizeof path, "services[%zu].trace.file", i);
+    FILE *f = fopen(t->file, "r");
+    if (!f) {
+        diag_error(c->d, t->file_at, path,
+                   "cannot read the trace (%s); expected a readable file, got '%s'",
+                   strerror(errno), t->file);
+        return;
+    }
+    trace_src src = scenario_service_trace_source(c->spec, i);
+    trace_reader *r = NULL;
+    if (trace_open(&src, f, c->d, &r) == SIM_EIO) {
+        diag_error(c->d, t->file_at, path, "read error; expected a readable file, got '%s'",
+                   t->file);
+    }
+    trace_close(r);
+    fclose(f);
+}
+
 static void check_workload_trace(load_ctx *c)
 {
     scenario_trace *t = &c->spec->workload.trace;
@@ -417,5 +475,8 @@ void scenario__check_traces(load_ctx *c)
     }
     if (cfg_present(s->workload.trace.at) && s->workload.trace.file) {
         check_workload_trace(c);
+    }
+    for (size_t i = 0; i < s->n_services; i++) {
+        check_service_trace(c, i);
     }
 }

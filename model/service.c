@@ -125,6 +125,34 @@ static sim_time q_pop(service *s)
 
 /* ---- arrivals ------------------------------------------------------------------------------ */
 
+double service_steps_next(const double *step_t, const double *step_level, size_t n_steps,
+                          double rate_per_s, double from_s, double need, size_t *k)
+{
+    double t = from_s;
+    while (*k < n_steps && step_t[*k] <= t) {
+        (*k)++;
+    }
+    for (;;) {
+        double rate = *k ? rate_per_s * step_level[*k - 1] : 0;
+        double seg_end = *k < n_steps ? step_t[*k] : (double)INFINITY;
+        if (rate > 0) {
+            double dt = need / rate;
+            if (t + dt < seg_end) {
+                return t + dt;
+            }
+            need -= rate * (seg_end - t);
+            if (need <= 0) {
+                return seg_end;
+            }
+        }
+        if (*k == n_steps) {
+            return (double)INFINITY;
+        }
+        t = seg_end;
+        (*k)++;
+    }
+}
+
 /* Next arrival time after the last one, seconds; INFINITY when there is none. */
 static double next_arrival_s(service *s)
 {
@@ -132,6 +160,11 @@ static double next_arrival_s(service *s)
     switch (sp->arrival) {
     case SERVICE_TRACE:
         return s->next_trace < sp->n_trace ? sp->trace_s[s->next_trace++] : (double)INFINITY;
+    case SERVICE_STEPS: {
+        double need = sp->even ? 1.0 : rng_exponential(s->rng, 1.0);
+        return service_steps_next(sp->step_t, sp->step_level, sp->n_steps, sp->rate_per_s,
+                                  s->t_arr_s, need, &s->next_trace);
+    }
     case SERVICE_DIURNAL: {
         /* thinning (Lewis and Shedler 1979): candidates at the peak rate, kept with
          * probability rate(t) / peak rate */

@@ -5,7 +5,11 @@
  * that the scheduler places like any pod (on a MIG instance, a time-sliced replica, a whole
  * GPU, ...) and that run until the horizon. Requests arrive by a Poisson process, a diurnal one
  * (rate(t) = rate * (1 + amplitude * cos(2 pi (t - peak) / period)), drawn by thinning), or a
- * list of arrival times; they wait in one FCFS queue of the service. Whenever a running replica
+ * list of arrival times, or a step function (SERVICE_STEPS: rate_per_s x level(t), level(t)
+ * piecewise constant, a trace's live instances, workloads/tracelive.h; by inversion of the
+ * cumulative rate L(t): the k-th arrival is where L reaches E_1 + ... + E_k, E_i exponential of
+ * mean 1, a non-homogeneous Poisson process, or 1 each when `even`, deterministic); they wait in
+ * one FCFS queue of the service. Whenever a running replica
  * is idle and requests wait, it takes up to max_batch of them (dynamic batching with no delay:
  * what is there, as a server that never holds a batch open) and serves them in one batch.
  * Service time of a batch of b requests on a replica: the physics' time of one iteration at
@@ -47,6 +51,7 @@ typedef enum service_arrival {
     SERVICE_POISSON, /* rate_per_s */
     SERVICE_DIURNAL, /* rate_per_s, amplitude, period_s, peak_s */
     SERVICE_TRACE,   /* trace_s */
+    SERVICE_STEPS,   /* rate_per_s x level(t): step_t, step_level, even */
 } service_arrival;
 
 /* Time to serve a batch of `batch` requests on running replica job r of w, seconds (> 0). */
@@ -82,7 +87,11 @@ typedef struct service_spec {
     double peak_s;         /* diurnal: time of the peak within the period */
     const double *trace_s; /* trace: arrival times, ascending, seconds; borrowed */
     size_t n_trace;
-    sim_time end;                /* no arrival at or after this time */
+    const double *step_t;     /* steps: times the level changes, ascending, s; borrowed */
+    const double *step_level; /* steps: level from step_t[i] on (0 before step_t[0]); borrowed */
+    size_t n_steps;
+    bool even;    /* steps: deterministic, an arrival at each whole unit of the cumulative rate */
+    sim_time end; /* no arrival at or after this time */
     uint32_t max_batch;          /* >= 1 */
     double slo_s;                /* latency objective, > 0 */
     const wl_profile *profile;   /* the model served; borrowed (physics batch time) */
@@ -111,6 +120,12 @@ service *service_create(world *w, const service_spec *spec, const rng_root *root
 void service_destroy(service *s);
 /* Statistics as of now (call after world_run: replicas still running count to now). */
 service_stats service_get_stats(const service *s);
+
+/* Steps arrivals: the time after from_s where the cumulative rate rate_per_s x level (steps as in
+ * service_spec) has grown by `need` (> 0); INFINITY when it never does. *k is the index of the
+ * first step after from_s (0 at the start), advanced by the call. */
+double service_steps_next(const double *step_t, const double *step_level, size_t n_steps,
+                          double rate_per_s, double from_s, double need, size_t *k);
 
 /* The physics batch time (the default service_time_fn; ctx is the service_spec). */
 double service_physics_batch_time(void *ctx, const world *w, job_id r, uint32_t batch);

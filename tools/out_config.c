@@ -88,13 +88,25 @@ static cJSON *service_json(const scenario_service *v)
     add_n(o, "replicas", v->replicas);
     add_str(o, "resource", v->resource);
     add_str(o, "profile", v->profile);
-    add_str(o, "arrival", v->arrival == SCN_SVC_DIURNAL ? "diurnal" : "poisson");
+    add_str(o, "arrival",
+            v->arrival == SCN_SVC_TRACE     ? "trace"
+            : v->arrival == SCN_SVC_DIURNAL ? "diurnal"
+                                            : "poisson");
     add_n(o, "rate_per_s", v->rate_per_s);
     add_n(o, "amplitude", v->amplitude);
     add_s(o, "period_s", v->period_ns);
     add_s(o, "peak_s", v->peak_ns);
     add_n(o, "batch", v->batch);
     add_s(o, "slo_s", v->slo_ns);
+    if (cfg_present(v->trace.at)) {
+        cJSON *tj = cJSON_AddObjectToObject(o, "trace");
+        add_str(tj, "format", v->trace.format);
+        add_str(tj, "file", v->trace.file);
+        if (v->trace.app) {
+            add_str(tj, "app", v->trace.app);
+        }
+        add_str(tj, "spacing", v->trace.spacing == SCN_SPACING_EVEN ? "even" : "poisson");
+    }
     if (cfg_present(v->autoscale.at)) {
         const scenario_autoscale *a = &v->autoscale;
         cJSON *aj = cJSON_AddObjectToObject(o, "autoscale");

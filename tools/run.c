@@ -37,6 +37,7 @@
 #include "tools/run_ddp.h"
 #include "workloads/synth.h"
 #include "workloads/traceload.h"
+#include "workloads/tracelive.h"
 
 /* Everything one run holds; freed by run_fini. */
 typedef struct run_ctx {
@@ -321,6 +322,47 @@ static void add_spares(run_ctx *r, job_table *jobs)
     }
 }
 
+/* Service i's arrivals from its trace's live instances (arrival: trace): the step function
+ * into sp. false when the trace cannot be read or has no instance to count (reported). */
+static bool load_service_steps(run_ctx *r, size_t i, service_spec *sp)
+{
+    const scenario_svc_trace *t = &r->spec->services[i].trace;
+    FILE *f = fopen(t->file, "r");
+    if (!f) {
+        fprintf(stderr, "slicesim: %s: %s\n", t->file, strerror(errno));
+        return false;
+    }
+    trace_src src = scenario_service_trace_source(r->spec, i);
+    trace_reader *rd = NULL;
+    tracelive live = {0};
+    int rc = trace_open(&src, f, r->d, &rd);
+    if (rc == 0) {
+        rc = tracelive_read(rd, t->app, r->a, &live);
+    }
+    trace_close(rd);
+    fclose(f);
+    if (rc == SIM_EIO) {
+        fprintf(stderr, "slicesim: %s: read error\n", t->file);
+    }
+    if (rc != 0) {
+        return false;
+    }
+    if (live.n_records == 0) {
+        char path[64];
+        snprintf(path, sizeof path, "services[%zu].trace.app", i);
+        diag_error(r->d, cfg_present(t->app_at) ? t->app_at : t->at, path,
+                   "no instance with a GPU in %s; expected an app_name of the trace, got '%s'",
+                   t->file, t->app ? t->app : "(any)");
+        return false;
+    }
+    sp->arrival = SERVICE_STEPS;
+    sp->step_t = live.t;
+    sp->step_level = live.level;
+    sp->n_steps = live.n_steps;
+    sp->even = t->spacing == SCN_SPACING_EVEN;
+    return true;
+}
+
 /* Check each service against the built cluster (its resource is advertised, its model fits a
  * batch on that partition) and start it. */
 static void build_services(run_ctx *r)
@@ -392,6 +434,14 @@ static void build_services(run_ctx *r)
             .slo_s = sim_time_to_s(sv->slo_ns),
             .profile = r->svc_prof[i]->p,
             .phys = &r->phys};
+        if (sv->arrival == SCN_SVC_TRACE && !load_service_steps(r, i, &sp)) {
+            if (diag_error_count(r->d) == 0) { /* an I/O error, printed: stop the run too */
+                snprintf(path, sizeof path, "services[%zu].trace.file", i);
+                diag_error(r->d, sv->trace.file_at, path,
+                           "read error; expected a readable file, got '%s'", sv->trace.file);
+            }
+            continue;
+        }
         r->svcs[i] = service_create(r->w, &sp, &root);
     }
 }

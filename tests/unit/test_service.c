@@ -263,3 +263,58 @@ Test(service, queue_autoscaling_timeline_by_hand)
     service_destroy(s);
     world_destroy(w);
 }
+
+/* Steps arrivals, evenly spaced (need 1 each): levels 1 from 0, 2 from 4, 1 from 8, 0 from 10,
+ * 1 from 12 at 1/s per unit of level. L(t) = t to 4, then slope 2 to 8 (L = 12), slope 1 to 10
+ * (L = 14), flat to 12, slope 1 after: L = k at 1, 2, 3, 4, 4.5, ..., 8, 9, 10, 13, 14. An
+ * arrival where L reaches k at a step's edge is at the edge (4; 10, not 12, before the flat). */
+Test(service, steps_arrivals_by_hand)
+{
+    const double st[] = {0, 4, 8, 10, 12}, lv[] = {1, 2, 1, 0, 1};
+    const double want[] = {1, 2, 3, 4, 4.5, 5, 5.5, 6, 6.5, 7, 7.5, 8, 9, 10, 13, 14};
+    size_t k = 0;
+    double t = 0;
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        t = service_steps_next(st, lv, 5, 1.0, t, 1.0, &k);
+        cr_assert_float_eq(t, want[i], 1e-12, "arrival %zu at %g, by hand %g", i, t, want[i]);
+    }
+    /* twice the rate halves the need: 2 units at 0.5 s per unit of L */
+    k = 0;
+    cr_assert_float_eq(service_steps_next(st, lv, 5, 2.0, 0, 1.0, &k), 0.5, 1e-12);
+    /* a level that ends at 0: no arrival after the last instance leaves */
+    const double lz[] = {1, 0};
+    k = 0;
+    cr_assert(isinf(service_steps_next(st, lz, 2, 1.0, 3.5, 1.0, &k)));
+}
+
+/* Poisson steps: the count over a window has mean integral of the rate. Level 3 on [0, 1000),
+ * 1 on [1000, 3000) at 0.5/s per unit: expected 0.5 (3000 + 2000) = 2500 arrivals, sd 50. */
+Test(service, steps_poisson_mean_count)
+{
+    env e;
+    const double horizon = 3000;
+    world *w = make(&e, horizon);
+    lin_time lt = {1e-3, 0};
+    const double st[] = {0, 1000}, lv[] = {3, 1};
+    service_spec sp = {.name = "s",
+                       .n_replicas = 1,
+                       .arrival = SERVICE_STEPS,
+                       .rate_per_s = 0.5,
+                       .step_t = st,
+                       .step_level = lv,
+                       .n_steps = 2,
+                       .end = sim_time_from_s(horizon),
+                       .max_batch = 1,
+                       .slo_s = 1.0,
+                       .batch_time = linear,
+                       .batch_ctx = &lt};
+    rng_root root = rng_root_make(4);
+    service *s = service_create(w, &sp, &root);
+    world_run(w);
+    service_stats sts = service_get_stats(s);
+    /* 4 standard deviations */
+    cr_assert(fabs((double)sts.n_arrived - 2500) < 200, "%llu arrivals, expected 2500",
+              (unsigned long long)sts.n_arrived);
+    service_destroy(s);
+    world_destroy(w);
+}

@@ -22,6 +22,7 @@
 #include "workloads/csvin.h"
 #include "workloads/trace.h"
 #include "workloads/traceload.h"
+#include "workloads/tracelive.h"
 #include "workloads/tracenodes.h"
 
 /* A reader over `text` for format f (need_times as given). */
@@ -728,14 +729,16 @@ Test(trace_run, shipped_trace_scenarios_check)
         "experiments/traces/openb-fgd.yaml",   "experiments/traces/openb-timed.yaml",
         "experiments/traces/philly-a100.yaml", "experiments/traces/philly-mig.yaml",
         "experiments/traces/philly-ts4.yaml",  "experiments/traces/helios-venus.yaml",
-        "experiments/traces/dlrm.yaml"};
+        "experiments/traces/dlrm.yaml",        "experiments/traces/dlrm-service.yaml"};
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
         arena *a = arena_create();
         diag *d = diag_create();
         scenario_spec *s = NULL;
         int rc = scenario_load_file(files[i], NULL, 0, 0, a, d, &s);
         cr_assert_eq(rc, 0, "%s: %s", files[i], diag_error_count(d) ? diag_message(d, 0) : "");
-        cr_assert(cfg_present(s->workload.trace.at), "%s", files[i]);
+        cr_assert(cfg_present(s->workload.trace.at) ||
+                      (s->n_services > 0 && cfg_present(s->services[0].trace.at)),
+                  "%s", files[i]);
         diag_destroy(d);
         arena_destroy(a);
     }
@@ -789,4 +792,77 @@ Test(trace, dlrm_helios_csv_bad_rows)
     cr_assert_str_eq(diag_message(x.d, 0), "c.csv:2:3: error: run_s: out of range; expected a "
                                            "number from 0 to 3e+09, got '-1'");
     close_fx(&x);
+}
+
+/* ---- live instances: a service's arrivals from the DLRM trace (tests/traces/dlrm-small.csv) */
+
+/* The fixture's GPU instances of app_0: i0 [0, 10) (no creation: alive before the trace), i1
+ * [4, 8), i4 from 12 (never deleted); i2 is a CPU-only (CN) instance, i3 belongs to app_1 [1, 3).
+ * Levels by hand: app_0 1 from 0, 2 from 4, 1 from 8, 0 from 10, 1 from 12; every app adds i3:
+ * 1 from 0, 2 from 1, 1 from 3, 2 from 4, 1 from 8, 0 from 10, 1 from 12. */
+static void live_of(const char *app, tracelive *out, arena *a)
+{
+    FILE *f = fopen("tests/traces/dlrm-small.csv", "r");
+    cr_assert_not_null(f);
+    diag *d = diag_create();
+    trace_src src = {.format = TRACE_DLRM, .file = "dlrm-small.csv", .need_times = true};
+    src.columns = trace_preset(TRACE_DLRM);
+    trace_reader *r = NULL;
+    cr_assert_eq(trace_open(&src, f, d, &r), 0);
+    cr_assert_eq(tracelive_read(r, app, a, out), 0);
+    trace_close(r);
+    diag_destroy(d);
+    fclose(f);
+}
+
+Test(tracelive, dlrm_gpu_instances_of_an_app_as_steps)
+{
+    arena *a = arena_create();
+    tracelive l;
+    live_of("app_0", &l, a);
+    const double t0[] = {0, 4, 8, 10, 12}, l0[] = {1, 2, 1, 0, 1};
+    cr_assert_eq(l.n_steps, 5);
+    cr_assert_eq(l.n_records, 3);
+    cr_assert_eq(l.n_rows, 5);
+    cr_assert_eq(l.max_level, 2);
+    for (size_t i = 0; i < 5; i++) {
+        cr_assert(l.t[i] == t0[i] && l.level[i] == l0[i], "step %zu: %g %g", i, l.t[i], l.level[i]);
+    }
+    live_of(NULL, &l, a);
+    const double t1[] = {0, 1, 3, 4, 8, 10, 12}, l1[] = {1, 2, 1, 2, 1, 0, 1};
+    cr_assert_eq(l.n_steps, 7);
+    cr_assert_eq(l.n_records, 4);
+    for (size_t i = 0; i < 7; i++) {
+        cr_assert(l.t[i] == t1[i] && l.level[i] == l1[i], "step %zu: %g %g", i, l.t[i], l.level[i]);
+    }
+    arena_destroy(a);
+}
+
+/* tests/traces/dlrm-service.yaml: 1 request/s per live app_0 instance, evenly spaced, 14 s. The
+ * cumulative rate L(t) = t on [0, 4], 4 + 2 (t - 4) on [4, 8], 12 + (t - 8) on [8, 10], 14 on
+ * [10, 12], 14 + (t - 12) after: arrivals where L = 1, 2, ... before 14 s: 1 2 3 4, 4.5 ... 8
+ * (8), 9 10, 13: 15 requests, each served alone on an idle replica (all meet the 100 ms SLO). */
+Test(trace_run, service_requests_follow_the_dlrm_instances)
+{
+    char tmpl[] = "/tmp/slicesim-dlrmsvc-XXXXXX";
+    char *dir = mkdtemp(tmpl);
+    cr_assert_not_null(dir);
+    FILE *devnull = fopen("/dev/null", "w");
+    run_opts o = {.scenario = "tests/traces/dlrm-service.yaml", .out_dir = dir,
+                  .summary = devnull, .errors = stderr, .verify_every = 1};
+    cr_assert_eq(run_scenario(&o), 0);
+    fclose(devnull);
+    char *text = NULL;
+    size_t len = 0;
+    cr_assert_eq(fileio_read_all(file_in(dir, "run.json"), FILEIO_MAX_BYTES, &text, &len), 0);
+    cJSON *root = cJSON_Parse(text);
+    cJSON *m = cJSON_GetObjectItemCaseSensitive(root, "metrics");
+    cJSON *sv = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(m, "services"), 0);
+    cr_assert_not_null(sv);
+    cr_assert_eq(cJSON_GetObjectItemCaseSensitive(sv, "requests")->valuedouble, 15.0);
+    cr_assert_eq(cJSON_GetObjectItemCaseSensitive(sv, "done")->valuedouble, 15.0);
+    cr_assert_eq(cJSON_GetObjectItemCaseSensitive(sv, "slo_attainment")->valuedouble, 1.0);
+    cJSON_Delete(root);
+    free(text);
+    remove_run(dir);
 }
