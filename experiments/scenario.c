@@ -471,7 +471,7 @@ static const cfg_field job_fields[] = {
      CFG_LOC(scenario_job_class, profile_at)},
     {"memory", CFG_BYTES, .off = offsetof(scenario_job_class, memory_bytes)},
     {"priority", CFG_INT, CFG_MIN(-1000), CFG_MAX(1000), .dflt = "0",
-     .off = offsetof(scenario_job_class, priority)},
+     .off = offsetof(scenario_job_class, priority), CFG_LOC(scenario_job_class, priority_at)},
     {"workers", CFG_U32, CFG_MIN(1), CFG_MAX(DDP_MAX_WORKERS), .dflt = "1",
      .off = offsetof(scenario_job_class, workers), CFG_LOC(scenario_job_class, workers_at)},
     {"per_gpu", CFG_U32, CFG_MIN(1), CFG_MAX(64), .off = offsetof(scenario_job_class, per_gpu),
@@ -931,6 +931,21 @@ static void check_policy(load_ctx *c)
                    "of [%s], got '%s'",
                    pol_names(names, sizeof names), pol->scheduler);
         return;
+    }
+    /* Priorities act only through the scheduling cycle (policy_ops.pick: queue order and
+     * preemption); a scheduler without it would silently ignore them. */
+    if (!ops->pick) {
+        for (size_t i = 0; i < c->spec->workload.n_jobs; i++) {
+            const scenario_job_class *jc = &c->spec->workload.jobs[i];
+            if (jc->priority != 0) {
+                char p[PATH_LEN];
+                snprintf(p, sizeof p, "workload.jobs[%zu].priority", i);
+                diag_error(c->d, jc->priority_at, p,
+                           "the %s scheduler ignores priorities; expected 0 or a scheduler "
+                           "that orders and preempts by priority (e.g. k8s, binpack), got %d",
+                           ops->name, jc->priority);
+            }
+        }
     }
     pol_param *items =
         pol->n_params ? xcalloc(pol->n_params, sizeof *items, "policy params") : NULL;

@@ -194,7 +194,7 @@ typedef struct scenario_job_class {
                                  * whole job, instead of `duration`; 0 = not stated */
     uint32_t batch;             /* batch per worker the profile runs at; 0 = the profile's */
     src_loc at, rate_at, interval_at, profile_at, duration_at, workers_at, per_gpu_at,
-        samples_at, batch_at;
+        samples_at, batch_at, priority_at;
 } scenario_job_class;
 
 /* Trace modes (scenario_trace.mode). */

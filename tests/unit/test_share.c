@@ -46,7 +46,7 @@ Test(share, mva_matches_birth_death_and_product_form)
             double h = ratios[i], g = 1.0;
             double x_mva = share_ts_mva(k, h, g, eta, NULL);
             double x_bd = birth_death(k, h, g, eta);
-            share_ts_class cls = {k, h, g};
+            share_ts_class cls = {k, h, g, 0.0};
             double x_pf;
             cr_assert_eq(share_ts_solve(1, &cls, eta, &x_pf, NULL), 0);
             cr_assert_float_eq(x_mva, x_bd, 1e-10 * x_bd, "k=%d h=%g", k, h);
@@ -71,7 +71,7 @@ Test(share, mixed_classes_split_by_product_form)
     double eta[SHARE_MAX_JOBS + 1];
     eta_table(eta, 1.0);
     /* two GPU-only jobs with different G under ideal PS: each completes eta/(n) of capacity */
-    share_ts_class cls[2] = {{1, 0, 1.0}, {1, 0, 3.0}};
+    share_ts_class cls[2] = {{1, 0, 1.0, 0.0}, {1, 0, 3.0, 0.0}};
     double x[2];
     cr_assert_eq(share_ts_solve(2, cls, eta, x, NULL), 0);
     cr_assert_float_eq(x[0], 0.5 / 1.0, 1e-12);
