@@ -1,5 +1,6 @@
 /* tools/out_csv.c - jobs.csv, timeseries.csv and the text summary (see out.h). */
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,8 +45,9 @@ int out_jobs_csv(FILE *f, const world *w)
 {
     const cluster *c = world_cluster(w);
     const job_table *jt = world_jobs(w);
+    sim_time horizon = world_get_totals(w).horizon;
     fputs("id,class,resource,per_worker,workers,mem_bytes,work_s,submit_s,start_s,end_s,wait_s,"
-          "jct_s,outcome,placement\n",
+          "jct_s,outcome,placement,wait_censored,slowdown\n",
           f);
     for (job_id k = 0; k < job_table_count(jt); k++) {
         const job *j = job_table_get(jt, k);
@@ -61,7 +63,9 @@ int out_jobs_csv(FILE *f, const world *w)
         fputc(',', f);
         put_time(f, j->end);
         fputc(',', f);
-        put_time(f, job_wait_ns(j));
+        /* a job never started waits until the horizon at least: its wait is censored there */
+        bool censored = j->start < 0 && j->state == JOB_QUEUED;
+        put_time(f, censored ? horizon - j->spec.submit : job_wait_ns(j));
         fputc(',', f);
         put_time(f, j->state == JOB_DONE ? job_jct_ns(j) : -1);
         fprintf(f, ",%s,", job_state_name(j->state));
@@ -80,6 +84,10 @@ int out_jobs_csv(FILE *f, const world *w)
                 fputc(' ', f);
             }
             put_text(f, unit);
+        }
+        fprintf(f, ",%d,", censored ? 1 : 0);
+        if (j->state == JOB_DONE) { /* JCT over the solo run time on the unit it asked for */
+            fprintf(f, "%.17g", sim_time_to_s(job_jct_ns(j)) / j->spec.work_s);
         }
         fputc('\n', f);
     }

@@ -117,3 +117,27 @@ Test(outputs, unknown_sm_count_is_na_not_zero, .init = setup, .fini = teardown)
     /* rows at 0, 30 min, 60 min; jobs at 0, 10, ..., 60 min each hold 1 of 2 GPUs for 5 min */
     cr_assert_eq(count_in("o/timeseries.csv", ",2,,,"), 3);
 }
+
+/* jobs.csv: one GPU, three 100 s jobs arriving every 10 s (fixed arrivals come at 10, 20 and
+ * 30 s), horizon 150 s. By hand: job 0 runs 10-110 (wait 0, JCT 100, slowdown 1); job 1 starts
+ * at 110 (wait 90) and is still running at the horizon (no slowdown); job 2 never starts: its
+ * wait is censored at the horizon, 150 - 30 = 120 s, and flagged. */
+Test(outputs, jobs_csv_flags_censored_waits_and_gives_slowdown, .init = setup, .fini = teardown)
+{
+    char cmd[1024], out[4096], path[256];
+    snprintf(path, sizeof path, "%s/cens.yaml", dir);
+    cr_assert(test_write_text(
+        path, "name: cens\nseed: 1\nhorizon: 150s\n"
+              "cluster: {nodes: [{name: a, gpu: A100-SXM4-40GB, gpus_per_node: 1}]}\n"
+              "workload: {jobs: [{name: j, arrival: fixed, interval: 10s, count: 3, "
+              "duration: 100s, request: {nvidia.com/gpu: 1}}]}\n"
+              "outputs: {files: [jobs.csv]}\n"));
+    snprintf(cmd, sizeof cmd,
+             "./slicesim run %s -o %s/c >/dev/null 2>&1 && cut -d, -f11,13,15,16 %s/c/jobs.csv",
+             path, dir, dir);
+    cr_assert_eq(test_sh(cmd, out, sizeof out), 0, "%s", out);
+    cr_assert_str_eq(out, "wait_s,outcome,wait_censored,slowdown\n"
+                          "0.000000000,done,0,1\n"
+                          "90.000000000,running,0,\n"
+                          "120.000000000,queued,1,\n");
+}

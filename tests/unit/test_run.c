@@ -162,7 +162,8 @@ Test(run, outputs_have_their_columns_and_counts)
     size_t n = 0;
     char *csv = slurp(p, &n);
     static const char header[] = "id,class,resource,per_worker,workers,mem_bytes,work_s,"
-                                 "submit_s,start_s,end_s,wait_s,jct_s,outcome,placement\n";
+                                 "submit_s,start_s,end_s,wait_s,jct_s,outcome,placement,"
+                                 "wait_censored,slowdown\n";
     cr_assert(!strncmp(csv, header, strlen(header)));
     size_t lines = 0, oom = 0;
     for (char *s = csv; (s = strchr(s, '\n')); s++) {
