@@ -46,21 +46,20 @@ static frag_node after(const kube_pod *p, const kube_node *n, int gi)
     return a;
 }
 
-static double sigmoid_score(double before, const frag_node *a, const frag_typical *t)
+static double sigmoid_score(kube *k, double before, const frag_node *a)
 {
-    double d = (before - frag_node_amount(a, t)) / 1000.0;
+    double d = (before - kube_frag(k, a)) / 1000.0;
     return 100.0 / (1.0 + exp(-d));
 }
 
 /* Best score over the GPUs a share may take (index into *gpu), or over the whole-GPU placement. */
 static double fgd_eval(kube *k, const kube_pod *p, const kube_node *n, int *gpu)
 {
-    const frag_typical *t = kube_typical(k);
-    double before = frag_node_amount(&n->fn, t);
+    double before = kube_frag(k, &n->fn);
     *gpu = -1;
     if (p->whole || p->shape.n_gpu == 0) {
         frag_node a = after(p, n, -1);
-        return sigmoid_score(before, &a, t);
+        return sigmoid_score(k, before, &a);
     }
     double best = -INFINITY;
     for (uint32_t i = 0; i < n->fn.n_gpus; i++) {
@@ -68,7 +67,7 @@ static double fgd_eval(kube *k, const kube_pod *p, const kube_node *n, int *gpu)
             continue;
         }
         frag_node a = after(p, n, (int)i);
-        double s = sigmoid_score(before, &a, t);
+        double s = sigmoid_score(k, before, &a);
         if (s > best) {
             best = s;
             *gpu = (int)i;

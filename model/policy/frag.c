@@ -86,13 +86,100 @@ double frag_for_pod(const frag_node *n, const frag_pod *p)
     return (double)small;
 }
 
+/* frag_for_pod for every typical pod, with the node's idle share summed once and one pass over
+ * the GPUs per pod (counting those with enough free and summing those too small); the same
+ * values, summed in the same order, as the definition above. */
 double frag_node_amount(const frag_node *n, const frag_typical *t)
 {
+    uint64_t idle = frag_idle(n);
     double s = 0;
     for (size_t i = 0; i < t->n; i++) {
-        s += t->freq[i] * frag_for_pod(n, &t->pods[i]);
+        const frag_pod *p = &t->pods[i];
+        uint64_t f = idle;
+        if (p->n_gpu > 0 && n->cpu_left >= p->cpu_milli &&
+            frag_type_allowed(p->gpu_spec, n->gpu_type)) {
+            uint32_t k = 0;
+            uint64_t small = 0;
+            for (uint32_t g = 0; g < n->n_gpus; g++) {
+                uint32_t left = n->milli_left[g];
+                if (left >= p->milli) {
+                    k++;
+                } else {
+                    small += left;
+                }
+            }
+            f = k >= p->n_gpu ? small : idle;
+        }
+        s += t->freq[i] * (double)f;
     }
     return s;
+}
+
+#define FRAG_MEMO_CAP 65536 /* slots (a power of two); about 7 MB */
+
+struct frag_memo_slot {
+    frag_node key; /* n_gpus == UINT32_MAX: empty */
+    double amount;
+};
+
+static uint64_t node_hash(const frag_node *n)
+{
+    uint64_t h = 1469598103934665603ull;
+    h = (h ^ n->n_gpus) * 1099511628211ull;
+    for (uint32_t i = 0; i < n->n_gpus; i++) {
+        h = (h ^ n->milli_left[i]) * 1099511628211ull;
+    }
+    h = (h ^ n->cpu_left) * 1099511628211ull;
+    h = (h ^ (uint64_t)(uintptr_t)n->gpu_type) * 1099511628211ull;
+    h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ull; /* splitmix64's finaliser: every bit counts */
+    h = (h ^ (h >> 27)) * 0x94d049bb133111ebull;
+    return h ^ (h >> 31);
+}
+
+static int same_node(const frag_node *a, const frag_node *b)
+{
+    return a->n_gpus == b->n_gpus && a->cpu_left == b->cpu_left && a->gpu_type == b->gpu_type &&
+           !memcmp(a->milli_left, b->milli_left, a->n_gpus * sizeof a->milli_left[0]);
+}
+
+static void memo_clear(frag_memo *m)
+{
+    for (size_t i = 0; i < m->cap; i++) {
+        m->slots[i].key.n_gpus = UINT32_MAX;
+    }
+    m->n = 0;
+}
+
+double frag_memo_amount(frag_memo *m, const frag_node *n, const frag_typical *t)
+{
+    if (!m->slots) {
+        m->cap = FRAG_MEMO_CAP;
+        m->slots = xcalloc(m->cap, sizeof *m->slots, "fragmentation cache");
+        memo_clear(m);
+    }
+    size_t h = (size_t)(node_hash(n) & (m->cap - 1));
+    while (m->slots[h].key.n_gpus != UINT32_MAX) {
+        if (same_node(&m->slots[h].key, n)) {
+            return m->slots[h].amount;
+        }
+        h = (h + 1) & (m->cap - 1);
+    }
+    double a = frag_node_amount(n, t);
+    if (2 * (m->n + 1) > m->cap) { /* half full: start again */
+        memo_clear(m);
+        h = (size_t)(node_hash(n) & (m->cap - 1));
+    }
+    m->slots[h].key = *n;
+    m->slots[h].amount = a;
+    m->n++;
+    return a;
+}
+
+void frag_memo_fini(frag_memo *m)
+{
+    free(m->slots);
+    m->slots = NULL;
+    m->cap = m->n = 0;
 }
 
 static int same_shape(const frag_pod *a, const frag_pod *b)

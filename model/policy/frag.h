@@ -65,4 +65,18 @@ double frag_for_pod(const frag_node *n, const frag_pod *p);
 /* Fragmented milli-GPU of node n under the typical pods (weighted by freq). */
 double frag_node_amount(const frag_node *n, const frag_typical *t);
 
+/* A cache of frag_node_amount under one set of typical pods (a node's fragmentation depends on
+ * its free resources alone, and many nodes and trial placements share them): an open-addressing
+ * table keyed on the node's free share of each GPU, CPU left and GPU type (by pointer), emptied
+ * when half full, so its size stays bounded. Zero-initialise; frag_memo_fini frees it. */
+typedef struct frag_memo {
+    size_t cap, n;
+    struct frag_memo_slot *slots; /* owned */
+} frag_memo;
+
+/* frag_node_amount(n, t), from the cache when n was seen before (m must always be used with
+ * the same t). */
+double frag_memo_amount(frag_memo *m, const frag_node *n, const frag_typical *t);
+void frag_memo_fini(frag_memo *m);
+
 #endif

@@ -154,6 +154,7 @@ void kube_fini(void *self)
     free(k->placed);
     rng_stream_close(k->rng);
     frag_typical_fini(&k->typ);
+    frag_memo_fini(&k->memo);
     free(k->units);
     free(k->nodes);
     kscratch *s = k->scratch;
@@ -166,9 +167,9 @@ void kube_fini(void *self)
     }
 }
 
-const frag_typical *kube_typical(const kube *k)
+double kube_frag(kube *k, const frag_node *n)
 {
-    return &k->typ;
+    return frag_memo_amount(&k->memo, n, &k->typ);
 }
 
 uint64_t kube_draw(kube *k, uint64_t n)

@@ -72,7 +72,7 @@ typedef struct kube_policy {
     int (*select_gpu)(kube *k, const kube_pod *p, const kube_node *n);
     bool sample;     /* kube-scheduler's adaptive percentage of nodes to score */
     bool preempt;    /* priority preemption */
-    bool typical;    /* needs the workload's typical pods (kube_typical) */
+    bool typical;    /* needs the workload's typical pods (kube_frag) */
 } kube_policy;
 
 struct kube {
@@ -92,6 +92,7 @@ struct kube {
     node_id **placed;     /* per job: node of each worker while running */
     uint32_t n_jobs, n_nodes;
     frag_typical typ;
+    frag_memo memo;       /* fragmentation of node states under typ (kube_frag) */
     bool have_typ;
     dev_id *units;        /* placement scratch */
     node_id *nodes;
@@ -106,9 +107,10 @@ void kube_on_finish(void *self, const cluster_view *cv, job_id j, decision_buf *
 void kube_on_capacity(void *self, const cluster_view *cv, decision_buf *out);
 bool kube_pick(void *self, const cluster_view *cv, decision_buf *out);
 
-/* Typical pods of the workload (FGD's, threshold 95 %), built at the first cycle when the
- * policy asks for them. */
-const frag_typical *kube_typical(const kube *k);
+/* Fragmented milli-GPU of node state n under the workload's typical pods (FGD's, threshold
+ * 95 %, built at the first cycle when the policy asks for them): frag_node_amount, cached
+ * across cycles (k->memo). */
+double kube_frag(kube *k, const frag_node *n);
 /* A uniform draw in [0, n) from the policy's stream. */
 uint64_t kube_draw(kube *k, uint64_t n);
 

@@ -465,6 +465,33 @@ Test(sched, fgd_fragmentation_measure_by_hand)
     frag_typical_fini(&t);
 }
 
+Test(sched, fgd_fragmentation_cache_by_hand)
+{
+    /* The typical pods of fgd_fragmentation_measure_by_hand (500 m 2/3, one whole GPU 1/3).
+     * GPUs free {500, 1000}: 1/3 * 500 (as there). {1000, 1000}: both pods fit with no GPU too
+     * small: 0. {500, 500}: the 500 m pod fits (0); the whole GPU does not: all 1000 idle, 1/3 of
+     * it 333.33. Asked again, each comes from the cache; a state differing only past n_gpus is
+     * the same state; three states are kept. */
+    frag_pod shapes[3] = {frag_pod_make(1, 500, 0, NULL), frag_pod_make(1, 500, 0, NULL),
+                          frag_pod_make(1, 0, 0, NULL)};
+    frag_typical t;
+    frag_typical_build(shapes, 3, 0.95, &t);
+    frag_memo m = {0};
+    frag_node a = {.n_gpus = 2, .milli_left = {500, 1000}, .cpu_left = UINT64_MAX};
+    frag_node b = {.n_gpus = 2, .milli_left = {1000, 1000}, .cpu_left = UINT64_MAX};
+    frag_node c = {.n_gpus = 2, .milli_left = {500, 500}, .cpu_left = UINT64_MAX};
+    for (int round = 0; round < 2; round++) {
+        cr_assert_float_eq(frag_memo_amount(&m, &a, &t), 500.0 / 3, 1e-9);
+        cr_assert_float_eq(frag_memo_amount(&m, &b, &t), 0, 1e-12);
+        cr_assert_float_eq(frag_memo_amount(&m, &c, &t), 1000.0 / 3, 1e-9);
+    }
+    a.milli_left[2] = 7;
+    cr_assert_float_eq(frag_memo_amount(&m, &a, &t), 500.0 / 3, 1e-9);
+    cr_assert_eq(m.n, 3);
+    frag_memo_fini(&m);
+    frag_typical_fini(&t);
+}
+
 Test(sched, fgd_figures_of_a_run)
 {
     /* FGD's figures after the fgd run of fgd_packs_shares...: GPU 0 holds 500 + 500, GPU 1 a
