@@ -94,3 +94,32 @@ int cli_add_set(const char *cmd, const char *v, const char **sets, size_t *n_set
     }
     return CLI_EXIT_OK;
 }
+
+int cli_scenario_arg(const char *cmd, int argc, char **argv, int *i, const char **sets,
+                     size_t *n_sets, const char **scenario, const char *expect)
+{
+    const char *a = argv[*i];
+    if (!strncmp(a, "--set=", 6)) {
+        return cli_add_set(cmd, a + 6, sets, n_sets);
+    }
+    if (!strcmp(a, "--set")) {
+        if (*i + 1 >= argc) {
+            return cli_usage_error(cmd, "option '%s' needs a value; %s", a, expect);
+        }
+        return cli_add_set(cmd, argv[++*i], sets, n_sets);
+    }
+    if (a[0] == '-' && a[1] != '\0') {
+        return cli_usage_error(cmd, "unknown option '%s'; %s", a, expect);
+    }
+    if (*scenario) {
+        return cli_usage_error(cmd, "unexpected argument '%s' after the scenario '%s'; %s", a,
+                               *scenario, expect);
+    }
+    *scenario = a;
+    return CLI_EXIT_OK;
+}
+
+int cli_exit_status(int st)
+{
+    return st == 0 ? CLI_EXIT_OK : st == SIM_EINPUT ? CLI_EXIT_INPUT : CLI_EXIT_ENV;
+}

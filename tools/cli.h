@@ -51,6 +51,18 @@ bool cli_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
  * returns CLI_EXIT_OK, or a usage error (printed; CLI_EXIT_INPUT) when v is not an assignment. */
 int cli_add_set(const char *cmd, const char *v, const char **sets, size_t *n_sets);
 
+/* The arguments every scenario command (run, check, sweep, plan) shares, tried after its own
+ * options at argv[*i]: `--set PATH=VALUE` or `--set=PATH=VALUE` (recorded as cli_add_set does;
+ * *i advanced past a separate value), an unknown option, and the one scenario FILE (*scenario).
+ * `expect` ends each usage message ("expected: run FILE ..."). Returns CLI_EXIT_OK, or a printed
+ * usage error (CLI_EXIT_INPUT). */
+int cli_scenario_arg(const char *cmd, int argc, char **argv, int *i, const char **sets,
+                     size_t *n_sets, const char **scenario, const char *expect);
+
+/* Exit status for a library status: CLI_EXIT_OK for 0, CLI_EXIT_INPUT for SIM_EINPUT,
+ * CLI_EXIT_ENV for anything else (a file could not be read or written). */
+int cli_exit_status(int st);
+
 /* "slicesim" and argv[0..argc) joined by spaces (the command line recorded in run_info.json);
  * caller frees. */
 char *cli_join_args(int argc, char **argv);

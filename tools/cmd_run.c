@@ -60,8 +60,7 @@ static int run_or_check(int argc, char **argv, bool check)
             continue;
         }
         bool run_only = !strcmp(a, "-o") || !strcmp(a, "--seed");
-        bool set_eq = !strncmp(a, "--set=", 6);
-        bool takes_value = run_only || !strcmp(a, "--set");
+        bool takes_value = run_only;
         if (check && run_only) {
             rc = cli_usage_error(cmd, "unknown option '%s'; %s", a, expect);
         } else if (takes_value && i + 1 >= argc) {
@@ -85,15 +84,8 @@ static int run_or_check(int argc, char **argv, bool check)
             }
             o.has_seed = true;
             i++;
-        } else if (!strcmp(a, "--set") || set_eq) {
-            rc = cli_add_set(cmd, set_eq ? a + 6 : argv[++i], sets, &o.n_sets);
-        } else if (a[0] == '-' && a[1] != '\0') {
-            rc = cli_usage_error(cmd, "unknown option '%s'; %s", a, expect);
-        } else if (o.scenario) {
-            rc = cli_usage_error(cmd, "unexpected argument '%s' after the scenario '%s'; %s", a,
-                                 o.scenario, expect);
         } else {
-            o.scenario = a;
+            rc = cli_scenario_arg(cmd, argc, argv, &i, sets, &o.n_sets, &o.scenario, expect);
         }
     }
     if (rc == CLI_EXIT_OK && !o.scenario) {
@@ -131,7 +123,7 @@ static int run_or_check(int argc, char **argv, bool check)
     }
     free(line);
     free(sets);
-    return st == 0 ? CLI_EXIT_OK : st == SIM_EINPUT ? CLI_EXIT_INPUT : CLI_EXIT_ENV;
+    return cli_exit_status(st);
 }
 
 int cmd_run(int argc, char **argv)

@@ -60,7 +60,7 @@ static int sweep_or_plan(int argc, char **argv, bool plan)
             free(sets);
             return CLI_EXIT_OK;
         }
-        bool takes_value = !strcmp(a, "-o") || !strcmp(a, "-j") || !strcmp(a, "--set");
+        bool takes_value = !strcmp(a, "-o") || !strcmp(a, "-j");
         if (takes_value && i + 1 >= argc) {
             rc = cli_usage_error(cmd, "option '%s' needs a value; %s", a, expect);
         } else if (!strcmp(a, "-o")) {
@@ -83,15 +83,8 @@ static int sweep_or_plan(int argc, char **argv, bool plan)
             }
             has_j = true;
             i++;
-        } else if (!strcmp(a, "--set")) {
-            rc = cli_add_set(cmd, argv[++i], sets, &o.n_sets);
-        } else if (a[0] == '-' && a[1] != '\0') {
-            rc = cli_usage_error(cmd, "unknown option '%s'; %s", a, expect);
-        } else if (o.scenario) {
-            rc = cli_usage_error(cmd, "unexpected argument '%s' after the scenario '%s'; %s", a,
-                                 o.scenario, expect);
         } else {
-            o.scenario = a;
+            rc = cli_scenario_arg(cmd, argc, argv, &i, sets, &o.n_sets, &o.scenario, expect);
         }
     }
     if (rc == CLI_EXIT_OK && !o.scenario) {
@@ -115,7 +108,7 @@ static int sweep_or_plan(int argc, char **argv, bool plan)
     sweep_mpi_finalize(&mpi);
     free(line);
     free(sets);
-    return st == 0 ? CLI_EXIT_OK : st == SIM_EINPUT ? CLI_EXIT_INPUT : CLI_EXIT_ENV;
+    return cli_exit_status(st);
 }
 
 int cmd_sweep(int argc, char **argv)
