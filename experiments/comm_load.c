@@ -197,6 +197,21 @@ int comm_load_buffer(const char *name, const void *buf, size_t len, diag *d, com
     return diag_error_count(d) == before ? 0 : SIM_EINPUT;
 }
 
+int comm_load_net(const comm_params *p, const char *name, src_loc at, const char *field,
+                  diag *d)
+{
+    if (!name) {
+        return p->default_net;
+    }
+    int i = comm_net_find(p, name);
+    if (i < 0) {
+        char names[256];
+        comm_net_names(p, names, sizeof names);
+        diag_error(d, at, field, "unknown network; expected one of [%s], got '%s'", names, name);
+    }
+    return i;
+}
+
 int comm_load_default(diag *d, comm_params *out)
 {
     const unsigned char *data;

@@ -23,6 +23,11 @@
 /* Parse `len` bytes of YAML named `name`. Returns 0, or SIM_EINPUT after reporting to d. */
 int comm_load_buffer(const char *name, const void *buf, size_t len, diag *d, comm_params *out);
 
+/* Index of the network named `name` in p (p's default network when name is NULL); -1 after an
+ * input error at `at` for `field`: "unknown network; expected one of [NAMES], got 'NAME'". */
+int comm_load_net(const comm_params *p, const char *name, src_loc at, const char *field,
+                  diag *d);
+
 /* Load the embedded model/comm.yaml. Returns 0, or SIM_EINPUT (reported) when it is broken. */
 int comm_load_default(diag *d, comm_params *out);
 

@@ -11,12 +11,14 @@
 #include <string.h>
 
 #include "experiments/calib_json.h"
+#include "experiments/comm_load.h"
 #include "experiments/cfg.h"
 #include "experiments/fileio.h"
 #include "experiments/yamlx.h"
 #include "model/calapply.h"
 #include "model/calfit.h"
 #include "model/comm.h"
+#include "model/ddp.h"
 #include "model/predict.h"
 #include "model/speed.h"
 #include "sim/arena.h"
@@ -37,6 +39,10 @@ typedef struct val_scenario {
     const char *model;   /* row filter on a `model` column, or NULL */
     const char *cls;     /* precision class of the workload's compute, or NULL (fp32) */
     int ranks;           /* all-reduce tables: ranks of the sweep (0 = a workload table) */
+    int gpus_per_node;   /* all-reduce tables: ranks per node (0 = all on one node) */
+    const char *interconnect; /* all-reduce tables: the nodes' network (model/comm.yaml) */
+    val_exclude *fd_exclude;  /* all-reduce tables: rows left out of the from-data errors */
+    size_t n_fd_exclude;
     double ll_max_bytes; /* all-reduce tables: largest message NCCL sent with LL in the sweep */
     double min_bytes;    /* all-reduce tables: smaller messages are shown, not counted */
     double target;
@@ -44,7 +50,7 @@ typedef struct val_scenario {
     size_t n_fit;
     val_exclude *exclude;
     size_t n_exclude;
-    src_loc table_at, gpu_at, fit_at;
+    src_loc table_at, gpu_at, fit_at, interconnect_at;
 } val_scenario;
 
 static const char *const class_names[] = {"fp32", "fp64", "fp16", "tensor", NULL};
@@ -74,7 +80,13 @@ static const cfg_field scenario_fields[] = {
     {"calibration", CFG_STRING, .off = offsetof(val_scenario, calibration)},
     {"model", CFG_STRING, .off = offsetof(val_scenario, model)},
     {"class", CFG_STRING, .names = class_names, .off = offsetof(val_scenario, cls)},
-    {"ranks", CFG_INT, CFG_MIN(2), CFG_MAX(100000), .off = offsetof(val_scenario, ranks)},
+    {"ranks", CFG_INT, CFG_MIN(2), CFG_MAX(DDP_MAX_WORKERS), .off = offsetof(val_scenario, ranks)},
+    {"gpus_per_node", CFG_INT, CFG_MIN(1), CFG_MAX(64),
+     .off = offsetof(val_scenario, gpus_per_node)},
+    {"interconnect", CFG_STRING, .off = offsetof(val_scenario, interconnect),
+     CFG_LOC(val_scenario, interconnect_at)},
+    {"from_data_exclude", CFG_SEQ,
+     CFG_SEQ_OF(val_scenario, fd_exclude, n_fd_exclude, val_exclude, exclude_fields)},
     {"ll_max_bytes", CFG_DOUBLE, CFG_MIN(0), CFG_MAX(1e15),
      .off = offsetof(val_scenario, ll_max_bytes)},
     {"min_bytes", CFG_DOUBLE, CFG_MIN(0), CFG_MAX(1e15), .off = offsetof(val_scenario, min_bytes)},
@@ -658,39 +670,147 @@ static const struct {
 
 /* ---- all-reduce sweeps ---- */
 
-/* An NCCL all-reduce sweep (columns bytes, algbw_gb_s): the ring alpha-beta model of
- * model/comm.h, t = 2(n-1) alpha + 2(n-1)/n S / beta, fitted per protocol (LL up to ll_max_bytes,
- * where the sweep shows NCCL's tuner switching; Simple above) on the scenario's fitted rows with
- * the calibration fit (model/calfit.h, weighted least squares in relative error), and every row
- * predicted as algbw = S / t. Rows below min_bytes are shown but excluded. */
-static int run_comm_table(const val_scenario *sc, const csv_table *t, val_table *out, char *err,
-                          size_t err_len)
+/* The sweep's ring as model/comm.yaml and the catalog see it: `ranks` whole GPUs of the table's
+ * type, gpus_per_node of them per node (one node when the scenario does not say), the nodes
+ * joined by the scenario's interconnect (model/comm.yaml's default network when it names none),
+ * placed and ordered as model/ddp.h places a job's workers. Returns 0, or SIM_EINPUT reported
+ * to d. */
+static int sweep_ring(const val_scenario *sc, const gpu_type *g, const comm_params *cp, diag *d,
+                      comm_ring *ring)
+{
+    ddp_job job;
+    memset(&job, 0, sizeof job);
+    job.gpu = g;
+    job.workers = sc->ranks;
+    job.per_gpu = 1;
+    job.gpus_per_node = sc->gpus_per_node > 0 ? sc->gpus_per_node : sc->ranks;
+    int net = comm_load_net(cp, sc->interconnect, sc->interconnect_at, "interconnect", d);
+    if (net < 0) {
+        return SIM_EINPUT;
+    }
+    job.nic_bytes_per_s = cp->nets[net].line_bytes_per_s;
+    char why[256];
+    if (ddp_shape(&job, why, sizeof why) != 0 || ddp_ring(&job, cp, ring, why, sizeof why) != 0) {
+        diag_error(d, sc->table_at, "ranks", "%s; expected a ring of whole GPUs, got %d ranks",
+                   why, sc->ranks);
+        return SIM_EINPUT;
+    }
+    return 0;
+}
+
+/* Error statistics of a table's predicted figures (neither fitted nor excluded). */
+static void table_errors(val_table *t)
+{
+    double sum = 0;
+    t->n_fitted = t->n_predicted = 0;
+    t->max_pct = 0;
+    for (int k = 0; k < t->n_figures; k++) {
+        const val_figure *f = &t->figures[k];
+        if (f->excluded) {
+            continue;
+        }
+        if (f->fitted) {
+            t->n_fitted++;
+            continue;
+        }
+        double e = fabs(f->predicted / f->published - 1) * 100;
+        e = isfinite(e) ? e : 100;
+        t->n_predicted++;
+        sum += e;
+        t->max_pct = fmax(t->max_pct, e);
+    }
+    t->mape_pct = t->n_predicted ? sum / t->n_predicted : 0;
+}
+
+/* An NCCL all-reduce sweep (columns bytes, algbw_gb_s), two ways.
+ * Fitted: the ring alpha-beta model of model/comm.h, t = 2(n-1) alpha + 2(n-1)/n S / beta,
+ * fitted per protocol (LL up to ll_max_bytes, where the sweep shows NCCL's tuner switching;
+ * Simple above) on the scenario's fitted rows with the calibration fit (model/calfit.h: weighted
+ * least squares in relative error, alpha and beta positive; a parameter the rows cannot pin is
+ * held at the ring's model/comm.yaml value), every row predicted as algbw = S / t.
+ * From data (out->from_data, table NAME-from-data): nothing fitted; every row predicted by
+ * model/comm.h on the ring the catalog and model/comm.yaml make (sweep_ring: link line rates and
+ * efficiencies, alpha and LL switch point per link class, ring or tree as the tuner would pick),
+ * exactly as a run costs a data-parallel job's all-reduce. Rows that model/comm.yaml's own
+ * numbers were computed from are excluded there (from_data_exclude, with the reason).
+ * Rows below min_bytes are shown but excluded in both. */
+static int run_comm_table(const val_scenario *sc, const gpu_type *g, const csv_table *t,
+                          const char *csv_path, diag *d, val_table *out)
 {
     int cb = csv_col(t, "bytes"), ca = csv_col(t, "algbw_gb_s");
     if (cb < 0 || ca < 0) {
-        snprintf(err, err_len, "an all-reduce table needs the columns bytes and algbw_gb_s");
+        diag_error(d, (src_loc){csv_path, 0, 0}, sc->table,
+                   "an all-reduce table needs the columns bytes and algbw_gb_s");
         return SIM_EINPUT;
     }
+    comm_params cp;
+    comm_ring ring;
+    if (comm_load_default(d, &cp) != 0 || sweep_ring(sc, g, &cp, d, &ring) != 0) {
+        return SIM_EINPUT;
+    }
+    double rate = comm_ring_alone_rate(&ring);
+    val_table *fd = xcalloc(1, sizeof *fd, "validation table");
+    out->from_data = fd;
+    snprintf(fd->name, sizeof fd->name, "%.37s-from-data", sc->table);
+    fd->target_mape_pct = sc->target;
     out->figures = xcalloc((size_t)t->n_rows + 1, sizeof *out->figures, "validation figures");
+    fd->figures = xcalloc((size_t)t->n_rows + 1, sizeof *fd->figures, "validation figures");
     double bytes[256];
     int n = 0;
     for (int r = 0; r < t->n_rows && n < 256; r++) {
         double b, a;
-        if (!cell_double(t->rows[r][cb], &b) || !cell_double(t->rows[r][ca], &a) || !(a > 0)) {
-            snprintf(err, err_len, "row %d: bytes and algbw_gb_s must be positive numbers", r + 1);
+        if (!cell_double(t->rows[r][cb], &b) || !cell_double(t->rows[r][ca], &a) || !(a > 0) ||
+            !(b > 0)) {
+            diag_error(d, (src_loc){csv_path, 0, 0}, sc->table,
+                       "row %d: bytes and algbw_gb_s must be positive numbers", r + 1);
+            comm_ring_fini(&ring);
             return SIM_EINPUT;
         }
-        val_figure *f = &out->figures[n];
+        val_figure *f = &out->figures[n], *fp = &fd->figures[n];
         snprintf(f->label, sizeof f->label, "%.0f/algbw", b);
         snprintf(f->unit, sizeof f->unit, "GB/s");
         f->published = a;
+        *fp = *f;
         for (size_t i = 0; i < sc->n_fit; i++) {
             f->fitted |= !strcmp(f->label, sc->fit[i]);
         }
         f->excluded = b < sc->min_bytes && !f->fitted;
+        fp->excluded = b < sc->min_bytes;
+        fp->predicted = b / comm_ring_allreduce_time(&cp, &ring, b, rate) / 1e9;
         bytes[n++] = b;
     }
-    out->n_figures = n;
+    out->n_figures = fd->n_figures = n;
+    for (size_t i = 0; i < sc->n_fit; i++) {
+        bool found = false;
+        for (int k = 0; k < n; k++) {
+            found |= !strcmp(out->figures[k].label, sc->fit[i]);
+        }
+        if (!found) {
+            diag_error(d, sc->fit_at, "fit",
+                       "no such figure in the table; expected BYTES/algbw, got '%s'", sc->fit[i]);
+        }
+    }
+    for (size_t i = 0; i < sc->n_fd_exclude; i++) {
+        const val_exclude *x = &sc->fd_exclude[i];
+        bool found = false;
+        for (int k = 0; k < n; k++) {
+            val_figure *fp = &fd->figures[k];
+            if (!strcmp(fp->label, x->figure)) {
+                fp->excluded = found = true;
+                snprintf(fp->reason, sizeof fp->reason, "%s", x->reason);
+            }
+        }
+        if (!found) {
+            char path[64];
+            snprintf(path, sizeof path, "from_data_exclude[%zu].figure", i);
+            diag_error(d, x->figure_at, path,
+                       "no such figure in the table; expected BYTES/algbw, got '%s'", x->figure);
+        }
+    }
+    if (diag_error_count(d) > 0) {
+        comm_ring_fini(&ring);
+        return SIM_EINPUT;
+    }
     cal_ar_fit fit[COMM_PROTO_COUNT];
     for (int pr = 0; pr < COMM_PROTO_COUNT; pr++) {
         cal_series s;
@@ -703,45 +823,45 @@ static int run_comm_table(const val_scenario *sc, const csv_table *t, val_table 
                 s.n++;
             }
         }
-        if (calfit_allreduce(&s, sc->ranks, &fit[pr]) != 0) {
-            snprintf(err, err_len, "protocol %s: fit needs at least 3 fitted rows on its side "
-                     "of ll_max_bytes, got %d", pr == COMM_PROTO_LL ? "LL" : "Simple", s.n);
+        /* held where the rows cannot pin them: the ring's own model/comm.yaml values */
+        cal_ar_assume as = {ring.alpha_s[pr],
+                            pr == COMM_PROTO_LL ? rate * cp.ll_bw_frac : rate};
+        const char *proto = pr == COMM_PROTO_LL ? "ll" : "simple";
+        if (calfit_allreduce(&s, sc->ranks, &as, &fit[pr]) != 0) {
+            diag_error(d, (src_loc){csv_path, 0, 0}, sc->table,
+                       "protocol %s: fit needs at least 3 fitted rows on its side of "
+                       "ll_max_bytes, got %d", pr == COMM_PROTO_LL ? "LL" : "Simple", s.n);
+            comm_ring_fini(&ring);
             return SIM_EINPUT;
         }
-        wfit_param_result *pa = &out->fit.params[out->fit.n_params++];
-        snprintf(pa->name, sizeof pa->name, "%s.alpha_s", pr == COMM_PROTO_LL ? "ll" : "simple");
-        pa->value = fit[pr].alpha_s.value;
-        pa->std_err = fit[pr].alpha_s.se;
-        pa->pinned = true;
-        wfit_param_result *pb = &out->fit.params[out->fit.n_params++];
-        snprintf(pb->name, sizeof pb->name, "%s.busbw_bytes_per_s",
-                 pr == COMM_PROTO_LL ? "ll" : "simple");
-        pb->value = fit[pr].beta_bytes_per_s.value;
-        pb->std_err = fit[pr].beta_bytes_per_s.se;
-        pb->pinned = true;
+        const struct {
+            const char *what;
+            cal_param v;
+            bool pinned;
+        } ps[2] = {{"alpha_s", fit[pr].alpha_s, fit[pr].alpha_pinned},
+                   {"busbw_bytes_per_s", fit[pr].beta_bytes_per_s, fit[pr].beta_pinned}};
+        for (int i = 0; i < 2; i++) {
+            wfit_param_result *pa = &out->fit.params[out->fit.n_params++];
+            snprintf(pa->name, sizeof pa->name, "%s.%s", proto, ps[i].what);
+            pa->value = ps[i].v.value;
+            pa->std_err = ps[i].v.se;
+            pa->pinned = ps[i].pinned;
+            snprintf(pa->assumed, sizeof pa->assumed,
+                     "this ring's model/comm.yaml value (these rows cannot pin it)");
+        }
     }
-    double sum = 0;
     for (int k = 0; k < n; k++) {
-        val_figure *f = &out->figures[k];
         const cal_ar_fit *ft = &fit[bytes[k] <= sc->ll_max_bytes ? COMM_PROTO_LL : COMM_PROTO_SIMPLE];
-        f->predicted = bytes[k] / calfit_allreduce_eval(ft, bytes[k]) / 1e9;
-        if (f->excluded) {
-            continue;
-        }
-        if (f->fitted) {
-            out->n_fitted++;
-            continue;
-        }
-        double e = fabs(f->predicted / f->published - 1) * 100;
-        out->n_predicted++;
-        sum += e;
-        out->max_pct = fmax(out->max_pct, e);
+        out->figures[k].predicted = bytes[k] / calfit_allreduce_eval(ft, bytes[k]) / 1e9;
     }
-    out->mape_pct = out->n_predicted ? sum / out->n_predicted : 0;
+    comm_ring_fini(&ring);
+    table_errors(out);
+    table_errors(fd);
     if (sc->min_bytes > 0) {
         snprintf(out->excluded_reason, sizeof out->excluded_reason,
                  "messages below %.0f bytes are latency-bound rows outside the >= 1 MiB target",
                  sc->min_bytes);
+        snprintf(fd->excluded_reason, sizeof fd->excluded_reason, "%s", out->excluded_reason);
     }
     return 0;
 }
@@ -799,12 +919,8 @@ static int run_table(const val_scenario *sc, const char *scen_path, const char *
         return 0;
     }
     if (sc->ranks > 0) {
-        char err[200] = "";
-        rc = run_comm_table(sc, &t, out, err, sizeof err);
+        rc = run_comm_table(sc, g, &t, csv_path, d, out);
         csv_free(&t);
-        if (rc != 0) {
-            diag_error(d, (src_loc){csv_path, 0, 0}, sc->table, "%s", err);
-        }
         return rc;
     }
     builder *b = xcalloc(1, sizeof *b, "validation builder");
@@ -994,6 +1110,11 @@ int val_run_file(const char *scenario_path, const char *shared_dir, const gpu_ca
 
 void val_table_fini(val_table *t)
 {
+    if (t->from_data) {
+        val_table_fini(t->from_data);
+        free(t->from_data);
+        t->from_data = NULL;
+    }
     free(t->figures);
     t->figures = NULL;
     wfit_result_fini(&t->fit);

@@ -14,6 +14,16 @@
  *   fit: ["10000000/7g.40gb", ...]   # figures used for fitting, as ROW/COLUMN labels
  *   exclude: [{figure: "10000/7g.40gb", reason: "..."}]   # optional: figures left out
  *   note: "..."                      # optional
+ * An all-reduce table (an NCCL sweep: columns bytes, algbw_gb_s) says instead how it ran:
+ *   ranks: 16                        # GPUs of the ring
+ *   gpus_per_node: 8                 # optional: per node (default: all on one node)
+ *   interconnect: a3-mega            # optional: the nodes' network (model/comm.yaml)
+ *   ll_max_bytes: 16777216           # largest message NCCL sent with LL in the sweep
+ *   min_bytes: 1048576               # optional: smaller rows shown, not counted
+ *   from_data_exclude: [{figure: "33554432/algbw", reason: "..."}]  # optional: rows that
+ *                                    # model/comm.yaml's numbers were computed from
+ * and gets two tables: NAME (alpha-beta fitted on the `fit` rows) and NAME-from-data (every row
+ * predicted from model/comm.yaml and the catalog alone, nothing fitted; val_table.from_data).
  * Ownership: results are plain data owned by the caller (val_table_fini).
  */
 #ifndef SIMPROJ_EXPERIMENTS_VALIDATION_H
@@ -49,6 +59,8 @@ typedef struct val_table {
     char excluded_reason[256]; /* why figures without a reason of their own are excluded */
     bool by_kind;        /* labels are WORKLOAD/KIND[:WITH]: validate also prints the error of
                             the predicted figures per KIND (digits dropped: ts2, ts4 -> ts) */
+    struct val_table *from_data; /* all-reduce tables: the same rows predicted from
+                                    model/comm.yaml alone, nothing fitted (owned), or NULL */
 } val_table;
 
 /* Run one scenario file. shared_dir: where the seed CSVs live (may not exist: the table is then

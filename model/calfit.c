@@ -411,13 +411,21 @@ int calfit_mps(const cal_data *d, const cal_bw_fit *bw, cal_mps_fit *out)
 
 /* ------------------------------------------------------------------ all-reduce */
 
-int calfit_allreduce(const cal_series *ar, int gpus, cal_ar_fit *out)
+/* A coefficient the rows pin: positive, with a standard error at most its value. */
+static bool pinned(double c, double se)
+{
+    return c > 0 && se <= c;
+}
+
+int calfit_allreduce(const cal_series *ar, int gpus, const cal_ar_assume *assume,
+                     cal_ar_fit *out)
 {
     memset(out, 0, sizeof *out);
     int n = ar->n;
     if (n < 3 || gpus < 2) {
         return SIM_EINPUT;
     }
+    /* t = c0 + c1 G with c0 = 2(N-1) alpha, c1 = (2(N-1)/N) / beta */
     double cols[2 * CAL_MAX_PTS], y[CAL_MAX_PTS], w[CAL_MAX_PTS], c[2], se[2], cv = 0;
     for (int i = 0; i < n; i++) {
         cols[i] = 1.0;
@@ -427,10 +435,42 @@ int calfit_allreduce(const cal_series *ar, int gpus, cal_ar_fit *out)
     }
     wlinear(cols, 2, y, w, n, c, se, &cv, NULL);
     double steps = 2.0 * (gpus - 1), frac = 2.0 * (gpus - 1) / gpus;
+    bool pin[2] = {pinned(c[0], se[0]), pinned(c[1], se[1])};
+    if (!assume && (c[0] <= 0 || c[1] <= 0)) {
+        return SIM_EINPUT; /* no physical fit, and nothing to hold a parameter at */
+    }
+    if (assume && (!pin[0] || !pin[1])) {
+        /* Hold what the rows cannot pin at its assumed value; refit the other with it held
+         * (one-column weighted least squares on the remainder), and hold that one too when the
+         * remainder does not pin it either. */
+        double held[2] = {steps * assume->alpha_s, frac / assume->beta_bytes_per_s};
+        int k = pin[0] ? 0 : pin[1] ? 1 : -1; /* the coefficient to refit */
+        for (int j = 0; j < 2; j++) {
+            if (j != k) {
+                c[j] = held[j];
+                se[j] = 0;
+            }
+        }
+        if (k >= 0) {
+            int h = 1 - k;
+            double rest[CAL_MAX_PTS];
+            for (int i = 0; i < n; i++) {
+                rest[i] = y[i] - c[h] * cols[h * n + i];
+            }
+            wlinear(cols + k * n, 1, rest, w, n, &c[k], &se[k], NULL, NULL);
+            pin[k] = pinned(c[k], se[k]);
+            if (!pin[k]) {
+                c[k] = held[k];
+                se[k] = 0;
+            }
+        }
+    }
     out->gpus = gpus;
     out->alpha_s = (cal_param){c[0] / steps, se[0] / steps};
     double beta = frac / c[1];
-    out->beta_bytes_per_s = (cal_param){beta, beta * se[1] / fabs(c[1])};
+    out->beta_bytes_per_s = (cal_param){beta, beta * se[1] / c[1]}; /* delta method */
+    out->alpha_pinned = pin[0];
+    out->beta_pinned = pin[1];
     out->n = n;
     for (int i = 0; i < n; i++) {
         double f = calfit_allreduce_eval(out, ar->pts[i].x);
@@ -480,7 +520,7 @@ int calfit_all(const cal_data *d, cal_fit *out)
     }
     int t = triad_index(out);
     out->has_mps = calfit_mps(d, t >= 0 ? &out->bw[t] : NULL, &out->mps) == 0;
-    out->has_ar = d->ar_gpus >= 2 && calfit_allreduce(&d->ar, d->ar_gpus, &out->ar) == 0;
+    out->has_ar = d->ar_gpus >= 2 && calfit_allreduce(&d->ar, d->ar_gpus, NULL, &out->ar) == 0;
     return 0;
 }
 

@@ -19,7 +19,13 @@
  *            scales) and gamma_mixed (slowdown of a client whose co-runners are of the other
  *            kind while the GPU is not oversubscribed).
  *   all-reduce  t(G) = 2(N-1) alpha + 2(N-1)/N G / beta   (weighted linear least squares,
- *            weights 1/t^2, i.e. relative errors; N = GPUs)
+ *            weights 1/t^2, i.e. relative errors; N = GPUs), constrained to alpha > 0 and
+ *            beta > 0: a parameter is pinned when its estimate is positive and its standard
+ *            error at most its value (at most 1 in log, the rule of model/wfit.h without a
+ *            prior). One the rows cannot pin (a flat latency-bound sweep gives a slope <= 0, i.e.
+ *            a negative bandwidth) is held at an assumed value (cal_ar_assume: the ring's
+ *            alpha or bus bandwidth from model/comm.yaml) and the other is refitted with it
+ *            held; without an assumed value such a sweep has no fit.
  * Hold-out: calfit_holdout fits on every other SM count and kernel length and predicts the rest.
  * Units: SMs, TFLOP/s, GB/s (1e9 bytes/s), seconds, bytes, as the field names say.
  * Ownership: plain values only; no pointers. No global state; deterministic.
@@ -139,8 +145,10 @@ typedef struct cal_mps_fit {
 
 typedef struct cal_ar_fit {
     int gpus;
-    cal_param alpha_s;          /* per ring step */
-    cal_param beta_bytes_per_s; /* per-link bandwidth in the ring formula */
+    cal_param alpha_s;          /* per ring step; > 0 */
+    cal_param beta_bytes_per_s; /* per-link bandwidth in the ring formula; > 0 */
+    bool alpha_pinned, beta_pinned; /* false: the rows do not pin it; held at the assumed
+                                       value (se 0) or, with none, a loose positive estimate */
     int n;
     double resid_rel[CAL_MAX_PTS];
     double rms_rel, max_rel;
@@ -181,8 +189,16 @@ int calfit_mps(const cal_data *d, const cal_bw_fit *bw, cal_mps_fit *out);
 double calfit_mps_predict(const cal_data *d, const cal_bw_fit *bw, const cal_mps_fit *f,
                           const cal_mps_run *r, int i);
 
-/* alpha/beta of the all-reduce sweep. Returns 0 or SIM_EINPUT. */
-int calfit_allreduce(const cal_series *ar, int gpus, cal_ar_fit *out);
+/* Values an all-reduce fit holds a parameter at when the rows cannot pin it (both > 0). */
+typedef struct cal_ar_assume {
+    double alpha_s, beta_bytes_per_s;
+} cal_ar_assume;
+
+/* alpha/beta of the all-reduce sweep (>= 3 points, gpus >= 2), constrained positive (see the
+ * header); assume may be NULL. Standard errors are >= 0. Returns 0, or SIM_EINPUT for too few
+ * points, or when a parameter's estimate is <= 0 and assume is NULL. */
+int calfit_allreduce(const cal_series *ar, int gpus, const cal_ar_assume *assume,
+                     cal_ar_fit *out);
 /* Predicted all-reduce time (s) of `bytes` on f->gpus GPUs. */
 double calfit_allreduce_eval(const cal_ar_fit *f, double bytes);
 

@@ -88,10 +88,11 @@ static void print_fit(const cal_data *d, const cal_fit *f)
         printf("mps: no data\n");
     }
     if (f->has_ar) {
-        printf("allreduce %d GPUs alpha=%.4g ± %.2g us, beta=%.5g ± %.2g GB/s (n=%d, rms resid "
-               "%.1f%%, max %.1f%%)\n",
+        printf("allreduce %d GPUs alpha=%.4g ± %.2g us%s, beta=%.5g ± %.2g GB/s%s (n=%d, rms "
+               "resid %.1f%%, max %.1f%%)\n",
                f->ar.gpus, 1e6 * f->ar.alpha_s.value, 1e6 * f->ar.alpha_s.se,
-               1e-9 * f->ar.beta_bytes_per_s.value, 1e-9 * f->ar.beta_bytes_per_s.se, f->ar.n,
+               f->ar.alpha_pinned ? "" : " NOT PINNED", 1e-9 * f->ar.beta_bytes_per_s.value,
+               1e-9 * f->ar.beta_bytes_per_s.se, f->ar.beta_pinned ? "" : " NOT PINNED", f->ar.n,
                100 * f->ar.rms_rel, 100 * f->ar.max_rel);
     } else {
         printf("allreduce: no data\n");

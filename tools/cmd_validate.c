@@ -2,7 +2,9 @@
  *
  * Runs every scenario in every experiments/validation/NAME.yaml (sorted by name), prints every figure
  * (table, row, published value, prediction, error, fitted or predicted), the fitted parameters
- * with their standard errors, then one summary line per table in the fixed form
+ * with their standard errors (an all-reduce table is followed by its NAME-from-data table:
+ * the same rows predicted from model/comm.yaml alone), then one summary line per table in the
+ * fixed form
  *   table NAME rows_fitted=N rows_predicted=M mape_predicted=X.X% max_predicted=Y.Y%
  * A table whose CSV is absent (no ../shared) is skipped with a message. Exit 0 when every table
  * ran or was skipped, 2 on a bad scenario, 1 when a file cannot be read.
@@ -119,6 +121,39 @@ static void print_table(const val_table *t)
     }
 }
 
+/* The summary line of a table (the fixed form of the file's header). */
+static void print_summary(const val_table *t)
+{
+    if (!t->skipped[0]) {
+        printf("table %s rows_fitted=%d rows_predicted=%d mape_predicted=%.1f%% "
+               "max_predicted=%.1f%%\n",
+               t->name, t->n_fitted, t->n_predicted, t->mape_pct, t->max_pct);
+    }
+}
+
+/* The errors a table would have if its excluded figures counted as predictions. */
+static void print_excluded_note(const val_table *t)
+{
+    int n_ex = 0, n_all = 0;
+    double sum = 0.0, max = 0.0;
+    for (int k = 0; k < t->n_figures; k++) {
+        const val_figure *f = &t->figures[k];
+        if (f->fitted || t->skipped[0]) {
+            continue;
+        }
+        double err = fabs(f->predicted - f->published) / fabs(f->published) * 100.0;
+        n_ex += f->excluded;
+        n_all++;
+        sum += err;
+        max = err > max ? err : max;
+    }
+    if (n_ex > 0) {
+        printf("note %s: %d figures excluded (reasons above); counted as predictions: "
+               "rows_predicted=%d mape_predicted=%.1f%% max_predicted=%.1f%%\n",
+               t->name, n_ex, n_all, sum / n_all, max);
+    }
+}
+
 /* The directory holding the running binary (./slicesim is built at the repository root), into
  * buf; false when /proc/self/exe cannot be read. */
 static bool binary_dir(char *buf, size_t n)
@@ -209,37 +244,20 @@ int cmd_validate(int argc, char **argv)
             fprintf(stderr, "slicesim validate: %s: %s\n", paths[i], sim_strerror(rc));
             status = CLI_EXIT_ENV;
         } else {
-            print_table(&tables[i]);
+            for (const val_table *t = &tables[i]; t; t = t->from_data) {
+                print_table(t);
+            }
         }
     }
     for (size_t i = 0; status == CLI_EXIT_OK && i < n; i++) {
-        const val_table *t = &tables[i];
-        if (!t->skipped[0]) {
-            printf("table %s rows_fitted=%d rows_predicted=%d mape_predicted=%.1f%% "
-                   "max_predicted=%.1f%%\n",
-                   t->name, t->n_fitted, t->n_predicted, t->mape_pct, t->max_pct);
+        for (const val_table *t = &tables[i]; t; t = t->from_data) {
+            print_summary(t);
         }
     }
     /* Excluded figures stay visible: what the error would be if they counted as predictions. */
     for (size_t i = 0; status == CLI_EXIT_OK && i < n; i++) {
-        const val_table *t = &tables[i];
-        int n_ex = 0, n_all = 0;
-        double sum = 0.0, max = 0.0;
-        for (int k = 0; k < t->n_figures; k++) {
-            const val_figure *f = &t->figures[k];
-            if (f->fitted || t->skipped[0]) {
-                continue;
-            }
-            double err = fabs(f->predicted - f->published) / fabs(f->published) * 100.0;
-            n_ex += f->excluded;
-            n_all++;
-            sum += err;
-            max = err > max ? err : max;
-        }
-        if (n_ex > 0) {
-            printf("note %s: %d figures excluded (reasons above); counted as predictions: "
-                   "rows_predicted=%d mape_predicted=%.1f%% max_predicted=%.1f%%\n",
-                   t->name, n_ex, n_all, sum / n_all, max);
+        for (const val_table *t = &tables[i]; t; t = t->from_data) {
+            print_excluded_note(t);
         }
     }
     for (size_t i = 0; status == CLI_EXIT_OK && i < n; i++) {

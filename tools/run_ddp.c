@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "experiments/comm_load.h"
 #include "model/ddp.h"
 #include "model/predict.h"
 
@@ -100,19 +101,9 @@ void run_ddp_class(const scenario_spec *spec, const gpu_catalog *cat, const comm
 
 double run_ddp_nic(const scenario_spec *spec, const comm_params *cp, diag *d)
 {
-    int net = cp->default_net;
-    if (spec->cluster.interconnect) {
-        int i = comm_net_find(cp, spec->cluster.interconnect);
-        if (i < 0) {
-            char names[256];
-            comm_net_names(cp, names, sizeof names);
-            diag_error(d, spec->cluster.interconnect_at, "cluster.interconnect",
-                       "unknown network; expected one of [%s], got '%s'", names,
-                       spec->cluster.interconnect);
-        } else {
-            net = i;
-        }
-    }
+    int net = comm_load_net(cp, spec->cluster.interconnect, spec->cluster.interconnect_at,
+                            "cluster.interconnect", d);
+    net = net < 0 ? cp->default_net : net;
     return cp->nets[net].line_bytes_per_s;
 }
 

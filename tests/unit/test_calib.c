@@ -255,10 +255,67 @@ Test(calib, allreduce_fit_recovers_alpha_beta)
         s.pts[s.n++] = (cal_sample){b, 1e3 * t, 1e3 * t, 1e3 * t, 7};
     }
     cal_ar_fit f;
-    cr_assert_eq(calfit_allreduce(&s, 2, &f), 0);
+    cr_assert_eq(calfit_allreduce(&s, 2, NULL, &f), 0);
     cr_assert_float_eq(f.alpha_s.value, alpha, 1e-12);
     cr_assert_float_eq(f.beta_bytes_per_s.value, beta, 1e2);
+    cr_assert(f.alpha_pinned && f.beta_pinned);
     cr_assert_float_eq(calfit_allreduce_eval(&f, 1e9), 2 * alpha + 1e9 / beta, 1e-12);
+}
+
+/* Rows whose time falls as the message grows (a latency-bound sweep with noise): unconstrained
+ * least squares gives a negative slope, i.e. a negative bandwidth. 2 GPUs: t = 2 alpha + G/beta.
+ * x = 1e5, 2e5, 3e5 B with t = 49, 48, 47 us (slope -1e-11 s/B). The bandwidth is not pinned:
+ * held at the assumed 1e11 B/s, so the rest t - G/1e11 = 48, 46, 44 us is fitted by a constant
+ * 2 alpha, its weighted mean with weights 1/t^2. Without an assumed value there is no fit. */
+Test(calib, allreduce_fit_holds_a_negative_bandwidth_at_the_assumed_value)
+{
+    cal_series s = {.name = "allreduce", .n = 3};
+    double t_us[3] = {49, 48, 47}, rest_us[3] = {48, 46, 44};
+    double sw = 0, swr = 0;
+    for (int i = 0; i < 3; i++) {
+        s.pts[i] = (cal_sample){1e5 * (i + 1), 1e-3 * t_us[i], 1e-3 * t_us[i], 1e-3 * t_us[i], 5};
+        double w = 1 / (t_us[i] * t_us[i]);
+        sw += w;
+        swr += w * rest_us[i];
+    }
+    cal_ar_fit f;
+    cr_assert_eq(calfit_allreduce(&s, 2, NULL, &f), SIM_EINPUT);
+    cal_ar_assume as = {3e-6, 1e11};
+    cr_assert_eq(calfit_allreduce(&s, 2, &as, &f), 0);
+    cr_assert(!f.beta_pinned);
+    cr_assert_float_eq(f.beta_bytes_per_s.value, 1e11, 1e-3);
+    cr_assert_eq(f.beta_bytes_per_s.se, 0);
+    cr_assert(f.alpha_pinned);
+    cr_assert_float_eq(f.alpha_s.value, 1e-6 * swr / sw / 2, 1e-15);
+    cr_assert_gt(f.alpha_s.se, 0);
+    cr_assert_lt(f.alpha_s.se, f.alpha_s.value);
+}
+
+/* A negative intercept: t = G/1e11 - 1 us at G = 1, 2, 3 MB (9, 19, 29 us). The latency is held
+ * at the assumed 2 us (2 alpha = 4 us) and the slope refitted through the origin on the rest
+ * r = t - 4 us = 5, 15, 25 us: c1 = sum(w G r) / sum(w G^2), w = 1/t^2; beta = 1/c1. */
+Test(calib, allreduce_fit_holds_a_negative_latency_at_the_assumed_value)
+{
+    cal_series s = {.name = "allreduce", .n = 3};
+    double t_us[3] = {9, 19, 29}, r_us[3] = {5, 15, 25};
+    double sxr = 0, sxx = 0;
+    for (int i = 0; i < 3; i++) {
+        double g = 1e6 * (i + 1);
+        s.pts[i] = (cal_sample){g, 1e-3 * t_us[i], 1e-3 * t_us[i], 1e-3 * t_us[i], 5};
+        double w = 1 / (t_us[i] * t_us[i]);
+        sxr += w * g * r_us[i] * 1e-6;
+        sxx += w * g * g;
+    }
+    cal_ar_fit f;
+    cr_assert_eq(calfit_allreduce(&s, 2, NULL, &f), SIM_EINPUT);
+    cal_ar_assume as = {2e-6, 5e10};
+    cr_assert_eq(calfit_allreduce(&s, 2, &as, &f), 0);
+    cr_assert(!f.alpha_pinned);
+    cr_assert_float_eq(f.alpha_s.value, 2e-6, 1e-18);
+    cr_assert_eq(f.alpha_s.se, 0);
+    cr_assert(f.beta_pinned);
+    cr_assert_float_eq(f.beta_bytes_per_s.value, sxx / sxr, 1e2);
+    cr_assert_geq(f.beta_bytes_per_s.se, 0);
 }
 
 Test(calib, timeslice_eta_is_k_t1_over_tk)

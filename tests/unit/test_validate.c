@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "experiments/catalog_load.h"
+#include "experiments/comm_load.h"
 #include "experiments/physics_load.h"
 #include "experiments/validation.h"
 #include "sim/arena.h"
@@ -37,6 +38,17 @@ static void env_close(env *e)
 {
     arena_destroy(e->a);
     diag_destroy(e->d);
+}
+
+/* Write `text` to the scenario file `path` and run it, its CSV from the shipped copies (the
+ * scenario is not beside them). */
+static int run_text(env *e, const char *path, const char *text, val_table *t)
+{
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f);
+    fputs(text, f);
+    fclose(f);
+    return val_run_file(path, "experiments/validation/data", &e->cat, &e->m, e->d, t);
 }
 
 static void check_table(const char *scenario, int min_predicted)
@@ -113,7 +125,8 @@ Test(validate, bad_scenario_is_reported)
     cr_assert_str_eq(diag_message(e.d, 0),
                      "build/test-bad-validation.yaml:6:1: error: fitt: unknown key; expected one "
                      "of [table, csv, gpu, target_mape_pct, fit, exclude, note, base, calibration, "
-                     "model, class, ranks, ll_max_bytes, min_bytes], "
+                     "model, class, ranks, gpus_per_node, interconnect, from_data_exclude, "
+                     "ll_max_bytes, min_bytes], "
                      "got 'fitt'");
     val_table_fini(&t);
     env_close(&e);
@@ -149,19 +162,15 @@ Test(validate, excluded_figures_have_their_own_reasons)
 
 Test(validate, unknown_excluded_figure_has_line_and_col)
 {
-    static const char path[] = "build/test-bad-validation-exclude.yaml";
-    FILE *f = fopen(path, "w");
-    cr_assert_not_null(f);
-    fputs("table: cern-simpletrack\ncsv: cern-simpletrack.csv\ngpu: A100-PCIE-40GB\n"
-          "target_mape_pct: 5\nfit: [\"5000000/full\", \"nope/full\"]\n"
-          "exclude:\n  - {figure: \"1/2\", reason: r}\n",
-          f);
-    fclose(f);
     env e;
     env_open(&e);
     val_table t;
-    /* the CSV from the shipped copies (the scenario is not beside them) */
-    cr_assert_eq(val_run_file(path, "experiments/validation/data", &e.cat, &e.m, e.d, &t),
+    cr_assert_eq(run_text(&e, "build/test-bad-validation-exclude.yaml",
+                          "table: cern-simpletrack\ncsv: cern-simpletrack.csv\n"
+                          "gpu: A100-PCIE-40GB\ntarget_mape_pct: 5\n"
+                          "fit: [\"5000000/full\", \"nope/full\"]\n"
+                          "exclude:\n  - {figure: \"1/2\", reason: r}\n",
+                          &t),
                  SIM_EINPUT);
     cr_assert_eq(diag_error_count(e.d), 2);
     cr_assert_str_eq(diag_message(e.d, 0),
@@ -181,4 +190,107 @@ Test(validate, runs_outside_the_repository_root, .timeout = 120)
     cr_assert_not_null(getcwd(cwd, sizeof cwd));
     snprintf(cmd, sizeof cmd, "cd / && %s/slicesim validate > /dev/null 2>&1", cwd);
     cr_assert_eq(system(cmd), 0, "validate failed when run from /");
+}
+
+/* The NCCL sweeps: every fitted parameter positive with a non-negative standard error. In the 8x
+ * H200 sweep the LL rows (32, 128, 512 KiB: 40.0, 40.1, 38.3 us) fall with size, so least
+ * squares alone gives a negative bandwidth; the fit holds it at the ring's own
+ * model/comm.yaml value instead, NOT PINNED: NVLink line rate per direction (the catalog's
+ * total / 2) x eff(nvlink) x ll_bw_frac. */
+Test(validate, nccl_fits_are_positive_and_unpinned_bandwidth_is_held)
+{
+    static const char *const scen[] = {"experiments/validation/nccl-h200x8-allreduce.yaml",
+                                       "experiments/validation/nccl-h100x16-allreduce.yaml",
+                                       "experiments/validation/calib-h200x2-allreduce.yaml"};
+    env e;
+    env_open(&e);
+    comm_params cp;
+    cr_assert_eq(comm_load_default(e.d, &cp), 0);
+    const gpu_type *h200 = gpu_catalog_find(&e.cat, "H200-SXM5-141GB");
+    cr_assert_not_null(h200);
+    for (size_t s = 0; s < sizeof scen / sizeof scen[0]; s++) {
+        val_table t;
+        cr_assert_eq(val_run_file(scen[s], SHARED, &e.cat, &e.m, e.d, &t), 0, "%s", scen[s]);
+        cr_assert_eq(t.fit.n_params, 4);
+        for (int i = 0; i < t.fit.n_params; i++) {
+            const wfit_param_result *p = &t.fit.params[i];
+            cr_assert_gt(p->value, 0, "%s %s", t.name, p->name);
+            cr_assert_geq(p->std_err, 0, "%s %s", t.name, p->name);
+            bool held = s == 0 && !strcmp(p->name, "ll.busbw_bytes_per_s");
+            cr_assert_eq(p->pinned, !held, "%s %s", t.name, p->name);
+            if (held) {
+                double beta = h200->nvlink_bytes_per_s / 2 * cp.eff[COMM_LINK_NVLINK] *
+                              cp.ll_bw_frac;
+                cr_assert_float_eq(p->value, beta, 1e-6 * beta);
+                cr_assert(strstr(p->assumed, "model/comm.yaml"));
+            }
+        }
+        val_table_fini(&t);
+    }
+    env_close(&e);
+}
+
+/* Predicted from data: nothing fitted, every row from model/comm.yaml and the catalog. On 2x H200
+ * (one node, NVLink) a 1 GiB all-reduce is Simple (above nvlink.ll_max_bytes), and the ring
+ * (2 steps, 2(n-1)/n = 1) beats the tree (2 S / beta): t = 2 alpha_simple + S / beta, beta = the
+ * NVLink line rate per direction x eff(nvlink); algbw = S / t. */
+Test(validate, nccl_from_data_is_the_comm_model_alone)
+{
+    env e;
+    env_open(&e);
+    comm_params cp;
+    cr_assert_eq(comm_load_default(e.d, &cp), 0);
+    const gpu_type *h200 = gpu_catalog_find(&e.cat, "H200-SXM5-141GB");
+    val_table t;
+    cr_assert_eq(val_run_file("experiments/validation/calib-h200x2-allreduce.yaml", SHARED, &e.cat,
+                              &e.m, e.d, &t),
+                 0);
+    const val_table *fd = t.from_data;
+    cr_assert_not_null(fd);
+    cr_assert_str_eq(fd->name, "calib-h200x2-allreduce-from-data");
+    cr_assert_eq(fd->n_fitted, 0);
+    cr_assert_eq(fd->n_figures, t.n_figures);
+    cr_assert_gt(fd->n_predicted, t.n_predicted, "more rows are predictions without a fit");
+    int found = 0;
+    for (int k = 0; k < fd->n_figures; k++) {
+        const val_figure *f = &fd->figures[k];
+        cr_assert(!f->fitted);
+        cr_assert_float_eq(f->published, t.figures[k].published, 0);
+        if (!strcmp(f->label, "1073741824/algbw")) {
+            double S = 1073741824.0;
+            double beta = h200->nvlink_bytes_per_s / 2 * cp.eff[COMM_LINK_NVLINK];
+            double time = 2 * cp.alpha_s[COMM_LINK_NVLINK][COMM_PROTO_SIMPLE] + S / beta;
+            cr_assert_float_eq(f->predicted, S / time / 1e9, 1e-9);
+            cr_assert(!f->excluded);
+            found++;
+        }
+        if (!strcmp(f->label, "4194304/algbw")) { /* a source row of model/comm.yaml */
+            cr_assert(f->excluded);
+            cr_assert(strstr(f->reason, "alpha_simple_s"));
+            found++;
+        }
+    }
+    cr_assert_eq(found, 2);
+    val_table_fini(&t);
+    env_close(&e);
+}
+
+Test(validate, unknown_interconnect_has_line_and_col)
+{
+    env e;
+    env_open(&e);
+    val_table t;
+    cr_assert_eq(run_text(&e, "build/test-bad-validation-net.yaml",
+                          "table: nccl-x\ncsv: nccl-h100x16-allreduce.csv\ngpu: H100-SXM5-80GB\n"
+                          "ranks: 16\ngpus_per_node: 8\ninterconnect: ib-xdr\n"
+                          "ll_max_bytes: 16777216\ntarget_mape_pct: 10\n"
+                          "fit: [\"131072/algbw\"]\n",
+                          &t),
+                 SIM_EINPUT);
+    cr_assert_str_eq(diag_message(e.d, 0),
+                     "build/test-bad-validation-net.yaml:6:15: error: interconnect: unknown "
+                     "network; expected one of [eth-25g, eth-100g, ib-hdr, ib-ndr, a3-mega], got "
+                     "'ib-xdr'");
+    val_table_fini(&t);
+    env_close(&e);
 }
