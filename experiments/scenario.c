@@ -1220,6 +1220,9 @@ int scenario_validate(const scenario_spec *s, const gpu_catalog *cat, arena *a, 
         if (grp->sharing.is_mig && scenario_group_reconfigurable(s, gi)) {
             /* a re-partitioned GPU may offer any classic profile, or be a whole GPU */
             offer(&offered, &grp->sharing, "nvidia.com/gpu", a);
+            if (cfg_present(s->repartition.timeslice.at)) { /* or time-sliced, renamed */
+                offer(&offered, &grp->sharing, "nvidia.com/gpu.shared", a);
+            }
             for (int p = 0; p < t->n_profiles; p++) {
                 if (mig_profile_is_classic(&t->profiles[p])) {
                     offer(&offered, &grp->sharing, mig_resource(t->profiles[p].name, a), a);

@@ -115,6 +115,16 @@ const cfg_field scenario_service_fields[] = {
 
 static const char *const repart_policies[] = {"demand", NULL}; /* model/policy/repart.c */
 
+static const cfg_field repart_ts_fields[] = {
+    CFG_SELF(scenario_repart_ts, at),
+    {"replicas", CFG_U32, .required = true, CFG_MIN(2), CFG_MAX(1024),
+     .off = offsetof(scenario_repart_ts, replicas)},
+    /* required: no published measurement of the plugin's restart was found */
+    {"restart", CFG_DURATION, .required = true, CFG_MIN(0),
+     .off = offsetof(scenario_repart_ts, restart_ns)},
+    {0},
+};
+
 const cfg_field scenario_repartition_fields[] = {
     CFG_SELF(scenario_repartition, at),
     {"groups", CFG_SEQ, .required = true, CFG_MIN(1), CFG_MAX(1000), .elem = CFG_STRING,
@@ -137,6 +147,8 @@ const cfg_field scenario_repartition_fields[] = {
      .off = offsetof(scenario_repartition, max_concurrent)},
     {"evict", CFG_BOOL, .dflt = "false", .off = offsetof(scenario_repartition, evict)},
     {"enabled", CFG_BOOL, .dflt = "true", .off = offsetof(scenario_repartition, enabled)},
+    {"timeslice", CFG_MAP, .sub = repart_ts_fields,
+     .off = offsetof(scenario_repartition, timeslice)},
     {0},
 };
 

@@ -97,6 +97,13 @@ typedef struct scenario_faults {
  *     max_concurrent: 1    # GPUs being reconfigured at once
  *     evict: false         # evict a GPU's pods instead of waiting for them
  *     enabled: true        # false: the section is ignored (static layouts; for --set) */
+/* `repartition.timeslice`: the GPUs may also switch to device-plugin time-slicing. */
+typedef struct scenario_repart_ts {
+    uint32_t replicas;  /* nvidia.com/gpu.shared replicas of a time-sliced GPU, >= 2 */
+    int64_t restart_ns; /* the device plugin's restart with the new config */
+    src_loc at;         /* cfg_present(at): time-slicing is one of the GPUs' choices */
+} scenario_repart_ts;
+
 typedef struct scenario_repartition {
     size_t n_groups;
     const char **groups;
@@ -106,6 +113,7 @@ typedef struct scenario_repartition {
     uint32_t max_concurrent;
     bool evict;
     bool enabled;
+    scenario_repart_ts timeslice;
     src_loc at, groups_at;
 } scenario_repartition;
 

@@ -124,6 +124,13 @@ static int check_cfg(const cluster_cfg *cfg, char *why, size_t why_len)
                          i);
                 return SIM_EINPUT;
             }
+            if (g->ts_replicas == 1 || (g->ts_replicas > 1 && !g->reconfigurable)) {
+                snprintf(why, why_len,
+                         "node %s gpu %u: a time-sliced candidate needs a reconfigurable GPU "
+                         "and at least 2 replicas",
+                         nc->name, i);
+                return SIM_EINPUT;
+            }
             if (g->reconfigurable && (g->type->compute_slices == 0 ||
                                       g->sharing != CLUSTER_SHARE_NONE || g->mig_single)) {
                 snprintf(why, why_len,
@@ -152,10 +159,12 @@ static int check_cfg(const cluster_cfg *cfg, char *why, size_t why_len)
     return 0;
 }
 
-/* Devices of a reconfigurable GPU of type t: the whole GPU and every classic placement. */
-static uint32_t n_candidates(const gpu_type *t)
+/* Devices of a reconfigurable GPU: the whole GPU, every classic placement, and the
+ * time-sliced whole GPU when it has one. */
+static uint32_t n_candidates(const cluster_gpu_cfg *g)
 {
-    uint32_t n = 1;
+    const gpu_type *t = g->type;
+    uint32_t n = g->ts_replicas > 1 ? 2 : 1;
     for (int p = 0; p < t->n_profiles; p++) {
         n += mig_profile_is_classic(&t->profiles[p]) ? (uint32_t)t->profiles[p].n_starts : 0;
     }
@@ -163,7 +172,7 @@ static uint32_t n_candidates(const gpu_type *t)
 }
 
 /* The candidate devices of reconfigurable GPU g: whole first, then profiles in catalog order,
- * each at its starts; those of g's configuration active. */
+ * each at its starts, then the time-sliced whole GPU; those of g's configuration active. */
 static void add_candidates(cluster *c, const cluster_gpu_cfg *g, node_id node, gpu_id gid);
 
 static void add_device(cluster *c, const cluster_gpu_cfg *g, node_id node, gpu_id gid,
@@ -215,6 +224,19 @@ static void add_candidates(cluster *c, const cluster_gpu_cfg *g, node_id node, g
             c->devs[c->n_devs - 1].active = on;
         }
     }
+    if (g->ts_replicas > 1) { /* device-plugin timeSlicing, renameByDefault: gpu.shared x N */
+        static const cluster_share_rule ts_rule = {CLUSTER_RES_GPU, 0};
+        cluster_share_rule rule = ts_rule;
+        rule.replicas = g->ts_replicas;
+        cluster_gpu_cfg ts = *g;
+        ts.sharing = CLUSTER_SHARE_TIMESLICE;
+        ts.rename_by_default = true;
+        ts.mig_single = false;
+        ts.n_rules = 1;
+        ts.rules = &rule;
+        add_device(c, &ts, node, gid, index, NULL, -1);
+        c->devs[c->n_devs - 1].active = false;
+    }
 }
 
 int cluster_create(const cluster_cfg *cfg, cluster **out, char *why, size_t why_len)
@@ -229,7 +251,7 @@ int cluster_create(const cluster_cfg *cfg, cluster **out, char *why, size_t why_
         n_gpus += cfg->nodes[n].n_gpus;
         for (uint32_t i = 0; i < cfg->nodes[n].n_gpus; i++) {
             const cluster_gpu_cfg *g = &cfg->nodes[n].gpus[i];
-            n_devs += g->reconfigurable ? n_candidates(g->type) : g->mig_enabled ? g->n_mig : 1;
+            n_devs += g->reconfigurable ? n_candidates(g) : g->mig_enabled ? g->n_mig : 1;
         }
     }
     c->n_nodes = cfg->n_nodes;
@@ -665,6 +687,9 @@ void cluster_set_active(cluster *c, dev_id id, bool on)
         c->blocked[i] -= d->cordoned ? d->slots : 0;
     }
     d->active = on;
+    if (on) {
+        c->gpus[d->gpu].sharing = d->sharing;
+    }
     index_node_res(c, d->node, d->resource);
     index_node_share(c, d->node);
 }

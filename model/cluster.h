@@ -80,12 +80,16 @@ typedef struct cluster_gpu_cfg {
                                           * slicing; MPS behaves as if true whatever it says) */
     uint32_t n_rules;                /* sharing rules (time-slicing/MPS); 0 when sharing is NONE */
     const cluster_share_rule *rules; /* borrowed during cluster_create only */
-    bool reconfigurable; /* its MIG layout (and MIG mode) may change during the run: it gets one
-                          * device for every placement of every classic profile of its type
-                          * (mig_profile_is_classic, at each allowed start) and one whole-GPU
-                          * device; those of the configuration above are active, the others
-                          * inactive (cluster_set_active). Exclusive sharing and the mixed
-                          * strategy only; the whole-GPU device takes no fractional share. */
+    bool reconfigurable;  /* its MIG layout (and MIG mode) may change during the run: it gets one
+                           * device for every placement of every classic profile of its type
+                           * (mig_profile_is_classic, at each allowed start) and one whole-GPU
+                           * device; those of the configuration above are active, the others
+                           * inactive (cluster_set_active). Exclusive sharing and the mixed
+                           * strategy only; the whole-GPU device takes no fractional share. */
+    uint32_t ts_replicas; /* reconfigurable only: 0, or >= 2 to add one more candidate, the whole
+                           * GPU time-sliced by the device plugin into this many replicas of
+                           * `nvidia.com/gpu.shared` (timeSlicing with renameByDefault; the last
+                           * device of the GPU), so the GPU may also switch to time-slicing */
 } cluster_gpu_cfg;
 
 typedef struct cluster_node_cfg {
@@ -219,7 +223,9 @@ uint64_t cluster_milli_used(const cluster *c);
  * capacity (cluster_capacity, cluster_units_total). It must hold nothing. Cordoning is separate
  * (a cordoned device blocks its slots only while active). Setting the state it has is a no-op. */
 void cluster_set_active(cluster *c, dev_id d, bool on);
-/* Record GPU g's MIG mode (a reconfigurable GPU switched between MIG and a whole GPU). */
+/* Record GPU g's MIG mode (a reconfigurable GPU switched between MIG and a whole GPU). A
+ * reconfigurable GPU's `sharing` follows the device made active last (cluster_set_active): the
+ * time-sliced candidate makes it CLUSTER_SHARE_TIMESLICE, any other NONE. */
 void cluster_set_mig_mode(cluster *c, gpu_id g, bool on);
 
 /* Share of a GPU one unit of device d stands for: a whole GPU 1, a MIG instance its compute

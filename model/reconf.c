@@ -104,12 +104,20 @@ static void start_apply(reconf *r, gpu_id g)
     rgpu *rg = &r->g[g];
     const cluster *c = world_cluster(r->w);
     sim_time now = world_now(r->w);
-    bool to_mig = cluster_device_get(c, rg->target[0])->profile != NULL;
+    const cluster_gpu *cg = cluster_gpu_get(c, g);
+    const cluster_device *first = cluster_device_get(c, rg->target[0]);
+    bool to_mig = first->profile != NULL;
+    bool to_ts = first->sharing == CLUSTER_SHARE_TIMESLICE;
+    bool from_ts = cg->sharing == CLUSTER_SHARE_TIMESLICE;
     double t = r->cfg.delay_s;
-    if (to_mig != cluster_gpu_get(c, g)->mig_enabled) {
+    if (to_mig != cg->mig_enabled) {
         t += r->cfg.reset_s;
         r->st.n_mode_changes++;
+    } else if (!to_mig) { /* whole <-> time-sliced: the device plugin's restart only */
+        t = r->cfg.restart_s;
     }
+    r->st.n_timeslice_on += to_ts && !from_ts;
+    r->st.n_timeslice_off += from_ts && !to_ts;
     rg->st = G_APPLYING;
     rg->t_idle = now;
     r->n_draining--;

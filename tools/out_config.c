@@ -291,6 +291,11 @@ cJSON *out_config_json(const scenario_spec *s)
         add_n(rj, "max_concurrent", r->max_concurrent);
         cJSON_AddBoolToObject(rj, "evict", r->evict);
         cJSON_AddBoolToObject(rj, "enabled", r->enabled);
+        if (cfg_present(r->timeslice.at)) {
+            cJSON *ts = cJSON_AddObjectToObject(rj, "timeslice");
+            add_n(ts, "replicas", r->timeslice.replicas);
+            add_s(ts, "restart_s", r->timeslice.restart_ns);
+        }
     }
     if (s->n_services > 0) {
         cJSON *sv = cJSON_AddArrayToObject(o, "services");

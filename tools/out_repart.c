@@ -14,6 +14,8 @@ cJSON *out_repart_json(const reconf_stats *st)
     add(o, "rejected", (double)st->n_rejected);
     add(o, "applied", (double)st->n_applied);
     add(o, "mode_changes", (double)st->n_mode_changes);
+    add(o, "timeslice_on", (double)st->n_timeslice_on);
+    add(o, "timeslice_off", (double)st->n_timeslice_off);
     add(o, "evicted", (double)st->n_evicted);
     add(o, "evicted_gpu_h", st->evicted_gpu_s / 3600.0);
     add(o, "drain_gpu_h", st->drain_gpu_s / 3600.0);
@@ -23,10 +25,15 @@ cJSON *out_repart_json(const reconf_stats *st)
 
 void out_repart_summary(FILE *f, const reconf_stats *st)
 {
+    char ts[96] = "";
+    if (st->n_timeslice_on + st->n_timeslice_off > 0) {
+        snprintf(ts, sizeof ts, ", %llu to / %llu from time-slicing",
+                 (unsigned long long)st->n_timeslice_on, (unsigned long long)st->n_timeslice_off);
+    }
     fprintf(f,
-            "repartition: %llu layouts applied (%llu mode changes), %llu refused, %llu pods "
+            "repartition: %llu layouts applied (%llu mode changes%s), %llu refused, %llu pods "
             "evicted; %.1f GPU-h draining, %.2f GPU-h applying\n",
-            (unsigned long long)st->n_applied, (unsigned long long)st->n_mode_changes,
+            (unsigned long long)st->n_applied, (unsigned long long)st->n_mode_changes, ts,
             (unsigned long long)st->n_rejected, (unsigned long long)st->n_evicted,
             st->drain_gpu_s / 3600.0, st->apply_gpu_s / 3600.0);
 }

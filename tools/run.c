@@ -464,6 +464,7 @@ static void build_repartition(run_ctx *r)
     param_set ps = {.n = 4, .items = items, .path = "repartition", .at = rp->at};
     reconf_cfg rc = {.delay_s = sim_time_to_s(rp->delay_ns),
                      .reset_s = sim_time_to_s(rp->reset_ns),
+                     .restart_s = sim_time_to_s(rp->timeslice.restart_ns),
                      .interval_s = sim_time_to_s(rp->interval_ns),
                      .policy = repart_find(rp->policy),
                      .params = &ps};

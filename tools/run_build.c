@@ -92,6 +92,9 @@ void run_build_cluster(arena *a, diag *d, const scenario_spec *s, const gpu_cata
                 apply_mig(cat, t, &mp, sh, i, d, gc);
             }
             gc->reconfigurable = scenario_group_reconfigurable(s, gi);
+            gc->ts_replicas = gc->reconfigurable && cfg_present(s->repartition.timeslice.at)
+                                  ? s->repartition.timeslice.replicas
+                                  : 0;
         }
         for (uint32_t k = 0; k < grp->count; k++) {
             char name[160];

@@ -2,13 +2,18 @@
  * layout (from the valid maximal classic layouts `slicesim layouts` lists, or MIG off) that best
  * matches the queued and running requests, with hysteresis.
  *
- * Demand: units of `nvidia.com/mig-<profile>` and `nvidia.com/gpu` asked for by queued jobs and
- * by jobs running on reconfigurable GPUs. Supply: the active devices of reconfigurable GPUs that
+ * Demand: units of `nvidia.com/mig-<profile>`, `nvidia.com/gpu` and `nvidia.com/gpu.shared` (the
+ * replicas of a time-sliced GPU) asked for by queued jobs and by jobs running on reconfigurable
+ * GPUs. Supply: the active devices of reconfigurable GPUs that
  * are not being drained. For one GPU g, the demand left to it is what the other GPUs do not
  * supply, r_p = max(0, demand_p - (supply_p - on_g_p)); a layout L serves
  * score(L) = sum_p min(count_L(p), r_p) x compute slices of p (a whole GPU serves one
- * nvidia.com/gpu unit worth all the GPU's compute slices): compute slices of demand served.
- * The best layout (ties: the enumeration's order, whole GPU last) replaces g's current one
+ * nvidia.com/gpu unit worth all the GPU's compute slices; a GPU with a time-sliced candidate of N
+ * replicas (model/cluster.h ts_replicas) may instead serve N nvidia.com/gpu.shared units, each
+ * worth 1/N of them): compute slices of demand served. So GPUs turn time-sliced while requests
+ * for replicas wait that the other GPUs do not serve, and back to MIG or whole when they stop.
+ * The best layout (ties: the enumeration's order, then whole GPU, then time-sliced) replaces
+ * g's current one
  * when it serves at least `min_gain` more compute slices (hysteresis), g has not been
  * reconfigured in the last `hold_s` seconds, and fewer than `max_concurrent` GPUs are being
  * reconfigured. GPUs with the fewest running pods are considered first, so idle ones are
@@ -45,10 +50,14 @@ typedef struct demand_state {
     int n_types;
     sim_time *last; /* per GPU: last reconfiguration asked, or -1 */
     uint32_t n_gpus;
-    double *demand, *supply; /* per profile index (and [GPU_MAX_PROFILES] = whole GPU) */
+    double *demand, *supply; /* per profile index, [WHOLE] whole GPUs, [TS] replicas */
+    double ts_replicas;      /* replicas of the pool's time-sliced candidates; 0: none */
 } demand_state;
 
 #define WHOLE GPU_MAX_PROFILES
+#define TS (GPU_MAX_PROFILES + 1) /* a replica of a time-sliced whole GPU */
+#define RES_WHOLE "nvidia.com/gpu"
+#define RES_SHARED "nvidia.com/gpu.shared" /* renameByDefault */
 
 /* ---- parameters ---------------------------------------------------------------------------- */
 
@@ -153,11 +162,14 @@ static const type_layouts *layouts_of(demand_state *s, const gpu_type *g)
 }
 
 /* Profile index of a resource name on type g ("nvidia.com/mig-<name>"), WHOLE for
- * "nvidia.com/gpu", -1 otherwise. */
+ * "nvidia.com/gpu", TS for "nvidia.com/gpu.shared", -1 otherwise. */
 static int profile_of(const gpu_type *g, const char *res)
 {
-    if (!strcmp(res, "nvidia.com/gpu")) {
+    if (!strcmp(res, RES_WHOLE)) {
         return WHOLE;
+    }
+    if (!strcmp(res, RES_SHARED)) {
+        return TS;
     }
     static const char pre[] = "nvidia.com/mig-";
     if (strncmp(res, pre, sizeof pre - 1) != 0) {
@@ -176,9 +188,11 @@ static int profile_of(const gpu_type *g, const char *res)
 
 typedef struct gpu_info {
     gpu_id g;
-    uint32_t running;                /* units held */
-    bool busy;                       /* being drained or reconfigured */
-    double on[GPU_MAX_PROFILES + 1]; /* active devices per profile (WHOLE: MIG off) */
+    uint32_t running;   /* units held */
+    bool busy;          /* being drained or reconfigured */
+    double on[TS + 1];  /* active units per profile (WHOLE: MIG off; TS: replicas) */
+    dev_id ts_dev;      /* its time-sliced candidate */
+    double ts_replicas; /* and that candidate's replicas; 0 when it has none */
 } gpu_info;
 
 static void gpu_read(const cluster_view *cv, gpu_id g, gpu_info *gi)
@@ -191,30 +205,37 @@ static void gpu_read(const cluster_view *cv, gpu_id g, gpu_info *gi)
     for (uint32_t k = 0; k < pg.n_devs; k++) {
         pol_device pd;
         pol_device_get(cv, pg.first_dev + k, &pd);
+        int p = profile_of(t, pd.resource_name);
+        if (p == TS) {
+            gi->ts_dev = pd.id;
+            gi->ts_replicas = pd.slots;
+        }
         if (!pd.active) {
             continue;
         }
         gi->busy |= pd.cordoned;
         gi->running += pd.used;
-        int p = pd.profile ? profile_of(t, pd.resource_name) : WHOLE;
         if (p >= 0) {
-            gi->on[p] += 1;
+            gi->on[p] += p == TS ? pd.slots : 1;
         }
     }
 }
 
-static double slices(const gpu_type *t, int p)
+/* Compute slices of one unit of p (a replica of a time-sliced GPU: 1/n_ts of the GPU's). */
+static double slices(const gpu_type *t, int p, double n_ts)
 {
-    return p == WHOLE ? t->compute_slices : t->profiles[p].compute_slices;
+    return p == TS      ? (n_ts > 0 ? t->compute_slices / n_ts : 0)
+           : p == WHOLE ? t->compute_slices
+                        : t->profiles[p].compute_slices;
 }
 
 /* Compute slices of the remaining demand r[] that a layout serves. */
-static double score(const gpu_type *t, const double *count, const double *r)
+static double score(const gpu_type *t, const double *count, const double *r, double n_ts)
 {
     double sc = 0;
-    for (int p = 0; p <= WHOLE; p++) {
+    for (int p = 0; p <= TS; p++) {
         if (count[p] > 0 && r[p] > 0) {
-            sc += fmin(count[p], r[p]) * slices(t, p);
+            sc += fmin(count[p], r[p]) * slices(t, p, n_ts);
         }
     }
     return sc;
@@ -232,6 +253,7 @@ static int by_running(const void *a, const void *b)
 /* Device ids of layout l (or the whole GPU when l is NULL) on GPU g into out; count returned. */
 static uint32_t layout_devices(const cluster_view *cv, gpu_id g, const mig_layout *l, dev_id *out)
 {
+    static const char whole_res[] = RES_WHOLE;
     const gpu_type *t = pol_gpu_type(cv, g);
     pol_gpu pg;
     pol_gpu_get(cv, g, &pg);
@@ -240,7 +262,7 @@ static uint32_t layout_devices(const cluster_view *cv, gpu_id g, const mig_layou
         pol_device pd;
         pol_device_get(cv, pg.first_dev + i, &pd);
         if (!l) {
-            if (!pd.profile) {
+            if (!pd.profile && !strcmp(pd.resource_name, whole_res)) {
                 out[k++] = pd.id;
             }
             continue;
@@ -265,8 +287,8 @@ static void demand_decide(void *self, const cluster_view *cv, decision_buf *out)
         for (uint32_t g = 0; g < n_gpus; g++) {
             s->last[g] = -1;
         }
-        s->demand = xcalloc(WHOLE + 1, sizeof(double), "repart demand");
-        s->supply = xcalloc(WHOLE + 1, sizeof(double), "repart supply");
+        s->demand = xcalloc(TS + 1, sizeof(double), "repart demand");
+        s->supply = xcalloc(TS + 1, sizeof(double), "repart supply");
     }
     gpu_info *gi = xcalloc(n_gpus + 1, sizeof *gi, "repart gpus");
     uint32_t n = 0, in_progress = 0;
@@ -282,14 +304,15 @@ static void demand_decide(void *self, const cluster_view *cv, decision_buf *out)
         }
         gpu_read(cv, g, &gi[n]);
         in_progress += gi[n].busy;
+        s->ts_replicas = gi[n].ts_replicas > 0 ? gi[n].ts_replicas : s->ts_replicas;
         n++;
     }
     if (n == 0 || in_progress >= s->max_concurrent) {
         free(gi);
         return;
     }
-    memset(s->demand, 0, (WHOLE + 1) * sizeof(double));
-    memset(s->supply, 0, (WHOLE + 1) * sizeof(double));
+    memset(s->demand, 0, (TS + 1) * sizeof(double));
+    memset(s->supply, 0, (TS + 1) * sizeof(double));
     for (job_id j = 0; j < pol_n_jobs(cv); j++) {
         if (!pol_job_queued(cv, j)) {
             continue;
@@ -302,7 +325,7 @@ static void demand_decide(void *self, const cluster_view *cv, decision_buf *out)
         }
     }
     for (uint32_t i = 0; i < n; i++) {
-        for (int p = 0; p <= WHOLE && !gi[i].busy; p++) {
+        for (int p = 0; p <= TS && !gi[i].busy; p++) {
             s->supply[p] += gi[i].on[p];
         }
     }
@@ -316,7 +339,7 @@ static void demand_decide(void *self, const cluster_view *cv, decision_buf *out)
         for (uint32_t k = 0; k < pg.n_devs; k++) {
             pol_device pd;
             pol_device_get(cv, pg.first_dev + k, &pd);
-            int p = pd.profile ? profile_of(type, pd.resource_name) : WHOLE;
+            int p = profile_of(type, pd.resource_name);
             if (pd.active && p >= 0) {
                 s->demand[p] += pd.used;
             }
@@ -330,46 +353,59 @@ static void demand_decide(void *self, const cluster_view *cv, decision_buf *out)
         if (x->busy || (s->last[x->g] >= 0 && sim_time_to_s(now - s->last[x->g]) < s->hold_s)) {
             continue;
         }
-        double r[WHOLE + 1];
-        for (int p = 0; p <= WHOLE; p++) {
+        double r[TS + 1];
+        for (int p = 0; p <= TS; p++) {
             r[p] = fmax(0, s->demand[p] - (s->supply[p] - x->on[p]));
         }
-        double cur = score(type, x->on, r), best = cur;
-        int best_l = -2; /* -2: keep, -1: whole GPU, >= 0: layout index */
+        double n_ts = s->ts_replicas;
+        double cur = score(type, x->on, r, n_ts), best = cur;
+        int best_l = -2; /* -2: keep, -1: whole GPU, -3: time-sliced, >= 0: layout index */
         for (int li = 0; li < tl->n; li++) {
-            double count[WHOLE + 1] = {0};
+            double count[TS + 1] = {0};
             for (int m = 0; m < tl->l[li].n; m++) {
                 count[tl->l[li].inst[m].profile] += 1;
             }
-            double sc = score(type, count, r);
+            double sc = score(type, count, r, n_ts);
             if (sc > best) {
                 best = sc;
                 best_l = li;
             }
         }
-        double whole[WHOLE + 1] = {0};
+        double whole[TS + 1] = {0}, shared[TS + 1] = {0};
         whole[WHOLE] = 1;
-        if (score(type, whole, r) > best) {
-            best = score(type, whole, r);
+        shared[TS] = x->ts_replicas;
+        if (score(type, whole, r, n_ts) > best) {
+            best = score(type, whole, r, n_ts);
             best_l = -1;
+        }
+        if (x->ts_replicas > 0 && score(type, shared, r, n_ts) > best) {
+            best = score(type, shared, r, n_ts);
+            best_l = -3;
         }
         if (best_l == -2 || best - cur < s->min_gain) {
             continue;
         }
         dev_id devs[MIG_MAX_INSTANCES + 1];
         const mig_layout *l = best_l >= 0 ? &tl->l[best_l] : NULL;
-        uint32_t nd = layout_devices(cv, x->g, l, devs);
+        uint32_t nd = 1;
+        if (best_l == -3) {
+            devs[0] = x->ts_dev;
+        } else {
+            nd = layout_devices(cv, x->g, l, devs);
+        }
         pol_reconfigure(out, x->g, devs, nd, s->evict);
         s->last[x->g] = now;
         in_progress++;
         /* as if applied: its new devices supply the demand from now on */
-        for (int p = 0; p <= WHOLE; p++) {
+        for (int p = 0; p <= TS; p++) {
             s->supply[p] -= x->on[p];
         }
         if (l) {
             for (int m = 0; m < l->n; m++) {
                 s->supply[l->inst[m].profile] += 1;
             }
+        } else if (best_l == -3) {
+            s->supply[TS] += x->ts_replicas;
         } else {
             s->supply[WHOLE] += 1;
         }

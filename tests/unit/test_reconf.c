@@ -252,3 +252,169 @@ Test(reconf, the_demand_policy_lays_out_what_the_queue_asks_for)
     world_destroy(w);
     arena_destroy(e.a);
 }
+
+/* ---- time-slicing as one of the GPU's choices ------------------------------------------------ */
+
+/* The same A100, MIG off (a whole GPU), with a time-sliced candidate of 4 replicas. */
+static void env_init_whole(env *e, double until_s)
+{
+    env_init(e, until_s);
+    e->gpu.mig_enabled = false;
+    e->gpu.n_mig = 0;
+    e->gpu.ts_replicas = 4;
+}
+
+/* The time-sliced candidate: the whole-GPU device advertising nvidia.com/gpu.shared. */
+static dev_id ts_device(const world *w)
+{
+    const cluster *c = world_cluster(w);
+    for (dev_id d = 0; d < cluster_n_devices(c); d++) {
+        const cluster_device *cd = cluster_device_get(c, d);
+        if (!cd->profile && cd->sharing == CLUSTER_SHARE_TIMESLICE) {
+            return d;
+        }
+    }
+    cr_assert_fail("no time-sliced device");
+    return 0;
+}
+
+/* Whole -> time-sliced -> whole, restart 10 s (delay 20 s and reset 30 s play no part: MIG stays
+ * off), waiting for pods each time:
+ *   j0 (gpu, 0..100); asked at 50 to go time-sliced: idle at 100, 4 x gpu.shared from 110;
+ *   j1, j2 (gpu.shared, submitted 60, 40 s of work each, rate 1) run 110..150 side by side;
+ *   j3 (gpu, submitted 70, 30 s) waits: no whole GPU while time-sliced;
+ *   asked at 120 to go whole again: the replicas drain until 150, the whole GPU is back at 160,
+ *   j3 runs 160..190; j4 (gpu.shared, submitted 130) finds no replica after 120: never placed.
+ * Drain (100 - 50) + (150 - 120) = 80 s, apply 2 x 10 s, no MIG mode change. */
+static ask ts_ask[2];
+
+static void ask_second(world *w, void *ctx, uint64_t tag)
+{
+    (void)ctx;
+    ask_now(w, &ts_ask[tag], 0);
+}
+
+Test(reconf, a_gpu_turns_time_sliced_and_back_after_the_plugin_restart)
+{
+    env e;
+    env_init_whole(&e, 1000);
+    job_table *t = job_table_create();
+    add(t, 0, "nvidia.com/gpu", 100);
+    add(t, 60, "nvidia.com/gpu.shared", 40);
+    add(t, 60, "nvidia.com/gpu.shared", 40);
+    add(t, 70, "nvidia.com/gpu", 30);
+    add(t, 130, "nvidia.com/gpu.shared", 5);
+    world *w = make(&e, t);
+    const cluster *c = world_cluster(w);
+    cr_assert_eq(cluster_device_get(c, ts_device(w))->slots, 4);
+    cr_assert_not(cluster_device_get(c, ts_device(w))->active);
+    cr_assert_eq(cluster_units_total(c), 1);
+    reconf *r = NULL;
+    reconf_cfg rc = {.delay_s = 20, .reset_s = 30, .restart_s = 10};
+    cr_assert_eq(reconf_create(w, &rc, NULL, &r), 0);
+    ts_ask[0] = (ask){.n = 1, .devs = {ts_device(w)}};
+    ts_ask[1] = (ask){.n = 1, .devs = {device(w, NULL, -1)}};
+    uint32_t client = world_timer_client(w, ask_second, NULL);
+    world_at(w, sim_time_from_s(50), client, 0);
+    world_at(w, sim_time_from_s(120), client, 1);
+    world_run(w);
+    cr_assert_float_eq(t_end(w, 0), 100.0, 1e-9);
+    cr_assert_float_eq(t_start(w, 1), 110.0, 1e-9);
+    cr_assert_float_eq(t_start(w, 2), 110.0, 1e-9);
+    cr_assert_float_eq(t_end(w, 2), 150.0, 1e-9);
+    cr_assert_float_eq(t_start(w, 3), 160.0, 1e-9);
+    cr_assert_float_eq(t_end(w, 3), 190.0, 1e-9);
+    cr_assert_eq(job_table_get(world_jobs(w), 4)->state, JOB_QUEUED);
+    reconf_stats st = reconf_get_stats(r);
+    cr_assert_eq(st.n_applied, 2);
+    cr_assert_eq(st.n_mode_changes, 0);
+    cr_assert_eq(st.n_timeslice_on, 1);
+    cr_assert_eq(st.n_timeslice_off, 1);
+    cr_assert_float_eq(st.drain_gpu_s, 80.0, 1e-9);
+    cr_assert_float_eq(st.apply_gpu_s, 20.0, 1e-9);
+    cr_assert(cluster_device_get(c, device(w, NULL, -1))->active);
+    cr_assert_not(cluster_device_get(c, ts_device(w))->active);
+    cr_assert_eq(cluster_gpu_get(c, 0)->sharing, CLUSTER_SHARE_NONE);
+    cr_assert_eq(cluster_units_total(c), 1);
+    reconf_destroy(r);
+    world_destroy(w);
+    arena_destroy(e.a);
+}
+
+/* From MIG (7 x 1g.5gb) to time-slicing is a MIG mode change: delay + reset = 50 s, not the
+ * plugin restart. j0 (1g, 0..100) drains the GPU from 50 to 100; the replicas exist from 150;
+ * j1 (gpu.shared, submitted 10, 10 s) runs 150..160 on a GPU that is now time-sliced. */
+Test(reconf, mig_to_time_slicing_is_a_mode_change)
+{
+    env e;
+    env_init(&e, 1000);
+    e.gpu.ts_replicas = 4;
+    job_table *t = job_table_create();
+    add(t, 0, "nvidia.com/mig-1g.5gb", 100);
+    add(t, 10, "nvidia.com/gpu.shared", 10);
+    world *w = make(&e, t);
+    reconf *r = NULL;
+    reconf_cfg rc = {.delay_s = 20, .reset_s = 30, .restart_s = 10};
+    cr_assert_eq(reconf_create(w, &rc, NULL, &r), 0);
+    ask a = {.n = 1, .devs = {ts_device(w)}};
+    world_at(w, sim_time_from_s(50), world_timer_client(w, ask_now, &a), 0);
+    world_run(w);
+    cr_assert_float_eq(t_start(w, 1), 150.0, 1e-9);
+    cr_assert_float_eq(t_end(w, 1), 160.0, 1e-9);
+    reconf_stats st = reconf_get_stats(r);
+    cr_assert_eq(st.n_mode_changes, 1);
+    cr_assert_eq(st.n_timeslice_on, 1);
+    cr_assert_float_eq(st.apply_gpu_s, 50.0, 1e-9);
+    const cluster_gpu *cg = cluster_gpu_get(world_cluster(w), 0);
+    cr_assert_not(cg->mig_enabled);
+    cr_assert_eq(cg->sharing, CLUSTER_SHARE_TIMESLICE);
+    reconf_destroy(r);
+    world_destroy(w);
+    arena_destroy(e.a);
+}
+
+/* The demand policy (every 60 s, hold 600 s, min_gain 1) on the whole GPU with 4 replicas:
+ *   4 x gpu.shared wait from 10 s (100 s each). At 60: the demand left to the GPU is 4 replicas;
+ *   time-sliced serves 4 x 7/4 = 7 compute slices, the whole GPU and every MIG layout 0: switched,
+ *   idle, replicas from 60 + 10 = 70; the four run 70..170 (rate 1).
+ *   A whole-GPU job (submitted 100, 50 s) is served by the whole GPU (7 slices) but, while the
+ *   replicas run, keeping them serves 7 too: no gain. From 180 the replicas are idle (gain 7) but
+ *   the GPU was re-laid out at 60: hold until 60 + 600 = 660, whole from 670, the job runs
+ *   670..720. */
+Test(reconf, the_demand_policy_time_slices_for_replica_requests_then_goes_back)
+{
+    env e;
+    env_init_whole(&e, 2000);
+    job_table *t = job_table_create();
+    for (int i = 0; i < 4; i++) {
+        add(t, 10, "nvidia.com/gpu.shared", 100);
+    }
+    add(t, 100, "nvidia.com/gpu", 50);
+    world *w = make(&e, t);
+    reconf *r = NULL;
+    diag *d = diag_create();
+    reconf_cfg rc = {.delay_s = 20,
+                     .reset_s = 30,
+                     .restart_s = 10,
+                     .interval_s = 60,
+                     .policy = repart_find("demand")};
+    cr_assert_eq(reconf_create(w, &rc, d, &r), 0);
+    diag_destroy(d);
+    world_run(w);
+    for (job_id j = 0; j < 4; j++) {
+        cr_assert_float_eq(t_start(w, j), 70.0, 1e-9);
+        cr_assert_float_eq(t_end(w, j), 170.0, 1e-9);
+    }
+    cr_assert_float_eq(t_start(w, 4), 670.0, 1e-9);
+    cr_assert_float_eq(t_end(w, 4), 720.0, 1e-9);
+    reconf_stats st = reconf_get_stats(r);
+    cr_assert_eq(st.n_applied, 2);
+    cr_assert_eq(st.n_timeslice_on, 1);
+    cr_assert_eq(st.n_timeslice_off, 1);
+    cr_assert_eq(st.n_mode_changes, 0);
+    cr_assert_float_eq(st.drain_gpu_s, 0.0, 1e-12);
+    cr_assert_float_eq(st.apply_gpu_s, 20.0, 1e-9);
+    reconf_destroy(r);
+    world_destroy(w);
+    arena_destroy(e.a);
+}
