@@ -86,6 +86,8 @@ struct world {
     void *progress_user;
     world_reconfigure_fn *reconf_fn; /* handles POL_RECONFIGURE; NULL: refused */
     void *reconf_ctx;
+    world_active_change *act; /* world_set_active's changes, in order */
+    size_t n_act, cap_act;
     world_sample *samples;
     uint32_t *res_used; /* n_samples * n_res */
     size_t n_samples, cap_samples;
@@ -824,6 +826,7 @@ void world_destroy(world *w)
         w->pol->fini(w->pol_state);
     }
     free(w->pol_state);
+    free(w->act);
     sim_destroy(w->ctx);
     decision_buf_destroy(w->dec);
     for (size_t k = 0; w->wj && k < job_table_count(w->jobs); k++) {
@@ -1048,7 +1051,21 @@ void world_set_mig_mode(world *w, gpu_id g, bool on)
 
 void world_set_active(world *w, dev_id d, bool on)
 {
+    if (cluster_device_get(w->c, d)->active == on) {
+        return;
+    }
     cluster_set_active(w->c, d, on);
+    if (w->n_act == w->cap_act) {
+        w->cap_act = w->cap_act ? 2 * w->cap_act : 64;
+        w->act = xrealloc(w->act, w->cap_act * sizeof *w->act, "layout changes");
+    }
+    w->act[w->n_act++] = (world_active_change){sim_now(w->ctx), d, on};
+}
+
+const world_active_change *world_active_log(const world *w, size_t *n)
+{
+    *n = w->n_act;
+    return w->act;
 }
 
 void world_submit_now(world *w, job_id id)

@@ -196,6 +196,16 @@ void world_set_reconfigure_handler(world *w, world_reconfigure_fn *fn, void *ctx
  * (cluster_set_active, cluster_set_mig_mode). */
 void world_set_active(world *w, dev_id d, bool on);
 void world_set_mig_mode(world *w, gpu_id g, bool on);
+/* Every change world_set_active made, in the order made (so by time): device d became advertised
+ * (on) or withdrawn at time t. A device's state before its first change is the opposite of that
+ * change; a device with no change kept its state all run. For writers of time-varying layouts
+ * (metrics.om). Borrowed, valid until the next world_set_active or world_destroy. */
+typedef struct world_active_change {
+    sim_time t;
+    dev_id dev;
+    bool on;
+} world_active_change;
+const world_active_change *world_active_log(const world *w, size_t *n);
 /* The read-only view policies get (its time brought to now), and the decision buffer a
  * component's own policy (a re-partitioner) fills before world_settle applies it. Borrowed. */
 const cluster_view *world_view(world *w);

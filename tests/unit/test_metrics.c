@@ -24,17 +24,23 @@
 static char dir[] = "/tmp/slicesim-om-XXXXXX";
 static char *om; /* metrics.om of the hand run */
 
-static void setup(void)
+/* Run `scenario` into a fresh dir and read its metrics.om into om. */
+static void load(const char *scenario)
 {
     cr_assert_not_null(mkdtemp(dir));
     FILE *devnull = fopen("/dev/null", "w");
-    run_opts o = {.scenario = HAND, .out_dir = dir, .summary = devnull, .errors = stderr};
+    run_opts o = {.scenario = scenario, .out_dir = dir, .summary = devnull, .errors = stderr};
     cr_assert_eq(run_scenario(&o), 0);
     fclose(devnull);
     char path[128];
     snprintf(path, sizeof path, "%s/metrics.om", dir);
     size_t len;
     cr_assert_eq(fileio_read_all(path, FILEIO_MAX_BYTES, &om, &len), 0);
+}
+
+static void setup(void)
+{
+    load(HAND);
 }
 
 static void teardown(void)
@@ -48,8 +54,8 @@ static void teardown(void)
 TestSuite(metrics, .init = setup, .fini = teardown, .timeout = 60);
 
 /* The value of family `fam` in the series whose labels end with `labels_tail`, at timestamp ts
- * (seconds); fails the test when there is no such sample. */
-static double value(const char *fam, const char *labels_tail, long ts)
+ * (seconds), into *v; false when there is no such sample. */
+static bool find(const char *fam, const char *labels_tail, long ts, double *v)
 {
     size_t fl = strlen(fam), tl = strlen(labels_tail);
     for (const char *line = om; *line;) {
@@ -59,15 +65,24 @@ static double value(const char *fam, const char *labels_tail, long ts)
         if (n > fl && !strncmp(line, fam, fl) && line[fl] == '{' && brace &&
             (size_t)(brace + 1 - line) >= tl && !strncmp(brace + 1 - tl, labels_tail, tl)) {
             char *end;
-            double v = strtod(brace + 1, &end);
+            *v = strtod(brace + 1, &end);
             if (strtol(end, NULL, 10) == ts) {
-                return v;
+                return true;
             }
         }
         line += n + (eol ? 1 : 0);
     }
-    cr_assert_fail("no sample %s{...%s} at %ld", fam, labels_tail, ts);
-    return 0;
+    return false;
+}
+
+/* As find; fails the test when there is no such sample. */
+static double value(const char *fam, const char *labels_tail, long ts)
+{
+    double v = 0;
+    if (!find(fam, labels_tail, ts, &v)) {
+        cr_assert_fail("no sample %s{...%s} at %ld", fam, labels_tail, ts);
+    }
+    return v;
 }
 
 Test(metrics, whole_gpu_busy_fraction_of_each_interval)
@@ -125,7 +140,8 @@ Test(metrics, power_of_busy_sms_at_full_clock)
     cr_expect_float_eq(value("DCGM_FI_DEV_POWER_USAGE", MIGGPU, 1200), 34.3, 1e-3);
 }
 
-Test(metrics, promtool_check_metrics_parses_it)
+/* promtool check metrics on dir/metrics.om: only dcgm-exporter's label-name finding allowed. */
+static void promtool_check(void)
 {
     /* promtool exits 1 on a parse error and 3 on lint findings. dcgm-exporter's own label names
      * (modelName, Hostname, GPU_I_PROFILE) are not snake_case, so its real output draws the
@@ -150,6 +166,11 @@ Test(metrics, promtool_check_metrics_parses_it)
     cr_expect(WEXITSTATUS(st) == 0 || WEXITSTATUS(st) == 3, "promtool exit %d", WEXITSTATUS(st));
     cr_expect_gt(n_lines, 0, "the camelCase finding is expected for dcgm-exporter's labels");
     cr_expect_eq(n_other, 0, "promtool reported something besides dcgm-exporter's label names");
+}
+
+Test(metrics, promtool_check_metrics_parses_it)
+{
+    promtool_check();
 }
 
 Test(metrics, promtool_backfills_it_into_a_tsdb)
@@ -182,4 +203,69 @@ Test(metrics, promtool_backfills_it_into_a_tsdb)
     cr_expect_gt(n_blocks, 0, "%s", out);
     cr_expect_eq(samples, 351, "%s", out);
     cr_expect_eq(series, 27, "%s", out);
+}
+
+/* ---- a re-partitioned GPU (tests/reports/metrics-repart.yaml) -------------------------------
+ * One A100: 7 x 1g.5gb until 360 s, 4g.20gb@0 + 3g.20gb@4 from 360 s (job a on the 3g.20gb over
+ * [360, 1560) holding 2 GiB), time-sliced (MIG off) from 1890 s (job b on a replica over
+ * [1890, 2490) holding 1 GiB); samples every 300 s. A device's series has samples while it
+ * exists (the layout in force at the sample), GPU_I_ID its index on the GPU (whole 0, 1g.5gb@0..6
+ * 1..7, 2g.10gb 8..10, 3g.20gb@0 11, @4 12, 4g.20gb 13, 7g.40gb 14, time-sliced 15); the
+ * GPU-level utilisation and memory only while MIG is off. */
+#define REPART "tests/reports/metrics-repart.yaml"
+#define R_1G0 "GPU_I_PROFILE=\"1g.5gb\",GPU_I_ID=\"1\"}"
+#define R_3G4 "GPU_I_PROFILE=\"3g.20gb\",GPU_I_ID=\"12\"}"
+#define R_4G0 "GPU_I_PROFILE=\"4g.20gb\",GPU_I_ID=\"13\"}"
+#define R_GPU "Hostname=\"mig-0\"}"
+
+static void setup_repart(void)
+{
+    load(REPART);
+}
+
+TestSuite(metrics_repart, .init = setup_repart, .fini = teardown, .timeout = 60);
+
+Test(metrics_repart, an_instance_has_samples_while_it_exists)
+{
+    double v;
+    /* 1g.5gb@0 exists at 0 and 300 (the new layout comes at 360), not after */
+    cr_expect_float_eq(value("DCGM_FI_PROF_GR_ENGINE_ACTIVE", R_1G0, 300), 0, 1e-9);
+    cr_expect_not(find("DCGM_FI_PROF_GR_ENGINE_ACTIVE", R_1G0, 600, &v));
+    /* 3g.20gb@4 from 360 to 1890: busy (360, 600] of (300, 600] = 0.8, then 1, then
+     * (1500, 1560] of (1500, 1800] = 0.2; no sample at 300 (not yet) or 2100 (gone) */
+    cr_expect_not(find("DCGM_FI_PROF_GR_ENGINE_ACTIVE", R_3G4, 300, &v));
+    cr_expect_float_eq(value("DCGM_FI_PROF_GR_ENGINE_ACTIVE", R_3G4, 600), 0.8, 1e-9);
+    cr_expect_float_eq(value("DCGM_FI_PROF_GR_ENGINE_ACTIVE", R_3G4, 900), 1, 1e-9);
+    cr_expect_float_eq(value("DCGM_FI_PROF_GR_ENGINE_ACTIVE", R_3G4, 1800), 0.2, 1e-9);
+    cr_expect_not(find("DCGM_FI_PROF_GR_ENGINE_ACTIVE", R_3G4, 2100, &v));
+    cr_expect_float_eq(value("DCGM_FI_DEV_FB_USED", R_3G4, 600), 2048, 1e-9);
+    cr_expect_float_eq(value("DCGM_FI_DEV_FB_USED", R_3G4, 1800), 0, 1e-9);
+    /* its neighbour 4g.20gb@0 is idle all along, and gone with it */
+    cr_expect_float_eq(value("DCGM_FI_PROF_GR_ENGINE_ACTIVE", R_4G0, 1200), 0, 1e-9);
+    cr_expect_not(find("DCGM_FI_PROF_GR_ENGINE_ACTIVE", R_4G0, 2100, &v));
+}
+
+Test(metrics_repart, gpu_level_series_once_mig_is_off)
+{
+    double v;
+    /* no GPU_UTIL while in MIG mode (up to 1890 s); then b busy (1890, 2100] = 70 %, all of
+     * (2100, 2400], (2400, 2490] = 30 % */
+    cr_expect_not(find("DCGM_FI_DEV_GPU_UTIL", R_GPU, 1800, &v));
+    cr_expect_float_eq(value("DCGM_FI_DEV_GPU_UTIL", R_GPU, 2100), 70, 1e-9);
+    cr_expect_float_eq(value("DCGM_FI_DEV_GPU_UTIL", R_GPU, 2400), 100, 1e-9);
+    cr_expect_float_eq(value("DCGM_FI_DEV_GPU_UTIL", R_GPU, 2700), 30, 1e-9);
+    cr_expect_float_eq(value("DCGM_FI_DEV_FB_USED", R_GPU, 2100), 1024, 1e-9);
+    cr_expect_float_eq(value("DCGM_FI_DEV_FB_USED", R_GPU, 2700), 0, 1e-9);
+    cr_expect_not(find("DCGM_FI_DEV_FB_USED", R_GPU, 1800, &v));
+    /* power has a sample at every time, whatever the mode */
+    cr_expect(find("DCGM_FI_DEV_POWER_USAGE", R_GPU, 1800, &v));
+}
+
+Test(metrics_repart, promtool_parses_and_backfills_it)
+{
+    promtool_check();
+    char cmd[256], out[8192];
+    snprintf(cmd, sizeof cmd,
+             "promtool tsdb create-blocks-from openmetrics %s/metrics.om %s/tsdb 2>&1", dir, dir);
+    cr_assert_eq(test_sh(cmd, out, sizeof out), 0, "%s", out);
 }
