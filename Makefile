@@ -154,6 +154,9 @@ bench: deps
 	./slicesim bench fluid --pending 100000 --events 500000
 	./slicesim bench run experiments/traces/openb-fgd.yaml --set policy.scheduler=fgd \
 	    -o $(BENCH_OUT)/openb-fgd --target-s 1 --target-mb 200
+	./slicesim bench run experiments/traces/openb-fgd.yaml --set policy.scheduler=k8s \
+	    -o $(BENCH_OUT)/openb-k8s --target-s 1 --target-mb 200
+	./slicesim bench run experiments/traces/philly-mig.yaml -o $(BENCH_OUT)/philly-mig --target-s 2
 	./slicesim bench run experiments/bench/philly-full.yaml -o $(BENCH_OUT)/philly --target-s 2
 	./slicesim bench run experiments/bench/nodes-30k.yaml -o $(BENCH_OUT)/nodes-30k
 	./slicesim bench run experiments/bench/synth-10k-1m.yaml -o $(BENCH_OUT)/synth \

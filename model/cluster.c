@@ -25,6 +25,7 @@ struct cluster {
     uint32_t gpus_busy, sms_busy;
     gpu_id *node_first_gpu;                            /* n_nodes + 1 */
     uint64_t *cpu_cap, *cpu_used, *mem_cap, *mem_used; /* per node */
+    uint64_t *node_ver; /* per node: bumped on every change a policy can see (cluster_node_version) */
     capidx **free_ix;                                  /* per resource: free units per node */
     capidx *share_ix; /* per node: the largest free milli-GPU of its shareable GPUs */
     uint32_t n_shareable;
@@ -262,6 +263,7 @@ int cluster_create(const cluster_cfg *cfg, cluster **out, char *why, size_t why_
     c->cpu_used = xcalloc(cfg->n_nodes, sizeof(uint64_t), "node cpu");
     c->mem_cap = xcalloc(cfg->n_nodes, sizeof(uint64_t), "node memory");
     c->mem_used = xcalloc(cfg->n_nodes, sizeof(uint64_t), "node memory");
+    c->node_ver = xcalloc(cfg->n_nodes, sizeof(uint64_t), "node versions");
     c->gpus = xcalloc(n_gpus ? n_gpus : 1, sizeof(cluster_gpu), "cluster gpus");
     c->devs = xcalloc(n_devs ? n_devs : 1, sizeof(cluster_device), "cluster devices");
     for (node_id n = 0; n < cfg->n_nodes; n++) {
@@ -342,6 +344,7 @@ void cluster_destroy(cluster *c)
     free(c->cpu_used);
     free(c->mem_cap);
     free(c->mem_used);
+    free(c->node_ver);
     free(c->node_names);
     free(c->node_first);
     free(c->gpu_busy_devs);
@@ -479,6 +482,7 @@ bool cluster_mem_fits(const cluster *c, dev_id id, uint64_t mem_bytes)
 static void hold_unit(cluster *c, cluster_device *d)
 {
     SIM_ASSERT(d->used < d->slots && !d->cordoned && d->active);
+    c->node_ver[d->node]++;
     if (d->used++ == 0) {
         c->sms_busy += (uint32_t)d->sms;
         c->gpus_busy += c->gpu_busy_devs[d->gpu]++ == 0;
@@ -492,6 +496,7 @@ static void hold_unit(cluster *c, cluster_device *d)
 static void release_unit(cluster *c, cluster_device *d)
 {
     SIM_ASSERT(d->used > 0);
+    c->node_ver[d->node]++;
     if (--d->used == 0) {
         c->sms_busy -= (uint32_t)d->sms;
         c->gpus_busy -= --c->gpu_busy_devs[d->gpu] == 0;
@@ -539,6 +544,7 @@ void cluster_take_share(cluster *c, dev_id id, uint32_t milli, uint64_t mem_byte
     if (d->milli_used == 0) {
         hold_unit(c, d);
     }
+    c->node_ver[d->node]++;
     d->milli_used += milli;
     d->mem_used_bytes += mem_bytes;
     c->milli_used += milli;
@@ -550,6 +556,7 @@ void cluster_give_share(cluster *c, dev_id id, uint32_t milli, uint64_t mem_byte
     SIM_ASSERT(id < c->n_devs);
     cluster_device *d = &c->devs[id];
     SIM_ASSERT(d->shareable && d->milli_used >= milli && d->mem_used_bytes >= mem_bytes);
+    c->node_ver[d->node]++;
     d->milli_used -= milli;
     d->mem_used_bytes -= mem_bytes;
     c->milli_used -= milli;
@@ -581,6 +588,7 @@ void cluster_set_cordoned(cluster *c, dev_id id, bool on)
         c->blocked[i] -= d->slots - d->used;
     }
     d->cordoned = on;
+    c->node_ver[d->node]++;
     index_node_res(c, d->node, d->resource);
     if (d->shareable) {
         index_node_share(c, d->node);
@@ -624,6 +632,7 @@ void cluster_node_take(cluster *c, node_id n, uint64_t cpu_milli, uint64_t mem_b
                mem_bytes <= cluster_node_mem_free(c, n));
     c->cpu_used[n] += c->cpu_cap[n] ? cpu_milli : 0;
     c->mem_used[n] += c->mem_cap[n] ? mem_bytes : 0;
+    c->node_ver[n]++;
 }
 
 void cluster_node_give(cluster *c, node_id n, uint64_t cpu_milli, uint64_t mem_bytes)
@@ -634,6 +643,7 @@ void cluster_node_give(cluster *c, node_id n, uint64_t cpu_milli, uint64_t mem_b
     SIM_ASSERT(c->cpu_used[n] >= cpu_milli && c->mem_used[n] >= mem_bytes);
     c->cpu_used[n] -= cpu_milli;
     c->mem_used[n] -= mem_bytes;
+    c->node_ver[n]++;
 }
 
 node_id cluster_next_node(const cluster *c, res_id r, uint32_t k, node_id from)
@@ -690,6 +700,7 @@ void cluster_set_active(cluster *c, dev_id id, bool on)
     if (on) {
         c->gpus[d->gpu].sharing = d->sharing;
     }
+    c->node_ver[d->node]++;
     index_node_res(c, d->node, d->resource);
     index_node_share(c, d->node);
 }
@@ -698,4 +709,11 @@ void cluster_set_mig_mode(cluster *c, gpu_id g, bool on)
 {
     SIM_ASSERT(g < c->n_gpus && c->gpus[g].reconfigurable);
     c->gpus[g].mig_enabled = on;
+    c->node_ver[c->gpus[g].node]++;
+}
+
+uint64_t cluster_node_version(const cluster *c, node_id n)
+{
+    SIM_ASSERT(n < c->n_nodes);
+    return c->node_ver[n];
 }

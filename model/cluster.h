@@ -228,6 +228,11 @@ void cluster_set_active(cluster *c, dev_id d, bool on);
  * time-sliced candidate makes it CLUSTER_SHARE_TIMESLICE, any other NONE. */
 void cluster_set_mig_mode(cluster *c, gpu_id g, bool on);
 
+/* Version of node n: a counter that changes whenever anything of the node a policy can see
+ * changes (units or shares taken or given, memory held, CPU and host memory, cordons, active
+ * devices, MIG mode); equal versions mean an unchanged node. Starts at 0. For caches. */
+uint64_t cluster_node_version(const cluster *c, node_id n);
+
 /* Share of a GPU one unit of device d stands for: a whole GPU 1, a MIG instance its compute
  * slices over the GPU's (3g.20gb: 3/7), divided by the device's slots (replicas). For GPU-hours. */
 double cluster_unit_gpu_share(const cluster *c, dev_id d);

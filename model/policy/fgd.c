@@ -12,6 +12,7 @@
  * score is not truncated to an integer, so fewer ties reach the random tie-break.
  */
 #include <math.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "model/policy/kube.h"
@@ -52,6 +53,20 @@ static double sigmoid_score(kube *k, double before, const frag_node *a)
     return 100.0 / (1.0 + exp(-d));
 }
 
+/* Does an earlier usable GPU than i have the same free share? The fragmentation depends on the
+ * multiset of free shares (frag.h), so taking either leaves equal measures: the earlier one
+ * scores the same and wins the tie (lowest index), and i need not be evaluated. */
+static bool same_as_earlier(const kube_pod *p, const kube_node *n, uint32_t i)
+{
+    for (uint32_t e = 0; e < i; e++) {
+        if (n->gpu_ok[e] && n->fn.milli_left[e] >= p->shape.milli &&
+            n->fn.milli_left[e] == n->fn.milli_left[i]) {
+            return true;
+        }
+    }
+    return false;
+}
+
 /* Best score over the GPUs a share may take (index into *gpu), or over the whole-GPU placement. */
 static double fgd_eval(kube *k, const kube_pod *p, const kube_node *n, int *gpu)
 {
@@ -63,7 +78,7 @@ static double fgd_eval(kube *k, const kube_pod *p, const kube_node *n, int *gpu)
     }
     double best = -INFINITY;
     for (uint32_t i = 0; i < n->fn.n_gpus; i++) {
-        if (!n->gpu_ok[i] || n->fn.milli_left[i] < p->shape.milli) {
+        if (!n->gpu_ok[i] || n->fn.milli_left[i] < p->shape.milli || same_as_earlier(p, n, i)) {
             continue;
         }
         frag_node a = after(p, n, (int)i);

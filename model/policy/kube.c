@@ -28,6 +28,25 @@ struct kube_scratch {
 };
 typedef struct kube_scratch kscratch;
 
+/* The cached filter and score of one node for one pod shape. */
+typedef struct centry {
+    uint64_t ver;  /* pol_node_version + 1 when filled; 0: empty */
+    uint32_t aver; /* the node's affinity version when filled */
+    bool fits;
+    double score;
+} centry;
+
+/* Filter and score results per pod shape and node (the cycle's cache, kube.h). At most
+ * CACHE_ENTRIES entries in all: shapes past that are not cached. */
+#define CACHE_SHAPES 256
+#define CACHE_ENTRIES (1u << 21)
+struct kube_cache {
+    uint32_t *aver; /* per node: changes of its affinity counts */
+    kube_pod shapes[CACHE_SHAPES];
+    centry *entries[CACHE_SHAPES]; /* per shape: n_nodes entries */
+    size_t n_shapes, max_shapes;
+};
+
 static void nstate_alloc(nstate *s, uint32_t n)
 {
     s->dev_free = xcalloc(n, sizeof(uint32_t), "node state");
@@ -43,23 +62,6 @@ static void nstate_free(nstate *s)
     free(s->dev_ok);
     free(s->dev_gpu);
 }
-
-static void nstate_copy(nstate *dst, const nstate *src)
-{
-    uint32_t *f = dst->dev_free, *u = dst->dev_used, *g = dst->dev_gpu;
-    bool *ok = dst->dev_ok;
-    *dst = *src;
-    dst->dev_free = f;
-    dst->dev_used = u;
-    dst->dev_gpu = g;
-    dst->dev_ok = ok;
-    memcpy(f, src->dev_free, src->n_devs * sizeof *f);
-    memcpy(u, src->dev_used, src->n_devs * sizeof *u);
-    memcpy(g, src->dev_gpu, src->n_devs * sizeof *g);
-    memcpy(ok, src->dev_ok, src->n_devs * sizeof *ok);
-    dst->kn.gpu_ok = dst->gpu_ok;
-}
-
 
 /* ---- setup ---------------------------------------------------------------------------------- */
 
@@ -115,6 +117,11 @@ static void setup(kube *k, const cluster_view *cv)
     nstate_alloc(&s->trial, max_devs);
     s->taken = xcalloc(max_devs, sizeof(uint32_t), "kube scratch");
     k->scratch = s;
+    struct kube_cache *c = xcalloc(1, sizeof *c, "kube cache");
+    c->aver = xcalloc(k->n_nodes ? k->n_nodes : 1, sizeof(uint32_t), "kube cache");
+    c->max_shapes = k->n_nodes ? CACHE_ENTRIES / k->n_nodes : 0;
+    c->max_shapes = c->max_shapes < CACHE_SHAPES ? c->max_shapes : CACHE_SHAPES;
+    k->cache = c;
     if (k->pol->typical) {
         size_t n = 0;
         for (job_id j = 0; j < k->n_jobs; j++) {
@@ -152,11 +159,21 @@ void kube_fini(void *self)
         free(k->placed[j]);
     }
     free(k->placed);
+    free(k->placed_prio);
+    free(k->placed_count);
     rng_stream_close(k->rng);
     frag_typical_fini(&k->typ);
     frag_memo_fini(&k->memo);
     free(k->units);
     free(k->nodes);
+    struct kube_cache *c = k->cache;
+    if (c) {
+        for (size_t i = 0; i < c->n_shapes; i++) {
+            free(c->entries[i]);
+        }
+        free(c->aver);
+        free(c);
+    }
     kscratch *s = k->scratch;
     if (s) {
         nstate_free(&s->cand);
@@ -217,6 +234,37 @@ static void dequeue_at(kube *k, size_t i)
 
 static void unbook(kube *k, const cluster_view *cv, job_id j);
 
+/* One more (delta 1) or one fewer (-1) placed job of priority prio. */
+static void count_placed(kube *k, int32_t prio, int delta)
+{
+    size_t i = 0;
+    while (i < k->n_prio && k->placed_prio[i] < prio) {
+        i++;
+    }
+    if (i == k->n_prio || k->placed_prio[i] != prio) {
+        SIM_ASSERT(delta > 0);
+        if (k->n_prio == k->cap_prio) {
+            k->cap_prio = k->cap_prio ? 2 * k->cap_prio : 4;
+            k->placed_prio = xrealloc(k->placed_prio, k->cap_prio * sizeof(int32_t), "priorities");
+            k->placed_count =
+                xrealloc(k->placed_count, k->cap_prio * sizeof(uint32_t), "priorities");
+        }
+        memmove(k->placed_prio + i + 1, k->placed_prio + i, (k->n_prio - i) * sizeof(int32_t));
+        memmove(k->placed_count + i + 1, k->placed_count + i, (k->n_prio - i) * sizeof(uint32_t));
+        k->placed_prio[i] = prio;
+        k->placed_count[i] = 0;
+        k->n_prio++;
+    }
+    SIM_ASSERT(delta > 0 || k->placed_count[i] > 0);
+    k->placed_count[i] += (uint32_t)delta;
+    if (k->placed_count[i] == 0) {
+        memmove(k->placed_prio + i, k->placed_prio + i + 1, (k->n_prio - i - 1) * sizeof(int32_t));
+        memmove(k->placed_count + i, k->placed_count + i + 1,
+                (k->n_prio - i - 1) * sizeof(uint32_t));
+        k->n_prio--;
+    }
+}
+
 void kube_on_arrival(void *self, const cluster_view *cv, job_id j, decision_buf *out)
 {
     (void)out;
@@ -237,7 +285,11 @@ static void unbook(kube *k, const cluster_view *cv, job_id j)
         uint32_t n_workers = job_pod_of(cv, j, &kp);
         for (uint32_t w = 0; w < n_workers; w++) {
             k->affinity[(size_t)nodes[w] * KUBE_TAGS + kp.tag]--;
+            k->cache->aver[nodes[w]]++;
         }
+        pol_job pj;
+        pol_job_get(cv, j, &pj);
+        count_placed(k, pj.pod.priority, -1);
         free(nodes);
         k->placed[j] = NULL;
     }
@@ -441,6 +493,71 @@ static node_id next_candidate(const cluster_view *cv, const kube_pod *p, bool kn
     return from;
 }
 
+static bool same_spec(const char *a, const char *b)
+{
+    return a == b || (a && b && !strcmp(a, b)) || (!a && !*b) || (!b && !*a);
+}
+
+/* Do pods p and q look the same to the filter and to every score (kube_pod's fields)? */
+static bool same_pod(const kube_pod *p, const kube_pod *q)
+{
+    return p->shape.n_gpu == q->shape.n_gpu && p->shape.milli == q->shape.milli &&
+           p->shape.cpu_milli == q->shape.cpu_milli && p->whole == q->whole &&
+           (!p->whole || p->res == q->res) && p->mem_bytes == q->mem_bytes && p->tag == q->tag &&
+           same_spec(p->shape.gpu_spec, q->shape.gpu_spec);
+}
+
+/* The cache entries of pod shape p (n_nodes of them), or NULL when it is not cached. */
+static centry *cache_of(kube *k, const kube_pod *p)
+{
+    struct kube_cache *c = k->cache;
+    for (size_t i = 0; i < c->n_shapes; i++) {
+        if (same_pod(&c->shapes[i], p)) {
+            return c->entries[i];
+        }
+    }
+    if (c->n_shapes == c->max_shapes) {
+        return NULL;
+    }
+    c->shapes[c->n_shapes] = *p;
+    c->entries[c->n_shapes] = xcalloc(k->n_nodes, sizeof(centry), "kube cache");
+    return c->entries[c->n_shapes++];
+}
+
+/* Did one of the job's earlier workers (0..w-1) go to node n? (its state then differs from the
+ * cluster's, so the cache does not apply) */
+static bool gang_on(const kube *k, node_id n, uint32_t w)
+{
+    for (uint32_t v = 0; v < w; v++) {
+        if (k->nodes[v] == n) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Filter and score node n for worker w of job j: true when it fits, its score in *score.
+ * From the cache when the node and its affinity are as they were when the entry was filled. */
+static bool filter_score(kube *k, const cluster_view *cv, const pol_job *j, const kube_pod *p,
+                         uint32_t w, centry *ce, node_id n, double *score)
+{
+    centry *e = ce && !gang_on(k, n, w) ? &ce[n] : NULL;
+    uint64_t ver = e ? pol_node_version(cv, n) + 1 : 0;
+    uint32_t aver = k->cache->aver[n];
+    if (e && e->ver == ver && e->aver == aver) {
+        *score = e->score;
+        return e->fits;
+    }
+    nstate *cand = &k->scratch->cand;
+    load_node(cv, k, n, p, j, w, cand);
+    bool ok = fits(p, cand);
+    *score = ok ? k->pol->score(k, p, &cand->kn) : 0;
+    if (e) {
+        *e = (centry){.ver = ver, .aver = aver, .fits = ok, .score = *score};
+    }
+    return ok;
+}
+
 /* Choose a node for worker w of job j; true and the chosen state in scratch->best. */
 static bool choose_node(kube *k, const cluster_view *cv, const pol_job *j, const kube_pod *p,
                         bool known, uint32_t w)
@@ -452,29 +569,32 @@ static bool choose_node(kube *k, const cluster_view *cv, const pol_job *j, const
     node_id start = sample ? k->next_start % n_nodes : 0;
     uint32_t found = 0, ties = 0;
     double best = -INFINITY;
-    node_id last = start;
+    node_id last = start, chosen = 0;
+    centry *ce = known ? cache_of(k, p) : NULL;
     for (int pass = 0; pass < (sample && start > 0 ? 2 : 1) && found < want; pass++) {
         node_id lo = pass == 0 ? start : 0, hi = pass == 0 ? n_nodes : start;
         for (node_id n = next_candidate(cv, p, known, lo); n < hi && found < want;
              n = next_candidate(cv, p, known, n + 1)) {
-            load_node(cv, k, n, p, j, w, &s->cand);
+            double sc;
             last = n;
-            if (!fits(p, &s->cand)) {
+            if (!filter_score(k, cv, j, p, w, ce, n, &sc)) {
                 continue;
             }
             found++;
-            double sc = k->pol->score(k, p, &s->cand.kn);
             if (sc > best) {
                 best = sc;
                 ties = 1;
-                nstate_copy(&s->best, &s->cand);
+                chosen = n;
             } else if (sc == best && kube_draw(k, ++ties) == 0) {
-                nstate_copy(&s->best, &s->cand); /* reservoir sampling */
+                chosen = n; /* reservoir sampling */
             }
         }
     }
     if (sample) {
         k->next_start = (last + 1) % n_nodes;
+    }
+    if (found > 0) {
+        load_node(cv, k, chosen, p, j, w, &s->best);
     }
     return found > 0;
 }
@@ -512,6 +632,10 @@ static bool try_place(kube *k, const cluster_view *cv, const pol_job *j, decisio
     memcpy(nodes, k->nodes, j->n_workers * sizeof(node_id));
     for (uint32_t w = 0; w < j->n_workers; w++) {
         k->affinity[(size_t)nodes[w] * KUBE_TAGS + p.tag]++;
+        k->cache->aver[nodes[w]]++;
+    }
+    if (!k->placed[j->id]) {
+        count_placed(k, j->pod.priority, 1);
     }
     free(k->placed[j->id]);
     k->placed[j->id] = nodes;
@@ -583,8 +707,8 @@ static bool try_preempt(kube *k, const cluster_view *cv, const pol_job *j, decis
     kube_pod p;
     bool known;
     pod_of(cv, j, &p, &known);
-    if (!known) {
-        return false;
+    if (!known || k->n_prio == 0 || k->placed_prio[0] >= j->pod.priority) {
+        return false; /* no running job of lower priority: no victim */
     }
     size_t nv = 0, cap = 0;
     victim *vs = NULL;
@@ -654,27 +778,27 @@ static bool try_preempt(kube *k, const cluster_view *cv, const pol_job *j, decis
 
 static bool same_shape(const pol_job *a, const pol_job *b)
 {
+    /* the numbers first: the resource names are compared only when everything else agrees */
     return a->per_worker == b->per_worker && a->n_workers == b->n_workers &&
            a->pod.gpu_milli == b->pod.gpu_milli && a->pod.cpu_milli == b->pod.cpu_milli &&
            a->pod.host_mem_bytes == b->pod.host_mem_bytes && a->pod.gpu_spec == b->pod.gpu_spec &&
-           a->pod.priority == b->pod.priority && !strcmp(a->resource ? a->resource : "",
-                                                         b->resource ? b->resource : "");
+           a->pod.priority == b->pod.priority &&
+           (a->resource == b->resource ||
+            !strcmp(a->resource ? a->resource : "", b->resource ? b->resource : ""));
 }
 
-/* Remember the shape of j as failed in this round (a bounded memo). */
-static void remember_failed(kube *k, job_id j)
+/* Remember the shape of j as failed in this round (a bounded memo of the jobs' copies). */
+static void remember_failed(kube *k, const pol_job *j)
 {
     if (k->n_failed < KUBE_MEMO) {
-        k->failed_jobs[k->n_failed++] = j;
+        k->failed_jobs[k->n_failed++] = *j;
     }
 }
 
-static bool failed_before(kube *k, const cluster_view *cv, const pol_job *j)
+static bool failed_before(const kube *k, const pol_job *j)
 {
     for (size_t i = 0; i < k->n_failed; i++) {
-        pol_job f;
-        pol_job_get(cv, k->failed_jobs[i], &f);
-        if (same_shape(&f, j)) {
+        if (same_shape(&k->failed_jobs[i], j)) {
             return true;
         }
     }
@@ -719,11 +843,11 @@ bool kube_pick(void *self, const cluster_view *cv, decision_buf *out)
     while (k->round && k->cursor < k->n_queue) {
         pol_job j;
         pol_job_get(cv, k->queue[k->cursor], &j);
-        if (!failed_before(k, cv, &j)) {
+        if (!failed_before(k, &j)) {
             if (cycle(k, cv, k->cursor, out)) {
                 return true; /* placed (the queue moved up) or preempted (retry it next) */
             }
-            remember_failed(k, j.id);
+            remember_failed(k, &j);
         }
         k->cursor++;
     }

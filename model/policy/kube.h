@@ -14,6 +14,9 @@
  *    costs nothing. With `sample`, the search stops after kube-scheduler's numFeasibleNodesToFind
  *    (percentageOfNodesToScore adaptive: 50% - nodes/125, at least 5%, at least 100 nodes) and
  *    starts where the previous cycle stopped; otherwise every feasible node is scored.
+ *    Filter and score results are cached per pod shape (everything of the pod that they read)
+ *    and node, and reused while the node's version (pol_node_version) and its affinity counts
+ *    are unchanged: the same results, computed once per node change rather than per cycle.
  *  - Score: the policy's function; the highest wins, ties broken uniformly at random with the
  *    run's seed (selectHost's reservoir sampling).
  *  - Bind: whole units go to the node's devices of the resource with the fewest units in use
@@ -65,7 +68,9 @@ typedef struct kube kube;
 
 typedef struct kube_policy {
     const char *name;
-    /* Score of node n for pod p (higher is better). */
+    /* Score of node n for pod p (higher is better). It must be a function of p and n alone
+     * (it may use kube_frag, not kube_draw): the cycle caches it per node state and pod shape
+     * and does not call it again while neither changed. */
     double (*score)(kube *k, const kube_pod *p, const kube_node *n);
     /* For a fractional pod: index (into n->fn.milli_left) of the GPU to use, among those with
      * enough free. NULL: best fit (least free that suffices, lowest index on ties). */
@@ -83,17 +88,21 @@ struct kube {
     bool round;         /* a retry round is under way */
     bool has_new;       /* a job arrived: try it first */
     job_id new_job;
-    job_id failed_jobs[KUBE_MEMO]; /* jobs whose shapes failed in this round */
+    pol_job failed_jobs[KUBE_MEMO]; /* jobs whose shapes failed in this round */
     size_t n_failed;
     struct kube_scratch *scratch; /* node states for filtering and scoring; owned */
     rng_stream *rng;      /* ties and random choices; opened from the run's seed */
     node_id next_start;   /* where the sampled search starts */
     uint32_t *affinity;   /* n_nodes * KUBE_TAGS */
     node_id **placed;     /* per job: node of each worker while running */
+    int32_t *placed_prio; /* distinct priorities of the placed jobs, ascending */
+    uint32_t *placed_count; /* placed jobs of each of them */
+    size_t n_prio, cap_prio;
     uint32_t n_jobs, n_nodes;
     frag_typical typ;
     frag_memo memo;       /* fragmentation of node states under typ (kube_frag) */
     bool have_typ;
+    struct kube_cache *cache; /* filter and score results per pod shape and node; owned */
     dev_id *units;        /* placement scratch */
     node_id *nodes;
     size_t cap_units, cap_nodes;

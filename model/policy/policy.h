@@ -133,6 +133,10 @@ uint64_t pol_node_cpu_capacity(const cluster_view *cv, node_id n);
 uint64_t pol_node_cpu_free(const cluster_view *cv, node_id n);
 uint64_t pol_node_mem_capacity(const cluster_view *cv, node_id n);
 uint64_t pol_node_mem_free(const cluster_view *cv, node_id n);
+/* Version of node n: equal values mean nothing of the node the view shows has changed (its
+ * devices' units and shares, memory held, CPU and host memory, cordons, active devices); a
+ * policy may cache what it derived from the node under it. */
+uint64_t pol_node_version(const cluster_view *cv, node_id n);
 /* Free-capacity index: the lowest node >= from with at least k free units of r, or with a
  * shareable GPU with at least milli free; pol_n_nodes when none. O(log nodes). */
 node_id pol_next_node(const cluster_view *cv, res_id r, uint32_t k, node_id from);

@@ -140,6 +140,11 @@ uint64_t pol_node_mem_free(const cluster_view *cv, node_id n)
     return cluster_node_mem_free(cv->c, n);
 }
 
+uint64_t pol_node_version(const cluster_view *cv, node_id n)
+{
+    return cluster_node_version(cv->c, n);
+}
+
 node_id pol_next_node(const cluster_view *cv, res_id r, uint32_t k, node_id from)
 {
     return cluster_next_node(cv->c, r, k, from);

@@ -121,6 +121,53 @@ Test(sched, fractional_shares_and_node_cpu_are_booked)
     cluster_destroy(c);
 }
 
+Test(sched, node_version_changes_exactly_when_the_node_does)
+{
+    /* Two nodes of one whole GPU each (devices 0 and 1), node 0 stating CPU and memory. Every
+     * change to a node moves its version and leaves the other's alone; a cordon that is
+     * already in place changes nothing. */
+    gpu_type g = test_gpu();
+    cluster_gpu_cfg gpus[1] = {{.type = &g}};
+    cluster_node_cfg nodes[2] = {
+        {.name = "a", .n_gpus = 1, .gpus = gpus, .cpu_milli = 8000, .host_mem_bytes = 1000},
+        {.name = "b", .n_gpus = 1, .gpus = gpus}};
+    cluster_cfg cc = {.n_nodes = 2, .nodes = nodes};
+    cluster *c = NULL;
+    char why[128];
+    cr_assert_eq(cluster_create(&cc, &c, why, sizeof why), 0);
+    uint64_t a = cluster_node_version(c, 0), b = cluster_node_version(c, 1);
+    cluster_take_share(c, 0, 300, 0); /* node a's GPU */
+    cr_assert_neq(cluster_node_version(c, 0), a);
+    cr_assert_eq(cluster_node_version(c, 1), b);
+    a = cluster_node_version(c, 0);
+    cluster_take_share(c, 0, 200, 0); /* a second share: the unit was already held */
+    cr_assert_neq(cluster_node_version(c, 0), a);
+    a = cluster_node_version(c, 0);
+    cluster_give_share(c, 0, 200, 0);
+    cr_assert_neq(cluster_node_version(c, 0), a);
+    a = cluster_node_version(c, 0);
+    cluster_node_take(c, 0, 1000, 100); /* CPU and memory only */
+    cr_assert_neq(cluster_node_version(c, 0), a);
+    a = cluster_node_version(c, 0);
+    cluster_node_give(c, 0, 1000, 100);
+    cr_assert_neq(cluster_node_version(c, 0), a);
+    a = cluster_node_version(c, 0);
+    cr_assert_eq(cluster_node_version(c, 1), b);
+    cluster_take(c, 1, 0); /* node b's GPU, whole */
+    cr_assert_neq(cluster_node_version(c, 1), b);
+    b = cluster_node_version(c, 1);
+    cluster_give(c, 1, 0);
+    cr_assert_neq(cluster_node_version(c, 1), b);
+    b = cluster_node_version(c, 1);
+    cluster_set_cordoned(c, 1, true);
+    cr_assert_neq(cluster_node_version(c, 1), b);
+    b = cluster_node_version(c, 1);
+    cluster_set_cordoned(c, 1, true); /* no change */
+    cr_assert_eq(cluster_node_version(c, 1), b);
+    cr_assert_eq(cluster_node_version(c, 0), a);
+    cluster_destroy(c);
+}
+
 /* ---- policies on hand-solved small clusters ---------------------------------------------- */
 
 typedef struct senv {
@@ -368,6 +415,36 @@ Test(sched, best_fit_shares_fill_the_fullest_gpu_that_fits)
     cr_assert_eq(sjob(w, 2)->units[0], 1);
     cr_assert_eq(cluster_share_free(world_cluster(w), 0), 100);
     cr_assert_eq(cluster_share_free(world_cluster(w), 1), 500);
+    world_destroy(w);
+}
+
+Test(sched, cached_scores_follow_the_nodes_as_they_fill_and_empty)
+{
+    /* bestfit on 2 nodes x 1 GPU, pods of one shape (300 milli, the same cache entries), all
+     * long but pod 1 (ends at 10 s). BestFit prefers the node with the least idle share left.
+     * Pod 0: both idle, a tie: node X (random). Pods 1 and 2: X has less left (700, then 400):
+     * X, which must be seen from X's new state, not the cached idle one. Pod 3: X has 100 left,
+     * too small: node Y; pods 4 and 5: Y (700, 400 left; X cannot). At 10 s pod 1 ends: X has
+     * 400 free, Y 100. Pod 6 at 20 s: only X fits. Pod 7 at 21 s: 100 left on each: queued. */
+    uint32_t per[2] = {1, 1};
+    senv e;
+    senv_init(&e, "bestfit", 2, per);
+    for (int i = 0; i < 6; i++) {
+        sadd(&e, i, 1, 1, i == 1 ? 9 : 1000, 300, 0);
+    }
+    sadd(&e, 20, 1, 1, 1000, 300, 0);
+    sadd(&e, 21, 1, 1, 1000, 300, 0);
+    world *w = srun(&e, 100);
+    node_id x = node_of(w, 0, 0), y = 1 - x;
+    cr_assert_eq(node_of(w, 2, 0), x);
+    cr_assert_eq(sjob(w, 1)->state, JOB_DONE);
+    for (job_id j = 3; j < 6; j++) {
+        cr_assert_eq(node_of(w, j, 0), y, "pod %u", j);
+    }
+    cr_assert_eq(node_of(w, 6, 0), x);
+    cr_assert_eq(sjob(w, 7)->state, JOB_QUEUED);
+    cr_assert_eq(cluster_share_free(world_cluster(w), x), 100);
+    cr_assert_eq(cluster_share_free(world_cluster(w), y), 100);
     world_destroy(w);
 }
 
