@@ -28,6 +28,13 @@ typedef struct net_doc {
     src_loc at;
 } net_doc;
 
+typedef struct topo_doc {
+    const char *name, *src;
+    int nvlink; /* comm_nvlink */
+    int64_t gpus_per_root;
+    src_loc at;
+} topo_doc;
+
 typedef struct ddp_doc {
     num bucket_bytes, backward_frac, grad_copy_frac, nccl_buffer_bytes;
 } ddp_doc;
@@ -40,6 +47,8 @@ typedef struct comm_doc {
     size_t n_nets;
     const char *default_net;
     src_loc default_net_at;
+    topo_doc *topos;
+    size_t n_topos;
     ddp_doc ddp;
 } comm_doc;
 
@@ -87,6 +96,19 @@ static const cfg_field net_fields[] = {
     {0},
 };
 
+static const char *const nvlink_names[] = {"switch", "pairs", "none", NULL}; /* comm_nvlink */
+
+static const cfg_field topo_fields[] = {
+    CFG_SELF(topo_doc, at),
+    {"name", CFG_STRING, .required = true, .off = offsetof(topo_doc, name)},
+    {"nvlink", CFG_ENUM, .required = true, .names = nvlink_names,
+     .off = offsetof(topo_doc, nvlink)},
+    {"gpus_per_root", CFG_I64, .required = true, CFG_MIN(1), CFG_MAX(64),
+     .off = offsetof(topo_doc, gpus_per_root)},
+    {"src", CFG_STRING, .required = true, .off = offsetof(topo_doc, src)},
+    {0},
+};
+
 static const cfg_field ddp_fields[] = {
     NUM(bucket_bytes, ddp_doc, big),
     NUM(backward_frac, ddp_doc, frac),
@@ -107,6 +129,8 @@ static const cfg_field doc_fields[] = {
      CFG_SEQ_OF(comm_doc, nets, n_nets, net_doc, net_fields)},
     {"default_network", CFG_STRING, .required = true, .off = offsetof(comm_doc, default_net),
      CFG_LOC(comm_doc, default_net_at)},
+    {"topologies", CFG_SEQ, .required = true, CFG_MIN(1), CFG_MAX(COMM_MAX_TOPOS),
+     CFG_SEQ_OF(comm_doc, topos, n_topos, topo_doc, topo_fields)},
     {"ddp", CFG_MAP, .required = true, .sub = ddp_fields, .off = offsetof(comm_doc, ddp)},
     {0},
 };
@@ -115,6 +139,22 @@ static void check_src(const num *n, diag *d)
 {
     if (n->src && !n->src[0]) {
         diag_error(d, n->at, "src", "empty source; expected where the value comes from, got ''");
+    }
+}
+
+/* Entry i of a named list (networks, topologies): its name fits COMM_NAME_MAX, and `first`, the
+ * index of the first entry of that name (entries from i on are not filled yet), is not earlier. */
+static void check_name(diag *d, src_loc at, const char *list, const char *what, const char *name,
+                       int first, size_t i)
+{
+    char field[32];
+    snprintf(field, sizeof field, "%s.name", list);
+    if (strlen(name) >= COMM_NAME_MAX) {
+        diag_error(d, at, field, "name too long; expected at most %d characters, got '%s'",
+                   COMM_NAME_MAX - 1, name);
+    }
+    if (first >= 0 && first < (int)i) {
+        diag_error(d, at, field, "duplicate %s; expected a new name, got '%s'", what, name);
     }
 }
 
@@ -154,17 +194,23 @@ static void finish(const comm_doc *cd, diag *d, comm_params *out)
     out->n_nets = (int)cd->n_nets;
     for (size_t i = 0; i < cd->n_nets; i++) {
         const net_doc *nd = &cd->nets[i];
-        if (strlen(nd->name) >= COMM_NAME_MAX) {
-            diag_error(d, nd->at, "networks.name",
-                       "name too long; expected at most %d characters, got '%s'",
-                       COMM_NAME_MAX - 1, nd->name);
-        }
-        if (comm_net_find(out, nd->name) >= 0 && comm_net_find(out, nd->name) < (int)i) {
-            diag_error(d, nd->at, "networks.name", "duplicate network; expected a new name, "
-                       "got '%s'", nd->name);
-        }
+        check_name(d, nd->at, "networks", "network", nd->name, comm_net_find(out, nd->name), i);
         snprintf(out->nets[i].name, sizeof out->nets[i].name, "%s", nd->name);
         out->nets[i].line_bytes_per_s = nd->line_gbit_s * 1e9 / 8;
+    }
+    out->n_topos = (int)cd->n_topos;
+    for (size_t i = 0; i < cd->n_topos; i++) {
+        const topo_doc *td = &cd->topos[i];
+        check_name(d, td->at, "topologies", "topology", td->name, comm_topo_find(out, td->name),
+                   i);
+        if (!td->src[0]) {
+            diag_error(d, td->at, "topologies.src",
+                       "empty source; expected where the wiring comes from, got ''");
+        }
+        comm_topo *t = &out->topos[i];
+        snprintf(t->name, sizeof t->name, "%s", td->name);
+        t->nvlink = (comm_nvlink)td->nvlink; /* nvlink_names is in comm_nvlink's order */
+        t->gpus_per_root = (int)td->gpus_per_root;
     }
     out->default_net = comm_net_find(out, cd->default_net);
     if (out->default_net < 0) {

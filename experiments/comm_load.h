@@ -7,6 +7,8 @@
  *   ll_bw_frac, host_mem_bytes_per_s, gpus_per_root: {value, src}
  *   networks: [{name, line_gbit_s, src}]   (1..COMM_MAX_NETS, unique names)
  *   default_network: NAME                   (one of networks)
+ *   topologies: [{name, nvlink: switch|pairs|none, gpus_per_root, src}]  (1..COMM_MAX_TOPOS,
+ *                                            unique names; what a node group's topology: names)
  *   ddp: {bucket_bytes, backward_frac, grad_copy_frac, nccl_buffer_bytes}
  * Errors go through diag with the fixed message shape.
  * Ownership: comm_params is plain data filled in the caller's struct. Units: as in model/comm.h

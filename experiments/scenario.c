@@ -263,6 +263,9 @@ static const cfg_field group_fields[] = {
      .off = offsetof(scenario_node_group, gpus_per_node)},
     {"sharing", CFG_CUSTOM, .parse = scenario__parse_sharing, .expect = SHARING_EXPECT,
      .off = offsetof(scenario_node_group, sharing)},
+    {"topology", CFG_STRING, .off = offsetof(scenario_node_group, topology),
+     .expect = "a topology of model/comm.yaml, like nvswitch or pcie",
+     CFG_LOC(scenario_node_group, topology_at)},
     {0},
 };
 

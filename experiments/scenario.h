@@ -113,7 +113,9 @@ typedef struct scenario_node_group {
     uint64_t cpu_milli;      /* CPU capacity per node, milli-cores; 0 = not stated */
     uint64_t host_mem_bytes; /* host memory per node, bytes; 0 = not stated */
     const char *trace_model; /* the GPU model as a node-list trace names it, or NULL */
-    src_loc at, gpu_at;
+    const char *topology;    /* how the nodes' GPUs are wired: a topology of model/comm.yaml
+                              * (checked by the run), or NULL: as the GPU type says */
+    src_loc at, gpu_at, topology_at;
 } scenario_node_group;
 
 /* One `gpu_map` entry of a traced cluster: the trace's GPU model -> a catalog type. */

@@ -20,13 +20,35 @@ int comm_net_find(const comm_params *p, const char *name)
     return -1;
 }
 
-void comm_net_names(const comm_params *p, char *buf, size_t n)
+/* Names (stride bytes apart, each starting with its name) ", "-separated into buf. */
+static void names_list(const char *first, size_t stride, int count, char *buf, size_t n)
 {
     size_t used = 0;
     buf[0] = '\0';
-    for (int i = 0; i < p->n_nets && used < n; i++) {
-        used += (size_t)snprintf(buf + used, n - used, "%s%s", i ? ", " : "", p->nets[i].name);
+    for (int i = 0; i < count && used < n; i++) {
+        used += (size_t)snprintf(buf + used, n - used, "%s%s", i ? ", " : "",
+                                 first + (size_t)i * stride);
     }
+}
+
+void comm_net_names(const comm_params *p, char *buf, size_t n)
+{
+    names_list(p->nets[0].name, sizeof p->nets[0], p->n_nets, buf, n);
+}
+
+int comm_topo_find(const comm_params *p, const char *name)
+{
+    for (int i = 0; i < p->n_topos; i++) {
+        if (!strcmp(p->topos[i].name, name)) {
+            return i;
+        }
+    }
+    return -1;
+}
+
+void comm_topo_names(const comm_params *p, char *buf, size_t n)
+{
+    names_list(p->topos[0].name, sizeof p->topos[0], p->n_topos, buf, n);
 }
 
 /* ---- closed forms ---- */
@@ -132,6 +154,8 @@ int comm_ring_build(const comm_params *p, const comm_node *nodes, int n_nodes,
         double pcie_a = na->pcie_bytes_per_s * p->eff[COMM_LINK_PCIE];
         double pcie_b = nb->pcie_bytes_per_s * p->eff[COMM_LINK_PCIE];
         bool staged = a->mig || b->mig;
+        int grp = na->nvlink_group;
+        bool nvl = na->nvlink_bytes_per_s > 0 && (grp <= 0 || a->gpu / grp == b->gpu / grp);
         comm_link cls;
         if (a->node != b->node) {
             cls = COMM_LINK_NIC;
@@ -156,7 +180,7 @@ int comm_ring_build(const comm_params *p, const comm_node *nodes, int n_nodes,
             add_use(out, &cap, K_HOST, a->node, 0, 2, na->host_bytes_per_s);
             add_use(out, &cap, K_ROOT_DN, b->node, rb, 1, pcie_b);
             add_use(out, &cap, K_PCIE_DN, b->node, b->gpu, 1, pcie_b);
-        } else if (na->nvlink_bytes_per_s > 0) {
+        } else if (nvl) {
             cls = COMM_LINK_NVLINK;
             double nv = na->nvlink_bytes_per_s * p->eff[COMM_LINK_NVLINK];
             add_use(out, &cap, K_NVL_OUT, a->node, a->gpu, 1, nv);

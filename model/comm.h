@@ -13,7 +13,8 @@
  * choice, not the crossing of the two cost lines, so it is a parameter (model/comm.yaml).
  *
  * Link classes and what crosses them (one ring hop = rank i sends to rank i+1):
- *   NVLINK  GPU to GPU on one node when both are whole GPUs with NVLink (per-GPU port, each way);
+ *   NVLINK  GPU to GPU on one node when both are whole GPUs with NVLink in one NVLink domain
+ *           (the node, behind NVSwitch; or a bridged pair) (per-GPU port, each way);
  *   PCIE    GPU to GPU through PCIe peer-to-peer (whole GPUs, no NVLink): the GPU's x16 link
  *           each way, and the root (a PCIe switch or root port shared by `gpus_per_root` GPUs)
  *           uplink when the two GPUs sit under different roots;
@@ -53,6 +54,7 @@ typedef enum comm_proto { COMM_PROTO_LL, COMM_PROTO_SIMPLE, COMM_PROTO_COUNT } c
 
 
 #define COMM_MAX_NETS 8
+#define COMM_MAX_TOPOS 8
 #define COMM_NAME_MAX 24
 
 /* An inter-node network (what `interconnect:` names). */
@@ -60,6 +62,19 @@ typedef struct comm_net {
     char name[COMM_NAME_MAX];
     double line_bytes_per_s; /* one node's NIC line rate, each way */
 } comm_net;
+
+/* How the GPUs of a node are wired (what a node group's `topology:` names). */
+typedef enum comm_nvlink {
+    COMM_NVLINK_SWITCH, /* every pair of GPUs over NVLink (NVSwitch: HGX/DGX boards) */
+    COMM_NVLINK_PAIRS,  /* GPUs 2k and 2k+1 bridged by NVLink; other hops over PCIe */
+    COMM_NVLINK_NONE,   /* no NVLink: GPU to GPU over PCIe peer-to-peer */
+} comm_nvlink;
+
+typedef struct comm_topo {
+    char name[COMM_NAME_MAX];
+    comm_nvlink nvlink;
+    int gpus_per_root; /* GPUs under one PCIe root (switch or root port), >= 1 */
+} comm_topo;
 
 /* The model's parameters (model/comm.yaml). */
 typedef struct comm_params {
@@ -73,6 +88,8 @@ typedef struct comm_params {
     int n_nets;
     comm_net nets[COMM_MAX_NETS];
     int default_net;               /* index into nets */
+    int n_topos;
+    comm_topo topos[COMM_MAX_TOPOS]; /* node topologies (their NVLink rate is the GPU type's) */
     /* DDP (model/ddp.h) */
     double bucket_bytes;           /* gradient bucket size (PyTorch DDP bucket_cap_mb) */
     double backward_frac;          /* share of the GPU time of an iteration spent in backward */
@@ -85,6 +102,11 @@ int comm_net_find(const comm_params *p, const char *name);
 /* The networks' names, ", "-separated, into buf (size n; truncated to fit). */
 void comm_net_names(const comm_params *p, char *buf, size_t n);
 
+/* Index of the topology named `name` in p, or -1. */
+int comm_topo_find(const comm_params *p, const char *name);
+/* The topologies' names, ", "-separated, into buf (size n; truncated to fit). */
+void comm_topo_names(const comm_params *p, char *buf, size_t n);
+
 /* A node as the links see it. Line rates are each way; 0 = no such link. */
 typedef struct comm_node {
     int gpus;                   /* GPUs on the node */
@@ -93,6 +115,9 @@ typedef struct comm_node {
     double pcie_bytes_per_s;    /* per GPU x16 link, and per root uplink */
     double host_bytes_per_s;    /* host-memory copy bandwidth */
     double nic_bytes_per_s;     /* the node's NIC */
+    int nvlink_group;           /* GPUs per NVLink domain: a hop between whole GPUs uses NVLink
+                                   only when both are in one (GPU index / nvlink_group equal);
+                                   0 = the whole node (NVSwitch) */
 } comm_node;
 
 /* Where one rank runs. */

@@ -88,18 +88,34 @@ int ddp_shape(ddp_job *job, char *why, size_t why_len)
     return 0;
 }
 
+comm_node ddp_node(const comm_params *cp, const comm_topo *topo, const gpu_type *g, int gpus,
+                   double nic_bytes_per_s)
+{
+    comm_node n = {
+        .gpus = gpus,
+        .gpus_per_root = topo ? topo->gpus_per_root : cp->gpus_per_root,
+        .nvlink_bytes_per_s = g->nvlink_bytes_per_s / 2, /* the catalog's total is both ways */
+        .pcie_bytes_per_s = g->pcie_bytes_per_s,
+        .host_bytes_per_s = cp->host_mem_bytes_per_s,
+        .nic_bytes_per_s = nic_bytes_per_s,
+        .nvlink_group = 0,
+    };
+    if (topo && topo->nvlink == COMM_NVLINK_NONE) {
+        n.nvlink_bytes_per_s = 0;
+    } else if (topo && topo->nvlink == COMM_NVLINK_PAIRS) {
+        n.nvlink_group = 2;
+    }
+    return n;
+}
+
 void ddp_layout(const ddp_job *job, const comm_params *cp, comm_node *nodes, comm_rank *ranks)
 {
     int k = 0;
     for (int n = 0; n < job->n_nodes; n++) {
-        nodes[n] = (comm_node){
-            .gpus = job->gpus_per_node,
-            .gpus_per_root = job->gpus_per_root > 0 ? job->gpus_per_root : cp->gpus_per_root,
-            .nvlink_bytes_per_s = job->gpu->nvlink_bytes_per_s / 2, /* total is both ways */
-            .pcie_bytes_per_s = job->gpu->pcie_bytes_per_s,
-            .host_bytes_per_s = cp->host_mem_bytes_per_s,
-            .nic_bytes_per_s = job->nic_bytes_per_s,
-        };
+        nodes[n] = ddp_node(cp, job->topo, job->gpu, job->gpus_per_node, job->nic_bytes_per_s);
+        if (job->gpus_per_root > 0) {
+            nodes[n].gpus_per_root = job->gpus_per_root;
+        }
         for (int w = 0; w < job->topology[n]; w++) {
             ranks[k++] = (comm_rank){n, w / job->per_gpu, job->mig != NULL};
         }

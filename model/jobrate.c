@@ -302,9 +302,9 @@ static int placed_ring(const jobrate_ctx *rc, const cluster *c, const job *j,
             uint32_t count;
             cluster_node_gpus(c, d->node, &first, &count);
             const gpu_type *t = cluster_gpu_get(c, d->gpu)->type;
-            nodes[n_nodes] = (comm_node){(int)count, rc->comm->gpus_per_root,
-                                         t->nvlink_bytes_per_s / 2, t->pcie_bytes_per_s,
-                                         rc->comm->host_mem_bytes_per_s, rc->nic_bytes_per_s};
+            const comm_topo *topo =
+                rc->node_topo && d->node < rc->n_node_topo ? rc->node_topo[d->node] : NULL;
+            nodes[n_nodes] = ddp_node(rc->comm, topo, t, (int)count, rc->nic_bytes_per_s);
             if (n_nodes < DDP_MAX_NODES) {
                 dj->topology[n_nodes] = 0;
             }

@@ -35,7 +35,8 @@
  * the step).
  * Data-parallel gangs (two or more workers, a profile with grad_bytes, comm set): the step of
  * model/ddp.h over the ring the placement makes (workers ordered by device, i.e. node by node and
- * GPU by GPU; MIG instances staged through host memory), at the ring's rate when the rings of
+ * GPU by GPU; MIG instances staged through host memory; each node wired as node_topo says), at
+ * the ring's rate when the rings of
  * every running gang (world_gang_jobs) share their links max-min fairly (comm_share). The job's
  * work is counted in solo iterations of one worker (a duration of N s means N s of one worker's
  * iterations alone on its partition, once per worker), so its rate is the solo iteration time
@@ -64,6 +65,10 @@ typedef struct jobrate_ctx {
     const phys_params *phys; /* borrowed: eta(k) per time-slice class, loss factors */
     const comm_params *comm; /* borrowed: links of data-parallel jobs; NULL = none modelled */
     double nic_bytes_per_s;  /* every node's NIC line rate (the cluster's interconnect) */
+    const comm_topo *const *node_topo; /* per node id: how its GPUs are wired (borrowed; an
+                                          entry, or the whole array, NULL = as the GPU type
+                                          says, model/ddp.h ddp_node) */
+    uint32_t n_node_topo;    /* entries of node_topo; nodes past them are NULL */
     int ts_class;            /* time-slice class of jobs without a profile */
     size_t n_profiles;
     const jobrate_profile *profiles; /* borrowed; looked up by name */

@@ -47,6 +47,8 @@ typedef struct run_ctx {
     gpu_catalog cat;
     phys_params phys;
     comm_params comm;
+    const comm_topo **node_topo; /* per node id (arena): its wiring, NULL = the GPU type's */
+    uint32_t n_node_topo;
     jobrate_ctx rate;
     jobrate_profile *profiles; /* one per distinct profile name; arena */
     size_t n_profiles;
@@ -904,6 +906,7 @@ int run_scenario(const run_opts *o)
         cls = build_classes(&r);
         load_service_profiles(&r);
         nic = run_ddp_nic(r.spec, &r.comm, r.d);
+        r.node_topo = run_ddp_topologies(r.spec, &r.cat, &r.comm, r.a, r.d, &r.n_node_topo);
         if (diag_error_count(r.d) == 0) {
             check_requests(&r, cls);
         }
@@ -950,6 +953,8 @@ int run_scenario(const run_opts *o)
         r.rate = (jobrate_ctx){.phys = &r.phys,
                                .comm = &r.comm,
                                .nic_bytes_per_s = nic,
+                               .node_topo = r.node_topo,
+                               .n_node_topo = r.n_node_topo,
                                .ts_class = 0,
                                .n_profiles = r.n_profiles,
                                .profiles = r.profiles};

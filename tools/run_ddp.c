@@ -132,3 +132,41 @@ const jobrate_profile *run_ddp_batch(const scenario_spec *spec, size_t ci,
     *slot = (jobrate_profile){arena_strdup(a, name), jp->p, (double)jc->batch};
     return slot;
 }
+
+const comm_topo **run_ddp_topologies(const scenario_spec *spec, const gpu_catalog *cat,
+                                     const comm_params *cp, arena *a, diag *d, uint32_t *n)
+{
+    uint64_t n_nodes = scenario_node_count(spec);
+    const comm_topo **out = arena_calloc(a, n_nodes ? n_nodes : 1, sizeof *out);
+    uint64_t k = 0;
+    for (size_t gi = 0; gi < spec->cluster.n_groups; gi++) {
+        const scenario_node_group *g = &spec->cluster.groups[gi];
+        const comm_topo *topo = NULL;
+        char path[64];
+        snprintf(path, sizeof path, "cluster.nodes[%zu].topology", gi);
+        if (g->topology) {
+            int i = comm_topo_find(cp, g->topology);
+            const gpu_type *t = g->gpu ? gpu_catalog_find(cat, g->gpu) : NULL;
+            if (i < 0) {
+                char names[256];
+                comm_topo_names(cp, names, sizeof names);
+                diag_error(d, g->topology_at, path,
+                           "unknown topology; expected one of [%s], got '%s'", names,
+                           g->topology);
+            } else if (t && cp->topos[i].nvlink != COMM_NVLINK_NONE &&
+                       !(t->nvlink_bytes_per_s > 0)) {
+                diag_error(d, g->topology_at, path,
+                           "the catalog gives %s no NVLink rate; expected a topology with "
+                           "nvlink: none in model/comm.yaml (like pcie), got '%s'",
+                           t->name, g->topology);
+            } else {
+                topo = &cp->topos[i];
+            }
+        }
+        for (uint32_t c = 0; c < g->count && k < n_nodes; c++) {
+            out[k++] = topo;
+        }
+    }
+    *n = (uint32_t)k;
+    return out;
+}

@@ -48,4 +48,12 @@ const jobrate_profile *run_ddp_batch(const scenario_spec *spec, size_t ci,
  * cp); an unknown name is an input error at its field (and the default is returned). */
 double run_ddp_nic(const scenario_spec *spec, const comm_params *cp, diag *d);
 
+/* How every node's GPUs are wired, by node id (node ids follow the scenario's groups in order,
+ * `count` nodes each): each group's `topology` (a topology of cp) or NULL where it names none.
+ * An unknown name, or a topology with NVLink on a GPU type to which the catalog gives no NVLink
+ * rate, is an input error at the group's `topology`. Returns an array of *n entries in arena a
+ * (for jobrate_ctx.node_topo). */
+const comm_topo **run_ddp_topologies(const scenario_spec *spec, const gpu_catalog *cat,
+                                     const comm_params *cp, arena *a, diag *d, uint32_t *n);
+
 #endif

@@ -2,9 +2,11 @@
  * hand (not the data file), and every expected value is worked out in the comment beside it. */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "experiments/comm_load.h"
+#include "experiments/embedded.h"
 #include "model/comm.h"
 #include "sim/diag.h"
 #include "sim/err.h"
@@ -37,7 +39,7 @@ static comm_params hand_params(void)
 /* 4 GPUs, 2 per PCIe root, x16 links of 32 GB/s each way, host memory 100 GB/s, NIC 12.5 GB/s */
 static comm_node hand_node(double nvlink)
 {
-    return (comm_node){4, 2, nvlink, 32e9, 100e9, 12.5e9};
+    return (comm_node){4, 2, nvlink, 32e9, 100e9, 12.5e9, 0}; /* 0: one NVLink domain */
 }
 
 #define NEAR(a, b) cr_assert(fabs((a) - (b)) <= 1e-9 * fabs(b), "%.12g != %.12g", (a), (b))
@@ -86,6 +88,24 @@ Test(comm, pcie_ring)
      * each way: every resource has coefficient 1, so the rate is 32 GB/s * 0.75 = 24 GB/s */
     NEAR(comm_ring_alone_rate(&ring), 24e9);
     cr_assert_eq(ring.hops[COMM_LINK_PCIE], 4);
+    NEAR(ring.alpha_s[COMM_PROTO_SIMPLE], 4e-6);
+    comm_ring_fini(&ring);
+}
+
+Test(comm, nvlink_pairs_ring)
+{
+    comm_params p = hand_params();
+    comm_node nd = hand_node(100e9);
+    nd.nvlink_group = 2; /* NVLink bridges between GPUs 0-1 and 2-3 */
+    comm_rank r[4] = {{0, 0, false}, {0, 1, false}, {0, 2, false}, {0, 3, false}};
+    comm_ring ring;
+    char why[128];
+    cr_assert_eq(comm_ring_build(&p, &nd, 1, r, 4, &ring, why, sizeof why), 0);
+    /* 0->1 and 2->3 over NVLink (100 * 0.8 = 80 GB/s); 1->2 and 3->0 leave the pair: PCIe through
+     * both roots (each resource crossed once, 24 GB/s); alpha the larger of the two classes */
+    cr_assert_eq(ring.hops[COMM_LINK_NVLINK], 2);
+    cr_assert_eq(ring.hops[COMM_LINK_PCIE], 2);
+    NEAR(comm_ring_alone_rate(&ring), 24e9);
     NEAR(ring.alpha_s[COMM_PROTO_SIMPLE], 4e-6);
     comm_ring_fini(&ring);
 }
@@ -180,7 +200,43 @@ Test(comm_load, default_file_loads)
     cr_assert_eq(p.default_net, comm_net_find(&p, "eth-100g"));
     /* 100 Gb/s = 12.5 GB/s */
     NEAR(p.nets[comm_net_find(&p, "eth-100g")].line_bytes_per_s, 12.5e9);
+    /* the node topologies a scenario's node group may name */
+    int sw = comm_topo_find(&p, "nvswitch"), pairs = comm_topo_find(&p, "nvlink-pairs");
+    int pcie = comm_topo_find(&p, "pcie");
+    cr_assert(sw >= 0 && pairs >= 0 && pcie >= 0);
+    cr_assert_eq(p.topos[sw].nvlink, COMM_NVLINK_SWITCH);
+    cr_assert_eq(p.topos[pairs].nvlink, COMM_NVLINK_PAIRS);
+    cr_assert_eq(p.topos[pcie].nvlink, COMM_NVLINK_NONE);
+    cr_assert_eq(comm_topo_find(&p, "nvlnk"), -1);
+    char names[128];
+    comm_topo_names(&p, names, sizeof names);
+    cr_assert_str_eq(names, "nvswitch, nvlink-pairs, pcie");
     diag_destroy(d);
+}
+
+/* A topology named twice is refused at the second entry's line. */
+Test(comm_load, duplicate_topology_refused)
+{
+    const unsigned char *data;
+    size_t len;
+    cr_assert(embedded_get("model/comm.yaml", &data, &len));
+    char *y = malloc(len + 200);
+    memcpy(y, data, len);
+    static const char extra[] = "  - {name: pcie, nvlink: none, gpus_per_root: 4, src: again}\n";
+    char *at = strstr(y, "\nddp:");
+    cr_assert_not_null(at);
+    size_t head = (size_t)(at - y) + 1;
+    memmove(y + head + strlen(extra), y + head, len - head);
+    memcpy(y + head, extra, strlen(extra));
+    diag *d = diag_create();
+    comm_params p;
+    cr_assert_eq(comm_load_buffer("c.yaml", y, len + strlen(extra), d, &p), SIM_EINPUT);
+    cr_assert_eq(diag_error_count(d), 1);
+    cr_assert(strstr(diag_message(d, 0), "topologies.name: duplicate topology; expected a new "
+                                         "name, got 'pcie'"),
+              "%s", diag_message(d, 0));
+    diag_destroy(d);
+    free(y);
 }
 
 Test(comm_load, empty_source_refused)

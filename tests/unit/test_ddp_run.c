@@ -5,11 +5,16 @@
  * rings cross node 1's NIC each way, so B is slower beside A than alone (where it sits on nodes 0
  * and 1, each NIC carrying its ring alone). */
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "experiments/catalog_load.h"
+#include "experiments/comm_load.h"
+#include "sim/arena.h"
+#include "sim/diag.h"
 #include "tests/unit/sh.h"
 
 static const char *head = "name: ddp-run\n"
@@ -141,4 +146,78 @@ Test(ddp_run, topology_study_is_deterministic, .timeout = 60)
     cr_assert_gt(strlen(a), 1000);
     cr_assert_str_eq(a, b);
     test_rm_rf(dir);
+}
+
+/* A node group's `topology:` sets the links of a gang's ring. One 4-worker job on one node of 4
+ * whole A100-SXM4-40GB, a profile whose iteration is H = 0.1 s of host time and ~1e-11 s of GPU
+ * time, with G = 100 MiB of gradients: 4 buckets of 25 MiB (model/comm.yaml's bucket_bytes), all
+ * ready at once (the backward pass takes ~0 s), all-reduced back to back, so
+ *   step = H + 4 t,  t = 2(n-1) alpha + 2(n-1)/n S / x = 6 alpha_simple + 1.5 S / x
+ * (Simple: 25 MiB is above ll_max_bytes; the ring beats the tree, 4 alpha + 2 S / x, since
+ * S / x ~ 1 ms >> 4 alpha). Ring rate x:
+ *   nvswitch      every hop over NVLink: x = NVLink per direction (catalog total / 2) x eff(nvlink)
+ *   pcie          every hop over PCIe P2P (2 GPUs per root: hops 1->2 and 3->0 cross both roots'
+ *                 uplinks once each way, every resource is crossed once): x = PCIe x eff(pcie)
+ *   nvlink-pairs  0->1 and 2->3 over NVLink, 1->2 and 3->0 over PCIe: the slowest, PCIe
+ *   (none)        the GPU type's: A100-SXM4 has NVLink, so as nvswitch
+ * A duration of D s is D s of solo iterations (H each), so JCT = D step / H. */
+Test(ddp_run, node_topology_sets_the_ring, .timeout = 60)
+{
+    diag *d = diag_create();
+    arena *a = arena_create();
+    comm_params cp;
+    gpu_catalog cat;
+    cr_assert_eq(comm_load_default(d, &cp), 0);
+    cr_assert_eq(catalog_load_default(a, &cat, d), 0);
+    const gpu_type *g = gpu_catalog_find(&cat, "A100-SXM4-40GB");
+    cr_assert_not_null(g);
+    double S = cp.bucket_bytes, H = 0.1, D = 1000;
+    double x_nvl = g->nvlink_bytes_per_s / 2 * cp.eff[COMM_LINK_NVLINK];
+    double x_pcie = g->pcie_bytes_per_s * cp.eff[COMM_LINK_PCIE];
+    double a_nvl = cp.alpha_s[COMM_LINK_NVLINK][COMM_PROTO_SIMPLE];
+    double a_pcie = cp.alpha_s[COMM_LINK_PCIE][COMM_PROTO_SIMPLE];
+    double jct_nvl = D * (H + 4 * (6 * a_nvl + 1.5 * S / x_nvl)) / H;
+    double jct_pcie = D * (H + 4 * (6 * fmax(a_nvl, a_pcie) + 1.5 * S / x_pcie)) / H;
+    const struct {
+        const char *topo;
+        double jct;
+    } cases[] = {{"nvswitch", jct_nvl}, {"pcie", jct_pcie}, {"nvlink-pairs", jct_pcie},
+                 {NULL, jct_nvl}};
+    char dir[64], path[256], text[1024], cmd[512], out[4096], csv[4096];
+    cr_assert(test_tmpdir(dir, sizeof dir, "ddptopo"));
+    snprintf(path, sizeof path, "%s/probe.yaml", dir);
+    snprintf(text, sizeof text,
+             "schema_version: 1\nworkload: probe\nunit: iteration\ngpu: A100-SXM4-40GB\n"
+             "ref_batch: 1\ngrad_bytes: %.0f\nparams:\n"
+             "  host_s_fixed: {value: %g, from: fixed}\n"
+             "  compute_sm_s_fixed: {value: 1e-9, from: fixed}\n"
+             "  mem_footprint_bytes_fixed: {value: 1e9, from: fixed}\n",
+             4 * S, H);
+    cr_assert(test_write_text(path, text));
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char topo[64] = "";
+        if (cases[i].topo) {
+            snprintf(topo, sizeof topo, ", topology: %s", cases[i].topo);
+        }
+        snprintf(text, sizeof text,
+                 "name: ddp-topo\nseed: 1\nhorizon: 1d\ncluster:\n"
+                 "  nodes: [{name: n, count: 1, gpu: A100-SXM4-40GB, gpus_per_node: 4%s}]\n"
+                 "workload:\n  jobs:\n"
+                 "    - {name: a, arrival: fixed, interval: 1s, count: 1, duration: %gs, "
+                 "workers: 4, request: {nvidia.com/gpu: 1}, profile: probe.yaml}\n",
+                 topo, D);
+        snprintf(path, sizeof path, "%s/s.yaml", dir);
+        cr_assert(test_write_text(path, text));
+        snprintf(cmd, sizeof cmd, "./slicesim run %s -o %s/out --force 2>&1", path, dir);
+        cr_assert_eq(test_sh(cmd, out, sizeof out), 0, "%s", out);
+        snprintf(path, sizeof path, "%s/out/jobs.csv", dir);
+        cr_assert(test_read_text(path, csv, sizeof csv));
+        const char *line = strchr(csv, '\n') + 1;
+        cr_assert_float_eq(column(line, 12), cases[i].jct, 1e-6, "%s: %s",
+                           cases[i].topo ? cases[i].topo : "(none)", line);
+    }
+    cr_assert_gt(jct_pcie, jct_nvl + 10, "the two wirings differ by more than rounding");
+    test_rm_rf(dir);
+    arena_destroy(a);
+    diag_destroy(d);
 }
