@@ -724,7 +724,7 @@ static void write_profile_text(FILE *f, const obs_profile *p, const char *commen
     }
     if (p->n_variants > 0) {
         fprintf(f,
-                "variants:   # refits with each assumed parameter at an end of its prior range\n");
+                "variants:   # the family of profiles along P and refits at the prior ends\n");
         for (int v = 0; v < p->n_variants; v++) {
             const char *sep = "  - {";
             for (int i = 0; i < WL_P_COUNT; i++) {

@@ -126,7 +126,7 @@ typedef enum obs_param_src {
 /* "fit", "prior", "fixed"; static storage. */
 const char *obs_param_src_name(obs_param_src s);
 
-#define OBS_MAX_VARIANTS 16
+#define OBS_MAX_VARIANTS 48
 
 /* A fitted workload profile with its uncertainty. */
 typedef struct obs_profile {
@@ -140,8 +140,9 @@ typedef struct obs_profile {
     double lo[WL_P_COUNT], hi[WL_P_COUNT]; /* range of prior-assumed parameters; = value else */
     int src[WL_P_COUNT];                   /* obs_param_src */
     double ref_batch; /* batch of the observations (the smallest when several) */
-    /* Refits with each assumed parameter at the ends of its prior range: predict evaluates all of
-     * them to carry the prior's uncertainty into time_s_lo/time_s_hi. */
+    /* The family of profiles along the parallelism P (refits that fit the observations as well,
+     * model/wfit.h) and refits with each other assumed parameter at the ends of its prior range:
+     * predict evaluates all of them to carry the uncertainty into time_s_lo/time_s_hi. */
     int n_variants;
     wl_profile variants[OBS_MAX_VARIANTS];
     src_loc at;
@@ -201,6 +202,8 @@ typedef struct obs_fit_param {
     char assumed[128];   /* what was assumed when not pinned (wfit's words) */
     double prior_median; /* its prior: median and one-sd range (median * e^(+-rel_sd)) */
     double prior_lo, prior_hi;
+    double family_lo, family_hi; /* its range over the family of profiles (model/wfit.h) */
+    bool family_open;            /* the family fits it from family_lo upwards (parallelism) */
     const char *prior_src; /* provenance of its prior; borrowed */
 } obs_fit_param;
 

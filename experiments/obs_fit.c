@@ -1,15 +1,20 @@
 /* experiments/obs_fit.c - fit a profile to loaded observations (model/wfit.h) and answer queries
  * with it (model/speed.h): the logic behind `slicesim fit-workload` and `slicesim predict`.
  *
- * Parameterisation. Free parameters are H, C and (when the class gives it) M and P, plus the
- * footprint; with observations at two or more batch sizes each gets a fixed and a per-sample
- * part. A workload-class prior (workloads/priors.yaml) gives every free parameter a log-normal
- * prior, scaled to the workload by the observation on the largest partition, so that a fit on
- * two observations stays well posed; wfit reports which parameters the data did not pin.
- * Uncertainty. For every parameter the data left to its prior, the fit is redone with that
- * parameter held at each end of its prior's one-standard-deviation range (median * e^(+-sd));
- * these refits are the profile's `variants`, and predict reports the span of their answers
- * (with the fitted standard errors and the model's own loss-factor range) as time_s_lo..hi.
+ * Parameterisation. Free parameters are H, C, P (in every class) and (when the class gives it)
+ * M, plus the footprint; with observations at two or more batch sizes each gets a fixed and a
+ * per-sample part. A workload-class prior (workloads/priors.yaml) gives every free parameter a
+ * log-normal prior, scaled to the workload by the observation on the largest partition, so that
+ * a fit on two observations stays well posed; wfit reports which parameters the data did not
+ * pin. P's prior is weak (a log-sd of at least 1, whatever the class says) and wfit starts it at
+ * several points of the observed SM range, keeping the best chi^2.
+ * Uncertainty. wfit scans P (held at points of the observed SM range, the rest refitted): every
+ * profile that fits the observations within one chi^2 unit of the best is a member of the family
+ * of profiles, and the members along the host-time/parallelism trade-off become the profile's
+ * `variants`. For every other parameter the data left to its prior, the fit is redone with that
+ * parameter held at each end of its prior's one-standard-deviation range (median * e^(+-sd)),
+ * also kept as variants. predict reports the span of the variants' answers (with the fitted
+ * standard errors and the model's own loss-factor range) as time_s_lo..hi.
  */
 #include "experiments/obs.h"
 
@@ -102,6 +107,7 @@ static int run_fit(const wl_profile *start, wl_class wc, const phys_params *m, c
     spec.model = *m;
     if (skip >= 0) {
         set_param(&spec.profiles[0], wc, fp[skip].which, hold);
+        spec.family_dchisq = -1; /* a variant is one refit: no family of its own */
     }
     for (int i = 0; i < n_fp; i++) {
         if (i == skip) {
@@ -187,8 +193,7 @@ int obs_fit(const obs_file *f, const obs_prior_class *pc, const phys_params *m, 
     double g0 = t_iter - h0;
     double mem_t = pc->mem_fraction.mean * g0;
     double p0 = pc->parallel_fraction.mean * sms_total;
-    bool limit_p = pc->parallel_fraction.mean < 1.0;
-    double s_eff = limit_p && p0 < s_ref ? p0 : s_ref;
+    double s_eff = p0 < s_ref ? p0 : s_ref;
     double c0 = (g0 - mem_t) * s_eff;
     int gpu_slices = 1;
     int slices = speed_partition_mem_slices(&ref_cfg, &gpu_slices);
@@ -231,12 +236,15 @@ int obs_fit(const obs_file *f, const obs_prior_class *pc, const phys_params *m, 
                                       pc->batch_share.src, base[k].in_variants};
         }
     }
-    if (limit_p) {
+    {
+        /* P is free in every class, under a weak prior: the class's median, a log-sd of at least
+         * 1 (a factor e), so the observations decide when they can; wfit starts it at several
+         * points of the observed SM range and scans the family along it (not a variant here) */
         wl_param which = multi_batch ? WL_P_MAX_SMS_PER_SAMPLE : WL_P_MAX_SMS_FIXED;
         double v = multi_batch ? p0 / bref : p0;
         set_param(&start, wc, which, v);
-        fp[n_fp++] =
-            (free_param){which, v, pc->parallel_fraction.rel_sd, pc->parallel_fraction.src, true};
+        double sd = pc->parallel_fraction.rel_sd > 1.0 ? pc->parallel_fraction.rel_sd : 1.0;
+        fp[n_fp++] = (free_param){which, v, sd, pc->parallel_fraction.src, false};
     }
 
     wfit_result res;
@@ -252,6 +260,7 @@ int obs_fit(const obs_file *f, const obs_prior_class *pc, const phys_params *m, 
     rep->iterations = res.iterations;
     rep->chisq = res.chisq;
     rep->dof = res.dof;
+    double best_data_chisq = res.data_chisq;
 
     obs_profile *p = arena_alloc(a, sizeof *p);
     p->p = res.profiles[0];
@@ -279,21 +288,24 @@ int obs_fit(const obs_file *f, const obs_prior_class *pc, const phys_params *m, 
         o->prior_median = fp[i].start;
         o->prior_lo = fp[i].start * exp(-fp[i].rel_sd);
         o->prior_hi = fp[i].start * exp(fp[i].rel_sd);
+        o->family_lo = pr->family_lo;
+        o->family_hi = pr->family_hi;
+        o->family_open = pr->family_open;
         int w = (int)fp[i].which;
         if (pr->pinned) {
             p->src[w] = OBS_SRC_FIT;
             p->sd[w] = pr->std_err;
         } else {
             p->src[w] = OBS_SRC_PRIOR;
-            p->lo[w] = fp[i].start * exp(-fp[i].rel_sd);
-            p->hi[w] = fp[i].start * exp(fp[i].rel_sd);
-            if (pr->value < p->lo[w]) {
-                p->lo[w] = pr->value;
-            }
-            if (pr->value > p->hi[w]) {
-                p->hi[w] = pr->value;
-            }
+            p->lo[w] = fmin(fmin(o->prior_lo, pr->family_lo), pr->value);
+            p->hi[w] = fmax(fmax(o->prior_hi, pr->family_hi), pr->value);
         }
+    }
+    /* the family of profiles (members 1.. are the refits along P) */
+    for (int k = 1; k < res.n_family && p->n_variants < OBS_MAX_VARIANTS; k++) {
+        p->variants[p->n_variants] = res.family[k].profiles[0];
+        p->variants[p->n_variants].name = f->workload;
+        p->n_variants++;
     }
     for (size_t i = 0; i < f->n; i++) {
         obs_fit_row *r = &rep->rows[i];
@@ -304,7 +316,9 @@ int obs_fit(const obs_file *f, const obs_prior_class *pc, const phys_params *m, 
     }
     wfit_result_fini(&res);
 
-    /* Variants: refits with each unpinned parameter held at the ends of its prior range. */
+    /* Variants: refits with each unpinned parameter held at the ends of its prior range, kept
+     * when they still fit the observations (data chi^2 within 1 of the best: a parameter that
+     * only the family spreads is pinned at each of its members and has no such refit). */
     for (int i = 0; i < n_fp; i++) {
         if (p->src[fp[i].which] != OBS_SRC_PRIOR || !fp[i].in_variants) {
             continue;
@@ -313,7 +327,8 @@ int obs_fit(const obs_file *f, const obs_prior_class *pc, const phys_params *m, 
             double hold = fp[i].start * exp(dir * fp[i].rel_sd);
             wfit_result vr;
             memset(&vr, 0, sizeof vr);
-            if (run_fit(&p->p, wc, m, fp, n_fp, i, hold, wo, n_wo, &vr) != SIM_EINPUT) {
+            if (run_fit(&p->p, wc, m, fp, n_fp, i, hold, wo, n_wo, &vr) != SIM_EINPUT &&
+                vr.data_chisq <= best_data_chisq + 1.0) {
                 p->variants[p->n_variants] = vr.profiles[0];
                 p->variants[p->n_variants].name = f->workload;
                 p->n_variants++;
@@ -476,8 +491,10 @@ void obs_predict(const obs_profile *p, const obs_profile *const *others, size_t 
         invalid(out, v);
         return;
     }
+    /* the variants: the family of profiles along P and the prior ends of the other unpinned
+     * parameters */
     speed_result r;
-    predict_unit_time(&p->p, q->batch, &c, m, &r);
+    predict_family_time(&p->p, p->n_variants, p->variants, q->batch, &c, m, &r);
     out->outcome = r.outcome;
     if (r.outcome != SPEED_OK) {
         snprintf(out->reason, sizeof out->reason, "%s", r.reason);
@@ -486,15 +503,6 @@ void obs_predict(const obs_profile *p, const obs_profile *const *others, size_t 
     double t = r.unit_time_s;
     double lo = r.unit_time_lo_s > 0 ? r.unit_time_lo_s : t;
     double hi = r.unit_time_hi_s > 0 ? r.unit_time_hi_s : t;
-    /* variants: the prior's range of the unpinned parameters */
-    for (int v = 0; v < p->n_variants; v++) {
-        speed_result rv;
-        predict_unit_estimate(&p->variants[v], q->batch, &c, m, &rv);
-        if (rv.outcome == SPEED_OK) {
-            lo = fmin(lo, rv.unit_time_s);
-            hi = fmax(hi, rv.unit_time_s);
-        }
-    }
     /* fitted standard errors, added in quadrature (covariances ignored: conservative) */
     double var = 0;
     wl_class wc = wl_dominant_class(&p->p);

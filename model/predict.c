@@ -216,3 +216,21 @@ void predict_unit_time(const wl_profile *p, double batch, const partition_cfg *c
     out->unit_time_lo_s = fmin(out->unit_time_s, fmin(lo, hi));
     out->unit_time_hi_s = fmax(out->unit_time_s, fmax(lo, hi));
 }
+
+void predict_family_time(const wl_profile *p, int n_family, const wl_profile *family,
+                         double batch, const partition_cfg *c, const phys_params *m,
+                         speed_result *out)
+{
+    predict_unit_time(p, batch, c, m, out);
+    if (out->outcome != SPEED_OK) {
+        return;
+    }
+    for (int i = 0; i < n_family; i++) {
+        speed_result r;
+        predict_unit_estimate(&family[i], batch, c, m, &r);
+        if (r.outcome == SPEED_OK) {
+            out->unit_time_lo_s = fmin(out->unit_time_lo_s, r.unit_time_s);
+            out->unit_time_hi_s = fmax(out->unit_time_hi_s, r.unit_time_s);
+        }
+    }
+}

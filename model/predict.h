@@ -21,6 +21,14 @@
 void predict_unit_time(const wl_profile *p, double batch, const partition_cfg *c,
                        const phys_params *m, speed_result *out);
 
+/* predict_unit_time of p whose lo/hi range also spans the estimates of n_family other profiles
+ * that fit the same observations (a fit's family of profiles, model/wfit.h: where the data
+ * cannot separate host time from parallelism the members differ most under sharing). The
+ * estimate stays p's. family may be NULL when n_family is 0. */
+void predict_family_time(const wl_profile *p, int n_family, const wl_profile *family,
+                         double batch, const partition_cfg *c, const phys_params *m,
+                         speed_result *out);
+
 /* predict_unit_time without the range: unit_time_lo_s = unit_time_hi_s = unit_time_s. */
 void predict_unit_estimate(const wl_profile *p, double batch, const partition_cfg *c,
                            const phys_params *m, speed_result *out);

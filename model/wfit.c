@@ -180,9 +180,8 @@ static void name_param(const wfit_spec *s, int i, char *buf, size_t n)
     }
 }
 
-int wfit_fit(const wfit_spec *spec, int n_obs, const wfit_obs *obs, wfit_result *out)
+static int check_spec(const wfit_spec *spec, int n_obs, const wfit_obs *obs)
 {
-    memset(out, 0, sizeof *out);
     if (n_obs < 1 || spec->n_free < 0 || spec->n_free > WFIT_MAX_PARAMS ||
         spec->n_profiles < 1 || spec->n_profiles > WFIT_MAX_PROFILES) {
         return SIM_EINPUT;
@@ -204,70 +203,392 @@ int wfit_fit(const wfit_spec *spec, int n_obs, const wfit_obs *obs, wfit_result 
             return SIM_EINPUT;
         }
     }
+    return 0;
+}
+
+/* Log of the spec's value of free parameter i (less its floor), for starts and implicit priors. */
+static double spec_start(const wfit_spec *spec, int i)
+{
+    const wfit_free *f = &spec->free[i];
+    double v = f->is_model ? wfit_mparam_get(&spec->model, (wfit_mparam)f->which)
+                           : wl_param_get(&spec->profiles[f->profile], (wl_param)f->which);
+    v -= floor_of(f);
+    if (!(v > 0)) {
+        v = f->has_prior ? f->prior.mean - floor_of(f) : floor_of(f) > 0 ? 1.0 : 1e-3;
+    }
+    return log(v);
+}
+
+typedef struct solve_out {
+    double chisq, data_chisq;
+    int iterations;
+} solve_out;
+
+/* One local fit from the start in x (logs); x receives the solution; so (may be NULL) its chi^2.
+ * With iterate false x is only evaluated. cov (p x p, may be NULL) receives the covariance of
+ * the logs from the Jacobian at the end point. Returns the GSL status. */
+static int solve(fit_ctx *ctx, size_t n_data, gsl_vector *x, bool iterate, gsl_matrix *cov,
+                 solve_out *so)
+{
+    size_t p = x->size, n = n_data + p;
+    gsl_multifit_nlinear_fdf fdf = {.f = resid_f, .df = NULL, .fvv = NULL, .n = n, .p = p,
+                                    .params = ctx};
+    gsl_multifit_nlinear_parameters fp = gsl_multifit_nlinear_default_parameters();
+    gsl_multifit_nlinear_workspace *w =
+        gsl_multifit_nlinear_alloc(gsl_multifit_nlinear_trust, &fp, n, p);
+    gsl_multifit_nlinear_init(x, &fdf, w);
+    int status = GSL_SUCCESS;
+    if (iterate) {
+        int info = 0;
+        status = gsl_multifit_nlinear_driver(200, 1e-10, 1e-10, 1e-12, NULL, NULL, &info, w);
+        gsl_vector_memcpy(x, gsl_multifit_nlinear_position(w));
+    }
+    if (cov) {
+        gsl_multifit_nlinear_covar(gsl_multifit_nlinear_jac(w), 1e-12, cov);
+    }
+    if (so) {
+        so->iterations = (int)gsl_multifit_nlinear_niter(w);
+        gsl_vector *fres = gsl_multifit_nlinear_residual(w);
+        so->chisq = 0;
+        so->data_chisq = 0;
+        for (size_t i = 0; i < n; i++) {
+            double r = gsl_vector_get(fres, i);
+            so->chisq += r * r;
+            so->data_chisq += i < n_data ? r * r : 0.0;
+        }
+        if (!isfinite(so->chisq)) {
+            so->chisq = so->data_chisq = HUGE_VAL;
+        }
+    }
+    gsl_multifit_nlinear_free(w);
+    return status;
+}
+
+static bool is_parallelism(const wfit_free *f)
+{
+    return !f->is_model &&
+           (f->which == WL_P_MAX_SMS_FIXED || f->which == WL_P_MAX_SMS_PER_SAMPLE);
+}
+
+/* SMs a job of observation o may use: the partition's, capped by an MPS thread percentage. */
+static double obs_sms(const wfit_obs *o)
+{
+    double s = speed_partition_sms(&o->cfg);
+    if (o->cfg.sharing == SHARE_MPS && o->cfg.mps_percent > 0 && o->cfg.mps_percent < 100) {
+        s = ceil(s * o->cfg.mps_percent / 100.0);
+    }
+    return s;
+}
+
+/* The SM range over which free parameter i (a parallelism parameter) is started and scanned:
+ * [lo, hi] of P values, from the SM counts of its profile's observations (with a single SM count,
+ * or counts within a factor 4, from a quarter of the largest: below the one partition observed P
+ * trades against C freely). For a per-sample P, values are P at the largest batch observed, less
+ * the fixed part, per sample. Returns false when the profile has no timed observation. */
+static bool par_range(const wfit_spec *spec, int n_obs, const wfit_obs *obs, int i, double *lo,
+                      double *hi)
+{
+    const wfit_free *f = &spec->free[i];
+    double smin = HUGE_VAL, smax = 0, bmax = 0;
+    for (int k = 0; k < n_obs; k++) {
+        if (obs[k].profile != f->profile || obs[k].is_oom) {
+            continue;
+        }
+        double s = obs_sms(&obs[k]);
+        smin = fmin(smin, s);
+        smax = fmax(smax, s);
+        bmax = fmax(bmax, obs[k].batch);
+    }
+    if (!(smax > 0)) {
+        return false;
+    }
+    *lo = fmin(smin, smax / 4);
+    *hi = smax;
+    if (f->which == WL_P_MAX_SMS_PER_SAMPLE) {
+        double p0 = spec->profiles[f->profile].max_sms_fixed;
+        *lo = fmax(*lo - p0, 0.05 * *lo) / bmax;
+        *hi = fmax(*hi - p0, 0.05 * *hi) / bmax;
+    }
+    return *hi > 0 && *lo > 0;
+}
+
+/* Point j of n spread geometrically over [lo, hi] (both ends included). */
+static double grid_point(double lo, double hi, int j, int n)
+{
+    return n > 1 ? lo * pow(hi / lo, (double)j / (n - 1)) : hi;
+}
+
+/* Best fit of ctx's spec from its own start and from every parallelism start (see wfit.h).
+ * x receives the best solution; returns its GSL status. */
+static int multi_start(fit_ctx *ctx, size_t n_data, gsl_vector *x, solve_out *best, int *n_runs)
+{
+    const wfit_spec *s = ctx->spec;
+    size_t p = x->size;
+    int n_starts = s->par_starts > 0 ? s->par_starts : WFIT_DEFAULT_STARTS;
+    for (size_t i = 0; i < p; i++) {
+        gsl_vector_set(x, i, ctx->start[i]);
+    }
+    int status = solve(ctx, n_data, x, true, NULL, best);
+    *n_runs = 1;
+    if (n_starts < 2) {
+        return status;
+    }
+    gsl_vector *y = gsl_vector_alloc(p);
+    for (int i = 0; i < s->n_free; i++) {
+        double lo, hi;
+        if (!is_parallelism(&s->free[i]) ||
+            !par_range(s, ctx->n_obs, ctx->obs, i, &lo, &hi)) {
+            continue;
+        }
+        for (int j = 0; j < n_starts; j++) {
+            gsl_vector_memcpy(y, x);
+            gsl_vector_set(y, (size_t)i, log(grid_point(lo, hi, j, n_starts)));
+            solve_out so;
+            int st = solve(ctx, n_data, y, true, NULL, &so);
+            (*n_runs)++;
+            if (so.chisq < best->chisq * (1 - 1e-9) - 1e-12) {
+                *best = so;
+                status = st;
+                gsl_vector_memcpy(x, y);
+            }
+        }
+    }
+    gsl_vector_free(y);
+    return status;
+}
+
+/* Refit with free parameter `held` fixed at value v, starting from the best solution xb; fills
+ * member *mb. Returns false when that refit cannot be evaluated. */
+static bool refit_held(const fit_ctx *ctx, size_t n_data, const gsl_vector *xb, int held, double v,
+                       wfit_member *mb)
+{
+    const wfit_spec *s = ctx->spec;
+    wfit_spec *sub = xmalloc(sizeof *sub, "wfit family spec");
+    *sub = *s;
+    /* start from the best fit: its values are the sub-fit's starting profile and model */
+    fit_ctx tmp = *ctx;
+    install(&tmp, xb);
+    memcpy(sub->profiles, tmp.prof, sizeof sub->profiles);
+    sub->model = tmp.model;
+    const wfit_free *hf = &s->free[held];
+    wl_param_set(&sub->profiles[hf->profile], (wl_param)hf->which, v);
+    sub->n_free = 0;
+    fit_ctx c2 = {.spec = sub, .n_obs = ctx->n_obs, .obs = ctx->obs, .util_sd = ctx->util_sd};
+    for (int i = 0; i < s->n_free; i++) {
+        if (i == held) {
+            continue;
+        }
+        sub->free[sub->n_free] = s->free[i];
+        c2.start[sub->n_free] = ctx->start[i]; /* the implicit priors stay where they were */
+        sub->n_free++;
+    }
+    size_t p = (size_t)sub->n_free;
+    bool ok = true;
+    if (p > 0) {
+        gsl_vector *x = gsl_vector_alloc(p);
+        for (int i = 0, k = 0; i < s->n_free; i++) {
+            if (i != held) {
+                gsl_vector_set(x, (size_t)k++, gsl_vector_get(xb, (size_t)i));
+            }
+        }
+        solve_out so;
+        solve(&c2, n_data, x, true, NULL, &so);
+        install(&c2, x);
+        mb->data_chisq = so.data_chisq;
+        ok = isfinite(so.data_chisq);
+        gsl_vector_free(x);
+    } else {
+        gsl_vector *x = gsl_vector_alloc(1);
+        install(&c2, x);
+        gsl_vector_free(x);
+        mb->data_chisq = 0;
+        for (int k = 0; k < ctx->n_obs; k++) {
+            double rt, ru;
+            obs_residuals(&c2, &ctx->obs[k], &rt, &ru);
+            mb->data_chisq += rt * rt + ru * ru;
+        }
+    }
+    memcpy(mb->profiles, c2.prof, sizeof mb->profiles);
+    mb->model = c2.model;
+    mb->held = held;
+    mb->held_value = v;
+    free(sub);
+    return ok;
+}
+
+/* The family scan of the free parallelism parameters (wfit.h); members go to out->family. */
+static void family_scan(const fit_ctx *ctx, size_t n_data, const gsl_vector *xb, double dchisq,
+                        wfit_result *out, double *open_above)
+{
+    const wfit_spec *s = ctx->spec;
+    enum { N_GRID = 8, N_BISECT = 12 };
+    double limit = out->data_chisq + dchisq;
+    wfit_member *mb = xmalloc(sizeof *mb, "wfit member");
+    for (int i = 0; i < s->n_free; i++) {
+        double lo, hi;
+        if (!is_parallelism(&s->free[i]) || !par_range(s, ctx->n_obs, ctx->obs, i, &lo, &hi)) {
+            continue;
+        }
+        /* the best value joins the grid so that the consistent set is seen around it */
+        double best_v = exp(gsl_vector_get(xb, (size_t)i));
+        double g[N_GRID + 1];
+        bool ok[N_GRID + 1];
+        int n = 0;
+        for (int j = 0; j < N_GRID; j++) {
+            g[n++] = grid_point(lo, hi, j, N_GRID);
+        }
+        for (int j = 0; j < n; j++) {
+            if (fabs(g[j] / best_v - 1) < 1e-9) {
+                best_v = -1; /* already a grid point */
+            }
+        }
+        if (best_v > 0) {
+            int j = n;
+            while (j > 0 && g[j - 1] > best_v) {
+                g[j] = g[j - 1];
+                j--;
+            }
+            g[j] = best_v;
+            n++;
+        }
+        for (int j = 0; j < n; j++) {
+            ok[j] = refit_held(ctx, n_data, xb, i, g[j], mb) && mb->data_chisq <= limit;
+            if (ok[j] && out->n_family < WFIT_MAX_FAMILY) {
+                out->family[out->n_family++] = *mb;
+            }
+        }
+        /* consistent at the largest SM count observed: any larger P fits as well */
+        open_above[i] = ok[n - 1] ? g[n - 1] : 0;
+        /* boundaries of the consistent set: bisect (in log) between a consistent grid point and
+         * an inconsistent neighbour */
+        for (int j = 0; j + 1 < n; j++) {
+            if (ok[j] == ok[j + 1]) {
+                continue;
+            }
+            double a = log(g[j]), b = log(g[j + 1]); /* ok side: a if ok[j] */
+            if (!ok[j]) {
+                double t = a;
+                a = b;
+                b = t;
+            }
+            wfit_member edge;
+            bool have = false;
+            for (int it = 0; it < N_BISECT; it++) {
+                double mid = 0.5 * (a + b);
+                if (refit_held(ctx, n_data, xb, i, exp(mid), mb) && mb->data_chisq <= limit) {
+                    a = mid;
+                    edge = *mb;
+                    have = true;
+                } else {
+                    b = mid;
+                }
+            }
+            if (have && out->n_family < WFIT_MAX_FAMILY) {
+                out->family[out->n_family++] = edge;
+            }
+        }
+    }
+    free(mb);
+}
+
+/* Value of free parameter f in a member (the held one included). */
+static double member_value(const wfit_member *mb, const wfit_free *f)
+{
+    return f->is_model ? wfit_mparam_get(&mb->model, (wfit_mparam)f->which)
+                       : wl_param_get(&mb->profiles[f->profile], (wl_param)f->which);
+}
+
+int wfit_fit(const wfit_spec *spec, int n_obs, const wfit_obs *obs, wfit_result *out)
+{
+    memset(out, 0, sizeof *out);
+    if (check_spec(spec, n_obs, obs) != 0) {
+        return SIM_EINPUT;
+    }
     fit_ctx ctx = {.spec = spec, .n_obs = n_obs, .obs = obs};
     ctx.util_sd = spec->util_sd > 0 ? spec->util_sd : 0.05;
     size_t p = (size_t)spec->n_free;
     size_t n_data = (size_t)data_rows(n_obs, obs);
-    size_t n = n_data + p;
     out->n_obs = n_obs;
     out->rel_residual = xcalloc((size_t)n_obs, sizeof(double), "wfit residuals");
     gsl_vector *x = gsl_vector_alloc(p > 0 ? p : 1);
     for (size_t i = 0; i < p; i++) {
-        const wfit_free *f = &spec->free[i];
-        double v = f->is_model ? wfit_mparam_get(&spec->model, (wfit_mparam)f->which)
-                               : wl_param_get(&spec->profiles[f->profile], (wl_param)f->which);
-        v -= floor_of(f);
-        if (!(v > 0)) {
-            v = f->has_prior ? f->prior.mean - floor_of(f) : floor_of(f) > 0 ? 1.0 : 1e-3;
-        }
-        ctx.start[i] = log(v);
-        gsl_vector_set(x, i, log(v));
+        ctx.start[i] = spec_start(spec, (int)i);
+        gsl_vector_set(x, i, ctx.start[i]);
     }
     int status = 0;
     if (p > 0) {
-        gsl_multifit_nlinear_fdf fdf = {.f = resid_f, .df = NULL, .fvv = NULL, .n = n, .p = p,
-                                        .params = &ctx};
-        gsl_multifit_nlinear_parameters fp = gsl_multifit_nlinear_default_parameters();
-        gsl_multifit_nlinear_workspace *w =
-            gsl_multifit_nlinear_alloc(gsl_multifit_nlinear_trust, &fp, n, p);
-        gsl_multifit_nlinear_init(x, &fdf, w);
-        int info = 0;
-        status = gsl_multifit_nlinear_driver(200, 1e-10, 1e-10, 1e-12, NULL, NULL, &info, w);
-        out->iterations = (int)gsl_multifit_nlinear_niter(w);
-        gsl_vector_memcpy(x, gsl_multifit_nlinear_position(w));
-        gsl_matrix *J = gsl_multifit_nlinear_jac(w);
+        solve_out best;
+        status = multi_start(&ctx, n_data, x, &best, &out->n_starts);
         gsl_matrix *cov = gsl_matrix_alloc(p, p);
-        gsl_multifit_nlinear_covar(J, 1e-12, cov);
-        gsl_vector *fres = gsl_multifit_nlinear_residual(w);
-        double chisq;
-        gsl_blas_ddot(fres, fres, &chisq);
-        out->chisq = chisq;
+        solve(&ctx, n_data, x, false, cov, NULL);
+        out->iterations = best.iterations;
+        out->chisq = best.chisq;
+        out->data_chisq = best.data_chisq;
         out->dof = (int)n_data - (int)p;
+        install(&ctx, x);
+        out->family = xcalloc(WFIT_MAX_FAMILY, sizeof *out->family, "wfit family");
+        wfit_member *m0 = &out->family[out->n_family++];
+        memcpy(m0->profiles, ctx.prof, sizeof m0->profiles);
+        m0->model = ctx.model;
+        m0->data_chisq = out->data_chisq;
+        m0->held = -1;
+        double dchisq = spec->family_dchisq != 0 ? spec->family_dchisq : 1.0;
+        double open_above[WFIT_MAX_PARAMS] = {0};
+        if (dchisq > 0) {
+            family_scan(&ctx, n_data, x, dchisq, out, open_above);
+        }
         install(&ctx, x);
         for (size_t i = 0; i < p; i++) {
             const wfit_free *f = &spec->free[i];
             wfit_param_result *pr = &out->params[i];
             name_param(spec, (int)i, pr->name, sizeof pr->name);
+            double fl = floor_of(f);
             double ex = exp(gsl_vector_get(x, i));
             double se_log = sqrt(gsl_matrix_get(cov, i, i));
-            pr->value = floor_of(f) + ex;
+            pr->value = fl + ex;
             pr->std_err = ex * se_log;
+            pr->family_lo = pr->family_hi = pr->value;
+            for (int k = 1; k < out->n_family; k++) {
+                double v = member_value(&out->family[k], f);
+                pr->family_lo = fmin(pr->family_lo, v);
+                pr->family_hi = fmax(pr->family_hi, v);
+            }
+            /* the family's spread, as a standard error: half its range */
+            double fam_log = 0.5 * log((pr->family_hi - fl) / (pr->family_lo - fl));
+            bool by_family = false;
+            if (isfinite(fam_log) && fam_log > se_log) {
+                se_log = fam_log;
+                by_family = true;
+                pr->std_err = fmax(pr->std_err, 0.5 * (pr->family_hi - pr->family_lo));
+            }
             double prior_sd = f->has_prior ? f->prior.rel_sd : NO_PRIOR_SD;
             double limit = f->has_prior ? 0.5 * prior_sd : 1.0;
-            pr->pinned = se_log <= limit;
+            /* a parallelism that fits at the largest SM count observed is bounded from below
+             * only: pinned when that bound is within the limit of the top ("fills every
+             * partition observed"), else open */
+            bool open = open_above[i] > 0 && pr->family_lo < open_above[i] * exp(-limit);
+            pr->family_open = open_above[i] > 0;
+            pr->pinned = se_log <= limit && !open;
             if (!pr->pinned) {
-                if (f->has_prior) {
+                if (open) {
+                    snprintf(pr->assumed, sizeof pr->assumed,
+                             "the prior's pick; the data fit %.4g SMs and above alike (family)",
+                             pr->family_lo);
+                } else if (by_family) {
+                    snprintf(pr->assumed, sizeof pr->assumed,
+                             "the prior's pick; the data fit %.4g..%.4g alike (family)",
+                             pr->family_lo, pr->family_hi);
+                } else if (f->has_prior) {
                     snprintf(pr->assumed, sizeof pr->assumed, "prior %.4g (%s)", f->prior.mean,
                              f->prior.source ? f->prior.source : "unsourced");
                 } else {
                     snprintf(pr->assumed, sizeof pr->assumed, "start value %.4g",
-                             floor_of(f) + exp(ctx.start[i]));
+                             fl + exp(ctx.start[i]));
                 }
             }
         }
         out->n_params = (int)p;
         gsl_matrix_free(cov);
-        gsl_multifit_nlinear_free(w);
         status = status == GSL_SUCCESS ? 0 : SIM_ENOCONV;
     } else {
         install(&ctx, x);
@@ -294,4 +615,7 @@ void wfit_result_fini(wfit_result *r)
 {
     free(r->rel_residual);
     r->rel_residual = NULL;
+    free(r->family);
+    r->family = NULL;
+    r->n_family = 0;
 }

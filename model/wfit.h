@@ -11,6 +11,30 @@
  *   prior on parameter:  log(value / prior mean) / prior_rel_sd
  * A parameter is reported as NOT PINNED when the data leave it to its prior: its posterior
  * standard error (in log) exceeds half the prior's, or, with no prior, exceeds 1 (a factor e).
+ *
+ * GPU utilisation. NVML's `utilization.gpu` (and DCGM_FI_DEV_GPU_UTIL) is the fraction of its
+ * sample periods (1/6 s to 1 s) during which one or more kernels was executing on the GPU,
+ * whatever number of SMs they occupy. The model's counterpart is the share of the wall time
+ * that the job's GPU phase G (kernels, memory traffic) is active: solo, u = G / t
+ * (model/speed.h), so a measured u pins the host/kernel split (kernel-busy time = u t); it says
+ * nothing about how many SMs the kernels fill.
+ *
+ * Parallelism. A free parallelism parameter (max_sms_fixed or max_sms_per_sample of a profile)
+ * enters only through min(s, P): at P >= the largest SM count observed, the data no longer move
+ * it, so a single start there can stop on that plateau. The fit is therefore started several
+ * times, with P at points spread geometrically over the observed SM range (the others at the
+ * best fit so far), in a fixed order, and the start with the lowest chi^2 (priors included) is
+ * kept; a later start must beat it by a relative 1e-9 (deterministic ties).
+ *
+ * Family of profiles. The local covariance cannot see a trade-off that runs over the kink of
+ * min(s, P) (two observations on two partitions are fitted equally well by host time + full
+ * parallelism and by no host time + kernels that fill only part of the larger partition). So each
+ * free parallelism parameter is held at points of the observed SM range (and at the boundaries
+ * of the consistent set, found by bisection) while everything else is refitted: every profile
+ * whose data chi^2 is within `family_dchisq` of the best is a member of the family. A parameter
+ * that moves across the family by more than its standard error says is reported with the
+ * family's spread (std_err at least half its range) and NOT PINNED when that spread exceeds the
+ * limit above; predict spans the members (model/predict.h predict_family_time).
  * Several profiles may be fitted together (observations name their profile by index), which is
  * how loss factors shared by many workloads are fitted.
  * Ownership: wfit_fit copies what it needs; the result owns its residual array (wfit_result_fini).
@@ -24,6 +48,8 @@
 
 #define WFIT_MAX_PROFILES 8
 #define WFIT_MAX_PARAMS 48
+#define WFIT_DEFAULT_STARTS 4 /* starts per free parallelism parameter */
+#define WFIT_MAX_FAMILY 32    /* members of the family of profiles, the best fit included */
 
 /* Loss factors that a fit may free (model parameters, phys_params). */
 typedef enum wfit_mparam {
@@ -77,13 +103,30 @@ typedef struct wfit_spec {
     int n_free;
     wfit_free free[WFIT_MAX_PARAMS];
     double util_sd;                         /* 0 = 0.05 */
+    int par_starts;       /* starts per free parallelism parameter over the observed SM range:
+                             0 = WFIT_DEFAULT_STARTS, 1 = only the given start */
+    double family_dchisq; /* data chi^2 above the best that a family member may have:
+                             0 = 1 (one standard deviation), < 0 = no family scan */
 } wfit_spec;
+
+/* One profile set of the family (see the header note). */
+typedef struct wfit_member {
+    wl_profile profiles[WFIT_MAX_PROFILES];
+    phys_params model;
+    double data_chisq; /* chi^2 of the observations only (no prior terms) */
+    int held;          /* index into wfit_spec.free of the parameter held, or -1 (best fit) */
+    double held_value; /* its value */
+} wfit_member;
 
 typedef struct wfit_param_result {
     char name[64];         /* "simpletrack.host_s_fixed" or "model.eta" */
     double value;
     double std_err;        /* absolute, from the covariance (delta method from log) */
-    bool pinned;           /* false: the data leave it to its prior / start value */
+    bool pinned;           /* false: the data leave it to its prior / start value, or the
+                              family of profiles spreads it too wide */
+    double family_lo, family_hi; /* its range over the family (= value without one) */
+    bool family_open;      /* a parallelism that fits from family_lo up to any larger value
+                              (it fits at the largest SM count observed) */
     char assumed[96];      /* when not pinned: what was assumed ("prior 0.1 (class x)") */
 } wfit_param_result;
 
@@ -97,12 +140,16 @@ typedef struct wfit_result {
     int n_obs;
     double *rel_residual;              /* per observation: predicted/measured - 1 (0 for oom
                                           rows that agree, 1 when they disagree); owned */
-    double chisq;
+    double chisq;                      /* at the best fit, prior terms included */
+    double data_chisq;                 /* the observations' part of chisq */
     int dof;
+    int n_starts;                      /* fits run from different starts */
+    int n_family;                      /* members of the family; 0 without a scan */
+    wfit_member *family;               /* owned; [0] is the best fit */
 } wfit_result;
 
-/* Fit spec's free parameters to n_obs observations. Fills *out (caller releases it with
- * wfit_result_fini). Returns 0, SIM_EINPUT for an unusable spec (no observations, unknown
+/* Fit spec's free parameters to n_obs observations (several starts, then the family scan; see
+ * the header note). Fills *out (caller releases it with wfit_result_fini). Returns 0, SIM_EINPUT for an unusable spec (no observations, unknown
  * parameter, more parameters than allowed) or SIM_ENOCONV when GSL did not converge (the
  * result still holds the last iterate). */
 int wfit_fit(const wfit_spec *spec, int n_obs, const wfit_obs *obs, wfit_result *out);

@@ -105,6 +105,13 @@ static void print_report(const obs_file *f, const obs_profile *p, const obs_fit_
             printf("  %s: prior median %.4g (one-sd range %.4g..%.4g), kept at %.4g; source: %s\n",
                    wl_param_name(q->which), q->prior_median, q->prior_lo, q->prior_hi, q->value,
                    q->prior_src ? q->prior_src : "-");
+            if (q->family_open) {
+                printf("    the observations fit it equally from %.4g upwards (family of "
+                       "profiles; predict spans them)\n", q->family_lo);
+            } else if (q->family_hi > q->family_lo) {
+                printf("    the observations fit it equally from %.4g to %.4g (family of "
+                       "profiles; predict spans them)\n", q->family_lo, q->family_hi);
+            }
         }
     }
     if (rep->n_ddp > 0) {
