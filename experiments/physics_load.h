@@ -4,13 +4,15 @@
  * every number of the physics names its source):
  *   version: 1
  *   roofline_p, bw_stream_eff, bw_drive_sm_frac, mig_sm_eff, power_alpha, power_idle_frac,
- *   clock_min_frac, mps_bw_contention, param_rel_sd: {value: X, src: "...", note: "..."}
+ *   clock_min_frac, mps_bw_contention, param_rel_sd, mig_apply_s: {value: X, src: "...",
+ *   note: "..."}
  *   power_sm_w: {fp32: {...}, fp64: {...}, fp16: {...}, tensor: {...}}
  *   timeslice: [{name: long, eta: [η(2), η(3), ...], src: "...", note: "..."}]  (1..7 values;
  *              k beyond the list uses the last value)
  * Errors go through diag with the fixed message shape.
  * Ownership: phys_params is plain data (no pointers), filled in the caller's struct; nothing to
- * free. Units: as documented on phys_params (model/speed.h): watts, fractions, exponents.
+ * free. Units: as documented on phys_params (model/speed.h): watts, fractions, exponents,
+ * seconds.
  */
 #ifndef SIMPROJ_EXPERIMENTS_PHYSICS_LOAD_H
 #define SIMPROJ_EXPERIMENTS_PHYSICS_LOAD_H

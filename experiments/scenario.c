@@ -1010,6 +1010,7 @@ static void check_spec(load_ctx *c)
     check_unique(c, "node group", "cluster.nodes", s->cluster.n_groups, group_name, group_at);
     check_unique(c, "job class", "workload.jobs", s->workload.n_jobs, job_name, job_at);
     scenario_check_repartition(s, c->d);
+    scenario_resolve_repartition(s, c->d);
     for (size_t i = 0; i < s->workload.n_jobs; i++) {
         char jpath[PATH_LEN];
         snprintf(jpath, sizeof jpath, "workload.jobs[%zu]", i);

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "experiments/physics_load.h"
 #include "experiments/scenario.h"
 
 static const char *const fault_kinds[] = {"gpu", "instance", "node", "nvlink", NULL};
@@ -135,8 +136,9 @@ const cfg_field scenario_repartition_fields[] = {
      .off = offsetof(scenario_repartition, policy)},
     {"interval", CFG_DURATION, CFG_ABOVE(0), .dflt = "5m",
      .off = offsetof(scenario_repartition, interval_ns)},
-    {"delay", CFG_DURATION, .required = true, CFG_MIN(0),
-     .off = offsetof(scenario_repartition, delay_ns)},
+    /* absent: the measured default (scenario_resolve_repartition) */
+    {"delay", CFG_DURATION, CFG_MIN(0), .off = offsetof(scenario_repartition, delay_ns),
+     CFG_LOC(scenario_repartition, delay_at)},
     {"reset", CFG_DURATION, CFG_MIN(0), .dflt = "30s",
      .off = offsetof(scenario_repartition, reset_ns)},
     {"min_gain", CFG_DOUBLE, CFG_MIN(0), CFG_MAX(1000), .dflt = "1",
@@ -151,6 +153,18 @@ const cfg_field scenario_repartition_fields[] = {
      .off = offsetof(scenario_repartition, timeslice)},
     {0},
 };
+
+void scenario_resolve_repartition(struct scenario_spec *s, diag *d)
+{
+    scenario_repartition *r = &s->repartition;
+    if (!cfg_present(r->at) || cfg_present(r->delay_at)) {
+        return;
+    }
+    phys_params phys;
+    if (physics_load_default(d, &phys) == 0) {
+        r->delay_ns = sim_time_from_s(phys.mig_apply_s);
+    }
+}
 
 bool scenario_group_reconfigurable(const struct scenario_spec *s, size_t gi)
 {

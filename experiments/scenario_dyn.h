@@ -114,7 +114,7 @@ typedef struct scenario_repartition {
     bool evict;
     bool enabled;
     scenario_repart_ts timeslice;
-    src_loc at, groups_at;
+    src_loc at, groups_at, delay_at; /* delay absent: model/physics.yaml mig_apply_s */
 } scenario_repartition;
 
 /* Arrival process of a service (scenario_service.arrival). */
@@ -178,5 +178,8 @@ bool scenario_group_reconfigurable(const struct scenario_spec *s, size_t gi);
 /* Check repartition: every group named exists and is MIG, mixed strategy, exclusive; report
  * problems to d. */
 void scenario_check_repartition(const struct scenario_spec *s, diag *d);
+/* Fill `repartition.delay` when the scenario leaves it out: the measured MIG apply time of the
+ * embedded model/physics.yaml (mig_apply_s). */
+void scenario_resolve_repartition(struct scenario_spec *s, diag *d);
 
 #endif

@@ -154,6 +154,8 @@ typedef struct phys_params {
     double clock_min_frac;    /* lowest clock factor the power cap can force */
     double mps_bw_contention; /* extra slowdown of memory time per co-running MPS client */
     double param_rel_sd;      /* relative uncertainty of the loss factors, for lo/hi ranges */
+    double mig_apply_s;       /* s to replace an idle GPU's MIG layout (destroy its GPU instances,
+                               * create the next's): the default reconfiguration delay */
     int n_ts;
     phys_ts_class ts[PHYS_MAX_TS_CLASSES];
 } phys_params;

@@ -5,13 +5,17 @@
  * 4, 7g.40gb at 0); jobs run at rate 1 (no rate function), so times are exact.
  */
 #include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "experiments/catalog_load.h"
+#include "experiments/fileio.h"
 #include "model/reconf.h"
 #include "model/world.h"
 #include "sim/arena.h"
 #include "sim/diag.h"
+#include "tools/run.h"
 
 typedef struct env {
     arena *a;
@@ -417,4 +421,29 @@ Test(reconf, the_demand_policy_time_slices_for_replica_requests_then_goes_back)
     reconf_destroy(r);
     world_destroy(w);
     arena_destroy(e.a);
+}
+
+/* A scenario without `repartition.delay` gets model/physics.yaml's mig_apply_s, 0.282 s (the
+ * measured create + destroy of an A100's GPU instances): tests/reports/repart-default-delay.yaml
+ * asks at 300 s for a layout on an idle GPU, so its 3g.20gb job starts at 300.282 s. */
+Test(reconf, the_delay_defaults_to_the_measured_apply_time)
+{
+    char dir[] = "/tmp/slicesim-delay-XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    FILE *devnull = fopen("/dev/null", "w");
+    run_opts o = {.scenario = "tests/reports/repart-default-delay.yaml",
+                  .out_dir = dir,
+                  .summary = devnull,
+                  .errors = stderr};
+    cr_assert_eq(run_scenario(&o), 0);
+    fclose(devnull);
+    char path[128], *csv = NULL;
+    size_t len;
+    snprintf(path, sizeof path, "%s/jobs.csv", dir);
+    cr_assert_eq(fileio_read_all(path, FILEIO_MAX_BYTES, &csv, &len), 0);
+    cr_expect_not_null(strstr(csv, ",1.000000000,300.282000000,"), "%s", csv);
+    free(csv);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    cr_assert_eq(system(cmd), 0);
 }
