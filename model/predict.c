@@ -77,7 +77,14 @@ static double shared_iter(const wl_profile *p, double batch, const partition_cfg
             set_invalid(out, SPEED_INVALID, "the MPS solve did not converge for these clients");
             return (double)NAN;
         }
-        out->gpu_util = frac[0];
+        /* NVML's utilisation is the device's: the share of time at least one client has GPU
+         * work; with the clients' phases independent (the solve's mean field) that is
+         * 1 - prod_c (1 - frac_c)^n_c */
+        double idle = 1.0;
+        for (int i = 0; i < 1 + c->n_with; i++) {
+            idle *= pow(1.0 - frac[i], cls[i].n);
+        }
+        out->gpu_util = 1.0 - idle;
         return iter[0];
     }
     /* time-slicing: one context at a time, each at its solo speed while it holds the GPU */

@@ -184,7 +184,10 @@ typedef struct speed_result {
     double sms_used;         /* SMs the job uses */
     double clock_factor;     /* f / f_ref from the power model */
     double bw_bytes_per_s;   /* effective bandwidth */
-    double gpu_util;         /* fraction of wall time the job's GPU phase is active */
+    double gpu_util;         /* what NVML's utilization.gpu (DCGM_FI_DEV_GPU_UTIL) measures:
+                                the fraction of wall time at least one kernel runs on the
+                                partition, however many SMs it fills. Solo: G / t; shared
+                                (model/predict.h): at least one co-runner in its GPU phase */
 } speed_result;
 
 /* SMs of the partition (MIG profile SMs, or the whole GPU's). */

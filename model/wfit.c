@@ -312,6 +312,29 @@ static bool par_range(const wfit_spec *spec, int n_obs, const wfit_obs *obs, int
     return *hi > 0 && *lo > 0;
 }
 
+/* The range over which a free fixed host time H is scanned for the family: [t/16, t] with t the
+ * shortest iteration observed of its profile (H cannot exceed an iteration; below t/16 a
+ * sixteenth of the time would move between host and GPU, which no observation separates).
+ * Returns false when the parameter is not a fixed host time or has no timed observation. */
+static bool host_range(const wfit_spec *spec, int n_obs, const wfit_obs *obs, int i, double *lo,
+                       double *hi)
+{
+    const wfit_free *f = &spec->free[i];
+    if (f->is_model || f->which != WL_P_HOST_S_FIXED) {
+        return false;
+    }
+    double tmin = HUGE_VAL;
+    for (int k = 0; k < n_obs; k++) {
+        if (obs[k].profile == f->profile && !obs[k].is_oom) {
+            tmin = fmin(tmin, obs[k].unit_time_s *
+                                  wl_units_per_iter(&spec->profiles[f->profile], obs[k].batch));
+        }
+    }
+    *lo = tmin / 16;
+    *hi = tmin;
+    return isfinite(tmin) && tmin > 0;
+}
+
 /* Point j of n spread geometrically over [lo, hi] (both ends included). */
 static double grid_point(double lo, double hi, int j, int n)
 {
@@ -374,8 +397,14 @@ static bool refit_held(const fit_ctx *ctx, size_t n_data, const gsl_vector *xb, 
     wl_param_set(&sub->profiles[hf->profile], (wl_param)hf->which, v);
     sub->n_free = 0;
     fit_ctx c2 = {.spec = sub, .n_obs = ctx->n_obs, .obs = ctx->obs, .util_sd = ctx->util_sd};
+    /* without a free model parameter the profiles are fitted independently: only the held
+     * parameter's profile is refitted (the others' data chi^2 stays at the best fit's) */
+    bool coupled = false;
     for (int i = 0; i < s->n_free; i++) {
-        if (i == held) {
+        coupled |= s->free[i].is_model;
+    }
+    for (int i = 0; i < s->n_free; i++) {
+        if (i == held || (!coupled && s->free[i].profile != hf->profile)) {
             continue;
         }
         sub->free[sub->n_free] = s->free[i];
@@ -387,7 +416,7 @@ static bool refit_held(const fit_ctx *ctx, size_t n_data, const gsl_vector *xb, 
     if (p > 0) {
         gsl_vector *x = gsl_vector_alloc(p);
         for (int i = 0, k = 0; i < s->n_free; i++) {
-            if (i != held) {
+            if (i != held && (coupled || s->free[i].profile == hf->profile)) {
                 gsl_vector_set(x, (size_t)k++, gsl_vector_get(xb, (size_t)i));
             }
         }
@@ -416,17 +445,20 @@ static bool refit_held(const fit_ctx *ctx, size_t n_data, const gsl_vector *xb, 
     return ok;
 }
 
-/* The family scan of the free parallelism parameters (wfit.h); members go to out->family. */
+/* The family scan of the free parallelism parameters and fixed host times (wfit.h); members go
+ * to out->family. */
 static void family_scan(const fit_ctx *ctx, size_t n_data, const gsl_vector *xb, double dchisq,
                         wfit_result *out, double *open_above)
 {
     const wfit_spec *s = ctx->spec;
-    enum { N_GRID = 8, N_BISECT = 12 };
+    enum { N_GRID = 8, N_BISECT = 8 };
     double limit = out->data_chisq + dchisq;
     wfit_member *mb = xmalloc(sizeof *mb, "wfit member");
     for (int i = 0; i < s->n_free; i++) {
         double lo, hi;
-        if (!is_parallelism(&s->free[i]) || !par_range(s, ctx->n_obs, ctx->obs, i, &lo, &hi)) {
+        bool par = is_parallelism(&s->free[i]);
+        if (par ? !par_range(s, ctx->n_obs, ctx->obs, i, &lo, &hi)
+                : !host_range(s, ctx->n_obs, ctx->obs, i, &lo, &hi)) {
             continue;
         }
         /* the best value joins the grid so that the consistent set is seen around it */
@@ -458,7 +490,7 @@ static void family_scan(const fit_ctx *ctx, size_t n_data, const gsl_vector *xb,
             }
         }
         /* consistent at the largest SM count observed: any larger P fits as well */
-        open_above[i] = ok[n - 1] ? g[n - 1] : 0;
+        open_above[i] = par && ok[n - 1] ? g[n - 1] : 0;
         /* boundaries of the consistent set: bisect (in log) between a consistent grid point and
          * an inconsistent neighbour */
         for (int j = 0; j + 1 < n; j++) {
@@ -555,14 +587,14 @@ int wfit_fit(const wfit_spec *spec, int n_obs, const wfit_obs *obs, wfit_result 
             }
             /* the family's spread, as a standard error: half its range */
             double fam_log = 0.5 * log((pr->family_hi - fl) / (pr->family_lo - fl));
-            bool by_family = false;
-            if (isfinite(fam_log) && fam_log > se_log) {
-                se_log = fam_log;
-                by_family = true;
-                pr->std_err = fmax(pr->std_err, 0.5 * (pr->family_hi - pr->family_lo));
-            }
             double prior_sd = f->has_prior ? f->prior.rel_sd : NO_PRIOR_SD;
             double limit = f->has_prior ? 0.5 * prior_sd : 1.0;
+            /* the family's words only where the local standard error alone would pin it */
+            bool by_family = se_log <= limit;
+            if (isfinite(fam_log) && fam_log > se_log) {
+                se_log = fam_log;
+                pr->std_err = fmax(pr->std_err, 0.5 * (pr->family_hi - pr->family_lo));
+            }
             /* a parallelism that fits at the largest SM count observed is bounded from below
              * only: pinned when that bound is within the limit of the top ("fills every
              * partition observed"), else open */
@@ -570,13 +602,13 @@ int wfit_fit(const wfit_spec *spec, int n_obs, const wfit_obs *obs, wfit_result 
             pr->family_open = open_above[i] > 0;
             pr->pinned = se_log <= limit && !open;
             if (!pr->pinned) {
-                if (open) {
+                if (open && by_family) {
                     snprintf(pr->assumed, sizeof pr->assumed,
-                             "the prior's pick; the data fit %.4g SMs and above alike (family)",
+                             "best chi^2 kept; the data fit %.4g and above alike (family)",
                              pr->family_lo);
                 } else if (by_family) {
                     snprintf(pr->assumed, sizeof pr->assumed,
-                             "the prior's pick; the data fit %.4g..%.4g alike (family)",
+                             "best chi^2 kept; the data fit %.4g..%.4g alike (family)",
                              pr->family_lo, pr->family_hi);
                 } else if (f->has_prior) {
                     snprintf(pr->assumed, sizeof pr->assumed, "prior %.4g (%s)", f->prior.mean,

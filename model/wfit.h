@@ -28,10 +28,13 @@
  *
  * Family of profiles. The local covariance cannot see a trade-off that runs over the kink of
  * min(s, P) (two observations on two partitions are fitted equally well by host time + full
- * parallelism and by no host time + kernels that fill only part of the larger partition). So each
- * free parallelism parameter is held at points of the observed SM range (and at the boundaries
- * of the consistent set, found by bisection) while everything else is refitted: every profile
- * whose data chi^2 is within `family_dchisq` of the best is a member of the family. A parameter
+ * parallelism and by no host time + kernels that fill only part of the larger partition), nor
+ * over the kink of max(H, G) of a loop that overlaps host and GPU work (one timed run of it is
+ * fitted by H = t as well as by G = t with any smaller H). So each free parallelism parameter is
+ * held at points of the observed SM range, and each free fixed host time at points of
+ * [t/16, t] (t: its shortest observed iteration), and at the boundaries of the consistent set
+ * (found by bisection), while everything else is refitted: every profile whose data chi^2 is
+ * within `family_dchisq` of the best is a member of the family. A parameter
  * that moves across the family by more than its standard error says is reported with the
  * family's spread (std_err at least half its range) and NOT PINNED when that spread exceeds the
  * limit above; predict spans the members (model/predict.h predict_family_time).
@@ -49,7 +52,7 @@
 #define WFIT_MAX_PROFILES 8
 #define WFIT_MAX_PARAMS 48
 #define WFIT_DEFAULT_STARTS 4 /* starts per free parallelism parameter */
-#define WFIT_MAX_FAMILY 32    /* members of the family of profiles, the best fit included */
+#define WFIT_MAX_FAMILY 64    /* members of the family of profiles, the best fit included */
 
 /* Loss factors that a fit may free (model parameters, phys_params). */
 typedef enum wfit_mparam {

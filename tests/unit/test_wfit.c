@@ -252,3 +252,36 @@ Test(wfit, family_range_covers_both_ends_of_the_host_parallelism_trade_off)
     cr_assert_lt(plain.unit_time_hi_s, 2.5);
     wfit_result_fini(&r);
 }
+
+/* What a gpu_util observation is compared with: NVML's utilisation, the share of time at least
+ * one kernel runs on the device. H = 1 s, C = 100 SM-s on the 100-SM fixture (G = 1 s):
+ *   alone: G / t = 1 / 2 = 0.5;
+ *   two time-sliced copies (eta 0.8), exact MVA: X(1) = 1/2, p(1|1) = 1/2;
+ *     R(2) = 1 * 1/2 + 2 / 0.8 * 1/2 = 1.75, X(2) = 2 / 2.75, p(1|2) = X(2) * 1/2 = 4/11,
+ *     p(2|2) = X(2) / 0.8 * 1/2 = 5/11: busy = 9/11;
+ *   two MPS clients: each in its GPU phase a share b = (sqrt 5 - 1)/2 of the time
+ *     (test_share.c mps_identical_host_bound_clients_raise_throughput), the device busy when
+ *     either is: 1 - (1 - b)^2 = 0.854102. */
+/* NVML utilisation predicted for `peers` copies of profile p on the fixture's whole GPU. */
+static double util_of(const wl_profile *p, share_mode mode, int peers)
+{
+    gpu_type g = fixture_gpu();
+    phys_params m = fixture_params();
+    partition_cfg c;
+    partition_cfg_init(&c, &g);
+    c.sharing = mode;
+    c.peers = peers;
+    speed_result r;
+    predict_unit_estimate(p, 1, &c, &m, &r);
+    cr_assert_eq(r.outcome, SPEED_OK, "%s", r.reason);
+    return r.gpu_util;
+}
+
+Test(wfit, gpu_util_is_the_share_of_time_a_kernel_runs)
+{
+    wl_profile p = hcp(1.0, 100.0, 0.0);
+    cr_assert_float_eq(util_of(&p, SHARE_EXCLUSIVE, 1), 0.5, 1e-9);
+    cr_assert_float_eq(util_of(&p, SHARE_TIMESLICE, 2), 9.0 / 11.0, 1e-9);
+    double b = (sqrt(5.0) - 1.0) / 2.0;
+    cr_assert_float_eq(util_of(&p, SHARE_MPS, 2), 1.0 - (1.0 - b) * (1.0 - b), 1e-6);
+}
