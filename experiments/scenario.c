@@ -355,11 +355,16 @@ static const cfg_field request_count_field = {
     "count", CFG_U32, CFG_MIN(1), CFG_MAX(64), .off = offsetof(scenario_request, count),
 };
 
-#define RESOURCE_EXPECT "nvidia.com/gpu, nvidia.com/gpu.shared or nvidia.com/mig-<profile>"
+#define RESOURCE_EXPECT                                                                            \
+    "nvidia.com/gpu, nvidia.com/gpu.shared, nvidia.com/mig-<profile> or nvidia.com/mig-any"
 
-/* Resource names as the NVIDIA device plugin advertises them. */
+/* Resource names as the NVIDIA device plugin advertises them, and the pseudo-resource of a job
+ * asking for any MIG slice (model/job.h). */
 static bool resource_name_ok(const char *r)
 {
+    if (!strcmp(r, JOB_RES_MIG_ANY)) {
+        return true;
+    }
     size_t n = strlen(r);
     const char *shared = ".shared";
     size_t sl = strlen(shared);
@@ -472,6 +477,8 @@ static const cfg_field job_fields[] = {
      .expect = "a mapping like {nvidia.com/gpu: 1}", .off = offsetof(scenario_job_class, request)},
     {"profile", CFG_STRING, .off = offsetof(scenario_job_class, profile),
      CFG_LOC(scenario_job_class, profile_at)},
+    {"duration_on", CFG_STRING, .expect = "a MIG profile like 1g.5gb",
+     .off = offsetof(scenario_job_class, duration_on), CFG_LOC(scenario_job_class, duration_on_at)},
     {"memory", CFG_BYTES, .off = offsetof(scenario_job_class, memory_bytes)},
     {"priority", CFG_INT, CFG_MIN(-1000), CFG_MAX(1000), .dflt = "0",
      .off = offsetof(scenario_job_class, priority), CFG_LOC(scenario_job_class, priority_at)},
@@ -900,8 +907,8 @@ static void check_requests(load_ctx *c)
     const scenario_spec *s = c->spec;
     for (size_t i = 0; i < s->workload.n_jobs; i++) {
         const scenario_request *rq = &s->workload.jobs[i].request;
-        if (!rq->resource) {
-            continue;
+        if (!rq->resource || !strcmp(rq->resource, JOB_RES_MIG_ANY)) {
+            continue; /* checked by scenario_check_any_slice */
         }
         bool offered = false;
         for (size_t g = 0; g < s->cluster.n_groups && !offered; g++) {
@@ -1011,6 +1018,7 @@ static void check_spec(load_ctx *c)
     check_unique(c, "job class", "workload.jobs", s->workload.n_jobs, job_name, job_at);
     scenario_check_repartition(s, c->d);
     scenario_resolve_repartition(s, c->d);
+    scenario_check_any_slice(s, c->d);
     for (size_t i = 0; i < s->workload.n_jobs; i++) {
         char jpath[PATH_LEN];
         snprintf(jpath, sizeof jpath, "workload.jobs[%zu]", i);
@@ -1240,7 +1248,7 @@ int scenario_validate(const scenario_spec *s, const gpu_catalog *cat, arena *a, 
     /* a request is matched only against a cluster without errors (else the list is partial) */
     for (size_t i = 0; i < s->workload.n_jobs && diag_error_count(d) == before; i++) {
         const scenario_request *rq = &s->workload.jobs[i].request;
-        if (!set_has(&offered, rq->resource)) {
+        if (strcmp(rq->resource, JOB_RES_MIG_ANY) != 0 && !set_has(&offered, rq->resource)) {
             char list[TEXT_LEN], path[PATH_LEN];
             snprintf(path, sizeof path, "workload.jobs[%zu].request", i);
             diag_error(d, rq->at, path,

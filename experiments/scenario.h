@@ -180,7 +180,8 @@ typedef struct scenario_job_class {
     int64_t interval_ns;        /* fixed */
     int64_t start_ns;           /* no arrival before this time (default 0) */
     uint64_t count;             /* number of jobs; 0 = arrivals until the horizon */
-    scenario_duration duration; /* run time alone on the requested resource */
+    scenario_duration duration; /* run time alone on the requested resource (any MIG slice:
+                                 * on duration_on) */
     scenario_request request;   /* what each job's pod asks the device plugin for */
     const char *profile;        /* workload profile name (workloads/), or NULL */
     uint64_t memory_bytes;      /* device memory each unit needs (`memory: 16GiB`); 0 = not stated,
@@ -195,8 +196,11 @@ typedef struct scenario_job_class {
     double samples;             /* work in units of the profile (samples, or iterations) for the
                                  * whole job, instead of `duration`; 0 = not stated */
     uint32_t batch;             /* batch per worker the profile runs at; 0 = the profile's */
+    const char *duration_on;    /* a job asking for any MIG slice: the MIG profile `duration` is
+                                 * stated on (the physics carries it to the largest profile);
+                                 * NULL = the largest profile itself */
     src_loc at, rate_at, interval_at, profile_at, duration_at, workers_at, per_gpu_at,
-        samples_at, batch_at, priority_at;
+        samples_at, batch_at, priority_at, duration_on_at;
 } scenario_job_class;
 
 /* Trace modes (scenario_trace.mode). */

@@ -6,6 +6,7 @@
 
 #include "experiments/physics_load.h"
 #include "experiments/scenario.h"
+#include "model/job.h"
 
 static const char *const fault_kinds[] = {"gpu", "instance", "node", "nvlink", NULL};
 
@@ -114,7 +115,7 @@ const cfg_field scenario_service_fields[] = {
     {0},
 };
 
-static const char *const repart_policies[] = {"demand", NULL}; /* model/policy/repart.c */
+static const char *const repart_policies[] = {"demand", "miso", NULL}; /* model/policy/repart.c */
 
 static const cfg_field repart_ts_fields[] = {
     CFG_SELF(scenario_repart_ts, at),
@@ -199,6 +200,60 @@ void scenario_check_repartition(const struct scenario_spec *s, diag *d)
                        "cannot be re-partitioned; expected a MIG group with the mixed strategy "
                        "and no time-slicing or MPS, got '%s'",
                        r->groups[i]);
+        }
+    }
+}
+
+void scenario_check_any_slice(const struct scenario_spec *s, diag *d)
+{
+    const scenario_repartition *r = &s->repartition;
+    for (size_t i = 0; i < s->workload.n_jobs; i++) {
+        const scenario_job_class *jc = &s->workload.jobs[i];
+        char path[96];
+        if (!jc->request.resource || strcmp(jc->request.resource, JOB_RES_MIG_ANY) != 0) {
+            if (jc->duration_on) {
+                snprintf(path, sizeof path, "workload.jobs[%zu].duration_on", i);
+                diag_error(d, jc->duration_on_at, path,
+                           "only a job asking for any MIG slice states its duration on a profile; "
+                           "expected request {" JOB_RES_MIG_ANY ": 1}, got '%s'",
+                           jc->request.resource ? jc->request.resource : "");
+            }
+            continue;
+        }
+        snprintf(path, sizeof path, "workload.jobs[%zu].request", i);
+        if (jc->request.count != 1) {
+            diag_error(d, jc->request.at, path,
+                       "a job asking for any MIG slice runs on one slice; expected "
+                       "{" JOB_RES_MIG_ANY ": 1}, got %u",
+                       (unsigned)jc->request.count);
+        }
+        if (!cfg_present(r->at) || !r->enabled || !r->policy || strcmp(r->policy, "miso") != 0) {
+            diag_error(d, jc->request.at, path,
+                       "no layout policy places jobs asking for any MIG slice; expected an enabled "
+                       "`repartition:` section with policy: miso, got '%s'",
+                       !cfg_present(r->at) ? "no repartition section"
+                       : !r->enabled       ? "enabled: false"
+                                           : r->policy);
+        }
+        if (jc->workers > 1) {
+            snprintf(path, sizeof path, "workload.jobs[%zu].workers", i);
+            diag_error(d, jc->workers_at, path,
+                       "a job asking for any MIG slice has one worker; expected 1, got %u",
+                       (unsigned)jc->workers);
+        }
+        if (jc->samples > 0) {
+            snprintf(path, sizeof path, "workload.jobs[%zu].samples", i);
+            diag_error(d, jc->samples_at, path,
+                       "a job asking for any MIG slice states its work as `duration` on the "
+                       "largest MIG profile; expected no samples, got %g",
+                       jc->samples);
+        }
+        if (!jc->profile) {
+            snprintf(path, sizeof path, "workload.jobs[%zu].profile", i);
+            diag_error(d, jc->at, path,
+                       "a job asking for any MIG slice needs a workload profile (its speed on each "
+                       "slice comes from the physics); expected a library profile or a profile "
+                       ".yaml, got nothing");
         }
     }
 }

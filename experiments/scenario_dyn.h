@@ -181,5 +181,10 @@ void scenario_check_repartition(const struct scenario_spec *s, diag *d);
 /* Fill `repartition.delay` when the scenario leaves it out: the measured MIG apply time of the
  * embedded model/physics.yaml (mig_apply_s). */
 void scenario_resolve_repartition(struct scenario_spec *s, diag *d);
+/* Check the job classes asking for any MIG slice (request nvidia.com/mig-any, JOB_RES_MIG_ANY):
+ * one unit, one worker, a workload profile (the physics gives its speed on each slice), no
+ * `samples`, and an enabled `repartition:` section whose policy places them (miso); report
+ * problems to d at the offending field. */
+void scenario_check_any_slice(const struct scenario_spec *s, diag *d);
 
 #endif

@@ -68,6 +68,11 @@ uint32_t job_units(const job_spec *s)
     return s->req.per_worker * s->req.n_workers;
 }
 
+bool job_any_slice(const job_spec *s)
+{
+    return s->req.resource && !strcmp(s->req.resource, JOB_RES_MIG_ANY);
+}
+
 void job_submit_early(job_table *t, job_id id, sim_time now)
 {
     job *j = get_mut(t, id);

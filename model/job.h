@@ -124,6 +124,14 @@ sim_time job_jct_ns(const job *j);
 /* Total units the job asks for (per_worker * n_workers). */
 uint32_t job_units(const job_spec *s);
 
+/* The pseudo-resource of a job that asks for "any MIG slice": no device advertises it; a layout
+ * policy (model/policy/repart_miso.c) chooses the slice, the scheduler never sees the job, and
+ * its work_s is its solo run time on the GPU's largest MIG profile (model/jobrate.h). One unit,
+ * one worker. */
+#define JOB_RES_MIG_ANY "nvidia.com/mig-any"
+/* Whether the job asks for any MIG slice (its resource is JOB_RES_MIG_ANY). */
+bool job_any_slice(const job_spec *s);
+
 /* Lower-case name of a state ("queued", "running", "done", "failed_oom",
  * "failed_request", "pending"). Static. */
 const char *job_state_name(job_state s);

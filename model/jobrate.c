@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "model/ddp.h"
+#include "model/mig.h"
 #include "model/predict.h"
 #include "model/share.h"
 #include "sim/xalloc.h"
@@ -378,6 +379,44 @@ static double ddp_rate(const jobrate_ctx *rc, const world *w, job_id id,
     return rate;
 }
 
+const mig_profile *jobrate_reference(const gpu_type *g)
+{
+    const mig_profile *best = NULL;
+    for (int i = 0; i < g->n_profiles; i++) {
+        const mig_profile *p = &g->profiles[i];
+        if (mig_profile_is_classic(p) &&
+            (!best || p->compute_slices > best->compute_slices ||
+             (p->compute_slices == best->compute_slices && p->mem_bytes > best->mem_bytes))) {
+            best = p;
+        }
+    }
+    return best;
+}
+
+/* Time per unit of profile jp alone on MIG profile p of g, or NAN. */
+static double slice_unit_time(const jobrate_ctx *rc, const jobrate_profile *jp, const gpu_type *g,
+                              const mig_profile *p)
+{
+    partition_cfg pc;
+    partition_cfg_init(&pc, g);
+    pc.mig = p;
+    speed_result r;
+    predict_unit_estimate(jp->p, jp->batch, &pc, rc->phys, &r);
+    return r.outcome == SPEED_OK && r.unit_time_s > 0 ? r.unit_time_s : (double)NAN;
+}
+
+double jobrate_slice_speed(void *ctx, const job_spec *js, const gpu_type *g, const mig_profile *p)
+{
+    const jobrate_ctx *rc = ctx;
+    const jobrate_profile *jp = find_profile(rc, js->profile);
+    const mig_profile *ref = jobrate_reference(g);
+    if (!jp || !ref || !p) {
+        return 0;
+    }
+    double v = slice_unit_time(rc, jp, g, ref) / slice_unit_time(rc, jp, g, p);
+    return v > 0 && isfinite(v) ? v : 0;
+}
+
 double jobrate_rate(void *ctx, const world *w, job_id id)
 {
     const jobrate_ctx *rc = ctx;
@@ -412,6 +451,14 @@ double jobrate_rate(void *ctx, const world *w, job_id id)
         if (!isnan(r)) {
             rate *= r;
         }
+    }
+    if (job_any_slice(&j->spec)) { /* work is stated on the reference profile */
+        const cluster_device *d = cluster_device_get(c, j->units[0]);
+        double v = jobrate_slice_speed(ctx, &j->spec, cluster_gpu_get(c, d->gpu)->type,
+                                       d->profile);
+        /* the layout policy places it only where v > 0 (pol_job_slice_speed) */
+        SIM_ASSERT(v > 0);
+        rate *= v;
     }
     SIM_ASSERT(rate > 0 && isfinite(rate));
     return rate;

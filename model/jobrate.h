@@ -78,4 +78,18 @@ typedef struct jobrate_ctx {
  * co-runners come from world_gpu_jobs: O(jobs on the job's GPUs), no scan of all jobs. */
 double jobrate_rate(void *ctx, const world *w, job_id j);
 
+/* A job asking for any MIG slice (job_any_slice: the layout policy chose its instance) states
+ * its work as solo run time on the reference, the GPU type's largest classic MIG profile
+ * (jobrate_reference: 7g.40gb on an A100, 7g.80gb on an H100): MISO's normalisation. Its rate
+ * is the rate above (co-runners: the GPU's busy instances sharing power) times
+ * jobrate_slice_speed on its instance. */
+
+/* The reference profile of GPU type g: the classic MIG profile with the most compute slices,
+ * then the most memory (first in catalog order on ties); NULL when g has no MIG. Borrowed. */
+const mig_profile *jobrate_reference(const gpu_type *g);
+/* pol_slice_speed_fn (ctx a jobrate_ctx): t_ref / t_p, the time per unit of js's profile alone
+ * on the reference over alone on p (predict_unit_estimate, batch of the profile); 0 when the
+ * job has no profile or the physics says it cannot run on either (OOM, invalid). */
+double jobrate_slice_speed(void *ctx, const job_spec *js, const gpu_type *g, const mig_profile *p);
+
 #endif

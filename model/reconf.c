@@ -9,6 +9,7 @@
 #include "sim/xalloc.h"
 
 #define TAG_POLICY (1ull << 63)
+#define TAG_POKE (1ull << 62) /* run a reacting policy now (repart_ops.reacts) */
 
 typedef enum gstate { G_IDLE, G_DRAINING, G_APPLYING } gstate;
 
@@ -28,8 +29,18 @@ struct reconf {
     const repart_ops *pol;
     void *pol_state;
     uint32_t n_draining;
+    bool poked; /* a TAG_POKE timer is pending */
     reconf_stats st;
 };
+
+/* Run a reacting layout policy at the current time (once, however often it is asked). */
+static void poke(reconf *r)
+{
+    if (r->pol && r->pol->reacts && !r->poked) {
+        r->poked = true;
+        world_at(r->w, world_now(r->w), r->client, TAG_POKE);
+    }
+}
 
 /* Units held on GPU g's devices. */
 static uint32_t gpu_used(const cluster *c, gpu_id g)
@@ -147,6 +158,7 @@ static void finish_apply(reconf *r, gpu_id g)
     rg->st = G_IDLE;
     r->st.n_applied++;
     world_settle(r->w);
+    poke(r);
 }
 
 static bool on_reconfigure(world *w, void *ctx, const pol_decision *d)
@@ -203,6 +215,9 @@ static void on_job(world *w, void *ctx, job_id j, world_job_event ev)
 {
     (void)j;
     reconf *r = ctx;
+    if (ev != WORLD_JOB_STARTED) {
+        poke(r);
+    }
     if (ev == WORLD_JOB_STARTED || r->n_draining == 0) {
         return;
     }
@@ -214,9 +229,23 @@ static void on_job(world *w, void *ctx, job_id j, world_job_event ev)
     }
 }
 
+/* A job asking for any MIG slice was queued: the reacting policy places it. */
+static void on_slice(world *w, void *ctx, job_id j)
+{
+    (void)w;
+    (void)j;
+    poke(ctx);
+}
+
 static void on_timer(world *w, void *ctx, uint64_t tag)
 {
     reconf *r = ctx;
+    if (tag & TAG_POKE) {
+        r->poked = false;
+        r->pol->decide(r->pol_state, world_view(w), world_decisions(w));
+        world_settle(w);
+        return;
+    }
     if (tag & TAG_POLICY) {
         r->pol->decide(r->pol_state, world_view(w), world_decisions(w));
         world_settle(w);
@@ -247,6 +276,9 @@ int reconf_create(world *w, const reconf_cfg *cfg, diag *d, reconf **out)
     r->client = world_timer_client(w, on_timer, r);
     world_observe(w, on_job, r);
     world_set_reconfigure_handler(w, on_reconfigure, r);
+    if (r->pol && r->pol->reacts) {
+        world_set_slice_handler(w, on_slice, r);
+    }
     if (r->pol) {
         SIM_ASSERT(cfg->interval_s > 0);
         world_at(w, world_now(w) + sim_time_from_s(cfg->interval_s), r->client, TAG_POLICY);

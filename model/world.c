@@ -88,6 +88,8 @@ struct world {
     void *reconf_ctx;
     world_active_change *act; /* world_set_active's changes, in order */
     size_t n_act, cap_act;
+    world_slice_fn *slice_fn; /* told of queued any-slice jobs; NULL: nobody */
+    void *slice_ctx;
     world_sample *samples;
     uint32_t *res_used; /* n_samples * n_res */
     size_t n_samples, cap_samples;
@@ -345,6 +347,17 @@ static bool valid_place(world *w, const pol_decision *d)
         (j->spec.req.per_worker == 0 && d->n_nodes == 0)) {
         return false;
     }
+    if (job_any_slice(&j->spec)) { /* one unit on a MIG instance of a reconfigurable GPU */
+        const cluster_device *cd =
+            d->n_units == 1 && d->units[0] < cluster_n_devices(w->c)
+                ? cluster_device_get(w->c, d->units[0])
+                : NULL;
+        const cluster_gpu *cg = cd ? cluster_gpu_get(w->c, cd->gpu) : NULL;
+        return cd && d->n_nodes == 0 && cd->profile && cd->active && !cd->cordoned &&
+               cd->used < cd->slots && cg->reconfigurable && node_room(w, j, d, cd->node) &&
+               pol_job_slice_speed(&w->view, d->job, cd->gpu,
+                                   (int)(cd->profile - cg->type->profiles)) > 0;
+    }
     res_id r = 0;
     if (d->n_units > 0 && !cluster_resource_find(w->c, j->spec.req.resource, &r)) {
         return false;
@@ -523,14 +536,39 @@ static void apply(world *w)
     decision_buf_clear(w->dec);
 }
 
+/* Job id was queued (submitted, or killed and queued again): the scheduler hears of it, or,
+ * for a job asking for any MIG slice, the component that places those. */
+static void tell_queued(world *w, job_id id)
+{
+    w->view.now = sim_now(w->ctx);
+    if (job_any_slice(&job_table_get(w->jobs, id)->spec)) {
+        if (w->slice_fn) {
+            w->slice_fn(w, w->slice_ctx, id);
+        }
+        return;
+    }
+    w->pol->on_arrival(w->pol_state, &w->view, id, w->dec);
+}
+
+/* Job id ended: the scheduler hears of it; of an any-slice job's end only that capacity
+ * changed (it never placed it). */
+static void tell_ended(world *w, job_id id)
+{
+    w->view.now = sim_now(w->ctx);
+    if (!job_any_slice(&job_table_get(w->jobs, id)->spec)) {
+        w->pol->on_finish(w->pol_state, &w->view, id, w->dec);
+    } else if (w->pol->on_capacity) {
+        w->pol->on_capacity(w->pol_state, &w->view, w->dec);
+    }
+}
+
 /* Tell the policy about jobs that ended while applying decisions, until none is left. */
 /* Jobs killed (a fault, an eviction) are queued again: the policy hears of them as arrivals,
  * in kill order. */
 static void drain_killed(world *w)
 {
     for (size_t i = 0; i < w->n_killed; i++) { /* apply may kill more: n_killed grows */
-        w->view.now = sim_now(w->ctx);
-        w->pol->on_arrival(w->pol_state, &w->view, w->killed[i], w->dec);
+        tell_queued(w, w->killed[i]);
         apply(w);
     }
     w->n_killed = 0;
@@ -544,8 +582,7 @@ static void drain_ended(world *w)
             continue;
         }
         job_id id = w->ended[--w->n_ended];
-        w->view.now = sim_now(w->ctx);
-        w->pol->on_finish(w->pol_state, &w->view, id, w->dec);
+        tell_ended(w, id);
         apply(w);
     }
 }
@@ -581,8 +618,7 @@ static void finish_job(world *w, job_id id)
     w->tot.n_done++;
     rerate_neighbours(w, j);
     notify(w, id, WORLD_JOB_ENDED);
-    w->view.now = now;
-    w->pol->on_finish(w->pol_state, &w->view, id, w->dec);
+    tell_ended(w, id);
     apply(w);
     drain_ended(w);
     run_cycles(w);
@@ -620,8 +656,7 @@ static void on_arrival(sim_ctx *ctx, const sim_event *ev)
         job_submit(w->jobs, id, now);
         w->tot.n_pending--;
         w->tot.n_queued++;
-        w->view.now = now;
-        w->pol->on_arrival(w->pol_state, &w->view, id, w->dec);
+        tell_queued(w, id);
         apply(w);
         drain_ended(w);
         run_cycles(w);
@@ -792,7 +827,12 @@ int world_create(const world_cfg *cfg, job_table *jobs, diag *d, src_loc at, wor
     w->rate_ctx = cfg->rate_ctx;
     w->until = cfg->until;
     w->checkpoint_s = cfg->checkpoint_s > 0 ? cfg->checkpoint_s : 0;
-    w->view = (cluster_view){.c = c, .jobs = jobs, .now = 0, .seed = cfg->seed};
+    w->view = (cluster_view){.c = c,
+                             .jobs = jobs,
+                             .now = 0,
+                             .seed = cfg->seed,
+                             .slice_speed = cfg->slice_speed,
+                             .slice_ctx = cfg->slice_ctx};
     uint32_t n_devs = cluster_n_devices(c);
     w->count = xcalloc(n_devs ? n_devs : 1, sizeof(uint32_t), "validation counts");
     size_t n_jobs = job_table_count(jobs);
@@ -1027,6 +1067,12 @@ double world_job_rate(const world *w, job_id j)
     return w->wj[j].rate;
 }
 
+void world_set_slice_handler(world *w, world_slice_fn *fn, void *ctx)
+{
+    w->slice_fn = fn;
+    w->slice_ctx = ctx;
+}
+
 void world_set_reconfigure_handler(world *w, world_reconfigure_fn *fn, void *ctx)
 {
     w->reconf_fn = fn;
@@ -1073,8 +1119,7 @@ void world_submit_now(world *w, job_id id)
     job_submit_early(w->jobs, id, sim_now(w->ctx));
     w->tot.n_pending--;
     w->tot.n_queued++;
-    w->view.now = sim_now(w->ctx);
-    w->pol->on_arrival(w->pol_state, &w->view, id, w->dec);
+    tell_queued(w, id);
     apply(w);
     drain_ended(w);
 }

@@ -58,6 +58,9 @@ typedef struct world_cfg {
                                  * never. Checked: units held per device equal what running jobs
                                  * hold and what the per-GPU job index lists, and never exceed
                                  * its slots; job counts add up. */
+    pol_slice_speed_fn *slice_speed; /* per-slice speeds of jobs asking for any MIG slice, for
+                                      * the view (pol_job_slice_speed); NULL: none */
+    void *slice_ctx;                 /* borrowed, passed to slice_speed */
     double checkpoint_s;        /* a running job writes a checkpoint after every checkpoint_s
                                  * seconds of its work (solo run time: a fixed number of steps,
                                  * as `every_n_train_steps`); a killed job keeps the work of its
@@ -192,6 +195,14 @@ void world_observe(world *w, world_observer_fn *fn, void *ctx);
  * as rejected). One handler per world; without one every such decision is rejected. */
 typedef bool world_reconfigure_fn(world *w, void *ctx, const pol_decision *d);
 void world_set_reconfigure_handler(world *w, world_reconfigure_fn *fn, void *ctx);
+/* Jobs asking for any MIG slice (job_any_slice) are placed by a layout policy, not by the
+ * scheduler: the scheduler hears neither of their arrival nor of their end (it gets on_capacity
+ * instead). A placement of such a job is valid on an active, uncordoned MIG instance of a
+ * reconfigurable GPU with a free unit. fn (the component running that layout policy,
+ * model/reconf.h) is told, inside the event, whenever one is queued (submitted, or killed and
+ * queued again); it may only ask for timers (world_at). One handler per world. */
+typedef void world_slice_fn(world *w, void *ctx, job_id j);
+void world_set_slice_handler(world *w, world_slice_fn *fn, void *ctx);
 /* Make device d (of a reconfigurable GPU) advertised or not, and record a GPU's MIG mode
  * (cluster_set_active, cluster_set_mig_mode). */
 void world_set_active(world *w, dev_id d, bool on);

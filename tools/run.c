@@ -20,6 +20,7 @@
 #include "model/reconf.h"
 #include "model/service.h"
 #include "model/jobrate.h"
+#include "model/mig.h"
 #include "model/policy/policy.h"
 #include "model/predict.h"
 #include "model/world.h"
@@ -171,6 +172,53 @@ static const jobrate_profile *load_profile(run_ctx *r, const char *name, src_loc
     return jp;
 }
 
+/* A class asking for any MIG slice states its duration on MIG profile duration_on of the pool's
+ * GPU type (the first re-partitioned group's): its work is counted on the largest profile
+ * (model/jobrate.h), so its durations are scaled by the job's speed on duration_on relative to
+ * the largest, from the physics (jobrate_slice_speed). An unknown profile is reported there. */
+static void any_slice_duration(run_ctx *r, size_t i, synth_class *k)
+{
+    const scenario_job_class *jc = &r->spec->workload.jobs[i];
+    const scenario_repartition *rp = &r->spec->repartition;
+    const gpu_type *t = NULL;
+    for (size_t g = 0; g < r->spec->cluster.n_groups && !t && rp->n_groups > 0; g++) {
+        if (!strcmp(r->spec->cluster.groups[g].name, rp->groups[0])) {
+            t = gpu_catalog_find(&r->cat, r->spec->cluster.groups[g].gpu);
+        }
+    }
+    if (!t) {
+        return; /* reported with the cluster or the repartition section */
+    }
+    char names[512] = "", path[96];
+    const mig_profile *p = NULL;
+    for (int q = 0, used = 0; q < t->n_profiles; q++) {
+        if (!mig_profile_is_classic(&t->profiles[q])) {
+            continue;
+        }
+        p = strcmp(t->profiles[q].name, jc->duration_on) ? p : &t->profiles[q];
+        int w = snprintf(names + used, sizeof names - (size_t)used, "%s%s", used ? ", " : "",
+                         t->profiles[q].name);
+        used += w > 0 && (size_t)(used + w) < sizeof names ? w : 0;
+    }
+    snprintf(path, sizeof path, "workload.jobs[%zu].duration_on", i);
+    if (!p) {
+        diag_error(r->d, jc->duration_on_at, path,
+                   "not a MIG profile of %s; expected one of [%s], got '%s'", t->name, names,
+                   jc->duration_on);
+        return;
+    }
+    jobrate_ctx rc = {.phys = &r->phys, .n_profiles = r->n_profiles, .profiles = r->profiles};
+    double v = jobrate_slice_speed(&rc, &(job_spec){.profile = k->profile}, t, p);
+    if (!(v > 0)) {
+        diag_error(r->d, jc->duration_on_at, path,
+                   "the profile cannot run on this slice (out of memory or invalid); expected a "
+                   "MIG profile the job fits, got '%s'",
+                   jc->duration_on);
+        return;
+    }
+    k->duration_s.a *= v; /* fixed: the value; exponential: the mean; lognormal: the median */
+}
+
 /* Synthetic classes from the scenario's job classes. */
 static synth_class *build_classes(run_ctx *r)
 {
@@ -220,6 +268,9 @@ static synth_class *build_classes(run_ctx *r)
         if (jp && k->mem_bytes == 0) { /* the profile's footprint at its batch */
             k->mem_bytes = (uint64_t)ceil(wl_mem_footprint_bytes(jp->p, jp->batch));
         }
+        if (jp && jc->duration_on) {
+            any_slice_duration(r, i, k);
+        }
         run_ddp_class(r->spec, &r->cat, &r->comm, &r->phys, i, jp, k, r->d);
     }
     return cls;
@@ -239,7 +290,8 @@ static void check_requests(run_ctx *r, const synth_class *cls)
         const scenario_job_class *jc = &r->spec->workload.jobs[i];
         char path[128];
         snprintf(path, sizeof path, "workload.jobs[%zu].request", i);
-        if (!run_build_request_fits(c, &cls[i].req)) {
+        if (!job_any_slice(&(job_spec){.req = cls[i].req}) &&
+            !run_build_request_fits(c, &cls[i].req)) {
             char have[512];
             diag_error(r->d, jc->request.at, path,
                        "no node can hold it; expected at most the units one node advertises "
@@ -964,6 +1016,8 @@ int run_scenario(const run_opts *o)
                         .params = &r.params,
                         .rate = jobrate_rate,
                         .rate_ctx = &r.rate,
+                        .slice_speed = jobrate_slice_speed,
+                        .slice_ctx = &r.rate,
                         .until = r.spec->horizon_ns,
                         .seed = r.spec->seed,
                         .verify_every = o->verify_every,

@@ -109,6 +109,18 @@ uint32_t pol_n_jobs(const cluster_view *cv);
 /* The run's master seed (a policy that draws random numbers opens its own stream from it). */
 uint64_t pol_seed(const cluster_view *cv);
 
+/* Predicted normalised speed of job spec js alone on MIG profile p of GPU type g: its throughput
+ * there over its throughput alone on the type's largest classic MIG profile; 0 when it cannot
+ * run there. The model's physics supplies it (model/jobrate.h jobrate_slice_speed); pointers
+ * borrowed for the call. */
+typedef double pol_slice_speed_fn(void *ctx, const job_spec *js, const gpu_type *g,
+                                  const mig_profile *p);
+/* Predicted normalised speed of job j (one asking for any MIG slice, JOB_RES_MIG_ANY) on MIG
+ * profile index p of GPU g's type (MISO's normalisation: 1 = as fast as on the largest profile,
+ * 7g.40gb on an A100): 0 when the job's memory exceeds the profile's, when the physics says it
+ * cannot run there (out of memory, invalid), or when the run has no physics. */
+double pol_job_slice_speed(const cluster_view *cv, job_id j, gpu_id g, int p);
+
 #define POL_MILLI 1000u /* milli-GPU in one GPU */
 
 /* A GPU as the policy sees it. */

@@ -23,9 +23,7 @@
  * Parameters (policy params, plain numbers): min_gain (compute slices, default 1), hold_s
  * (seconds, default 600), max_concurrent (default 1), evict (0 or 1, default 0).
  */
-#include <errno.h>
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,20 +32,10 @@
 #include "sim/err.h"
 #include "sim/xalloc.h"
 
-#define MAX_TYPES 8
-#define MAX_LAYOUTS 512
-
-typedef struct type_layouts {
-    const gpu_type *type;
-    int n;
-    mig_layout *l; /* maximal classic layouts, enumeration order */
-} type_layouts;
-
 typedef struct demand_state {
     double min_gain, hold_s, max_concurrent;
     bool evict;
-    type_layouts types[MAX_TYPES];
-    int n_types;
+    repart_layouts layouts;
     sim_time *last; /* per GPU: last reconfiguration asked, or -1 */
     uint32_t n_gpus;
     double *demand, *supply; /* per profile index, [WHOLE] whole GPUs, [TS] replicas */
@@ -61,105 +49,31 @@ typedef struct demand_state {
 
 /* ---- parameters ---------------------------------------------------------------------------- */
 
-static bool parse_num(const char *text, double *out)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(text, &end);
-    if (errno != 0 || end == text || *end != '\0' || !isfinite(v)) {
-        return false;
-    }
-    *out = v;
-    return true;
-}
-
 static int demand_init(void *self, const param_set *params, diag *d)
 {
     demand_state *s = self;
     s->min_gain = 1;
     s->hold_s = 600;
     s->max_concurrent = 1;
-    static const struct {
-        const char *key;
-        double lo, hi;
-        size_t off;
-    } keys[] = {
-        {"min_gain", 0, 1e9, offsetof(demand_state, min_gain)},
-        {"hold_s", 0, 1e12, offsetof(demand_state, hold_s)},
-        {"max_concurrent", 1, 1e9, offsetof(demand_state, max_concurrent)},
-        {"evict", 0, 1, 0},
+    static const repart_key keys[] = {
+        {"min_gain", 0, 1e9, offsetof(demand_state, min_gain), false},
+        {"hold_s", 0, 1e12, offsetof(demand_state, hold_s), false},
+        {"max_concurrent", 1, 1e9, offsetof(demand_state, max_concurrent), false},
+        {"evict", 0, 1, offsetof(demand_state, evict), true},
     };
-    int rc = 0;
-    for (size_t i = 0; params && i < params->n; i++) {
-        const pol_param *p = &params->items[i];
-        char path[256];
-        snprintf(path, sizeof path, "%s.%s", params->path ? params->path : "params", p->key);
-        size_t k = 0;
-        while (k < sizeof keys / sizeof keys[0] && strcmp(keys[k].key, p->key) != 0) {
-            k++;
-        }
-        if (k == sizeof keys / sizeof keys[0]) {
-            diag_error(d, p->at, path,
-                       "unknown parameter; expected one of [min_gain, hold_s, max_concurrent, "
-                       "evict], got '%s'",
-                       p->key);
-            rc = SIM_EINPUT;
-            continue;
-        }
-        double v;
-        if (!parse_num(p->value, &v) || v < keys[k].lo || v > keys[k].hi ||
-            (!strcmp(p->key, "evict") && v != 0 && v != 1)) {
-            diag_error(d, p->at, path, "bad value; expected a number from %g to %g, got '%s'",
-                       keys[k].lo, keys[k].hi, p->value);
-            rc = SIM_EINPUT;
-            continue;
-        }
-        if (!strcmp(p->key, "evict")) {
-            s->evict = v == 1;
-        } else {
-            *(double *)((char *)s + keys[k].off) = v;
-        }
-    }
-    return rc;
+    return repart_params(params, keys, sizeof keys / sizeof keys[0], s, d);
 }
 
 static void demand_fini(void *self)
 {
     demand_state *s = self;
-    for (int i = 0; i < s->n_types; i++) {
-        free(s->types[i].l);
-    }
+    repart_layouts_fini(&s->layouts);
     free(s->last);
     free(s->demand);
     free(s->supply);
 }
 
 /* ---- layouts ------------------------------------------------------------------------------- */
-
-static int collect(const mig_layout *l, void *ctx)
-{
-    type_layouts *t = ctx;
-    if (t->n < MAX_LAYOUTS) {
-        t->l[t->n++] = *l;
-    }
-    return 0;
-}
-
-static const type_layouts *layouts_of(demand_state *s, const gpu_type *g)
-{
-    for (int i = 0; i < s->n_types; i++) {
-        if (s->types[i].type == g) {
-            return &s->types[i];
-        }
-    }
-    SIM_ASSERT(s->n_types < MAX_TYPES);
-    type_layouts *t = &s->types[s->n_types++];
-    t->type = g;
-    t->l = xcalloc(MAX_LAYOUTS, sizeof *t->l, "layouts");
-    mig_enum_opts o = {.driver = 0, .all_profiles = false, .maximal_only = true};
-    mig_enumerate(g, &o, collect, t);
-    return t;
-}
 
 /* Profile index of a resource name on type g ("nvidia.com/mig-<name>"), WHOLE for
  * "nvidia.com/gpu", TS for "nvidia.com/gpu.shared", -1 otherwise. */
@@ -250,33 +164,6 @@ static int by_running(const void *a, const void *b)
     return (x->g > y->g) - (x->g < y->g);
 }
 
-/* Device ids of layout l (or the whole GPU when l is NULL) on GPU g into out; count returned. */
-static uint32_t layout_devices(const cluster_view *cv, gpu_id g, const mig_layout *l, dev_id *out)
-{
-    static const char whole_res[] = RES_WHOLE;
-    const gpu_type *t = pol_gpu_type(cv, g);
-    pol_gpu pg;
-    pol_gpu_get(cv, g, &pg);
-    uint32_t k = 0;
-    for (uint32_t i = 0; i < pg.n_devs; i++) {
-        pol_device pd;
-        pol_device_get(cv, pg.first_dev + i, &pd);
-        if (!l) {
-            if (!pd.profile && !strcmp(pd.resource_name, whole_res)) {
-                out[k++] = pd.id;
-            }
-            continue;
-        }
-        for (int m = 0; pd.profile && m < l->n; m++) {
-            if (pd.mig_start == l->inst[m].start &&
-                !strcmp(pd.profile, t->profiles[l->inst[m].profile].name)) {
-                out[k++] = pd.id;
-            }
-        }
-    }
-    return k;
-}
-
 static void demand_decide(void *self, const cluster_view *cv, decision_buf *out)
 {
     demand_state *s = self;
@@ -346,7 +233,8 @@ static void demand_decide(void *self, const cluster_view *cv, decision_buf *out)
         }
     }
     qsort(gi, n, sizeof *gi, by_running);
-    const type_layouts *tl = layouts_of(s, type);
+    int n_layouts;
+    const mig_layout *layouts = repart_layouts_of(&s->layouts, type, &n_layouts);
     sim_time now = pol_now(cv);
     for (uint32_t i = 0; i < n && in_progress < s->max_concurrent; i++) {
         gpu_info *x = &gi[i];
@@ -360,10 +248,10 @@ static void demand_decide(void *self, const cluster_view *cv, decision_buf *out)
         double n_ts = s->ts_replicas;
         double cur = score(type, x->on, r, n_ts), best = cur;
         int best_l = -2; /* -2: keep, -1: whole GPU, -3: time-sliced, >= 0: layout index */
-        for (int li = 0; li < tl->n; li++) {
+        for (int li = 0; li < n_layouts; li++) {
             double count[TS + 1] = {0};
-            for (int m = 0; m < tl->l[li].n; m++) {
-                count[tl->l[li].inst[m].profile] += 1;
+            for (int m = 0; m < layouts[li].n; m++) {
+                count[layouts[li].inst[m].profile] += 1;
             }
             double sc = score(type, count, r, n_ts);
             if (sc > best) {
@@ -386,12 +274,12 @@ static void demand_decide(void *self, const cluster_view *cv, decision_buf *out)
             continue;
         }
         dev_id devs[MIG_MAX_INSTANCES + 1];
-        const mig_layout *l = best_l >= 0 ? &tl->l[best_l] : NULL;
+        const mig_layout *l = best_l >= 0 ? &layouts[best_l] : NULL;
         uint32_t nd = 1;
         if (best_l == -3) {
             devs[0] = x->ts_dev;
         } else {
-            nd = layout_devices(cv, x->g, l, devs);
+            nd = repart_layout_devices(cv, x->g, l, devs);
         }
         pol_reconfigure(out, x->g, devs, nd, s->evict);
         s->last[x->g] = now;

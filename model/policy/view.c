@@ -69,6 +69,18 @@ uint32_t pol_n_jobs(const cluster_view *cv)
     return (uint32_t)job_table_count(cv->jobs);
 }
 
+double pol_job_slice_speed(const cluster_view *cv, job_id j, gpu_id g, int p)
+{
+    const gpu_type *t = cluster_gpu_get(cv->c, g)->type;
+    const job *jb = job_table_get(cv->jobs, j);
+    if (!cv->slice_speed || p < 0 || p >= t->n_profiles ||
+        jb->spec.mem_bytes > t->profiles[p].mem_bytes) {
+        return 0;
+    }
+    double v = cv->slice_speed(cv->slice_ctx, &jb->spec, t, &t->profiles[p]);
+    return v > 0 ? v : 0;
+}
+
 uint32_t pol_n_gpus(const cluster_view *cv)
 {
     return cluster_n_gpus(cv->c);

@@ -16,6 +16,8 @@ struct cluster_view {
     const job_table *jobs; /* borrowed */
     sim_time now;
     uint64_t seed; /* the run's master seed */
+    pol_slice_speed_fn *slice_speed; /* per-slice speeds of any-slice jobs; NULL: none */
+    void *slice_ctx;                 /* borrowed, passed to slice_speed */
 };
 
 #endif

@@ -278,3 +278,76 @@ Test(jobrate, jobs_without_profile_take_the_calibrated_eta)
     world_destroy(w);
     arena_destroy(f.a);
 }
+
+static void place_first(world *w, void *ctx, uint64_t tag)
+{
+    (void)ctx;
+    pol_place(world_decisions(w), 0, &(dev_id){(dev_id)tag}, 1);
+    world_settle(w);
+}
+
+/* A job asking for any MIG slice states its work on the reference, the largest classic profile
+ * (7g.40gb on the A100): placed alone on 3g.20gb its rate is its time per unit alone on 7g.40gb
+ * over alone on 3g.20gb (predict_unit_estimate), and jobrate_slice_speed says the same. A job
+ * without a profile has no slice speed (0). */
+Test(jobrate, an_any_slice_job_runs_at_its_slice_speed_over_the_largest_profile)
+{
+    fix f;
+    fix_init(&f);
+    wl_profile p = make_profile(&f, "compute", 1.0, 20e9, 0.5);
+    jobrate_profile jp = {.name = "compute", .p = &p, .batch = 1};
+    jobrate_ctx rc = {.phys = &f.m, .ts_class = 0, .n_profiles = 1, .profiles = &jp};
+    const mig_profile *ref = jobrate_reference(f.gpu), *p3 = NULL;
+    cr_assert_str_eq(ref->name, "7g.40gb");
+    cluster_gpu_cfg g = {.type = f.gpu, .mig_enabled = true, .n_mig = 2, .reconfigurable = true};
+    for (int i = 0; i < f.gpu->n_profiles; i++) {
+        p3 = strcmp(f.gpu->profiles[i].name, "3g.20gb") ? p3 : &f.gpu->profiles[i];
+    }
+    g.mig[0] = g.mig[1] = p3;
+    g.mig_start[0] = 0;
+    g.mig_start[1] = 4;
+    cluster_node_cfg node = {.name = "n0", .n_gpus = 1, .gpus = &g};
+    cluster_cfg cc = {.n_nodes = 1, .nodes = &node};
+    world_cfg wc = {.cluster = &cc,
+                    .policy = pol_find("fifo"),
+                    .until = sim_time_from_s(1),
+                    .verify_every = 1,
+                    .rate = jobrate_rate,
+                    .rate_ctx = &rc,
+                    .slice_speed = jobrate_slice_speed,
+                    .slice_ctx = &rc};
+    job_table *t = job_table_create();
+    job_spec s = {
+        .class_name = "c", .req = {JOB_RES_MIG_ANY, 1, 1}, .work_s = 100, .profile = "compute"};
+    job_table_add(t, &s);
+    s.profile = NULL;
+    job_table_add(t, &s);
+    diag *d = diag_create();
+    world *w = NULL;
+    cr_assert_eq(world_create(&wc, t, d, (src_loc){"x", 1, 1}, &w), 0);
+    diag_destroy(d);
+    const cluster *c = world_cluster(w);
+    dev_id d3 = 0;
+    while (!(cluster_device_get(c, d3)->profile == p3 && cluster_device_get(c, d3)->active)) {
+        d3++;
+    }
+    uint32_t client = world_timer_client(w, place_first, NULL);
+    world_at(w, sim_time_from_s(0.5), client, d3); /* after the arrival at 0 */
+    world_run(w);
+    cr_assert_eq(job_table_get(world_jobs(w), 0)->state, JOB_RUNNING);
+    partition_cfg pc;
+    partition_cfg_init(&pc, f.gpu);
+    speed_result on7, on3;
+    pc.mig = ref;
+    predict_unit_estimate(&p, 1, &pc, &f.m, &on7);
+    pc.mig = p3;
+    predict_unit_estimate(&p, 1, &pc, &f.m, &on3);
+    double want = on7.unit_time_s / on3.unit_time_s;
+    cr_assert(want > 0.3 && want < 0.6); /* 3 of 7 compute slices, some host time */
+    cr_assert_float_eq(world_job_rate(w, 0), want, 1e-12);
+    cr_assert_float_eq(jobrate_slice_speed(&rc, &s, f.gpu, p3), 0.0, 0);
+    s.profile = "compute";
+    cr_assert_float_eq(jobrate_slice_speed(&rc, &s, f.gpu, p3), want, 1e-12);
+    world_destroy(w);
+    arena_destroy(f.a);
+}

@@ -447,3 +447,187 @@ Test(reconf, the_delay_defaults_to_the_measured_apply_time)
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     cr_assert_eq(system(cmd), 0);
 }
+
+/* ---- MISO (model/policy/repart_miso.c) ---------------------------------------------------------
+ * Jobs asking for any MIG slice with made-up normalised speeds per compute-slice count (1g, 2g,
+ * 3g, 4g, 7g), the same for the policy's prediction (the view's slice speed) and for the run
+ * (the rate function: rate = v on the job's instance, as jobrate gives any-slice jobs). */
+
+static const double speed_a[8] = {0, 0.20, 0.35, 0.55, 0.60, 0, 0, 1.0};
+static const double speed_b[8] = {0, 0.30, 0.50, 0.70, 0.80, 0, 0, 1.0};
+
+static double table_speed(void *ctx, const job_spec *js, const gpu_type *g, const mig_profile *p)
+{
+    (void)ctx;
+    (void)g;
+    return (js->class_name[0] == 'A' ? speed_a : speed_b)[p->compute_slices];
+}
+
+static double table_rate(void *ctx, const world *w, job_id j)
+{
+    const job *jb = job_table_get(world_jobs(w), j);
+    const cluster_device *d = cluster_device_get(world_cluster(w), jb->units[0]);
+    return table_speed(ctx, &jb->spec, NULL, d->profile);
+}
+
+static void add_any(job_table *t, const char *cls, double submit_s, double work_s)
+{
+    job_spec s = {.class_name = cls,
+                  .req = {JOB_RES_MIG_ANY, 1, 1},
+                  .submit = sim_time_from_s(submit_s),
+                  .work_s = work_s};
+    job_table_add(t, &s);
+}
+
+/* A MISO run on the env's idle 7 x 1g.5gb A100 (delay 20 s, interval 60 s) with the policy
+ * parameters min_gain (compute slices), hold_s and evict. */
+static reconf *miso_run(env *e, world **w, job_table *t, const char *min_gain, const char *hold_s,
+                        const char *evict)
+{
+    e->wc.slice_speed = table_speed;
+    e->wc.rate = table_rate;
+    *w = make(e, t);
+    pol_param items[] = {{"min_gain", min_gain, {"x", 1, 1}},
+                         {"hold_s", hold_s, {"x", 1, 1}},
+                         {"evict", evict, {"x", 1, 1}}};
+    param_set ps = {.n = 3, .items = items, .path = "repartition"};
+    reconf_cfg rc = {.delay_s = 20,
+                     .reset_s = 30,
+                     .interval_s = 60,
+                     .policy = repart_find("miso"),
+                     .params = &ps};
+    reconf *r = NULL;
+    diag *d = diag_create();
+    cr_assert_eq(reconf_create(*w, &rc, d, &r), 0);
+    diag_destroy(d);
+    world_run(*w);
+    return r;
+}
+
+/* Two jobs, A and B, arrive at 10 s on the idle GPU. By hand, over the pairs of instances the 19
+ * maximal layouts of `slicesim layouts A100-SXM4-40GB` hold (7g.40gb holds one job only):
+ *   4g+3g (layout 2): A4 + B3 = 0.60 + 0.70 = 1.30, A3 + B4 = 0.55 + 0.80 = 1.35
+ *   3g+3g: 1.25; 4g+2g: 0.60 + 0.50 = 1.10, 0.35 + 0.80 = 1.15; 4g+1g: 0.90, 1.10;
+ *   3g+2g: 1.05, 1.05; 3g+1g: 0.85, 0.90; 2g+2g: 0.85; 2g+1g: 0.65, 0.70; 1g+1g: 0.50.
+ * The best is 4g.20gb@0 + 3g.20gb@4 with B on 4g and A on 3g (1.35), against 0.50 on the
+ * current 7 x 1g: a gain of 0.85 >= 1/7 (min_gain 1 compute slice). Asked at 10 s on an idle
+ * GPU, applied at 10 + 20 = 30 s; A (55 s of work on 7g) runs at 0.55: 100 s, B (80 s) at 0.80:
+ * 100 s; both 30..130. No other layout is ever applied (nothing to gain when idle). */
+Test(reconf, miso_picks_the_layout_a_hand_enumeration_says_maximises_throughput)
+{
+    env e;
+    env_init(&e, 1000);
+    job_table *t = job_table_create();
+    add_any(t, "A", 10, 55);
+    add_any(t, "B", 10, 80);
+    world *w = NULL;
+    reconf *r = miso_run(&e, &w, t, "1", "600", "0");
+    const job *a = job_table_get(world_jobs(w), 0), *b = job_table_get(world_jobs(w), 1);
+    cr_assert_eq(a->state, JOB_DONE);
+    cr_assert_eq(b->state, JOB_DONE);
+    cr_assert_eq(a->units[0], device(w, "3g.20gb", 4));
+    cr_assert_eq(b->units[0], device(w, "4g.20gb", 0));
+    cr_assert_float_eq(t_start(w, 0), 30.0, 1e-9);
+    cr_assert_float_eq(t_start(w, 1), 30.0, 1e-9);
+    cr_assert_float_eq(t_end(w, 0), 130.0, 1e-9);
+    cr_assert_float_eq(t_end(w, 1), 130.0, 1e-9);
+    reconf_stats st = reconf_get_stats(r);
+    cr_assert_eq(st.n_applied, 1);
+    cr_assert_float_eq(st.drain_gpu_s, 0.0, 1e-12);
+    cr_assert_float_eq(st.apply_gpu_s, 20.0, 1e-9);
+    cr_assert_eq(world_get_totals(w).n_rejected, 0);
+    reconf_destroy(r);
+    world_destroy(w);
+    arena_destroy(e.a);
+}
+
+/* A leaves first (27.5 s of work at 0.55: 30..80 s). B alone would gain 1.0 - 0.80 = 0.20 on
+ * 7g.40gb. With evict, hold 0 and min_gain 1 (0.20 >= 1/7) MISO migrates it at 80 s: B is
+ * evicted (no checkpoints: its 50 s on a 4/7 share of the GPU are lost, 50 x 4/7 GPU-s), 7g
+ * is in place at 100 s, and B runs its 80 s of work again at 1.0: 100..180. */
+Test(reconf, miso_migrates_a_job_when_the_gain_pays_and_counts_the_cost)
+{
+    env e;
+    env_init(&e, 1000);
+    job_table *t = job_table_create();
+    add_any(t, "A", 10, 27.5);
+    add_any(t, "B", 10, 80);
+    world *w = NULL;
+    reconf *r = miso_run(&e, &w, t, "1", "0", "1");
+    cr_assert_float_eq(t_end(w, 0), 80.0, 1e-9);
+    cr_assert_eq(job_table_get(world_jobs(w), 1)->n_restarts, 1);
+    cr_assert_eq(job_table_get(world_jobs(w), 1)->units[0], device(w, "7g.40gb", 0));
+    cr_assert_float_eq(t_end(w, 1), 180.0, 1e-9);
+    reconf_stats st = reconf_get_stats(r);
+    cr_assert_eq(st.n_applied, 2);
+    cr_assert_eq(st.n_evicted, 1);
+    cr_assert_float_eq(st.evicted_gpu_s, 50.0 * 4 / 7, 1e-9);
+    cr_assert_float_eq(st.apply_gpu_s, 40.0, 1e-9);
+    reconf_destroy(r);
+    world_destroy(w);
+    arena_destroy(e.a);
+}
+
+/* The same run with hysteresis: min_gain 2 compute slices (0.20 < 2/7) keeps B on 4g.20gb, and
+ * so does a hold of 600 s with min_gain 1 (the GPU was re-laid out at 10 s): B ends at 130 s,
+ * one layout applied, nothing evicted. */
+Test(reconf, miso_hysteresis_keeps_the_layout)
+{
+    const char *gain[2] = {"2", "1"}, *hold[2] = {"0", "600"};
+    for (int k = 0; k < 2; k++) {
+        env e;
+        env_init(&e, 1000);
+        job_table *t = job_table_create();
+        add_any(t, "A", 10, 27.5);
+        add_any(t, "B", 10, 80);
+        world *w = NULL;
+        reconf *r = miso_run(&e, &w, t, gain[k], hold[k], "1");
+        cr_assert_float_eq(t_end(w, 1), 130.0, 1e-9);
+        cr_assert_eq(reconf_get_stats(r).n_applied, 1);
+        cr_assert_eq(reconf_get_stats(r).n_evicted, 0);
+        reconf_destroy(r);
+        world_destroy(w);
+        arena_destroy(e.a);
+    }
+}
+
+/* No thrashing and determinism: 30 jobs of both kinds arriving every 7 s; hold 120 s, so MISO
+ * applies at most one layout per 120 s after the first, up to the last job's end (a GPU without
+ * jobs is never re-laid out); two runs give the same starts, ends and instances. */
+Test(reconf, miso_does_not_thrash_and_is_deterministic)
+{
+    sim_time start[2][30], end[2][30];
+    dev_id dev[2][30];
+    uint64_t applied[2];
+    for (int run = 0; run < 2; run++) {
+        env e;
+        env_init(&e, 5000);
+        job_table *t = job_table_create();
+        for (int i = 0; i < 30; i++) {
+            add_any(t, i % 3 ? "A" : "B", 7.0 * i, 20 + 13 * (i % 5));
+        }
+        world *w = NULL;
+        reconf *r = miso_run(&e, &w, t, "1", "120", "1");
+        for (job_id j = 0; j < 30; j++) {
+            const job *jb = job_table_get(world_jobs(w), j);
+            cr_assert_eq(jb->state, JOB_DONE);
+            start[run][j] = jb->start;
+            end[run][j] = jb->end;
+            dev[run][j] = jb->units[0];
+        }
+        applied[run] = reconf_get_stats(r).n_applied;
+        sim_time last = 0; /* a GPU without jobs is never re-laid out: all changes by then */
+        for (job_id j = 0; j < 30; j++) {
+            last = end[run][j] > last ? end[run][j] : last;
+        }
+        cr_assert_geq(applied[run], 2); /* it did re-partition as the mix changed */
+        cr_assert_leq((double)applied[run], 1 + sim_time_to_s(last) / 120);
+        reconf_destroy(r);
+        world_destroy(w);
+        arena_destroy(e.a);
+    }
+    cr_assert_eq(applied[0], applied[1]);
+    cr_assert_arr_eq(start[0], start[1], sizeof start[0]);
+    cr_assert_arr_eq(end[0], end[1], sizeof end[0]);
+    cr_assert_arr_eq(dev[0], dev[1], sizeof dev[0]);
+}
