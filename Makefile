@@ -182,15 +182,11 @@ validate: all
 	./slicesim validate
 
 # The README's re-partitioning comparison: one job trace on static all-balanced MIG, on MIG with
-# the demand-driven re-partitioner, and on 7-way time-slicing; the deciding metrics from run.json.
+# the demand-driven re-partitioner, on 7-way time-slicing, on a mixed pool, and with MISO's policy
+# (the jobs asking for any slice); the deciding metrics from run.json.
 CMP_DIR := results/compare-repartition
 compare-repartition: all
-	./slicesim run experiments/examples/repartition.yaml -o $(CMP_DIR)/static --force --set repartition.enabled=false >/dev/null
-	./slicesim run experiments/examples/repartition.yaml -o $(CMP_DIR)/repartition --force >/dev/null
-	./slicesim run experiments/examples/repartition-ts.yaml -o $(CMP_DIR)/timeslice --force >/dev/null
-	./slicesim run experiments/examples/repartition-mixed.yaml -o $(CMP_DIR)/mixed --force >/dev/null
-	@printf '%-12s %5s %6s %11s %11s %11s %9s %8s %9s\n' pool done queued wait_mean_s wait_p95_s jct_mean_s gpus_busy layouts drain_gpu_h
-	@for v in static repartition timeslice mixed; do jq -r --arg v $$v '.metrics | [$$v, .counts.done, .counts.queued, (.wait_s.mean|floor), (.wait_s.p95|floor), (.jct_s.mean|floor), (.allocation.gpus_busy_mean*1000|floor/10|tostring+"%"), (.repartition.applied // "-"), (if .repartition then (.repartition.drain_gpu_h*10|floor/10) else "-" end)] | @tsv' $(CMP_DIR)/$$v/run.json; done | awk -F'\t' '{printf "%-12s %5s %6s %11s %11s %11s %9s %8s %9s\n", $$1,$$2,$$3,$$4,$$5,$$6,$$7,$$8,$$9}'
+	CMP_DIR=$(CMP_DIR) sh experiments/examples/repartition-compare.sh
 
 # One Philly month (experiments/traces/philly-*.yaml) on whole A100s, all-balanced MIG and 4-way
 # time-slicing, one row per pool from run.json and per-class means from jobs.csv.

@@ -477,8 +477,6 @@ static const cfg_field job_fields[] = {
      .expect = "a mapping like {nvidia.com/gpu: 1}", .off = offsetof(scenario_job_class, request)},
     {"profile", CFG_STRING, .off = offsetof(scenario_job_class, profile),
      CFG_LOC(scenario_job_class, profile_at)},
-    {"duration_on", CFG_STRING, .expect = "a MIG profile like 1g.5gb",
-     .off = offsetof(scenario_job_class, duration_on), CFG_LOC(scenario_job_class, duration_on_at)},
     {"memory", CFG_BYTES, .off = offsetof(scenario_job_class, memory_bytes)},
     {"priority", CFG_INT, CFG_MIN(-1000), CFG_MAX(1000), .dflt = "0",
      .off = offsetof(scenario_job_class, priority), CFG_LOC(scenario_job_class, priority_at)},
@@ -490,6 +488,8 @@ static const cfg_field job_fields[] = {
      .off = offsetof(scenario_job_class, samples), CFG_LOC(scenario_job_class, samples_at)},
     {"batch", CFG_U32, CFG_MIN(1), CFG_MAX(1000000), .off = offsetof(scenario_job_class, batch),
      CFG_LOC(scenario_job_class, batch_at)},
+    {"duration_on", CFG_STRING, .expect = "a MIG profile like 1g.5gb",
+     .off = offsetof(scenario_job_class, duration_on), CFG_LOC(scenario_job_class, duration_on_at)},
     {0},
 };
 

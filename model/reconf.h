@@ -33,7 +33,10 @@
  * reconfigurations, pods evicted and their lost GPU-hours, GPU-seconds spent draining (t1 - t0)
  * and applying (delay + reset, or restart).
  * The layout policy (repart_*) runs every `interval_s`: it sees the read-only view and returns
- * POL_RECONFIGURE decisions, which go through the checks above.
+ * POL_RECONFIGURE decisions, which go through the checks above. A policy that reacts
+ * (repart_ops.reacts: miso) also places the jobs asking for any MIG slice (POL_PLACE; the world
+ * tells this component when one is queued, world_set_slice_handler) and runs again at the same
+ * simulated time when such a job is queued, a job ends or is killed, or a layout is in place.
  * Units: seconds. Ownership: the component borrows the world; the policy's state is its own.
  */
 #ifndef SIMPROJ_MODEL_RECONF_H
