@@ -562,6 +562,8 @@ static void build_coloc(builder *b, const csv_table *t)
         return;
     }
     const char *names[WFIT_MAX_PROFILES];
+    double solo_sd[WFIT_MAX_PROFILES]; /* rel_sd of each workload's solo row (0 = not stated) */
+    int c_sd = csv_col(t, "rel_sd");    /* optional: the measured noise of a row */
     int n_prof = 0;
     int ts8 = phys_ts_class_index(b->m, "kernel-8ms");
     double sms = b->gpu->sms_total;
@@ -599,6 +601,10 @@ static void build_coloc(builder *b, const csv_table *t)
         int sl = speed_partition_mem_slices(&(partition_cfg){.gpu = b->gpu}, &gs);
         p->mem_traffic_bytes_fixed = mem_share * g * speed_bandwidth(b->gpu, sms, sl, gs, b->m);
         names[n_prof] = t->rows[r][c_w];
+        solo_sd[n_prof] = 0;
+        if (c_sd >= 0 && !cell_double(t->rows[r][c_sd], &solo_sd[n_prof])) {
+            solo_sd[n_prof] = 0;
+        }
         const wl_param fr[] = {WL_P_HOST_S_FIXED, WL_P_COMPUTE_FIXED, WL_P_MEM_TRAFFIC_FIXED,
                                WL_P_MAX_SMS_FIXED};
         for (size_t i = 0; i < sizeof fr / sizeof fr[0]; i++) {
@@ -631,8 +637,16 @@ static void build_coloc(builder *b, const csv_table *t)
         f->profile = pi;
         f->is_rate = true;
         f->work = 1.0;
+        /* noise of the row: its own sub-window spread and, for a predicted row, the spread of
+         * the solo run its prediction is built from (independent, so in quadrature) */
+        double sd = 0;
+        if (c_sd >= 0 && !cell_double(t->rows[r][c_sd], &sd)) {
+            sd = 0;
+        }
+        bool solo = !strcmp(kind, "solo");
+        f->f.noise_pct = 100.0 * sqrt(sd * sd + (solo ? 0.0 : solo_sd[pi] * solo_sd[pi]));
         int k = 1;
-        if (!strcmp(kind, "solo")) {
+        if (solo) {
             cell_double(t->rows[r][c_u], &f->util);
         } else if (sscanf(kind, "ts%d", &k) == 1 || sscanf(kind, "mps%d", &k) == 1) {
             f->cfg.sharing = kind[0] == 't' ? SHARE_TIMESLICE : SHARE_MPS;

@@ -45,6 +45,8 @@ typedef struct val_figure {
     bool excluded;       /* left out of fitting and errors (reason printed) */
     char reason[384];    /* why this figure is excluded (the scenario's exclude reason), or "" */
     char unit[16];       /* "s", "TFLOPS", ... */
+    double noise_pct;    /* measured relative noise of the published value (percent, one
+                            standard deviation), 0 = not stated by the table */
 } val_figure;
 
 typedef struct val_table {

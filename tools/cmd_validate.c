@@ -35,7 +35,12 @@ static int cmp_str(const void *a, const void *b)
 
 /* Error of the predicted figures per KIND of a table whose labels are WORKLOAD/KIND[:WITH]
  * (digits dropped, so ts2, ts4 and ts8 are one kind), in the order the kinds first appear:
- *   kind TABLE KIND rows_predicted=N mape_predicted=X% max_predicted=Y% */
+ *   kind TABLE KIND rows_predicted=N mape_predicted=X% max_predicted=Y%[ noise_mean=Z%
+ *        within_2sd=W/V]
+ * where the table states its rows' measured noise (figure.noise_pct, one standard deviation):
+ * noise_mean is the kind's mean noise and W of its V rows miss by at most two standard
+ * deviations. A figure line then ends in noise=Z% and, for a predicted row that close,
+ * "(within 2 sd)". */
 static void print_kinds(const val_table *t)
 {
     if (!t->by_kind || t->skipped[0]) {
@@ -65,8 +70,8 @@ static void print_kinds(const val_table *t)
         }
     }
     for (int j = 0; j < n_k; j++) {
-        int n = 0;
-        double sum = 0, max = 0;
+        int n = 0, n_noise = 0, n_within = 0;
+        double sum = 0, max = 0, noise = 0;
         for (int k = 0; k < t->n_figures; k++) {
             const val_figure *f = &t->figures[k];
             const char *sl = strchr(f->label, '/');
@@ -80,10 +85,19 @@ static void print_kinds(const val_table *t)
             n++;
             sum += err;
             max = err > max ? err : max;
+            if (f->noise_pct > 0) {
+                n_noise++;
+                noise += f->noise_pct;
+                n_within += err <= 2 * f->noise_pct;
+            }
         }
         if (n > 0) {
-            printf("kind %s %s rows_predicted=%d mape_predicted=%.1f%% max_predicted=%.1f%%\n",
-                   t->name, kinds[j], n, sum / n, max);
+            printf("kind %s %s rows_predicted=%d mape_predicted=%.1f%% max_predicted=%.1f%%", t->name,
+                   kinds[j], n, sum / n, max);
+            if (n_noise > 0) {
+                printf(" noise_mean=%.1f%% within_2sd=%d/%d", noise / n_noise, n_within, n_noise);
+            }
+            printf("\n");
         }
     }
 }
@@ -97,9 +111,15 @@ static void print_table(const val_table *t)
     for (int i = 0; i < t->n_figures; i++) {
         const val_figure *f = &t->figures[i];
         double e = (f->predicted / f->published - 1) * 100;
-        printf("%s %s published=%.6g %s predicted=%.6g error=%+.1f%% %s\n", t->name, f->label,
+        printf("%s %s published=%.6g %s predicted=%.6g error=%+.1f%% %s", t->name, f->label,
                f->published, f->unit, f->predicted, e,
                f->excluded ? "excluded" : f->fitted ? "fitted" : "predicted");
+        if (f->noise_pct > 0) {
+            printf(" noise=%.1f%%%s", f->noise_pct,
+                   !f->fitted && !f->excluded && fabs(e) <= 2 * f->noise_pct ? " (within 2 sd)"
+                                                                             : "");
+        }
+        printf("\n");
     }
     for (int i = 0; i < t->n_figures; i++) { /* one reason per excluded figure */
         const val_figure *f = &t->figures[i];

@@ -10,14 +10,25 @@ How. Worker processes load their workload once, warm up, then wait on their stdi
 "go T_START T_END": they spin until T_START, iterate (every iteration ends with a device
 synchronisation, as a loop that reads its loss does) until T_END + tail, and report the
 completion times of the iterations that end in [T_START + LEAD, T_END]. All processes of one
-configuration share the same window, so each is measured while all the others run.
-Throughput = (n - 1) / (last - first) over those completions. NVML utilisation is polled every
-50 ms inside the window by the coordinator. The MPS daemon uses a private pipe directory and is
+configuration share the same window, so each is measured while all the others run. The window
+(after the lead) is REPEATS contiguous sub-windows of WINDOW_S seconds each (schema 2); each
+sub-window gives one throughput (n - 1) / (last - first) over its completions, and the record
+keeps all of them (rate_reps) beside their mean, so the table carries the spread. Each workload's
+solo run is measured at the start of its phase and again at the end of the whole invocation
+(solo_end): the difference is the drift over the run. NVML utilisation is polled every 50 ms
+inside the window by the coordinator, and NVML GPM (Hopper: SM activity, SM occupancy, DRAM
+bandwidth utilisation) is read over the whole window where the driver supports it. Before its solo
+run, each workload is profiled alone (torch.profiler over PROF_ITERS iterations): CUDA kernels per
+iteration, the union of their busy intervals per iteration and the mean kernel duration. The MPS daemon uses a private pipe directory and is
 stopped on every exit path (atexit and signals). The GPU's mode, clocks, power limit and MIG
 layout are never touched.
 
-Usage:  python3 calib/coloc/coloc.py --out DIR [--budget-s 540] [--fake]
+Usage:  python3 calib/coloc/coloc.py --out DIR [--budget-s 540] [--fake] [--only W1,W2]
+            [--phases ts,pairs-ts,caps,capsweep,mps,pairs-mps] [--repeats 3] [--window-s 3]
         (--fake: CPU sleep workloads and no NVML, to test the coordination without a GPU)
+Phases: ts = solo + k time-sliced peers; pairs-ts / pairs-mps = the PAIRS; caps = one client
+alone at each of CAPS; capsweep = the stream alone at SWEEP_CAPS (its bandwidth against the SM
+cap); mps = k MPS clients (and one uncapped MPS client alone).
 Output: DIR/coloc.json (rewritten after every measurement, so a cut-off run keeps what it had).
 """
 import argparse
@@ -33,6 +44,9 @@ import time
 
 LEAD_S = 0.5   # not counted: lets the co-runners reach their steady schedule
 TAIL_S = 0.3   # keep running after the window so nobody's last iteration runs alone
+WINDOW_S = 3.0  # one sub-window (--window-s)
+REPEATS = 3     # contiguous sub-windows per configuration (--repeats)
+PROF_ITERS = 5  # iterations under torch.profiler for the kernel census
 
 # name -> (description, batch, unit). The code of each is in build_workload().
 WORKLOADS = {
@@ -49,13 +63,13 @@ WORKLOADS = {
 }
 
 PAIRS = [("cnn_train", "tfm_train"), ("cnn_train", "host_loop"), ("tfm_train", "cnn_infer_b1"),
-         ("cnn_infer_b128", "stream"), ("tfm_infer", "host_loop"), ("cnn_train", "stream")]
+         ("cnn_infer_b128", "stream"), ("tfm_infer", "host_loop"), ("cnn_train", "stream"),
+         # every other workload beside the memory stream: its sensitivity to a saturating grid
+         ("cnn_infer_b1", "stream"), ("tfm_train", "stream"), ("tfm_infer", "stream"),
+         ("host_loop", "stream")]
 KS = [2, 4, 8]
 CAPS = [25, 50]
-
-
-def window_s(k):
-    return {1: 1.2, 2: 1.2, 4: 1.6, 8: 2.2}.get(k, 1.6)
+SWEEP_CAPS = [5, 10, 15]
 
 
 # ---------------------------------------------------------------- worker side
@@ -157,6 +171,52 @@ def build_workload(name, fake):
     raise SystemExit(f"unknown workload {name}")
 
 
+def kernel_census(step, fake):
+    """Kernels per iteration, their busy time (union of intervals) and mean duration, from
+    torch.profiler over PROF_ITERS iterations of this process alone."""
+    if fake:
+        return {"kernels_per_iter": 10.0, "busy_s_per_iter": 0.001, "kernel_s_per_iter": 0.001,
+                "mean_kernel_s": 1e-4, "iters": PROF_ITERS}
+    try:
+        from torch.profiler import ProfilerActivity, profile
+        with profile(activities=[ProfilerActivity.CUDA]) as prof:
+            for _ in range(PROF_ITERS):
+                step()
+        iv = []
+        for e in prof.events():
+            dt = str(getattr(e, "device_type", "")).lower()
+            if "cuda" not in dt:
+                continue
+            nm = e.name.lower()
+            if nm.startswith("memcpy") or nm.startswith("memset"):
+                continue
+            t0 = e.time_range.start
+            t1 = e.time_range.end
+            if t1 > t0:
+                iv.append((t0, t1))
+        iv.sort()
+        busy, cur0, cur1 = 0.0, None, None
+        for a, b in iv:
+            if cur1 is None or a > cur1:
+                if cur1 is not None:
+                    busy += cur1 - cur0
+                cur0, cur1 = a, b
+            else:
+                cur1 = max(cur1, b)
+        if cur1 is not None:
+            busy += cur1 - cur0
+        tot = sum(b - a for a, b in iv)
+        durs = sorted(b - a for a, b in iv)
+        q = (lambda f: durs[min(len(durs) - 1, int(f * len(durs)))] * 1e-6) if durs else (lambda f: 0)
+        return {"kernels_per_iter": len(iv) / PROF_ITERS, "busy_s_per_iter": busy * 1e-6 / PROF_ITERS,
+                "kernel_s_per_iter": tot * 1e-6 / PROF_ITERS,
+                "mean_kernel_s": tot * 1e-6 / len(iv) if iv else 0,
+                "median_kernel_s": q(0.5), "p90_kernel_s": q(0.9), "max_kernel_s": q(1.0),
+                "iters": PROF_ITERS}
+    except Exception as e:  # noqa: BLE001
+        return {"error": repr(e)[-500:]}
+
+
 def worker_main(name, fake):
     step = build_workload(name, fake)
     t0 = time.time()
@@ -171,6 +231,9 @@ def worker_main(name, fake):
         parts = line.split()
         if not parts or parts[0] == "quit":
             break
+        if parts[0] == "prof":
+            print(json.dumps({"census": kernel_census(step, fake)}), flush=True)
+            continue
         t_start, t_end = float(parts[1]), float(parts[2])
         while time.time() < t_start:
             pass
@@ -218,6 +281,14 @@ class Worker:
             raise RuntimeError(f"{self.name}: no result; stderr: {self.stderr_tail()}")
         return json.loads(line)["done"]
 
+    def census(self, timeout):
+        self.p.stdin.write("prof\n")
+        self.p.stdin.flush()
+        line = read_line(self.p, timeout)
+        if line is None:
+            raise RuntimeError(f"{self.name}: no census; stderr: {self.stderr_tail()}")
+        return json.loads(line)["census"]
+
     def stop(self):
         try:
             self.p.stdin.write("quit\n")
@@ -247,16 +318,74 @@ def rate(done, window):
     return len(done) / window
 
 
+def sub_rates(done, t0, window, reps):
+    """Throughput in each of `reps` contiguous sub-windows [t0 + i w, t0 + (i + 1) w)."""
+    out = []
+    for i in range(reps):
+        a, b = t0 + i * window, t0 + (i + 1) * window
+        out.append(rate([t for t in done if a <= t < b], window))
+    return out
+
+
 class Util:
     """Polls NVML GPU utilisation (percent) in a thread between start() and stop()."""
 
+    GPM = {"sm_util_pct": "NVML_GPM_METRIC_SM_UTIL", "sm_occupancy_pct": "NVML_GPM_METRIC_SM_OCCUPANCY",
+           "dram_bw_util_pct": "NVML_GPM_METRIC_DRAM_BW_UTIL",
+           "any_tensor_util_pct": "NVML_GPM_METRIC_ANY_TENSOR_UTIL"}
+
     def __init__(self, fake):
         self.h = None
+        self.gpm_error = "fake" if fake else None
         if not fake:
             import pynvml
             pynvml.nvmlInit()
             self.nv = pynvml
             self.h = pynvml.nvmlDeviceGetHandleByIndex(0)
+            try:
+                sup = pynvml.nvmlGpmQueryDeviceSupport(self.h)
+                if not sup.isSupportedDevice:
+                    self.gpm_error = "nvmlGpmQueryDeviceSupport: not supported"
+            except Exception as e:  # noqa: BLE001
+                self.gpm_error = repr(e)[-300:]
+
+    def gpm_sample(self):
+        if self.gpm_error:
+            return None
+        try:
+            smp = self.nv.nvmlGpmSampleAlloc()
+            self.nv.nvmlGpmSampleGet(self.h, smp)
+            return smp
+        except Exception as e:  # noqa: BLE001
+            self.gpm_error = repr(e)[-300:]
+            return None
+
+    def gpm_metrics(self, s1, s2):
+        """GPM metrics between two samples (percent), or {'error': ...}."""
+        if s1 is None or s2 is None:
+            return {"error": self.gpm_error}
+        nv = self.nv
+        try:
+            names = list(self.GPM)
+            mg = nv.c_nvmlGpmMetricsGet_t()
+            mg.version = nv.NVML_GPM_METRICS_GET_VERSION
+            mg.numMetrics = len(names)
+            mg.sample1 = s1
+            mg.sample2 = s2
+            for i, n in enumerate(names):
+                mg.metrics[i].metricId = getattr(nv, self.GPM[n])
+            nv.nvmlGpmMetricsGet(mg)
+            out = {n: mg.metrics[i].value for i, n in enumerate(names)
+                   if mg.metrics[i].nvmlReturn == 0}
+            return out or {"error": "no metric returned"}
+        except Exception as e:  # noqa: BLE001
+            return {"error": repr(e)[-300:]}
+        finally:
+            for smp in (s1, s2):
+                try:
+                    nv.nvmlGpmSampleFree(smp)
+                except Exception:  # noqa: BLE001
+                    pass
 
     def start(self, t0, t1):
         self.samples = []
@@ -265,11 +394,15 @@ class Util:
         self.th.start()
 
     def _run(self):
+        g0 = None
         while time.time() < self.t1:
             if self.h is not None and time.time() >= self.t0:
+                if g0 is None:
+                    g0 = self.gpm_sample()
                 u = self.nv.nvmlDeviceGetUtilizationRates(self.h)
                 self.samples.append([u.gpu, u.memory])
             time.sleep(0.05)
+        self.gpm = self.gpm_metrics(g0, self.gpm_sample()) if self.h is not None else None
 
     def stop(self):
         self.th.join()
@@ -277,22 +410,24 @@ class Util:
             return None
         n = len(self.samples)
         return {"gpu_pct": sum(s[0] for s in self.samples) / n,
-                "mem_pct": sum(s[1] for s in self.samples) / n, "n": n}
+                "mem_pct": sum(s[1] for s in self.samples) / n, "n": n, "gpm": self.gpm}
 
 
-def measure(workers, util, k_hint):
-    w = window_s(k_hint)
+def measure(workers, util, reps):
+    w = WINDOW_S
     t_start = time.time() + 0.3
-    t_end = t_start + LEAD_S + w
+    t_end = t_start + LEAD_S + w * reps
     for wk in workers:
         wk.go(t_start, t_end)
     util.start(t_start + LEAD_S, t_end)
     out = []
     for wk in workers:
-        done = wk.result(timeout=w + 120)
-        out.append({"workload": wk.name, "iters": len(done), "rate_iter_per_s": rate(done, w)})
+        done = wk.result(timeout=w * reps + 120)
+        rr = sub_rates(done, t_start + LEAD_S, w, reps)
+        out.append({"workload": wk.name, "iters": len(done), "rate_iter_per_s": sum(rr) / len(rr),
+                    "rate_reps": rr})
     u = util.stop()
-    return {"window_s": w, "clients": out, "nvml_util": u}
+    return {"window_s": w, "repeats": reps, "clients": out, "nvml_util": u}
 
 
 def env_info(fake):
@@ -328,7 +463,8 @@ class Run:
     def __init__(self, args):
         self.args = args
         self.t0 = time.time()
-        self.doc = {"schema": "slicesim-coloc", "schema_version": 1,
+        self.doc = {"schema": "slicesim-coloc", "schema_version": 2, "window_s": WINDOW_S, "repeats": args.repeats,
+                    "census": {},
                     "script": "calib/coloc/coloc.py", "lead_s": LEAD_S, "tail_s": TAIL_S,
                     "workloads": {n: {"what": d, "batch": b, "unit": u}
                                   for n, (d, b, u) in WORKLOADS.items()},
@@ -360,80 +496,104 @@ class Run:
             if w in self.live:
                 self.live.remove(w)
 
-    def record(self, sharing, kind, workers, extra=None):
+    def record(self, sharing, kind, workers, extra=None, reps=None):
         names = [w.name for w in workers]
-        if self.left() < 15:
+        reps = reps or self.args.repeats
+        if self.left() < WINDOW_S * reps + 5:
             self.doc["skipped"].append({"sharing": sharing, "kind": kind, "workloads": names,
                                         "why": "time budget"})
             self.save()
             return
         try:
-            m = measure(workers, self.util, len(workers))
+            m = measure(workers, self.util, reps)
         except RuntimeError as e:
             self.doc["errors"].append({"sharing": sharing, "kind": kind, "workloads": names,
                                        "error": str(e)[-1500:]})
             self.save()
             return
         m.update({"sharing": sharing, "kind": kind, "k": len(workers),
+                  "t_s": time.time() - self.t0,
                   "max_mem_bytes": [w.info.get("max_mem_bytes") for w in workers]})
         if extra:
             m.update(extra)
         self.doc["runs"].append(m)
         self.save()
         rates = ", ".join(f"{c['workload']} {c['rate_iter_per_s']:.2f}/s" for c in m["clients"])
+        rr = m["clients"][0]["rate_reps"]
+        spread = (max(rr) - min(rr)) / max(1e-12, sum(rr) / len(rr)) * 100
         u = m["nvml_util"]["gpu_pct"] if m["nvml_util"] else -1
-        print(f"[{time.time() - self.t0:6.1f}s] {sharing:9s} {kind:6s} k={len(workers)} "
-              f"util={u:5.1f}% {rates}", flush=True)
+        print(f"[{time.time() - self.t0:6.1f}s] {sharing:9s} {kind:10s} k={len(workers)} "
+              f"util={u:5.1f}% range0={spread:4.1f}% {rates}", flush=True)
 
-    def phase(self, sharing, env):
-        """Solo (time-slice phase only), k identical processes, then the pairs."""
-        keep = {}
+    def try_spawn(self, names, env, what):
+        try:
+            return self.spawn(names, env)
+        except RuntimeError as e:
+            self.doc["errors"].append({"what": what, "workloads": names, "error": str(e)[-1500:]})
+            self.kill([w for w in self.live if w.name in names])
+            self.save()
+            return None
+
+    def need(self, n_meas, spawn=True):
+        """Seconds a block of n_meas measurements (and a spawn) needs."""
+        return (30 if spawn else 0) + n_meas * (WINDOW_S * self.args.repeats + 1.5)
+
+    def peers(self, sharing, env, keep):
+        """Per workload: its kernel census (time-slice phase), solo, then k identical peers.
+        One process of each workload stays in `keep` for the pairs and the solo_end run."""
+        solo_sharing = "exclusive" if sharing == "timeslice" else "mps"
         for name in WORKLOADS:
-            if self.left() < 60:
+            if self.left() < self.need(1 + len(KS)):
                 self.doc["skipped"].append({"sharing": sharing, "workloads": [name],
                                             "why": "time budget"})
                 continue
-            try:
-                ws = self.spawn([name] * max(KS), env)
-            except RuntimeError as e:
-                self.doc["errors"].append({"sharing": sharing, "workloads": [name],
-                                           "error": str(e)[-1500:]})
-                self.kill([w for w in self.live if w.name == name])
+            ws = self.try_spawn([name] * max(KS), env, sharing + " peers")
+            if ws is None:
                 continue
             if sharing == "timeslice":
-                self.record("exclusive", "solo", ws[:1])
-            else:
-                self.record("mps", "solo", ws[:1])
-                if "server_list" not in self.doc.get("mps_daemon", {"server_list": ""}):
-                    self.doc["mps_daemon"]["server_list"] = mps_server_list(env)
+                try:
+                    self.doc["census"][name] = ws[0].census(timeout=120)
+                    print(f"census {name}: {self.doc['census'][name]}", flush=True)
+                except RuntimeError as e:
+                    self.doc["errors"].append({"what": "census", "workloads": [name],
+                                               "error": str(e)[-1500:]})
+            self.record(solo_sharing, "solo", ws[:1])
+            if sharing == "mps" and "server_list" not in self.doc["mps_daemon"]:
+                self.doc["mps_daemon"]["server_list"] = mps_server_list(env)
             for k in KS:
                 self.record(sharing, "peers", ws[:k])
-            # the solo figure again, after the peers: its spread is the measurement's noise
-            self.record("exclusive" if sharing == "timeslice" else "mps", "solo_after", ws[:1])
+            if name in keep:
+                self.kill([keep[name]])
             keep[name] = ws[0]
             self.kill(ws[1:])
+
+    def pairs(self, sharing, env, keep):
+        want = [n for n in WORKLOADS if n not in keep and any(n in pr for pr in PAIRS)]
+        if want and self.left() > self.need(1):
+            ws = self.try_spawn(want, env, sharing + " pairs")
+            for w in ws or []:
+                keep[w.name] = w
         for a, b in PAIRS:
             if a in keep and b in keep:
                 self.record(sharing, "pair", [keep[a], keep[b]])
-        self.kill(list(keep.values()))
 
-    def caps(self, env):
-        for pct in CAPS:
-            if self.left() < 45:
+    def solo_end(self, sharing, keep):
+        """The solo run again at the end: its difference from the first is the drift."""
+        for name, w in keep.items():
+            self.record("exclusive" if sharing == "timeslice" else "mps", "solo_end", [w])
+
+    def caps(self, env, pcts, only=None):
+        for pct in pcts:
+            names = [n for n in WORKLOADS if only is None or n in only]
+            if self.left() < self.need(len(names)):
                 self.doc["skipped"].append({"sharing": "mps", "kind": "cap", "pct": pct,
                                             "why": "time budget"})
                 continue
             e = dict(env, CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=str(pct))
-            try:
-                ws = self.spawn(list(WORKLOADS), e)
-            except RuntimeError as ex:
-                self.doc["errors"].append({"sharing": "mps", "kind": "cap", "pct": pct,
-                                           "error": str(ex)[-1500:]})
-                self.kill([w for w in self.live])
-                continue
-            for w in ws:
+            ws = self.try_spawn(names, e, f"cap {pct}")
+            for w in ws or []:
                 self.record("mps", "cap", [w], {"mps_percent": pct})
-            self.kill(ws)
+            self.kill(ws or [])
 
 
 MPS = {"started": False}
@@ -456,14 +616,19 @@ def stop_mps():
 
 
 def main():
+    global WINDOW_S
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default=".")
     ap.add_argument("--budget-s", type=float, default=540)
     ap.add_argument("--fake", action="store_true")
     ap.add_argument("--worker")
-    ap.add_argument("--only", default="", help="comma-separated workloads (tests)")
-    ap.add_argument("--phases", default="ts,caps,mps", help="comma-separated: ts, caps, mps")
+    ap.add_argument("--only", default="", help="comma-separated workloads")
+    ap.add_argument("--phases", default="ts,pairs-ts,caps,capsweep,mps,pairs-mps",
+                    help="comma-separated: ts, pairs-ts, caps, capsweep, mps, pairs-mps")
+    ap.add_argument("--repeats", type=int, default=REPEATS)
+    ap.add_argument("--window-s", type=float, default=WINDOW_S)
     args = ap.parse_args()
+    WINDOW_S = args.window_s
     if args.worker:
         worker_main(args.worker, args.fake)
         return
@@ -478,11 +643,18 @@ def main():
         signal.signal(s, lambda *_: sys.exit(130))
     run = Run(args)
     env = dict(os.environ)
+    phases = set(args.phases.split(","))
+    mps_phases = {"caps", "capsweep", "mps", "pairs-mps"} & phases
+    run.doc["phases"] = sorted(phases)
     try:
-        phases = args.phases.split(",")
+        keep = {}
         if "ts" in phases:
-            run.phase("timeslice", env)
-        if args.fake or not {"caps", "mps"} & set(phases):
+            run.peers("timeslice", env, keep)
+        if "pairs-ts" in phases:
+            run.pairs("timeslice", env, keep)
+        run.solo_end("timeslice", keep)
+        run.kill(list(keep.values()))
+        if args.fake or not mps_phases:
             mps_env = env
             run.doc["mps_daemon"] = {"started": False, "reason": "--fake or not asked"}
         else:
@@ -495,11 +667,20 @@ def main():
             MPS.update(started=r.returncode == 0, env=mps_env)
             run.doc["mps_daemon"] = {"started": MPS["started"], "rc": r.returncode,
                                      "stderr": r.stderr[-500:]}
-        if MPS["started"] or (args.fake and {"caps", "mps"} & set(phases)):
+        if MPS["started"] or (args.fake and mps_phases):
             if "caps" in phases:
-                run.caps(mps_env)
-            if "mps" in phases:
-                run.phase("mps", mps_env)
+                run.caps(mps_env, CAPS)
+            if "capsweep" in phases and "stream" in WORKLOADS:
+                run.caps(mps_env, SWEEP_CAPS, only={"stream"})
+            keep = {}
+            order = [ph for ph in args.phases.split(",") if ph in ("mps", "pairs-mps")]
+            for ph in order:   # in the order given: pairs first when they matter more
+                if ph == "mps":
+                    run.peers("mps", mps_env, keep)
+                else:
+                    run.pairs("mps", mps_env, keep)
+            run.solo_end("mps", keep)
+            run.kill(list(keep.values()))
             if MPS["started"]:
                 logd = mps_env["CUDA_MPS_LOG_DIRECTORY"]
                 for f in ("control.log", "server.log"):

@@ -3,70 +3,109 @@
 `slicesim validate` reads: experiments/validation/data/h100-coloc.csv.
 
 One row per figure: throughput of one process (iterations/s) of WORKLOAD in configuration KIND:
-  solo                      one process alone (mean of every solo measurement of the runs:
-                            before the peers, after them, and one MPS client alone uncapped),
-                            with its NVML GPU utilisation (fraction)
+  solo                      one process alone: every solo measurement of the runs (exclusive at
+                            the start of its phase and again at the end of the run, and one MPS
+                            client alone uncapped), with its NVML GPU utilisation (fraction)
   ts2 ts4 ts8               k identical processes time-sliced (mean over the k processes)
   mps2 mps4 mps8            k identical MPS clients
-  cap25 cap50               one MPS client alone with CUDA_MPS_ACTIVE_THREAD_PERCENTAGE
+  cap5 .. cap50             one MPS client alone with CUDA_MPS_ACTIVE_THREAD_PERCENTAGE
   pair-ts pair-mps          WORKLOAD beside WITH, time-sliced / under MPS
-Repeated measurements of one figure are averaged; n says how many went in.
+Columns beside the rate:
+  n          measurements (runs) that went into the row
+  rel_sd     measurement noise: sample standard deviation of every sub-window rate of the row
+             (schema 2: REPEATS contiguous sub-windows per run; solo rows: across all their
+             runs, so drift between the start and the end of a run is in it) over their mean
+  busy_frac  solo rows: fraction of the iteration in which some CUDA kernel of the process runs
+             (torch.profiler kernel census: union of kernel intervals per iteration x solo rate)
+  kernels    solo rows: CUDA kernels per iteration (same census)
+  sm_active  solo rows: NVML GPM SM activity (fraction of SM-time with a warp resident)
+  dram_util  solo rows: NVML GPM DRAM bandwidth utilisation (fraction of the peak)
+Schema-1 files (one window per run, no census) still load: their rows have no rel_sd.
 Usage: python3 calib/coloc/table.py RUN.json... > experiments/validation/data/h100-coloc.csv
 """
 import json
+import statistics
 import sys
 from collections import defaultdict
 
 
 def main(paths):
-    acc = defaultdict(lambda: [0, 0.0, 0.0, 0])  # key -> n, sum rate, sum util, n util
+    rates = defaultdict(list)     # key -> run means
+    subs = defaultdict(list)      # key -> sub-window rates
+    util = defaultdict(list)
+    gpm = defaultdict(lambda: defaultdict(list))
+    census = {}
     envs = []
     for p in paths:
         d = json.load(open(p))
-        envs.append((p, d["env"]))
+        envs.append((p, d["env"], d.get("window_s"), d.get("repeats")))
+        census.update(d.get("census", {}))
         for r in d["runs"]:
-            util = r["nvml_util"]["gpu_pct"] / 100 if r["nvml_util"] else None
             names = [c["workload"] for c in r["clients"]]
-            if r["kind"] in ("solo", "solo_after"):
+            cl = r["clients"]
+            reps = [c.get("rate_reps", []) for c in cl]
+            if r["kind"] in ("solo", "solo_after", "solo_end"):
                 keys = [(names[0], "solo", "")]
-                rates = [r["clients"][0]["rate_iter_per_s"]]
+                vals = [cl[0]["rate_iter_per_s"]]
+                sub = [reps[0]]
+                nv = r["nvml_util"]
+                if nv:
+                    util[keys[0]].append(nv["gpu_pct"] / 100)
+                    for m, v in (nv.get("gpm") or {}).items():
+                        if m != "error":
+                            gpm[names[0]][m].append(v / 100)
             elif r["kind"] == "peers":
                 mode = "ts" if r["sharing"] == "timeslice" else "mps"
                 keys = [(names[0], f"{mode}{r['k']}", "")]
-                rates = [sum(c["rate_iter_per_s"] for c in r["clients"]) / r["k"]]
-                util = None
+                vals = [sum(c["rate_iter_per_s"] for c in cl) / r["k"]]
+                sub = [[sum(x) / len(x) for x in zip(*reps)] if all(reps) else []]
             elif r["kind"] == "cap":
                 keys = [(names[0], f"cap{r['mps_percent']}", "")]
-                rates = [r["clients"][0]["rate_iter_per_s"]]
-                util = None
+                vals = [cl[0]["rate_iter_per_s"]]
+                sub = [reps[0]]
             else:
                 mode = "pair-ts" if r["sharing"] == "timeslice" else "pair-mps"
                 keys = [(names[0], mode, names[1]), (names[1], mode, names[0])]
-                rates = [c["rate_iter_per_s"] for c in r["clients"]]
-                util = None
-            for k, rate in zip(keys, rates):
-                a = acc[k]
-                a[0] += 1
-                a[1] += rate
-                if util is not None:
-                    a[2] += util
-                    a[3] += 1
+                vals = [c["rate_iter_per_s"] for c in cl]
+                sub = reps
+            for k, v, s in zip(keys, vals, sub):
+                rates[k].append(v)
+                subs[k] += s
     out = sys.stdout
     out.write("# Co-location of PyTorch workloads on one NVIDIA H100 80GB HBM3, measured by this project\n")
     out.write("# with calib/coloc/coloc.py and averaged by calib/coloc/table.py from:\n")
-    for p, e in envs:
+    for p, e, w, rp in envs:
+        win = f" windows {rp} x {w} s" if w else ""
         out.write(f"#   {p}: {e['date_utc']} {e['gpu']} driver {e['driver']} torch {e['torch']} "
-                  f"CUDA {e['cuda']} torchvision {e['torchvision']} transformers {e['transformers']}\n")
-    out.write("# rate_per_s: iterations/s of one process; gpu_util: NVML utilisation (solo rows only)\n")
-    out.write("figure,workload,kind,with,rate_per_s,gpu_util,n\n")
-    order = ["solo", "ts2", "ts4", "ts8", "mps2", "mps4", "mps8", "cap25", "cap50", "pair-ts",
-             "pair-mps"]
-    for k in sorted(acc, key=lambda k: (order.index(k[1]), k[0], k[2])):
-        n, s, su, nu = acc[k]
+                  f"CUDA {e['cuda']} torchvision {e['torchvision']} transformers {e['transformers']}"
+                  f"{win}\n")
+    out.write("# rate_per_s: iterations/s of one process; gpu_util: NVML utilisation (solo rows only);\n")
+    out.write("# rel_sd: sd of the sub-window rates / mean (the measurement noise); busy_frac, kernels:\n")
+    out.write("# torch.profiler kernel census; sm_active, dram_util: NVML GPM (solo rows only)\n")
+    out.write("figure,workload,kind,with,rate_per_s,gpu_util,n,rel_sd,busy_frac,kernels,sm_active,"
+              "dram_util\n")
+    order = ["solo", "ts2", "ts4", "ts8", "mps2", "mps4", "mps8", "cap5", "cap10", "cap15",
+             "cap25", "cap50", "pair-ts", "pair-mps"]
+    for k in sorted(rates, key=lambda k: (order.index(k[1]), k[0], k[2])):
         w, kind, with_ = k
+        mean = sum(rates[k]) / len(rates[k])
         label = f"{w}/{kind}" + (f":{with_}" if with_ else "")
-        util = f"{su / nu:.4f}" if nu else ""
-        out.write(f"{label},{w},{kind},{with_},{s / n:.4f},{util},{n}\n")
+        s = subs[k]
+        rel_sd = f"{statistics.stdev(s) / (sum(s) / len(s)):.4f}" if len(s) >= 2 else ""
+        u = f"{sum(util[k]) / len(util[k]):.4f}" if util[k] else ""
+        busy = kern = sm = dram = ""
+        if kind == "solo":
+            c = census.get(w, {})
+            if "busy_s_per_iter" in c:
+                busy = f"{min(1.0, c['busy_s_per_iter'] * mean):.4f}"
+                kern = f"{c['kernels_per_iter']:.1f}"
+            g = gpm.get(w, {})
+            if g.get("sm_util_pct"):
+                sm = f"{sum(g['sm_util_pct']) / len(g['sm_util_pct']):.4f}"
+            if g.get("dram_bw_util_pct"):
+                dram = f"{sum(g['dram_bw_util_pct']) / len(g['dram_bw_util_pct']):.4f}"
+        out.write(f"{label},{w},{kind},{with_},{mean:.4f},{u},{len(rates[k])},{rel_sd},{busy},"
+                  f"{kern},{sm},{dram}\n")
 
 
 if __name__ == "__main__":
