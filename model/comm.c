@@ -74,16 +74,25 @@ double comm_ring_allgather_s(int n, double bytes, double alpha_s, double beta_by
     return comm_ring_reduce_scatter_s(n, bytes, alpha_s, beta_bytes_per_s);
 }
 
-double comm_tree_allreduce_s(int n, double bytes, double alpha_s, double beta_bytes_per_s)
+/* ceil(log2 n) for n >= 1 */
+static int log2_ceil(int n)
 {
-    if (n <= 1) {
-        return 0;
-    }
     int depth = 0;
     while ((1 << depth) < n) {
         depth++;
     }
+    return depth;
+}
+
+/* Tree all-reduce of depth d: reduce up, broadcast down, pipelined. */
+static double tree_s(int depth, double bytes, double alpha_s, double beta_bytes_per_s)
+{
     return 2.0 * depth * alpha_s + 2.0 * bytes / beta_bytes_per_s;
+}
+
+double comm_tree_allreduce_s(int n, double bytes, double alpha_s, double beta_bytes_per_s)
+{
+    return n <= 1 ? 0 : tree_s(log2_ceil(n), bytes, alpha_s, beta_bytes_per_s);
 }
 
 comm_proto comm_protocol(const comm_ring *r, double bytes)
@@ -197,6 +206,16 @@ int comm_ring_build(const comm_params *p, const comm_node *nodes, int n_nodes,
         out->hops[cls]++;
         used[cls] = true;
     }
+    /* NCCL's tree: a chain through the ranks of each node, a binary tree between nodes (ranks
+     * come node by node, so a node's ranks are contiguous runs) */
+    int node_runs = 0, most = 0, run = 0;
+    for (int i = 0; i < n; i++) {
+        bool same = i > 0 && ranks[i].node == ranks[i - 1].node;
+        run = same ? run + 1 : 1;
+        node_runs += !same;
+        most = run > most ? run : most;
+    }
+    out->tree_depth = n > 1 ? (most - 1) + log2_ceil(node_runs) : 0;
     for (int pr = 0; pr < COMM_PROTO_COUNT; pr++) {
         for (int l = 0; l < COMM_LINK_COUNT; l++) {
             if (used[l]) {
@@ -283,6 +302,10 @@ double comm_ring_allreduce_time(const comm_params *p, const comm_ring *r, double
     comm_proto pr = comm_protocol(r, bytes);
     double beta = pr == COMM_PROTO_LL ? rate * p->ll_bw_frac : rate;
     double ring = comm_ring_allreduce_s(r->n_ranks, bytes, r->alpha_s[pr], beta);
-    double tree = comm_tree_allreduce_s(r->n_ranks, bytes, r->alpha_s[pr], beta);
+    if (r->n_ranks <= 1) {
+        return ring;
+    }
+    int depth = r->tree_depth > 0 ? r->tree_depth : log2_ceil(r->n_ranks);
+    double tree = tree_s(depth, bytes, r->alpha_s[pr], beta);
     return tree < ring ? tree : ring;
 }

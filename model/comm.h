@@ -5,8 +5,14 @@
  * Closed forms (n ranks, S bytes, per-step latency alpha, bus bandwidth beta of one flow):
  *   ring all-reduce      2(n-1) alpha + 2(n-1)/n * S / beta
  *   ring reduce-scatter  (n-1) alpha + (n-1)/n * S / beta      (all-gather: the same)
- *   tree all-reduce      2 ceil(log2 n) alpha + 2 S / beta     (double binary tree: reduce then
- *                        broadcast, pipelined; every rank moves S each way in each phase)
+ *   tree all-reduce      2 d alpha + 2 S / beta                (double binary tree: reduce then
+ *                        broadcast, pipelined; every rank moves S each way in each phase), d the
+ *                        depth: ceil(log2 n) for a tree over n ranks; NCCL builds its trees
+ *                        between nodes only and chains the ranks inside a node ("there are only
+ *                        inter-node trees, and intra-node is connected using chains", NVIDIA/nccl
+ *                        issue #545), so a ring's tree has d = (most ranks on a node - 1) +
+ *                        ceil(log2 nodes): on one node the tree costs the ring's latency and
+ *                        never wins
  * Protocol: NCCL moves messages up to `ll_max_bytes` (per link class) with its low-latency protocol (LL: small
  * alpha, a fraction `ll_bw_frac` of the bandwidth, because half of every 8-byte word is a flag)
  * and larger ones with Simple (larger alpha, full bandwidth). The switch point is NCCL's tuner's
@@ -142,6 +148,8 @@ typedef struct comm_ring {
     double alpha_s[COMM_PROTO_COUNT]; /* per-step latency (largest of the classes crossed) */
     double ll_max_bytes;              /* largest LL message: of the classes crossed, the largest */
     int hops[COMM_LINK_COUNT];        /* hops per link class */
+    int tree_depth;                   /* depth of NCCL's tree over these ranks (chain inside a
+                                         node, tree between nodes); 0 = ceil(log2 n_ranks) */
     size_t n_uses;
     comm_use *uses; /* owned */
 } comm_ring;
@@ -174,7 +182,8 @@ double comm_ring_alone_rate(const comm_ring *r);
 void comm_share(const comm_ring *const *rings, size_t n, double *rates);
 
 /* Time of an all-reduce of `bytes` over ring r's ranks when its hops move `rate` bytes/s under
- * the Simple protocol (LL: rate * ll_bw_frac): the cheaper of the ring and the tree closed forms,
+ * the Simple protocol (LL: rate * ll_bw_frac): the cheaper of the ring and the tree (of depth
+ * r->tree_depth) closed forms,
  * as NCCL's tuner picks the algorithm it predicts fastest (the tree is costed at the ring's
  * per-hop rate and latency: a simplification, its links are not rebuilt). The tree wins only
  * where latency dominates: many ranks, small messages. */

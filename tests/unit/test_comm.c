@@ -110,6 +110,36 @@ Test(comm, nvlink_pairs_ring)
     comm_ring_fini(&ring);
 }
 
+/* NCCL's tree chains the ranks of a node and is a tree between nodes only (NVIDIA/nccl #545):
+ * depth = (most ranks on a node - 1) + ceil(log2 nodes). One node of 4: depth 3, so the tree's
+ * latency 2*3 alpha equals the ring's 2(n-1) alpha and its bandwidth term 2 S/x exceeds the
+ * ring's 1.5 S/x: the ring always. Two nodes of 4 (8 ranks): depth 3 + 1 = 4 (a flat tree over
+ * 8 ranks would be 3): 1 kB at 10 GB/s on LL (alpha 7e-6, the NIC's; 5 GB/s):
+ * ring 14*7e-6 + 1.75*1000/5e9 = 9.835e-5 s; tree 8*7e-6 + 2*1000/5e9 = 5.64e-5 s. */
+Test(comm, tree_is_a_chain_inside_a_node)
+{
+    comm_params p = hand_params();
+    comm_node nd[2] = {hand_node(100e9), hand_node(100e9)};
+    comm_rank one[4] = {{0, 0, false}, {0, 1, false}, {0, 2, false}, {0, 3, false}};
+    comm_rank two[8] = {{0, 0, false}, {0, 1, false}, {0, 2, false}, {0, 3, false},
+                        {1, 0, false}, {1, 1, false}, {1, 2, false}, {1, 3, false}};
+    comm_ring r;
+    char why[128];
+    cr_assert_eq(comm_ring_build(&p, nd, 2, one, 4, &r, why, sizeof why), 0);
+    cr_assert_eq(r.tree_depth, 3);
+    for (double b = 8; b < 1e10; b *= 16) {
+        comm_proto pr = comm_protocol(&r, b);
+        double x = pr == COMM_PROTO_LL ? 80e9 * 0.5 : 80e9;
+        NEAR(comm_ring_allreduce_time(&p, &r, b, 80e9),
+             comm_ring_allreduce_s(4, b, r.alpha_s[pr], x));
+    }
+    comm_ring_fini(&r);
+    cr_assert_eq(comm_ring_build(&p, nd, 2, two, 8, &r, why, sizeof why), 0);
+    cr_assert_eq(r.tree_depth, 4);
+    NEAR(comm_ring_allreduce_time(&p, &r, 1000, 10e9), 5.64e-5);
+    comm_ring_fini(&r);
+}
+
 Test(comm, mig_ring_through_host_memory)
 {
     comm_params p = hand_params();
