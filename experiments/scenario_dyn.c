@@ -171,7 +171,7 @@ bool scenario_group_reconfigurable(const struct scenario_spec *s, size_t gi)
 {
     const scenario_repartition *r = &s->repartition;
     for (size_t i = 0; cfg_present(r->at) && r->enabled && i < r->n_groups; i++) {
-        if (!strcmp(r->groups[i], s->cluster.groups[gi].name)) {
+        if (s->cluster.groups[gi].name && !strcmp(r->groups[i], s->cluster.groups[gi].name)) {
             return true;
         }
     }
@@ -185,7 +185,9 @@ void scenario_check_repartition(const struct scenario_spec *s, diag *d)
         char path[64];
         snprintf(path, sizeof path, "repartition.groups[%zu]", i);
         size_t g = 0;
-        while (g < s->cluster.n_groups && strcmp(s->cluster.groups[g].name, r->groups[i]) != 0) {
+        /* a group without a name (already an error) matches nothing */
+        while (g < s->cluster.n_groups && (!s->cluster.groups[g].name ||
+                                           strcmp(s->cluster.groups[g].name, r->groups[i]) != 0)) {
             g++;
         }
         if (g == s->cluster.n_groups) {
