@@ -215,6 +215,19 @@ Test(ddp_run, node_topology_sets_the_ring, .timeout = 60)
         const char *line = strchr(csv, '\n') + 1;
         cr_assert_float_eq(column(line, 12), cases[i].jct, 1e-6, "%s: %s",
                            cases[i].topo ? cases[i].topo : "(none)", line);
+        /* run.json's resolved config names the wiring when the scenario does */
+        static char json[1 << 16];
+        snprintf(path, sizeof path, "%s/out/run.json", dir);
+        cr_assert(test_read_text(path, json, sizeof json));
+        const char *k = strstr(json, "\"topology\":");
+        cr_assert_eq(k != NULL, cases[i].topo != NULL);
+        if (k) {
+            k += strlen("\"topology\":");
+            k += strspn(k, " \t");
+            char want[64];
+            snprintf(want, sizeof want, "\"%s\"", cases[i].topo);
+            cr_assert_eq(strncmp(k, want, strlen(want)), 0, "%.40s", k);
+        }
     }
     cr_assert_gt(jct_pcie, jct_nvl + 10, "the two wirings differ by more than rounding");
     test_rm_rf(dir);
