@@ -1268,7 +1268,7 @@ int scenario_validate(const scenario_spec *s, const gpu_catalog *cat, arena *a, 
          i++) {
         const char *res = i < tr->n_rules ? tr->rules[i].resource : tr->resource;
         src_loc at = i < tr->n_rules ? tr->rules[i].resource_at : tr->resource_at;
-        if (res && !set_has(&offered, res)) {
+        if (res && strcmp(res, JOB_RES_MIG_ANY) != 0 && !set_has(&offered, res)) {
             char list[TEXT_LEN], path[PATH_LEN];
             if (i < tr->n_rules) {
                 snprintf(path, sizeof path, "workload.trace.map[%zu].request", i);

@@ -206,9 +206,57 @@ void scenario_check_repartition(const struct scenario_spec *s, diag *d)
     }
 }
 
+/* Is there an enabled repartition section with the miso policy? Else what there is instead. */
+static const char *no_miso(const scenario_repartition *r)
+{
+    if (!cfg_present(r->at)) {
+        return "no repartition section";
+    }
+    if (!r->enabled) {
+        return "enabled: false";
+    }
+    return r->policy && !strcmp(r->policy, "miso") ? NULL : r->policy ? r->policy : "";
+}
+
+#define NO_MISO_MSG                                                                                \
+    "no layout policy places jobs asking for any MIG slice; expected an enabled `repartition:` "   \
+    "section with policy: miso, got '%s'"
+
+/* Trace rules (and the trace's default request) asking for any MIG slice. */
+static void check_any_slice_trace(const struct scenario_spec *s, diag *d)
+{
+    const scenario_trace *tr = &s->workload.trace;
+    for (size_t i = 0; cfg_present(tr->at) && i <= tr->n_rules; i++) {
+        const char *res = i < tr->n_rules ? tr->rules[i].resource : tr->resource;
+        if (!res || strcmp(res, JOB_RES_MIG_ANY) != 0) {
+            continue;
+        }
+        src_loc at = i < tr->n_rules ? tr->rules[i].resource_at : tr->resource_at;
+        at = cfg_present(at) ? at : tr->at;
+        char path[96];
+        if (i < tr->n_rules) {
+            snprintf(path, sizeof path, "workload.trace.map[%zu].request", i);
+        } else {
+            snprintf(path, sizeof path, "workload.trace.request");
+        }
+        const char *why = no_miso(&s->repartition);
+        if (why) {
+            diag_error(d, at, path, NO_MISO_MSG, why);
+        }
+        if (i == tr->n_rules || !tr->rules[i].profile) {
+            diag_error(d, at, path,
+                       "a traced job asking for any MIG slice needs a workload profile (its speed "
+                       "on each slice comes from the physics); expected a map rule with a "
+                       "`profile:`, got '%s'",
+                       res);
+        }
+    }
+}
+
 void scenario_check_any_slice(const struct scenario_spec *s, diag *d)
 {
     const scenario_repartition *r = &s->repartition;
+    check_any_slice_trace(s, d);
     for (size_t i = 0; i < s->workload.n_jobs; i++) {
         const scenario_job_class *jc = &s->workload.jobs[i];
         char path[96];
@@ -229,13 +277,8 @@ void scenario_check_any_slice(const struct scenario_spec *s, diag *d)
                        "{" JOB_RES_MIG_ANY ": 1}, got %u",
                        (unsigned)jc->request.count);
         }
-        if (!cfg_present(r->at) || !r->enabled || !r->policy || strcmp(r->policy, "miso") != 0) {
-            diag_error(d, jc->request.at, path,
-                       "no layout policy places jobs asking for any MIG slice; expected an enabled "
-                       "`repartition:` section with policy: miso, got '%s'",
-                       !cfg_present(r->at) ? "no repartition section"
-                       : !r->enabled       ? "enabled: false"
-                                           : r->policy);
+        if (no_miso(r)) {
+            diag_error(d, jc->request.at, path, NO_MISO_MSG, no_miso(r));
         }
         if (jc->workers > 1) {
             snprintf(path, sizeof path, "workload.jobs[%zu].workers", i);

@@ -642,7 +642,17 @@ static void rule_work(run_ctx *r, const cluster *c, const gpu_type *traced, cons
 {
     partition_cfg part;
     out->work_factor = 1.0;
-    if (!partition_for(c, res, &part)) {
+    if (!strcmp(res, JOB_RES_MIG_ANY)) { /* work counted on the pool's largest profile */
+        gpu_id g = 0;
+        while (g < cluster_n_gpus(c) && !cluster_gpu_get(c, g)->reconfigurable) {
+            g++;
+        }
+        if (g == cluster_n_gpus(c) || !prof) {
+            return; /* reported by scenario_check_any_slice */
+        }
+        partition_cfg_init(&part, cluster_gpu_get(c, g)->type);
+        part.mig = jobrate_reference(part.gpu);
+    } else if (!partition_for(c, res, &part)) {
         return; /* scenario_validate reported a resource no node advertises */
     }
     char ppath[160];
@@ -780,6 +790,9 @@ static double trace_jobs_estimate(const run_ctx *r)
  * CPU and memory (capacity 0 = not modelled); others, the units (run_build_request_fits). */
 static bool fits_somewhere(const cluster *c, const job_spec *s)
 {
+    if (job_any_slice(s)) {
+        return true; /* the layout policy finds it a slice (scenario_check_any_slice) */
+    }
     if (s->req.per_worker > 0) {
         return run_build_request_fits(c, &s->req);
     }

@@ -108,18 +108,22 @@ static void to_job(const traceload_opts *o, const trace_record *rec, const char 
     const traceload_rule *r = traceload_match(o, rec);
     const char *cls = r && r->class_name ? r->class_name : rec->klass ? rec->klass : format;
     uint32_t per = 0, workers = 1; /* no GPU: a CPU-only pod, one worker */
-    if (rec->gpus > 0) {
+    const char *res = r && r->resource ? r->resource : o->resource;
+    bool any_slice = res && !strcmp(res, JOB_RES_MIG_ANY);
+    if (any_slice) {
+        per = 1; /* any MIG slice: one slice, whatever the record asked for */
+    } else if (rec->gpus > 0) {
         traceload_split(rec->gpus, o->max_per_worker, &per, &workers);
     }
     bool fallback = !r || !r->profile;
     *k = (kept){
         .spec = {.class_name = intern(ss, cls),
-                 .req = {.resource = intern(ss, r && r->resource ? r->resource : o->resource),
+                 .req = {.resource = intern(ss, res),
                          .per_worker = per,
                          .n_workers = workers},
                  .mem_bytes = r && r->profile ? r->mem_bytes : o->fallback_mem_bytes,
                  .profile = r ? intern(ss, r->profile) : NULL,
-                 .pod = {.gpu_milli = rec->gpu_milli < 1000 ? rec->gpu_milli : 0,
+                 .pod = {.gpu_milli = rec->gpu_milli < 1000 && !any_slice ? rec->gpu_milli : 0,
                          .cpu_milli = rec->cpu_milli,
                          .host_mem_bytes = rec->mem_bytes,
                          .gpu_spec = intern(ss, rec->gpu_spec),

@@ -10,9 +10,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "experiments/catalog_load.h"
 #include "experiments/cfg.h"
+#include "experiments/embedded.h"
 #include "experiments/fileio.h"
+#include "experiments/obs.h"
+#include "experiments/physics_load.h"
 #include "experiments/scenario.h"
+#include "model/predict.h"
 #include "model/tracework.h"
 #include "sim/arena.h"
 #include "sim/diag.h"
@@ -567,14 +572,14 @@ Test(tracework, a_profile_keeps_its_host_time)
 
 #define SMALL_SCENARIO "tests/traces/philly-small.yaml"
 
-/* Run the small traced scenario into a new temporary directory (returned, caller frees). */
-static char *run_small(const char *const *sets, size_t n_sets)
+/* Run a traced scenario into a new temporary directory (returned, caller frees). */
+static char *run_traced(const char *scenario, const char *const *sets, size_t n_sets)
 {
     char tmpl[] = "/tmp/slicesim-trace-XXXXXX";
     char *dir = mkdtemp(tmpl);
     cr_assert_not_null(dir);
     FILE *devnull = fopen("/dev/null", "w");
-    run_opts o = {.scenario = SMALL_SCENARIO,
+    run_opts o = {.scenario = scenario,
                   .out_dir = dir,
                   .sets = sets,
                   .n_sets = n_sets,
@@ -584,6 +589,12 @@ static char *run_small(const char *const *sets, size_t n_sets)
     cr_assert_eq(run_scenario(&o), 0);
     fclose(devnull);
     return strdup(dir);
+}
+
+/* The small traced scenario (philly-small.yaml), as run_traced. */
+static char *run_small(const char *const *sets, size_t n_sets)
+{
+    return run_traced(SMALL_SCENARIO, sets, n_sets);
 }
 
 static char *file_in(const char *dir, const char *name)
@@ -676,6 +687,67 @@ Test(trace_run, set_overrides_trace_fields_and_runs_repeat_bytewise)
     remove_run(b);
     free(a);
     free(b);
+}
+
+/* tests/traces/philly-miso.yaml: the same three Philly jobs (100, 50 and 30 s on a whole
+ * A100-SXM4-40GB; 1, 2 and 8 GPUs) mapped to any MIG slice with the cern-finetune profile. Each
+ * asks for one slice (per_worker 1, one worker, whatever its GPU count), its work is its traced
+ * duration carried to the largest profile, D x t(7g.40gb) / t(whole A100) with t from
+ * predict_unit_estimate at the profile's batch, and MISO runs it on a MIG instance. */
+Test(trace_run, traced_jobs_mapped_to_any_slice_count_their_work_on_the_largest_profile)
+{
+    char *dir = run_traced("tests/traces/philly-miso.yaml", NULL, 0);
+    arena *a = arena_create();
+    diag *d = diag_create();
+    phys_params m;
+    gpu_catalog cat;
+    cr_assert_eq(physics_load_default(d, &m), 0);
+    cr_assert_eq(catalog_load_default(a, &cat, d), 0);
+    const unsigned char *data;
+    size_t len;
+    cr_assert(embedded_get("workloads/library/cern-finetune.yaml", &data, &len));
+    obs_profile *op = NULL;
+    cr_assert_eq(obs_load_profile("cern-finetune.yaml", data, len, &m, a, d, &op), 0);
+    const gpu_type *g = gpu_catalog_find(&cat, "A100-SXM4-40GB");
+    partition_cfg pc;
+    partition_cfg_init(&pc, g);
+    speed_result whole, seven;
+    predict_unit_estimate(&op->p, op->ref_batch, &pc, &m, &whole);
+    for (int i = 0; i < g->n_profiles; i++) {
+        pc.mig = strcmp(g->profiles[i].name, "7g.40gb") ? pc.mig : &g->profiles[i];
+    }
+    cr_assert_not_null(pc.mig);
+    predict_unit_estimate(&op->p, op->ref_batch, &pc, &m, &seven);
+    double factor = seven.unit_time_s / whole.unit_time_s;
+    cr_assert(factor > 1 && factor < 1.2); /* 98 of 108 SMs with MIG on, less MIG's loss */
+    FILE *f = fopen(file_in(dir, "jobs.csv"), "r");
+    cr_assert_not_null(f);
+    csvin *r = NULL;
+    cr_assert_eq(csvin_open(f, "jobs.csv", true, d, &r), 0);
+    int c_res = csvin_column(r, "resource"), c_per = csvin_column(r, "per_worker");
+    int c_workers = csvin_column(r, "workers"), c_work = csvin_column(r, "work_s");
+    int c_out = csvin_column(r, "outcome"), c_pl = csvin_column(r, "placement");
+    double traced[] = {100, 50, 30};
+    size_t n = 0;
+    while (csvin_next(r) == 1) {
+        cr_assert_lt(n, 3);
+        cr_assert_str_eq(csvin_field(r, (size_t)c_res), "nvidia.com/mig-any");
+        cr_assert_str_eq(csvin_field(r, (size_t)c_per), "1");
+        cr_assert_str_eq(csvin_field(r, (size_t)c_workers), "1");
+        cr_assert_str_eq(csvin_field(r, (size_t)c_out), "done");
+        cr_assert_not_null(strstr(csvin_field(r, (size_t)c_pl), "g."), "not on a MIG instance");
+        double w;
+        cr_assert(csvin_double(r, (size_t)c_work, 0, 1e9, &w));
+        cr_assert_float_eq(w, traced[n] * factor, 1e-9 * w, "job %zu", n);
+        n++;
+    }
+    cr_assert_eq(n, 3);
+    csvin_close(r);
+    fclose(f);
+    diag_destroy(d);
+    arena_destroy(a);
+    remove_run(dir);
+    free(dir);
 }
 
 Test(traceload, cpu_only_pods_kept_or_skipped)
