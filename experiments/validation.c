@@ -887,6 +887,27 @@ static double fig_value(const fig_spec *f, double unit_time)
     return f->is_rate ? f->work / unit_time : f->work * unit_time;
 }
 
+/* f's lo..hi over the fit's family of profiles (members 1..: the refits along the parameters
+ * the observations could not pin; each member moves its co-runner's profile too). */
+static void family_range(const wfit_result *fit, fig_spec *f)
+{
+    f->f.lo = f->f.hi = f->f.predicted;
+    for (int i = 1; i < fit->n_family; i++) {
+        const wfit_member *mb = &fit->family[i];
+        partition_cfg c = f->cfg;
+        if (f->with >= 0) {
+            c.with[0] = &mb->profiles[f->with];
+        }
+        speed_result r;
+        predict_unit_estimate(&mb->profiles[f->profile], f->batch, &c, &mb->model, &r);
+        if (r.outcome == SPEED_OK) {
+            double v = fig_value(f, r.unit_time_s);
+            f->f.lo = fmin(f->f.lo, v);
+            f->f.hi = fmax(f->f.hi, v);
+        }
+    }
+}
+
 static int run_table(const val_scenario *sc, const char *scen_path, const char *shared_dir,
                         const gpu_catalog *cat, const phys_params *m, diag *d, val_table *out)
 {
@@ -1065,6 +1086,7 @@ static int run_table(const val_scenario *sc, const char *scen_path, const char *
         predict_unit_estimate(&out->fit.profiles[f->profile], f->batch, &f->cfg, &out->fit.model,
                               &r);
         f->f.predicted = r.outcome == SPEED_OK ? fig_value(f, r.unit_time_s) : nan("");
+        family_range(&out->fit, f);
         out->figures[k] = f->f;
         if (f->f.excluded) {
             continue;
@@ -1073,6 +1095,7 @@ static int run_table(const val_scenario *sc, const char *scen_path, const char *
             out->n_fitted++;
             continue;
         }
+        out->n_in_range += f->f.published >= f->f.lo && f->f.published <= f->f.hi;
         double e = fabs(f->f.predicted / f->f.published - 1) * 100;
         if (!isfinite(e)) {
             e = 100;

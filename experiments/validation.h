@@ -47,6 +47,9 @@ typedef struct val_figure {
     char unit[16];       /* "s", "TFLOPS", ... */
     double noise_pct;    /* measured relative noise of the published value (percent, one
                             standard deviation), 0 = not stated by the table */
+    double lo, hi;       /* range of the prediction over the fit's family of profiles
+                            (model/wfit.h): every profile set that fits the fitted rows as well;
+                            = predicted when the family has no other member */
 } val_figure;
 
 typedef struct val_table {
@@ -57,6 +60,7 @@ typedef struct val_table {
     val_figure *figures; /* owned */
     int n_fitted, n_predicted;
     double mape_pct, max_pct; /* over predicted figures */
+    int n_in_range;           /* predicted figures whose published value lies in lo..hi */
     wfit_result fit;     /* the fit behind the predictions (owned) */
     char excluded_reason[256]; /* why figures without a reason of their own are excluded */
     bool by_kind;        /* labels are WORKLOAD/KIND[:WITH]: validate also prints the error of

@@ -451,7 +451,7 @@ static void family_scan(const fit_ctx *ctx, size_t n_data, const gsl_vector *xb,
                         wfit_result *out, double *open_above)
 {
     const wfit_spec *s = ctx->spec;
-    enum { N_GRID = 8, N_BISECT = 8 };
+    enum { N_GRID = WFIT_FAMILY_GRID, N_BISECT = 8 };
     double limit = out->data_chisq + dchisq;
     wfit_member *mb = xmalloc(sizeof *mb, "wfit member");
     for (int i = 0; i < s->n_free; i++) {
@@ -485,7 +485,7 @@ static void family_scan(const fit_ctx *ctx, size_t n_data, const gsl_vector *xb,
         }
         for (int j = 0; j < n; j++) {
             ok[j] = refit_held(ctx, n_data, xb, i, g[j], mb) && mb->data_chisq <= limit;
-            if (ok[j] && out->n_family < WFIT_MAX_FAMILY) {
+            if (ok[j]) {
                 out->family[out->n_family++] = *mb;
             }
         }
@@ -515,7 +515,7 @@ static void family_scan(const fit_ctx *ctx, size_t n_data, const gsl_vector *xb,
                     b = mid;
                 }
             }
-            if (have && out->n_family < WFIT_MAX_FAMILY) {
+            if (have) {
                 out->family[out->n_family++] = edge;
             }
         }
@@ -558,7 +558,7 @@ int wfit_fit(const wfit_spec *spec, int n_obs, const wfit_obs *obs, wfit_result 
         out->data_chisq = best.data_chisq;
         out->dof = (int)n_data - (int)p;
         install(&ctx, x);
-        out->family = xcalloc(WFIT_MAX_FAMILY, sizeof *out->family, "wfit family");
+        out->family = xcalloc(1 + WFIT_FAMILY_PER_PARAM * p, sizeof *out->family, "wfit family");
         wfit_member *m0 = &out->family[out->n_family++];
         memcpy(m0->profiles, ctx.prof, sizeof m0->profiles);
         m0->model = ctx.model;

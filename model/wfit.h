@@ -52,7 +52,10 @@
 #define WFIT_MAX_PROFILES 8
 #define WFIT_MAX_PARAMS 48
 #define WFIT_DEFAULT_STARTS 4 /* starts per free parallelism parameter */
-#define WFIT_MAX_FAMILY 64    /* members of the family of profiles, the best fit included */
+#define WFIT_FAMILY_GRID 8    /* points of a scanned parameter's range */
+/* Most members a family can have: the best fit, and per scanned parameter its grid points, the
+ * best value and a boundary between each pair of neighbours. */
+#define WFIT_FAMILY_PER_PARAM (2 * WFIT_FAMILY_GRID + 1)
 
 /* Loss factors that a fit may free (model parameters, phys_params). */
 typedef enum wfit_mparam {
@@ -147,8 +150,9 @@ typedef struct wfit_result {
     double data_chisq;                 /* the observations' part of chisq */
     int dof;
     int n_starts;                      /* fits run from different starts */
-    int n_family;                      /* members of the family; 0 without a scan */
-    wfit_member *family;               /* owned; [0] is the best fit */
+    int n_family;                      /* members of the family (the best fit included) */
+    wfit_member *family;               /* owned; [0] is the best fit; at most
+                                          1 + WFIT_FAMILY_PER_PARAM per free parameter */
 } wfit_result;
 
 /* Fit spec's free parameters to n_obs observations (several starts, then the family scan; see

@@ -141,6 +141,18 @@ static void print_table(const val_table *t)
     }
 }
 
+/* How many predicted figures lie inside the range their prediction spans over the fit's family
+ * of profiles (printed for tables whose fit left a family: a parameter it could not pin). */
+static void print_range(const val_table *t)
+{
+    if (t->skipped[0] || t->fit.n_family < 2 || t->n_predicted == 0) {
+        return;
+    }
+    printf("range %s family=%d in_range=%d/%d (published value inside the predictions of every "
+           "profile set that fits the fitted rows as well)\n",
+           t->name, t->fit.n_family, t->n_in_range, t->n_predicted);
+}
+
 /* The summary line of a table (the fixed form of the file's header). */
 static void print_summary(const val_table *t)
 {
@@ -282,6 +294,9 @@ int cmd_validate(int argc, char **argv)
     }
     for (size_t i = 0; status == CLI_EXIT_OK && i < n; i++) {
         print_kinds(&tables[i]);
+    }
+    for (size_t i = 0; status == CLI_EXIT_OK && i < n; i++) {
+        print_range(&tables[i]);
     }
     for (size_t i = 0; i < n; i++) {
         val_table_fini(&tables[i]);

@@ -51,6 +51,13 @@ static int run_text(env *e, const char *path, const char *text, val_table *t)
     return val_run_file(path, "experiments/validation/data", &e->cat, &e->m, e->d, t);
 }
 
+/* Open e and run one scenario into t, which must succeed. */
+static void open_and_run(env *e, const char *scenario, val_table *t)
+{
+    env_open(e);
+    cr_assert_eq(val_run_file(scenario, SHARED, &e->cat, &e->m, e->d, t), 0, "%s", scenario);
+}
+
 static void check_table(const char *scenario, int min_predicted)
 {
     env e;
@@ -110,6 +117,31 @@ Test(validate, nos_yolos_sharing)
     check_table("experiments/validation/nos-yolos-sharing.yaml", 6);
 }
 
+/* The range of each prediction over the fit's family of profiles (model/wfit.h): it holds the
+ * prediction itself, the count of published values inside it is what the table reports, and
+ * simpletrack's two fitted rows leave a family (host time against compute: the scan of H). */
+Test(validate, family_range_brackets_each_prediction)
+{
+    env e;
+    val_table t;
+    open_and_run(&e, "experiments/validation/cern-simpletrack.yaml", &t);
+    cr_assert_gt(t.fit.n_family, 1);
+    int in = 0, wide = 0;
+    for (int i = 0; i < t.n_figures; i++) {
+        const val_figure *f = &t.figures[i];
+        cr_assert_leq(f->lo, f->predicted, "%s", f->label);
+        cr_assert_geq(f->hi, f->predicted, "%s", f->label);
+        wide += f->hi > f->lo;
+        if (!f->fitted && !f->excluded) {
+            in += f->published >= f->lo && f->published <= f->hi;
+        }
+    }
+    cr_assert_gt(wide, 0);
+    cr_assert_eq(t.n_in_range, in);
+    val_table_fini(&t);
+    env_close(&e);
+}
+
 Test(validate, bad_scenario_is_reported)
 {
     static const char path[] = "build/test-bad-validation.yaml";
@@ -138,11 +170,8 @@ Test(validate, bad_scenario_is_reported)
 Test(validate, excluded_figures_have_their_own_reasons)
 {
     env e;
-    env_open(&e);
     val_table t;
-    cr_assert_eq(val_run_file("experiments/validation/cern-finetune.yaml", SHARED, &e.cat, &e.m,
-                              e.d, &t),
-                 0);
+    open_and_run(&e, "experiments/validation/cern-finetune.yaml", &t);
     int n_ex = 0;
     for (int k = 0; k < t.n_figures; k++) {
         const val_figure *f = &t.figures[k];

@@ -2,6 +2,7 @@
  * report unpinned parameters with the prior used, and fit OOM outcomes. */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "sim/err.h"
@@ -232,7 +233,8 @@ Test(wfit, family_range_covers_both_ends_of_the_host_parallelism_trade_off)
     cr_assert_float_eq(r.params[0].value, 1.511628, 0.01, "H %g", r.params[0].value);
     cr_assert_not(r.params[0].pinned, "H must be NOT PINNED");
     cr_assert_gt(r.n_family, 2);
-    wl_profile fam[WFIT_MAX_FAMILY];
+    wl_profile *fam = calloc((size_t)r.n_family, sizeof *fam);
+    cr_assert_not_null(fam);
     for (int i = 0; i < r.n_family; i++) {
         fam[i] = r.family[i].profiles[0];
     }
@@ -250,6 +252,7 @@ Test(wfit, family_range_covers_both_ends_of_the_host_parallelism_trade_off)
     speed_result plain;
     predict_unit_time(&r.profiles[0], 1, &c, &m, &plain);
     cr_assert_lt(plain.unit_time_hi_s, 2.5);
+    free(fam);
     wfit_result_fini(&r);
 }
 
