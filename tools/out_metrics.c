@@ -61,6 +61,7 @@ typedef struct lay_hist {
 static void lay_init(lay_hist *h, const om_ctx *x, gpu_id g)
 {
     const cluster_gpu *cg = cluster_gpu_get(x->c, g);
+    SIM_ASSERT(cg->n_devs <= DEVLOG_MAX_DEVS);
     *h = (lay_hist){.x = x, .first = cg->first_dev, .n_devs = cg->n_devs};
     h->next = x->act_first[g];
     h->stop = x->act_first[g + 1];
