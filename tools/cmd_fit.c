@@ -95,7 +95,9 @@ static void print_fit(const cal_data *d, const cal_fit *f)
                1e-9 * f->ar.beta_bytes_per_s.se, f->ar.beta_pinned ? "" : " NOT PINNED", f->ar.n,
                100 * f->ar.rms_rel, 100 * f->ar.max_rel);
     } else {
-        printf("allreduce: no data\n");
+        printf(d->ar_gpus >= 2 ? "allreduce: not fitted (the sweep gives no positive alpha and "
+                                 "beta)\n"
+                               : "allreduce: no data\n");
     }
 }
 
