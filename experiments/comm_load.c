@@ -24,6 +24,7 @@ typedef struct link_doc {
 typedef struct net_doc {
     const char *name;
     double line_gbit_s;
+    int64_t nics;
     const char *src;
     src_loc at;
 } net_doc;
@@ -92,6 +93,7 @@ static const cfg_field net_fields[] = {
     {"name", CFG_STRING, .required = true, .off = offsetof(net_doc, name)},
     {"line_gbit_s", CFG_DOUBLE, .required = true, CFG_ABOVE(0), CFG_MAX(1e6),
      .off = offsetof(net_doc, line_gbit_s)},
+    {"nics", CFG_I64, CFG_MIN(1), CFG_MAX(64), .dflt = "1", .off = offsetof(net_doc, nics)},
     {"src", CFG_STRING, .required = true, .off = offsetof(net_doc, src)},
     {0},
 };
@@ -197,6 +199,7 @@ static void finish(const comm_doc *cd, diag *d, comm_params *out)
         check_name(d, nd->at, "networks", "network", nd->name, comm_net_find(out, nd->name), i);
         snprintf(out->nets[i].name, sizeof out->nets[i].name, "%s", nd->name);
         out->nets[i].line_bytes_per_s = nd->line_gbit_s * 1e9 / 8;
+        out->nets[i].nics = (int)nd->nics;
     }
     out->n_topos = (int)cd->n_topos;
     for (size_t i = 0; i < cd->n_topos; i++) {

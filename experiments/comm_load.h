@@ -5,7 +5,7 @@
  *   version: 1
  *   links: {nvlink|pcie|host|nic: {alpha_ll_s, alpha_simple_s, eff, ll_max_bytes}}  (all four)
  *   ll_bw_frac, host_mem_bytes_per_s, gpus_per_root: {value, src}
- *   networks: [{name, line_gbit_s, src}]   (1..COMM_MAX_NETS, unique names)
+ *   networks: [{name, line_gbit_s, nics (default 1), src}]   (1..COMM_MAX_NETS, unique names)
  *   default_network: NAME                   (one of networks)
  *   topologies: [{name, nvlink: switch|pairs|none, gpus_per_root, src}]  (1..COMM_MAX_TOPOS,
  *                                            unique names; what a node group's topology: names)

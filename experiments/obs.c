@@ -293,6 +293,7 @@ int obs_ddp_job(const obs_config *cf, const gpu_type *g, const comm_params *cm,
         }
     }
     job->nic_bytes_per_s = cm->nets[net].line_bytes_per_s;
+    job->nics = cm->nets[net].nics;
     return ddp_shape(job, why, why_len);
 }
 

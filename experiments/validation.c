@@ -703,6 +703,7 @@ static int sweep_ring(const val_scenario *sc, const gpu_type *g, const comm_para
         return SIM_EINPUT;
     }
     job.nic_bytes_per_s = cp->nets[net].line_bytes_per_s;
+    job.nics = cp->nets[net].nics;
     char why[256];
     if (ddp_shape(&job, why, sizeof why) != 0 || ddp_ring(&job, cp, ring, why, sizeof why) != 0) {
         diag_error(d, sc->table_at, "ranks", "%s; expected a ring of whole GPUs, got %d ranks",

@@ -115,6 +115,56 @@ enum {
 };
 
 static void add_use(comm_ring *r, size_t *cap, int kind, int node, int index, double coeff,
+                    double capacity);
+
+/* The GPUs (ascending, distinct) that ranks[] puts on `node`, into out (size >= n); the count. */
+static int ring_gpus_on(const comm_rank *ranks, int n, int node, int *out)
+{
+    int k = 0;
+    for (int i = 0; i < n; i++) {
+        if (ranks[i].node != node) {
+            continue;
+        }
+        int j = 0;
+        while (j < k && out[j] < ranks[i].gpu) {
+            j++;
+        }
+        if (j < k && out[j] == ranks[i].gpu) {
+            continue;
+        }
+        memmove(out + j + 1, out + j, (size_t)(k - j) * sizeof *out);
+        out[j] = ranks[i].gpu;
+        k++;
+    }
+    return k;
+}
+
+/* The PCIe side of a node-crossing hop at `node` (up: leaving it; else entering it): through the
+ * rank's own GPU, or spread over k of the ring's GPUs on the node when it has k >= 2 NICs. */
+static void nic_side(comm_ring *out, size_t *cap, const comm_node *nd, const comm_rank *ranks,
+                     int n, const comm_rank *at, bool up, double pcie)
+{
+    int gpr = nd->gpus_per_root > 0 ? nd->gpus_per_root : 1;
+    int kind_link = up ? K_PCIE_UP : K_PCIE_DN, kind_root = up ? K_ROOT_UP : K_ROOT_DN;
+    int k = 1, *gpus = NULL, count = 0;
+    if (nd->nics >= 2 && !at->mig) {
+        gpus = xcalloc((size_t)n, sizeof *gpus, "ring GPUs");
+        count = ring_gpus_on(ranks, n, at->node, gpus);
+        k = nd->nics < count ? nd->nics : count;
+    }
+    if (k <= 1) {
+        add_use(out, cap, kind_link, at->node, at->gpu, 1, pcie);
+        add_use(out, cap, kind_root, at->node, at->gpu / gpr, 1, pcie);
+    }
+    for (int j = 0; k > 1 && j < k; j++) {
+        int g = gpus[j * count / k];
+        add_use(out, cap, kind_link, at->node, g, 1.0 / k, pcie);
+        add_use(out, cap, kind_root, at->node, g / gpr, 1.0 / k, pcie);
+    }
+    free(gpus);
+}
+
+static void add_use(comm_ring *r, size_t *cap, int kind, int node, int index, double coeff,
                     double capacity)
 {
     for (size_t i = 0; i < r->n_uses; i++) {
@@ -168,14 +218,12 @@ int comm_ring_build(const comm_params *p, const comm_node *nodes, int n_nodes,
         comm_link cls;
         if (a->node != b->node) {
             cls = COMM_LINK_NIC;
-            add_use(out, &cap, K_PCIE_UP, a->node, a->gpu, 1, pcie_a);
-            add_use(out, &cap, K_ROOT_UP, a->node, ra, 1, pcie_a);
+            nic_side(out, &cap, na, ranks, n, a, true, pcie_a);
             add_use(out, &cap, K_NIC_OUT, a->node, 0, 1,
                     na->nic_bytes_per_s * p->eff[COMM_LINK_NIC]);
             add_use(out, &cap, K_NIC_IN, b->node, 0, 1,
                     nb->nic_bytes_per_s * p->eff[COMM_LINK_NIC]);
-            add_use(out, &cap, K_ROOT_DN, b->node, rb, 1, pcie_b);
-            add_use(out, &cap, K_PCIE_DN, b->node, b->gpu, 1, pcie_b);
+            nic_side(out, &cap, nb, ranks, n, b, false, pcie_b);
             if (a->mig) {
                 add_use(out, &cap, K_HOST, a->node, 0, 2, na->host_bytes_per_s);
             }

@@ -29,7 +29,11 @@
  *           GPU's PCIe link and its root's uplink, twice through host memory (write, read), down
  *           the other GPU's root and link. Instances of one GPU share that GPU's one PCIe link;
  *   NIC     a hop between nodes: up the GPU's link and root, out of the sending node's NIC, into
- *           the receiving node's NIC, down; the fabric is taken as non-blocking. A MIG rank is
+ *           the receiving node's NIC, down; the fabric is taken as non-blocking. A node with k
+ *           NICs (k >= 2, a GPUDirect node with a NIC per GPU or pair) carries the hop over k of
+ *           the ring's GPUs on that node, as NCCL runs a channel per NIC, each leaving the node
+ *           at the GPU nearest its NIC: each of those GPUs' links and roots carries 1/k of it
+ *           (k = min(NICs, the ring's GPUs on the node), the GPUs evenly spaced among them). A MIG rank is
  *           also staged through host memory (no GPUDirect RDMA from a MIG instance is assumed).
  * A ring's hops progress together, so a ring is one fluid activity whose rate x (bytes/s per
  * hop) consumes c*x of every resource c of its hops cross; alone, x = min(capacity / c). Its
@@ -66,7 +70,8 @@ typedef enum comm_proto { COMM_PROTO_LL, COMM_PROTO_SIMPLE, COMM_PROTO_COUNT } c
 /* An inter-node network (what `interconnect:` names). */
 typedef struct comm_net {
     char name[COMM_NAME_MAX];
-    double line_bytes_per_s; /* one node's NIC line rate, each way */
+    double line_bytes_per_s; /* one node's NIC line rate, each way (all its NICs together) */
+    int nics;                /* NICs per node (>= 1): NCCL spreads its channels over them */
 } comm_net;
 
 /* How the GPUs of a node are wired (what a node group's `topology:` names). */
@@ -124,6 +129,7 @@ typedef struct comm_node {
     int nvlink_group;           /* GPUs per NVLink domain: a hop between whole GPUs uses NVLink
                                    only when both are in one (GPU index / nvlink_group equal);
                                    0 = the whole node (NVSwitch) */
+    int nics;                   /* NICs of the node (0 or 1: one) */
 } comm_node;
 
 /* Where one rank runs. */

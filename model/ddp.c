@@ -89,7 +89,7 @@ int ddp_shape(ddp_job *job, char *why, size_t why_len)
 }
 
 comm_node ddp_node(const comm_params *cp, const comm_topo *topo, const gpu_type *g, int gpus,
-                   double nic_bytes_per_s)
+                   double nic_bytes_per_s, int nics)
 {
     comm_node n = {
         .gpus = gpus,
@@ -99,6 +99,7 @@ comm_node ddp_node(const comm_params *cp, const comm_topo *topo, const gpu_type 
         .host_bytes_per_s = cp->host_mem_bytes_per_s,
         .nic_bytes_per_s = nic_bytes_per_s,
         .nvlink_group = 0,
+        .nics = nics,
     };
     if (topo && topo->nvlink == COMM_NVLINK_NONE) {
         n.nvlink_bytes_per_s = 0;
@@ -112,7 +113,8 @@ void ddp_layout(const ddp_job *job, const comm_params *cp, comm_node *nodes, com
 {
     int k = 0;
     for (int n = 0; n < job->n_nodes; n++) {
-        nodes[n] = ddp_node(cp, job->topo, job->gpu, job->gpus_per_node, job->nic_bytes_per_s);
+        nodes[n] = ddp_node(cp, job->topo, job->gpu, job->gpus_per_node, job->nic_bytes_per_s,
+                            job->nics);
         if (job->gpus_per_root > 0) {
             nodes[n].gpus_per_root = job->gpus_per_root;
         }

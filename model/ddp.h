@@ -47,7 +47,8 @@ typedef struct ddp_job {
     int topology[DDP_MAX_NODES]; /* workers per node */
     int gpus_per_node;
     int gpus_per_root;
-    double nic_bytes_per_s;    /* each node's NIC line rate */
+    double nic_bytes_per_s;    /* each node's NIC line rate (all its NICs) */
+    int nics;                  /* NICs per node (comm_net.nics); 0 = one */
     const comm_topo *topo;     /* how each node's GPUs are wired (borrowed); NULL = as the GPU
                                   type says (ddp_node) */
     int mig_busy;              /* busy MIG instances on each worker's GPU, for the power model
@@ -67,9 +68,9 @@ int ddp_shape(ddp_job *job, char *why, size_t why_len);
 /* A node of `gpus` GPUs of type g as the links see it, wired as topo says (its NVLink domain and
  * PCIe roots; NVLink at g's rate, none for nvlink: none) or, with topo NULL, as the GPU type
  * says: NVLink between every pair when g has an NVLink rate (else PCIe), cp->gpus_per_root GPUs
- * per root. Host memory from cp, the NIC at nic_bytes_per_s. */
+ * per root. Host memory from cp, `nics` NICs (0: one) at nic_bytes_per_s together. */
 comm_node ddp_node(const comm_params *cp, const comm_topo *topo, const gpu_type *g, int gpus,
-                   double nic_bytes_per_s);
+                   double nic_bytes_per_s, int nics);
 
 /* The comm_node of each of the job's nodes (n_nodes of them) and its ranks (workers of them), in
  * NCCL's ring order. nodes and ranks must hold n_nodes and workers entries. */

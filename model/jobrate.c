@@ -293,6 +293,7 @@ static int placed_ring(const jobrate_ctx *rc, const cluster *c, const job *j,
     dj->mig = d0->profile;
     dj->workers = (int)n;
     dj->nic_bytes_per_s = rc->nic_bytes_per_s;
+    dj->nics = rc->nics;
     node_id last_node = UINT32_MAX;
     gpu_id last_gpu = UINT32_MAX;
     int n_nodes = 0, on_gpu = 0;
@@ -305,7 +306,8 @@ static int placed_ring(const jobrate_ctx *rc, const cluster *c, const job *j,
             const gpu_type *t = cluster_gpu_get(c, d->gpu)->type;
             const comm_topo *topo =
                 rc->node_topo && d->node < rc->n_node_topo ? rc->node_topo[d->node] : NULL;
-            nodes[n_nodes] = ddp_node(rc->comm, topo, t, (int)count, rc->nic_bytes_per_s);
+            nodes[n_nodes] =
+                ddp_node(rc->comm, topo, t, (int)count, rc->nic_bytes_per_s, rc->nics);
             if (n_nodes < DDP_MAX_NODES) {
                 dj->topology[n_nodes] = 0;
             }

@@ -65,6 +65,7 @@ typedef struct jobrate_ctx {
     const phys_params *phys; /* borrowed: eta(k) per time-slice class, loss factors */
     const comm_params *comm; /* borrowed: links of data-parallel jobs; NULL = none modelled */
     double nic_bytes_per_s;  /* every node's NIC line rate (the cluster's interconnect) */
+    int nics;                /* every node's NICs (the interconnect's comm_net.nics); 0 = one */
     const comm_topo *const *node_topo; /* per node id: how its GPUs are wired (borrowed; an
                                           entry, or the whole array, NULL = as the GPU type
                                           says, model/ddp.h ddp_node) */

@@ -961,7 +961,7 @@ int run_scenario(const run_opts *o)
         rc = SIM_EINPUT;
     }
     synth_class *cls = NULL;
-    double nic = 0;
+    const comm_net *net = NULL;
     if (rc == 0) {
         if (o->has_seed) {
             r.spec->seed = o->seed;
@@ -970,7 +970,7 @@ int run_scenario(const run_opts *o)
         build_policy(&r);
         cls = build_classes(&r);
         load_service_profiles(&r);
-        nic = run_ddp_nic(r.spec, &r.comm, r.d);
+        net = run_ddp_net(r.spec, &r.comm, r.d);
         r.node_topo = run_ddp_topologies(r.spec, &r.cat, &r.comm, r.a, r.d, &r.n_node_topo);
         if (diag_error_count(r.d) == 0) {
             check_requests(&r, cls);
@@ -1017,7 +1017,8 @@ int run_scenario(const run_opts *o)
         }
         r.rate = (jobrate_ctx){.phys = &r.phys,
                                .comm = &r.comm,
-                               .nic_bytes_per_s = nic,
+                               .nic_bytes_per_s = net ? net->line_bytes_per_s : 0,
+                               .nics = net ? net->nics : 1,
                                .node_topo = r.node_topo,
                                .n_node_topo = r.n_node_topo,
                                .ts_class = 0,

@@ -99,12 +99,12 @@ void run_ddp_class(const scenario_spec *spec, const gpu_catalog *cat, const comm
     }
 }
 
-double run_ddp_nic(const scenario_spec *spec, const comm_params *cp, diag *d)
+const comm_net *run_ddp_net(const scenario_spec *spec, const comm_params *cp, diag *d)
 {
     int net = comm_load_net(cp, spec->cluster.interconnect, spec->cluster.interconnect_at,
                             "cluster.interconnect", d);
     net = net < 0 ? cp->default_net : net;
-    return cp->nets[net].line_bytes_per_s;
+    return &cp->nets[net];
 }
 
 const jobrate_profile *run_ddp_batch(const scenario_spec *spec, size_t ci,

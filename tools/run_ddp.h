@@ -44,9 +44,10 @@ const jobrate_profile *run_ddp_batch(const scenario_spec *spec, size_t ci,
                                      const jobrate_profile *jp, jobrate_profile *slot, arena *a,
                                      diag *d);
 
-/* NIC line rate of the scenario's interconnect (cluster.interconnect, or the default network of
- * cp); an unknown name is an input error at its field (and the default is returned). */
-double run_ddp_nic(const scenario_spec *spec, const comm_params *cp, diag *d);
+/* The scenario's interconnect (cluster.interconnect, or the default network of cp): its NIC line
+ * rate and NICs per node; an unknown name is an input error at its field (and the default is
+ * returned). Borrowed from cp. */
+const comm_net *run_ddp_net(const scenario_spec *spec, const comm_params *cp, diag *d);
 
 /* How every node's GPUs are wired, by node id (node ids follow the scenario's groups in order,
  * `count` nodes each): each group's `topology` (a topology of cp) or NULL where it names none.

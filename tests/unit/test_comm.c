@@ -39,7 +39,7 @@ static comm_params hand_params(void)
 /* 4 GPUs, 2 per PCIe root, x16 links of 32 GB/s each way, host memory 100 GB/s, NIC 12.5 GB/s */
 static comm_node hand_node(double nvlink)
 {
-    return (comm_node){4, 2, nvlink, 32e9, 100e9, 12.5e9, 0}; /* 0: one NVLink domain */
+    return (comm_node){4, 2, nvlink, 32e9, 100e9, 12.5e9, 0, 1}; /* one NVLink domain, one NIC */
 }
 
 #define NEAR(a, b) cr_assert(fabs((a) - (b)) <= 1e-9 * fabs(b), "%.12g != %.12g", (a), (b))
@@ -138,6 +138,36 @@ Test(comm, tree_is_a_chain_inside_a_node)
     cr_assert_eq(r.tree_depth, 4);
     NEAR(comm_ring_allreduce_time(&p, &r, 1000, 10e9), 5.64e-5);
     comm_ring_fini(&r);
+}
+
+/* A node with several NICs carries a node-crossing hop over several of the ring's GPUs (NCCL runs
+ * a channel per NIC). 2 nodes x 4 GPUs with NVLink inside (100 x 0.8 = 80 GB/s), NICs of
+ * 100 GB/s x 0.8 = 80 GB/s, ring (0,0..3) -> (1,0..3). One NIC: each crossing goes up or down one
+ * GPU link (32 x 0.75 = 24 GB/s, coefficient 1): 24 GB/s. Four NICs: spread over the 4 GPUs of
+ * each node, each GPU link carries 1/4 (96 GB/s) and each root, 2 GPUs, 1/2 (48 GB/s): 48 GB/s.
+ * Two NICs: GPUs 0 and 2, one per root, 1/2 each: 48 GB/s as well. */
+Test(comm, nics_spread_the_node_crossing)
+{
+    comm_params p = hand_params();
+    comm_rank r[8] = {{0, 0, false}, {0, 1, false}, {0, 2, false}, {0, 3, false},
+                      {1, 0, false}, {1, 1, false}, {1, 2, false}, {1, 3, false}};
+    const struct {
+        int nics;
+        double rate;
+    } cases[] = {{1, 24e9}, {4, 48e9}, {2, 48e9}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        comm_node nd[2] = {hand_node(100e9), hand_node(100e9)};
+        for (int k = 0; k < 2; k++) {
+            nd[k].nic_bytes_per_s = 100e9;
+            nd[k].nics = cases[i].nics;
+        }
+        comm_ring ring;
+        char why[128];
+        cr_assert_eq(comm_ring_build(&p, nd, 2, r, 8, &ring, why, sizeof why), 0);
+        cr_assert_eq(ring.hops[COMM_LINK_NIC], 2);
+        NEAR(comm_ring_alone_rate(&ring), cases[i].rate);
+        comm_ring_fini(&ring);
+    }
 }
 
 Test(comm, mig_ring_through_host_memory)
