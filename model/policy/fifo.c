@@ -2,11 +2,13 @@
  *
  * Jobs start in submission order. Head-of-line blocking: when the oldest queued job cannot be
  * placed, no later job starts, even one that would fit (that is what distinguishes FIFO from
- * backfilling). Placement is pol_first_fit: the lowest-numbered node with room (found through the
- * free-capacity index), then the node's least-used devices. It places GPU requests only: a
- * CPU-only pod (per_worker 0) never fits and blocks the queue (the kube policies place them).
- * The model may reject a placement (e.g. it never does for FIFO, but a job may fail with OOM at
- * start); a job that fails leaves the queue like a started one.
+ * backfilling). There is one queue for every resource: a MIG or CPU-only pod waits behind a
+ * whole-GPU job that does not fit, as any later job does. Placement is pol_first_fit: the
+ * lowest-numbered node that passes the model's checks (free units on GPUs the pod's gpu_spec
+ * allows, the worker's CPU and host memory; found through the free-capacity index), then the
+ * node's least-used devices; a CPU-only pod (per_worker 0) the lowest node with its CPU and memory
+ * free. So the model accepts every placement (a job may still fail with OOM at start; a job that
+ * fails leaves the queue like a started one).
  */
 #include <stdlib.h>
 
@@ -20,6 +22,8 @@ typedef struct fifo_state {
     pol_scratch scratch;
     dev_id *units; /* placement buffer */
     size_t cap_units;
+    node_id *nodes; /* node of each worker */
+    size_t cap_nodes;
 } fifo_state;
 
 static int fifo_init(void *self, const param_set *params, diag *d)
@@ -33,6 +37,7 @@ static void fifo_fini(void *self)
     fifo_state *s = self;
     free(s->queue);
     free(s->units);
+    free(s->nodes);
     pol_scratch_fini(&s->scratch);
 }
 
@@ -67,10 +72,14 @@ static void schedule(fifo_state *s, const cluster_view *cv, decision_buf *out)
             s->cap_units = n;
             s->units = xrealloc(s->units, n * sizeof(dev_id), "fifo units");
         }
-        if (!pol_first_fit(cv, &s->scratch, &j, s->units)) {
+        if (j.n_workers > s->cap_nodes) {
+            s->cap_nodes = j.n_workers;
+            s->nodes = xrealloc(s->nodes, j.n_workers * sizeof(node_id), "fifo nodes");
+        }
+        if (!pol_first_fit(cv, &s->scratch, &j, s->units, s->nodes)) {
             return; /* head-of-line blocking */
         }
-        pol_place(out, j.id, s->units, (uint32_t)n);
+        pol_place_on(out, j.id, s->units, (uint32_t)n, s->nodes, j.n_workers);
         s->head++;
     }
 }

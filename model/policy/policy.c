@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/policy/frag.h"
 #include "sim/err.h"
 #include "sim/xalloc.h"
 
@@ -185,6 +186,8 @@ void pol_scratch_load(pol_scratch *s, const cluster_view *cv)
     (void)cv;
     s->n = 0;
     s->n_given = 0;
+    s->n_used = 0;
+    s->n_returned = 0;
 }
 
 void pol_scratch_give(pol_scratch *s, dev_id d)
@@ -196,14 +199,49 @@ void pol_scratch_give(pol_scratch *s, dev_id d)
     s->given[s->n_given++] = d;
 }
 
+/* Append a node's CPU and memory to a list of pol_node_use. */
+static void add_use(pol_node_use **a, size_t *n, size_t *cap, pol_node_use u)
+{
+    if (*n == *cap) {
+        *cap = *cap ? 2 * *cap : 64;
+        *a = xrealloc(*a, *cap * sizeof **a, "scratch node use");
+    }
+    (*a)[(*n)++] = u;
+}
+
+void pol_scratch_give_node(pol_scratch *s, node_id n, uint64_t cpu_milli, uint64_t mem_bytes)
+{
+    add_use(&s->returned, &s->n_returned, &s->cap_returned,
+            (pol_node_use){n, cpu_milli, mem_bytes});
+}
+
+void pol_scratch_copy_taken(pol_scratch *dst, const pol_scratch *src)
+{
+    if (src->n > dst->cap) {
+        dst->cap = src->n;
+        dst->taken = xrealloc(dst->taken, dst->cap * sizeof(dev_id), "policy scratch");
+    }
+    if (src->n_used > dst->cap_used) {
+        dst->cap_used = src->n_used;
+        dst->used = xrealloc(dst->used, dst->cap_used * sizeof(pol_node_use), "policy scratch");
+    }
+    if (src->n) {
+        memcpy(dst->taken, src->taken, src->n * sizeof(dev_id));
+    }
+    if (src->n_used) {
+        memcpy(dst->used, src->used, src->n_used * sizeof(pol_node_use));
+    }
+    dst->n = src->n;
+    dst->n_used = src->n_used;
+}
+
 void pol_scratch_fini(pol_scratch *s)
 {
     free(s->taken);
     free(s->given);
-    s->taken = NULL;
-    s->given = NULL;
-    s->n = s->cap = 0;
-    s->n_given = s->cap_given = 0;
+    free(s->used);
+    free(s->returned);
+    memset(s, 0, sizeof *s);
 }
 
 static void scratch_take(pol_scratch *s, dev_id d)
@@ -246,25 +284,91 @@ static uint32_t node_free(const cluster_view *cv, const pol_scratch *s, node_id 
     return total;
 }
 
-bool pol_first_fit(const cluster_view *cv, pol_scratch *s, const pol_job *j, dev_id *units)
+/* May job j's workers use device d (its resource is r; its GPU's type is allowed by gpu_spec)? */
+static bool device_allowed(const cluster_view *cv, const pol_job *j, res_id r, dev_id d)
 {
-    res_id r;
-    if (!pol_resource_find(cv, j->resource, &r)) {
+    pol_device pd;
+    pol_device_get(cv, d, &pd);
+    if (pd.resource != r) {
         return false;
     }
-    uint32_t n_units = j->per_worker * j->n_workers;
+    if (!j->pod.gpu_spec || !*j->pod.gpu_spec) {
+        return true;
+    }
+    pol_gpu pg;
+    pol_gpu_get(cv, pd.gpu, &pg);
+    return frag_type_allowed(j->pod.gpu_spec, pg.type_name);
+}
+
+/* Free units of r on node n that job j may use (its gpu_spec), less those recorded in s. */
+static uint32_t node_free_for(const cluster_view *cv, const pol_scratch *s, node_id n, res_id r,
+                              const pol_job *j)
+{
+    if (!j->pod.gpu_spec || !*j->pod.gpu_spec) {
+        return node_free(cv, s, n, r);
+    }
+    dev_id first;
+    uint32_t count, total = 0;
+    pol_node_devices(cv, n, &first, &count);
+    for (dev_id d = first; d < first + count; d++) {
+        total += device_allowed(cv, j, r, d) ? pol_scratch_free(s, cv, d) : 0;
+    }
+    return total;
+}
+
+/* Does node n have one more worker of j's CPU and host memory free, after what s records? A
+ * node that does not state one of them has no limit on it. */
+static bool node_room(const cluster_view *cv, const pol_scratch *s, node_id n, const pol_job *j)
+{
+    uint64_t cpu = pol_node_cpu_free(cv, n), mem = pol_node_mem_free(cv, n);
+    if (cpu == UINT64_MAX && mem == UINT64_MAX) {
+        return true;
+    }
+    uint64_t cpu_used = j->pod.cpu_milli, mem_used = j->pod.host_mem_bytes;
+    for (size_t i = 0; i < s->n_used; i++) {
+        cpu_used += s->used[i].node == n ? s->used[i].cpu_milli : 0;
+        mem_used += s->used[i].node == n ? s->used[i].mem_bytes : 0;
+    }
+    for (size_t i = 0; i < s->n_returned; i++) {
+        cpu += cpu != UINT64_MAX && s->returned[i].node == n ? s->returned[i].cpu_milli : 0;
+        mem += mem != UINT64_MAX && s->returned[i].node == n ? s->returned[i].mem_bytes : 0;
+    }
+    return (cpu == UINT64_MAX || cpu_used <= cpu) && (mem == UINT64_MAX || mem_used <= mem);
+}
+
+bool pol_first_fit(const cluster_view *cv, pol_scratch *s, const pol_job *j, dev_id *units,
+                   node_id *nodes)
+{
+    res_id r = 0;
+    if (j->per_worker > 0 && !pol_resource_find(cv, j->resource, &r)) {
+        return false;
+    }
+    uint32_t n_units = j->per_worker * j->n_workers, n_nodes = pol_n_nodes(cv);
     uint32_t got = 0;
+    size_t used0 = s->n_used;
     for (uint32_t w = 0; w < j->n_workers; w++) {
-        /* the free-capacity index skips nodes without per_worker free units, unless the scratch
-         * counts held units as free (pol_scratch_give): then every node is looked at */
-        node_id n = s->n_given ? 0 : pol_next_node(cv, r, j->per_worker, 0);
-        while (n < pol_n_nodes(cv) && node_free(cv, s, n, r) < j->per_worker) {
-            n = s->n_given ? n + 1 : pol_next_node(cv, r, j->per_worker, n + 1);
+        node_id n;
+        if (j->per_worker == 0) { /* CPU-only: the lowest node with its CPU and memory */
+            for (n = 0; n < n_nodes && !node_room(cv, s, n, j); n++) {
+            }
+        } else {
+            /* the free-capacity index skips nodes without per_worker free units, unless the
+             * scratch counts held units as free (pol_scratch_give): then every node is looked
+             * at */
+            n = s->n_given ? 0 : pol_next_node(cv, r, j->per_worker, 0);
+            while (n < n_nodes &&
+                   (node_free_for(cv, s, n, r, j) < j->per_worker || !node_room(cv, s, n, j))) {
+                n = s->n_given ? n + 1 : pol_next_node(cv, r, j->per_worker, n + 1);
+            }
         }
-        if (n == pol_n_nodes(cv)) {
+        if (n == n_nodes) {
             s->n -= got; /* undo this job's records */
+            s->n_used = used0;
             return false;
         }
+        nodes[w] = n;
+        add_use(&s->used, &s->n_used, &s->cap_used,
+                (pol_node_use){n, j->pod.cpu_milli, j->pod.host_mem_bytes});
         dev_id first;
         uint32_t count;
         pol_node_devices(cv, n, &first, &count);
@@ -275,7 +379,7 @@ bool pol_first_fit(const cluster_view *cv, pol_scratch *s, const pol_job *j, dev
             for (dev_id d = first; d < first + count; d++) {
                 pol_device pd;
                 pol_device_get(cv, d, &pd);
-                uint32_t f = pd.resource == r ? pol_scratch_free(s, cv, d) : 0;
+                uint32_t f = device_allowed(cv, j, r, d) ? pol_scratch_free(s, cv, d) : 0;
                 if (f > 0 && (best == first + count || pd.slots - f < best_used)) {
                     best = d;
                     best_used = pd.slots - f;
@@ -289,3 +393,4 @@ bool pol_first_fit(const cluster_view *cv, pol_scratch *s, const pol_job *j, dev
     SIM_ASSERT(got == n_units);
     return true;
 }
+

@@ -204,33 +204,53 @@ void decision_buf_get(const decision_buf *b, size_t i, pol_decision *out);
 
 /* ---- placement helpers shared by policies ------------------------------------------------- */
 
-/* Units a policy has handed out during one call: the view does not see them until the model
- * applies the decisions, so a policy placing several jobs in one call records them here.
- * pol_scratch_load starts a call (O(1)); free units are the view's minus those recorded. */
+/* Units, CPU and host memory a policy has handed out during one call: the view does not see
+ * them until the model applies the decisions, so a policy placing several jobs in one call
+ * records them here. pol_scratch_load starts a call (O(1)); free units (and a node's free CPU
+ * and memory) are the view's minus those recorded, plus those given (pol_scratch_give*). */
+typedef struct pol_node_use {
+    node_id node;
+    uint64_t cpu_milli, mem_bytes;
+} pol_node_use;
+
 typedef struct pol_scratch {
     dev_id *taken; /* units handed out in this call; owned (pol_scratch_fini) */
     size_t n, cap;
     dev_id *given; /* units counted free although held now (pol_scratch_give); owned */
     size_t n_given, cap_given;
+    pol_node_use *used; /* one per worker placed in this call: its node's CPU and memory; owned */
+    size_t n_used, cap_used;
+    pol_node_use *returned; /* CPU and memory counted free although held now; owned */
+    size_t n_returned, cap_returned;
 } pol_scratch;
 
 /* Count one unit of device d as free although a running job holds it (a policy looking at the
  * cluster as it will be once that job ends, e.g. a backfill reservation). */
 void pol_scratch_give(pol_scratch *s, dev_id d);
+/* Count cpu_milli and mem_bytes of node n as free although a running worker holds them. */
+void pol_scratch_give_node(pol_scratch *s, node_id n, uint64_t cpu_milli, uint64_t mem_bytes);
 /* Start a call: forget what was handed out (and given) before. */
 void pol_scratch_load(pol_scratch *s, const cluster_view *cv);
+/* Record in dst what src has handed out (its units, CPU and memory), in place of what dst had
+ * handed out; what dst was given stays. */
+void pol_scratch_copy_taken(pol_scratch *dst, const pol_scratch *src);
 /* Free the scratch's memory; the struct may be loaded again. */
 void pol_scratch_fini(pol_scratch *s);
 /* Free units of device d, less those recorded in s. */
 uint32_t pol_scratch_free(const pol_scratch *s, const cluster_view *cv, dev_id d);
 
-/* First fit: place each worker of job j on the lowest-numbered node with per_worker free units
- * of the requested resource, taking each unit from the node's device with the fewest units in
- * use, lowest id on ties (the device plugin's spread: replicas of time-sliced GPUs are spread
- * over the node's GPUs before they are stacked).
- * On success writes per_worker * n_workers device ids, worker-major, into units, records them
- * in s and returns true; otherwise changes nothing and returns false. */
-bool pol_first_fit(const cluster_view *cv, pol_scratch *s, const pol_job *j, dev_id *units);
+/* First fit: place each worker of job j on the lowest-numbered node where it passes the model's
+ * checks: per_worker free units of the requested resource on GPUs whose type its gpu_spec allows
+ * (taking each unit from such a device with the fewest units in use, lowest id on ties: the
+ * device plugin's spread, so replicas of time-sliced GPUs are spread over the node's GPUs before
+ * they are stacked), and the worker's CPU and host memory free on the node (when the node states
+ * them). A CPU-only worker (per_worker 0) takes the lowest node with its CPU and memory free.
+ * A fractional pod (gpu_milli) takes a unit like a whole one, i.e. a GPU nobody holds.
+ * On success writes per_worker * n_workers device ids, worker-major, into units and the node of
+ * each worker into nodes (n_workers), records them in s and returns true; otherwise changes
+ * nothing and returns false. */
+bool pol_first_fit(const cluster_view *cv, pol_scratch *s, const pol_job *j, dev_id *units,
+                   node_id *nodes);
 
 /* ---- the policy interface and registry ---------------------------------------------------- */
 

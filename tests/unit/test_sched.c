@@ -636,6 +636,93 @@ Test(sched, cpu_and_memory_filter_and_gpu_spec_labels)
     world_destroy(w);
 }
 
+static job_id cadd(senv *e, double submit_s, uint32_t per, double work_s, uint64_t cpu_milli,
+                   const char *gpu_spec)
+{
+    job_spec s = {.class_name = "c",
+                  .req = {per ? "nvidia.com/gpu" : NULL, per, 1},
+                  .submit = sim_time_from_s(submit_s),
+                  .work_s = work_s,
+                  .pod = {.cpu_milli = cpu_milli, .gpu_spec = gpu_spec}};
+    return job_table_add(e->t, &s);
+}
+
+Test(sched, fifo_places_by_cpu_memory_and_gpu_spec_and_keeps_cpu_pods_in_line)
+{
+    /* fifo, 2 nodes x 1 GPU; n0 has 4000 milli-CPU, n1 16000 and its GPU is labelled G2.
+     * j0 (0 s, 1 GPU, 8000 CPU, 10 s): n0 lacks the CPU, n1. j1 (1 s, CPU-only, 2000): the
+     * lowest node with the CPU, n0. j2 (2 s, 1 GPU, 4000 CPU): n0 has 2000 CPU left, n1's GPU
+     * is held: it waits at the head. j3 (3 s, CPU-only, 1000) fits n0 but waits behind j2 (one
+     * queue). j4 (4 s, 1 GPU of type G2): after them. At 10 s j0 ends: j2 takes n1 (16000 CPU),
+     * j3 n0 (2000 left >= 1000); j4 needs G2, whose GPU j2 now holds (n0's is not G2): it waits.
+     * Every placement is one the model accepts (srun checks that none is rejected). */
+    uint32_t per[2] = {1, 1};
+    senv e;
+    senv_init(&e, "fifo", 2, per);
+    cluster_gpu_cfg g2 = {.type = &e.g, .label = "G2"};
+    e.nodes[0].cpu_milli = 4000;
+    e.nodes[1].cpu_milli = 16000;
+    e.nodes[1].gpus = &g2;
+    cadd(&e, 0, 1, 10, 8000, NULL);
+    cadd(&e, 1, 0, 1000, 2000, NULL);
+    cadd(&e, 2, 1, 1000, 4000, NULL);
+    cadd(&e, 3, 0, 1000, 1000, NULL);
+    cadd(&e, 4, 1, 1000, 0, "G2");
+    world *w = srun(&e, 100);
+    cr_assert_eq(node_of(w, 0, 0), 1);
+    cr_assert_eq(sjob(w, 0)->state, JOB_DONE);
+    cr_assert_eq(sjob(w, 1)->start, sim_time_from_s(1));
+    cr_assert_eq(sjob(w, 2)->start, sim_time_from_s(10));
+    cr_assert_eq(node_of(w, 2, 0), 1);
+    cr_assert_eq(sjob(w, 3)->start, sim_time_from_s(10));
+    cr_assert_eq(sjob(w, 4)->state, JOB_QUEUED);
+    /* n0: j1 2000 + j3 1000 of 4000; n1: j2 4000 of 16000 */
+    cr_assert_eq(cluster_node_cpu_free(world_cluster(w), 0), 1000);
+    cr_assert_eq(cluster_node_cpu_free(world_cluster(w), 1), 12000);
+    world_destroy(w);
+}
+
+Test(sched, backfill_reserves_for_a_head_short_of_cpu)
+{
+    /* backfill, 1 node x 2 GPUs, 8000 milli-CPU. j0 (0 s, 1 GPU, 6000 CPU, 100 s). j1 (1 s,
+     * 2 GPUs, 4000 CPU, 50 s): the head; it fits once j0 has ended and given back its GPU and
+     * its CPU: shadow time 100 s, both GPUs reserved. j2 (2 s, 1 GPU, 1000 CPU, 500 s) fits now
+     * but would end at 502 s > 100 s on a reserved GPU: it waits. j1 runs 100..150 s, then j2.
+     * (Counting only the GPUs, the head would never fit, have no reservation, and j2 would
+     * start at 2 s and delay it to 502 s.) */
+    uint32_t per[1] = {2};
+    senv e;
+    senv_init(&e, "backfill", 1, per);
+    e.nodes[0].cpu_milli = 8000;
+    cadd(&e, 0, 1, 100, 6000, NULL);
+    job_spec h = {.class_name = "c", .req = {"nvidia.com/gpu", 2, 1},
+                  .submit = sim_time_from_s(1), .work_s = 50, .pod = {.cpu_milli = 4000}};
+    job_table_add(e.t, &h);
+    cadd(&e, 2, 1, 500, 1000, NULL);
+    world *w = srun(&e, 0);
+    cr_assert_eq(sjob(w, 1)->start, sim_time_from_s(100));
+    cr_assert_eq(sjob(w, 2)->start, sim_time_from_s(150));
+    world_destroy(w);
+}
+
+Test(sched, backfill_with_a_job_that_never_ends_starts_a_cpu_pod)
+{
+    /* backfill, 1 node x 1 GPU. j0 holds the GPU for 1e15 s (a trace's open-ended pod: past
+     * what simulated time holds). j1 (1 s, 1 GPU) waits at the head with no reservation (it
+     * fits only when j0 ends: never). j2 (2 s, CPU-only) starts at once. */
+    uint32_t per[1] = {1};
+    senv e;
+    senv_init(&e, "backfill", 1, per);
+    cadd(&e, 0, 1, 1e15, 0, NULL);
+    cadd(&e, 1, 1, 10, 0, NULL);
+    cadd(&e, 2, 0, 10, 100, NULL);
+    world *w = srun(&e, 100);
+    cr_assert_eq(sjob(w, 1)->state, JOB_QUEUED);
+    cr_assert_eq(sjob(w, 2)->start, sim_time_from_s(2));
+    cr_assert_eq(sjob(w, 2)->state, JOB_DONE);
+    world_destroy(w);
+}
+
 Test(sched, check_and_run_agree_on_what_can_never_be_placed)
 {
     /* 4-GPU nodes and a job class asking for 16 GPUs on one worker: no node can ever hold it.
