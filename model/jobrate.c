@@ -456,8 +456,7 @@ double jobrate_rate(void *ctx, const world *w, job_id id)
     }
     if (job_any_slice(&j->spec)) { /* work is stated on the reference profile */
         const cluster_device *d = cluster_device_get(c, j->units[0]);
-        double v = jobrate_slice_speed(ctx, &j->spec, cluster_gpu_get(c, d->gpu)->type,
-                                       d->profile);
+        double v = jobrate_slice_speed(ctx, &j->spec, cluster_gpu_get(c, d->gpu)->type, d->profile);
         /* the layout policy places it only where v > 0 (pol_job_slice_speed) */
         SIM_ASSERT(v > 0);
         rate *= v;

@@ -348,10 +348,9 @@ static bool valid_place(world *w, const pol_decision *d)
         return false;
     }
     if (job_any_slice(&j->spec)) { /* one unit on a MIG instance of a reconfigurable GPU */
-        const cluster_device *cd =
-            d->n_units == 1 && d->units[0] < cluster_n_devices(w->c)
-                ? cluster_device_get(w->c, d->units[0])
-                : NULL;
+        const cluster_device *cd = d->n_units == 1 && d->units[0] < cluster_n_devices(w->c)
+                                       ? cluster_device_get(w->c, d->units[0])
+                                       : NULL;
         const cluster_gpu *cg = cd ? cluster_gpu_get(w->c, cd->gpu) : NULL;
         return cd && d->n_nodes == 0 && cd->profile && cd->active && !cd->cordoned &&
                cd->used < cd->slots && cg->reconfigurable && node_room(w, j, d, cd->node) &&

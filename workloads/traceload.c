@@ -118,9 +118,7 @@ static void to_job(const traceload_opts *o, const trace_record *rec, const char 
     bool fallback = !r || !r->profile;
     *k = (kept){
         .spec = {.class_name = intern(ss, cls),
-                 .req = {.resource = intern(ss, res),
-                         .per_worker = per,
-                         .n_workers = workers},
+                 .req = {.resource = intern(ss, res), .per_worker = per, .n_workers = workers},
                  .mem_bytes = r && r->profile ? r->mem_bytes : o->fallback_mem_bytes,
                  .profile = r ? intern(ss, r->profile) : NULL,
                  .pod = {.gpu_milli = rec->gpu_milli < 1000 && !any_slice ? rec->gpu_milli : 0,

@@ -116,8 +116,7 @@ static bool parse_num(const char *text, double *out)
     return true;
 }
 
-int repart_params(const param_set *params, const repart_key *keys, size_t n, void *state,
-                  diag *d)
+int repart_params(const param_set *params, const repart_key *keys, size_t n, void *state, diag *d)
 {
     char names[256] = "";
     for (size_t k = 0, used = 0; k < n && used < sizeof names; k++) {

@@ -61,8 +61,7 @@ void repart_layouts_fini(repart_layouts *c);
 /* Device ids of layout l on GPU g (its candidate MIG instances at l's placements), or of the
  * whole-GPU device when l is NULL, into out (room for MIG_MAX_INSTANCES + 1); returns the
  * count. */
-uint32_t repart_layout_devices(const cluster_view *cv, gpu_id g, const mig_layout *l,
-                               dev_id *out);
+uint32_t repart_layout_devices(const cluster_view *cv, gpu_id g, const mig_layout *l, dev_id *out);
 
 /* A numeric policy parameter: its key, bounds, and where it goes in the policy's state (a
  * double, or a bool taking 0 or 1 when is_bool). */
@@ -76,7 +75,6 @@ typedef struct repart_key {
 /* Take params into state by the table keys[0..n): an unknown key or a value that is not a
  * number within its bounds is reported through d at its position (`unknown parameter; expected
  * one of [...]`, `bad value; expected a number from LO to HI`). Returns 0 or SIM_EINPUT. */
-int repart_params(const param_set *params, const repart_key *keys, size_t n, void *state,
-                  diag *d);
+int repart_params(const param_set *params, const repart_key *keys, size_t n, void *state, diag *d);
 
 #endif

@@ -55,8 +55,8 @@ typedef struct miso_state {
     bool ready;
     const gpu_type *type; /* the pool's GPU type */
     uint32_t n_gpus;
-    sim_time *last;  /* per GPU: last reconfiguration asked, or -1 */
-    job_id *any;     /* the run's any-slice jobs, in id order */
+    sim_time *last; /* per GPU: last reconfiguration asked, or -1 */
+    job_id *any;    /* the run's any-slice jobs, in id order */
     uint32_t n_any;
     int32_t *plan;   /* per any-slice job (index into any): GPU re-laid out for it, or -1 */
     double *speed;   /* per any-slice job x profile of type: v, NAN until asked */
@@ -302,8 +302,9 @@ static double best_value(miso_state *s, const cluster_view *cv, const ginfo *x, 
     }
     double v[MAXJ][GPU_MAX_PROFILES];
     for (int i = 0; i < n; i++) {
-        uint32_t k = i < x->n_run ? x->run[i] : i < x->n_run + x->n_new ? x->new_[i - x->n_run]
-                                                                         : extra;
+        uint32_t k = i < x->n_run              ? x->run[i]
+                     : i < x->n_run + x->n_new ? x->new_[i - x->n_run]
+                                               : extra;
         for (int p = 0; p < s->type->n_profiles; p++) {
             v[i][p] = speed(s, cv, k, x->g, p);
         }
