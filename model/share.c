@@ -352,9 +352,21 @@ int share_mps_solve(int n_cls, const share_mps_class *cls, const partition_cfg *
     double bw_pool = speed_bandwidth(c->gpu, part_sms, slices, gpu_slices, m);
     double want[SHARE_MAX_CLASSES]; /* SMs a client's kernels ask for: min(cap, P) */
     double b[SHARE_MAX_CLASSES];    /* fraction of its time a client has GPU work */
+    double hold[SHARE_MAX_CLASSES]; /* wait a kernel of another class adds per kernel of this
+                                       class in its GPU phase: its SM share x mps_kernel_wait x
+                                       its kernel's duration on the SMs it asks for */
+    double demand[SHARE_MAX_CLASSES]; /* bandwidth its kernels draw while they run unhindered */
     for (int i = 0; i < n_cls; i++) {
         want[i] = fmin(cap, wl_max_sms(cls[i].p, cls[i].batch));
         b[i] = 1.0;
+        speed_result alone;
+        speed_solo_iter(cls[i].p, cls[i].batch, c, want[i], 1.0, 1.0, m, &alone);
+        double bytes = wl_mem_traffic_bytes(cls[i].p, cls[i].batch);
+        demand[i] = alone.iter_gpu_s > 0 ? bytes / alone.iter_gpu_s : 0;
+        double kernels = cls[i].p->kernels_per_iter;
+        hold[i] = kernels > 0 ? fmin(1.0, want[i] / part_sms) * m->mps_kernel_wait *
+                                    alone.iter_gpu_s / kernels
+                              : 0;
     }
     for (int it = 0; it < SHARE_MPS_MAX_ITER; it++) {
         double max_change = 0;
@@ -378,23 +390,28 @@ int share_mps_solve(int n_cls, const share_mps_class *cls, const partition_cfg *
                 }
             }
             double f = power_clock_factor(c->gpu, m, busy);
-            double gpu[SHARE_MAX_CLASSES], demand[SHARE_MAX_CLASSES];
-            for (int j = 0; j < n_cls; j++) {
-                speed_result r;
-                speed_solo_iter(cls[j].p, cls[j].batch, c, sms[j], f, 1.0, m, &r);
-                gpu[j] = r.iter_gpu_s;
-                double bytes = wl_mem_traffic_bytes(cls[j].p, cls[j].batch);
-                demand[j] = gpu[j] > 0 ? bytes / gpu[j] : 0;
-            }
-            /* bandwidth pool: water-filled among the active clients' demands */
+            speed_result r;
+            speed_solo_iter(cls[i].p, cls[i].batch, c, sms[i], f, 1.0, m, &r);
+            /* bandwidth pool: water-filled among the active clients' demands (what their kernels
+             * draw unhindered: a kernel moves its bytes while it runs, whatever its SM share) */
             double pool = bw_pool / (1.0 + m->mps_bw_contention * n_act);
             double bw_level = fill_level(demand[i], n_cls, w, demand, pool);
-            double g = gpu[i];
-            if (demand[i] > bw_level && bw_level > 0) {
-                g = wl_mem_traffic_bytes(cls[i].p, cls[i].batch) / bw_level;
+            double g = r.iter_gpu_s;
+            double bytes = wl_mem_traffic_bytes(cls[i].p, cls[i].batch);
+            if (bytes > 0 && bw_level > 0 && bw_level < r.bw_bytes_per_s) {
+                g = speed_roofline(r.iter_compute_s, bytes / bw_level, m->roofline_p);
             }
-            double t = wl_iter_time(wl_host_s(cls[i].p, cls[i].batch), cls[i].p->host_overlap, g);
+            /* each of its kernels first waits for the kernels of other classes in their GPU
+             * phase (identical clients alternate kernels: their sharing is the SM split above) */
+            double wait = 0;
+            for (int j = 0; j < n_cls && cls[i].p->kernels_per_iter > 0; j++) {
+                wait += j == i ? 0.0 : w[j] * hold[j];
+            }
+            double queued = cls[i].p->kernels_per_iter * wait;
+            double t = wl_iter_time(wl_host_s(cls[i].p, cls[i].batch), cls[i].p->host_overlap,
+                                    g + queued);
             iter_s[i] = t;
+            /* b: the share of time its kernels run (hold SMs and bandwidth); waiting does not */
             double nb = t > 0 ? g / t : 0;
             double nb_damped = 0.5 * b[i] + 0.5 * nb;
             max_change = fmax(max_change, fabs(nb_damped - b[i]));

@@ -63,6 +63,9 @@ typedef struct wl_profile {
                                iteration); 0 = host and GPU phases alternate (see top) */
     double grad_bytes;      /* DDP: gradient bytes all-reduced per iteration (model/ddp.h);
                                0 = not stated */
+    double kernels_per_iter; /* CUDA kernels launched per iteration (torch.profiler, nsys):
+                                under MPS each waits for the kernels of other clients that hold
+                                the SMs (model/share.h); 0 = not stated, no such wait */
 } wl_profile;
 
 /* Named scalar parameters of a profile, for fitting and for files. */
@@ -153,6 +156,8 @@ typedef struct phys_params {
     double power_sm_w[WL_CLASS_COUNT]; /* watts per busy SM at the reference clock, per class */
     double clock_min_frac;    /* lowest clock factor the power cap can force */
     double mps_bw_contention; /* extra slowdown of memory time per co-running MPS client */
+    double mps_kernel_wait;   /* MPS: mean wait of a kernel for another client's kernel that
+                                 holds the SMs, as a fraction of that kernel's duration */
     double param_rel_sd;      /* relative uncertainty of the loss factors, for lo/hi ranges */
     double mig_apply_s;       /* s to replace an idle GPU's MIG layout (destroy its GPU instances,
                                * create the next's): the default reconfiguration delay */

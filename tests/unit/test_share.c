@@ -313,3 +313,78 @@ Test(share, timeslice_overlapping_host_time)
     cr_assert_eq(share_ts_solve(1, &cls, eta, &x, NULL), 0);
     cr_assert_float_eq(1.0 / x, 1.25, 1e-9);
 }
+
+/* MPS kernel queueing (share.h), hand-solved. GPU of 100 SMs, 1 TB/s, mps_kernel_wait 1/2.
+ * Stream S: M = 0.1 TB in 10 kernels that fill the GPU (no P limit): 0.1 s alone, kernels of
+ * d_S = 0.01 s, so a kernel arriving while S runs waits 0.5 x 0.01 = 0.005 s.
+ * Launch-bound A: H = 0.2 s overlapping its GPU work (o = 1), C = 1 SM-s on at most 10 SMs in
+ * 100 kernels: 0.1 s of kernels of 0.001 s on 10 % of the SMs, 0.2 s per iteration alone.
+ * Beside S (b_S its running share), A's SMs are untouched (10 of the 90 S leaves) but each of
+ * its kernels waits b_S x 0.005 s: t_A = max(0.2, 0.1 + 100 x 0.005 b_S) = 0.1 + 0.5 b_S.
+ * S waits for A's kernels only as much as they hold the SMs: 10 x b_A x (0.1 x 0.5 x 0.001) with
+ * b_A = 0.1 / t_A, so t_S = 0.1 + 5e-5 / t_A and b_S = 0.1 / t_S. The fixed point:
+ * t_A = 0.59958339, t_S = 0.10008339 (A three times slower, S 0.08 % slower). */
+Test(share, mps_launch_bound_client_queues_behind_a_saturating_stream)
+{
+    gpu_type g = fixture_gpu();
+    phys_params m = fixture_params();
+    m.mps_kernel_wait = 0.5;
+    wl_profile s = {.name = "stream", .mem_traffic_bytes_fixed = 0.1e12, .kernels_per_iter = 10};
+    wl_profile a = {.name = "launch-bound", .host_s_fixed = 0.2, .host_overlap = 1,
+                    .max_sms_fixed = 10, .kernels_per_iter = 100};
+    a.compute_sm_s_fixed[WL_CLASS_TENSOR] = 1.0;
+    partition_cfg c;
+    partition_cfg_init(&c, &g);
+    c.sharing = SHARE_MPS;
+    share_mps_class cls[2] = {{&a, 1, 1}, {&s, 1, 1}};
+    double iter[2], frac[2];
+    cr_assert_eq(share_mps_solve(2, cls, &c, &m, iter, frac), 0);
+    cr_assert_float_eq(iter[0], 0.59958339, 1e-7);
+    cr_assert_float_eq(iter[1], 0.10008339, 1e-7);
+    cr_assert_float_eq(frac[0], 0.1 / 0.59958339, 1e-7); /* running share: waiting excluded */
+    /* without the kernel counts neither waits: A keeps its solo time, S too */
+    a.kernels_per_iter = 0;
+    cr_assert_eq(share_mps_solve(2, cls, &c, &m, iter, frac), 0);
+    cr_assert_float_eq(iter[0], 0.2, 1e-9);
+    cr_assert_float_eq(iter[1], 0.1, 1e-9);
+}
+
+/* Identical clients do not queue behind each other's kernels (their kernels alternate, which
+ * the SM and bandwidth split already is): two streams of the test above take 0.2 s each, with or
+ * without their kernel counts. */
+Test(share, mps_identical_clients_do_not_queue)
+{
+    gpu_type g = fixture_gpu();
+    phys_params m = fixture_params();
+    m.mps_kernel_wait = 0.5;
+    wl_profile s = {.name = "stream", .mem_traffic_bytes_fixed = 0.1e12, .kernels_per_iter = 10};
+    partition_cfg c;
+    partition_cfg_init(&c, &g);
+    c.sharing = SHARE_MPS;
+    c.peers = 2;
+    speed_result r;
+    predict_unit_estimate(&s, 1, &c, &m, &r);
+    cr_assert_float_eq(r.unit_time_s, 0.2, 1e-9);
+}
+
+/* Bandwidth is water-filled by what a client's kernels draw unhindered, and a client short of
+ * bandwidth still computes: C = 20 SM-s, M = 0.8 TB, sum roofline: 0.2 + 0.8 = 1 s alone,
+ * drawing 0.8 TB/s. Two MPS clients: 50 SMs each (compute 0.4 s) and 1.6 TB/s wanted of 1 TB/s,
+ * so 0.5 TB/s each (memory 1.6 s): 2.0 s, exactly twice the solo time, as two kernels that each
+ * saturate the memory cannot overlap. */
+Test(share, mps_bandwidth_bound_clients_gain_nothing)
+{
+    gpu_type g = fixture_gpu();
+    phys_params m = fixture_params();
+    wl_profile p = {.name = "bw", .mem_traffic_bytes_fixed = 0.8e12};
+    p.compute_sm_s_fixed[WL_CLASS_FP32] = 20.0;
+    partition_cfg c;
+    partition_cfg_init(&c, &g);
+    speed_result r;
+    predict_unit_estimate(&p, 1, &c, &m, &r);
+    cr_assert_float_eq(r.unit_time_s, 1.0, 1e-9);
+    c.sharing = SHARE_MPS;
+    c.peers = 2;
+    predict_unit_estimate(&p, 1, &c, &m, &r);
+    cr_assert_float_eq(r.unit_time_s, 2.0, 1e-6);
+}
