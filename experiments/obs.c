@@ -76,6 +76,8 @@ static const cfg_field obs_file_fields[] = {
      .expect = "a GPU name of the catalog like A100-SXM4-40GB", CFG_LOC(obs_file, gpu_at)},
     {"unit", CFG_STRING, .dflt = "sample", .off = offsetof(obs_file, unit)},
     {"grad_bytes", CFG_DOUBLE, CFG_MIN(0), CFG_MAX(1e15), .off = offsetof(obs_file, grad_bytes)},
+    {"kernels_per_iter", CFG_DOUBLE, CFG_MIN(0), CFG_MAX(1e9),
+     .off = offsetof(obs_file, kernels_per_iter)},
     {"observations", CFG_SEQ, .required = true, CFG_MIN(1),
      CFG_SEQ_OF(obs_file, obs, n, obs_entry, obs_entry_fields)},
     {0},
@@ -164,7 +166,7 @@ typedef struct profile_doc {
     src_loc ts_class_at;
     int work_class;
     uint32_t ref_batch;
-    double grad_bytes;
+    double grad_bytes, kernels_per_iter;
     params_doc params;
     size_t n_variants;
     variant_doc *variants;
@@ -186,6 +188,8 @@ static const cfg_field profile_fields[] = {
      CFG_LOC(profile_doc, ts_class_at)},
     {"ref_batch", CFG_U32, CFG_MIN(1), .dflt = "1", .off = offsetof(profile_doc, ref_batch)},
     {"grad_bytes", CFG_DOUBLE, CFG_MIN(0), CFG_MAX(1e15), .off = offsetof(profile_doc, grad_bytes)},
+    {"kernels_per_iter", CFG_DOUBLE, CFG_MIN(0), CFG_MAX(1e9),
+     .off = offsetof(profile_doc, kernels_per_iter)},
     {"params", CFG_MAP, .required = true, .sub = params_fields,
      .off = offsetof(profile_doc, params)},
     {"variants", CFG_SEQ, CFG_MAX(OBS_MAX_VARIANTS),
@@ -557,6 +561,7 @@ int obs_load_profile(const char *path, const void *buf, size_t len, const phys_p
     p->fitted_on = doc.fitted_on;
     p->ref_batch = doc.ref_batch;
     p->p.grad_bytes = doc.grad_bytes;
+    p->p.kernels_per_iter = doc.kernels_per_iter;
     p->ts_class_name = doc.ts_class;
     if (doc.ts_class && m) {
         p->p.ts_class = phys_ts_class_index(m, doc.ts_class);
@@ -704,6 +709,11 @@ static void write_profile_text(FILE *f, const obs_profile *p, const char *commen
     if (p->p.grad_bytes > 0) {
         fprintf(f, "grad_bytes: ");
         put_num(f, p->p.grad_bytes);
+        fputc('\n', f);
+    }
+    if (p->p.kernels_per_iter > 0) {
+        fprintf(f, "kernels_per_iter: ");
+        put_num(f, p->p.kernels_per_iter);
         fputc('\n', f);
     }
     fprintf(f, "params:   # value; sd = standard error of a fitted value; lo..hi = prior range\n");

@@ -92,6 +92,8 @@ typedef struct obs_file {
     bool unit_is_sample;
     const gpu_type *gpu; /* borrowed from the catalog */
     double grad_bytes;   /* optional `grad_bytes:` (DDP gradient size); 0 = not given */
+    double kernels_per_iter; /* optional `kernels_per_iter:` (CUDA kernels per iteration, for
+                                MPS queueing, model/share.h); 0 = not given */
     size_t n;
     obs_entry *obs;
 } obs_file;

@@ -266,6 +266,7 @@ int obs_fit(const obs_file *f, const obs_prior_class *pc, const phys_params *m, 
     p->p = res.profiles[0];
     p->p.name = f->workload;
     p->p.grad_bytes = f->grad_bytes;
+    p->p.kernels_per_iter = f->kernels_per_iter;
     p->unit = f->unit;
     p->gpu_name = f->gpu_name;
     p->prior_class = pc->name;
