@@ -22,11 +22,15 @@
  * phase, so a client's idle phases (host time, launch gaps) and the SMs its kernels leave idle
  * (P below the SM count) go to the others. Its GPU time on s SMs is the solo formula at s SMs
  * (model/speed.h: the SM-count curve of its kernels, so a cap of p % alone follows that curve).
- * Memory bandwidth is one pool: the rates the active clients would draw (M / GPU time) are
- * water-filled into the partition's bandwidth, divided by 1 + mps_bw_contention per other active
- * client (L2 and DRAM conflicts); a client whose share is below its demand takes M / share.
- * Who is active is a mean field: each client has GPU work a fraction b of its iteration, others
- * count with weight b (share_mps_solve).
+ * Memory bandwidth is one pool: the rates the active clients' kernels draw when they run
+ * unhindered (M / GPU time on the SMs they ask for: a kernel moves its bytes while it runs,
+ * whatever share of the SMs it got) are water-filled into the partition's bandwidth, divided by
+ * 1 + mps_bw_contention per other active client (L2 and DRAM conflicts); a client whose share is
+ * below its demand moves M at its share, beside its compute (the roofline g of speed.h). So two
+ * clients that each saturate the memory take twice their solo time, as on the H100 (ResNet-50
+ * inference at batch 128, calib/coloc). Who is active is a mean field: each client's kernels run
+ * a fraction b of its iteration (waiting in the queue below excluded), others count with
+ * weight b (share_mps_solve).
  * Kernel queueing: the GPU dispatches kernels in arrival order, so a kernel of a client that
  * launches many short kernels (kernels_per_iter K) waits, when it arrives, for the kernel of
  * another class that holds the SMs: on average mps_kernel_wait x that kernel's duration d_j
