@@ -284,19 +284,19 @@ static uint32_t node_free(const cluster_view *cv, const pol_scratch *s, node_id 
     return total;
 }
 
-/* May job j's workers use device d (its resource is r; its GPU's type is allowed by gpu_spec)? */
-static bool device_allowed(const cluster_view *cv, const pol_job *j, res_id r, dev_id d)
+/* May job j's workers use device pd (its resource is r; its GPU's type is allowed by
+ * gpu_spec)? */
+static bool device_allowed(const cluster_view *cv, const pol_job *j, res_id r,
+                           const pol_device *pd)
 {
-    pol_device pd;
-    pol_device_get(cv, d, &pd);
-    if (pd.resource != r) {
+    if (pd->resource != r) {
         return false;
     }
     if (!j->pod.gpu_spec || !*j->pod.gpu_spec) {
         return true;
     }
     pol_gpu pg;
-    pol_gpu_get(cv, pd.gpu, &pg);
+    pol_gpu_get(cv, pd->gpu, &pg);
     return frag_type_allowed(j->pod.gpu_spec, pg.type_name);
 }
 
@@ -311,7 +311,9 @@ static uint32_t node_free_for(const cluster_view *cv, const pol_scratch *s, node
     uint32_t count, total = 0;
     pol_node_devices(cv, n, &first, &count);
     for (dev_id d = first; d < first + count; d++) {
-        total += device_allowed(cv, j, r, d) ? pol_scratch_free(s, cv, d) : 0;
+        pol_device pd;
+        pol_device_get(cv, d, &pd);
+        total += device_allowed(cv, j, r, &pd) ? pol_scratch_free(s, cv, d) : 0;
     }
     return total;
 }
@@ -379,7 +381,7 @@ bool pol_first_fit(const cluster_view *cv, pol_scratch *s, const pol_job *j, dev
             for (dev_id d = first; d < first + count; d++) {
                 pol_device pd;
                 pol_device_get(cv, d, &pd);
-                uint32_t f = device_allowed(cv, j, r, d) ? pol_scratch_free(s, cv, d) : 0;
+                uint32_t f = device_allowed(cv, j, r, &pd) ? pol_scratch_free(s, cv, d) : 0;
                 if (f > 0 && (best == first + count || pd.slots - f < best_used)) {
                     best = d;
                     best_used = pd.slots - f;
