@@ -16,9 +16,13 @@
  *    takes the last value. Classes without a kernel length keep their physics η: it was fitted
  *    to a workload (host phases, OpenCL kernels) that a plain FMA probe does not measure.
  *  - sms_total, when the catalog leaves it unsourced (0): the measured SM count.
- * Everything else (datasheet bandwidth, memory, MIG profiles, the other loss factors) stays; the
- * model's MPS and all-reduce fits are not used (the physics has no parameter they map onto:
- * mps_bw_contention is a per-client memory slowdown, the MPS fit gives throughput scales).
+ * Everything else (datasheet bandwidth, memory, MIG profiles, the other loss factors) stays.
+ * The model's all-reduce fit is not used (comm.yaml describes links, not one node). Its MPS fit
+ * maps onto no parameter because it measures none the physics lacks: eta_compute and eta_memory
+ * (aggregate throughput of k identical clients over one alone; 1.010 and 1.004 on the H100) are
+ * 1 in model/share.h, which loses nothing to the SM split or the bandwidth pool, and the
+ * recorded runs (compute/memory clients, mixes c .. cm, caps 100/50/25 %) are predicted by
+ * share_mps_solve from the solo runs alone, as README "Calibrating your nodes" lists.
  * The lo/hi ranges of model/speed.h do not perturb measured figures.
  *
  * Matching: a model records the device name as nvidia-smi prints it ("NVIDIA H100 80GB HBM3");

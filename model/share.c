@@ -405,7 +405,11 @@ int share_mps_solve(int n_cls, const share_mps_class *cls, const partition_cfg *
              * phase (identical clients alternate kernels: their sharing is the SM split above) */
             double wait = 0;
             for (int j = 0; j < n_cls && cls[i].p->kernels_per_iter > 0; j++) {
-                wait += j == i ? 0.0 : w[j] * hold[j];
+                /* only where both kernels cannot hold the SMs they ask for at once: clients
+                 * whose demands fit side by side (caps summing to at most 100 %) never wait */
+                double ov = fmin(1.0, fmax(0.0, want[i] + want[j] - part_sms) /
+                                          fmin(want[i], want[j]));
+                wait += j == i ? 0.0 : w[j] * hold[j] * ov;
             }
             double queued = cls[i].p->kernels_per_iter * wait;
             double t = wl_iter_time(wl_host_s(cls[i].p, cls[i].batch), cls[i].p->host_overlap,

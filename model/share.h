@@ -36,7 +36,12 @@
  * another class that holds the SMs: on average mps_kernel_wait x that kernel's duration d_j
  * (d_j: its GPU time on the SMs it asks for / its K_j; 1/2 for kernels of one length), weighted
  * by the share of the SMs it holds, min(1, P_j / SMs), and by the expected number of such
- * clients in their GPU phase. The client's GPU time grows by K x that wait. A memory stream's
+ * clients in their GPU phase, and by how far the two cannot hold the SMs they ask for at once,
+ * min(1, max(0, d_i + d_j - SMs) / min(d_i, d_j)) (d: SMs asked for): clients whose thread caps
+ * put them side by side (50 % + 50 %) never wait, as the MPS calibration's compute + memory pair
+ * shows (calib/results/2026-11-22-h100-sxm*.json: capped at 50 %, each takes its capped solo
+ * time within 5 %; uncapped, with kernels sized for the whole GPU, both take 1.9x their solo
+ * time). The client's GPU time grows by K x that wait. A memory stream's
  * 0.26 ms kernels thus cost a training loop of ~900 kernels ~0.12 s per iteration (measured
  * 4-5x slower, calib/coloc), while the stream barely notices. Identical clients are left to the
  * SM split (their kernels alternate, which that split already describes); profiles without

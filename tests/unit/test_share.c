@@ -349,6 +349,42 @@ Test(share, mps_launch_bound_client_queues_behind_a_saturating_stream)
     cr_assert_float_eq(iter[1], 0.1, 1e-9);
 }
 
+/* Kernels queue only where both cannot hold the SMs they ask for at once (share.h); the MPS
+ * calibration's `cm` runs (calib/results/2026-11-22-h100-sxm*.json) show it: a compute and a
+ * memory client capped at 50 % each take their capped solo time (0.391-0.398 s and 0.201 s,
+ * c alone at 50 %: 0.391-0.395 s), while uncapped both take ~1.93x their solo time.
+ * Hand-solved on the 100-SM fixture, mps_kernel_wait 1/2: X and Y each C = 10 SM-s on up to 100
+ * SMs in 100 kernels (0.1 s alone, kernels of 1 ms).
+ * Capped at 50 %: 50 SMs each, 50 + 50 <= 100, so no wait: t = 10 / 50 = 0.2 s each.
+ * Uncapped: each kernel waits for the other's, hold = min(1, 100/100) x 0.5 x 0.1 s / 100 =
+ * 0.5 ms, weighted by the other's running share b (symmetric), and the SMs are water-filled with
+ * the other counted with weight b: 100 / (1 + b) SMs, kernels g = 0.1 (1 + b) s. So
+ * t = g + 100 x 0.0005 b = 0.1 + 0.15 b and b = g / t: 0.15 b^2 = 0.1, b = sqrt(2/3),
+ * t = 0.1 + 0.15 sqrt(2/3) = 0.222474487 s. */
+Test(share, mps_capped_clients_side_by_side_do_not_queue)
+{
+    gpu_type g = fixture_gpu();
+    phys_params m = fixture_params();
+    m.mps_kernel_wait = 0.5;
+    wl_profile x = {.name = "x", .max_sms_fixed = 100, .kernels_per_iter = 100};
+    x.compute_sm_s_fixed[WL_CLASS_FP32] = 10.0;
+    wl_profile y = x;
+    y.name = "y";
+    partition_cfg c;
+    partition_cfg_init(&c, &g);
+    c.sharing = SHARE_MPS;
+    share_mps_class cls[2] = {{&x, 1, 1}, {&y, 1, 1}};
+    double iter[2];
+    c.mps_percent = 50;
+    cr_assert_eq(share_mps_solve(2, cls, &c, &m, iter, NULL), 0);
+    cr_assert_float_eq(iter[0], 0.2, 1e-9);
+    cr_assert_float_eq(iter[1], 0.2, 1e-9);
+    c.mps_percent = 0;
+    cr_assert_eq(share_mps_solve(2, cls, &c, &m, iter, NULL), 0);
+    cr_assert_float_eq(iter[0], 0.1 + 0.15 * sqrt(2.0 / 3.0), 1e-7);
+    cr_assert_float_eq(iter[1], 0.1 + 0.15 * sqrt(2.0 / 3.0), 1e-7);
+}
+
 /* Identical clients do not queue behind each other's kernels (their kernels alternate, which
  * the SM and bandwidth split already is): two streams of the test above take 0.2 s each, with or
  * without their kernel counts. */
