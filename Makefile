@@ -207,9 +207,9 @@ fgd-table: all
 	tools/fgd-table.sh --update
 
 docs-check: all
-	tools/docs-check.sh
+	tools/docs-check.sh README.md experiments/validation/README.md
 docs-update: all
-	tools/docs-check.sh --update
+	tools/docs-check.sh --update README.md experiments/validation/README.md
 
 FUZZ_SECONDS ?= 60
 FUZZ_SRC     := $(sort $(wildcard tests/fuzz/fuzz_*.c))
