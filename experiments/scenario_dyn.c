@@ -171,7 +171,9 @@ bool scenario_group_reconfigurable(const struct scenario_spec *s, size_t gi)
 {
     const scenario_repartition *r = &s->repartition;
     for (size_t i = 0; cfg_present(r->at) && r->enabled && i < r->n_groups; i++) {
-        if (s->cluster.groups[gi].name && !strcmp(r->groups[i], s->cluster.groups[gi].name)) {
+        /* an element that is not a string (already an error) is NULL and matches nothing */
+        if (r->groups[i] && s->cluster.groups[gi].name &&
+            !strcmp(r->groups[i], s->cluster.groups[gi].name)) {
             return true;
         }
     }
@@ -182,6 +184,9 @@ void scenario_check_repartition(const struct scenario_spec *s, diag *d)
 {
     const scenario_repartition *r = &s->repartition;
     for (size_t i = 0; cfg_present(r->at) && r->enabled && i < r->n_groups; i++) {
+        if (!r->groups[i]) {
+            continue; /* not a string: already an error at its line */
+        }
         char path[64];
         snprintf(path, sizeof path, "repartition.groups[%zu]", i);
         size_t g = 0;
