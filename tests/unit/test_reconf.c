@@ -16,6 +16,7 @@
 #include "sim/arena.h"
 #include "sim/diag.h"
 #include "tools/run.h"
+#include "sh.h"
 
 typedef struct env {
     arena *a;
@@ -428,8 +429,8 @@ Test(reconf, the_demand_policy_time_slices_for_replica_requests_then_goes_back)
  * asks at 300 s for a layout on an idle GPU, so its 3g.20gb job starts at 300.282 s. */
 Test(reconf, the_delay_defaults_to_the_measured_apply_time)
 {
-    char dir[] = "/tmp/slicesim-delay-XXXXXX";
-    cr_assert_not_null(mkdtemp(dir));
+    char dir[64];
+    cr_assert(test_tmpdir(dir, sizeof dir, "delay"));
     FILE *devnull = fopen("/dev/null", "w");
     run_opts o = {.scenario = "tests/reports/repart-default-delay.yaml",
                   .out_dir = dir,
@@ -443,9 +444,7 @@ Test(reconf, the_delay_defaults_to_the_measured_apply_time)
     cr_assert_eq(fileio_read_all(path, FILEIO_MAX_BYTES, &csv, &len), 0);
     cr_expect_not_null(strstr(csv, ",1.000000000,300.282000000,"), "%s", csv);
     free(csv);
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    cr_assert_eq(system(cmd), 0);
+    cr_assert(test_rm_rf(dir));
 }
 
 /* ---- MISO (model/policy/repart_miso.c) ---------------------------------------------------------

@@ -29,6 +29,7 @@
 #include "workloads/traceload.h"
 #include "workloads/tracelive.h"
 #include "workloads/tracenodes.h"
+#include "sh.h"
 
 /* A reader over `text` for format f (need_times as given). */
 typedef struct fx {
@@ -916,9 +917,8 @@ Test(tracelive, dlrm_gpu_instances_of_an_app_as_steps)
  * (8), 9 10, 13: 15 requests, each served alone on an idle replica (all meet the 100 ms SLO). */
 Test(trace_run, service_requests_follow_the_dlrm_instances)
 {
-    char tmpl[] = "/tmp/slicesim-dlrmsvc-XXXXXX";
-    char *dir = mkdtemp(tmpl);
-    cr_assert_not_null(dir);
+    char dir[64];
+    cr_assert(test_tmpdir(dir, sizeof dir, "dlrmsvc"));
     FILE *devnull = fopen("/dev/null", "w");
     run_opts o = {.scenario = "tests/traces/dlrm-service.yaml", .out_dir = dir,
                   .summary = devnull, .errors = stderr, .verify_every = 1};
@@ -936,5 +936,5 @@ Test(trace_run, service_requests_follow_the_dlrm_instances)
     cr_assert_eq(cJSON_GetObjectItemCaseSensitive(sv, "slo_attainment")->valuedouble, 1.0);
     cJSON_Delete(root);
     free(text);
-    remove_run(dir);
+    cr_assert(test_rm_rf(dir));
 }
