@@ -413,10 +413,11 @@ static void read_mps(rd *r, const cJSON *sec, cal_data *out)
         {
             char q[96], kind[16];
             snprintf(q, sizeof q, "%s.workers[%d]", p, wi++);
-            double sms, wall;
+            double sms, wall, kernels = 0;
             if (g->n >= CAL_MAX_CLIENTS || !str(r, w, q, "kind", kind, sizeof kind) ||
                 !num(r, w, q, "sms_reported", 1, 100000, &sms) ||
-                !num(r, w, q, "wall_s", 1e-9, 1e9, &wall)) {
+                !num(r, w, q, "wall_s", 1e-9, 1e9, &wall) ||
+                (get(w, "kernels") && !num(r, w, q, "kernels", 1, 1e12, &kernels))) {
                 ok = false;
                 break;
             }
@@ -425,7 +426,8 @@ static void read_mps(rd *r, const cJSON *sec, cal_data *out)
                 ok = false;
                 break;
             }
-            g->c[g->n++] = (cal_mps_client){!strcmp(kind, "memory"), (int)sms, wall};
+            g->c[g->n++] =
+                (cal_mps_client){!strcmp(kind, "memory"), (int)sms, wall, (long)kernels};
         }
         if (!ok || g->n == 0) {
             continue;

@@ -36,6 +36,9 @@ typedef struct val_exclude {
 typedef struct val_scenario {
     const char *table, *csv, *gpu, *note, *base;
     const char *calibration; /* a `slicesim fit` model file, relative to the scenario's dir */
+    const char **calib_runs; /* calibration recordings (calib/run-all.sh JSON) replayed instead
+                                of a CSV, relative to the scenario's dir */
+    size_t n_calib_runs;
     const char *model;   /* row filter on a `model` column, or NULL */
     const char *cls;     /* precision class of the workload's compute, or NULL (fp32) */
     int ranks;           /* all-reduce tables: ranks of the sweep (0 = a workload table) */
@@ -50,7 +53,7 @@ typedef struct val_scenario {
     size_t n_fit;
     val_exclude *exclude;
     size_t n_exclude;
-    src_loc table_at, gpu_at, fit_at, interconnect_at;
+    src_loc table_at, gpu_at, fit_at, interconnect_at, calib_runs_at;
 } val_scenario;
 
 static const char *const class_names[] = {"fp32", "fp64", "fp16", "tensor", NULL};
@@ -66,7 +69,7 @@ static const cfg_field exclude_fields[] = {
 static const cfg_field scenario_fields[] = {
     {"table", CFG_STRING, .required = true, .off = offsetof(val_scenario, table),
      CFG_LOC(val_scenario, table_at)},
-    {"csv", CFG_STRING, .required = true, .off = offsetof(val_scenario, csv)},
+    {"csv", CFG_STRING, .off = offsetof(val_scenario, csv)}, /* or calib_runs (run_table) */
     {"gpu", CFG_STRING, .required = true, .off = offsetof(val_scenario, gpu),
      CFG_LOC(val_scenario, gpu_at)},
     {"target_mape_pct", CFG_DOUBLE, .required = true, CFG_MIN(0), CFG_MAX(100),
@@ -90,6 +93,9 @@ static const cfg_field scenario_fields[] = {
     {"ll_max_bytes", CFG_DOUBLE, CFG_MIN(0), CFG_MAX(1e15),
      .off = offsetof(val_scenario, ll_max_bytes)},
     {"min_bytes", CFG_DOUBLE, CFG_MIN(0), CFG_MAX(1e15), .off = offsetof(val_scenario, min_bytes)},
+    {"calib_runs", CFG_SEQ, CFG_MIN(1), CFG_MAX(WFIT_MAX_PROFILES / 2), .elem = CFG_STRING,
+     .off = offsetof(val_scenario, calib_runs), .count_off = offsetof(val_scenario, n_calib_runs),
+     CFG_LOC(val_scenario, calib_runs_at)},
     {0},
 };
 
@@ -204,6 +210,7 @@ typedef struct fig_spec {
     bool is_rate;
     double util;  /* measured GPU utilisation (fitted with the figure), or < 0 */
     int with;     /* profile index of a co-runner (cfg.with[0] at prediction), or -1 */
+    int with_n;   /* clients of that co-runner (cfg.with[0 .. with_n - 1]); 1 unless stated */
 } fig_spec;
 
 typedef struct builder {
@@ -217,6 +224,8 @@ typedef struct builder {
     char err[200];
     char names[WFIT_MAX_PROFILES][32]; /* profile names a builder made (the CSV is freed first) */
     gpu_type calibrated;               /* the scenario's GPU with its calibration applied */
+    cal_data *runs;                    /* the scenario's calib_runs, loaded (owned) */
+    int n_runs;
     bool by_kind;                      /* labels are WORKLOAD/KIND[:WITH] (val_table.by_kind) */
 } builder;
 
@@ -247,6 +256,7 @@ static fig_spec *add_fig(builder *b, const char *label, double published, const 
     f->batch = 1;
     f->util = -1;
     f->with = -1;
+    f->with_n = 1;
     partition_cfg_init(&f->cfg, b->gpu);
     return f;
 }
@@ -702,6 +712,145 @@ static void build_coloc(builder *b, const csv_table *t)
     }
 }
 
+/* Clients of each kind in an MPS run of a calibration. */
+static void mps_counts(const cal_mps_run *g, int *n_c, int *n_m)
+{
+    *n_c = *n_m = 0;
+    for (int i = 0; i < g->n; i++) {
+        *n_m += g->c[i].is_memory;
+        *n_c += !g->c[i].is_memory;
+    }
+}
+
+/* Mean wall time and kernel count of the clients of kind is_memory in every MPS run of d with
+ * thread percentage pct and n_c / n_m clients (repetitions pooled); 0 when there is none. */
+static double mps_mean_wall(const cal_data *d, int pct, int n_c, int n_m, bool is_memory,
+                            double *kernels)
+{
+    double sum = 0, sum_k = 0;
+    int n = 0;
+    for (int g = 0; g < d->n_mps; g++) {
+        int c, m;
+        mps_counts(&d->mps[g], &c, &m);
+        if (d->mps[g].pct != pct || c != n_c || m != n_m) {
+            continue;
+        }
+        for (int i = 0; i < d->mps[g].n; i++) {
+            if (d->mps[g].c[i].is_memory == is_memory) {
+                sum += d->mps[g].c[i].wall_s;
+                sum_k += (double)d->mps[g].c[i].kernels;
+                n++;
+            }
+        }
+    }
+    if (kernels) {
+        *kernels = n > 0 ? sum_k / n : 0;
+    }
+    return n > 0 ? sum / n : 0;
+}
+
+/* calib-h100-mps: the MPS runs of this project's node calibrations (calib/mps.cu through
+ * calib/run-all.sh; the scenario's calib_runs, read by experiments/calib_json.h). Each recording
+ * has two kinds of client, each launching about 200 kernels of ~1 ms (alone) back to back with a
+ * grid of 8 blocks per SM of the whole GPU, so a client fills every SM it is given, in whole
+ * waves: a compute-bound one (fp32 FMA chains) and a memory-bound one (float4 streaming
+ * passes). One profile per recording and kind, a unit = the client's whole run: the compute
+ * client is C fp32 SM-seconds on up to all the GPU's SMs, the memory client M bytes and no
+ * compute (its time on s SMs is M over the bandwidth-vs-SMs curve of the scenario's
+ * calibration), both without host time and with the kernels they launched (kernels_per_iter:
+ * MPS kernel queueing, model/share.h). Free: C and M, fitted on the recording's uncapped solo
+ * runs, as `slicesim fit` takes them (model/calfit.h); every other run is predicted by the
+ * sharing physics: k identical clients (mpsK), one client or k identical ones under a thread
+ * cap of P % (capP, capP-mpsK), a compute and a memory client side by side (pair-mps,
+ * capP-pair-mps; other mixes mix-cNmM). A figure is the mean wall time of the clients of one
+ * kind in the runs of one thread percentage and mix (repetitions pooled), labelled
+ * runR-KIND/RUN[:WITH], R = the recording's place in calib_runs. */
+static void build_calib_mps(builder *b, const csv_table *t)
+{
+    (void)t;
+    double sms = b->gpu->sms_total;
+    int gs = 1;
+    int sl = speed_partition_mem_slices(&(partition_cfg){.gpu = b->gpu}, &gs);
+    double bw = speed_bandwidth(b->gpu, sms, sl, gs, b->m);
+    b->by_kind = true;
+    b->spec.n_profiles = 2 * b->n_runs;
+    for (int ri = 0; ri < b->n_runs; ri++) {
+        const cal_data *d = &b->runs[ri];
+        int pc = 2 * ri, pm = pc + 1;
+        double kc = 0, km = 0;
+        double solo_c = mps_mean_wall(d, 100, 1, 0, false, &kc);
+        double solo_m = mps_mean_wall(d, 100, 0, 1, true, &km);
+        if (!(solo_c > 0) || !(solo_m > 0)) {
+            snprintf(b->err, sizeof b->err,
+                     "calib_runs[%d]: the fit needs an uncapped compute and an uncapped memory "
+                     "client alone (mps mixes c and m at 100 %%)", ri);
+            return;
+        }
+        snprintf(b->names[pc], sizeof b->names[pc], "run%d-compute", ri + 1);
+        snprintf(b->names[pm], sizeof b->names[pm], "run%d-memory", ri + 1);
+        wl_profile *p = &b->spec.profiles[pc];
+        *p = (wl_profile){.name = b->names[pc], .max_sms_fixed = sms, .kernels_per_iter = kc};
+        p->compute_sm_s_fixed[WL_CLASS_FP32] = solo_c * sms;
+        p = &b->spec.profiles[pm];
+        *p = (wl_profile){.name = b->names[pm], .max_sms_fixed = sms, .kernels_per_iter = km,
+                          .mem_traffic_bytes_fixed = solo_m * bw};
+        free_param(b, pc, WL_P_COMPUTE_FIXED);
+        free_param(b, pm, WL_P_MEM_TRAFFIC_FIXED);
+        for (int g = 0; g < d->n_mps; g++) {
+            int n_c, n_m, pct = d->mps[g].pct;
+            mps_counts(&d->mps[g], &n_c, &n_m);
+            bool first = true; /* repetitions of a run are pooled at its first */
+            for (int h = 0; h < g; h++) {
+                int c, m;
+                mps_counts(&d->mps[h], &c, &m);
+                first &= !(d->mps[h].pct == pct && c == n_c && m == n_m);
+            }
+            for (int mem = 0; first && mem < 2; mem++) {
+                int own = mem ? n_m : n_c, other = mem ? n_c : n_m;
+                if (own == 0) {
+                    continue;
+                }
+                if (other > PART_MAX_WITH) {
+                    snprintf(b->err, sizeof b->err,
+                             "calib_runs[%d]: mps run with %d clients of the other kind; at "
+                             "most %d", ri, other, PART_MAX_WITH);
+                    return;
+                }
+                char cap[16] = "", run[40];
+                if (pct < 100) {
+                    snprintf(cap, sizeof cap, "cap%d%s", pct, own + other > 1 ? "-" : "");
+                }
+                if (other == 0 && own == 1) {
+                    snprintf(run, sizeof run, "%s", pct < 100 ? cap : "solo");
+                } else if (other == 0) {
+                    snprintf(run, sizeof run, "%smps%d", cap, own);
+                } else if (n_c == 1 && n_m == 1) {
+                    snprintf(run, sizeof run, "%spair-mps:run%d-%s", cap, ri + 1,
+                             mem ? "compute" : "memory");
+                } else {
+                    snprintf(run, sizeof run, "%smix-c%dm%d", cap, n_c, n_m);
+                }
+                char label[64];
+                snprintf(label, sizeof label, "run%d-%s/%s", ri + 1, mem ? "memory" : "compute",
+                         run);
+                fig_spec *f = add_fig(b, label, mps_mean_wall(d, pct, n_c, n_m, mem, NULL), "s");
+                if (!f) {
+                    return;
+                }
+                f->profile = mem ? pm : pc;
+                f->work = 1.0;
+                f->cfg.sharing = own + other > 1 || pct < 100 ? SHARE_MPS : SHARE_EXCLUSIVE;
+                f->cfg.mps_percent = pct < 100 ? pct : 0;
+                f->cfg.peers = own;
+                if (other > 0) {
+                    f->with = mem ? pc : pm;
+                    f->with_n = other;
+                }
+            }
+        }
+    }
+}
+
 typedef void build_fn(builder *b, const csv_table *t);
 
 static const struct {
@@ -718,6 +867,7 @@ static const struct {
     {"nos-yolos-sharing", build_sharing},
     {"h100-coloc", build_coloc},
     {"h100-coloc-ts2", build_coloc},
+    {"calib-h100-mps", build_calib_mps},
 };
 
 /* ---- all-reduce sweeps ---- */
@@ -934,8 +1084,8 @@ static void family_range(const wfit_result *fit, fig_spec *f)
     for (int i = 1; i < fit->n_family; i++) {
         const wfit_member *mb = &fit->family[i];
         partition_cfg c = f->cfg;
-        if (f->with >= 0) {
-            c.with[0] = &mb->profiles[f->with];
+        for (int w = 0; f->with >= 0 && w < c.n_with; w++) {
+            c.with[w] = &mb->profiles[f->with];
         }
         speed_result r;
         predict_unit_estimate(&mb->profiles[f->profile], f->batch, &c, &mb->model, &r);
@@ -945,6 +1095,51 @@ static void family_range(const wfit_result *fit, fig_spec *f)
             f->f.hi = fmax(f->f.hi, v);
         }
     }
+}
+
+static void builder_free(builder *b)
+{
+    free(b->runs);
+    free(b);
+}
+
+/* The path `rel`, relative to the directory of the scenario at scen_path, into buf. */
+static void beside(const char *scen_path, const char *rel, char *buf, size_t n)
+{
+    const char *slash = strrchr(scen_path, '/');
+    int dir_len = slash ? (int)(slash - scen_path) : 0;
+    snprintf(buf, n, "%.*s%s%s", dir_len, scen_path, slash ? "/" : "", rel);
+}
+
+/* Load the scenario's calib_runs into *out (owned by the caller, also on failure), each a
+ * recording of the scenario's GPU g. Returns 0 or SIM_EINPUT (reported to d). */
+static int load_runs(const val_scenario *sc, const char *scen_path, const gpu_catalog *cat,
+                     const gpu_type *g, diag *d, cal_data **out)
+{
+    *out = xcalloc(sc->n_calib_runs, sizeof **out, "calibration recordings");
+    for (size_t i = 0; i < sc->n_calib_runs; i++) {
+        char path[1024], field[32];
+        beside(scen_path, sc->calib_runs[i], path, sizeof path);
+        snprintf(field, sizeof field, "calib_runs[%zu]", i);
+        cal_data *r = &(*out)[i];
+        int rc = calib_json_load_file(path, r, d);
+        if (rc == SIM_ENOENT || rc == SIM_EIO) {
+            diag_error(d, sc->calib_runs_at, field,
+                       "cannot read the recording; expected a calib/run-all.sh JSON, got '%s' (%s)",
+                       path, sim_strerror(rc));
+        }
+        if (rc != 0) {
+            return SIM_EINPUT;
+        }
+        const gpu_type *mg = calapply_match_gpu(cat, r->device, r->sms_total);
+        if (!mg || strcmp(mg->name, g->name) != 0) {
+            diag_error(d, sc->calib_runs_at, field,
+                       "recorded on another GPU (%d SMs); expected %s, got '%s'", r->sms_total,
+                       g->name, r->device);
+            return SIM_EINPUT;
+        }
+    }
+    return 0;
 }
 
 static int run_table(const val_scenario *sc, const char *scen_path, const char *shared_dir,
@@ -971,17 +1166,34 @@ static int run_table(const val_scenario *sc, const char *scen_path, const char *
                    "unknown GPU; expected a catalog name, got '%s'", sc->gpu);
         return SIM_EINPUT;
     }
+    if ((sc->csv != NULL) == (sc->n_calib_runs > 0)) {
+        diag_error(d, sc->table_at, "csv",
+                   "a table reads a CSV or calibration recordings; expected one of csv and "
+                   "calib_runs, got %s", sc->csv ? "both" : "neither");
+        return SIM_EINPUT;
+    }
+    cal_data *runs = NULL;
+    if (sc->n_calib_runs > 0) {
+        int rc = load_runs(sc, scen_path, cat, g, d, &runs);
+        if (rc != 0) {
+            free(runs);
+            return rc;
+        }
+    }
     /* the seed tables live in the shared dir; the others ship in data/ beside the scenario */
     char csv_path[1024];
-    snprintf(csv_path, sizeof csv_path, "%s/%s", shared_dir, sc->csv);
     csv_table t;
-    int rc = csv_read(csv_path, &t);
+    memset(&t, 0, sizeof t);
+    snprintf(csv_path, sizeof csv_path, "%s", scen_path);
+    int rc = 0;
+    if (sc->csv) {
+        snprintf(csv_path, sizeof csv_path, "%s/%s", shared_dir, sc->csv);
+        rc = csv_read(csv_path, &t);
+    }
     if (rc == SIM_ENOENT) {
-        const char *slash = strrchr(scen_path, '/');
-        int dir_len = slash ? (int)(slash - scen_path) : 0;
-        char local[1024];
-        snprintf(local, sizeof local, "%.*s%sdata/%s", dir_len, scen_path, slash ? "/" : "",
-                 sc->csv);
+        char rel[600], local[1024];
+        snprintf(rel, sizeof rel, "data/%s", sc->csv);
+        beside(scen_path, rel, local, sizeof local);
         if (csv_read(local, &t) == 0) {
             snprintf(csv_path, sizeof csv_path, "%s", local);
             rc = 0;
@@ -993,6 +1205,7 @@ static int run_table(const val_scenario *sc, const char *scen_path, const char *
         return 0;
     }
     if (sc->ranks > 0) {
+        free(runs);
         rc = run_comm_table(sc, g, &t, csv_path, d, out);
         csv_free(&t);
         return rc;
@@ -1000,12 +1213,11 @@ static int run_table(const val_scenario *sc, const char *scen_path, const char *
     builder *b = xcalloc(1, sizeof *b, "validation builder");
     b->sc = sc;
     b->gpu = g;
+    b->runs = runs;
+    b->n_runs = (int)sc->n_calib_runs;
     if (sc->calibration) {
         char cal_path[1024], why[256];
-        const char *slash = strrchr(scen_path, '/');
-        int dir_len = slash ? (int)(slash - scen_path) : 0;
-        snprintf(cal_path, sizeof cal_path, "%.*s%s%s", dir_len, scen_path, slash ? "/" : "",
-                 sc->calibration);
+        beside(scen_path, sc->calibration, cal_path, sizeof cal_path);
         cal_fit cf;
         rc = calmodel_load(cal_path, &cf, d);
         if (rc == 0 && calapply_gpu(g, &cf, m, &b->calibrated, why, sizeof why) != 0) {
@@ -1019,7 +1231,7 @@ static int run_table(const val_scenario *sc, const char *scen_path, const char *
             rc = SIM_EINPUT;
         }
         if (rc != 0) {
-            free(b);
+            builder_free(b);
             csv_free(&t);
             return rc;
         }
@@ -1030,17 +1242,14 @@ static int run_table(const val_scenario *sc, const char *scen_path, const char *
     if (sc->base) {
         /* the base scenario's path is relative to this scenario's directory */
         char base_path[1024];
-        const char *slash = strrchr(scen_path, '/');
-        int dir_len = slash ? (int)(slash - scen_path) : 0;
-        snprintf(base_path, sizeof base_path, "%.*s%s%s", dir_len, scen_path, slash ? "/" : "",
-                 sc->base);
+        beside(scen_path, sc->base, base_path, sizeof base_path);
         val_table base;
         rc = val_run_file(base_path, shared_dir, cat, m, d, &base);
         if (rc != 0 || base.skipped[0]) {
             snprintf(out->skipped, sizeof out->skipped, "base scenario %s: %s", base_path,
                      rc != 0 ? sim_strerror(rc) : "its table was skipped");
             val_table_fini(&base);
-            free(b);
+            builder_free(b);
             csv_free(&t);
             return rc;
         }
@@ -1052,7 +1261,7 @@ static int run_table(const val_scenario *sc, const char *scen_path, const char *
     csv_free(&t);
     if (b->err[0]) {
         diag_error(d, (src_loc){csv_path, 0, 0}, sc->table, "%s", b->err);
-        free(b);
+        builder_free(b);
         return SIM_EINPUT;
     }
     /* mark fitted and excluded figures */
@@ -1089,7 +1298,7 @@ static int run_table(const val_scenario *sc, const char *scen_path, const char *
         }
     }
     if (diag_error_count(d) > 0) {
-        free(b);
+        builder_free(b);
         return SIM_EINPUT;
     }
     /* fit on the fitted figures */
@@ -1118,9 +1327,11 @@ static int run_table(const val_scenario *sc, const char *scen_path, const char *
         speed_result r;
         if (f->with >= 0) {
             /* the co-runner as fitted (the spec held its start values) */
-            f->cfg.n_with = 1;
-            f->cfg.with[0] = &out->fit.profiles[f->with];
-            f->cfg.with_batch[0] = 1;
+            f->cfg.n_with = f->with_n;
+            for (int w = 0; w < f->with_n; w++) {
+                f->cfg.with[w] = &out->fit.profiles[f->with];
+                f->cfg.with_batch[w] = 1;
+            }
         }
         predict_unit_estimate(&out->fit.profiles[f->profile], f->batch, &f->cfg, &out->fit.model,
                               &r);
@@ -1153,7 +1364,7 @@ static int run_table(const val_scenario *sc, const char *scen_path, const char *
             }
         }
     }
-    free(b);
+    builder_free(b);
     return 0;
 }
 

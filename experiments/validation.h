@@ -24,6 +24,9 @@
  *                                    # model/comm.yaml's numbers were computed from
  * and gets two tables: NAME (alpha-beta fitted on the `fit` rows) and NAME-from-data (every row
  * predicted from model/comm.yaml and the catalog alone, nothing fitted; val_table.from_data).
+ * A table of calibration runs names the recordings instead of `csv` (calib/run-all.sh JSON of the
+ * scenario's GPU, read by experiments/calib_json.h; paths relative to the scenario's directory):
+ *   calib_runs: [../../calib/results/2026-11-22-h100-sxm.json, ...]   # figures runN-... per file
  * Ownership: results are plain data owned by the caller (val_table_fini).
  */
 #ifndef SIMPROJ_EXPERIMENTS_VALIDATION_H

@@ -22,7 +22,7 @@
  * (aggregate throughput of k identical clients over one alone; 1.010 and 1.004 on the H100) are
  * 1 in model/share.h, which loses nothing to the SM split or the bandwidth pool, and the
  * recorded runs (compute/memory clients, mixes c .. cm, caps 100/50/25 %) are predicted by
- * share_mps_solve from the solo runs alone, as README "Calibrating your nodes" lists.
+ * share_mps_solve from the solo runs alone (`slicesim validate`, table calib-h100-mps).
  * The lo/hi ranges of model/speed.h do not perturb measured figures.
  *
  * Matching: a model records the device name as nvidia-smi prints it ("NVIDIA H100 80GB HBM3");

@@ -72,6 +72,7 @@ typedef struct cal_mps_client {
     bool is_memory;
     int sms;        /* SMs the client was given (reported under its cap) */
     double wall_s;
+    long kernels;   /* kernels it launched; 0 = not recorded */
 } cal_mps_client;
 
 typedef struct cal_mps_run {

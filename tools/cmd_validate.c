@@ -33,6 +33,24 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* KIND of a figure labelled WORKLOAD/KIND[:WITH], its digits dropped (ts2, ts4 -> ts;
+ * cap50-mps2 -> cap-mps), into kind (size 16); false when the label has no '/'. */
+static bool label_kind(const char *label, char kind[16])
+{
+    const char *sl = strchr(label, '/');
+    if (!sl) {
+        return false;
+    }
+    int len = 0;
+    for (const char *c = sl + 1; *c && *c != ':' && len < 15; c++) {
+        if (*c < '0' || *c > '9') {
+            kind[len++] = *c;
+        }
+    }
+    kind[len] = '\0';
+    return true;
+}
+
 /* Error of the predicted figures per KIND of a table whose labels are WORKLOAD/KIND[:WITH]
  * (digits dropped, so ts2, ts4 and ts8 are one kind), in the order the kinds first appear:
  *   kind TABLE KIND rows_predicted=N mape_predicted=X% max_predicted=Y%[ noise_mean=Z%
@@ -49,18 +67,10 @@ static void print_kinds(const val_table *t)
     char kinds[16][16];
     int n_k = 0;
     for (int k = 0; k < t->n_figures; k++) {
-        const char *sl = strchr(t->figures[k].label, '/');
-        if (!sl || n_k == 16) {
+        char kind[16];
+        if (n_k == 16 || !label_kind(t->figures[k].label, kind)) {
             continue;
         }
-        char kind[16];
-        int len = 0;
-        for (const char *c = sl + 1; *c && *c != ':' && len < 15; c++) {
-            if (*c < '0' || *c > '9') {
-                kind[len++] = *c;
-            }
-        }
-        kind[len] = '\0';
         int found = 0;
         for (int j = 0; j < n_k; j++) {
             found |= !strcmp(kinds[j], kind);
@@ -74,10 +84,8 @@ static void print_kinds(const val_table *t)
         double sum = 0, max = 0, noise = 0;
         for (int k = 0; k < t->n_figures; k++) {
             const val_figure *f = &t->figures[k];
-            const char *sl = strchr(f->label, '/');
-            if (!sl || f->fitted || f->excluded || strncmp(sl + 1, kinds[j], strlen(kinds[j])) ||
-                (sl[1 + strlen(kinds[j])] != '\0' && sl[1 + strlen(kinds[j])] != ':' &&
-                 (sl[1 + strlen(kinds[j])] < '0' || sl[1 + strlen(kinds[j])] > '9'))) {
+            char kind[16];
+            if (f->fitted || f->excluded || !label_kind(f->label, kind) || strcmp(kind, kinds[j])) {
                 continue;
             }
             double err = fabs(f->predicted - f->published) / fabs(f->published) * 100.0;

@@ -80,6 +80,7 @@ Test(calib, recorded_h100_reads_every_section)
     cr_assert_eq(d->n_mps, 21);
     cr_assert_gt(d->mps_solo_compute_s, 0.0);
     cr_assert_gt(d->mps_solo_memory_s, 0.0);
+    cr_assert_eq(d->mps[0].c[0].kernels, 202, "the first run's compute client launched 202");
     cr_assert_eq(d->ar_gpus, 0, "one GPU: no all-reduce");
     free(d);
 }
@@ -378,6 +379,15 @@ Test(calib, schema_errors_name_the_field)
                         "'\"x\"'");
     m = first_error("[1]", &rc);
     cr_assert_str_eq(m, "c.json: error: (root): expected an object, got 'an array'");
+    /* an MPS worker's kernel count may be absent (0: not recorded), but not anything else */
+    m = first_error("{\"schema\": \"slicesim-calib\", \"schema_version\": 1, \"flops\": {\"device\": "
+                    "{\"sms\": 132}, \"runs\": []}, \"mps\": {\"runs\": [{\"thread_percentage\": 100, "
+                    "\"mix\": \"c\", \"ok\": true, \"workers\": [{\"kind\": \"compute\", "
+                    "\"sms_reported\": 132, \"wall_s\": 0.2, \"kernels\": \"x\"}]}]}}",
+                    &rc);
+    cr_assert_eq(rc, SIM_EINPUT);
+    cr_assert_str_eq(m, "c.json: error: mps.runs[0].workers[0].kernels: expected a number in [1, "
+                        "1e+12], got '\"x\"'");
 }
 
 Test(calib, cli_bad_json_exits_2_with_the_message)

@@ -117,6 +117,118 @@ Test(validate, nos_yolos_sharing)
     check_table("experiments/validation/nos-yolos-sharing.yaml", 6);
 }
 
+Test(validate, calib_h100_mps)
+{
+    check_table("experiments/validation/calib-h100-mps.yaml", 40);
+}
+
+/* Write `text` to `path`. */
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* A worker of an MPS run in a calibration recording (calib/README.md, section "mps"). */
+#define WORKER(kind, sms, wall)                                                                   \
+    "{\"kind\": \"" kind "\", \"sms_reported\": " #sms ", \"wall_s\": " #wall ", \"kernels\": 200}"
+#define RUN(pct, mix, workers)                                                                    \
+    "{\"thread_percentage\": " #pct ", \"mix\": \"" mix "\", \"ok\": true, \"workers\": [" workers  \
+    "]}"
+
+/* A calibration's MPS runs replayed (calib_runs): on the catalog H100 (132 SMs, no calibration)
+ * a compute client (C fp32 SM-s on up to 132 SMs) and a memory client (M bytes) each take
+ * 0.2 s alone, which pins C and M (the two fitted rows, reproduced exactly). Hand-solved:
+ * two compute clients, each asking for all 132 SMs, get 66 each: C / 66 = 2 x 0.2 = 0.4 s; two
+ * memory clients split the bandwidth: 0.4 s; one compute client under a 50 % cap has 66 SMs:
+ * 0.4 s. Published values are the mean over the clients of a kind and the repetitions of a
+ * run: cc ran twice (0.40, 0.42 and 0.44, 0.46 s): 0.43 s. Errors: -0.03/0.43, 0, -0.1/0.5. */
+Test(validate, calib_mps_runs_replay_hand_solved)
+{
+    write_file("build/test-calib-rec.json",
+               "{\"schema\": \"slicesim-calib\", \"schema_version\": 1, "
+               "\"gpu_before\": {\"name\": \"NVIDIA H100 80GB HBM3\"}, "
+               "\"flops\": {\"device\": {\"name\": \"NVIDIA H100 80GB HBM3\", \"sms\": 132}, "
+               "\"runs\": []}, \"mps\": {\"runs\": ["
+               RUN(100, "c", WORKER("compute", 132, 0.2)) ","
+               RUN(100, "m", WORKER("memory", 132, 0.2)) ","
+               RUN(100, "cc", WORKER("compute", 132, 0.40) "," WORKER("compute", 132, 0.42)) ","
+               RUN(100, "cc", WORKER("compute", 132, 0.44) "," WORKER("compute", 132, 0.46)) ","
+               RUN(100, "mm", WORKER("memory", 132, 0.4) "," WORKER("memory", 132, 0.4)) ","
+               RUN(50, "c", WORKER("compute", 66, 0.5)) "]}}");
+    env e;
+    env_open(&e);
+    val_table t;
+    cr_assert_eq(run_text(&e, "build/test-calib-mps.yaml",
+                          "table: calib-h100-mps\ncalib_runs: [test-calib-rec.json]\n"
+                          "gpu: H100-SXM5-80GB\ntarget_mape_pct: 10\n"
+                          "fit: [\"run1-compute/solo\", \"run1-memory/solo\"]\n",
+                          &t),
+                 0);
+    static const struct {
+        const char *label;
+        double published, predicted;
+        bool fitted;
+    } want[] = {
+        {"run1-compute/solo", 0.2, 0.2, true},  {"run1-memory/solo", 0.2, 0.2, true},
+        {"run1-compute/mps2", 0.43, 0.4, false}, {"run1-memory/mps2", 0.4, 0.4, false},
+        {"run1-compute/cap50", 0.5, 0.4, false},
+    };
+    cr_assert_eq(t.n_figures, 5);
+    for (int k = 0; k < 5; k++) {
+        const val_figure *f = &t.figures[k];
+        cr_assert_str_eq(f->label, want[k].label);
+        cr_assert_float_eq(f->published, want[k].published, 1e-12, "%s", f->label);
+        cr_assert_float_eq(f->predicted, want[k].predicted, 1e-6, "%s", f->label);
+        cr_assert_eq(f->fitted, want[k].fitted, "%s", f->label);
+    }
+    cr_assert(t.by_kind);
+    cr_assert_eq(t.n_fitted, 2);
+    cr_assert_eq(t.n_predicted, 3);
+    cr_assert_float_eq(t.mape_pct, (0.03 / 0.43 + 0.0 + 0.1 / 0.5) / 3 * 100, 1e-3);
+    val_table_fini(&t);
+    env_close(&e);
+}
+
+/* calib_runs: either it or csv; a recording that cannot be read, or of another GPU (the H200
+ * recording for an H100 table), is reported at the key ("calib_runs: " is 12 characters). */
+Test(validate, calib_runs_bad_input_has_line_and_col)
+{
+    static const struct {
+        const char *scenario, *message;
+    } cases[] = {
+        {"table: calib-h100-mps\ncsv: x.csv\ncalib_runs: [a.json]\ngpu: H100-SXM5-80GB\n"
+         "target_mape_pct: 10\nfit: [a/b]\n",
+         "build/test-bad-calib-runs.yaml:1:8: error: csv: a table reads a CSV or calibration "
+         "recordings; expected one of csv and calib_runs, got both"},
+        {"table: calib-h100-mps\ngpu: H100-SXM5-80GB\ntarget_mape_pct: 10\nfit: [a/b]\n",
+         "build/test-bad-calib-runs.yaml:1:8: error: csv: a table reads a CSV or calibration "
+         "recordings; expected one of csv and calib_runs, got neither"},
+        {"table: calib-h100-mps\ncalib_runs: [no-such.json]\ngpu: H100-SXM5-80GB\n"
+         "target_mape_pct: 10\nfit: [a/b]\n",
+         "build/test-bad-calib-runs.yaml:2:13: error: calib_runs[0]: cannot read the recording; "
+         "expected a calib/run-all.sh JSON, got 'build/no-such.json' (no such file or "
+         "directory)"},
+        {"table: calib-h100-mps\n"
+         "calib_runs: [../calib/results/2026-11-22-h200-sxm-x2.json]\ngpu: H100-SXM5-80GB\n"
+         "target_mape_pct: 10\nfit: [a/b]\n",
+         "build/test-bad-calib-runs.yaml:2:13: error: calib_runs[0]: recorded on another GPU "
+         "(132 SMs); expected H100-SXM5-80GB, got 'NVIDIA H200'"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        env e;
+        env_open(&e);
+        val_table t;
+        cr_assert_eq(run_text(&e, "build/test-bad-calib-runs.yaml", cases[i].scenario, &t),
+                     SIM_EINPUT, "case %zu", i);
+        cr_assert_str_eq(diag_message(e.d, 0), cases[i].message);
+        val_table_fini(&t);
+        env_close(&e);
+    }
+}
+
 /* The range of each prediction over the fit's family of profiles (model/wfit.h): it holds the
  * prediction itself, the count of published values inside it is what the table reports, and
  * simpletrack's two fitted rows leave a family (host time against compute: the scan of H). */
@@ -158,7 +270,7 @@ Test(validate, bad_scenario_is_reported)
                      "build/test-bad-validation.yaml:6:1: error: fitt: unknown key; expected one "
                      "of [table, csv, gpu, target_mape_pct, fit, exclude, note, base, calibration, "
                      "model, class, ranks, gpus_per_node, interconnect, from_data_exclude, "
-                     "ll_max_bytes, min_bytes], "
+                     "ll_max_bytes, min_bytes, calib_runs], "
                      "got 'fitt'");
     val_table_fini(&t);
     env_close(&e);
