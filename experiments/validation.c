@@ -816,7 +816,7 @@ static void build_calib_mps(builder *b, const csv_table *t)
                              "most %d", ri, other, PART_MAX_WITH);
                     return;
                 }
-                char cap[16] = "", run[40];
+                char cap[16] = "", run[64];
                 if (pct < 100) {
                     snprintf(cap, sizeof cap, "cap%d%s", pct, own + other > 1 ? "-" : "");
                 }
@@ -830,7 +830,7 @@ static void build_calib_mps(builder *b, const csv_table *t)
                 } else {
                     snprintf(run, sizeof run, "%smix-c%dm%d", cap, n_c, n_m);
                 }
-                char label[64];
+                char label[128]; /* at most 40 bytes for up to WFIT_MAX_PROFILES / 2 runs */
                 snprintf(label, sizeof label, "run%d-%s/%s", ri + 1, mem ? "memory" : "compute",
                          run);
                 fig_spec *f = add_fig(b, label, mps_mean_wall(d, pct, n_c, n_m, mem, NULL), "s");
@@ -1118,7 +1118,7 @@ static int load_runs(const val_scenario *sc, const char *scen_path, const gpu_ca
 {
     *out = xcalloc(sc->n_calib_runs, sizeof **out, "calibration recordings");
     for (size_t i = 0; i < sc->n_calib_runs; i++) {
-        char path[1024], field[32];
+        char path[1024], field[48];
         beside(scen_path, sc->calib_runs[i], path, sizeof path);
         snprintf(field, sizeof field, "calib_runs[%zu]", i);
         cal_data *r = &(*out)[i];
