@@ -55,6 +55,9 @@ static const cfg_field config_fields[] = {
 
 /* ---- observations.yaml --------------------------------------------------------------------- */
 
+/* the solo measurements' fractions (GPM and DCGM print percent) */
+#define FRACTION "a fraction above 0 and at most 1 (a percentage / 100)"
+
 static const cfg_field obs_entry_fields[] = {
     CFG_SELF(obs_entry, at),
     {"config", CFG_MAP, .required = true, .sub = config_fields, .off = offsetof(obs_entry, config)},
@@ -67,6 +70,14 @@ static const cfg_field obs_entry_fields[] = {
      CFG_LOC(obs_entry, gpu_util_at)},
     {"outcome", CFG_ENUM, .names = outcome_names, .off = offsetof(obs_entry, outcome),
      CFG_LOC(obs_entry, outcome_at)},
+    {"kernels_per_iter", CFG_DOUBLE, CFG_ABOVE(0), CFG_MAX(1e9),
+     .off = offsetof(obs_entry, kernels_per_iter), CFG_LOC(obs_entry, kernels_per_iter_at)},
+    {"kernel_busy", CFG_DOUBLE, CFG_ABOVE(0), CFG_MAX(1), .expect = FRACTION,
+     .off = offsetof(obs_entry, kernel_busy), CFG_LOC(obs_entry, kernel_busy_at)},
+    {"sm_activity", CFG_DOUBLE, CFG_ABOVE(0), CFG_MAX(1), .expect = FRACTION,
+     .off = offsetof(obs_entry, sm_activity), CFG_LOC(obs_entry, sm_activity_at)},
+    {"dram_util", CFG_DOUBLE, CFG_ABOVE(0), CFG_MAX(1), .expect = FRACTION,
+     .off = offsetof(obs_entry, dram_util), CFG_LOC(obs_entry, dram_util_at)},
     {0},
 };
 
@@ -77,7 +88,8 @@ static const cfg_field obs_file_fields[] = {
     {"unit", CFG_STRING, .dflt = "sample", .off = offsetof(obs_file, unit)},
     {"grad_bytes", CFG_DOUBLE, CFG_MIN(0), CFG_MAX(1e15), .off = offsetof(obs_file, grad_bytes)},
     {"kernels_per_iter", CFG_DOUBLE, CFG_MIN(0), CFG_MAX(1e9),
-     .off = offsetof(obs_file, kernels_per_iter)},
+     .off = offsetof(obs_file, kernels_per_iter), CFG_LOC(obs_file, kernels_per_iter_at)},
+    {"host_overlap", CFG_DOUBLE, CFG_MIN(0), CFG_MAX(1), .off = offsetof(obs_file, host_overlap)},
     {"observations", CFG_SEQ, .required = true, CFG_MIN(1),
      CFG_SEQ_OF(obs_file, obs, n, obs_entry, obs_entry_fields)},
     {0},
@@ -166,7 +178,7 @@ typedef struct profile_doc {
     src_loc ts_class_at;
     int work_class;
     uint32_t ref_batch;
-    double grad_bytes, kernels_per_iter;
+    double grad_bytes, kernels_per_iter, host_overlap;
     params_doc params;
     size_t n_variants;
     variant_doc *variants;
@@ -190,6 +202,8 @@ static const cfg_field profile_fields[] = {
     {"grad_bytes", CFG_DOUBLE, CFG_MIN(0), CFG_MAX(1e15), .off = offsetof(profile_doc, grad_bytes)},
     {"kernels_per_iter", CFG_DOUBLE, CFG_MIN(0), CFG_MAX(1e9),
      .off = offsetof(profile_doc, kernels_per_iter)},
+    {"host_overlap", CFG_DOUBLE, CFG_MIN(0), CFG_MAX(1),
+     .off = offsetof(profile_doc, host_overlap)},
     {"params", CFG_MAP, .required = true, .sub = params_fields,
      .off = offsetof(profile_doc, params)},
     {"variants", CFG_SEQ, CFG_MAX(OBS_MAX_VARIANTS),
@@ -465,6 +479,105 @@ static void check_observation(obs_file *f, size_t i, diag *d)
     }
 }
 
+/* The solo measurements of observation e in key order: value and location (line 0 = absent). */
+typedef struct measured_key {
+    const char *key;
+    double v;
+    src_loc at;
+} measured_key;
+
+enum { MEAS_KERNELS, MEAS_BUSY, MEAS_SM, MEAS_DRAM, MEAS_COUNT };
+
+static void measured_keys(const obs_entry *e, measured_key k[MEAS_COUNT])
+{
+    k[MEAS_KERNELS] = (measured_key){"kernels_per_iter", e->kernels_per_iter,
+                                     e->kernels_per_iter_at};
+    k[MEAS_BUSY] = (measured_key){"kernel_busy", e->kernel_busy, e->kernel_busy_at};
+    k[MEAS_SM] = (measured_key){"sm_activity", e->sm_activity, e->sm_activity_at};
+    k[MEAS_DRAM] = (measured_key){"dram_util", e->dram_util, e->dram_util_at};
+}
+
+/* The rules of the solo measurements (obs.h); sets f->measured. */
+static void check_measured(obs_file *f, diag *d)
+{
+    f->measured = -1;
+    for (size_t i = 0; i < f->n; i++) {
+        obs_entry *e = &f->obs[i];
+        measured_key k[MEAS_COUNT];
+        measured_keys(e, k);
+        int first = -1;
+        char path[128];
+        for (int j = MEAS_COUNT - 1; j >= 0; j--) {
+            first = k[j].at.line ? j : first; /* the schema checked the values */
+        }
+        if (first < 0) {
+            continue;
+        }
+        field_path(path, sizeof path, i, k[first].key);
+        const obs_config *c = &e->config;
+        bool shared = c->peers > 1 || c->n_with > 0 ||
+                      (c->sharing_at.line && c->sharing != SHARE_EXCLUSIVE);
+        if (e->outcome != OBS_OUTCOME_OK || shared || obs_config_is_ddp(c)) {
+            diag_error(d, k[first].at, path,
+                       "solo measurement on a run that is not solo; expected it on an ok, "
+                       "exclusive, one-process run without DDP keys, got '%g' on a%s run",
+                       k[first].v,
+                       e->outcome != OBS_OUTCOME_OK ? "n oom"
+                       : shared                     ? " shared"
+                                                    : " DDP");
+        }
+        if (f->measured >= 0) {
+            diag_error(d, k[first].at, path,
+                       "solo measurements on a second run; expected them on one observation "
+                       "(observations[%d] has them), got '%g'",
+                       f->measured, k[first].v);
+        } else {
+            f->measured = (int)i;
+        }
+        if (k[MEAS_KERNELS].at.line && f->kernels_per_iter_at.line) {
+            field_path(path, sizeof path, i, "kernels_per_iter");
+            diag_error(d, k[MEAS_KERNELS].at, path,
+                       "given twice; expected kernels_per_iter either at the top (line %d) or "
+                       "on one observation, got '%g'",
+                       f->kernels_per_iter_at.line, k[MEAS_KERNELS].v);
+        }
+        bool gpm = k[MEAS_BUSY].at.line || k[MEAS_SM].at.line || k[MEAS_DRAM].at.line;
+        if (!gpm) {
+            continue;
+        }
+        for (int j = MEAS_BUSY; j < MEAS_COUNT; j++) {
+            if (!k[j].at.line) {
+                field_path(path, sizeof path, i, k[j].key);
+                diag_error(d, e->at, path,
+                           "missing; expected kernel_busy, sm_activity and dram_util together "
+                           "(with gpu_util), got only %s",
+                           k[k[MEAS_BUSY].at.line ? MEAS_BUSY : k[MEAS_SM].at.line ? MEAS_SM
+                                                                                  : MEAS_DRAM]
+                               .key);
+            }
+        }
+        if (!e->gpu_util_at.line) {
+            field_path(path, sizeof path, i, "gpu_util");
+            diag_error(d, e->at, path,
+                       "missing beside the GPM measurements; expected the run's NVML "
+                       "utilisation (a fraction in (0, 1]), got none");
+        } else if (!(e->gpu_util > 0)) {
+            field_path(path, sizeof path, i, "gpu_util");
+            diag_error(d, e->gpu_util_at, path,
+                       "not positive beside the GPM measurements; expected a fraction in (0, 1], "
+                       "got '%g'",
+                       e->gpu_util);
+        }
+        if (e->mig) {
+            field_path(path, sizeof path, i, "config.partition");
+            diag_error(d, c->partition_at, path,
+                       "GPM measurements on a MIG instance; expected them on a run on the whole "
+                       "GPU (partition: full), got '%s'",
+                       c->partition);
+        }
+    }
+}
+
 int obs_load_observations(const char *path, const void *buf, size_t len, const gpu_catalog *cat,
                           arena *a, diag *d, obs_file **out)
 {
@@ -485,6 +598,9 @@ int obs_load_observations(const char *path, const void *buf, size_t len, const g
      * (and left zero) is not reported a second time. */
     for (size_t i = 0; rc == 0 && i < f->n; i++) {
         check_observation(f, i, d);
+    }
+    if (rc == 0) {
+        check_measured(f, d);
     }
     if (rc != 0 || diag_error_count(d) > 0) {
         return SIM_EINPUT;
@@ -562,6 +678,7 @@ int obs_load_profile(const char *path, const void *buf, size_t len, const phys_p
     p->ref_batch = doc.ref_batch;
     p->p.grad_bytes = doc.grad_bytes;
     p->p.kernels_per_iter = doc.kernels_per_iter;
+    p->p.host_overlap = doc.host_overlap;
     p->ts_class_name = doc.ts_class;
     if (doc.ts_class && m) {
         p->p.ts_class = phys_ts_class_index(m, doc.ts_class);
@@ -714,6 +831,11 @@ static void write_profile_text(FILE *f, const obs_profile *p, const char *commen
     if (p->p.kernels_per_iter > 0) {
         fprintf(f, "kernels_per_iter: ");
         put_num(f, p->p.kernels_per_iter);
+        fputc('\n', f);
+    }
+    if (p->p.host_overlap > 0) {
+        fprintf(f, "host_overlap: ");
+        put_num(f, p->p.host_overlap);
         fputc('\n', f);
     }
     fprintf(f, "params:   # value; sd = standard error of a fitted value; lo..hi = prior range\n");

@@ -11,7 +11,11 @@
  * (exit status 2 in the CLI). Checks beyond the schema:
  *   observations: the GPU is in the catalog, every partition is `full` or a MIG profile of that
  *     GPU, `peers` >= 1, `mig_busy` >= 0, an ok observation gives either `throughput` or both
- *     `work` and `time_s` (never both forms), an oom observation gives no timing.
+ *     `work` and `time_s` (never both forms), an oom observation gives no timing. The solo
+ *     measurements (kernels_per_iter, kernel_busy, sm_activity, dram_util: obs_entry) are > 0,
+ *     on at most one observation, an ok exclusive one-process run without DDP keys; kernel_busy,
+ *     sm_activity and dram_util come together with gpu_util on a run with partition `full`;
+ *     kernels_per_iter is not given both there and at the top.
  *   queries: the GPU is in the catalog. A partition unknown for that GPU, `peers` < 1 and the like
  *     are not load errors: predict answers such a query with outcome `invalid` and a reason.
  *   profiles: schema_version 1, every parameter >= 0, lo <= value <= hi.
@@ -77,6 +81,15 @@ typedef struct obs_entry {
     src_loc gpu_util_at;
     int outcome; /* obs_outcome */
     src_loc work_at, time_s_at, throughput_at, outcome_at;
+    /* Measurements of a solo run (model/wmeas.h; 0 = absent). At most one observation carries
+     * them, an ok exclusive one-process run; the GPM three (kernel_busy, sm_activity,
+     * dram_util) come together, beside gpu_util, on a run on the whole GPU. */
+    double kernels_per_iter; /* CUDA kernels per iteration (torch.profiler or nsys census) */
+    double kernel_busy;      /* share of the iteration some kernel of the process runs (census:
+                                union of its kernel intervals / wall time), fraction */
+    double sm_activity;      /* NVML GPM SM_UTIL / 100 or DCGM PROF_SM_ACTIVE, fraction */
+    double dram_util;        /* NVML GPM DRAM_BW_UTIL / 100 or DCGM PROF_DRAM_ACTIVE, fraction */
+    src_loc kernels_per_iter_at, kernel_busy_at, sm_activity_at, dram_util_at;
     /* resolved at load */
     const mig_profile *mig; /* NULL = whole GPU; borrowed from the catalog */
     double unit_time_s;     /* measured seconds per unit of work (ok outcomes) */
@@ -93,7 +106,13 @@ typedef struct obs_file {
     const gpu_type *gpu; /* borrowed from the catalog */
     double grad_bytes;   /* optional `grad_bytes:` (DDP gradient size); 0 = not given */
     double kernels_per_iter; /* optional `kernels_per_iter:` (CUDA kernels per iteration, for
-                                MPS queueing, model/share.h); 0 = not given */
+                                MPS queueing, model/share.h); 0 = not given (an observation
+                                may give it instead, obs_entry) */
+    src_loc kernels_per_iter_at;
+    double host_overlap; /* optional `host_overlap:` in [0, 1] (model/speed.h): 1 for a loop that
+                            launches asynchronously and synchronises once per iteration;
+                            default 0 */
+    int measured; /* index of the observation with solo measurements, or -1 */
     size_t n;
     obs_entry *obs;
 } obs_file;

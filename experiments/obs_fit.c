@@ -26,6 +26,7 @@
 #include "model/ddp.h"
 #include "model/predict.h"
 #include "model/wfit.h"
+#include "model/wmeas.h"
 #include "sim/err.h"
 #include "sim/xalloc.h"
 
@@ -38,7 +39,15 @@ typedef struct free_param {
     bool in_variants; /* refit at the ends of its prior when not pinned */
 } free_param;
 
-/* The reference observation: timed, exclusive, one process, on the partition with most SMs. */
+/* True when e carries the GPM measurements of a solo run (obs.h; the loader checked them). */
+static bool has_gpm(const obs_entry *e)
+{
+    return e->sm_activity_at.line != 0;
+}
+
+/* The reference observation: timed, exclusive, one process, on the partition with most SMs;
+ * among those the one with GPM measurements (on `full`, so it has the most SMs), else the
+ * first. */
 static const obs_entry *reference_obs(const obs_file *f)
 {
     const obs_entry *best = NULL;
@@ -50,7 +59,7 @@ static const obs_entry *reference_obs(const obs_file *f)
             continue;
         }
         int sms = e->mig ? e->mig->sms : f->gpu->sms_total;
-        if (sms > best_sms) {
+        if (sms > best_sms || (sms == best_sms && has_gpm(e) && !has_gpm(best))) {
             best = e;
             best_sms = sms;
         }
@@ -176,6 +185,7 @@ int obs_fit(const obs_file *f, const obs_prior_class *pc, const phys_params *m, 
     memset(&start, 0, sizeof start);
     start.name = f->workload;
     start.unit_is_sample = f->unit_is_sample;
+    start.host_overlap = f->host_overlap;
     start.ts_class = pc->ts_class ? phys_ts_class_index(m, pc->ts_class) : 0;
     if (start.ts_class < 0) {
         start.ts_class = 0;
@@ -191,6 +201,13 @@ int obs_fit(const obs_file *f, const obs_prior_class *pc, const phys_params *m, 
         h0 = 0.5 * t_iter;
     }
     double g0 = t_iter - h0;
+    /* a measured utilisation of the reference run replaces the class's host fraction: it gives
+     * the GPU time G = u t and, with the loop's host_overlap, H (model/wmeas.h) */
+    bool util_measured = ref->gpu_util > 0;
+    if (util_measured) {
+        h0 = wmeas_host_s(t_iter, ref->gpu_util, f->host_overlap);
+        g0 = ref->gpu_util * t_iter;
+    }
     double mem_t = pc->mem_fraction.mean * g0;
     double p0 = pc->parallel_fraction.mean * sms_total;
     double s_eff = p0 < s_ref ? p0 : s_ref;
@@ -198,6 +215,22 @@ int obs_fit(const obs_file *f, const obs_prior_class *pc, const phys_params *m, 
     int gpu_slices = 1;
     int slices = speed_partition_mem_slices(&ref_cfg, &gpu_slices);
     double m0 = mem_t * speed_bandwidth(f->gpu, s_eff, slices, gpu_slices, m);
+    /* The solo run's GPM measurements replace the class's split of the GPU time into compute,
+     * memory and parallelism (model/wmeas.h, the split validate's h100-coloc tables use) */
+    wmeas_split ms;
+    bool measured =
+        has_gpm(ref) &&
+        wmeas_split_solo(f->gpu, m,
+                         &(wmeas_solo){.iter_s = t_iter, .gpu_util = ref->gpu_util,
+                                       .kernel_busy = ref->kernel_busy,
+                                       .sm_activity = ref->sm_activity,
+                                       .dram_util = ref->dram_util},
+                         &ms) == 0;
+    if (measured) {
+        p0 = ms.max_sms;
+        m0 = ms.mem_traffic_bytes;
+        c0 = ms.compute_sm_s;
+    }
     double fp0 = pc->footprint_gib.mean * 1073741824.0;
     double share = multi_batch ? pc->batch_share.mean : 0.0;
     if (share >= 1.0) {
@@ -215,7 +248,7 @@ int obs_fit(const obs_file *f, const obs_prior_class *pc, const phys_params *m, 
         {WL_P_HOST_S_FIXED, WL_P_HOST_S_PER_SAMPLE, h0, &pc->host_fraction, true, true},
         {WL_P_COMPUTE_FIXED, WL_P_COMPUTE_PER_SAMPLE, c0, NULL, true, true},
         {WL_P_MEM_TRAFFIC_FIXED, WL_P_MEM_TRAFFIC_PER_SAMPLE, m0, &pc->mem_fraction,
-         pc->mem_fraction.mean > 0, true},
+         measured || pc->mem_fraction.mean > 0, true},
         {WL_P_MEM_FOOTPRINT_FIXED, WL_P_MEM_FOOTPRINT_PER_SAMPLE, fp0, &pc->footprint_gib, fp0 > 0,
          false},
     };
@@ -223,9 +256,16 @@ int obs_fit(const obs_file *f, const obs_prior_class *pc, const phys_params *m, 
         if (!base[k].want || !(base[k].total > 0)) {
             continue;
         }
-        /* C has no class prior: the data pin it; a wide prior (a factor e^2) only regularises. */
+        /* C has no class prior: the data pin it; a wide prior (a factor e^2) only regularises.
+         * A measured M has the measurement's prior. */
         double sd = base[k].prior ? base[k].prior->rel_sd : 2.0;
         const char *src = base[k].prior ? base[k].prior->src : "scale of the reference observation";
+        if (measured && base[k].fixed == WL_P_MEM_TRAFFIC_FIXED) {
+            sd = WMEAS_PRIOR_REL_SD;
+            src = WMEAS_SOURCE;
+        } else if (util_measured && base[k].fixed == WL_P_HOST_S_FIXED) {
+            src = WMEAS_HOST_SOURCE;
+        }
         double fixed = base[k].total * (1.0 - share);
         set_param(&start, wc, base[k].fixed, fixed);
         fp[n_fp++] = (free_param){base[k].fixed, fixed, sd, src, base[k].in_variants};
@@ -244,7 +284,13 @@ int obs_fit(const obs_file *f, const obs_prior_class *pc, const phys_params *m, 
         double v = multi_batch ? p0 / bref : p0;
         set_param(&start, wc, which, v);
         double sd = pc->parallel_fraction.rel_sd > 1.0 ? pc->parallel_fraction.rel_sd : 1.0;
-        fp[n_fp++] = (free_param){which, v, sd, pc->parallel_fraction.src, false};
+        const char *src = pc->parallel_fraction.src;
+        if (measured) {
+            /* measured: GPM SM activity over the kernel-busy share (model/wmeas.h) */
+            sd = WMEAS_PRIOR_REL_SD;
+            src = WMEAS_SOURCE;
+        }
+        fp[n_fp++] = (free_param){which, v, sd, src, false};
     }
 
     wfit_result res;
@@ -266,7 +312,9 @@ int obs_fit(const obs_file *f, const obs_prior_class *pc, const phys_params *m, 
     p->p = res.profiles[0];
     p->p.name = f->workload;
     p->p.grad_bytes = f->grad_bytes;
-    p->p.kernels_per_iter = f->kernels_per_iter;
+    p->p.kernels_per_iter = f->kernels_per_iter > 0 ? f->kernels_per_iter
+                            : f->measured >= 0      ? f->obs[f->measured].kernels_per_iter
+                                                    : 0;
     p->unit = f->unit;
     p->gpu_name = f->gpu_name;
     p->prior_class = pc->name;
@@ -338,8 +386,13 @@ int obs_fit(const obs_file *f, const obs_prior_class *pc, const phys_params *m, 
         }
     }
     char buf[512];
-    snprintf(buf, sizeof buf, "%s: %d of %zu observations (class %s)", f->path, n_wo, f->n,
-             pc->name);
+    int len = snprintf(buf, sizeof buf, "%s: %d of %zu observations (class %s)", f->path, n_wo,
+                       f->n, pc->name);
+    if (measured && len > 0 && (size_t)len < sizeof buf) {
+        snprintf(buf + len, sizeof buf - (size_t)len,
+                 "; P, M, C started at the GPM split of observations[%d]",
+                 (int)(ref - f->obs));
+    }
     p->fitted_on = arena_strdup(a, buf);
     *out = p;
     return 0;

@@ -21,6 +21,7 @@
 #include "model/ddp.h"
 #include "model/predict.h"
 #include "model/speed.h"
+#include "model/wmeas.h"
 #include "sim/arena.h"
 #include "sim/err.h"
 #include "sim/xalloc.h"
@@ -556,10 +557,11 @@ static void build_sharing(builder *b, const csv_table *t)
  * iteration (calib/coloc/coloc.py), so host_overlap = 1: t = max(H, G). Free per workload: H, C
  * (tensor class; fp32 for the memory stream), M and P. The solo time and utilisation pin H and
  * G = C/min(s, P) + M/BW(s). How G splits into compute, memory and parallelism: where the table
- * has the solo run's measurements (calib/coloc/table.py: kernel census and NVML GPM), P starts at
- * the SMs with a resident warp while a kernel runs (GPM SM activity / the census' kernel-busy
- * fraction x SMs), M at the bytes GPM's DRAM utilisation gives (x datasheet bandwidth x
- * iteration time), C at what the GPU time leaves, with priors of 25 % (log sd) on P and M; the
+ * has the solo run's measurements (calib/coloc/table.py: kernel census and NVML GPM), P, M and C
+ * start at model/wmeas.h's split of them (the one `fit-workload` uses for an observation's
+ * sm_activity, dram_util and kernel_busy): P at the SMs with a resident warp while a kernel runs,
+ * M at the bytes GPM's DRAM utilisation gives, C at what the GPU time leaves, with priors of
+ * WMEAS_PRIOR_REL_SD (log sd) on P and M; the
  * profile's kernels_per_iter is the census count (MPS kernel queueing, model/share.h). The
  * utilisation fitted stays NVML's: with the census' kernel-busy fraction instead, the
  * time-sliced rows' error rose from 4.6 to 8.4 % (NVML's counter also covers copies and the
@@ -622,7 +624,8 @@ static void build_coloc(builder *b, const csv_table *t)
                    c_dram >= 0 && cell_double(t->rows[r][c_dram], &dram) && dram > 0;
         double it = 1.0 / rate, g = util * it;
         snprintf(b->names[n_prof], sizeof b->names[n_prof], "%s", t->rows[r][c_w]);
-        *p = (wl_profile){.name = b->names[n_prof], .host_s_fixed = it, .host_overlap = 1.0,
+        *p = (wl_profile){.name = b->names[n_prof], .host_s_fixed = wmeas_host_s(it, util, 1.0),
+                          .host_overlap = 1.0,
                           .max_sms_fixed = sms, .ts_class = ts8 > 0 ? ts8 : 0,
                           .kernels_per_iter = census ? kern : 0};
         int gs = 1;
@@ -632,16 +635,18 @@ static void build_coloc(builder *b, const csv_table *t)
         p->mem_traffic_bytes_fixed = mem_share * g * bw;
         double sd_p = 1.0, sd_m = 1.0;
         const char *src = "h100-coloc: scale of the solo row (weak)";
-        if (gpm) {
-            /* measured: SMs with a resident warp while some kernel runs (GPM SM activity over
-             * the kernel-busy fraction), bytes moved per iteration (GPM DRAM utilisation is a
-             * fraction of the datasheet bandwidth); the compute is what the busy time leaves */
-            p->max_sms_fixed = fmax(1.0, fmin(sms, sm_act / busy * sms));
-            p->mem_traffic_bytes_fixed = dram * b->gpu->mem_bw_bytes_per_s * it;
-            double comp_s = fmax(0.05 * g, g - p->mem_traffic_bytes_fixed / bw);
-            p->compute_sm_s_fixed[cls] = comp_s * p->max_sms_fixed;
-            sd_p = sd_m = 0.25;
-            src = "h100-coloc: NVML GPM and kernel census of the solo run (measured)";
+        wmeas_split ms;
+        if (gpm && wmeas_split_solo(b->gpu, b->m,
+                                    &(wmeas_solo){.iter_s = it, .gpu_util = util,
+                                                  .kernel_busy = busy, .sm_activity = sm_act,
+                                                  .dram_util = dram},
+                                    &ms) == 0) {
+            /* measured: the split of model/wmeas.h, the one fit-workload uses */
+            p->max_sms_fixed = ms.max_sms;
+            p->mem_traffic_bytes_fixed = ms.mem_traffic_bytes;
+            p->compute_sm_s_fixed[cls] = ms.compute_sm_s;
+            sd_p = sd_m = WMEAS_PRIOR_REL_SD;
+            src = "h100-coloc: " WMEAS_SOURCE;
         }
         names[n_prof] = t->rows[r][c_w];
         solo_util[n_prof] = util;

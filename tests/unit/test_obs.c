@@ -268,6 +268,7 @@ Test(obs, profile_write_load_round_trip)
     p.p.compute_sm_s_per_sample[WL_CLASS_TENSOR] = 7.1e-5;
     p.p.mem_footprint_bytes_fixed = 4.5 * 1073741824.0;
     p.p.kernels_per_iter = 861;
+    p.p.host_overlap = 0.75;
     for (int i = 0; i < WL_P_COUNT; i++) {
         p.src[i] = OBS_SRC_FIXED;
     }
@@ -294,6 +295,7 @@ Test(obs, profile_write_load_round_trip)
     cr_assert_eq(q->p.ts_class, phys_ts_class_index(&fx.phys, "long"));
     cr_assert_eq(q->ref_batch, 32);
     cr_assert_eq(q->p.kernels_per_iter, 861);
+    cr_assert_eq(q->p.host_overlap, 0.75);
     for (int i = 0; i < WL_P_COUNT; i++) {
         cr_assert_eq(wl_param_get(&q->p, (wl_param)i), wl_param_get(&p.p, (wl_param)i), "%s",
                      wl_param_name((wl_param)i));

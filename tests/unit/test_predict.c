@@ -20,6 +20,7 @@
 #include "experiments/obs.h"
 #include "experiments/physics_load.h"
 #include "model/predict.h"
+#include "model/wmeas.h"
 #include "sim/arena.h"
 #include "sim/diag.h"
 #include "sim/err.h"
@@ -537,5 +538,61 @@ Test(predict, ddp_observations_fit_the_gradient_size)
         cr_assert(rep.rows[k].used);
         cr_assert(fabs(rep.rows[k].rel_residual) < 1e-4, "%g", rep.rows[k].rel_residual);
     }
+    fx_fini(&fx);
+}
+
+/* A solo run with the measurements the h100-coloc table uses (model/wmeas.h). On the A100
+ * (108 SMs) one run of t = 0.1 s at u = 0.6, kernel-busy b = 0.5, SM activity a = 0.2, DRAM
+ * utilisation d = 0.1 sets the priors by hand: P = a / b * 108 = 43.2 SMs, M = d * BW * t =
+ * 0.01 BW bytes (BW the datasheet bandwidth), H = (1 - u) t = 0.04 s (host_overlap 0), P and M
+ * with a log-sd of 0.25; the census count becomes the profile's kernels_per_iter and the
+ * profile says where P, M and C started. */
+Test(predict, solo_measurements_set_the_priors)
+{
+    fixture fx;
+    fx_init(&fx);
+    static const char text[] =
+        "workload: m\ngpu: " GPU "\nunit: iteration\nobservations:\n"
+        "  - {config: {partition: full}, throughput: 10, gpu_util: 0.6, kernel_busy: 0.5,\n"
+        "     sm_activity: 0.2, dram_util: 0.1, kernels_per_iter: 300}\n"
+        "  - {config: {partition: 3g.20gb}, throughput: 6}\n";
+    obs_file *f = NULL;
+    cr_assert_eq(obs_load_observations("m.yaml", text, sizeof text - 1, &fx.cat, fx.a, fx.d, &f),
+                 0, "%s", diag_error_count(fx.d) ? diag_message(fx.d, 0) : "");
+    cr_assert_eq(f->measured, 0);
+    cr_assert_float_eq(f->obs[0].kernel_busy, 0.5, 0);
+    cr_assert_float_eq(f->obs[0].sm_activity, 0.2, 0);
+    cr_assert_float_eq(f->obs[0].dram_util, 0.1, 0);
+    cr_assert_eq(fx.gpu->sms_total, 108);
+    obs_profile *p = NULL;
+    obs_fit_report rep;
+    cr_assert_eq(obs_fit(f, obs_priors_find(fx.priors, "generic"), &fx.phys, fx.a, &p, &rep), 0,
+                 "%s", rep.error);
+    const obs_fit_param *pp = find_param(&rep, WL_P_MAX_SMS_FIXED);
+    const obs_fit_param *pm = find_param(&rep, WL_P_MEM_TRAFFIC_FIXED);
+    const obs_fit_param *ph = find_param(&rep, WL_P_HOST_S_FIXED);
+    cr_assert(pp && pm && ph);
+    cr_assert_float_eq(pp->prior_median, 43.2, 1e-9);
+    cr_assert_float_eq(pp->prior_lo, 43.2 * exp(-0.25), 1e-9);
+    cr_assert_str_eq(pp->prior_src, WMEAS_SOURCE);
+    cr_assert_float_eq(pm->prior_median, 0.01 * fx.gpu->mem_bw_bytes_per_s, 1.0);
+    cr_assert_str_eq(pm->prior_src, WMEAS_SOURCE);
+    cr_assert_float_eq(ph->prior_median, 0.04, 1e-12);
+    cr_assert_str_eq(ph->prior_src, WMEAS_HOST_SOURCE);
+    cr_assert_eq(p->p.kernels_per_iter, 300);
+    cr_assert_not_null(strstr(p->fitted_on, "GPM split of observations[0]"));
+    for (int i = 0; i < 2; i++) {
+        cr_assert_lt(fabs(rep.rows[i].rel_residual), 0.02, "obs %d: %g", i,
+                     rep.rows[i].rel_residual);
+    }
+    /* without them, the generic class decides P (and names itself) */
+    static const char plain[] = "workload: m\ngpu: " GPU "\nunit: iteration\nobservations:\n"
+                                "  - {config: {partition: full}, throughput: 10}\n";
+    cr_assert_eq(obs_load_observations("p.yaml", plain, sizeof plain - 1, &fx.cat, fx.a, fx.d, &f),
+                 0);
+    cr_assert_eq(f->measured, -1);
+    cr_assert_eq(obs_fit(f, obs_priors_find(fx.priors, "generic"), &fx.phys, fx.a, &p, &rep), 0);
+    cr_assert_str_neq(find_param(&rep, WL_P_MAX_SMS_FIXED)->prior_src, WMEAS_SOURCE);
+    cr_assert_eq(p->p.kernels_per_iter, 0);
     fx_fini(&fx);
 }
