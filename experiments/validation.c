@@ -856,6 +856,120 @@ static void build_calib_mps(builder *b, const csv_table *t)
     }
 }
 
+/* Mean makespan of the runs of k processes in t (0 when t has none). */
+static double ts_makespan(const cal_ts_length *t, int k)
+{
+    for (int j = 0; j < t->n_k; j++) {
+        if (t->k[j] == k && t->n_rep[j] > 0) {
+            double sum = 0;
+            for (int r = 0; r < t->n_rep[j]; r++) {
+                sum += t->makespan_s[j][r];
+            }
+            return sum / t->n_rep[j];
+        }
+    }
+    return 0;
+}
+
+/* Time-slice class of the physics for kernels of kernel_ms: the class stating the nearest
+ * kernel length on a log scale (the one a calibration sets from its measured eta), else 0. */
+static int ts_class_for(const phys_params *m, double kernel_ms)
+{
+    int best = 0;
+    double best_d = HUGE_VAL;
+    for (int i = 0; i < m->n_ts; i++) {
+        double d = m->ts[i].kernel_ms > 0 ? fabs(log(m->ts[i].kernel_ms / kernel_ms)) : HUGE_VAL;
+        if (d < best_d) {
+            best = i;
+            best_d = d;
+        }
+    }
+    return best;
+}
+
+/* calib-h100-timeslice(-run2): the time-slice runs of a node calibration (calib/timeslice.cu
+ * through calib/run-all.sh; the scenario's calib_runs, one recording per table: two profiles per
+ * kernel length). k = 1, 2, 4, 8 processes each run N fp32 FMA kernels of ~0.1, 1 or 10 ms
+ * (grids for the whole GPU), back to back or each followed by a host sleep as long as the kernel
+ * (it synchronises first, so host and GPU alternate: host_overlap 0). A unit is one kernel, a
+ * figure the makespan of the k processes (mean of the repetitions) = N x the unit time. Per
+ * kernel length: the back-to-back profile, C fp32 SM-seconds per kernel on up to all SMs, free C
+ * fitted on the solo run (`solo`); the profile with gaps, the same C (the solo back-to-back time,
+ * as calfit_ts_gap_check takes it) and the host time per kernel H, free H fitted on its solo run
+ * (`gap-solo`). Predicted: k >= 2 processes time-sliced (`tsK`, `gap-tsK`) by the exact MVA of
+ * model/share.h with eta(k) of the physics class nearest to the kernel length, which the
+ * scenario's calibration sets from its measured back-to-back eta (model/calapply.h): rows that
+ * calibration was measured on must be excluded by the scenario. Labels LEN/KIND (LENms: the
+ * measured solo kernel length to one digit), runR-LEN/KIND with several recordings. */
+static void build_calib_ts(builder *b, const csv_table *t)
+{
+    (void)t;
+    double sms = b->gpu->sms_total;
+    b->by_kind = true;
+    for (int ri = 0; ri < b->n_runs; ri++) {
+        const cal_data *d = &b->runs[ri];
+        for (int li = 0; li < d->n_ts; li++) {
+            const cal_ts_length *bb = &d->ts[li], *gp = NULL;
+            if (bb->gap_ms > 0) {
+                continue;
+            }
+            for (int j = 0; j < d->n_ts; j++) {
+                gp = d->ts[j].gap_ms > 0 && d->ts[j].kernel_ms == bb->kernel_ms ? &d->ts[j] : gp;
+            }
+            double t1 = ts_makespan(bb, 1), t1g = gp ? ts_makespan(gp, 1) : 0;
+            if (!(t1 > 0) || (gp && !(t1g > 0))) {
+                snprintf(b->err, sizeof b->err,
+                         "calib_runs[%d]: timeslice kernel length %g ms has no run of one process",
+                         ri, bb->kernel_ms);
+                return;
+            }
+            if (b->spec.n_profiles + (gp ? 2 : 1) > WFIT_MAX_PROFILES) {
+                snprintf(b->err, sizeof b->err,
+                         "calib_runs: more than %d kernel lengths and gap modes in all; expected "
+                         "fewer recordings per table", WFIT_MAX_PROFILES);
+                return;
+            }
+            char wname[64]; /* the figures' WORKLOAD part */
+            if (b->n_runs > 1) {
+                snprintf(wname, sizeof wname, "run%d-", ri + 1);
+            } else {
+                wname[0] = '\0';
+            }
+            snprintf(wname + strlen(wname), sizeof wname - strlen(wname),
+                     bb->kernel_ms < 1 ? "%.1gms" : "%.0fms", bb->kernel_ms);
+            for (int gap = 0; gap < (gp ? 2 : 1); gap++) {
+                const cal_ts_length *s = gap ? gp : bb;
+                int pi = b->spec.n_profiles++;
+                char *name = b->names[pi];
+                snprintf(name, sizeof b->names[pi], "%.27s%s", wname, gap ? "-gap" : "");
+                wl_profile *p = &b->spec.profiles[pi];
+                *p = (wl_profile){.name = name, .max_sms_fixed = sms,
+                                  .ts_class = ts_class_for(b->m, bb->kernel_ms),
+                                  .host_s_fixed = gap ? fmax(1e-7, (t1g - t1) / s->kernels) : 0};
+                p->compute_sm_s_fixed[WL_CLASS_FP32] = t1 / (double)bb->kernels * sms;
+                free_param(b, pi, gap ? WL_P_HOST_S_FIXED : WL_P_COMPUTE_FIXED);
+                for (int j = 0; j < s->n_k; j++) {
+                    int k = s->k[j];
+                    char label[128];
+                    snprintf(label, sizeof label, "%s/%s%s", wname, gap ? "gap-" : "",
+                             k == 1 ? "solo" : "ts");
+                    if (k > 1) {
+                        snprintf(label + strlen(label), sizeof label - strlen(label), "%d", k);
+                    }
+                    fig_spec *f = add_fig(b, label, ts_makespan(s, k), "s");
+                    if (!f) {
+                        return;
+                    }
+                    f->profile = pi;
+                    f->work = (double)s->kernels;
+                    f->cfg.sharing = k > 1 ? SHARE_TIMESLICE : SHARE_EXCLUSIVE;
+                    f->cfg.peers = k;
+                }
+            }
+        }
+    }
+}
+
 typedef void build_fn(builder *b, const csv_table *t);
 
 static const struct {
@@ -873,6 +987,8 @@ static const struct {
     {"h100-coloc", build_coloc},
     {"h100-coloc-ts2", build_coloc},
     {"calib-h100-mps", build_calib_mps},
+    {"calib-h100-timeslice", build_calib_ts},
+    {"calib-h100-timeslice-run2", build_calib_ts},
 };
 
 /* ---- all-reduce sweeps ---- */
@@ -1162,7 +1278,8 @@ static int run_table(const val_scenario *sc, const char *scen_path, const char *
         diag_error(d, sc->table_at, "table",
                    "no model mapping for this table; expected one of cern-simpletrack, "
                    "chep-timeslicing, cern-mig-flops, cern-finetune, migprofiler-*, "
-                   "nos-yolos-sharing, h100-coloc, h100-coloc-ts2, got '%s'", sc->table);
+                   "nos-yolos-sharing, h100-coloc, h100-coloc-ts2, calib-h100-mps, "
+                   "calib-h100-timeslice, calib-h100-timeslice-run2, got '%s'", sc->table);
         return SIM_EINPUT;
     }
     const gpu_type *g = gpu_catalog_find(cat, sc->gpu);
