@@ -86,7 +86,7 @@ static void print_report(const obs_file *f, const obs_profile *p, const obs_fit_
     if (rep->dof > 0) {
         printf(", %d degrees of freedom\n\n", rep->dof);
     } else {
-        printf(", %d parameters for %d observations: the class priors decide the rest\n\n",
+        printf(", %d parameters for %d observations: the priors decide the rest\n\n",
                rep->n_params, used);
     }
     printf("%-32s %14s %14s  %s\n", "parameter", "value", "std_err", "status");
@@ -100,7 +100,7 @@ static void print_report(const obs_file *f, const obs_profile *p, const obs_fit_
         const obs_fit_param *q = &rep->params[i];
         if (!q->pinned) {
             if (!n_open++) {
-                printf("\nunder-determined parameters (left to the class prior):\n");
+                printf("\nunder-determined parameters (left to their prior: the class, or the measured split):\n");
             }
             printf("  %s: prior median %.4g (one-sd range %.4g..%.4g), kept at %.4g; source: %s\n",
                    wl_param_name(q->which), q->prior_median, q->prior_lo, q->prior_hi, q->value,

@@ -395,3 +395,38 @@ Test(obs, byom_example_files_load)
     cr_assert_str_eq(q->q[6].config.with[0], "cern-finetune");
     fx_fini(&fx);
 }
+
+/* The H100 example's solo runs carry the measurements of its calib/coloc row: the loop's
+ * overlap, the census and the GPM fractions (experiments/validation/data/h100-coloc.csv,
+ * cnn_train/solo: 0.3906, 0.3377, 861, 0.2554, 0.1218); the time-only file carries none. */
+Test(obs, byom_h100_example_files_load_with_measurements)
+{
+    fixture fx;
+    fx_init(&fx);
+    const char *dir = "experiments/examples/byom-h100/";
+    const char *files[] = {"resnet50-train.yaml", "resnet50-train-time-only.yaml", "stream.yaml"};
+    obs_file *f[3];
+    for (int i = 0; i < 3; i++) {
+        char path[128];
+        snprintf(path, sizeof path, "%s%s", dir, files[i]);
+        cr_assert_eq(obs_load_observations(path, NULL, 0, &fx.cat, fx.a, fx.d, &f[i]), 0, "%s",
+                     path);
+        cr_assert_eq(f[i]->host_overlap, 1.0);
+    }
+    const obs_entry *e = &f[0]->obs[0];
+    cr_assert_eq(f[0]->measured, 0);
+    cr_assert_eq(e->gpu_util, 0.3906);
+    cr_assert_eq(e->kernel_busy, 0.3377);
+    cr_assert_eq(e->kernels_per_iter, 861);
+    cr_assert_eq(e->sm_activity, 0.2554);
+    cr_assert_eq(e->dram_util, 0.1218);
+    cr_assert_eq(f[1]->measured, -1);
+    cr_assert_eq(f[2]->measured, 0);
+    obs_queries *q = NULL;
+    cr_assert_eq(obs_load_queries("experiments/examples/byom-h100/queries.yaml", NULL, 0, &fx.cat,
+                                  fx.a, fx.d, &q),
+                 0);
+    cr_assert_eq(q->n, 7);
+    cr_assert_str_eq(q->q[6].config.with[0], "stream");
+    fx_fini(&fx);
+}

@@ -392,7 +392,7 @@ Test(predict, cli_fit_workload_reports_and_writes_a_readable_profile)
     char *txt = slurp(out);
     cr_assert_not_null(strstr(txt, "mem_traffic_bytes_fixed"));
     cr_assert_not_null(strstr(txt, "NOT PINNED by the observations"));
-    cr_assert_not_null(strstr(txt, "under-determined parameters (left to the class prior):"));
+    cr_assert_not_null(strstr(txt, "under-determined parameters (left to their prior: the class, or the measured split):"));
     cr_assert_not_null(strstr(txt, "wrote "));
     obs_profile *p = NULL;
     cr_assert_eq(obs_load_profile(prof, NULL, 0, &fx.phys, fx.a, fx.d, &p), 0);
