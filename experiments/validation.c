@@ -908,6 +908,11 @@ static void build_calib_ts(builder *b, const csv_table *t)
     b->by_kind = true;
     for (int ri = 0; ri < b->n_runs; ri++) {
         const cal_data *d = &b->runs[ri];
+        if (d->n_ts == 0) {
+            snprintf(b->err, sizeof b->err,
+                     "calib_runs[%d]: the recording has no timeslice runs to replay", ri);
+            return;
+        }
         for (int li = 0; li < d->n_ts; li++) {
             const cal_ts_length *bb = &d->ts[li], *gp = NULL;
             if (bb->gap_ms > 0) {

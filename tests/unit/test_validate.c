@@ -194,7 +194,8 @@ Test(validate, calib_mps_runs_replay_hand_solved)
 }
 
 /* calib_runs: either it or csv; a recording that cannot be read, or of another GPU (the H200
- * recording for an H100 table), is reported at the key ("calib_runs: " is 12 characters). */
+ * recording for an H100 table), is reported at the key ("calib_runs: " is 12 characters); one
+ * without the runs its table replays, at the scenario. */
 Test(validate, calib_runs_bad_input_has_line_and_col)
 {
     static const struct {
@@ -217,7 +218,14 @@ Test(validate, calib_runs_bad_input_has_line_and_col)
          "target_mape_pct: 10\nfit: [a/b]\n",
          "build/test-bad-calib-runs.yaml:2:13: error: calib_runs[0]: recorded on another GPU "
          "(132 SMs); expected H100-SXM5-80GB, got 'NVIDIA H200'"},
+        {"table: calib-h100-timeslice\ncalib_runs: [test-calib-no-ts.json]\n"
+         "gpu: H100-SXM5-80GB\ntarget_mape_pct: 10\nfit: [a/b]\n",
+         "build/test-bad-calib-runs.yaml: error: calib-h100-timeslice: calib_runs[0]: the "
+         "recording has no timeslice runs to replay"},
     };
+    write_file("build/test-calib-no-ts.json",
+               "{\"schema\": \"slicesim-calib\", \"schema_version\": 1, \"flops\": {\"device\": "
+               "{\"name\": \"NVIDIA H100 80GB HBM3\", \"sms\": 132}, \"runs\": []}}");
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         env e;
         env_open(&e);
