@@ -554,7 +554,10 @@ static void build_sharing(builder *b, const csv_table *t)
  * identical processes, as k MPS clients, alone under a 25 / 50 % MPS thread cap, and beside
  * another workload under time-slicing and MPS. One profile per workload, a unit = one
  * iteration. Every loop launches its kernels asynchronously and synchronises once per
- * iteration (calib/coloc/coloc.py), so host_overlap = 1: t = max(H, G). Free per workload: H, C
+ * iteration (calib/coloc/coloc.py), so host_overlap = 1: t = max(H, G), except for the CPU time
+ * a loop spends before its first launch (column serial_host_s, from the workload's definition:
+ * host_loop's 4 ms of CPU work), which follows the previous iteration's synchronisation and so
+ * cannot overlap its own GPU work: o = 1 - serial_host_s / H. Free per workload: H, C
  * (tensor class; fp32 for the memory stream), M and P. The solo time and utilisation pin H and
  * G = C/min(s, P) + M/BW(s). How G splits into compute, memory and parallelism: where the table
  * has the solo run's measurements (calib/coloc/table.py: kernel census and NVML GPM), P, M and C
@@ -588,6 +591,8 @@ static void build_coloc(builder *b, const csv_table *t)
      * kernels per iteration (torch.profiler census), GPM SM activity and DRAM utilisation */
     int c_busy = csv_col(t, "busy_frac"), c_kern = csv_col(t, "kernels");
     int c_sm = csv_col(t, "sm_active"), c_dram = csv_col(t, "dram_util");
+    /* optional: CPU seconds per iteration before the first kernel launch (workload definition) */
+    int c_ser = csv_col(t, "serial_host_s");
     int n_prof = 0;
     int ts8 = phys_ts_class_index(b->m, "kernel-8ms");
     double sms = b->gpu->sms_total;
@@ -624,8 +629,16 @@ static void build_coloc(builder *b, const csv_table *t)
                    c_dram >= 0 && cell_double(t->rows[r][c_dram], &dram) && dram > 0;
         double it = 1.0 / rate, g = util * it;
         snprintf(b->names[n_prof], sizeof b->names[n_prof], "%s", t->rows[r][c_w]);
-        *p = (wl_profile){.name = b->names[n_prof], .host_s_fixed = wmeas_host_s(it, util, 1.0),
-                          .host_overlap = 1.0,
+        double serial, overlap = 1.0;
+        if (c_ser >= 0 && cell_double(t->rows[r][c_ser], &serial) && serial > 0) {
+            /* that CPU time follows the previous iteration's synchronisation: it cannot overlap
+             * the loop's own GPU work, so o = 1 - serial / H, with H the solo iteration time
+             * (host-bound: the only loop with such CPU work, host_loop, is) */
+            overlap = fmax(0.0, 1.0 - serial / it);
+        }
+        *p = (wl_profile){.name = b->names[n_prof],
+                          .host_s_fixed = wmeas_host_s(it, util, overlap),
+                          .host_overlap = overlap,
                           .max_sms_fixed = sms, .ts_class = ts8 > 0 ? ts8 : 0,
                           .kernels_per_iter = census ? kern : 0};
         int gs = 1;

@@ -20,6 +20,8 @@ Columns beside the rate:
   kernels    solo rows: CUDA kernels per iteration (same census)
   sm_active  solo rows: NVML GPM SM activity (fraction of SM-time with a warp resident)
   dram_util  solo rows: NVML GPM DRAM bandwidth utilisation (fraction of the peak)
+  serial_host_s  solo rows: CPU seconds per iteration before the first kernel launch, from the
+             workload's definition (coloc.py SERIAL_HOST_S); empty: the loop launches at once
 Schema-1 files (one window per run, no census) still load: their rows have no rel_sd.
 Usage: python3 calib/coloc/table.py RUN.json... > experiments/validation/data/h100-coloc.csv
 """
@@ -27,6 +29,8 @@ import json
 import statistics
 import sys
 from collections import defaultdict
+
+from coloc import SERIAL_HOST_S
 
 
 def main(paths):
@@ -81,9 +85,10 @@ def main(paths):
                   f"{win}\n")
     out.write("# rate_per_s: iterations/s of one process; gpu_util: NVML utilisation (solo rows only);\n")
     out.write("# rel_sd: sd of the sub-window rates / mean (the measurement noise); busy_frac, kernels:\n")
-    out.write("# torch.profiler kernel census; sm_active, dram_util: NVML GPM (solo rows only)\n")
+    out.write("# torch.profiler kernel census; sm_active, dram_util: NVML GPM (solo rows only);\n")
+    out.write("# serial_host_s: CPU s per iteration before the first launch (coloc.py SERIAL_HOST_S)\n")
     out.write("figure,workload,kind,with,rate_per_s,gpu_util,n,rel_sd,busy_frac,kernels,sm_active,"
-              "dram_util\n")
+              "dram_util,serial_host_s\n")
     order = ["solo", "ts2", "ts4", "ts8", "mps2", "mps4", "mps8", "cap5", "cap10", "cap15",
              "cap25", "cap50", "pair-ts", "pair-mps"]
     for k in sorted(rates, key=lambda k: (order.index(k[1]), k[0], k[2])):
@@ -93,7 +98,7 @@ def main(paths):
         s = subs[k]
         rel_sd = f"{statistics.stdev(s) / (sum(s) / len(s)):.4f}" if len(s) >= 2 else ""
         u = f"{sum(util[k]) / len(util[k]):.4f}" if util[k] else ""
-        busy = kern = sm = dram = ""
+        busy = kern = sm = dram = ser = ""
         if kind == "solo":
             c = census.get(w, {})
             if "busy_s_per_iter" in c:
@@ -104,8 +109,10 @@ def main(paths):
                 sm = f"{sum(g['sm_util_pct']) / len(g['sm_util_pct']):.4f}"
             if g.get("dram_bw_util_pct"):
                 dram = f"{sum(g['dram_bw_util_pct']) / len(g['dram_bw_util_pct']):.4f}"
+            if w in SERIAL_HOST_S:
+                ser = f"{SERIAL_HOST_S[w]:g}"
         out.write(f"{label},{w},{kind},{with_},{mean:.4f},{u},{len(rates[k])},{rel_sd},{busy},"
-                  f"{kern},{sm},{dram}\n")
+                  f"{kern},{sm},{dram},{ser}\n")
 
 
 if __name__ == "__main__":
