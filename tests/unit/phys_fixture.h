@@ -6,6 +6,7 @@
 
 #include <string.h>
 
+#include "model/predict.h"
 #include "model/speed.h"
 
 static inline gpu_type fixture_gpu(void)
@@ -22,10 +23,18 @@ static inline gpu_type fixture_gpu(void)
     g.mem_bw_bytes_per_s = 1e12;
     g.tdp_w = 0; /* no power cap unless a test sets one */
     g.n_profiles = 2;
-    g.profiles[0] = (mig_profile){.name = "1g.5gb", .compute_slices = 1, .mem_slices = 1,
-                                  .sms = 14, .mem_bytes = 5ull << 30, .max_instances = 7};
-    g.profiles[1] = (mig_profile){.name = "3g.20gb", .compute_slices = 3, .mem_slices = 4,
-                                  .sms = 42, .mem_bytes = 20ull << 30, .max_instances = 2};
+    g.profiles[0] = (mig_profile){.name = "1g.5gb",
+                                  .compute_slices = 1,
+                                  .mem_slices = 1,
+                                  .sms = 14,
+                                  .mem_bytes = 5ull << 30,
+                                  .max_instances = 7};
+    g.profiles[1] = (mig_profile){.name = "3g.20gb",
+                                  .compute_slices = 3,
+                                  .mem_slices = 4,
+                                  .sms = 42,
+                                  .mem_bytes = 20ull << 30,
+                                  .max_instances = 2};
     return g;
 }
 
@@ -44,6 +53,29 @@ static inline phys_params fixture_params(void)
         m.ts[0].eta[k] = k < 2 ? 1.0 : 0.8;
     }
     return m;
+}
+
+/* The start of most physics tests: the fixture GPU, its loss factors and a partition of it (the
+ * whole GPU alone; tests change its sharing). c points at g: init in place, never copy. */
+typedef struct phys_fx {
+    gpu_type g;
+    phys_params m;
+    partition_cfg c;
+} phys_fx;
+
+static inline void phys_fx_init(phys_fx *f)
+{
+    f->g = fixture_gpu();
+    f->m = fixture_params();
+    partition_cfg_init(&f->c, &f->g);
+}
+
+/* The time per unit of p at batch 1 on f's partition (predict_unit_time's central value). */
+static inline double phys_fx_time(const phys_fx *f, const wl_profile *p)
+{
+    speed_result r;
+    predict_unit_time(p, 1, &f->c, &f->m, &r);
+    return r.unit_time_s;
 }
 
 #endif

@@ -8,24 +8,18 @@
 #include <string.h>
 
 #include "model/world.h"
-#include "sim/diag.h"
 #include "tests/unit/fixtures.h"
+#include "tests/unit/worldfx.h"
 
 typedef struct env {
     gpu_type g;
     cluster_gpu_cfg gpus[4];
-    cluster_node_cfg node;
-    cluster_cfg cc;
-    world_cfg wc;
+    fx_node fx;
 } env;
 
 static void add(job_table *t, double submit_s, uint32_t gpus, double work_s)
 {
-    job_spec s = {.class_name = "c",
-                  .req = {"nvidia.com/gpu", gpus, 1},
-                  .submit = sim_time_from_s(submit_s),
-                  .work_s = work_s};
-    job_table_add(t, &s);
+    fx_add(t, submit_s, "nvidia.com/gpu", gpus, 1, work_s);
 }
 
 /* One node with four whole GPUs under `policy`; runs the jobs. */
@@ -36,22 +30,10 @@ static world *run(env *e, const char *policy, job_table *t)
     for (int i = 0; i < 4; i++) {
         e->gpus[i] = (cluster_gpu_cfg){.type = &e->g};
     }
-    e->node = (cluster_node_cfg){.name = "n", .n_gpus = 4, .gpus = e->gpus};
-    e->cc = (cluster_cfg){.n_nodes = 1, .nodes = &e->node};
-    e->wc = (world_cfg){
-        .cluster = &e->cc, .policy = pol_find(policy), .until = SIM_TIME_MAX, .verify_every = 1};
-    cr_assert(e->wc.policy);
-    diag *d = diag_create();
-    world *w = NULL;
-    cr_assert_eq(world_create(&e->wc, t, d, (src_loc){"x", 1, 1}, &w), 0);
-    diag_destroy(d);
+    fx_node_init(&e->fx, "n", e->gpus, 4, policy, SIM_TIME_MAX);
+    world *w = fx_world(&e->fx.wc, t);
     world_run(w);
     return w;
-}
-
-static double start(const world *w, job_id j)
-{
-    return sim_time_to_s(job_table_get(world_jobs(w), j)->start);
 }
 
 /* j0: 2 GPUs 0..100; j1: 1 GPU 0..300; j2 (4 GPUs, at 10 s) is the head: it fits once both have
@@ -74,14 +56,14 @@ Test(backfill, a_short_job_backfills_and_the_head_keeps_its_reservation)
 {
     env e;
     world *w = run(&e, "backfill", jobs_short_and_long());
-    cr_assert_float_eq(start(w, 4), 30.0, 1e-9);
-    cr_assert_float_eq(start(w, 2), 300.0, 1e-9);
-    cr_assert_float_eq(start(w, 3), 350.0, 1e-9);
+    cr_assert_float_eq(fx_start_s(w, 4), 30.0, 1e-9);
+    cr_assert_float_eq(fx_start_s(w, 2), 300.0, 1e-9);
+    cr_assert_float_eq(fx_start_s(w, 3), 350.0, 1e-9);
     cr_assert_eq(world_get_totals(w).n_done, 5);
     world_destroy(w);
     world *f = run(&e, "fifo", jobs_short_and_long());
-    cr_assert_float_eq(start(f, 2), 300.0, 1e-9); /* the head: same start as FIFO's */
-    cr_assert_float_eq(start(f, 4), 350.0, 1e-9);
+    cr_assert_float_eq(fx_start_s(f, 2), 300.0, 1e-9); /* the head: same start as FIFO's */
+    cr_assert_float_eq(fx_start_s(f, 4), 350.0, 1e-9);
     world_destroy(f);
 }
 
@@ -97,7 +79,7 @@ Test(backfill, a_long_job_backfills_outside_the_reservation)
     add(t, 10, 2, 50);
     add(t, 20, 1, 1000);
     world *w = run(&e, "backfill", t);
-    cr_assert_float_eq(start(w, 2), 20.0, 1e-9);
-    cr_assert_float_eq(start(w, 1), 100.0, 1e-9);
+    cr_assert_float_eq(fx_start_s(w, 2), 20.0, 1e-9);
+    cr_assert_float_eq(fx_start_s(w, 1), 100.0, 1e-9);
     world_destroy(w);
 }

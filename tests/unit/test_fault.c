@@ -11,8 +11,8 @@
 
 #include "model/fault.h"
 #include "model/world.h"
-#include "sim/diag.h"
 #include "tests/unit/fixtures.h"
+#include "tests/unit/worldfx.h"
 
 /* Cluster (first-fit places the jobs below in this order, so every placement is known):
  *   node a (0): GPU 0 MIG [1g.x@0, 1g.x@1, 2g.y@2] -> devices 0, 1, 2;
@@ -65,37 +65,18 @@ static void env_init(env *e)
         .cluster = &e->cc, .policy = pol_find("fifo"), .until = SIM_TIME_MAX, .verify_every = 1};
 }
 
-static void add(job_table *t, double submit_s, const char *res, uint32_t per, uint32_t workers,
-                double work_s)
-{
-    job_spec s = {.class_name = "c",
-                  .req = {res, per, workers},
-                  .submit = sim_time_from_s(submit_s),
-                  .work_s = work_s};
-    job_table_add(t, &s);
-}
-
 /* The ten jobs of the header comment. */
 static job_table *standard_jobs(void)
 {
     job_table *t = job_table_create();
-    add(t, 0, "nvidia.com/mig-1g.x", 1, 1, 1000);
-    add(t, 0, "nvidia.com/mig-1g.x", 1, 1, 1000);
-    add(t, 0, "nvidia.com/mig-2g.y", 1, 1, 1000);
+    fx_add(t, 0, "nvidia.com/mig-1g.x", 1, 1, 1000);
+    fx_add(t, 0, "nvidia.com/mig-1g.x", 1, 1, 1000);
+    fx_add(t, 0, "nvidia.com/mig-2g.y", 1, 1, 1000);
     for (int i = 0; i < 6; i++) {
-        add(t, 0, "nvidia.com/gpu.shared", 1, 1, 1000);
+        fx_add(t, 0, "nvidia.com/gpu.shared", 1, 1, 1000);
     }
-    add(t, 0, "nvidia.com/gpu", 2, 1, 1000);
+    fx_add(t, 0, "nvidia.com/gpu", 2, 1, 1000);
     return t;
-}
-
-static world *make(env *e, job_table *t)
-{
-    diag *d = diag_create();
-    world *w = NULL;
-    cr_assert_eq(world_create(&e->wc, t, d, (src_loc){"x", 1, 1}, &w), 0);
-    diag_destroy(d);
-    return w;
 }
 
 static fault_event resolve(const world *w, fault_kind k, const char *node, uint32_t gpu,
@@ -115,7 +96,7 @@ static unsigned killed_by(fault_kind k, const char *node, uint32_t gpu, uint32_t
 {
     env e;
     env_init(&e);
-    world *w = make(&e, standard_jobs());
+    world *w = fx_world(&e.wc, standard_jobs());
     fault_event ev = resolve(w, k, node, gpu, inst, 100, 0);
     fault_injector *fi = fault_injector_create(w, &ev, 1);
     world_run(w);
@@ -209,8 +190,8 @@ Test(fault, a_gang_dies_whole_across_nodes)
     env e;
     env_init(&e);
     job_table *t = job_table_create();
-    add(t, 0, "nvidia.com/gpu", 1, 2, 1000);
-    world *w = make(&e, t);
+    fx_add(t, 0, "nvidia.com/gpu", 1, 2, 1000);
+    world *w = fx_world(&e.wc, t);
     fault_event ev = resolve(w, FAULT_GPU, "c", 0, 0, 100, 0);
     fault_injector *fi = fault_injector_create(w, &ev, 1);
     world_run(w);
@@ -231,8 +212,8 @@ Test(fault, checkpoint_restart_keeps_the_last_checkpoint)
     env_init(&e);
     e.wc.checkpoint_s = 300;
     job_table *t = job_table_create();
-    add(t, 0, "nvidia.com/gpu", 2, 1, 1000); /* both GPUs of node c */
-    world *w = make(&e, t);
+    fx_add(t, 0, "nvidia.com/gpu", 2, 1, 1000); /* both GPUs of node c */
+    world *w = fx_world(&e.wc, t);
     fault_event ev = resolve(w, FAULT_GPU, "c", 0, 0, 700, 50);
     fault_injector *fi = fault_injector_create(w, &ev, 1);
     world_run(w);
@@ -253,8 +234,8 @@ Test(fault, without_checkpoints_a_job_restarts_from_zero_after_the_repair)
     env e;
     env_init(&e);
     job_table *t = job_table_create();
-    add(t, 0, "nvidia.com/gpu", 2, 1, 1000);
-    world *w = make(&e, t);
+    fx_add(t, 0, "nvidia.com/gpu", 2, 1, 1000);
+    world *w = fx_world(&e.wc, t);
     fault_event ev = resolve(w, FAULT_NODE, "c", 0, 0, 700, 50);
     fault_injector *fi = fault_injector_create(w, &ev, 1);
     world_run(w);
@@ -282,8 +263,8 @@ Test(fault, checkpoints_are_placed_in_wall_time_by_the_rate)
     e.wc.checkpoint_s = 300;
     e.wc.rate = half_rate;
     job_table *t = job_table_create();
-    add(t, 0, "nvidia.com/gpu", 1, 1, 1000);
-    world *w = make(&e, t);
+    fx_add(t, 0, "nvidia.com/gpu", 1, 1, 1000);
+    world *w = fx_world(&e.wc, t);
     fault_event ev = resolve(w, FAULT_INSTANCE, "c", 0, 0, 900, 0);
     fault_injector *fi = fault_injector_create(w, &ev, 1);
     world_run(w);
@@ -302,8 +283,8 @@ Test(fault, a_down_device_takes_no_pod_until_repaired)
     env e;
     env_init(&e);
     job_table *t = job_table_create();
-    add(t, 10, "nvidia.com/mig-2g.y", 1, 1, 100); /* its only instance is down 5..505 */
-    world *w = make(&e, t);
+    fx_add(t, 10, "nvidia.com/mig-2g.y", 1, 1, 100); /* its only instance is down 5..505 */
+    world *w = fx_world(&e.wc, t);
     fault_event ev = resolve(w, FAULT_INSTANCE, "a", 0, 2, 5, 500);
     fault_injector *fi = fault_injector_create(w, &ev, 1);
     world_run(w);
@@ -318,7 +299,7 @@ Test(fault, resolve_reports_missing_targets)
 {
     env e;
     env_init(&e);
-    world *w = make(&e, job_table_create());
+    world *w = fx_world(&e.wc, job_table_create());
     fault_event ev;
     char why[128];
     cr_assert_not(fault_resolve(world_cluster(w), FAULT_GPU, "zz", 0, 0, &ev, why, sizeof why));
@@ -337,7 +318,7 @@ Test(fault, the_process_follows_the_mtbf_and_is_reproducible)
 {
     env e;
     env_init(&e);
-    world *w = make(&e, job_table_create());
+    world *w = fx_world(&e.wc, job_table_create());
     rng_root root = rng_root_make(7);
     fault_process p = {0};
     p.mtbf_s[FAULT_GPU] = 1000;

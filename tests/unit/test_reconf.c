@@ -16,16 +16,15 @@
 #include "sim/arena.h"
 #include "sim/diag.h"
 #include "tools/run.h"
-#include "sh.h"
+#include "tests/unit/sh.h"
+#include "tests/unit/worldfx.h"
 
 typedef struct env {
     arena *a;
     gpu_catalog cat;
     const gpu_type *t;
     cluster_gpu_cfg gpu;
-    cluster_node_cfg node;
-    cluster_cfg cc;
-    world_cfg wc;
+    fx_node fx;
 } env;
 
 static const mig_profile *profile(const gpu_type *t, const char *name)
@@ -55,30 +54,30 @@ static void env_init(env *e, double until_s)
         e->gpu.mig[i] = profile(e->t, "1g.5gb");
         e->gpu.mig_start[i] = i;
     }
-    e->node = (cluster_node_cfg){.name = "n", .n_gpus = 1, .gpus = &e->gpu};
-    e->cc = (cluster_cfg){.n_nodes = 1, .nodes = &e->node};
-    e->wc = (world_cfg){.cluster = &e->cc,
-                        .policy = pol_find("fifo"),
-                        .until = sim_time_from_s(until_s),
-                        .verify_every = 1};
+    fx_node_init(&e->fx, "n", &e->gpu, 1, "fifo", sim_time_from_s(until_s));
 }
 
+/* A one-pod job asking for one unit of res. */
 static void add(job_table *t, double submit_s, const char *res, double work_s)
 {
-    job_spec s = {.class_name = "c",
-                  .req = {res, 1, 1},
-                  .submit = sim_time_from_s(submit_s),
-                  .work_s = work_s};
-    job_table_add(t, &s);
+    fx_add(t, submit_s, res, 1, 1, work_s);
 }
 
-static world *make(env *e, job_table *t)
+/* The re-partitioner of rc on w (created without errors). */
+static reconf *reconf_start(world *w, reconf_cfg rc)
 {
+    reconf *r = NULL;
     diag *d = diag_create();
-    world *w = NULL;
-    cr_assert_eq(world_create(&e->wc, t, d, (src_loc){"x", 1, 1}, &w), 0);
+    cr_assert_eq(reconf_create(w, &rc, d, &r), 0);
     diag_destroy(d);
-    return w;
+    return r;
+}
+
+static void env_done(env *e, world *w, reconf *r)
+{
+    reconf_destroy(r);
+    world_destroy(w);
+    arena_destroy(e->a);
 }
 
 /* The device of GPU 0 with this profile (NULL: the whole GPU) at this start. */
@@ -111,14 +110,10 @@ static void ask_now(world *w, void *ctx, uint64_t tag)
     world_settle(w);
 }
 
-static double t_start(const world *w, job_id j)
+/* Ask for a's reconfiguration at at_s. */
+static void ask_at(world *w, double at_s, ask *a)
 {
-    return sim_time_to_s(job_table_get(world_jobs(w), j)->start);
-}
-
-static double t_end(const world *w, job_id j)
-{
-    return sim_time_to_s(job_table_get(world_jobs(w), j)->end);
+    world_at(w, sim_time_from_s(at_s), world_timer_client(w, ask_now, a), 0);
 }
 
 /* 7 x 1g.5gb -> 1 x 7g.40gb asked at 50 s, delay 20 s, waiting for the pods:
@@ -136,19 +131,17 @@ Test(reconf, drain_then_apply_after_the_delay)
     add(t, 0, "nvidia.com/mig-1g.5gb", 300);
     add(t, 70, "nvidia.com/mig-7g.40gb", 50);
     add(t, 80, "nvidia.com/mig-1g.5gb", 10);
-    world *w = make(&e, t);
-    reconf *r = NULL;
-    reconf_cfg rc = {.delay_s = 20, .reset_s = 30};
-    cr_assert_eq(reconf_create(w, &rc, NULL, &r), 0);
+    world *w = fx_world(&e.fx.wc, t);
+    reconf *r = reconf_start(w, (reconf_cfg){.delay_s = 20, .reset_s = 30});
     ask a = {.n = 1};
     a.devs[0] = device(w, "7g.40gb", 0);
-    world_at(w, sim_time_from_s(50), world_timer_client(w, ask_now, &a), 0);
+    ask_at(w, 50, &a);
     world_run(w);
-    cr_assert_float_eq(t_end(w, 0), 100.0, 1e-9);
-    cr_assert_float_eq(t_end(w, 1), 300.0, 1e-9);
+    cr_assert_float_eq(fx_end_s(w, 0), 100.0, 1e-9);
+    cr_assert_float_eq(fx_end_s(w, 1), 300.0, 1e-9);
     cr_assert_eq(job_table_get(world_jobs(w), 3)->state, JOB_QUEUED);
-    cr_assert_float_eq(t_start(w, 2), 320.0, 1e-9);
-    cr_assert_float_eq(t_end(w, 2), 370.0, 1e-9);
+    cr_assert_float_eq(fx_start_s(w, 2), 320.0, 1e-9);
+    cr_assert_float_eq(fx_end_s(w, 2), 370.0, 1e-9);
     reconf_stats st = reconf_get_stats(r);
     cr_assert_eq(st.n_requested, 1);
     cr_assert_eq(st.n_applied, 1);
@@ -159,9 +152,7 @@ Test(reconf, drain_then_apply_after_the_delay)
     cr_assert(cluster_device_get(c, device(w, "7g.40gb", 0))->active);
     cr_assert_not(cluster_device_get(c, device(w, "1g.5gb", 3))->active);
     cr_assert_eq(cluster_units_total(c), 1);
-    reconf_destroy(r);
-    world_destroy(w);
-    arena_destroy(e.a);
+    env_done(&e, w, r);
 }
 
 /* Evicting, and switching MIG off (a GPU reset): asked at 50 s, j0 and j1 are killed at once
@@ -176,20 +167,18 @@ Test(reconf, evict_and_mode_change_add_the_reset)
     add(t, 0, "nvidia.com/mig-1g.5gb", 100);
     add(t, 0, "nvidia.com/mig-1g.5gb", 300);
     add(t, 40, "nvidia.com/gpu", 40);
-    world *w = make(&e, t);
-    reconf *r = NULL;
-    reconf_cfg rc = {.delay_s = 20, .reset_s = 30};
-    cr_assert_eq(reconf_create(w, &rc, NULL, &r), 0);
+    world *w = fx_world(&e.fx.wc, t);
+    reconf *r = reconf_start(w, (reconf_cfg){.delay_s = 20, .reset_s = 30});
     ask a = {.n = 1, .evict = true};
     a.devs[0] = device(w, NULL, -1);
-    world_at(w, sim_time_from_s(50), world_timer_client(w, ask_now, &a), 0);
+    ask_at(w, 50, &a);
     world_run(w);
     for (job_id j = 0; j < 2; j++) {
         cr_assert_eq(job_table_get(world_jobs(w), j)->state, JOB_QUEUED);
         cr_assert_eq(job_table_get(world_jobs(w), j)->n_restarts, 1);
     }
-    cr_assert_float_eq(t_start(w, 2), 100.0, 1e-9);
-    cr_assert_float_eq(t_end(w, 2), 140.0, 1e-9);
+    cr_assert_float_eq(fx_start_s(w, 2), 100.0, 1e-9);
+    cr_assert_float_eq(fx_end_s(w, 2), 140.0, 1e-9);
     reconf_stats st = reconf_get_stats(r);
     cr_assert_eq(st.n_evicted, 2);
     cr_assert_float_eq(st.evicted_gpu_s, 2 * 50.0 / 7, 1e-9);
@@ -197,9 +186,7 @@ Test(reconf, evict_and_mode_change_add_the_reset)
     cr_assert_float_eq(st.drain_gpu_s, 0.0, 1e-12);
     cr_assert_float_eq(st.apply_gpu_s, 50.0, 1e-9);
     cr_assert_not(cluster_gpu_get(world_cluster(w), 0)->mig_enabled);
-    reconf_destroy(r);
-    world_destroy(w);
-    arena_destroy(e.a);
+    env_done(&e, w, r);
 }
 
 /* 3g.20gb@0 and 3g.20gb@4 with 1g.5gb@4 overlap on memory slice 4: refused, nothing drained. */
@@ -209,22 +196,18 @@ Test(reconf, an_invalid_layout_is_refused)
     env_init(&e, 100);
     job_table *t = job_table_create();
     add(t, 10, "nvidia.com/mig-1g.5gb", 10);
-    world *w = make(&e, t);
-    reconf *r = NULL;
-    reconf_cfg rc = {.delay_s = 20, .reset_s = 30};
-    cr_assert_eq(reconf_create(w, &rc, NULL, &r), 0);
+    world *w = fx_world(&e.fx.wc, t);
+    reconf *r = reconf_start(w, (reconf_cfg){.delay_s = 20, .reset_s = 30});
     ask a = {.n = 3};
     a.devs[0] = device(w, "3g.20gb", 0);
     a.devs[1] = device(w, "3g.20gb", 4);
     a.devs[2] = device(w, "1g.5gb", 4);
-    world_at(w, sim_time_from_s(5), world_timer_client(w, ask_now, &a), 0);
+    ask_at(w, 5, &a);
     world_run(w);
     cr_assert_eq(reconf_get_stats(r).n_rejected, 1);
     cr_assert_eq(world_get_totals(w).n_rejected, 1);
-    cr_assert_float_eq(t_start(w, 0), 10.0, 1e-9); /* the GPU was never cordoned */
-    reconf_destroy(r);
-    world_destroy(w);
-    arena_destroy(e.a);
+    cr_assert_float_eq(fx_start_s(w, 0), 10.0, 1e-9); /* the GPU was never cordoned */
+    env_done(&e, w, r);
 }
 
 /* The demand policy every 60 s: two 3g.20gb jobs wait on an idle 7 x 1g.5gb GPU. The remaining
@@ -238,24 +221,19 @@ Test(reconf, the_demand_policy_lays_out_what_the_queue_asks_for)
     job_table *t = job_table_create();
     add(t, 10, "nvidia.com/mig-3g.20gb", 100);
     add(t, 10, "nvidia.com/mig-3g.20gb", 100);
-    world *w = make(&e, t);
-    reconf *r = NULL;
-    diag *d = diag_create();
-    reconf_cfg rc = {
-        .delay_s = 20, .reset_s = 30, .interval_s = 60, .policy = repart_find("demand")};
-    cr_assert_eq(reconf_create(w, &rc, d, &r), 0);
-    diag_destroy(d);
+    world *w = fx_world(&e.fx.wc, t);
+    reconf *r = reconf_start(
+        w, (reconf_cfg){
+               .delay_s = 20, .reset_s = 30, .interval_s = 60, .policy = repart_find("demand")});
     world_run(w);
-    cr_assert_float_eq(t_start(w, 0), 80.0, 1e-9);
-    cr_assert_float_eq(t_start(w, 1), 80.0, 1e-9);
-    cr_assert_float_eq(t_end(w, 1), 180.0, 1e-9);
+    cr_assert_float_eq(fx_start_s(w, 0), 80.0, 1e-9);
+    cr_assert_float_eq(fx_start_s(w, 1), 80.0, 1e-9);
+    cr_assert_float_eq(fx_end_s(w, 1), 180.0, 1e-9);
     const cluster *c = world_cluster(w);
     cr_assert(cluster_device_get(c, device(w, "3g.20gb", 0))->active);
     cr_assert(cluster_device_get(c, device(w, "3g.20gb", 4))->active);
     cr_assert_eq(reconf_get_stats(r).n_applied, 1); /* hysteresis: no change once served */
-    reconf_destroy(r);
-    world_destroy(w);
-    arena_destroy(e.a);
+    env_done(&e, w, r);
 }
 
 /* ---- time-slicing as one of the GPU's choices ------------------------------------------------ */
@@ -309,26 +287,24 @@ Test(reconf, a_gpu_turns_time_sliced_and_back_after_the_plugin_restart)
     add(t, 60, "nvidia.com/gpu.shared", 40);
     add(t, 70, "nvidia.com/gpu", 30);
     add(t, 130, "nvidia.com/gpu.shared", 5);
-    world *w = make(&e, t);
+    world *w = fx_world(&e.fx.wc, t);
     const cluster *c = world_cluster(w);
     cr_assert_eq(cluster_device_get(c, ts_device(w))->slots, 4);
     cr_assert_not(cluster_device_get(c, ts_device(w))->active);
     cr_assert_eq(cluster_units_total(c), 1);
-    reconf *r = NULL;
-    reconf_cfg rc = {.delay_s = 20, .reset_s = 30, .restart_s = 10};
-    cr_assert_eq(reconf_create(w, &rc, NULL, &r), 0);
+    reconf *r = reconf_start(w, (reconf_cfg){.delay_s = 20, .reset_s = 30, .restart_s = 10});
     ts_ask[0] = (ask){.n = 1, .devs = {ts_device(w)}};
     ts_ask[1] = (ask){.n = 1, .devs = {device(w, NULL, -1)}};
     uint32_t client = world_timer_client(w, ask_second, NULL);
     world_at(w, sim_time_from_s(50), client, 0);
     world_at(w, sim_time_from_s(120), client, 1);
     world_run(w);
-    cr_assert_float_eq(t_end(w, 0), 100.0, 1e-9);
-    cr_assert_float_eq(t_start(w, 1), 110.0, 1e-9);
-    cr_assert_float_eq(t_start(w, 2), 110.0, 1e-9);
-    cr_assert_float_eq(t_end(w, 2), 150.0, 1e-9);
-    cr_assert_float_eq(t_start(w, 3), 160.0, 1e-9);
-    cr_assert_float_eq(t_end(w, 3), 190.0, 1e-9);
+    cr_assert_float_eq(fx_end_s(w, 0), 100.0, 1e-9);
+    cr_assert_float_eq(fx_start_s(w, 1), 110.0, 1e-9);
+    cr_assert_float_eq(fx_start_s(w, 2), 110.0, 1e-9);
+    cr_assert_float_eq(fx_end_s(w, 2), 150.0, 1e-9);
+    cr_assert_float_eq(fx_start_s(w, 3), 160.0, 1e-9);
+    cr_assert_float_eq(fx_end_s(w, 3), 190.0, 1e-9);
     cr_assert_eq(job_table_get(world_jobs(w), 4)->state, JOB_QUEUED);
     reconf_stats st = reconf_get_stats(r);
     cr_assert_eq(st.n_applied, 2);
@@ -341,9 +317,7 @@ Test(reconf, a_gpu_turns_time_sliced_and_back_after_the_plugin_restart)
     cr_assert_not(cluster_device_get(c, ts_device(w))->active);
     cr_assert_eq(cluster_gpu_get(c, 0)->sharing, CLUSTER_SHARE_NONE);
     cr_assert_eq(cluster_units_total(c), 1);
-    reconf_destroy(r);
-    world_destroy(w);
-    arena_destroy(e.a);
+    env_done(&e, w, r);
 }
 
 /* From MIG (7 x 1g.5gb) to time-slicing is a MIG mode change: delay + reset = 50 s, not the
@@ -357,15 +331,13 @@ Test(reconf, mig_to_time_slicing_is_a_mode_change)
     job_table *t = job_table_create();
     add(t, 0, "nvidia.com/mig-1g.5gb", 100);
     add(t, 10, "nvidia.com/gpu.shared", 10);
-    world *w = make(&e, t);
-    reconf *r = NULL;
-    reconf_cfg rc = {.delay_s = 20, .reset_s = 30, .restart_s = 10};
-    cr_assert_eq(reconf_create(w, &rc, NULL, &r), 0);
+    world *w = fx_world(&e.fx.wc, t);
+    reconf *r = reconf_start(w, (reconf_cfg){.delay_s = 20, .reset_s = 30, .restart_s = 10});
     ask a = {.n = 1, .devs = {ts_device(w)}};
-    world_at(w, sim_time_from_s(50), world_timer_client(w, ask_now, &a), 0);
+    ask_at(w, 50, &a);
     world_run(w);
-    cr_assert_float_eq(t_start(w, 1), 150.0, 1e-9);
-    cr_assert_float_eq(t_end(w, 1), 160.0, 1e-9);
+    cr_assert_float_eq(fx_start_s(w, 1), 150.0, 1e-9);
+    cr_assert_float_eq(fx_end_s(w, 1), 160.0, 1e-9);
     reconf_stats st = reconf_get_stats(r);
     cr_assert_eq(st.n_mode_changes, 1);
     cr_assert_eq(st.n_timeslice_on, 1);
@@ -373,9 +345,7 @@ Test(reconf, mig_to_time_slicing_is_a_mode_change)
     const cluster_gpu *cg = cluster_gpu_get(world_cluster(w), 0);
     cr_assert_not(cg->mig_enabled);
     cr_assert_eq(cg->sharing, CLUSTER_SHARE_TIMESLICE);
-    reconf_destroy(r);
-    world_destroy(w);
-    arena_destroy(e.a);
+    env_done(&e, w, r);
 }
 
 /* The demand policy (every 60 s, hold 600 s, min_gain 1) on the whole GPU with 4 replicas:
@@ -395,23 +365,19 @@ Test(reconf, the_demand_policy_time_slices_for_replica_requests_then_goes_back)
         add(t, 10, "nvidia.com/gpu.shared", 100);
     }
     add(t, 100, "nvidia.com/gpu", 50);
-    world *w = make(&e, t);
-    reconf *r = NULL;
-    diag *d = diag_create();
-    reconf_cfg rc = {.delay_s = 20,
-                     .reset_s = 30,
-                     .restart_s = 10,
-                     .interval_s = 60,
-                     .policy = repart_find("demand")};
-    cr_assert_eq(reconf_create(w, &rc, d, &r), 0);
-    diag_destroy(d);
+    world *w = fx_world(&e.fx.wc, t);
+    reconf *r = reconf_start(w, (reconf_cfg){.delay_s = 20,
+                                             .reset_s = 30,
+                                             .restart_s = 10,
+                                             .interval_s = 60,
+                                             .policy = repart_find("demand")});
     world_run(w);
     for (job_id j = 0; j < 4; j++) {
-        cr_assert_float_eq(t_start(w, j), 70.0, 1e-9);
-        cr_assert_float_eq(t_end(w, j), 170.0, 1e-9);
+        cr_assert_float_eq(fx_start_s(w, j), 70.0, 1e-9);
+        cr_assert_float_eq(fx_end_s(w, j), 170.0, 1e-9);
     }
-    cr_assert_float_eq(t_start(w, 4), 670.0, 1e-9);
-    cr_assert_float_eq(t_end(w, 4), 720.0, 1e-9);
+    cr_assert_float_eq(fx_start_s(w, 4), 670.0, 1e-9);
+    cr_assert_float_eq(fx_end_s(w, 4), 720.0, 1e-9);
     reconf_stats st = reconf_get_stats(r);
     cr_assert_eq(st.n_applied, 2);
     cr_assert_eq(st.n_timeslice_on, 1);
@@ -419,9 +385,7 @@ Test(reconf, the_demand_policy_time_slices_for_replica_requests_then_goes_back)
     cr_assert_eq(st.n_mode_changes, 0);
     cr_assert_float_eq(st.drain_gpu_s, 0.0, 1e-12);
     cr_assert_float_eq(st.apply_gpu_s, 20.0, 1e-9);
-    reconf_destroy(r);
-    world_destroy(w);
-    arena_destroy(e.a);
+    env_done(&e, w, r);
 }
 
 /* A scenario without `repartition.delay` gets model/physics.yaml's mig_apply_s, 0.282 s (the
@@ -483,9 +447,9 @@ static void add_any(job_table *t, const char *cls, double submit_s, double work_
 static reconf *miso_run(env *e, world **w, job_table *t, const char *min_gain, const char *hold_s,
                         const char *evict)
 {
-    e->wc.slice_speed = table_speed;
-    e->wc.rate = table_rate;
-    *w = make(e, t);
+    e->fx.wc.slice_speed = table_speed;
+    e->fx.wc.rate = table_rate;
+    *w = fx_world(&e->fx.wc, t);
     pol_param items[] = {{"min_gain", min_gain, {"x", 1, 1}},
                          {"hold_s", hold_s, {"x", 1, 1}},
                          {"evict", evict, {"x", 1, 1}}};
@@ -495,10 +459,7 @@ static reconf *miso_run(env *e, world **w, job_table *t, const char *min_gain, c
                      .interval_s = 60,
                      .policy = repart_find("miso"),
                      .params = &ps};
-    reconf *r = NULL;
-    diag *d = diag_create();
-    cr_assert_eq(reconf_create(*w, &rc, d, &r), 0);
-    diag_destroy(d);
+    reconf *r = reconf_start(*w, rc);
     world_run(*w);
     return r;
 }
@@ -526,18 +487,16 @@ Test(reconf, miso_picks_the_layout_a_hand_enumeration_says_maximises_throughput)
     cr_assert_eq(b->state, JOB_DONE);
     cr_assert_eq(a->units[0], device(w, "3g.20gb", 4));
     cr_assert_eq(b->units[0], device(w, "4g.20gb", 0));
-    cr_assert_float_eq(t_start(w, 0), 30.0, 1e-9);
-    cr_assert_float_eq(t_start(w, 1), 30.0, 1e-9);
-    cr_assert_float_eq(t_end(w, 0), 130.0, 1e-9);
-    cr_assert_float_eq(t_end(w, 1), 130.0, 1e-9);
+    cr_assert_float_eq(fx_start_s(w, 0), 30.0, 1e-9);
+    cr_assert_float_eq(fx_start_s(w, 1), 30.0, 1e-9);
+    cr_assert_float_eq(fx_end_s(w, 0), 130.0, 1e-9);
+    cr_assert_float_eq(fx_end_s(w, 1), 130.0, 1e-9);
     reconf_stats st = reconf_get_stats(r);
     cr_assert_eq(st.n_applied, 1);
     cr_assert_float_eq(st.drain_gpu_s, 0.0, 1e-12);
     cr_assert_float_eq(st.apply_gpu_s, 20.0, 1e-9);
     cr_assert_eq(world_get_totals(w).n_rejected, 0);
-    reconf_destroy(r);
-    world_destroy(w);
-    arena_destroy(e.a);
+    env_done(&e, w, r);
 }
 
 /* A leaves first (27.5 s of work at 0.55: 30..80 s). B alone would gain 1.0 - 0.80 = 0.20 on
@@ -553,18 +512,16 @@ Test(reconf, miso_migrates_a_job_when_the_gain_pays_and_counts_the_cost)
     add_any(t, "B", 10, 80);
     world *w = NULL;
     reconf *r = miso_run(&e, &w, t, "1", "0", "1");
-    cr_assert_float_eq(t_end(w, 0), 80.0, 1e-9);
+    cr_assert_float_eq(fx_end_s(w, 0), 80.0, 1e-9);
     cr_assert_eq(job_table_get(world_jobs(w), 1)->n_restarts, 1);
     cr_assert_eq(job_table_get(world_jobs(w), 1)->units[0], device(w, "7g.40gb", 0));
-    cr_assert_float_eq(t_end(w, 1), 180.0, 1e-9);
+    cr_assert_float_eq(fx_end_s(w, 1), 180.0, 1e-9);
     reconf_stats st = reconf_get_stats(r);
     cr_assert_eq(st.n_applied, 2);
     cr_assert_eq(st.n_evicted, 1);
     cr_assert_float_eq(st.evicted_gpu_s, 50.0 * 4 / 7, 1e-9);
     cr_assert_float_eq(st.apply_gpu_s, 40.0, 1e-9);
-    reconf_destroy(r);
-    world_destroy(w);
-    arena_destroy(e.a);
+    env_done(&e, w, r);
 }
 
 /* The same run with hysteresis: min_gain 2 compute slices (0.20 < 2/7) keeps B on 4g.20gb, and
@@ -581,12 +538,10 @@ Test(reconf, miso_hysteresis_keeps_the_layout)
         add_any(t, "B", 10, 80);
         world *w = NULL;
         reconf *r = miso_run(&e, &w, t, gain[k], hold[k], "1");
-        cr_assert_float_eq(t_end(w, 1), 130.0, 1e-9);
+        cr_assert_float_eq(fx_end_s(w, 1), 130.0, 1e-9);
         cr_assert_eq(reconf_get_stats(r).n_applied, 1);
         cr_assert_eq(reconf_get_stats(r).n_evicted, 0);
-        reconf_destroy(r);
-        world_destroy(w);
-        arena_destroy(e.a);
+        env_done(&e, w, r);
     }
 }
 
@@ -621,9 +576,7 @@ Test(reconf, miso_does_not_thrash_and_is_deterministic)
         }
         cr_assert_geq(applied[run], 2); /* it did re-partition as the mix changed */
         cr_assert_leq((double)applied[run], 1 + sim_time_to_s(last) / 120);
-        reconf_destroy(r);
-        world_destroy(w);
-        arena_destroy(e.a);
+        env_done(&e, w, r);
     }
     cr_assert_eq(applied[0], applied[1]);
     cr_assert_arr_eq(start[0], start[1], sizeof start[0]);

@@ -11,15 +11,13 @@
 #include "model/fault.h"
 #include "model/service.h"
 #include "model/world.h"
-#include "sim/diag.h"
 #include "tests/unit/fixtures.h"
+#include "tests/unit/worldfx.h"
 
 typedef struct env {
     gpu_type g;
     cluster_gpu_cfg gpu;
-    cluster_node_cfg node;
-    cluster_cfg cc;
-    world_cfg wc;
+    fx_node fx;
 } env;
 
 /* One node "n" with one whole GPU; job 0 is the replica (runs past the horizon). */
@@ -28,20 +26,12 @@ static world *make(env *e, double horizon_s)
     memset(e, 0, sizeof *e);
     e->g = test_gpu();
     e->gpu = (cluster_gpu_cfg){.type = &e->g};
-    e->node = (cluster_node_cfg){.name = "n", .n_gpus = 1, .gpus = &e->gpu};
-    e->cc = (cluster_cfg){.n_nodes = 1, .nodes = &e->node};
-    e->wc = (world_cfg){.cluster = &e->cc,
-                        .policy = pol_find("fifo"),
-                        .until = sim_time_from_s(horizon_s),
-                        .verify_every = 0};
+    fx_node_init(&e->fx, "n", &e->gpu, 1, "fifo", sim_time_from_s(horizon_s));
+    e->fx.wc.verify_every = 0;
     job_table *t = job_table_create();
     job_spec rs = {.class_name = "svc", .req = {"nvidia.com/gpu", 1, 1}, .work_s = 1e12};
     job_table_add(t, &rs);
-    diag *d = diag_create();
-    world *w = NULL;
-    cr_assert_eq(world_create(&e->wc, t, d, (src_loc){"x", 1, 1}, &w), 0);
-    diag_destroy(d);
-    return w;
+    return fx_world(&e->fx.wc, t);
 }
 
 /* Service time D(b) = base + per_req * b seconds. */
@@ -57,6 +47,28 @@ static double linear(void *ctx, const world *w, job_id r, uint32_t b)
     return lt->base + lt->per_req * b;
 }
 
+/* A service "s" of one replica with service time lt, arrivals of kind a up to end_s; the
+ * arrival parameters are the caller's to set. */
+static service_spec spec(service_arrival a, double end_s, uint32_t max_batch, double slo_s,
+                         lin_time *lt)
+{
+    return (service_spec){.name = "s",
+                          .n_replicas = 1,
+                          .arrival = a,
+                          .end = sim_time_from_s(end_s),
+                          .max_batch = max_batch,
+                          .slo_s = slo_s,
+                          .batch_time = linear,
+                          .batch_ctx = lt};
+}
+
+/* Start sp on w with the master seed `seed`. */
+static service *start(world *w, const service_spec *sp, uint64_t seed)
+{
+    rng_root root = rng_root_make(seed);
+    return service_create(w, sp, &root);
+}
+
 /* M/D/1 (Pollaczek-Khinchine with zero service-time variance): mean wait in queue
  * Wq = rho D / (2 (1 - rho)); mean latency D + Wq. lambda = 0.5/s, D = 1 s: rho = 0.5,
  * Wq = 0.5 s, latency 1.5 s. Over 4e5 s (about 2e5 requests) seeds 1-6 and 11 gave errors from
@@ -68,17 +80,9 @@ Test(service, one_replica_matches_the_md1_closed_form)
     const double horizon = 4e5, lambda = 0.5, D = 1.0;
     world *w = make(&e, horizon);
     lin_time lt = {D, 0};
-    service_spec sp = {.name = "s",
-                       .n_replicas = 1,
-                       .arrival = SERVICE_POISSON,
-                       .rate_per_s = lambda,
-                       .end = sim_time_from_s(horizon),
-                       .max_batch = 1,
-                       .slo_s = 2.0,
-                       .batch_time = linear,
-                       .batch_ctx = &lt};
-    rng_root root = rng_root_make(1);
-    service *s = service_create(w, &sp, &root);
+    service_spec sp = spec(SERVICE_POISSON, horizon, 1, 2.0, &lt);
+    sp.rate_per_s = lambda;
+    service *s = start(w, &sp, 1);
     world_run(w);
     service_stats st = service_get_stats(s);
     double rho = lambda * D, want = D + rho * D / (2 * (1 - rho));
@@ -101,18 +105,10 @@ Test(service, dynamic_batching_timeline_by_hand)
     world *w = make(&e, 100);
     static const double arrivals[] = {0, 0, 0, 0, 0};
     lin_time lt = {1, 1};
-    service_spec sp = {.name = "s",
-                       .n_replicas = 1,
-                       .arrival = SERVICE_TRACE,
-                       .trace_s = arrivals,
-                       .n_trace = 5,
-                       .end = sim_time_from_s(100),
-                       .max_batch = 2,
-                       .slo_s = 5.0,
-                       .batch_time = linear,
-                       .batch_ctx = &lt};
-    rng_root root = rng_root_make(1);
-    service *s = service_create(w, &sp, &root);
+    service_spec sp = spec(SERVICE_TRACE, 100, 2, 5.0, &lt);
+    sp.trace_s = arrivals;
+    sp.n_trace = 5;
+    service *s = start(w, &sp, 1);
     world_run(w);
     service_stats st = service_get_stats(s);
     cr_assert_eq(st.n_arrived, 5);
@@ -136,18 +132,10 @@ Test(service, a_killed_replica_puts_its_batch_back)
     world *w = make(&e, 100);
     static const double arrivals[] = {0};
     lin_time lt = {10, 0};
-    service_spec sp = {.name = "s",
-                       .n_replicas = 1,
-                       .arrival = SERVICE_TRACE,
-                       .trace_s = arrivals,
-                       .n_trace = 1,
-                       .end = sim_time_from_s(100),
-                       .max_batch = 4,
-                       .slo_s = 1.0,
-                       .batch_time = linear,
-                       .batch_ctx = &lt};
-    rng_root root = rng_root_make(1);
-    service *s = service_create(w, &sp, &root);
+    service_spec sp = spec(SERVICE_TRACE, 100, 4, 1.0, &lt);
+    sp.trace_s = arrivals;
+    sp.n_trace = 1;
+    service *s = start(w, &sp, 1);
     fault_event ev = {.at = sim_time_from_s(5), .kind = FAULT_INSTANCE, .target = 0};
     fault_injector *fi = fault_injector_create(w, &ev, 1);
     world_run(w);
@@ -169,20 +157,12 @@ Test(service, the_diurnal_process_keeps_its_mean)
     env e;
     world *w = make(&e, 20000);
     lin_time lt = {1e-6, 0};
-    service_spec sp = {.name = "s",
-                       .n_replicas = 1,
-                       .arrival = SERVICE_DIURNAL,
-                       .rate_per_s = 2,
-                       .amplitude = 0.8,
-                       .period_s = 1000,
-                       .peak_s = 500,
-                       .end = sim_time_from_s(20000),
-                       .max_batch = 64,
-                       .slo_s = 1.0,
-                       .batch_time = linear,
-                       .batch_ctx = &lt};
-    rng_root root = rng_root_make(5);
-    service *s = service_create(w, &sp, &root);
+    service_spec sp = spec(SERVICE_DIURNAL, 20000, 64, 1.0, &lt);
+    sp.rate_per_s = 2;
+    sp.amplitude = 0.8;
+    sp.period_s = 1000;
+    sp.peak_s = 500;
+    service *s = start(w, &sp, 5);
     world_run(w);
     service_stats st = service_get_stats(s);
     cr_assert(fabs((double)st.n_arrived - 40000) < 800, "%llu arrivals",
@@ -206,44 +186,29 @@ Test(service, the_diurnal_process_keeps_its_mean)
 Test(service, queue_autoscaling_timeline_by_hand)
 {
     env e;
-    world *w = NULL;
     memset(&e, 0, sizeof e);
     e.g = test_gpu();
     cluster_gpu_cfg gpus[4];
     for (int i = 0; i < 4; i++) {
         gpus[i] = (cluster_gpu_cfg){.type = &e.g};
     }
-    e.node = (cluster_node_cfg){.name = "n", .n_gpus = 4, .gpus = gpus};
-    e.cc = (cluster_cfg){.n_nodes = 1, .nodes = &e.node};
-    e.wc = (world_cfg){.cluster = &e.cc,
-                       .policy = pol_find("fifo"),
-                       .until = sim_time_from_s(300),
-                       .verify_every = 1};
+    fx_node_init(&e.fx, "n", gpus, 4, "fifo", sim_time_from_s(300));
     job_table *t = job_table_create();
     job_spec rs = {.class_name = "svc", .req = {"nvidia.com/gpu", 1, 1}, .work_s = 1e12};
     job_table_add(t, &rs);
     rs.submit = sim_time_from_s(1e6); /* spares: never submitted by the clock */
     job_table_add(t, &rs);
     job_table_add(t, &rs);
-    diag *d = diag_create();
-    cr_assert_eq(world_create(&e.wc, t, d, (src_loc){"x", 1, 1}, &w), 0);
-    diag_destroy(d);
+    world *w = fx_world(&e.fx.wc, t);
     static const double arrivals[] = {0, 0, 0, 0, 0, 0};
     lin_time lt = {100, 0};
-    service_spec sp = {.name = "s",
-                       .n_replicas = 3,
-                       .n_start = 1,
-                       .autoscale = {SERVICE_SCALE_QUEUE, 2, 1, 3, 10, 30},
-                       .arrival = SERVICE_TRACE,
-                       .trace_s = arrivals,
-                       .n_trace = 6,
-                       .end = sim_time_from_s(300),
-                       .max_batch = 1,
-                       .slo_s = 150,
-                       .batch_time = linear,
-                       .batch_ctx = &lt};
-    rng_root root = rng_root_make(1);
-    service *s = service_create(w, &sp, &root);
+    service_spec sp = spec(SERVICE_TRACE, 300, 1, 150, &lt);
+    sp.n_replicas = 3;
+    sp.n_start = 1;
+    sp.autoscale = (service_autoscale){SERVICE_SCALE_QUEUE, 2, 1, 3, 10, 30};
+    sp.trace_s = arrivals;
+    sp.n_trace = 6;
+    service *s = start(w, &sp, 1);
     world_run(w);
     service_stats st = service_get_stats(s);
     cr_assert_eq(st.n_done, 6);
@@ -296,20 +261,12 @@ Test(service, steps_poisson_mean_count)
     world *w = make(&e, horizon);
     lin_time lt = {1e-3, 0};
     const double st[] = {0, 1000}, lv[] = {3, 1};
-    service_spec sp = {.name = "s",
-                       .n_replicas = 1,
-                       .arrival = SERVICE_STEPS,
-                       .rate_per_s = 0.5,
-                       .step_t = st,
-                       .step_level = lv,
-                       .n_steps = 2,
-                       .end = sim_time_from_s(horizon),
-                       .max_batch = 1,
-                       .slo_s = 1.0,
-                       .batch_time = linear,
-                       .batch_ctx = &lt};
-    rng_root root = rng_root_make(4);
-    service *s = service_create(w, &sp, &root);
+    service_spec sp = spec(SERVICE_STEPS, horizon, 1, 1.0, &lt);
+    sp.rate_per_s = 0.5;
+    sp.step_t = st;
+    sp.step_level = lv;
+    sp.n_steps = 2;
+    service *s = start(w, &sp, 4);
     world_run(w);
     service_stats sts = service_get_stats(s);
     /* 4 standard deviations */

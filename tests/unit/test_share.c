@@ -140,55 +140,49 @@ Test(share, deterministic_phases_lock_step)
  * share the bandwidth and do. */
 Test(share, mps_compute_clients_fit_side_by_side)
 {
-    gpu_type g = fixture_gpu();
-    phys_params m = fixture_params();
+    phys_fx f;
+    phys_fx_init(&f);
     wl_profile p = {.name = "small", .max_sms_fixed = 20};
     p.compute_sm_s_fixed[WL_CLASS_FP32] = 20.0; /* 1 s on its 20 SMs */
-    partition_cfg c;
-    partition_cfg_init(&c, &g);
-    c.sharing = SHARE_MPS;
-    c.peers = 5; /* 5 x 20 SMs = the whole GPU */
+    f.c.sharing = SHARE_MPS;
+    f.c.peers = 5; /* 5 x 20 SMs = the whole GPU */
     speed_result r;
-    predict_unit_time(&p, 1, &c, &m, &r);
+    predict_unit_time(&p, 1, &f.c, &f.m, &r);
     cr_assert_eq(r.outcome, SPEED_OK);
     cr_assert_float_eq(r.unit_time_s, 1.0, 1e-9);
-    c.peers = 10; /* 200 SMs wanted of 100: each gets half */
-    predict_unit_time(&p, 1, &c, &m, &r);
+    f.c.peers = 10; /* 200 SMs wanted of 100: each gets half */
+    predict_unit_time(&p, 1, &f.c, &f.m, &r);
     cr_assert_float_eq(r.unit_time_s, 2.0, 1e-6);
 }
 
 Test(share, mps_memory_bound_clients_split_bandwidth)
 {
-    gpu_type g = fixture_gpu();
-    phys_params m = fixture_params();
+    phys_fx f;
+    phys_fx_init(&f);
     wl_profile p = {.name = "stream", .max_sms_fixed = 10, .mem_traffic_bytes_fixed = 1e12};
-    partition_cfg c;
-    partition_cfg_init(&c, &g);
     speed_result solo, four;
-    predict_unit_time(&p, 1, &c, &m, &solo);
+    predict_unit_time(&p, 1, &f.c, &f.m, &solo);
     cr_assert_float_eq(solo.unit_time_s, 1.0, 1e-9); /* 1 TB at 1 TB/s */
-    c.sharing = SHARE_MPS;
-    c.peers = 4;
-    predict_unit_time(&p, 1, &c, &m, &four);
+    f.c.sharing = SHARE_MPS;
+    f.c.peers = 4;
+    predict_unit_time(&p, 1, &f.c, &f.m, &four);
     cr_assert_float_eq(four.unit_time_s, 4.0, 1e-6);
-    m.mps_bw_contention = 0.1; /* a further 10 % per co-runner */
-    predict_unit_time(&p, 1, &c, &m, &four);
+    f.m.mps_bw_contention = 0.1; /* a further 10 % per co-runner */
+    predict_unit_time(&p, 1, &f.c, &f.m, &four);
     cr_assert_float_eq(four.unit_time_s, 4.0 * 1.3, 1e-6);
 }
 
 Test(share, mps_thread_percentage_caps_sms)
 {
-    gpu_type g = fixture_gpu();
-    phys_params m = fixture_params();
+    phys_fx f;
+    phys_fx_init(&f);
     wl_profile p = {.name = "wide"};
     p.compute_sm_s_fixed[WL_CLASS_FP32] = 100.0;
-    partition_cfg c;
-    partition_cfg_init(&c, &g);
-    c.sharing = SHARE_MPS;
-    c.peers = 2;
-    c.mps_percent = 25; /* 25 SMs each: both fit */
+    f.c.sharing = SHARE_MPS;
+    f.c.peers = 2;
+    f.c.mps_percent = 25; /* 25 SMs each: both fit */
     speed_result r;
-    predict_unit_time(&p, 1, &c, &m, &r);
+    predict_unit_time(&p, 1, &f.c, &f.m, &r);
     cr_assert_float_eq(r.unit_time_s, 4.0, 1e-9);
     cr_assert_float_eq(r.sms_used, 25, 1e-9);
 }
@@ -197,20 +191,18 @@ Test(share, mps_thread_percentage_caps_sms)
  * gains from the overlap; the exact product form gives each its share. */
 Test(share, timeslice_colocation_of_different_workloads)
 {
-    gpu_type g = fixture_gpu();
-    phys_params m = fixture_params();
+    phys_fx f;
+    phys_fx_init(&f);
     wl_profile gpu_only = {.name = "g"};
     gpu_only.compute_sm_s_fixed[WL_CLASS_FP32] = 100.0; /* G = 1 s */
     wl_profile host_heavy = {.name = "h", .host_s_fixed = 3.0};
     host_heavy.compute_sm_s_fixed[WL_CLASS_FP32] = 100.0; /* H = 3 s, G = 1 s */
-    partition_cfg c;
-    partition_cfg_init(&c, &g);
-    c.sharing = SHARE_TIMESLICE;
-    c.n_with = 1;
-    c.with[0] = &host_heavy;
-    c.with_batch[0] = 1;
+    f.c.sharing = SHARE_TIMESLICE;
+    f.c.n_with = 1;
+    f.c.with[0] = &host_heavy;
+    f.c.with_batch[0] = 1;
     speed_result r;
-    predict_unit_time(&gpu_only, 1, &c, &m, &r);
+    predict_unit_time(&gpu_only, 1, &f.c, &f.m, &r);
     cr_assert_eq(r.outcome, SPEED_OK);
     /* states (n_g, n_h) at the GPU: weights from the product form with eta(2) = 0.8 */
     double w10 = 1.0 * 3.0, w11 = 2.0 * 1.0 / 0.8;
@@ -229,18 +221,16 @@ Test(share, timeslice_colocation_of_different_workloads)
  * other gets the SMs it leaves idle. */
 Test(share, mps_two_clients_one_host_bound)
 {
-    gpu_type g = fixture_gpu();
-    phys_params m = fixture_params();
+    phys_fx f;
+    phys_fx_init(&f);
     wl_profile a = {.name = "a"};
     a.compute_sm_s_fixed[WL_CLASS_FP32] = 100.0;
     wl_profile b = {.name = "b", .host_s_fixed = 3.0, .max_sms_fixed = 50};
     b.compute_sm_s_fixed[WL_CLASS_FP32] = 50.0;
-    partition_cfg c;
-    partition_cfg_init(&c, &g);
-    c.sharing = SHARE_MPS;
+    f.c.sharing = SHARE_MPS;
     share_mps_class cls[2] = {{&a, 1, 1}, {&b, 1, 1}};
     double iter[2], frac[2];
-    cr_assert_eq(share_mps_solve(2, cls, &c, &m, iter, frac), 0);
+    cr_assert_eq(share_mps_solve(2, cls, &f.c, &f.m, iter, frac), 0);
     cr_assert_float_eq(iter[0], 8.0 / 7.0, 1e-9);
     cr_assert_float_eq(iter[1], 4.0, 1e-9);
     cr_assert_float_eq(frac[0], 1.0, 1e-9);
@@ -254,16 +244,14 @@ Test(share, mps_two_clients_one_host_bound)
  * together they do 2 / 2.618 = 0.764 iterations/s, above one process alone (0.5). */
 Test(share, mps_identical_host_bound_clients_raise_throughput)
 {
-    gpu_type g = fixture_gpu();
-    phys_params m = fixture_params();
+    phys_fx f;
+    phys_fx_init(&f);
     wl_profile p = {.name = "h", .host_s_fixed = 1.0};
     p.compute_sm_s_fixed[WL_CLASS_FP32] = 100.0;
-    partition_cfg c;
-    partition_cfg_init(&c, &g);
-    c.sharing = SHARE_MPS;
-    c.peers = 2;
+    f.c.sharing = SHARE_MPS;
+    f.c.peers = 2;
     speed_result r;
-    predict_unit_time(&p, 1, &c, &m, &r);
+    predict_unit_time(&p, 1, &f.c, &f.m, &r);
     double bb = (sqrt(5.0) - 1.0) / 2.0;
     cr_assert_float_eq(r.unit_time_s, 2.0 + bb, 1e-8);
     cr_assert_gt(2.0 / r.unit_time_s, 1.0 / 2.0);
@@ -275,22 +263,16 @@ Test(share, mps_identical_host_bound_clients_raise_throughput)
  * 10 / 10 + 0.5 = 1.5 s, not 10 s. */
 Test(share, mps_cap_alone_follows_the_sm_curve)
 {
-    gpu_type g = fixture_gpu();
-    phys_params m = fixture_params();
+    phys_fx f;
+    phys_fx_init(&f);
     wl_profile p = {.name = "narrow", .max_sms_fixed = 20, .mem_traffic_bytes_fixed = 0.5e12};
     p.compute_sm_s_fixed[WL_CLASS_FP32] = 10.0;
-    partition_cfg c;
-    partition_cfg_init(&c, &g);
-    speed_result r;
-    predict_unit_time(&p, 1, &c, &m, &r);
-    cr_assert_float_eq(r.unit_time_s, 1.0, 1e-9);
-    c.sharing = SHARE_MPS;
-    c.mps_percent = 25;
-    predict_unit_time(&p, 1, &c, &m, &r);
-    cr_assert_float_eq(r.unit_time_s, 1.0, 1e-9);
-    c.mps_percent = 10;
-    predict_unit_time(&p, 1, &c, &m, &r);
-    cr_assert_float_eq(r.unit_time_s, 1.5, 1e-9);
+    cr_assert_float_eq(phys_fx_time(&f, &p), 1.0, 1e-9);
+    f.c.sharing = SHARE_MPS;
+    f.c.mps_percent = 25;
+    cr_assert_float_eq(phys_fx_time(&f, &p), 1.0, 1e-9);
+    f.c.mps_percent = 10;
+    cr_assert_float_eq(phys_fx_time(&f, &p), 1.5, 1e-9);
 }
 
 /* Time-slicing of loops that launch asynchronously (host_overlap 1: t = max(H, G)), two
@@ -326,19 +308,17 @@ Test(share, timeslice_overlapping_host_time)
  * t_A = 0.59958339, t_S = 0.10008339 (A three times slower, S 0.08 % slower). */
 Test(share, mps_launch_bound_client_queues_behind_a_saturating_stream)
 {
-    gpu_type g = fixture_gpu();
-    phys_params m = fixture_params();
-    m.mps_kernel_wait = 0.5;
+    phys_fx f;
+    phys_fx_init(&f);
+    f.m.mps_kernel_wait = 0.5;
     wl_profile s = {.name = "stream", .mem_traffic_bytes_fixed = 0.1e12, .kernels_per_iter = 10};
     wl_profile a = {.name = "launch-bound", .host_s_fixed = 0.2, .host_overlap = 1,
                     .max_sms_fixed = 10, .kernels_per_iter = 100};
     a.compute_sm_s_fixed[WL_CLASS_TENSOR] = 1.0;
-    partition_cfg c;
-    partition_cfg_init(&c, &g);
-    c.sharing = SHARE_MPS;
+    f.c.sharing = SHARE_MPS;
     share_mps_class cls[2] = {{&a, 1, 1}, {&s, 1, 1}};
     double iter[2], frac[2];
-    cr_assert_eq(share_mps_solve(2, cls, &c, &m, iter, frac), 0);
+    cr_assert_eq(share_mps_solve(2, cls, &f.c, &f.m, iter, frac), 0);
     cr_assert_float_eq(iter[0], 0.59958339, 1e-7);
     cr_assert_float_eq(iter[1], 0.10008339, 1e-7);
     cr_assert_float_eq(frac[0], 0.1 / 0.59958339, 1e-7); /* running share: waiting excluded */
@@ -360,7 +340,7 @@ Test(share, mps_launch_bound_client_queues_behind_a_saturating_stream)
     /* without the kernel counts neither waits: A keeps its solo time, S too */
     a.host_overlap = 1;
     a.kernels_per_iter = 0;
-    cr_assert_eq(share_mps_solve(2, cls, &c, &m, iter, frac), 0);
+    cr_assert_eq(share_mps_solve(2, cls, &f.c, &f.m, iter, frac), 0);
     cr_assert_float_eq(iter[0], 0.2, 1e-9);
     cr_assert_float_eq(iter[1], 0.1, 1e-9);
 }
@@ -379,24 +359,22 @@ Test(share, mps_launch_bound_client_queues_behind_a_saturating_stream)
  * t = 0.1 + 0.15 sqrt(2/3) = 0.222474487 s. */
 Test(share, mps_capped_clients_side_by_side_do_not_queue)
 {
-    gpu_type g = fixture_gpu();
-    phys_params m = fixture_params();
-    m.mps_kernel_wait = 0.5;
+    phys_fx f;
+    phys_fx_init(&f);
+    f.m.mps_kernel_wait = 0.5;
     wl_profile x = {.name = "x", .max_sms_fixed = 100, .kernels_per_iter = 100};
     x.compute_sm_s_fixed[WL_CLASS_FP32] = 10.0;
     wl_profile y = x;
     y.name = "y";
-    partition_cfg c;
-    partition_cfg_init(&c, &g);
-    c.sharing = SHARE_MPS;
+    f.c.sharing = SHARE_MPS;
     share_mps_class cls[2] = {{&x, 1, 1}, {&y, 1, 1}};
     double iter[2];
-    c.mps_percent = 50;
-    cr_assert_eq(share_mps_solve(2, cls, &c, &m, iter, NULL), 0);
+    f.c.mps_percent = 50;
+    cr_assert_eq(share_mps_solve(2, cls, &f.c, &f.m, iter, NULL), 0);
     cr_assert_float_eq(iter[0], 0.2, 1e-9);
     cr_assert_float_eq(iter[1], 0.2, 1e-9);
-    c.mps_percent = 0;
-    cr_assert_eq(share_mps_solve(2, cls, &c, &m, iter, NULL), 0);
+    f.c.mps_percent = 0;
+    cr_assert_eq(share_mps_solve(2, cls, &f.c, &f.m, iter, NULL), 0);
     cr_assert_float_eq(iter[0], 0.1 + 0.15 * sqrt(2.0 / 3.0), 1e-7);
     cr_assert_float_eq(iter[1], 0.1 + 0.15 * sqrt(2.0 / 3.0), 1e-7);
 }
@@ -406,16 +384,14 @@ Test(share, mps_capped_clients_side_by_side_do_not_queue)
  * without their kernel counts. */
 Test(share, mps_identical_clients_do_not_queue)
 {
-    gpu_type g = fixture_gpu();
-    phys_params m = fixture_params();
-    m.mps_kernel_wait = 0.5;
+    phys_fx f;
+    phys_fx_init(&f);
+    f.m.mps_kernel_wait = 0.5;
     wl_profile s = {.name = "stream", .mem_traffic_bytes_fixed = 0.1e12, .kernels_per_iter = 10};
-    partition_cfg c;
-    partition_cfg_init(&c, &g);
-    c.sharing = SHARE_MPS;
-    c.peers = 2;
+    f.c.sharing = SHARE_MPS;
+    f.c.peers = 2;
     speed_result r;
-    predict_unit_estimate(&s, 1, &c, &m, &r);
+    predict_unit_estimate(&s, 1, &f.c, &f.m, &r);
     cr_assert_float_eq(r.unit_time_s, 0.2, 1e-9);
 }
 
@@ -426,17 +402,15 @@ Test(share, mps_identical_clients_do_not_queue)
  * saturate the memory cannot overlap. */
 Test(share, mps_bandwidth_bound_clients_gain_nothing)
 {
-    gpu_type g = fixture_gpu();
-    phys_params m = fixture_params();
+    phys_fx f;
+    phys_fx_init(&f);
     wl_profile p = {.name = "bw", .mem_traffic_bytes_fixed = 0.8e12};
     p.compute_sm_s_fixed[WL_CLASS_FP32] = 20.0;
-    partition_cfg c;
-    partition_cfg_init(&c, &g);
     speed_result r;
-    predict_unit_estimate(&p, 1, &c, &m, &r);
+    predict_unit_estimate(&p, 1, &f.c, &f.m, &r);
     cr_assert_float_eq(r.unit_time_s, 1.0, 1e-9);
-    c.sharing = SHARE_MPS;
-    c.peers = 2;
-    predict_unit_estimate(&p, 1, &c, &m, &r);
+    f.c.sharing = SHARE_MPS;
+    f.c.peers = 2;
+    predict_unit_estimate(&p, 1, &f.c, &f.m, &r);
     cr_assert_float_eq(r.unit_time_s, 2.0, 1e-6);
 }

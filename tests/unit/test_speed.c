@@ -41,35 +41,31 @@ Test(physics, bad_file_gives_exact_message)
 
 Test(speed, compute_only_is_host_plus_work_over_sms)
 {
-    gpu_type g = fixture_gpu();
-    phys_params m = fixture_params();
+    phys_fx f;
+    phys_fx_init(&f);
     wl_profile p = {.name = "c", .host_s_fixed = 1.0};
     p.compute_sm_s_fixed[WL_CLASS_FP32] = 200.0;
-    partition_cfg c;
-    partition_cfg_init(&c, &g);
     speed_result r;
-    predict_unit_time(&p, 1, &c, &m, &r);
+    predict_unit_time(&p, 1, &f.c, &f.m, &r);
     cr_assert_eq(r.outcome, SPEED_OK);
     cr_assert_float_eq(r.unit_time_s, 1.0 + 200.0 / 100, 1e-12);
-    c.mig = &g.profiles[0];
-    predict_unit_time(&p, 1, &c, &m, &r);
+    f.c.mig = &f.g.profiles[0];
+    predict_unit_time(&p, 1, &f.c, &f.m, &r);
     cr_assert_float_eq(r.unit_time_s, 1.0 + 200.0 / 14, 1e-12);
     cr_assert_float_eq(r.throughput, 1.0 / r.unit_time_s, 1e-12);
 }
 
 Test(speed, parallelism_caps_sms_and_scales_with_batch)
 {
-    gpu_type g = fixture_gpu();
-    phys_params m = fixture_params();
+    phys_fx f;
+    phys_fx_init(&f);
     wl_profile p = {.name = "b", .unit_is_sample = true, .max_sms_per_sample = 10};
     p.compute_sm_s_per_sample[WL_CLASS_TENSOR] = 1.0;
-    partition_cfg c;
-    partition_cfg_init(&c, &g);
     speed_result r;
-    predict_unit_time(&p, 4, &c, &m, &r); /* P = 40 SMs < 100 */
+    predict_unit_time(&p, 4, &f.c, &f.m, &r); /* P = 40 SMs < 100 */
     cr_assert_float_eq(r.sms_used, 40, 1e-12);
     cr_assert_float_eq(r.unit_time_s, (4.0 / 40) / 4, 1e-12);
-    predict_unit_time(&p, 20, &c, &m, &r); /* P = 200 > 100 */
+    predict_unit_time(&p, 20, &f.c, &f.m, &r); /* P = 200 > 100 */
     cr_assert_float_eq(r.sms_used, 100, 1e-12);
     cr_assert_float_eq(r.unit_time_s, (20.0 / 100) / 20, 1e-12);
 }
@@ -97,27 +93,25 @@ Test(speed, bandwidth_follows_slices_and_drive_curve)
 
 Test(speed, oom_and_invalid_are_reported)
 {
-    gpu_type g = fixture_gpu();
-    phys_params m = fixture_params();
+    phys_fx f;
+    phys_fx_init(&f);
     wl_profile p = {.name = "m", .mem_footprint_bytes_fixed = 6.0 * (1ull << 30)};
     p.compute_sm_s_fixed[WL_CLASS_FP32] = 1;
-    partition_cfg c;
-    partition_cfg_init(&c, &g);
     speed_result r;
-    c.mig = &g.profiles[0];
-    predict_unit_time(&p, 1, &c, &m, &r);
+    f.c.mig = &f.g.profiles[0];
+    predict_unit_time(&p, 1, &f.c, &f.m, &r);
     cr_assert_eq(r.outcome, SPEED_OOM);
     cr_assert_str_eq(speed_outcome_name(r.outcome), "oom");
-    c.mig = NULL;
-    c.sharing = SHARE_TIMESLICE;
-    c.peers = 7; /* 7 x 6 GiB > 40 GiB: co-runners share one memory */
-    predict_unit_time(&p, 1, &c, &m, &r);
+    f.c.mig = NULL;
+    f.c.sharing = SHARE_TIMESLICE;
+    f.c.peers = 7; /* 7 x 6 GiB > 40 GiB: co-runners share one memory */
+    predict_unit_time(&p, 1, &f.c, &f.m, &r);
     cr_assert_eq(r.outcome, SPEED_OOM);
-    c.peers = 6;
-    predict_unit_time(&p, 1, &c, &m, &r);
+    f.c.peers = 6;
+    predict_unit_time(&p, 1, &f.c, &f.m, &r);
     cr_assert_eq(r.outcome, SPEED_OK);
-    c.peers = 0;
-    predict_unit_time(&p, 1, &c, &m, &r);
+    f.c.peers = 0;
+    predict_unit_time(&p, 1, &f.c, &f.m, &r);
     cr_assert_eq(r.outcome, SPEED_INVALID);
     cr_assert_neq(r.reason[0], '\0');
 }

@@ -219,10 +219,10 @@ Test(wfit, gpu_util_pins_the_host_kernel_split)
  * one unit at the observations' 2 % uncertainty allows), and its estimate stays the best fit. */
 Test(wfit, family_range_covers_both_ends_of_the_host_parallelism_trade_off)
 {
-    gpu_type g = fixture_gpu();
-    phys_params m = fixture_params();
-    wfit_obs obs[2] = {timed(&g, NULL, 2.0, -1), timed(&g, &g.profiles[0], 5.0, -1)};
-    wfit_spec s = {.n_profiles = 1, .model = m, .n_free = 3};
+    phys_fx f;
+    phys_fx_init(&f);
+    wfit_obs obs[2] = {timed(&f.g, NULL, 2.0, -1), timed(&f.g, &f.g.profiles[0], 5.0, -1)};
+    wfit_spec s = {.n_profiles = 1, .model = f.m, .n_free = 3};
     s.profiles[0] = hcp(0.5, 30.0, 100.0);
     s.free[0] = (wfit_free){.which = WL_P_HOST_S_FIXED};
     s.free[1] = (wfit_free){.which = WL_P_COMPUTE_FIXED};
@@ -238,19 +238,17 @@ Test(wfit, family_range_covers_both_ends_of_the_host_parallelism_trade_off)
     for (int i = 0; i < r.n_family; i++) {
         fam[i] = r.family[i].profiles[0];
     }
-    partition_cfg c;
-    partition_cfg_init(&c, &g);
-    c.sharing = SHARE_TIMESLICE;
-    c.peers = 2;
+    f.c.sharing = SHARE_TIMESLICE;
+    f.c.peers = 2;
     speed_result out;
-    predict_family_time(&r.profiles[0], r.n_family, fam, 1, &c, &m, &out);
+    predict_family_time(&r.profiles[0], r.n_family, fam, 1, &f.c, &f.m, &out);
     cr_assert_eq(out.outcome, SPEED_OK, "%s", out.reason);
     cr_assert_float_eq(out.unit_time_s, 2.178883, 0.01, "estimate %g", out.unit_time_s);
     cr_assert_leq(out.unit_time_lo_s, 2.178883 * 1.005, "lo %g", out.unit_time_lo_s);
     cr_assert_geq(out.unit_time_hi_s, 5.0 * 0.98, "hi %g", out.unit_time_hi_s);
     /* without the family the range would stay at the best fit's */
     speed_result plain;
-    predict_unit_time(&r.profiles[0], 1, &c, &m, &plain);
+    predict_unit_time(&r.profiles[0], 1, &f.c, &f.m, &plain);
     cr_assert_lt(plain.unit_time_hi_s, 2.5);
     free(fam);
     wfit_result_fini(&r);
@@ -268,14 +266,12 @@ Test(wfit, family_range_covers_both_ends_of_the_host_parallelism_trade_off)
 /* NVML utilisation predicted for `peers` copies of profile p on the fixture's whole GPU. */
 static double util_of(const wl_profile *p, share_mode mode, int peers)
 {
-    gpu_type g = fixture_gpu();
-    phys_params m = fixture_params();
-    partition_cfg c;
-    partition_cfg_init(&c, &g);
-    c.sharing = mode;
-    c.peers = peers;
+    phys_fx f;
+    phys_fx_init(&f);
+    f.c.sharing = mode;
+    f.c.peers = peers;
     speed_result r;
-    predict_unit_estimate(p, 1, &c, &m, &r);
+    predict_unit_estimate(p, 1, &f.c, &f.m, &r);
     cr_assert_eq(r.outcome, SPEED_OK, "%s", r.reason);
     return r.gpu_util;
 }

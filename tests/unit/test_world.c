@@ -14,6 +14,7 @@
 #include "sim/diag.h"
 #include "sim/err.h"
 #include "tests/unit/fixtures.h"
+#include "tests/unit/worldfx.h"
 
 static job_id add(job_table *t, double submit_s, const char *res, uint32_t per, uint32_t workers,
                   double work_s, uint64_t mem)
@@ -29,9 +30,7 @@ static job_id add(job_table *t, double submit_s, const char *res, uint32_t per, 
 typedef struct env {
     gpu_type g;
     cluster_gpu_cfg gpus[4];
-    cluster_node_cfg node;
-    cluster_cfg cc;
-    world_cfg wc;
+    fx_node fx;
 } env;
 
 /* One node with n whole GPUs (or, when mig, one GPU with n 1g.x instances). */
@@ -45,36 +44,19 @@ static void env_init(env *e, uint32_t n, bool mig)
             e->gpus[0].mig[i] = &e->g.profiles[0];
             e->gpus[0].mig_start[i] = (int)i;
         }
-        e->node = (cluster_node_cfg){.name = "n0", .n_gpus = 1, .gpus = e->gpus};
     } else {
         for (uint32_t i = 0; i < n; i++) {
             e->gpus[i] = (cluster_gpu_cfg){.type = &e->g};
         }
-        e->node = (cluster_node_cfg){.name = "n0", .n_gpus = n, .gpus = e->gpus};
     }
-    e->cc = (cluster_cfg){.n_nodes = 1, .nodes = &e->node};
-    e->wc = (world_cfg){
-        .cluster = &e->cc, .policy = pol_find("fifo"), .until = SIM_TIME_MAX, .verify_every = 1};
+    fx_node_init(&e->fx, "n0", e->gpus, mig ? 1 : n, "fifo", SIM_TIME_MAX);
 }
 
 static world *run(env *e, job_table *t)
 {
-    diag *d = diag_create();
-    world *w = NULL;
-    cr_assert_eq(world_create(&e->wc, t, d, (src_loc){"x", 1, 1}, &w), 0);
-    diag_destroy(d);
+    world *w = fx_world(&e->fx.wc, t);
     world_run(w);
     return w;
-}
-
-static double start_s(const world *w, job_id j)
-{
-    return sim_time_to_s(job_table_get(world_jobs(w), j)->start);
-}
-
-static double end_s(const world *w, job_id j)
-{
-    return sim_time_to_s(job_table_get(world_jobs(w), j)->end);
 }
 
 Test(world, jobs_take_their_stated_duration_in_fifo_order)
@@ -86,10 +68,10 @@ Test(world, jobs_take_their_stated_duration_in_fifo_order)
     add(t, 10, "nvidia.com/gpu", 2, 1, 50, 0); /* waits for job 0 */
     add(t, 20, "nvidia.com/gpu", 1, 1, 5, 0);  /* fits at once, but FIFO holds it */
     world *w = run(&e, t);
-    cr_assert_float_eq(end_s(w, 0), 100.0, 1e-9);
-    cr_assert_float_eq(start_s(w, 1), 100.0, 1e-9);
-    cr_assert_float_eq(end_s(w, 1), 150.0, 1e-9);
-    cr_assert_float_eq(start_s(w, 2), 150.0, 1e-9);
+    cr_assert_float_eq(fx_end_s(w, 0), 100.0, 1e-9);
+    cr_assert_float_eq(fx_start_s(w, 1), 100.0, 1e-9);
+    cr_assert_float_eq(fx_end_s(w, 1), 150.0, 1e-9);
+    cr_assert_float_eq(fx_start_s(w, 2), 150.0, 1e-9);
     cr_assert_eq(job_wait_ns(job_table_get(world_jobs(w), 2)), sim_time_from_s(130));
     world_totals tot = world_get_totals(w);
     cr_assert_eq(tot.n_done, 3);
@@ -125,7 +107,7 @@ Test(world, oom_fails_at_start_and_frees_the_units)
     cr_assert_eq(j0->end, 0);
     cr_assert_eq(j0->n_units, 1);
     cr_assert_eq(job_table_get(world_jobs(w), 1)->state, JOB_DONE);
-    cr_assert_float_eq(end_s(w, 1), 10.0, 1e-9);
+    cr_assert_float_eq(fx_end_s(w, 1), 10.0, 1e-9);
     cr_assert_eq(world_get_totals(w).n_oom, 1);
     world_destroy(w);
 }
@@ -161,9 +143,9 @@ static void check_two_replica_request_fails(cluster_sharing mode, bool fail_gt1)
     /* the jobs behind it run, alone on their replicas (no rate function: rate 1) */
     cr_assert_eq(job_table_get(world_jobs(w), 1)->state, JOB_DONE);
     cr_assert_eq(job_table_get(world_jobs(w), 2)->state, JOB_DONE);
-    cr_assert_float_eq(start_s(w, 1), 0.0, 1e-9);
-    cr_assert_float_eq(start_s(w, 2), 5.0, 1e-9);
-    cr_assert_float_eq(end_s(w, 2), 15.0, 1e-9);
+    cr_assert_float_eq(fx_start_s(w, 1), 0.0, 1e-9);
+    cr_assert_float_eq(fx_start_s(w, 2), 5.0, 1e-9);
+    cr_assert_float_eq(fx_end_s(w, 2), 15.0, 1e-9);
     world_totals tot = world_get_totals(w);
     cr_assert_eq(tot.n_failed_request, 1);
     cr_assert_eq(tot.n_done, 2);
@@ -193,7 +175,7 @@ Test(world, request_for_two_replicas_runs_without_the_flag)
     world *w = run_two_replica_request(&e, &rule, CLUSTER_SHARE_TIMESLICE, false);
     cr_assert_eq(job_table_get(world_jobs(w), 0)->state, JOB_DONE);
     cr_assert_eq(job_table_get(world_jobs(w), 0)->n_units, 2);
-    cr_assert_float_eq(end_s(w, 0), 10.0, 1e-9);
+    cr_assert_float_eq(fx_end_s(w, 0), 10.0, 1e-9);
     world_totals tot = world_get_totals(w);
     cr_assert_eq(tot.n_failed_request, 0);
     cr_assert_eq(tot.n_done, 3);
@@ -218,14 +200,14 @@ Test(world, a_rate_function_slows_co_runners_and_the_fluid_follows)
     e.gpus[0].sharing = CLUSTER_SHARE_TIMESLICE;
     e.gpus[0].n_rules = 1;
     e.gpus[0].rules = &rule;
-    e.wc.rate = share_rate;
+    e.fx.wc.rate = share_rate;
     job_table *t = job_table_create();
     add(t, 0, "nvidia.com/gpu", 1, 1, 100, 0);
     add(t, 50, "nvidia.com/gpu", 1, 1, 100, 0);
     world *w = run(&e, t);
     /* job 0: 50 s alone, then 50 s of work at 1/2 -> ends at 150; job 1 then has 50 left */
-    cr_assert_float_eq(end_s(w, 0), 150.0, 1e-6);
-    cr_assert_float_eq(end_s(w, 1), 200.0, 1e-6);
+    cr_assert_float_eq(fx_end_s(w, 0), 150.0, 1e-6);
+    cr_assert_float_eq(fx_end_s(w, 1), 200.0, 1e-6);
     world_destroy(w);
 }
 
@@ -258,7 +240,7 @@ Test(world, invalid_decisions_are_refused_and_counted)
 {
     env e;
     env_init(&e, 2, false);
-    e.wc.policy = &bad_ops;
+    e.fx.wc.policy = &bad_ops;
     job_table *t = job_table_create();
     add(t, 0, "nvidia.com/gpu", 2, 1, 10, 0);
     world *w = run(&e, t);
@@ -274,10 +256,10 @@ Test(world, a_bad_cluster_is_reported_through_diag)
 {
     env e;
     env_init(&e, 1, false);
-    e.cc.n_nodes = 0;
+    e.fx.cc.n_nodes = 0;
     diag *d = diag_create();
     world *w = NULL;
-    cr_assert_eq(world_create(&e.wc, job_table_create(), d, (src_loc){"s.yaml", 3, 1}, &w),
+    cr_assert_eq(world_create(&e.fx.wc, job_table_create(), d, (src_loc){"s.yaml", 3, 1}, &w),
                  SIM_EINPUT);
     cr_assert_str_eq(diag_message(d, 0), "s.yaml:3:1: error: cluster: the cluster has no nodes");
     diag_destroy(d);
@@ -297,8 +279,8 @@ Test(world, time_sliced_co_runners_share_the_gpu_with_eta)
     e.gpus[0].n_rules = 1;
     e.gpus[0].rules = &rule;
     jobrate_ctx rc = {.phys = &m, .ts_class = 0};
-    e.wc.rate = jobrate_rate;
-    e.wc.rate_ctx = &rc;
+    e.fx.wc.rate = jobrate_rate;
+    e.fx.wc.rate_ctx = &rc;
     job_table *t = job_table_create();
     add(t, 0, "nvidia.com/gpu", 1, 1, 100, 0);
     add(t, 50, "nvidia.com/gpu", 1, 1, 100, 0);
@@ -306,8 +288,8 @@ Test(world, time_sliced_co_runners_share_the_gpu_with_eta)
     double r2 = phys_eta(&m, 0, 2) / 2;
     cr_assert(r2 > 0 && r2 < 1);
     double t1 = 50 + 50 / r2; /* job 0: 50 s alone, 50 s of work at eta(2)/2 */
-    cr_assert_float_eq(end_s(w, 0), t1, 1e-6);
-    cr_assert_float_eq(end_s(w, 1), t1 + 50, 1e-6); /* job 1 did 50 s of work meanwhile */
+    cr_assert_float_eq(fx_end_s(w, 0), t1, 1e-6);
+    cr_assert_float_eq(fx_end_s(w, 1), t1 + 50, 1e-6); /* job 1 did 50 s of work meanwhile */
     world_destroy(w);
 }
 
@@ -356,8 +338,8 @@ static double profiled_pair(cluster_sharing sharing, share_mode mode)
     e.gpus[0].rules = &rule;
     jobrate_profile jp = {.name = "made-up", .p = &p, .batch = 1};
     jobrate_ctx rc = {.phys = &m, .ts_class = 0, .n_profiles = 1, .profiles = &jp};
-    e.wc.rate = jobrate_rate;
-    e.wc.rate_ctx = &rc;
+    e.fx.wc.rate = jobrate_rate;
+    e.fx.wc.rate_ctx = &rc;
     job_table *t = job_table_create();
     job_spec s = {
         .class_name = "c", .req = {"nvidia.com/gpu", 1, 1}, .work_s = 100, .profile = "made-up"};
@@ -365,8 +347,8 @@ static double profiled_pair(cluster_sharing sharing, share_mode mode)
     s.submit = sim_time_from_s(50);
     job_table_add(t, &s);
     world *w = run(&e, t);
-    cr_assert_float_eq(end_s(w, 0), 50 + 50 / r2, 1e-6);
-    cr_assert_float_eq(end_s(w, 1), 50 + 50 / r2 + 50, 1e-6);
+    cr_assert_float_eq(fx_end_s(w, 0), 50 + 50 / r2, 1e-6);
+    cr_assert_float_eq(fx_end_s(w, 1), 50 + 50 / r2 + 50, 1e-6);
     world_destroy(w);
     arena_destroy(a);
     return r2;
