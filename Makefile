@@ -5,6 +5,7 @@
 #   make test       install missing packages, build, run every test (Criterion)
 #   make bench      engine benchmarks and whole runs at scale (release build)
 #   make bench-sweep  sweep speed-up with -j and MPI ranks (release build)
+#   make bench-tables rewrite the README's measured speed tables (BENCH_BEFORE=REV: a before column)
 #   make validate   reproduce the published tables
 #   make docs-check fail when a generated README block differs from the program (docs-update fixes)
 #   make fgd-table  rewrite the README's FGD side-by-side on openb (runs each policy; ../shared)
@@ -63,7 +64,7 @@ EMBED_DATA := $(sort $(wildcard model/*.yaml workloads/*.yaml workloads/library/
                                 experiments/*.yaml \
                                 experiments/mig/*.yaml experiments/sharing/*.yaml))
 
-.PHONY: all run test check bench bench-sweep screenshot validate fuzz calib deps deps-test echo clean format \
+.PHONY: all run test check bench bench-sweep bench-tables screenshot validate fuzz calib deps deps-test echo clean format \
         golden-update FORCE compare-repartition compare-philly docs-check docs-update fgd-table
 
 all: slicesim
@@ -180,6 +181,15 @@ bench-sweep: deps-test
 
 validate: all
 	./slicesim validate
+
+# The README's measured speed tables (engine benchmarks; CPU seconds of runs that stress the
+# scheduling cycle), written by tools/bench-table.sh under a caption naming the machine, date,
+# revision and this command: timings, so never compared by docs-check. BENCH_BEFORE=REV adds a
+# column for that revision to the scheduling table. Needs ../shared (the traces).
+BENCH_BEFORE ?=
+bench-tables: deps
+	@$(MAKE) --no-print-directory BUILD=release build/release/slicesim
+	tools/bench-table.sh --update $(if $(BENCH_BEFORE),--before $(BENCH_BEFORE)) engine sched
 
 # The README's re-partitioning comparison: one job trace on static all-balanced MIG, on MIG with
 # the demand-driven re-partitioner, on 7-way time-slicing, on a mixed pool, and with MISO's policy
