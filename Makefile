@@ -8,7 +8,7 @@
 #   make bench-tables rewrite the README's measured speed tables (BENCH_BEFORE=REV: a before column)
 #   make validate   reproduce the published tables
 #   make docs-check fail when a generated README block differs from the program (docs-update fixes)
-#   make fgd-table  rewrite the README's FGD side-by-side on openb (runs each policy; ../shared)
+#   make fgd-table  print the README's FGD side-by-side on openb (runs each policy; ../shared)
 #   make fuzz       build libFuzzer targets (clang) and run each for FUZZ_SECONDS
 #   make calib      build the CUDA calibration programs (needs nvcc; never part of all/test)
 #   make echo       print the effective flags;  V=1 echoes commands
@@ -214,7 +214,7 @@ compare-philly: all
 # docs-check fails (with a diff) when they drift, docs-update rewrites them for review.
 # The README's FGD side-by-side on openb (one openb-fgd.yaml run per policy; needs ../shared):
 fgd-table: all
-	tools/fgd-table.sh --update
+	tools/fgd-table.sh
 
 docs-check: all
 	tools/docs-check.sh README.md experiments/validation/README.md

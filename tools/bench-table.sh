@@ -41,7 +41,10 @@ rm -rf "$scratch"
 mkdir -p "$scratch"
 trap 'rm -rf "$scratch"' EXIT
 
-rev=$(git describe --always --dirty --abbrev=12 --exclude='*' 2>/dev/null || echo unknown)
+# The revision measured; "-dirty" when anything but the Markdown files (which this script
+# rewrites) differs from it.
+rev=$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
+git diff --quiet HEAD -- . ':(exclude)*.md' 2>/dev/null || rev="$rev-dirty"
 cpu=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo 2>/dev/null || true)
 machine="$(uname -n) (${cpu:-unknown CPU}, $(nproc) cores)"
 median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }

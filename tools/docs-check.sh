@@ -7,8 +7,8 @@
 #   <!-- docs-check: CMD -->   the next fenced block (``` ... ```) holds, for this marker and
 #                              every docs-check marker right above it, "$ CMD" and CMD's output;
 #   <!-- docs-gen: CMD -->     the lines up to the next blank line are CMD's output (a table).
-# CMDs run with bash in a scratch directory (build/docs.PID/, removed at exit) where experiments, workloads, calib,
-# tests and ./slicesim are links to the repository's, so what they write stays out of the tree
+# CMDs run with bash in a scratch directory (build/docs.PID/, removed at exit) where experiments,
+# workloads, calib, tests, tools and ./slicesim are links to the repository's, so what they write stays out of the tree
 # and the commands read as a user would type them. Without --update, any difference is printed
 # as a diff and the exit status is 1; with --update the files are rewritten.
 set -euo pipefail
@@ -29,7 +29,7 @@ scratch="$root/build/docs.$$" # one per invocation: tests may run two at once
 rm -rf "$scratch"
 mkdir -p "$scratch"
 trap 'rm -rf "$scratch"' EXIT
-for l in experiments workloads calib tests slicesim; do
+for l in experiments workloads calib tests tools slicesim; do
     ln -s "$root/$l" "$scratch/$l"
 done
 

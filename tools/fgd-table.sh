@@ -2,17 +2,15 @@
 # tools/fgd-table.sh - the README's side-by-side of FGD's simulator policies on openb, generated
 # from the program (issue 7 item 6).
 #
-#   tools/fgd-table.sh [--update]     (run from the repository root; `make fgd-table` updates)
+#   tools/fgd-table.sh     (run from the repository root, or by tools/docs-check.sh)
 #
 # Runs experiments/traces/openb-fgd.yaml (openb default pod list, arrival-only, inflated to 1.3x
 # the GPU capacity, shuffled with seed 42) once per policy with --set policy.scheduler=NAME and
-# prints one markdown row per policy from the summary's "at the end:" line. With --update the
-# table under the README's "<!-- fgd-table -->" marker (up to the next blank line) is replaced;
-# without it the table is printed. Needs ../shared/traces (the openb files).
+# prints one markdown row per policy from the summary's "at the end:" line. The README's table is
+# its `<!-- docs-gen: tools/fgd-table.sh -->` block: `make docs-check` compares it, `make
+# docs-update` rewrites it. Needs ../shared/traces (the openb files).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-update=0
-[ "${1:-}" = --update ] && update=1
 [ -x ./slicesim ] || { echo "fgd-table: ./slicesim is not built (make first)" >&2; exit 2; }
 scratch=build/fgd-table
 rm -rf "$scratch"
@@ -33,15 +31,4 @@ wait
         grep '^at the end:' "$scratch/$p.txt" | sed -E "s/^at the end: ([0-9.]+)% of GPUs allocated \(([0-9]+) of ([0-9]+)\), ([0-9.]+)% of milli-GPU, ([0-9]+) jobs unscheduled; ([0-9.]+)% of idle GPU share fragmented.*/| \`$p\` | \1 % (\2 of \3) | \4 % | \5 | \6 % |/"
     done
 } >"$table"
-if [ $update -eq 0 ]; then
-    cat "$table"
-    exit 0
-fi
-out="$scratch/README.md"
-awk -v table="$table" '
-    skip && /^$/ { skip = 0 }
-    skip { next }
-    { print }
-    /^<!-- fgd-table -->$/ { while ((getline l < table) > 0) print l; skip = 1 }
-' README.md >"$out"
-mv "$out" README.md
+cat "$table"

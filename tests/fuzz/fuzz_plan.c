@@ -7,9 +7,9 @@
 #include <stdint.h>
 
 #include "experiments/plan.h"
-#include "experiments/scenario.h"
 #include "sim/arena.h"
 #include "sim/diag.h"
+#include "tests/fuzz/fuzz_combos.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -19,15 +19,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     diag *d = diag_create();
     plan_spec *ps = NULL;
     if (plan_load_buffer("fuzz.yaml", data, size, a, d, &ps) == 0 && ps) {
-        for (size_t c = 0; c < ps->sw.n_combos && c < 4; c++) {
-            sweep_combo ce = {&ps->sw, c};
-            scenario_edit edit = {sweep_combo_edit, &ce};
-            scenario_spec *s = NULL;
-            diag *pd = diag_create();
-            scenario_load_buffer_edit("fuzz.yaml", ".", data, size, NULL, 0, &edit,
-                                      SCENARIO_NO_FILES, a, pd, &s);
-            diag_destroy(pd);
-        }
+        fuzz_load_combos(&ps->sw, data, size, a);
     }
     diag_destroy(d);
     arena_destroy(a);

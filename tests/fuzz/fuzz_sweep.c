@@ -7,10 +7,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "experiments/scenario.h"
 #include "experiments/sweep.h"
 #include "sim/arena.h"
 #include "sim/diag.h"
+#include "tests/fuzz/fuzz_combos.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -20,15 +20,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     diag *d = diag_create();
     sweep_spec *sw = NULL;
     if (sweep_load_buffer("fuzz.yaml", data, size, a, d, &sw) == 0 && sw) {
-        for (size_t c = 0; c < sw->n_combos && c < 4; c++) {
-            sweep_combo ce = {sw, c};
-            scenario_edit edit = {sweep_combo_edit, &ce};
-            scenario_spec *s = NULL;
-            diag *pd = diag_create();
-            scenario_load_buffer_edit("fuzz.yaml", ".", data, size, NULL, 0, &edit,
-                                      SCENARIO_NO_FILES, a, pd, &s);
-            diag_destroy(pd);
-        }
+        fuzz_load_combos(sw, data, size, a);
     }
     diag_destroy(d);
     arena_destroy(a);
