@@ -329,13 +329,13 @@ Test(share, mps_launch_bound_client_queues_behind_a_saturating_stream)
      * 0.2 + 0.05 / t_S and t_S = 0.1 + 5e-5 / t_A as above, so
      * 0.2 t_S^2 + (0.05 - 0.02 - 5e-5) t_S - 0.005 = 0 */
     a.host_overlap = 0.5;
-    cr_assert_eq(share_mps_solve(2, cls, &c, &m, iter, frac), 0);
+    cr_assert_eq(share_mps_solve(2, cls, &f.c, &f.m, iter, frac), 0);
     double bq = 0.05 - 0.02 - 5e-5;
     double t_s = (-bq + sqrt(bq * bq + 4 * 0.2 * 0.005)) / (2 * 0.2);
     cr_assert_float_eq(iter[1], t_s, 1e-7);
     cr_assert_float_eq(iter[0], 0.2 + 0.05 / t_s, 1e-6);
     speed_result r;
-    predict_unit_estimate(&a, 1, &(partition_cfg){.gpu = &g, .peers = 1}, &m, &r);
+    predict_unit_estimate(&a, 1, &(partition_cfg){.gpu = &f.g, .peers = 1}, &f.m, &r);
     cr_assert_float_eq(r.unit_time_s, 0.2, 1e-9);
     /* without the kernel counts neither waits: A keeps its solo time, S too */
     a.host_overlap = 1;
