@@ -37,8 +37,8 @@ typedef struct sm_w {
 typedef struct physics_doc {
     int version;
     sourced roofline_p, bw_stream_eff, bw_drive_sm_frac, mig_sm_eff, power_alpha,
-        power_idle_frac, clock_min_frac, mps_bw_contention, mps_kernel_wait, param_rel_sd,
-        mig_apply_s;
+        power_idle_frac, clock_min_frac, mps_bw_contention, mps_kernel_wait, mps_sm_granule,
+        mps_min_sms, param_rel_sd, mig_apply_s;
     sm_w power_sm_w;
     ts_entry *ts;
     size_t n_ts;
@@ -94,6 +94,8 @@ static const cfg_field doc_fields[] = {
     REQ_MAP(clock_min_frac, sourced_0_1),
     REQ_MAP(mps_bw_contention, sourced_0_1000),
     REQ_MAP(mps_kernel_wait, sourced_0_1),
+    REQ_MAP(mps_sm_granule, sourced_1_64),
+    REQ_MAP(mps_min_sms, sourced_0_1000),
     REQ_MAP(param_rel_sd, sourced_0_1),
     REQ_MAP(mig_apply_s, sourced_0_1000),
     {"power_sm_w", CFG_MAP, .required = true, .sub = sm_w_fields,
@@ -109,7 +111,8 @@ static void check_doc(const physics_doc *pd, const char *name, diag *d)
     const sourced *all[] = {&pd->roofline_p,      &pd->bw_stream_eff,   &pd->bw_drive_sm_frac,
                             &pd->mig_sm_eff,      &pd->power_alpha,     &pd->power_idle_frac,
                             &pd->clock_min_frac,  &pd->mps_bw_contention, &pd->param_rel_sd,
-                            &pd->mig_apply_s,     &pd->mps_kernel_wait};
+                            &pd->mig_apply_s,     &pd->mps_kernel_wait,
+                            &pd->mps_sm_granule,  &pd->mps_min_sms};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
         if (all[i]->src && !all[i]->src[0]) {
             diag_error(d, all[i]->at, "src", "empty source; expected where the value comes from, "
@@ -172,6 +175,8 @@ int physics_load_buffer(const char *name, const void *buf, size_t len, diag *d,
         out->clock_min_frac = pd.clock_min_frac.value;
         out->mps_bw_contention = pd.mps_bw_contention.value;
         out->mps_kernel_wait = pd.mps_kernel_wait.value;
+        out->mps_sm_granule = pd.mps_sm_granule.value;
+        out->mps_min_sms = pd.mps_min_sms.value;
         out->param_rel_sd = pd.param_rel_sd.value;
         out->mig_apply_s = pd.mig_apply_s.value;
         for (int c = 0; c < WL_CLASS_COUNT; c++) {

@@ -16,11 +16,12 @@ static void set_invalid(speed_result *out, speed_outcome o, const char *why)
 }
 
 /* SMs this job's kernels use on the partition, before sharing. */
-static double job_sms(const wl_profile *p, double batch, const partition_cfg *c)
+static double job_sms(const wl_profile *p, double batch, const partition_cfg *c,
+                      const phys_params *m)
 {
     double s = speed_partition_sms(c);
-    if (c->sharing == SHARE_MPS && c->mps_percent > 0 && c->mps_percent < 100) {
-        s = ceil(s * c->mps_percent / 100.0);
+    if (c->sharing == SHARE_MPS) {
+        s = speed_mps_sms((int)s, c->mps_percent, m);
     }
     double pmax = wl_max_sms(p, batch);
     return s < pmax ? s : pmax;
@@ -58,7 +59,7 @@ static double job_clock(const wl_profile *p, double batch, const partition_cfg *
 static double shared_iter(const wl_profile *p, double batch, const partition_cfg *c,
                           const phys_params *m, speed_result *out)
 {
-    double sms = job_sms(p, batch, c);
+    double sms = job_sms(p, batch, c, m);
     double busy_instances = c->mig && c->mig_busy > 1 ? c->mig_busy : 1;
     double f = job_clock(p, batch, c, sms, busy_instances, m);
     double solo = speed_solo_iter(p, batch, c, sms, f, 1.0, m, out);
@@ -94,7 +95,7 @@ static double shared_iter(const wl_profile *p, double batch, const partition_cfg
     for (int i = 0; i < c->n_with; i++) {
         speed_result tmp;
         const wl_profile *w = c->with[i];
-        double ws = job_sms(w, c->with_batch[i], c);
+        double ws = job_sms(w, c->with_batch[i], c, m);
         double wf = job_clock(w, c->with_batch[i], c, ws, busy_instances, m);
         speed_solo_iter(w, c->with_batch[i], c, ws, wf, 1.0, m, &tmp);
         cls[i + 1] = (share_ts_class){1, tmp.iter_host_s, tmp.iter_gpu_s, w->host_overlap};

@@ -343,10 +343,7 @@ int share_mps_solve(int n_cls, const share_mps_class *cls, const partition_cfg *
 {
     SIM_ASSERT(n_cls >= 1 && n_cls <= SHARE_MAX_CLASSES);
     double part_sms = speed_partition_sms(c);
-    double cap = part_sms;
-    if (c->mps_percent > 0 && c->mps_percent < 100) {
-        cap = ceil(part_sms * c->mps_percent / 100.0);
-    }
+    double cap = speed_mps_sms((int)part_sms, c->mps_percent, m);
     int gpu_slices = 1;
     int slices = speed_partition_mem_slices(c, &gpu_slices);
     double bw_pool = speed_bandwidth(c->gpu, part_sms, slices, gpu_slices, m);

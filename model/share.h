@@ -17,8 +17,8 @@
  * solution does not describe.
  *
  * MPS: clients' kernels run at the same time on disjoint SMs. A client in its GPU phase asks for
- * d = min(cap, P) SMs (cap: its thread percentage of the partition's SMs; P: its kernels'
- * parallelism); the SMs are shared max-min fairly (water-filling) among the clients in their GPU
+ * d = min(cap, P) SMs (cap: its thread percentage of the partition's SMs in whole TPCs,
+ * speed_mps_sms of model/speed.h; P: its kernels' parallelism); the SMs are shared max-min fairly (water-filling) among the clients in their GPU
  * phase, so a client's idle phases (host time, launch gaps) and the SMs its kernels leave idle
  * (P below the SM count) go to the others. Its GPU time on s SMs is the solo formula at s SMs
  * (model/speed.h: the SM-count curve of its kernels, so a cap of p % alone follows that curve).

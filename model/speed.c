@@ -198,6 +198,19 @@ int speed_partition_sms(const partition_cfg *c)
     return c->mig ? c->mig->sms : c->gpu->sms_total;
 }
 
+int speed_mps_sms(int part_sms, double pct, const phys_params *m)
+{
+    if (!(pct > 0 && pct < 100)) {
+        return part_sms;
+    }
+    int unit = m->mps_sm_granule >= 1 ? (int)m->mps_sm_granule : 1;
+    /* the small tolerance keeps an exact product (25 % of 132 = 33 SMs) from rounding below */
+    int s = unit * (int)floor(part_sms * pct / 100.0 / unit + 1e-9);
+    int lo = (int)ceil(m->mps_min_sms);
+    s = s < lo ? lo : s;
+    return s > part_sms ? part_sms : s;
+}
+
 int speed_partition_mem_slices(const partition_cfg *c, int *gpu_slices)
 {
     int total = c->gpu->memory_slices > 0 ? c->gpu->memory_slices : 1;

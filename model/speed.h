@@ -158,6 +158,8 @@ typedef struct phys_params {
     double mps_bw_contention; /* extra slowdown of memory time per co-running MPS client */
     double mps_kernel_wait;   /* MPS: mean wait of a kernel for another client's kernel that
                                  holds the SMs, as a fraction of that kernel's duration */
+    double mps_sm_granule;    /* MPS: SMs a thread-percentage cap allocates in (the TPC) */
+    double mps_min_sms;       /* MPS: fewest SMs a capped client gets */
     double param_rel_sd;      /* relative uncertainty of the loss factors, for lo/hi ranges */
     double mig_apply_s;       /* s to replace an idle GPU's MIG layout (destroy its GPU instances,
                                * create the next's): the default reconfiguration delay */
@@ -197,6 +199,13 @@ typedef struct speed_result {
 
 /* SMs of the partition (MIG profile SMs, or the whole GPU's). */
 int speed_partition_sms(const partition_cfg *c);
+/* SMs one MPS client may use on a partition of part_sms SMs under
+ * CUDA_MPS_ACTIVE_THREAD_PERCENTAGE pct (pct <= 0 or >= 100: all of them): pct % of the SMs rounded
+ * DOWN to whole units of m->mps_sm_granule SMs (a TPC), at least m->mps_min_sms, at most
+ * part_sms. Measured on the H100 (132 SMs; calib/coloc/2026-11-24-h100-mpscap.json): 1-7 % -> 8,
+ * 10 % -> 12, 25 % -> 32, 33 % -> 42, 50 % -> 66, 75 % -> 98 SMs. The one place that maps a
+ * thread percentage to SMs (solo speed, MPS sharing and the fitter all call it). */
+int speed_mps_sms(int part_sms, double pct, const phys_params *m);
 /* Memory slices of the partition and of the GPU (whole GPU: both = gpu->memory_slices, or 1). */
 int speed_partition_mem_slices(const partition_cfg *c, int *gpu_slices);
 /* Memory capacity of the partition in bytes. */

@@ -271,13 +271,10 @@ static bool is_parallelism(const wfit_free *f)
 }
 
 /* SMs a job of observation o may use: the partition's, capped by an MPS thread percentage. */
-static double obs_sms(const wfit_obs *o)
+static double obs_sms(const wfit_obs *o, const phys_params *m)
 {
-    double s = speed_partition_sms(&o->cfg);
-    if (o->cfg.sharing == SHARE_MPS && o->cfg.mps_percent > 0 && o->cfg.mps_percent < 100) {
-        s = ceil(s * o->cfg.mps_percent / 100.0);
-    }
-    return s;
+    int s = speed_partition_sms(&o->cfg);
+    return o->cfg.sharing == SHARE_MPS ? speed_mps_sms(s, o->cfg.mps_percent, m) : s;
 }
 
 /* The SM range over which free parameter i (a parallelism parameter) is started and scanned:
@@ -294,7 +291,7 @@ static bool par_range(const wfit_spec *spec, int n_obs, const wfit_obs *obs, int
         if (obs[k].profile != f->profile || obs[k].is_oom) {
             continue;
         }
-        double s = obs_sms(&obs[k]);
+        double s = obs_sms(&obs[k], &spec->model);
         smin = fmin(smin, s);
         smax = fmax(smax, s);
         bmax = fmax(bmax, obs[k].batch);

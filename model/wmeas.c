@@ -38,7 +38,7 @@ int wmeas_split_solo(const gpu_type *g, const phys_params *m, const wmeas_solo *
     out->max_sms = fmax(1.0, fmin(sms, s->sm_activity / s->kernel_busy * sms));
     /* GPM's DRAM utilisation is a share of the datasheet bandwidth */
     out->mem_traffic_bytes = s->dram_util * g->mem_bw_bytes_per_s * s->iter_s;
-    double compute_s = fmax(0.05 * gpu_s, gpu_s - out->mem_traffic_bytes / bw);
+    double compute_s = fmax(WMEAS_COMPUTE_FLOOR * gpu_s, gpu_s - out->mem_traffic_bytes / bw);
     out->compute_sm_s = compute_s * out->max_sms;
     return 0;
 }

@@ -17,9 +17,10 @@
  * and from them
  *   P = clamp(a / b * s, 1, s)      SMs with a resident warp while some kernel runs
  *   M = d * BW_datasheet * t        bytes moved per iteration
- *   C = P * max(0.05 G, G - M / BW(s))   SM-seconds: what the GPU time leaves after the memory
+ *   C = P * max(0.01 G, G - M / BW(s))   SM-seconds: what the GPU time leaves after the memory
  *                                   time at the bandwidth s SMs drive (model/speed.h); at least
- *                                   5 % of G so that a memory-bound loop keeps some compute
+ *                                   1 % of G (WMEAS_COMPUTE_FLOOR) so that a memory-bound loop
+ *                                   keeps some compute
  * and, from t, u and the loop's host_overlap alone, the host time H (wmeas_host_s).
  * These are measured starting values; the fitters give P and M a log-normal prior of
  * WMEAS_PRIOR_REL_SD around them (the GPM counters are sampled over the whole run, so a 25 % sd
@@ -34,6 +35,11 @@
 
 /* log-sd of the priors on P and M that the measured split gives */
 #define WMEAS_PRIOR_REL_SD 0.25
+/* least share of G a split leaves as compute: the H100's memory stream (calib/coloc, fp32 axpy,
+ * 2 flops per 12 bytes) needs 0.9 % of its memory time at the calibrated fp32 rate; a larger
+ * floor (5 % before) charges a memory-bound loop compute that grows as 1/SMs under an MPS cap
+ * (the stream capped at 5 % was predicted -24 %; with 1 %, within 1.3 % at 5-15 %) */
+#define WMEAS_COMPUTE_FLOOR 0.01
 /* provenance of those priors (a string literal, so callers may prefix it) */
 #define WMEAS_SOURCE "NVML GPM and kernel census of the solo run (measured)"
 

@@ -275,6 +275,37 @@ Test(share, mps_cap_alone_follows_the_sm_curve)
     cr_assert_float_eq(phys_fx_time(&f, &p), 1.5, 1e-9);
 }
 
+/* A capped client alone on whole TPCs (speed_mps_sms, 2 SMs per TPC, at least 8 SMs), by hand on
+ * the 100-SM fixture: compute-only C = 12 SM-s runs 0.12 s on the whole GPU; at 25 % (25 SMs ->
+ * 12 TPCs = 24 SMs) 12 / 24 = 0.5 s, not the 0.48 s of 25 SMs; at 5 % (5 -> 4, below the
+ * minimum: 8 SMs) 1.5 s. Two clients at 50 % each get 50 SMs side by side: 0.24 s each. */
+Test(share, mps_cap_alone_runs_on_whole_tpcs)
+{
+    gpu_type g = fixture_gpu();
+    phys_params m = fixture_params();
+    m.mps_sm_granule = 2;
+    m.mps_min_sms = 8;
+    wl_profile p = {.name = "wide"};
+    p.compute_sm_s_fixed[WL_CLASS_FP32] = 12.0;
+    partition_cfg c;
+    partition_cfg_init(&c, &g);
+    speed_result r;
+    predict_unit_time(&p, 1, &c, &m, &r);
+    cr_assert_float_eq(r.unit_time_s, 0.12, 1e-9);
+    c.sharing = SHARE_MPS;
+    c.mps_percent = 25;
+    predict_unit_time(&p, 1, &c, &m, &r);
+    cr_assert_float_eq(r.unit_time_s, 0.5, 1e-9);
+    cr_assert_float_eq(r.sms_used, 24, 1e-9);
+    c.mps_percent = 5;
+    predict_unit_time(&p, 1, &c, &m, &r);
+    cr_assert_float_eq(r.unit_time_s, 1.5, 1e-9);
+    c.mps_percent = 50;
+    c.peers = 2;
+    predict_unit_time(&p, 1, &c, &m, &r);
+    cr_assert_float_eq(r.unit_time_s, 0.24, 1e-9);
+}
+
 /* Time-slicing of loops that launch asynchronously (host_overlap 1: t = max(H, G)), two
  * identical processes, H = 1 s, eta = 0.8 (interpolated: eta(1 + b) = 1 - 0.2 b), mean field
  * of share.h. G = 0.25 s: b = 0.25 S, S = (1 + b) / (1 - 0.2 b) gives 0.2 b^2 - 0.75 b + 0.25 = 0,

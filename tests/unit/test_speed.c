@@ -21,6 +21,7 @@ Test(physics, default_file_loads_with_sources)
     cr_assert_eq(diag_error_count(d), 0);
     cr_assert_geq(m.n_ts, 1);
     cr_assert(m.roofline_p >= 1);
+    cr_assert(m.mps_sm_granule >= 1 && m.mps_min_sms >= 1);
     cr_assert(m.ts[0].eta[2] > 0 && m.ts[0].eta[2] <= 1);
     cr_assert_eq(phys_ts_class_index(&m, m.ts[0].name), 0);
     diag_destroy(d);
@@ -89,6 +90,28 @@ Test(speed, bandwidth_follows_slices_and_drive_curve)
     cr_assert_float_eq(full, 1e12, 1);
     double few = speed_bandwidth(&g, 10, 8, 8, &m);
     cr_assert_float_eq(few, 1e12 * (1 - exp(-0.2)) / (1 - exp(-2.0)), 1);
+}
+
+/* MPS thread percentage -> SMs (speed_mps_sms): p % of the SMs rounded DOWN to whole TPCs of 2
+ * SMs, at least 8, at most the partition's. By hand on 132 SMs: 25 % = 33 SMs -> 16 TPCs = 32;
+ * 50 % = 66 -> 66; 75 % = 99 -> 98; 10 % = 13.2 -> 12; 5 % = 6.6 -> 6, below the minimum -> 8;
+ * 0 and 100 % -> all 132. On a 6-SM partition 50 % (3 -> 2 -> 8) is clamped to its 6 SMs. */
+Test(speed, mps_thread_percentage_gives_whole_tpcs_rounded_down)
+{
+    phys_params m = fixture_params();
+    m.mps_sm_granule = 2;
+    m.mps_min_sms = 8;
+    cr_assert_eq(speed_mps_sms(132, 25, &m), 32);
+    cr_assert_eq(speed_mps_sms(132, 50, &m), 66);
+    cr_assert_eq(speed_mps_sms(132, 75, &m), 98);
+    cr_assert_eq(speed_mps_sms(132, 10, &m), 12);
+    cr_assert_eq(speed_mps_sms(132, 5, &m), 8);
+    cr_assert_eq(speed_mps_sms(132, 0, &m), 132);
+    cr_assert_eq(speed_mps_sms(132, 100, &m), 132);
+    cr_assert_eq(speed_mps_sms(6, 50, &m), 6);
+    m.mps_sm_granule = 0; /* not stated: single SMs, no minimum */
+    m.mps_min_sms = 0;
+    cr_assert_eq(speed_mps_sms(132, 25, &m), 33);
 }
 
 Test(speed, oom_and_invalid_are_reported)

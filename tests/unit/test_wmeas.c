@@ -37,13 +37,13 @@ Test(wmeas, split_of_a_mixed_run)
  * time: t = 0.1, u = 0.5 (G = 0.05 s), b = 0.4, a = 0.6, d = 0.9:
  *   P = min(0.6 / 0.4 * 100, 100) = 100
  *   M = 0.9 * 1e12 * 0.1 = 9e10 bytes (0.09 s > G)
- *   compute time = max(0.05 G, G - 0.09) = 0.0025 s; C = 0.0025 * 100 = 0.25 */
+ *   compute time = max(0.01 G, G - 0.09) = 0.0005 s; C = 0.0005 * 100 = 0.05 */
 Test(wmeas, split_clamps_parallelism_and_compute)
 {
     wmeas_split s = split_ok(0.1, 0.5, 0.4, 0.6, 0.9);
     cr_assert_float_eq(s.max_sms, 100.0, 1e-12);
     cr_assert_float_eq(s.mem_traffic_bytes, 9e10, 1e-3);
-    cr_assert_float_eq(s.compute_sm_s, 0.25, 1e-12);
+    cr_assert_float_eq(s.compute_sm_s, 0.05, 1e-12);
     /* a tiny activity keeps at least one SM: a = 0.001, b = 0.5 gives 0.2 SMs -> 1 */
     cr_assert_float_eq(split_ok(0.1, 0.5, 0.5, 0.001, 0.1).max_sms, 1.0, 1e-12);
 }
