@@ -16,6 +16,7 @@
 #include "experiments/calib_json.h"
 #include "experiments/catalog_load.h"
 #include "experiments/fileio.h"
+#include "experiments/obs.h"
 #include "experiments/physics_load.h"
 #include "experiments/scenario.h"
 #include "model/calapply.h"
@@ -487,13 +488,19 @@ Test(calapply, predict_with_calibration_follows_the_measured_bandwidth)
              "./slicesim predict --calibration %s workloads/library/resnet50-train.yaml %s",
              H100_MODEL, q);
     cr_assert_eq(sh(cmd, &b), 0, "%s", b);
-    /* one exclusive whole GPU: only the bandwidth curve differs, so the time moves against it */
+    /* one exclusive whole GPU: only the bandwidth curve differs, so the time moves against the
+     * bandwidth that the SMs its kernels use (min(SMs, P at batch 32)) drive */
     const gpu_type *h = gpu_catalog_find(&w.cat, "H100-SXM5-80GB");
     gpu_type g;
     char why[256];
     cr_assert_eq(calapply_gpu(h, w.fit, &w.phys, &g, why, sizeof why), 0);
-    double bw_def = speed_bandwidth(h, h->sms_total, 1, 1, &w.phys);
-    double bw_cal = speed_bandwidth(&g, g.sms_total, 1, 1, &w.phys);
+    obs_profile *prof = NULL;
+    cr_assert_eq(obs_load_profile("workloads/library/resnet50-train.yaml", NULL, 0, &w.phys, w.a,
+                                  w.d, &prof),
+                 0);
+    double sms = fmin(h->sms_total, wl_max_sms(&prof->p, 32));
+    double bw_def = speed_bandwidth(h, sms, 1, 1, &w.phys);
+    double bw_cal = speed_bandwidth(&g, sms, 1, 1, &w.phys);
     double t_def = row_time(a, 0), t_cal = row_time(b, 0);
     cr_assert_neq(bw_def, bw_cal);
     if (bw_cal < bw_def) {
