@@ -204,7 +204,7 @@ int speed_mps_sms(int part_sms, double pct, const phys_params *m)
         return part_sms;
     }
     int unit = m->mps_sm_granule >= 1 ? (int)m->mps_sm_granule : 1;
-    /* the small tolerance keeps an exact product (25 % of 132 = 33 SMs) from rounding below */
+    /* the small tolerance keeps an exact product (50 % of 132 = 66 SMs, 33 TPCs) from rounding below */
     int s = unit * (int)floor(part_sms * pct / 100.0 / unit + 1e-9);
     int lo = (int)ceil(m->mps_min_sms);
     s = s < lo ? lo : s;
