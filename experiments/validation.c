@@ -1,8 +1,10 @@
 /* experiments/validation.c - the validation scenarios: tables -> observations -> fit -> predict.
- * See validation.h. Each table's mapping onto the model is one builder function below; its
- * comment says which profile shape it assumes and why. No published figure is written here: they
+ * See validation.h. Each table's mapping onto the model is one builder function, in
+ * validation_published.c or validation_measured.c (validation_int.h); its comment says which
+ * profile shape it assumes and why. No published figure is written here: they
  * are all read from the CSVs. */
 #include "experiments/validation.h"
+#include "experiments/validation_int.h"
 
 #include <errno.h>
 #include <math.h>
@@ -28,34 +30,6 @@
 
 /* ---- scenario file ---- */
 
-typedef struct val_exclude {
-    const char *figure;
-    const char *reason;
-    src_loc at, figure_at;
-} val_exclude;
-
-typedef struct val_scenario {
-    const char *table, *csv, *gpu, *note, *base;
-    const char *calibration; /* a `slicesim fit` model file, relative to the scenario's dir */
-    const char **calib_runs; /* calibration recordings (calib/run-all.sh JSON) replayed instead
-                                of a CSV, relative to the scenario's dir */
-    size_t n_calib_runs;
-    const char *model;   /* row filter on a `model` column, or NULL */
-    const char *cls;     /* precision class of the workload's compute, or NULL (fp32) */
-    int ranks;           /* all-reduce tables: ranks of the sweep (0 = a workload table) */
-    int gpus_per_node;   /* all-reduce tables: ranks per node (0 = all on one node) */
-    const char *interconnect; /* all-reduce tables: the nodes' network (model/comm.yaml) */
-    val_exclude *fd_exclude;  /* all-reduce tables: rows left out of the from-data errors */
-    size_t n_fd_exclude;
-    double ll_max_bytes; /* all-reduce tables: largest message NCCL sent with LL in the sweep */
-    double min_bytes;    /* all-reduce tables: smaller messages are shown, not counted */
-    double target;
-    const char **fit;
-    size_t n_fit;
-    val_exclude *exclude;
-    size_t n_exclude;
-    src_loc table_at, gpu_at, fit_at, interconnect_at, calib_runs_at;
-} val_scenario;
 
 static const char *const class_names[] = {"fp32", "fp64", "fp16", "tensor", NULL};
 
@@ -102,15 +76,6 @@ static const cfg_field scenario_fields[] = {
 
 /* ---- CSV ---- */
 
-#define CSV_MAX_COLS 16
-
-typedef struct csv_table {
-    int n_cols;
-    char *header[CSV_MAX_COLS];
-    int n_rows;
-    char *(*rows)[CSV_MAX_COLS];
-    char *text; /* owned buffer that the cells point into */
-} csv_table;
 
 static void csv_free(csv_table *t)
 {
@@ -169,7 +134,7 @@ static int csv_read(const char *path, csv_table *t)
     return 0;
 }
 
-static int csv_col(const csv_table *t, const char *name)
+int val_csv_col(const csv_table *t, const char *name)
 {
     for (int i = 0; i < t->n_cols; i++) {
         if (!strcmp(t->header[i], name)) {
@@ -180,7 +145,7 @@ static int csv_col(const csv_table *t, const char *name)
 }
 
 /* Co-runners of a time-slicing column "shared_x<K>" (K >= 1); false for any other header. */
-static bool shared_peers(const char *header, int *k)
+bool val_shared_peers(const char *header, int *k)
 {
     static const char prefix[] = "shared_x";
     int64_t v;
@@ -194,7 +159,7 @@ static bool shared_peers(const char *header, int *k)
     return true;
 }
 
-static bool cell_double(const char *s, double *out)
+bool val_cell_double(const char *s, double *out)
 {
     char problem[64];
     return s && cfg_parse_double(s, out, problem, sizeof problem);
@@ -202,35 +167,8 @@ static bool cell_double(const char *s, double *out)
 
 /* ---- figures ---- */
 
-typedef struct fig_spec {
-    val_figure f;
-    int profile;
-    partition_cfg cfg;
-    double batch;
-    double work;  /* value = work * unit_time (time) or work / unit_time (rate) */
-    bool is_rate;
-    double util;  /* measured GPU utilisation (fitted with the figure), or < 0 */
-    int with;     /* profile index of a co-runner (cfg.with[0] at prediction), or -1 */
-    int with_n;   /* clients of that co-runner (cfg.with[0 .. with_n - 1]); 1 unless stated */
-} fig_spec;
 
-typedef struct builder {
-    const val_scenario *sc;
-    const gpu_type *gpu;
-    const phys_params *m;
-    wfit_spec spec;
-    bool has_base; /* profile 0 comes from another scenario's fit: keep it fixed */
-    int n;
-    fig_spec figs[256];
-    char err[200];
-    char names[WFIT_MAX_PROFILES][32]; /* profile names a builder made (the CSV is freed first) */
-    gpu_type calibrated;               /* the scenario's GPU with its calibration applied */
-    cal_data *runs;                    /* the scenario's calib_runs, loaded (owned) */
-    int n_runs;
-    bool by_kind;                      /* labels are WORKLOAD/KIND[:WITH] (val_table.by_kind) */
-} builder;
-
-static const mig_profile *find_part(builder *b, const char *name)
+const mig_profile *val_find_part(builder *b, const char *name)
 {
     if (!strcmp(name, "full")) {
         return NULL;
@@ -243,7 +181,7 @@ static const mig_profile *find_part(builder *b, const char *name)
     return p;
 }
 
-static fig_spec *add_fig(builder *b, const char *label, double published, const char *unit)
+fig_spec *val_add_fig(builder *b, const char *label, double published, const char *unit)
 {
     if (b->n >= (int)(sizeof b->figs / sizeof b->figs[0])) {
         snprintf(b->err, sizeof b->err, "too many figures");
@@ -262,730 +200,14 @@ static fig_spec *add_fig(builder *b, const char *label, double published, const 
     return f;
 }
 
-static void free_param(builder *b, int profile, wl_param which)
+void val_free_param(builder *b, int profile, wl_param which)
 {
     b->spec.free[b->spec.n_free++] = (wfit_free){.profile = profile, .which = (int)which};
 }
 
-static void free_mparam(builder *b, wfit_mparam which)
+void val_free_mparam(builder *b, wfit_mparam which)
 {
     b->spec.free[b->spec.n_free++] = (wfit_free){.is_model = true, .which = (int)which};
-}
-
-/* The simpletrack tables: a wide matrix ROW x COLUMN of seconds for ROW particles per process.
- * Profile per particle: host time H and fp32 compute C (seed: "heavy on GPU usage, low on
- * CPU-to-GPU communication and memory accesses", so no memory term): t = H + C / s.
- *
- * cern-simpletrack: COLUMN is a partition (full or a MIG profile). Free: H, C.
- * chep-timeslicing: COLUMN shared_xN = seconds until N identical processes all finish on one
- * time-sliced whole GPU; a process's time = work / its steady throughput from the mean-value
- * analysis. The profile is cern-simpletrack's (same code, GPU model and driver): with
- * `base: cern-simpletrack.yaml` it is taken from that scenario's fit (its fitted rows, not this
- * table's), because the x1 rows alone cannot split host from GPU time. The time-slice efficiency
- * η (one value for every k >= 2, as the paper measured) is free. */
-static void build_particles(builder *b, const csv_table *t, bool timeslice)
-{
-    b->spec.n_profiles = 1;
-    if (!b->has_base) {
-        wl_profile *p = &b->spec.profiles[0];
-        *p = (wl_profile){.name = "simpletrack", .host_s_fixed = 1e-7};
-        p->compute_sm_s_fixed[WL_CLASS_FP32] = 1e-4;
-    }
-    for (int r = 0; r < t->n_rows; r++) {
-        double particles;
-        if (!cell_double(t->rows[r][0], &particles)) {
-            snprintf(b->err, sizeof b->err, "row %d: bad particle count", r + 1);
-            return;
-        }
-        for (int c = 1; c < t->n_cols; c++) {
-            double sec;
-            int k = 1;
-            if (!cell_double(t->rows[r][c], &sec) ||
-                (timeslice && !shared_peers(t->header[c], &k))) {
-                continue;
-            }
-            char label[64];
-            snprintf(label, sizeof label, "%s/%s", t->rows[r][0], t->header[c]);
-            fig_spec *f = add_fig(b, label, sec, "s");
-            if (!f) {
-                return;
-            }
-            if (timeslice) {
-                f->cfg.sharing = k > 1 ? SHARE_TIMESLICE : SHARE_EXCLUSIVE;
-                f->cfg.peers = k;
-            } else {
-                f->cfg.mig = find_part(b, t->header[c]);
-            }
-            f->work = particles;
-        }
-    }
-    if (!b->has_base) {
-        free_param(b, 0, WL_P_HOST_S_FIXED);
-        free_param(b, 0, WL_P_COMPUTE_FIXED);
-    }
-    if (timeslice) {
-        free_mparam(b, WFIT_M_ETA);
-    }
-}
-
-static void build_simpletrack(builder *b, const csv_table *t)
-{
-    build_particles(b, t, false);
-}
-
-static void build_timeslicing(builder *b, const csv_table *t)
-{
-    build_particles(b, t, true);
-}
-
-/* cern-mig-flops: dcgmproftester TFLOPS per format (row) and partition (column). One profile per
- * format: a unit is 1 TFLOP of pure compute in that format's class (no host, no memory term), so
- * TFLOPS = 1 / unit time. Free: each format's SM-seconds per TFLOP (its per-SM efficiency at the
- * reference clock), the per-SM power of each class and the power exponent: the power cap is what
- * makes tensor-core FLOPS scale far from SM-linearly (DESIGN.md §3). */
-static void build_flops(builder *b, const csv_table *t)
-{
-    static const struct {
-        const char *row;
-        wl_class cls;
-        wfit_mparam power;
-    } formats[] = {
-        {"fp32_cuda_cores", WL_CLASS_FP32, WFIT_M_POWER_SM_W_FP32},
-        {"fp64_cuda_cores", WL_CLASS_FP64, WFIT_M_POWER_SM_W_FP64},
-        {"fp16_cuda_cores", WL_CLASS_FP16, WFIT_M_POWER_SM_W_FP16},
-        {"fp16_tensor_cores", WL_CLASS_TENSOR, WFIT_M_POWER_SM_W_TENSOR},
-    };
-    b->spec.n_profiles = 0;
-    for (int r = 0; r < t->n_rows; r++) {
-        int fi = -1;
-        for (int i = 0; i < 4; i++) {
-            if (!strcmp(t->rows[r][0], formats[i].row)) {
-                fi = i;
-            }
-        }
-        if (fi < 0) {
-            snprintf(b->err, sizeof b->err, "unknown format row '%s'", t->rows[r][0]);
-            return;
-        }
-        int pi = b->spec.n_profiles++;
-        wl_profile *p = &b->spec.profiles[pi];
-        *p = (wl_profile){.name = formats[fi].row};
-        p->compute_sm_s_fixed[formats[fi].cls] = 1.0;
-        free_param(b, pi, WL_P_COMPUTE_FIXED);
-        free_mparam(b, formats[fi].power);
-        for (int c = 1; c < t->n_cols; c++) {
-            double tf;
-            if (!cell_double(t->rows[r][c], &tf)) {
-                continue;
-            }
-            char label[64];
-            snprintf(label, sizeof label, "%s/%s", t->rows[r][0], t->header[c]);
-            fig_spec *f = add_fig(b, label, tf, "TFLOPS");
-            if (!f) {
-                return;
-            }
-            f->profile = pi;
-            f->cfg.mig = find_part(b, t->header[c]);
-            f->work = 1.0;
-            f->is_rate = true;
-        }
-    }
-    free_mparam(b, WFIT_M_POWER_ALPHA);
-}
-
-/* cern-finetune: seconds to fine-tune on `dataset_size` samples; each comparison pair used its own
- * batch and data-loader workers. One profile per sample for the whole table (same model, same
- * script): host time per sample and per iteration, fp32 compute per sample and per iteration
- * (optimizer step, small-batch kernels), memory traffic per
- * sample and the parallelism per sample (P ∝ B) are free, and so is the roofline exponent p: this
- * table, with both the whole-GPU/7g pair (SMs change, bandwidth does not) and the 4g/2g pair (both
- * halve), is what separates compute from memory time. */
-static void build_finetune(builder *b, const csv_table *t)
-{
-    int c_cmp = csv_col(t, "comparison"), c_n = csv_col(t, "dataset_size");
-    int c_part = csv_col(t, "partition"), c_b = csv_col(t, "batch"), c_s = csv_col(t, "seconds");
-    if (c_cmp < 0 || c_n < 0 || c_part < 0 || c_b < 0 || c_s < 0) {
-        snprintf(b->err, sizeof b->err, "missing a column (comparison, dataset_size, partition, "
-                                        "batch, seconds)");
-        return;
-    }
-    b->spec.n_profiles = 1;
-    wl_profile *p = &b->spec.profiles[0];
-    *p = (wl_profile){.name = "finetune", .unit_is_sample = true, .host_s_fixed = 0.01,
-                      .host_s_per_sample = 0.001, .mem_traffic_bytes_per_sample = 1e9,
-                      .max_sms_per_sample = 4};
-    p->compute_sm_s_per_sample[WL_CLASS_FP32] = 1.0;
-    p->compute_sm_s_fixed[WL_CLASS_FP32] = 1.0;
-    for (int r = 0; r < t->n_rows; r++) {
-        double n, batch, sec;
-        if (!cell_double(t->rows[r][c_n], &n) || !cell_double(t->rows[r][c_b], &batch) ||
-            !cell_double(t->rows[r][c_s], &sec)) {
-            snprintf(b->err, sizeof b->err, "row %d: bad number", r + 1);
-            return;
-        }
-        char label[64];
-        snprintf(label, sizeof label, "%s/%s/%s", t->rows[r][c_cmp], t->rows[r][c_n],
-                 t->rows[r][c_part]);
-        fig_spec *f = add_fig(b, label, sec, "s");
-        if (!f) {
-            return;
-        }
-        f->cfg.mig = find_part(b, t->rows[r][c_part]);
-        f->batch = batch;
-        f->work = n;
-    }
-    free_param(b, 0, WL_P_HOST_S_FIXED);
-    free_param(b, 0, WL_P_HOST_S_PER_SAMPLE);
-    free_param(b, 0, WL_P_COMPUTE_FIXED);
-    free_param(b, 0, WL_P_COMPUTE_PER_SAMPLE);
-    free_param(b, 0, WL_P_MEM_TRAFFIC_PER_SAMPLE);
-    free_param(b, 0, WL_P_MAX_SMS_PER_SAMPLE);
-    free_mparam(b, WFIT_M_ROOFLINE_P);
-}
-
-/* MIGProfiler (published-tables.md 1.1a, 1.1b): latency per iteration (ms) of one model at
- * batch B on one MIG instance. Profile per iteration, affine in B: host time H, compute
- * C = c0 + c1 B in the scenario's class, parallelism P = p0 + p1 B (small batches cannot fill a
- * large instance: the 7g latency is flat from batch 1 to 8), memory traffic per sample. Free:
- * H, c0, c1, p0, p1, M per sample. The class matters through power: PyTorch 1.12 runs convolutions
- * in TF32 on tensor cores (cudnn.allow_tf32 defaults to true) but fp32 matmuls on CUDA cores
- * (matmul.allow_tf32 defaults to false from 1.12), so ResNet-50 is `tensor`, ViT `fp32`. */
-static void build_batch_latency(builder *b, const csv_table *t)
-{
-    int c_prof = csv_col(t, "profile"), c_b = csv_col(t, "batch"), c_l = csv_col(t, "latency_ms");
-    int c_model = csv_col(t, "model");
-    if (c_prof < 0 || c_b < 0 || c_l < 0 || (b->sc->model && c_model < 0)) {
-        snprintf(b->err, sizeof b->err, "missing a column (profile, batch, latency_ms%s)",
-                 b->sc->model ? ", model" : "");
-        return;
-    }
-    wl_class cls = b->sc->cls ? wl_class_from_name(b->sc->cls) : WL_CLASS_FP32;
-    b->spec.n_profiles = 1;
-    wl_profile *p = &b->spec.profiles[0];
-    *p = (wl_profile){.name = b->sc->model ? b->sc->model : b->sc->table, .host_s_fixed = 0.005,
-                      .max_sms_fixed = 10, .max_sms_per_sample = 5,
-                      .mem_traffic_bytes_per_sample = 1e7};
-    p->compute_sm_s_fixed[cls] = 0.1;
-    p->compute_sm_s_per_sample[cls] = 0.05;
-    for (int r = 0; r < t->n_rows; r++) {
-        if (b->sc->model && strcmp(t->rows[r][c_model], b->sc->model) != 0) {
-            continue;
-        }
-        double batch, ms;
-        if (!cell_double(t->rows[r][c_b], &batch) || !cell_double(t->rows[r][c_l], &ms)) {
-            snprintf(b->err, sizeof b->err, "row %d: bad number", r + 1);
-            return;
-        }
-        char label[64];
-        snprintf(label, sizeof label, "%s/bs%s", t->rows[r][c_prof], t->rows[r][c_b]);
-        fig_spec *f = add_fig(b, label, ms, "ms");
-        if (!f) {
-            return;
-        }
-        f->cfg.mig = find_part(b, t->rows[r][c_prof]);
-        f->batch = batch;
-        f->work = 1000.0; /* one iteration, in ms */
-    }
-    free_param(b, 0, WL_P_HOST_S_FIXED);
-    free_param(b, 0, WL_P_COMPUTE_FIXED);
-    free_param(b, 0, WL_P_COMPUTE_PER_SAMPLE);
-    free_param(b, 0, WL_P_MAX_SMS_FIXED);
-    free_param(b, 0, WL_P_MAX_SMS_PER_SAMPLE);
-    free_param(b, 0, WL_P_MEM_TRAFFIC_PER_SAMPLE);
-}
-
-/* nos YOLOS (published-tables.md 2.1): seconds per request of each of N pods, batch 1, under
- * time-slicing (N processes on the whole GPU), MPS (N clients, no thread cap) and MIG (one
- * 1g.10gb instance per pod, N instances busy). Profile per request: host time H, compute C
- * (fp32: torch 1.13 keeps fp32 matmuls off tensor cores), parallelism P, memory traffic M.
- * Free: H, C, M and P, the time-slice efficiency η of the profile's class, and the MPS bandwidth
- * contention. */
-static void build_sharing(builder *b, const csv_table *t)
-{
-    int c_mode = csv_col(t, "sharing"), c_n = csv_col(t, "pods"), c_s = csv_col(t, "seconds");
-    if (c_mode < 0 || c_n < 0 || c_s < 0) {
-        snprintf(b->err, sizeof b->err, "missing a column (sharing, pods, seconds)");
-        return;
-    }
-    wl_class cls = b->sc->cls ? wl_class_from_name(b->sc->cls) : WL_CLASS_FP32;
-    b->spec.n_profiles = 1;
-    wl_profile *p = &b->spec.profiles[0];
-    *p = (wl_profile){.name = "yolos-small", .host_s_fixed = 0.02, .max_sms_fixed = 50,
-                      .mem_traffic_bytes_fixed = 1e9};
-    p->compute_sm_s_fixed[cls] = 5.0;
-    for (int r = 0; r < t->n_rows; r++) {
-        double pods, sec;
-        if (!cell_double(t->rows[r][c_n], &pods) || !cell_double(t->rows[r][c_s], &sec) ||
-            pods < 1 || pods > 64) {
-            snprintf(b->err, sizeof b->err, "row %d: bad number", r + 1);
-            return;
-        }
-        const char *mode = t->rows[r][c_mode];
-        char label[64];
-        snprintf(label, sizeof label, "%s/%s", mode, t->rows[r][c_n]);
-        fig_spec *f = add_fig(b, label, sec, "s");
-        if (!f) {
-            return;
-        }
-        int k = (int)pods;
-        if (!strcmp(mode, "mig")) {
-            f->cfg.mig = find_part(b, "1g.10gb");
-            f->cfg.mig_busy = k;
-        } else if (!strcmp(mode, "mps") || !strcmp(mode, "timeslice")) {
-            f->cfg.sharing = k == 1 ? SHARE_EXCLUSIVE
-                                    : !strcmp(mode, "mps") ? SHARE_MPS : SHARE_TIMESLICE;
-            f->cfg.peers = k;
-        } else {
-            snprintf(b->err, sizeof b->err, "row %d: unknown sharing '%s'", r + 1, mode);
-            return;
-        }
-        f->work = 1.0;
-    }
-    free_param(b, 0, WL_P_HOST_S_FIXED);
-    free_param(b, 0, WL_P_COMPUTE_FIXED);
-    free_param(b, 0, WL_P_MEM_TRAFFIC_FIXED);
-    free_param(b, 0, WL_P_MAX_SMS_FIXED);
-    free_mparam(b, WFIT_M_ETA);
-    free_mparam(b, WFIT_M_MPS_BW_CONTENTION);
-}
-
-/* h100-coloc (calib/coloc, this project's H100 measurement; data/h100-coloc.csv): throughput of
- * one process of each PyTorch workload alone (with its NVML utilisation), time-sliced with k
- * identical processes, as k MPS clients, alone under a 25 / 50 % MPS thread cap, and beside
- * another workload under time-slicing and MPS. One profile per workload, a unit = one
- * iteration. Every loop launches its kernels asynchronously and synchronises once per
- * iteration (calib/coloc/coloc.py), so host_overlap = 1: t = max(H, G), except for the CPU time
- * a loop spends before its first launch (column serial_host_s, from the workload's definition:
- * host_loop's 4 ms of CPU work), which follows the previous iteration's synchronisation and so
- * cannot overlap its own GPU work: o = 1 - serial_host_s / H. Free per workload: H, C
- * (tensor class; fp32 for the memory stream), M and P. The solo time and utilisation pin H and
- * G = C/min(s, P) + M/BW(s). How G splits into compute, memory and parallelism: where the table
- * has the solo run's measurements (calib/coloc/table.py: kernel census and NVML GPM), P, M and C
- * start at model/wmeas.h's split of them (the one `fit-workload` uses for an observation's
- * sm_activity, dram_util and kernel_busy): P at the SMs with a resident warp while a kernel runs,
- * M at the bytes GPM's DRAM utilisation gives, C at what the GPU time leaves, with priors of
- * WMEAS_PRIOR_REL_SD (log sd) on P and M; the
- * profile's kernels_per_iter is the census count (MPS kernel queueing, model/share.h). The
- * utilisation fitted stays NVML's: with the census' kernel-busy fraction instead, the
- * time-sliced rows' error rose from 4.6 to 8.4 % (NVML's counter also covers copies and the
- * launch gaps inside a busy sample). Without those columns: weak priors (P at the GPU's SM
- * count, M at a class share of G, below), reported NOT PINNED. Figures are labelled WORKLOAD/KIND[:WITH], and validate prints the error per KIND. The
- * scenario's `calibration:` (the H100 calibration of calib/results) gives the bandwidth-vs-SMs
- * curve and the time-slice efficiency (kernel-8ms class: the measured back-to-back eta of the
- * nearest kernel length); nothing of the time-sliced or MPS rows is fitted, also when a 2-way
- * time-sliced row is (h100-coloc-ts2: it then moves only the workload's own H, C, M, P). */
-static void build_coloc(builder *b, const csv_table *t)
-{
-    int c_w = csv_col(t, "workload"), c_k = csv_col(t, "kind"), c_with = csv_col(t, "with"),
-        c_r = csv_col(t, "rate_per_s"), c_u = csv_col(t, "gpu_util"), c_f = csv_col(t, "figure");
-    if (c_w < 0 || c_k < 0 || c_with < 0 || c_r < 0 || c_u < 0 || c_f < 0) {
-        snprintf(b->err, sizeof b->err,
-                 "missing a column (figure, workload, kind, with, rate_per_s, gpu_util)");
-        return;
-    }
-    const char *names[WFIT_MAX_PROFILES];
-    double solo_sd[WFIT_MAX_PROFILES]; /* rel_sd of each workload's solo row (0 = not stated) */
-    double solo_util[WFIT_MAX_PROFILES]; /* the utilisation each solo row is fitted with */
-    int c_sd = csv_col(t, "rel_sd");    /* optional: the measured noise of a row */
-    /* optional measurements of the solo rows (calib/coloc/table.py): kernel-busy fraction and
-     * kernels per iteration (torch.profiler census), GPM SM activity and DRAM utilisation */
-    int c_busy = csv_col(t, "busy_frac"), c_kern = csv_col(t, "kernels");
-    int c_sm = csv_col(t, "sm_active"), c_dram = csv_col(t, "dram_util");
-    /* optional: CPU seconds per iteration before the first kernel launch (workload definition) */
-    int c_ser = csv_col(t, "serial_host_s");
-    int n_prof = 0;
-    int ts8 = phys_ts_class_index(b->m, "kernel-8ms");
-    double sms = b->gpu->sms_total;
-    /* profiles from the solo rows */
-    for (int r = 0; r < t->n_rows; r++) {
-        if (strcmp(t->rows[r][c_k], "solo") != 0) {
-            continue;
-        }
-        double rate, util;
-        if (!cell_double(t->rows[r][c_r], &rate) || !cell_double(t->rows[r][c_u], &util) ||
-            !(rate > 0) || !(util > 0 && util <= 1)) {
-            snprintf(b->err, sizeof b->err, "row %d: a solo row needs rate_per_s and gpu_util",
-                     r + 1);
-            return;
-        }
-        if (n_prof == WFIT_MAX_PROFILES) {
-            snprintf(b->err, sizeof b->err, "more than %d workloads", WFIT_MAX_PROFILES);
-            return;
-        }
-        /* prior share of G that is memory time, by what the workload is (calib/coloc/coloc.py):
-         * the fp32 stream does 8 axpy passes over 256 MiB (12 bytes per 2 flops, far below the
-         * H100's machine balance): 0.95; transformers 0.58 and CNNs / the MLP 0.3, the
-         * transformer-training and cnn-training classes of workloads/priors.yaml */
-        const char *wn = t->rows[r][c_w];
-        bool stream = strstr(wn, "stream") != NULL;
-        double mem_share = stream ? 0.95 : !strncmp(wn, "tfm", 3) ? 0.58 : 0.3;
-        wl_class cls = stream ? WL_CLASS_FP32 : WL_CLASS_TENSOR;
-        wl_profile *p = &b->spec.profiles[n_prof];
-        double busy, kern, sm_act, dram;
-        bool census = c_busy >= 0 && cell_double(t->rows[r][c_busy], &busy) && busy > 0 &&
-                      busy <= 1 && c_kern >= 0 && cell_double(t->rows[r][c_kern], &kern) &&
-                      kern > 0;
-        bool gpm = census && c_sm >= 0 && cell_double(t->rows[r][c_sm], &sm_act) && sm_act > 0 &&
-                   c_dram >= 0 && cell_double(t->rows[r][c_dram], &dram) && dram > 0;
-        double it = 1.0 / rate, g = util * it;
-        snprintf(b->names[n_prof], sizeof b->names[n_prof], "%s", t->rows[r][c_w]);
-        double serial, overlap = 1.0;
-        if (c_ser >= 0 && cell_double(t->rows[r][c_ser], &serial) && serial > 0) {
-            /* that CPU time follows the previous iteration's synchronisation: it cannot overlap
-             * the loop's own GPU work, so o = 1 - serial / H, with H the solo iteration time
-             * (host-bound: the only loop with such CPU work, host_loop, is) */
-            overlap = fmax(0.0, 1.0 - serial / it);
-        }
-        *p = (wl_profile){.name = b->names[n_prof],
-                          .host_s_fixed = wmeas_host_s(it, util, overlap),
-                          .host_overlap = overlap,
-                          .max_sms_fixed = sms, .ts_class = ts8 > 0 ? ts8 : 0,
-                          .kernels_per_iter = census ? kern : 0};
-        int gs = 1;
-        int sl = speed_partition_mem_slices(&(partition_cfg){.gpu = b->gpu}, &gs);
-        double bw = speed_bandwidth(b->gpu, sms, sl, gs, b->m);
-        p->compute_sm_s_fixed[cls] = (1.0 - mem_share) * g * sms;
-        p->mem_traffic_bytes_fixed = mem_share * g * bw;
-        double sd_p = 1.0, sd_m = 1.0;
-        const char *src = "h100-coloc: scale of the solo row (weak)";
-        wmeas_split ms;
-        if (gpm && wmeas_split_solo(b->gpu, b->m,
-                                    &(wmeas_solo){.iter_s = it, .gpu_util = util,
-                                                  .kernel_busy = busy, .sm_activity = sm_act,
-                                                  .dram_util = dram},
-                                    &ms) == 0) {
-            /* measured: the split of model/wmeas.h, the one fit-workload uses */
-            p->max_sms_fixed = ms.max_sms;
-            p->mem_traffic_bytes_fixed = ms.mem_traffic_bytes;
-            p->compute_sm_s_fixed[cls] = ms.compute_sm_s;
-            sd_p = sd_m = WMEAS_PRIOR_REL_SD;
-            src = "h100-coloc: " WMEAS_SOURCE;
-        }
-        names[n_prof] = t->rows[r][c_w];
-        solo_util[n_prof] = util;
-        solo_sd[n_prof] = 0;
-        if (c_sd >= 0 && !cell_double(t->rows[r][c_sd], &solo_sd[n_prof])) {
-            solo_sd[n_prof] = 0;
-        }
-        const wl_param fr[] = {WL_P_HOST_S_FIXED, WL_P_COMPUTE_FIXED, WL_P_MEM_TRAFFIC_FIXED,
-                               WL_P_MAX_SMS_FIXED};
-        for (size_t i = 0; i < sizeof fr / sizeof fr[0]; i++) {
-            wfit_free *w = &b->spec.free[b->spec.n_free++];
-            double v = wl_param_get(p, fr[i]);
-            double sd = fr[i] == WL_P_HOST_S_FIXED ? 2.0
-                        : fr[i] == WL_P_COMPUTE_FIXED ? 1.0
-                        : fr[i] == WL_P_MAX_SMS_FIXED ? sd_p : sd_m;
-            *w = (wfit_free){.profile = n_prof, .which = (int)fr[i], .has_prior = true,
-                             .prior = {v, sd, sd < 1.0 && fr[i] != WL_P_COMPUTE_FIXED
-                                                  ? src
-                                                  : "h100-coloc: scale of the solo row (weak)"}};
-        }
-        n_prof++;
-    }
-    b->spec.n_profiles = n_prof;
-    b->by_kind = true;
-    for (int r = 0; r < t->n_rows; r++) {
-        int pi = -1, wi = -1;
-        for (int i = 0; i < n_prof; i++) {
-            pi = !strcmp(names[i], t->rows[r][c_w]) ? i : pi;
-            wi = !strcmp(names[i], t->rows[r][c_with]) ? i : wi;
-        }
-        double rate;
-        const char *kind = t->rows[r][c_k];
-        if (pi < 0 || !cell_double(t->rows[r][c_r], &rate) || !(rate > 0)) {
-            snprintf(b->err, sizeof b->err, "row %d: unknown workload or bad rate_per_s", r + 1);
-            return;
-        }
-        fig_spec *f = add_fig(b, t->rows[r][c_f], rate, "it/s");
-        if (!f) {
-            return;
-        }
-        f->profile = pi;
-        f->is_rate = true;
-        f->work = 1.0;
-        /* noise of the row: its own sub-window spread and, for a predicted row, the spread of
-         * the solo run its prediction is built from (independent, so in quadrature) */
-        double sd = 0;
-        if (c_sd >= 0 && !cell_double(t->rows[r][c_sd], &sd)) {
-            sd = 0;
-        }
-        bool solo = !strcmp(kind, "solo");
-        f->f.noise_pct = 100.0 * sqrt(sd * sd + (solo ? 0.0 : solo_sd[pi] * solo_sd[pi]));
-        int k = 1;
-        if (solo) {
-            f->util = solo_util[pi];
-        } else if (sscanf(kind, "ts%d", &k) == 1 || sscanf(kind, "mps%d", &k) == 1) {
-            f->cfg.sharing = kind[0] == 't' ? SHARE_TIMESLICE : SHARE_MPS;
-            f->cfg.peers = k;
-        } else if (sscanf(kind, "cap%d", &k) == 1) {
-            f->cfg.sharing = SHARE_MPS;
-            f->cfg.mps_percent = k;
-        } else if (!strncmp(kind, "pair-", 5) && wi >= 0) {
-            f->cfg.sharing = !strcmp(kind, "pair-ts") ? SHARE_TIMESLICE : SHARE_MPS;
-            f->with = wi;
-        } else {
-            snprintf(b->err, sizeof b->err, "row %d: unknown kind '%s'", r + 1, kind);
-            return;
-        }
-    }
-}
-
-/* Clients of each kind in an MPS run of a calibration. */
-static void mps_counts(const cal_mps_run *g, int *n_c, int *n_m)
-{
-    *n_c = *n_m = 0;
-    for (int i = 0; i < g->n; i++) {
-        *n_m += g->c[i].is_memory;
-        *n_c += !g->c[i].is_memory;
-    }
-}
-
-/* Mean wall time and kernel count of the clients of kind is_memory in every MPS run of d with
- * thread percentage pct and n_c / n_m clients (repetitions pooled); 0 when there is none. */
-static double mps_mean_wall(const cal_data *d, int pct, int n_c, int n_m, bool is_memory,
-                            double *kernels)
-{
-    double sum = 0, sum_k = 0;
-    int n = 0;
-    for (int g = 0; g < d->n_mps; g++) {
-        int c, m;
-        mps_counts(&d->mps[g], &c, &m);
-        if (d->mps[g].pct != pct || c != n_c || m != n_m) {
-            continue;
-        }
-        for (int i = 0; i < d->mps[g].n; i++) {
-            if (d->mps[g].c[i].is_memory == is_memory) {
-                sum += d->mps[g].c[i].wall_s;
-                sum_k += (double)d->mps[g].c[i].kernels;
-                n++;
-            }
-        }
-    }
-    if (kernels) {
-        *kernels = n > 0 ? sum_k / n : 0;
-    }
-    return n > 0 ? sum / n : 0;
-}
-
-/* calib-h100-mps: the MPS runs of this project's node calibrations (calib/mps.cu through
- * calib/run-all.sh; the scenario's calib_runs, read by experiments/calib_json.h). Each recording
- * has two kinds of client, each launching about 200 kernels of ~1 ms (alone) back to back with a
- * grid of 8 blocks per SM of the whole GPU, so a client fills every SM it is given, in whole
- * waves: a compute-bound one (fp32 FMA chains) and a memory-bound one (float4 streaming
- * passes). One profile per recording and kind, a unit = the client's whole run: the compute
- * client is C fp32 SM-seconds on up to all the GPU's SMs, the memory client M bytes and no
- * compute (its time on s SMs is M over the bandwidth-vs-SMs curve of the scenario's
- * calibration), both without host time and with the kernels they launched (kernels_per_iter:
- * MPS kernel queueing, model/share.h). Free: C and M, fitted on the recording's uncapped solo
- * runs, as `slicesim fit` takes them (model/calfit.h); every other run is predicted by the
- * sharing physics: k identical clients (mpsK), one client or k identical ones under a thread
- * cap of P % (capP, capP-mpsK), a compute and a memory client side by side (pair-mps,
- * capP-pair-mps; other mixes mix-cNmM). A figure is the mean wall time of the clients of one
- * kind in the runs of one thread percentage and mix (repetitions pooled), labelled
- * runR-KIND/RUN[:WITH], R = the recording's place in calib_runs. */
-static void build_calib_mps(builder *b, const csv_table *t)
-{
-    (void)t;
-    double sms = b->gpu->sms_total;
-    int gs = 1;
-    int sl = speed_partition_mem_slices(&(partition_cfg){.gpu = b->gpu}, &gs);
-    double bw = speed_bandwidth(b->gpu, sms, sl, gs, b->m);
-    b->by_kind = true;
-    b->spec.n_profiles = 2 * b->n_runs;
-    for (int ri = 0; ri < b->n_runs; ri++) {
-        const cal_data *d = &b->runs[ri];
-        int pc = 2 * ri, pm = pc + 1;
-        double kc = 0, km = 0;
-        double solo_c = mps_mean_wall(d, 100, 1, 0, false, &kc);
-        double solo_m = mps_mean_wall(d, 100, 0, 1, true, &km);
-        if (!(solo_c > 0) || !(solo_m > 0)) {
-            snprintf(b->err, sizeof b->err,
-                     "calib_runs[%d]: the fit needs an uncapped compute and an uncapped memory "
-                     "client alone (mps mixes c and m at 100 %%)", ri);
-            return;
-        }
-        snprintf(b->names[pc], sizeof b->names[pc], "run%d-compute", ri + 1);
-        snprintf(b->names[pm], sizeof b->names[pm], "run%d-memory", ri + 1);
-        wl_profile *p = &b->spec.profiles[pc];
-        *p = (wl_profile){.name = b->names[pc], .max_sms_fixed = sms, .kernels_per_iter = kc};
-        p->compute_sm_s_fixed[WL_CLASS_FP32] = solo_c * sms;
-        p = &b->spec.profiles[pm];
-        *p = (wl_profile){.name = b->names[pm], .max_sms_fixed = sms, .kernels_per_iter = km,
-                          .mem_traffic_bytes_fixed = solo_m * bw};
-        free_param(b, pc, WL_P_COMPUTE_FIXED);
-        free_param(b, pm, WL_P_MEM_TRAFFIC_FIXED);
-        for (int g = 0; g < d->n_mps; g++) {
-            int n_c, n_m, pct = d->mps[g].pct;
-            mps_counts(&d->mps[g], &n_c, &n_m);
-            bool first = true; /* repetitions of a run are pooled at its first */
-            for (int h = 0; h < g; h++) {
-                int c, m;
-                mps_counts(&d->mps[h], &c, &m);
-                first &= !(d->mps[h].pct == pct && c == n_c && m == n_m);
-            }
-            for (int mem = 0; first && mem < 2; mem++) {
-                int own = mem ? n_m : n_c, other = mem ? n_c : n_m;
-                if (own == 0) {
-                    continue;
-                }
-                if (other > PART_MAX_WITH) {
-                    snprintf(b->err, sizeof b->err,
-                             "calib_runs[%d]: mps run with %d clients of the other kind; at "
-                             "most %d", ri, other, PART_MAX_WITH);
-                    return;
-                }
-                char cap[16] = "", run[64];
-                if (pct < 100) {
-                    snprintf(cap, sizeof cap, "cap%d%s", pct, own + other > 1 ? "-" : "");
-                }
-                if (other == 0 && own == 1) {
-                    snprintf(run, sizeof run, "%s", pct < 100 ? cap : "solo");
-                } else if (other == 0) {
-                    snprintf(run, sizeof run, "%smps%d", cap, own);
-                } else if (n_c == 1 && n_m == 1) {
-                    snprintf(run, sizeof run, "%spair-mps:run%d-%s", cap, ri + 1,
-                             mem ? "compute" : "memory");
-                } else {
-                    snprintf(run, sizeof run, "%smix-c%dm%d", cap, n_c, n_m);
-                }
-                char label[128]; /* at most 40 bytes for up to WFIT_MAX_PROFILES / 2 runs */
-                snprintf(label, sizeof label, "run%d-%s/%s", ri + 1, mem ? "memory" : "compute",
-                         run);
-                fig_spec *f = add_fig(b, label, mps_mean_wall(d, pct, n_c, n_m, mem, NULL), "s");
-                if (!f) {
-                    return;
-                }
-                f->profile = mem ? pm : pc;
-                f->work = 1.0;
-                f->cfg.sharing = own + other > 1 || pct < 100 ? SHARE_MPS : SHARE_EXCLUSIVE;
-                f->cfg.mps_percent = pct < 100 ? pct : 0;
-                f->cfg.peers = own;
-                if (other > 0) {
-                    f->with = mem ? pc : pm;
-                    f->with_n = other;
-                }
-            }
-        }
-    }
-}
-
-/* Mean makespan of the runs of k processes in t (0 when t has none). */
-static double ts_makespan(const cal_ts_length *t, int k)
-{
-    for (int j = 0; j < t->n_k; j++) {
-        if (t->k[j] == k && t->n_rep[j] > 0) {
-            double sum = 0;
-            for (int r = 0; r < t->n_rep[j]; r++) {
-                sum += t->makespan_s[j][r];
-            }
-            return sum / t->n_rep[j];
-        }
-    }
-    return 0;
-}
-
-/* Time-slice class of the physics for kernels of kernel_ms: the class stating the nearest
- * kernel length on a log scale (the one a calibration sets from its measured eta), else 0. */
-static int ts_class_for(const phys_params *m, double kernel_ms)
-{
-    int best = 0;
-    double best_d = HUGE_VAL;
-    for (int i = 0; i < m->n_ts; i++) {
-        double d = m->ts[i].kernel_ms > 0 ? fabs(log(m->ts[i].kernel_ms / kernel_ms)) : HUGE_VAL;
-        if (d < best_d) {
-            best = i;
-            best_d = d;
-        }
-    }
-    return best;
-}
-
-/* calib-h100-timeslice(-run2): the time-slice runs of a node calibration (calib/timeslice.cu
- * through calib/run-all.sh; the scenario's calib_runs, one recording per table: two profiles per
- * kernel length). k = 1, 2, 4, 8 processes each run N fp32 FMA kernels of ~0.1, 1 or 10 ms
- * (grids for the whole GPU), back to back or each followed by a host sleep as long as the kernel
- * (it synchronises first, so host and GPU alternate: host_overlap 0). A unit is one kernel, a
- * figure the makespan of the k processes (mean of the repetitions) = N x the unit time. Per
- * kernel length: the back-to-back profile, C fp32 SM-seconds per kernel on up to all SMs, free C
- * fitted on the solo run (`solo`); the profile with gaps, the same C (the solo back-to-back time,
- * as calfit_ts_gap_check takes it) and the host time per kernel H, free H fitted on its solo run
- * (`gap-solo`). Predicted: k >= 2 processes time-sliced (`tsK`, `gap-tsK`) by the exact MVA of
- * model/share.h with eta(k) of the physics class nearest to the kernel length, which the
- * scenario's calibration sets from its measured back-to-back eta (model/calapply.h): rows that
- * calibration was measured on must be excluded by the scenario. Labels LEN/KIND (LENms: the
- * measured solo kernel length to one digit), runR-LEN/KIND with several recordings. */
-static void build_calib_ts(builder *b, const csv_table *t)
-{
-    (void)t;
-    double sms = b->gpu->sms_total;
-    b->by_kind = true;
-    for (int ri = 0; ri < b->n_runs; ri++) {
-        const cal_data *d = &b->runs[ri];
-        if (d->n_ts == 0) {
-            snprintf(b->err, sizeof b->err,
-                     "calib_runs[%d]: the recording has no timeslice runs to replay", ri);
-            return;
-        }
-        for (int li = 0; li < d->n_ts; li++) {
-            const cal_ts_length *bb = &d->ts[li], *gp = NULL;
-            if (bb->gap_ms > 0) {
-                continue;
-            }
-            for (int j = 0; j < d->n_ts; j++) {
-                gp = d->ts[j].gap_ms > 0 && d->ts[j].kernel_ms == bb->kernel_ms ? &d->ts[j] : gp;
-            }
-            double t1 = ts_makespan(bb, 1), t1g = gp ? ts_makespan(gp, 1) : 0;
-            if (!(t1 > 0) || (gp && !(t1g > 0))) {
-                snprintf(b->err, sizeof b->err,
-                         "calib_runs[%d]: timeslice kernel length %g ms has no run of one process",
-                         ri, bb->kernel_ms);
-                return;
-            }
-            if (b->spec.n_profiles + (gp ? 2 : 1) > WFIT_MAX_PROFILES) {
-                snprintf(b->err, sizeof b->err,
-                         "calib_runs: more than %d kernel lengths and gap modes in all; expected "
-                         "fewer recordings per table", WFIT_MAX_PROFILES);
-                return;
-            }
-            char wname[64]; /* the figures' WORKLOAD part */
-            if (b->n_runs > 1) {
-                snprintf(wname, sizeof wname, "run%d-", ri + 1);
-            } else {
-                wname[0] = '\0';
-            }
-            snprintf(wname + strlen(wname), sizeof wname - strlen(wname),
-                     bb->kernel_ms < 1 ? "%.1gms" : "%.0fms", bb->kernel_ms);
-            for (int gap = 0; gap < (gp ? 2 : 1); gap++) {
-                const cal_ts_length *s = gap ? gp : bb;
-                int pi = b->spec.n_profiles++;
-                char *name = b->names[pi];
-                snprintf(name, sizeof b->names[pi], "%.27s%s", wname, gap ? "-gap" : "");
-                wl_profile *p = &b->spec.profiles[pi];
-                *p = (wl_profile){.name = name, .max_sms_fixed = sms,
-                                  .ts_class = ts_class_for(b->m, bb->kernel_ms),
-                                  .host_s_fixed = gap ? fmax(1e-7, (t1g - t1) / s->kernels) : 0};
-                p->compute_sm_s_fixed[WL_CLASS_FP32] = t1 / (double)bb->kernels * sms;
-                free_param(b, pi, gap ? WL_P_HOST_S_FIXED : WL_P_COMPUTE_FIXED);
-                for (int j = 0; j < s->n_k; j++) {
-                    int k = s->k[j];
-                    char label[128];
-                    snprintf(label, sizeof label, "%s/%s%s", wname, gap ? "gap-" : "",
-                             k == 1 ? "solo" : "ts");
-                    if (k > 1) {
-                        snprintf(label + strlen(label), sizeof label - strlen(label), "%d", k);
-                    }
-                    fig_spec *f = add_fig(b, label, ts_makespan(s, k), "s");
-                    if (!f) {
-                        return;
-                    }
-                    f->profile = pi;
-                    f->work = (double)s->kernels;
-                    f->cfg.sharing = k > 1 ? SHARE_TIMESLICE : SHARE_EXCLUSIVE;
-                    f->cfg.peers = k;
-                }
-            }
-        }
-    }
 }
 
 typedef void build_fn(builder *b, const csv_table *t);
@@ -994,19 +216,19 @@ static const struct {
     const char *table;
     build_fn *fn;
 } builders[] = {
-    {"cern-simpletrack", build_simpletrack},
-    {"chep-timeslicing", build_timeslicing},
-    {"cern-mig-flops", build_flops},
-    {"cern-finetune", build_finetune},
-    {"migprofiler-resnet50-train", build_batch_latency},
-    {"migprofiler-vit-infer", build_batch_latency},
-    {"migprofiler-resnet50-infer", build_batch_latency},
-    {"nos-yolos-sharing", build_sharing},
-    {"h100-coloc", build_coloc},
-    {"h100-coloc-ts2", build_coloc},
-    {"calib-h100-mps", build_calib_mps},
-    {"calib-h100-timeslice", build_calib_ts},
-    {"calib-h100-timeslice-run2", build_calib_ts},
+    {"cern-simpletrack", val_build_simpletrack},
+    {"chep-timeslicing", val_build_timeslicing},
+    {"cern-mig-flops", val_build_flops},
+    {"cern-finetune", val_build_finetune},
+    {"migprofiler-resnet50-train", val_build_batch_latency},
+    {"migprofiler-vit-infer", val_build_batch_latency},
+    {"migprofiler-resnet50-infer", val_build_batch_latency},
+    {"nos-yolos-sharing", val_build_sharing},
+    {"h100-coloc", val_build_coloc},
+    {"h100-coloc-ts2", val_build_coloc},
+    {"calib-h100-mps", val_build_calib_mps},
+    {"calib-h100-timeslice", val_build_calib_ts},
+    {"calib-h100-timeslice-run2", val_build_calib_ts},
 };
 
 /* ---- all-reduce sweeps ---- */
@@ -1079,7 +301,7 @@ static void table_errors(val_table *t)
 static int run_comm_table(const val_scenario *sc, const gpu_type *g, const csv_table *t,
                           const char *csv_path, diag *d, val_table *out)
 {
-    int cb = csv_col(t, "bytes"), ca = csv_col(t, "algbw_gb_s");
+    int cb = val_csv_col(t, "bytes"), ca = val_csv_col(t, "algbw_gb_s");
     if (cb < 0 || ca < 0) {
         diag_error(d, (src_loc){csv_path, 0, 0}, sc->table,
                    "an all-reduce table needs the columns bytes and algbw_gb_s");
@@ -1101,7 +323,7 @@ static int run_comm_table(const val_scenario *sc, const gpu_type *g, const csv_t
     int n = 0;
     for (int r = 0; r < t->n_rows && n < 256; r++) {
         double b, a;
-        if (!cell_double(t->rows[r][cb], &b) || !cell_double(t->rows[r][ca], &a) || !(a > 0) ||
+        if (!val_cell_double(t->rows[r][cb], &b) || !val_cell_double(t->rows[r][ca], &a) || !(a > 0) ||
             !(b > 0)) {
             diag_error(d, (src_loc){csv_path, 0, 0}, sc->table,
                        "row %d: bytes and algbw_gb_s must be positive numbers", r + 1);

@@ -2,7 +2,7 @@
  * parallelism P, the memory traffic M and the compute C that NVML GPM and a kernel census give
  * (issue 8, "what a user must measure"). One code path for every fitter that takes them:
  * `slicesim fit-workload` (observations with sm_activity, dram_util, kernel_busy; experiments/
- * obs_fit.c) and `slicesim validate`'s h100-coloc tables (experiments/validation.c).
+ * obs_fit.c) and `slicesim validate`'s h100-coloc tables (experiments/validation_measured.c).
  *
  * The solo run on the whole GPU (s = the GPU's SMs, alone, exclusive) gives:
  *   t      wall time of one iteration, s

@@ -1,0 +1,119 @@
+/* experiments/validation_int.h - internals shared by the validation files: validation.c (the
+ * scenario schema, CSV reading, the figure builder's helpers, the all-reduce sweeps, fit and
+ * predict), validation_published.c (the builders of the published tables: CERN, CHEP,
+ * MIGProfiler, nos) and validation_measured.c (the builders of our own measurements: the H100
+ * co-location table and the replayed calibration recordings). Nothing outside
+ * experiments/validation*.c includes it.
+ * Ownership: a builder's figures live in the builder; the scenario and CSV are borrowed.
+ * Units: as validation.h (seconds, the figure's own unit).
+ */
+#ifndef SIMPROJ_EXPERIMENTS_VALIDATION_INT_H
+#define SIMPROJ_EXPERIMENTS_VALIDATION_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "experiments/calib_json.h"
+#include "experiments/validation.h"
+#include "model/catalog.h"
+#include "model/speed.h"
+#include "model/wfit.h"
+#include "sim/err.h"
+
+typedef struct val_exclude {
+    const char *figure;
+    const char *reason;
+    src_loc at, figure_at;
+} val_exclude;
+
+typedef struct val_scenario {
+    const char *table, *csv, *gpu, *note, *base;
+    const char *calibration; /* a `slicesim fit` model file, relative to the scenario's dir */
+    const char **calib_runs; /* calibration recordings (calib/run-all.sh JSON) replayed instead
+                                of a CSV, relative to the scenario's dir */
+    size_t n_calib_runs;
+    const char *model;   /* row filter on a `model` column, or NULL */
+    const char *cls;     /* precision class of the workload's compute, or NULL (fp32) */
+    int ranks;           /* all-reduce tables: ranks of the sweep (0 = a workload table) */
+    int gpus_per_node;   /* all-reduce tables: ranks per node (0 = all on one node) */
+    const char *interconnect; /* all-reduce tables: the nodes' network (model/comm.yaml) */
+    val_exclude *fd_exclude;  /* all-reduce tables: rows left out of the from-data errors */
+    size_t n_fd_exclude;
+    double ll_max_bytes; /* all-reduce tables: largest message NCCL sent with LL in the sweep */
+    double min_bytes;    /* all-reduce tables: smaller messages are shown, not counted */
+    double target;
+    const char **fit;
+    size_t n_fit;
+    val_exclude *exclude;
+    size_t n_exclude;
+    src_loc table_at, gpu_at, fit_at, interconnect_at, calib_runs_at;
+} val_scenario;
+
+#define CSV_MAX_COLS 16
+
+typedef struct csv_table {
+    int n_cols;
+    char *header[CSV_MAX_COLS];
+    int n_rows;
+    char *(*rows)[CSV_MAX_COLS];
+    char *text; /* owned buffer that the cells point into */
+} csv_table;
+
+typedef struct fig_spec {
+    val_figure f;
+    int profile;
+    partition_cfg cfg;
+    double batch;
+    double work;  /* value = work * unit_time (time) or work / unit_time (rate) */
+    bool is_rate;
+    double util;  /* measured GPU utilisation (fitted with the figure), or < 0 */
+    int with;     /* profile index of a co-runner (cfg.with[0] at prediction), or -1 */
+    int with_n;   /* clients of that co-runner (cfg.with[0 .. with_n - 1]); 1 unless stated */
+} fig_spec;
+
+typedef struct builder {
+    const val_scenario *sc;
+    const gpu_type *gpu;
+    const phys_params *m;
+    wfit_spec spec;
+    bool has_base; /* profile 0 comes from another scenario's fit: keep it fixed */
+    int n;
+    fig_spec figs[256];
+    char err[200];
+    char names[WFIT_MAX_PROFILES][32]; /* profile names a builder made (the CSV is freed first) */
+    gpu_type calibrated;               /* the scenario's GPU with its calibration applied */
+    cal_data *runs;                    /* the scenario's calib_runs, loaded (owned) */
+    int n_runs;
+    bool by_kind;                      /* labels are WORKLOAD/KIND[:WITH] (val_table.by_kind) */
+} builder;
+
+/* Column index of NAME in the table's header, or -1. */
+int val_csv_col(const csv_table *t, const char *name);
+/* A header "shared_xK" (K in 1..64): true and *k = K. */
+bool val_shared_peers(const char *header, int *k);
+/* A cell that parses as a finite number: true and *out. */
+bool val_cell_double(const char *s, double *out);
+/* The MIG profile NAME of the builder's GPU; NULL for "full" (the whole GPU) and, with b->err
+ * set, for a name the GPU does not have. */
+const mig_profile *val_find_part(builder *b, const char *name);
+/* A new figure (label ROW/COLUMN, published value, unit) on the whole GPU, batch 1; NULL with
+ * b->err set when the builder is full. */
+fig_spec *val_add_fig(builder *b, const char *label, double published, const char *unit);
+/* Free a profile parameter / a model parameter in the fit. */
+void val_free_param(builder *b, int profile, wl_param which);
+void val_free_mparam(builder *b, wfit_mparam which);
+
+/* The builders: each maps one table onto profiles, figures and free parameters (b->err set on a
+ * table it cannot map). Published tables (validation_published.c): */
+void val_build_simpletrack(builder *b, const csv_table *t);
+void val_build_timeslicing(builder *b, const csv_table *t);
+void val_build_flops(builder *b, const csv_table *t);
+void val_build_finetune(builder *b, const csv_table *t);
+void val_build_batch_latency(builder *b, const csv_table *t);
+void val_build_sharing(builder *b, const csv_table *t);
+/* Our own measurements (validation_measured.c): */
+void val_build_coloc(builder *b, const csv_table *t);
+void val_build_calib_mps(builder *b, const csv_table *t);
+void val_build_calib_ts(builder *b, const csv_table *t);
+
+#endif
