@@ -604,36 +604,16 @@ Test(sched, fgd_figures_of_a_run)
     world_destroy(w);
 }
 
-Test(sched, cpu_and_memory_filter_and_gpu_spec_labels)
+/* 2 nodes x 1 GPU under POLICY: n0 has 4000 milli-CPU, n1 16000 and its GPU labelled "G2" (g2,
+ * owned by the caller, must outlive the world). */
+static void senv_cpu_g2(senv *e, const char *policy, cluster_gpu_cfg *g2)
 {
-    /* 2 nodes x 1 GPU; n0 has 4000 milli-CPU, n1 16000; n1's GPU is labelled "G2".
-     * Pod A: 1 GPU, 8000 milli-CPU: only n1 has the CPU. Pod B: a CPU-only pod of 3000: n0
-     * (k8s: n1 has 8000 of 16000 left after A, n0 4000 of 4000; LeastAllocated over CPU:
-     * n0 (4000-3000)/4000 = 0.25 vs n1 (8000-3000)/16000 = 0.3125 -> n1? both CPU only: n1).
-     * Pod C: gpu_spec "G2": n1's GPU is taken by A, n0's GPU is not G2: stays queued. */
     uint32_t per[2] = {1, 1};
-    senv e;
-    senv_init(&e, "k8s", 2, per);
-    cluster_gpu_cfg g2 = {.type = &e.g, .label = "G2"};
-    e.nodes[0].cpu_milli = 4000;
-    e.nodes[1].cpu_milli = 16000;
-    e.nodes[1].gpus = &g2;
-    job_spec a = {.class_name = "a", .req = {"nvidia.com/gpu", 1, 1}, .work_s = 100,
-                  .pod = {.cpu_milli = 8000}};
-    job_spec b = {.class_name = "b", .req = {NULL, 0, 1}, .submit = sim_time_from_s(1),
-                  .work_s = 100, .pod = {.cpu_milli = 3000}};
-    job_spec c = {.class_name = "c", .req = {"nvidia.com/gpu", 1, 1},
-                  .submit = sim_time_from_s(2), .work_s = 100, .pod = {.gpu_spec = "G2|T4"}};
-    job_table_add(e.t, &a);
-    job_table_add(e.t, &b);
-    job_table_add(e.t, &c);
-    world *w = srun(&e, 10);
-    cr_assert_eq(node_of(w, 0, 0), 1);
-    cr_assert_eq(sjob(w, 1)->state, JOB_RUNNING);
-    cr_assert_eq(sjob(w, 1)->n_units, 0);
-    cr_assert_eq(cluster_node_cpu_free(world_cluster(w), 1), 16000 - 8000 - 3000);
-    cr_assert_eq(sjob(w, 2)->state, JOB_QUEUED);
-    world_destroy(w);
+    senv_init(e, policy, 2, per);
+    *g2 = (cluster_gpu_cfg){.type = &e->g, .label = "G2"};
+    e->nodes[0].cpu_milli = 4000;
+    e->nodes[1].cpu_milli = 16000;
+    e->nodes[1].gpus = g2;
 }
 
 static job_id cadd(senv *e, double submit_s, uint32_t per, double work_s, uint64_t cpu_milli,
@@ -647,6 +627,28 @@ static job_id cadd(senv *e, double submit_s, uint32_t per, double work_s, uint64
     return job_table_add(e->t, &s);
 }
 
+Test(sched, cpu_and_memory_filter_and_gpu_spec_labels)
+{
+    /* 2 nodes x 1 GPU; n0 has 4000 milli-CPU, n1 16000; n1's GPU is labelled "G2".
+     * Pod A: 1 GPU, 8000 milli-CPU: only n1 has the CPU. Pod B: a CPU-only pod of 3000: n0
+     * (k8s: n1 has 8000 of 16000 left after A, n0 4000 of 4000; LeastAllocated over CPU:
+     * n0 (4000-3000)/4000 = 0.25 vs n1 (8000-3000)/16000 = 0.3125 -> n1? both CPU only: n1).
+     * Pod C: gpu_spec "G2": n1's GPU is taken by A, n0's GPU is not G2: stays queued. */
+    senv e;
+    cluster_gpu_cfg g2;
+    senv_cpu_g2(&e, "k8s", &g2);
+    cadd(&e, 0, 1, 100, 8000, NULL);
+    cadd(&e, 1, 0, 100, 3000, NULL);
+    cadd(&e, 2, 1, 100, 0, "G2|T4");
+    world *w = srun(&e, 10);
+    cr_assert_eq(node_of(w, 0, 0), 1);
+    cr_assert_eq(sjob(w, 1)->state, JOB_RUNNING);
+    cr_assert_eq(sjob(w, 1)->n_units, 0);
+    cr_assert_eq(cluster_node_cpu_free(world_cluster(w), 1), 16000 - 8000 - 3000);
+    cr_assert_eq(sjob(w, 2)->state, JOB_QUEUED);
+    world_destroy(w);
+}
+
 Test(sched, fifo_places_by_cpu_memory_and_gpu_spec_and_keeps_cpu_pods_in_line)
 {
     /* fifo, 2 nodes x 1 GPU; n0 has 4000 milli-CPU, n1 16000 and its GPU is labelled G2.
@@ -656,13 +658,9 @@ Test(sched, fifo_places_by_cpu_memory_and_gpu_spec_and_keeps_cpu_pods_in_line)
      * queue). j4 (4 s, 1 GPU of type G2): after them. At 10 s j0 ends: j2 takes n1 (16000 CPU),
      * j3 n0 (2000 left >= 1000); j4 needs G2, whose GPU j2 now holds (n0's is not G2): it waits.
      * Every placement is one the model accepts (srun checks that none is rejected). */
-    uint32_t per[2] = {1, 1};
     senv e;
-    senv_init(&e, "fifo", 2, per);
-    cluster_gpu_cfg g2 = {.type = &e.g, .label = "G2"};
-    e.nodes[0].cpu_milli = 4000;
-    e.nodes[1].cpu_milli = 16000;
-    e.nodes[1].gpus = &g2;
+    cluster_gpu_cfg g2;
+    senv_cpu_g2(&e, "fifo", &g2);
     cadd(&e, 0, 1, 10, 8000, NULL);
     cadd(&e, 1, 0, 1000, 2000, NULL);
     cadd(&e, 2, 1, 1000, 4000, NULL);
