@@ -205,7 +205,7 @@ int obs_fit(const obs_file *f, const obs_prior_class *pc, const phys_params *m, 
      * the GPU time G = u t and, with the loop's host_overlap, H (model/wmeas.h) */
     bool util_measured = ref->gpu_util > 0;
     if (util_measured) {
-        h0 = wmeas_host_s(t_iter, ref->gpu_util, f->host_overlap);
+        h0 = wmeas_host_s(m, t_iter, ref->gpu_util, f->host_overlap);
         g0 = ref->gpu_util * t_iter;
     }
     double mem_t = pc->mem_fraction.mean * g0;
@@ -261,7 +261,7 @@ int obs_fit(const obs_file *f, const obs_prior_class *pc, const phys_params *m, 
         double sd = base[k].prior ? base[k].prior->rel_sd : 2.0;
         const char *src = base[k].prior ? base[k].prior->src : "scale of the reference observation";
         if (measured && base[k].fixed == WL_P_MEM_TRAFFIC_FIXED) {
-            sd = WMEAS_PRIOR_REL_SD;
+            sd = m->meas_prior_rel_sd;
             src = WMEAS_SOURCE;
         } else if (util_measured && base[k].fixed == WL_P_HOST_S_FIXED) {
             src = WMEAS_HOST_SOURCE;
@@ -287,7 +287,7 @@ int obs_fit(const obs_file *f, const obs_prior_class *pc, const phys_params *m, 
         const char *src = pc->parallel_fraction.src;
         if (measured) {
             /* measured: GPM SM activity over the kernel-busy share (model/wmeas.h) */
-            sd = WMEAS_PRIOR_REL_SD;
+            sd = m->meas_prior_rel_sd;
             src = WMEAS_SOURCE;
         }
         fp[n_fp++] = (free_param){which, v, sd, src, false};

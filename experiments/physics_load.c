@@ -38,24 +38,28 @@ typedef struct physics_doc {
     int version;
     sourced roofline_p, bw_stream_eff, bw_drive_sm_frac, mig_sm_eff, power_alpha,
         power_idle_frac, clock_min_frac, mps_bw_contention, mps_kernel_wait, mps_sm_granule,
-        mps_min_sms, param_rel_sd, mig_apply_s;
+        mps_min_sms, param_rel_sd, mig_apply_s, meas_prior_rel_sd, meas_compute_floor,
+        meas_host_floor;
     sm_w power_sm_w;
     ts_entry *ts;
     size_t n_ts;
 } physics_doc;
 
-#define SOURCED(lo, hi)                                                                        \
-    static const cfg_field sourced_##lo##_##hi[] = {                                           \
+/* sourced_NAME: {value, src, note?} with value from `low` (CFG_MIN or CFG_ABOVE) to hi */
+#define SOURCED_BOUNDED(name, low, hi)                                                         \
+    static const cfg_field sourced_##name[] = {                                                \
         CFG_SELF(sourced, at),                                                                 \
-        {"value", CFG_DOUBLE, .required = true, CFG_MIN(lo), CFG_MAX(hi),                      \
+        {"value", CFG_DOUBLE, .required = true, low, CFG_MAX(hi),                              \
          .off = offsetof(sourced, value)},                                                     \
         {"src", CFG_STRING, .required = true, .off = offsetof(sourced, src)},                  \
         {"note", CFG_STRING, .off = offsetof(sourced, note)},                                  \
         {0},                                                                                   \
     };
+#define SOURCED(lo, hi) SOURCED_BOUNDED(lo##_##hi, CFG_MIN(lo), hi)
 SOURCED(0, 1)
 SOURCED(1, 64)
 SOURCED(0, 1000)
+SOURCED_BOUNDED(above0_10, CFG_ABOVE(0), 10)
 
 static const cfg_field sm_w_fields[] = {
     {"fp32", CFG_MAP, .required = true, .sub = sourced_0_1000,
@@ -98,6 +102,9 @@ static const cfg_field doc_fields[] = {
     REQ_MAP(mps_min_sms, sourced_0_1000),
     REQ_MAP(param_rel_sd, sourced_0_1),
     REQ_MAP(mig_apply_s, sourced_0_1000),
+    REQ_MAP(meas_prior_rel_sd, sourced_above0_10),
+    REQ_MAP(meas_compute_floor, sourced_0_1),
+    REQ_MAP(meas_host_floor, sourced_0_1),
     {"power_sm_w", CFG_MAP, .required = true, .sub = sm_w_fields,
      .off = offsetof(physics_doc, power_sm_w)},
     {"timeslice", CFG_SEQ, .required = true, CFG_MIN(1), CFG_MAX(PHYS_MAX_TS_CLASSES),
@@ -112,7 +119,9 @@ static void check_doc(const physics_doc *pd, const char *name, diag *d)
                             &pd->mig_sm_eff,      &pd->power_alpha,     &pd->power_idle_frac,
                             &pd->clock_min_frac,  &pd->mps_bw_contention, &pd->param_rel_sd,
                             &pd->mig_apply_s,     &pd->mps_kernel_wait,
-                            &pd->mps_sm_granule,  &pd->mps_min_sms};
+                            &pd->mps_sm_granule,  &pd->mps_min_sms,
+                            &pd->meas_prior_rel_sd, &pd->meas_compute_floor,
+                            &pd->meas_host_floor};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
         if (all[i]->src && !all[i]->src[0]) {
             diag_error(d, all[i]->at, "src", "empty source; expected where the value comes from, "
@@ -179,6 +188,9 @@ int physics_load_buffer(const char *name, const void *buf, size_t len, diag *d,
         out->mps_min_sms = pd.mps_min_sms.value;
         out->param_rel_sd = pd.param_rel_sd.value;
         out->mig_apply_s = pd.mig_apply_s.value;
+        out->meas_prior_rel_sd = pd.meas_prior_rel_sd.value;
+        out->meas_compute_floor = pd.meas_compute_floor.value;
+        out->meas_host_floor = pd.meas_host_floor.value;
         for (int c = 0; c < WL_CLASS_COUNT; c++) {
             out->power_sm_w[c] = pd.power_sm_w.c[c].value;
         }

@@ -31,7 +31,7 @@
  * start at model/wmeas.h's split of them (the one `fit-workload` uses for an observation's
  * sm_activity, dram_util and kernel_busy): P at the SMs with a resident warp while a kernel runs,
  * M at the bytes GPM's DRAM utilisation gives, C at what the GPU time leaves, with priors of
- * WMEAS_PRIOR_REL_SD (log sd) on P and M; the
+ * meas_prior_rel_sd (model/physics.yaml, log sd) on P and M; the
  * profile's kernels_per_iter is the census count (MPS kernel queueing, model/share.h). The
  * utilisation fitted stays NVML's: with the census' kernel-busy fraction instead, the
  * time-sliced rows' error rose from 4.6 to 8.4 % (NVML's counter also covers copies and the
@@ -104,7 +104,7 @@ void val_build_coloc(builder *b, const csv_table *t)
             overlap = fmax(0.0, 1.0 - serial / it);
         }
         *p = (wl_profile){.name = b->names[n_prof],
-                          .host_s_fixed = wmeas_host_s(it, util, overlap),
+                          .host_s_fixed = wmeas_host_s(b->m, it, util, overlap),
                           .host_overlap = overlap,
                           .max_sms_fixed = sms, .ts_class = ts8 > 0 ? ts8 : 0,
                           .kernels_per_iter = census ? kern : 0};
@@ -125,7 +125,7 @@ void val_build_coloc(builder *b, const csv_table *t)
             p->max_sms_fixed = ms.max_sms;
             p->mem_traffic_bytes_fixed = ms.mem_traffic_bytes;
             p->compute_sm_s_fixed[cls] = ms.compute_sm_s;
-            sd_p = sd_m = WMEAS_PRIOR_REL_SD;
+            sd_p = sd_m = b->m->meas_prior_rel_sd;
             src = "h100-coloc: " WMEAS_SOURCE;
         }
         names[n_prof] = t->rows[r][c_w];

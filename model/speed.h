@@ -163,6 +163,10 @@ typedef struct phys_params {
     double param_rel_sd;      /* relative uncertainty of the loss factors, for lo/hi ranges */
     double mig_apply_s;       /* s to replace an idle GPU's MIG layout (destroy its GPU instances,
                                * create the next's): the default reconfiguration delay */
+    double meas_prior_rel_sd; /* log-sd of the priors on P and M that a solo run's GPM and
+                                 kernel-census split gives (model/wmeas.h) */
+    double meas_compute_floor; /* least share of the GPU time that split leaves as compute */
+    double meas_host_floor;   /* least share of the iteration time wmeas_host_s gives as host */
     int n_ts;
     phys_ts_class ts[PHYS_MAX_TS_CLASSES];
 } phys_params;

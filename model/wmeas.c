@@ -8,7 +8,7 @@ static int in_unit(double x)
     return x > 0 && x <= 1;
 }
 
-double wmeas_host_s(double iter_s, double gpu_util, double overlap)
+double wmeas_host_s(const phys_params *m, double iter_s, double gpu_util, double overlap)
 {
     double gpu_s = gpu_util * iter_s;
     double host_s = iter_s;
@@ -16,7 +16,7 @@ double wmeas_host_s(double iter_s, double gpu_util, double overlap)
         double h = (iter_s - gpu_s) / (1 - overlap); /* t = (1 - o) H + G */
         host_s = overlap * h <= gpu_s ? h : iter_s;   /* else t = H */
     }
-    return fmax(host_s, 0.01 * iter_s);
+    return fmax(host_s, m->meas_host_floor * iter_s);
 }
 
 int wmeas_split_solo(const gpu_type *g, const phys_params *m, const wmeas_solo *s,
@@ -38,7 +38,7 @@ int wmeas_split_solo(const gpu_type *g, const phys_params *m, const wmeas_solo *
     out->max_sms = fmax(1.0, fmin(sms, s->sm_activity / s->kernel_busy * sms));
     /* GPM's DRAM utilisation is a share of the datasheet bandwidth */
     out->mem_traffic_bytes = s->dram_util * g->mem_bw_bytes_per_s * s->iter_s;
-    double compute_s = fmax(WMEAS_COMPUTE_FLOOR * gpu_s, gpu_s - out->mem_traffic_bytes / bw);
+    double compute_s = fmax(m->meas_compute_floor * gpu_s, gpu_s - out->mem_traffic_bytes / bw);
     out->compute_sm_s = compute_s * out->max_sms;
     return 0;
 }

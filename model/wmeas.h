@@ -17,14 +17,15 @@
  * and from them
  *   P = clamp(a / b * s, 1, s)      SMs with a resident warp while some kernel runs
  *   M = d * BW_datasheet * t        bytes moved per iteration
- *   C = P * max(0.01 G, G - M / BW(s))   SM-seconds: what the GPU time leaves after the memory
+ *   C = P * max(f G, G - M / BW(s))   SM-seconds: what the GPU time leaves after the memory
  *                                   time at the bandwidth s SMs drive (model/speed.h); at least
- *                                   1 % of G (WMEAS_COMPUTE_FLOOR) so that a memory-bound loop
- *                                   keeps some compute
+ *                                   the share f = meas_compute_floor of G so that a memory-bound
+ *                                   loop keeps some compute
  * and, from t, u and the loop's host_overlap alone, the host time H (wmeas_host_s).
- * These are measured starting values; the fitters give P and M a log-normal prior of
- * WMEAS_PRIOR_REL_SD around them (the GPM counters are sampled over the whole run, so a 25 % sd
- * covers their averaging) and fit the rest against the run's time and utilisation.
+ * These are measured starting values; the fitters give P and M a log-normal prior of log-sd
+ * meas_prior_rel_sd around them and fit the rest against the run's time and utilisation.
+ * The three numbers (meas_prior_rel_sd, meas_compute_floor, meas_host_floor) are phys_params
+ * (model/speed.h), from model/physics.yaml with their sources.
  * Units: seconds, fractions, SMs, bytes, SM-seconds. No I/O, no state; pointers borrowed.
  */
 #ifndef SIMPROJ_MODEL_WMEAS_H
@@ -33,13 +34,6 @@
 #include "model/catalog.h"
 #include "model/speed.h"
 
-/* log-sd of the priors on P and M that the measured split gives */
-#define WMEAS_PRIOR_REL_SD 0.25
-/* least share of G a split leaves as compute: the H100's memory stream (calib/coloc, fp32 axpy,
- * 2 flops per 12 bytes) needs 0.9 % of its memory time at the calibrated fp32 rate; a larger
- * floor (5 % before) charges a memory-bound loop compute that grows as 1/SMs under an MPS cap
- * (the stream capped at 5 % was predicted -24 %; with 1 %, within 1.3 % at 5-15 %) */
-#define WMEAS_COMPUTE_FLOOR 0.01
 /* provenance of those priors (a string literal, so callers may prefix it) */
 #define WMEAS_SOURCE "NVML GPM and kernel census of the solo run (measured)"
 
@@ -65,9 +59,9 @@ typedef struct wmeas_split {
 /* Host time per iteration H (s) that a solo run of t = iter_s seconds at NVML utilisation
  * u = gpu_util in (0, 1] implies for a loop with host_overlap o in [0, 1] (model/speed.h:
  * t = (1 - o) H + max(o H, G), G = u t): H = (1 - u) t / (1 - o) where o H stays below G,
- * else H = t (the host is the bottleneck: o = 1 gives t). At least 1 % of t, so that a loop
- * whose GPU never idles keeps a host term to fit. */
-double wmeas_host_s(double iter_s, double gpu_util, double overlap);
+ * else H = t (the host is the bottleneck: o = 1 gives t). At least m->meas_host_floor of t, so
+ * that a loop whose GPU never idles keeps a host term to fit. */
+double wmeas_host_s(const phys_params *m, double iter_s, double gpu_util, double overlap);
 
 /* Split the solo run s on the whole GPU g (bandwidth curve of model parameters m) into P, M and
  * C as the header note says. Returns 0, or -1 (out untouched) when a measurement is outside its

@@ -38,7 +38,8 @@ static inline gpu_type fixture_gpu(void)
     return g;
 }
 
-/* Sum roofline, full bandwidth, no MIG loss, no power cap, η = 0.8. */
+/* Sum roofline, full bandwidth, no MIG loss, no power cap, η = 0.8; a measured split's compute
+ * and host floors of 1 % and a prior log-sd of 0.25 (model/wmeas.h). */
 static inline phys_params fixture_params(void)
 {
     phys_params m;
@@ -48,6 +49,9 @@ static inline phys_params fixture_params(void)
     m.mig_sm_eff = 1;
     m.power_alpha = 3;
     m.clock_min_frac = 0.1;
+    m.meas_prior_rel_sd = 0.25;
+    m.meas_compute_floor = 0.01;
+    m.meas_host_floor = 0.01;
     m.n_ts = 1;
     for (int k = 0; k <= PHYS_MAX_K; k++) {
         m.ts[0].eta[k] = k < 2 ? 1.0 : 0.8;

@@ -22,22 +22,37 @@ Test(physics, default_file_loads_with_sources)
     cr_assert_geq(m.n_ts, 1);
     cr_assert(m.roofline_p >= 1);
     cr_assert(m.mps_sm_granule >= 1 && m.mps_min_sms >= 1);
+    cr_assert(m.meas_prior_rel_sd > 0);
+    cr_assert(m.meas_compute_floor >= 0 && m.meas_compute_floor < 1);
+    cr_assert(m.meas_host_floor >= 0 && m.meas_host_floor < 1);
     cr_assert(m.ts[0].eta[2] > 0 && m.ts[0].eta[2] <= 1);
     cr_assert_eq(phys_ts_class_index(&m, m.ts[0].name), 0);
     diag_destroy(d);
 }
 
+/* Each bad file's first error, exactly. A prior's log-sd of 0 would pin P and M to the GPM split
+ * (model/wmeas.h): the loader refuses it. */
 Test(physics, bad_file_gives_exact_message)
 {
-    static const char bad[] = "version: 1\nroofline_p: {value: 0.5, src: x}\n";
-    diag *d = diag_create();
-    phys_params m;
-    cr_assert_eq(physics_load_buffer("p.yaml", bad, sizeof bad - 1, d, &m), SIM_EINPUT);
-    cr_assert_geq(diag_error_count(d), 1);
-    cr_assert_str_eq(diag_message(d, 0),
-                     "p.yaml:2:21: error: roofline_p.value: out of range; expected a number from 1 "
-                     "to 64, got '0.5'");
-    diag_destroy(d);
+    static const struct {
+        const char *yaml, *first;
+    } cases[] = {
+        {"version: 1\nroofline_p: {value: 0.5, src: x}\n",
+         "p.yaml:2:21: error: roofline_p.value: out of range; expected a number from 1 to 64, "
+         "got '0.5'"},
+        {"version: 1\nmeas_prior_rel_sd: {value: 0, src: x}\n",
+         "p.yaml:2:28: error: meas_prior_rel_sd.value: out of range; expected a number above 0 "
+         "and at most 10, got '0'"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        diag *d = diag_create();
+        phys_params m;
+        cr_assert_eq(physics_load_buffer("p.yaml", cases[i].yaml, strlen(cases[i].yaml), d, &m),
+                     SIM_EINPUT, "case %zu", i);
+        cr_assert_geq(diag_error_count(d), 1);
+        cr_assert_str_eq(diag_message(d, 0), cases[i].first);
+        diag_destroy(d);
+    }
 }
 
 Test(speed, compute_only_is_host_plus_work_over_sms)

@@ -37,7 +37,7 @@ Test(wmeas, split_of_a_mixed_run)
  * time: t = 0.1, u = 0.5 (G = 0.05 s), b = 0.4, a = 0.6, d = 0.9:
  *   P = min(0.6 / 0.4 * 100, 100) = 100
  *   M = 0.9 * 1e12 * 0.1 = 9e10 bytes (0.09 s > G)
- *   compute time = max(0.01 G, G - 0.09) = 0.0005 s; C = 0.0005 * 100 = 0.05 */
+ *   compute time = max(0.01 G, G - 0.09) = 0.0005 s (the fixture's 1 % floor); C = 0.0005 * 100 = 0.05 */
 Test(wmeas, split_clamps_parallelism_and_compute)
 {
     wmeas_split s = split_ok(0.1, 0.5, 0.4, 0.6, 0.9);
@@ -72,14 +72,15 @@ Test(wmeas, split_refuses_out_of_range)
  *   o = 0.5, u = 0.6: H = 0.4 / 0.5 = 0.8 (o H = 0.4 <= G = 0.6: consistent)
  *   o = 0.5, u = 0.3: 0.7 / 0.5 = 1.4 would give o H = 0.7 > G, so the host bounds: H = t = 1
  *   o = 1,   u = 0.4: H = t = 1
- *   o = 0,   u = 1:   H = 0, floored at 1 % of t = 0.01 */
+ *   o = 0,   u = 1:   H = 0, floored at the fixture's 1 % of t = 0.01 */
 Test(wmeas, host_time_from_time_and_utilisation)
 {
-    cr_assert_float_eq(wmeas_host_s(1.0, 0.3, 0.0), 0.7, 1e-12);
-    cr_assert_float_eq(wmeas_host_s(1.0, 0.6, 0.5), 0.8, 1e-12);
-    cr_assert_float_eq(wmeas_host_s(1.0, 0.3, 0.5), 1.0, 1e-12);
-    cr_assert_float_eq(wmeas_host_s(1.0, 0.4, 1.0), 1.0, 1e-12);
-    cr_assert_float_eq(wmeas_host_s(1.0, 1.0, 0.0), 0.01, 1e-12);
+    phys_params m = fixture_params();
+    cr_assert_float_eq(wmeas_host_s(&m, 1.0, 0.3, 0.0), 0.7, 1e-12);
+    cr_assert_float_eq(wmeas_host_s(&m, 1.0, 0.6, 0.5), 0.8, 1e-12);
+    cr_assert_float_eq(wmeas_host_s(&m, 1.0, 0.3, 0.5), 1.0, 1e-12);
+    cr_assert_float_eq(wmeas_host_s(&m, 1.0, 0.4, 1.0), 1.0, 1e-12);
+    cr_assert_float_eq(wmeas_host_s(&m, 1.0, 1.0, 0.0), 0.01, 1e-12);
     /* and the time model gives t back: o = 0.5, H = 0.8, G = 0.6 */
     cr_assert_float_eq(wl_iter_time(0.8, 0.5, 0.6), 1.0, 1e-12);
 }
