@@ -31,21 +31,33 @@
  * inference at batch 128, calib/coloc). Who is active is a mean field: each client's kernels run
  * a fraction b of its iteration (waiting in the queue below excluded), others count with
  * weight b (share_mps_solve).
- * Kernel queueing: the GPU dispatches kernels in arrival order, so a kernel of a client that
- * launches many short kernels (kernels_per_iter K) waits, when it arrives, for the kernel of
- * another class that holds the SMs: on average mps_kernel_wait x that kernel's duration d_j
- * (d_j: its GPU time on the SMs it asks for / its K_j; 1/2 for kernels of one length), weighted
- * by the share of the SMs it holds, min(1, P_j / SMs), and by the expected number of such
- * clients in their GPU phase, and by how far the two cannot hold the SMs they ask for at once,
- * min(1, max(0, d_i + d_j - SMs) / min(d_i, d_j)) (d: SMs asked for): clients whose thread caps
- * put them side by side (50 % + 50 %) never wait, as the MPS calibration's compute + memory pair
- * shows (calib/results/2026-11-22-h100-sxm*.json: capped at 50 %, each takes its capped solo
- * time within 5 %; uncapped, with kernels sized for the whole GPU, both take 1.9x their solo
- * time). The client's GPU time grows by K x that wait. A memory stream's
- * 0.26 ms kernels thus cost a training loop of ~900 kernels ~0.12 s per iteration (measured
- * 4-5x slower, calib/coloc), while the stream barely notices. Identical clients are left to the
- * SM split (their kernels alternate, which that split already describes); profiles without
- * kernels_per_iter neither wait nor make others wait.
+ * Kernel queueing: the GPU dispatches kernels in arrival order, so the kernels of two classes (both
+ * with kernels_per_iter K) wait for each other where both cannot hold the SMs they ask for at once:
+ * in the share ser = min(1, max(0, a_i + a_j - SMs) / min(a_i, a_j)) (a: SMs asked for) of them;
+ * clients whose thread caps put them side by side (50 % + 50 %) never wait, as the MPS
+ * calibration's compute + memory pair shows (calib/results/2026-11-22-h100-sxm*.json: capped at
+ * 50 %, each takes its capped solo time within 5 %). How long a kernel waits depends on how it
+ * arrives. A client issues a share beta of its kernels back to back, while its previous kernel is
+ * still queued or running: beta = 1 when its solo GPU work outlasts the host time that issues it
+ * (g >= o H, the host runs ahead), else g / (o H). Such a kernel becomes ready when its predecessor
+ * ends, behind the kernel the other client queued meanwhile, so it waits for the WHOLE of that
+ * kernel (d_j = its GPU time on the SMs it asks for / K_j) and then runs alone (the other's next
+ * kernel queues behind it: no SM, bandwidth or power split with that client). Client i thus waits
+ * for every kernel such a client starts while i has kernels in flight (rate K_j / t_j times i's GPU
+ * time with waits), at most one per kernel of i: two clients that both launch back to back
+ * alternate whole kernels, t_i = K_i (d_i + d_j) for equal kernel rates, the sum of the solo times
+ * for the calibration's uncapped pair (measured 0.96-0.97x that sum). A kernel issued after a
+ * launch gap (1 - beta) arrives at a random moment: it waits mps_kernel_wait x d_j (the mean
+ * residual, 1/2 for kernels of one length) if a kernel of j runs then (expected count w_j: j's
+ * running share b) and shares the SMs with it as before. Each wait is weighted by the share of the
+ * SMs the other's kernel holds, min(1, a_j / SMs), and by ser. beta leaves out the time a client
+ * waits for others: with it, a launch-bound loop beside the memory stream would queue every kernel
+ * behind a whole stream kernel and run several times slower than measured (calib/coloc;
+ * experiments/validation/README.md). The client's GPU time grows by the waits: a memory stream's
+ * 0.26 ms kernels cost a training loop of ~900 kernels ~0.12 s per iteration (measured 4-5x slower,
+ * calib/coloc), while the stream barely notices. Identical clients are left to the SM split (their
+ * kernels alternate, which that split already describes); profiles without kernels_per_iter neither
+ * wait nor make others wait.
  *
  * Memory: time-sliced and MPS co-runners share one memory capacity (share_mem_fits).
  * Units: seconds, iterations/s. No I/O; no global state.

@@ -212,6 +212,30 @@ Test(share, timeslice_colocation_of_different_workloads)
     cr_assert_lt(r.unit_time_s, 1.0 / (0.8 * 0.5));
 }
 
+/* A compute-only client (fp32, compute_sm_s SM-s per iteration) whose kernels can use all 100
+ * SMs of the fixture, in `kernels` kernels per iteration, no host time. */
+static wl_profile wide_client(const char *name, double compute_sm_s, double kernels)
+{
+    wl_profile p = {.name = name, .max_sms_fixed = 100, .kernels_per_iter = kernels};
+    p.compute_sm_s_fixed[WL_CLASS_FP32] = compute_sm_s;
+    return p;
+}
+
+/* Clients a and b, one each, under MPS on f's partition: expect[] = iteration time of a and b
+ * (s), then the share of time their kernels run, each within 1e-9. */
+static void expect_mps_pair(phys_fx *f, const wl_profile *a, const wl_profile *b,
+                            const double *expect)
+{
+    f->c.sharing = SHARE_MPS;
+    share_mps_class cls[2] = {{a, 1, 1}, {b, 1, 1}};
+    double iter[2], frac[2];
+    cr_assert_eq(share_mps_solve(2, cls, &f->c, &f->m, iter, frac), 0);
+    cr_assert_float_eq(iter[0], expect[0], 1e-9);
+    cr_assert_float_eq(iter[1], expect[1], 1e-9);
+    cr_assert_float_eq(frac[0], expect[2], 1e-9);
+    cr_assert_float_eq(frac[1], expect[3], 1e-9);
+}
+
 /* MPS, two clients, one host-bound (hand-solved with the model of share.h). GPU of 100 SMs.
  * A: GPU only, C = 100 SM-s, any parallelism (1 s alone). B: H = 3 s, C = 50 SM-s, P = 50 SMs
  * (4 s alone). A always has GPU work (b_A = 1), so while B is in its GPU phase the SMs are
@@ -227,14 +251,7 @@ Test(share, mps_two_clients_one_host_bound)
     a.compute_sm_s_fixed[WL_CLASS_FP32] = 100.0;
     wl_profile b = {.name = "b", .host_s_fixed = 3.0, .max_sms_fixed = 50};
     b.compute_sm_s_fixed[WL_CLASS_FP32] = 50.0;
-    f.c.sharing = SHARE_MPS;
-    share_mps_class cls[2] = {{&a, 1, 1}, {&b, 1, 1}};
-    double iter[2], frac[2];
-    cr_assert_eq(share_mps_solve(2, cls, &f.c, &f.m, iter, frac), 0);
-    cr_assert_float_eq(iter[0], 8.0 / 7.0, 1e-9);
-    cr_assert_float_eq(iter[1], 4.0, 1e-9);
-    cr_assert_float_eq(frac[0], 1.0, 1e-9);
-    cr_assert_float_eq(frac[1], 0.25, 1e-9);
+    expect_mps_pair(&f, &a, &b, (double[4]){8.0 / 7.0, 4.0, 1.0, 0.25});
 }
 
 /* MPS gains from host phases: two identical clients, H = 1 s, C = 100 SM-s on 100 SMs (2 s per
@@ -328,15 +345,21 @@ Test(share, timeslice_overlapping_host_time)
 }
 
 /* MPS kernel queueing (share.h), hand-solved. GPU of 100 SMs, 1 TB/s, mps_kernel_wait 1/2.
- * Stream S: M = 0.1 TB in 10 kernels that fill the GPU (no P limit): 0.1 s alone, kernels of
- * d_S = 0.01 s, so a kernel arriving while S runs waits 0.5 x 0.01 = 0.005 s.
+ * Stream S: M = 0.1 TB in 10 kernels that fill the GPU (no P limit), no host time: 0.1 s alone,
+ * kernels of d_S = 0.01 s, all issued back to back (beta_S = 1).
  * Launch-bound A: H = 0.2 s overlapping its GPU work (o = 1), C = 1 SM-s on at most 10 SMs in
- * 100 kernels: 0.1 s of kernels of 0.001 s on 10 % of the SMs, 0.2 s per iteration alone.
- * Beside S (b_S its running share), A's SMs are untouched (10 of the 90 S leaves) but each of
- * its kernels waits b_S x 0.005 s: t_A = max(0.2, 0.1 + 100 x 0.005 b_S) = 0.1 + 0.5 b_S.
- * S waits for A's kernels only as much as they hold the SMs: 10 x b_A x (0.1 x 0.5 x 0.001) with
- * b_A = 0.1 / t_A, so t_S = 0.1 + 5e-5 / t_A and b_S = 0.1 / t_S. The fixed point:
- * t_A = 0.59958339, t_S = 0.10008339 (A three times slower, S 0.08 % slower). */
+ * 100 kernels: 0.1 s of kernels of d_A = 0.001 s on 10 % of the SMs, 0.2 s per iteration
+ * alone; its kernels run half of its launching window, so beta_A = 0.1 / 0.2 = 1/2.
+ * S issues every kernel back to back: each waits for the whole of the A kernel started
+ * meanwhile, weighted by the SMs it holds (0.1 x 0.001 s), at most one per S kernel; A starts
+ * 100 / t_A kernels per second, 100 t_S / t_A > 10 of them while S is in flight, so
+ * t_S = 0.1 + 10 x 1e-4 = 0.101 s and S runs alone (b_S = 0.1 / 0.101).
+ * A: the random half of its kernels waits b_S x 0.5 x 0.01 s each: 50 x 0.005 b_S = 0.25 b_S;
+ * the back-to-back half waits 0.01 s for each of the 10 / t_S kernels S starts while A has
+ * kernels in flight (G' = its GPU time with waits), at most one per A kernel, 1/2 of them:
+ * G' = 0.1 + 0.25 b_S + 0.5 x 0.01 x (10 / t_S) G', so
+ * G' = (0.1 + 0.025 / 0.101) / (1 - 0.05 / 0.101) = 0.0351 / 0.051 = 0.68823529 s = t_A
+ * (A 3.4 times slower, S 1 % slower). A's SMs are untouched: 10 of the 90 S leaves. */
 Test(share, mps_launch_bound_client_queues_behind_a_saturating_stream)
 {
     phys_fx f;
@@ -350,25 +373,25 @@ Test(share, mps_launch_bound_client_queues_behind_a_saturating_stream)
     share_mps_class cls[2] = {{&a, 1, 1}, {&s, 1, 1}};
     double iter[2], frac[2];
     cr_assert_eq(share_mps_solve(2, cls, &f.c, &f.m, iter, frac), 0);
-    cr_assert_float_eq(iter[0], 0.59958339, 1e-7);
-    cr_assert_float_eq(iter[1], 0.10008339, 1e-7);
-    cr_assert_float_eq(frac[0], 0.1 / 0.59958339, 1e-7); /* running share: waiting excluded */
+    cr_assert_float_eq(iter[0], 0.0351 / 0.051, 1e-7);
+    cr_assert_float_eq(iter[1], 0.101, 1e-9);
+    cr_assert_float_eq(frac[0], 0.1 * 0.051 / 0.0351, 1e-7); /* running share: waiting excluded */
+    cr_assert_float_eq(frac[1], 0.1 / 0.101, 1e-9);
     /* half of A's host time CPU work before its first launch (o = 1/2, as calib/coloc's
-     * host_loop: 4 ms of CPU work, then its kernels): that part follows the previous
-     * iteration's synchronisation and hides none of the queueing. Alone A still takes
-     * 0.1 + max(0.1, 0.1) = 0.2 s; beside S, t_A = 0.1 + max(0.1, 0.1 + 0.5 b_S) =
-     * 0.2 + 0.05 / t_S and t_S = 0.1 + 5e-5 / t_A as above, so
-     * 0.2 t_S^2 + (0.05 - 0.02 - 5e-5) t_S - 0.005 = 0 */
+     * host_loop: 4 ms of CPU work, then its kernels), H = 0.4 s: the launching window is still
+     * 0.2 s (beta_A = 1/2). The CPU part follows the previous iteration's synchronisation and
+     * hides none of the queueing: alone A takes 0.2 + max(0.2, 0.1) = 0.4 s; beside S,
+     * t_A = 0.2 + G' with G' as above (S still meets 100 x 0.101 / 0.888 > 10 A kernels). */
+    a.host_s_fixed = 0.4;
     a.host_overlap = 0.5;
     cr_assert_eq(share_mps_solve(2, cls, &f.c, &f.m, iter, frac), 0);
-    double bq = 0.05 - 0.02 - 5e-5;
-    double t_s = (-bq + sqrt(bq * bq + 4 * 0.2 * 0.005)) / (2 * 0.2);
-    cr_assert_float_eq(iter[1], t_s, 1e-7);
-    cr_assert_float_eq(iter[0], 0.2 + 0.05 / t_s, 1e-6);
+    cr_assert_float_eq(iter[0], 0.2 + 0.0351 / 0.051, 1e-7);
+    cr_assert_float_eq(iter[1], 0.101, 1e-9);
     speed_result r;
     predict_unit_estimate(&a, 1, &(partition_cfg){.gpu = &f.g, .peers = 1}, &f.m, &r);
-    cr_assert_float_eq(r.unit_time_s, 0.2, 1e-9);
+    cr_assert_float_eq(r.unit_time_s, 0.4, 1e-9);
     /* without the kernel counts neither waits: A keeps its solo time, S too */
+    a.host_s_fixed = 0.2;
     a.host_overlap = 1;
     a.kernels_per_iter = 0;
     cr_assert_eq(share_mps_solve(2, cls, &f.c, &f.m, iter, frac), 0);
@@ -380,34 +403,65 @@ Test(share, mps_launch_bound_client_queues_behind_a_saturating_stream)
  * calibration's `cm` runs (calib/results/2026-11-22-h100-sxm*.json) show it: a compute and a
  * memory client capped at 50 % each take their capped solo time (0.391-0.398 s and 0.201 s,
  * c alone at 50 %: 0.391-0.395 s), while uncapped both take ~1.93x their solo time.
- * Hand-solved on the 100-SM fixture, mps_kernel_wait 1/2: X and Y each C = 10 SM-s on up to 100
- * SMs in 100 kernels (0.1 s alone, kernels of 1 ms).
+ * Hand-solved on the 100-SM fixture: X and Y each C = 10 SM-s on up to 100 SMs in 100 kernels,
+ * no host time (0.1 s alone, kernels of 1 ms, all issued back to back).
  * Capped at 50 %: 50 SMs each, 50 + 50 <= 100, so no wait: t = 10 / 50 = 0.2 s each.
- * Uncapped: each kernel waits for the other's, hold = min(1, 100/100) x 0.5 x 0.1 s / 100 =
- * 0.5 ms, weighted by the other's running share b (symmetric), and the SMs are water-filled with
- * the other counted with weight b: 100 / (1 + b) SMs, kernels g = 0.1 (1 + b) s. So
- * t = g + 100 x 0.0005 b = 0.1 + 0.15 b and b = g / t: 0.15 b^2 = 0.1, b = sqrt(2/3),
- * t = 0.1 + 0.15 sqrt(2/3) = 0.222474487 s. */
-Test(share, mps_capped_clients_side_by_side_do_not_queue)
+ * Uncapped: the kernels alternate whole. Each X kernel waits for the whole Y kernel that Y queued
+ * meanwhile and then runs alone on the 100 SMs: t = 100 x (1 + 1) ms = 0.2 s each, the sum of
+ * the solo times, whatever mps_kernel_wait (the mean wait of a kernel arriving at random).
+ * With different kernel counts they still alternate kernel by kernel: Y in 200 kernels of
+ * 0.5 ms (same C), a round X, Y takes 1.5 ms, so X's iteration takes 100 rounds, 0.15 s, and
+ * Y's 200, 0.3 s: X meets 200 / 0.3 x 0.15 = 100 Y kernels (one per kernel of its own), Y meets
+ * 100 / 0.15 x 0.3 = 200 X kernels. */
+Test(share, mps_back_to_back_clients_alternate_unless_capped_side_by_side)
 {
     phys_fx f;
     phys_fx_init(&f);
     f.m.mps_kernel_wait = 0.5;
-    wl_profile x = {.name = "x", .max_sms_fixed = 100, .kernels_per_iter = 100};
-    x.compute_sm_s_fixed[WL_CLASS_FP32] = 10.0;
-    wl_profile y = x;
-    y.name = "y";
+    wl_profile x = wide_client("x", 10.0, 100), y = wide_client("y", 10.0, 100);
     f.c.sharing = SHARE_MPS;
     share_mps_class cls[2] = {{&x, 1, 1}, {&y, 1, 1}};
-    double iter[2];
+    double iter[2], frac[2];
     f.c.mps_percent = 50;
     cr_assert_eq(share_mps_solve(2, cls, &f.c, &f.m, iter, NULL), 0);
     cr_assert_float_eq(iter[0], 0.2, 1e-9);
     cr_assert_float_eq(iter[1], 0.2, 1e-9);
     f.c.mps_percent = 0;
-    cr_assert_eq(share_mps_solve(2, cls, &f.c, &f.m, iter, NULL), 0);
-    cr_assert_float_eq(iter[0], 0.1 + 0.15 * sqrt(2.0 / 3.0), 1e-7);
-    cr_assert_float_eq(iter[1], 0.1 + 0.15 * sqrt(2.0 / 3.0), 1e-7);
+    for (int k = 0; k < 2; k++) {
+        f.m.mps_kernel_wait = k ? 0.25 : 0.5;
+        cr_assert_eq(share_mps_solve(2, cls, &f.c, &f.m, iter, frac), 0);
+        cr_assert_float_eq(iter[0], 0.2, 1e-9);
+        cr_assert_float_eq(iter[1], 0.2, 1e-9);
+        cr_assert_float_eq(frac[0], 0.5, 1e-9); /* each runs alone half of the time */
+    }
+    y.kernels_per_iter = 200;
+    cr_assert_eq(share_mps_solve(2, cls, &f.c, &f.m, iter, frac), 0);
+    cr_assert_float_eq(iter[0], 0.15, 1e-9);
+    cr_assert_float_eq(iter[1], 0.3, 1e-9);
+    cr_assert_float_eq(frac[0], 0.1 / 0.15, 1e-9);
+    cr_assert_float_eq(frac[1], 0.1 / 0.3, 1e-9);
+}
+
+/* A host-bound client beside a back-to-back one, by hand on the 100-SM fixture,
+ * mps_kernel_wait 1/2. A: no host time, C = 10 SM-s on up to 100 SMs in 100 kernels (0.1 s alone,
+ * kernels of 1 ms, beta_A = 1). B: H = 0.1 s overlapping its GPU work (o = 1), C = 1 SM-s on up
+ * to 100 SMs in 10 kernels (0.01 s of kernels of 1 ms: beta_B = 0.01 / 0.1 = 0.1).
+ * A issues back to back: it runs alone on the 100 SMs and waits for each B kernel started
+ * while it is in flight: B starts 10 / t_B of them, so t_A = 0.1 + 0.001 x (10 / t_B) t_A.
+ * B stays host-bound (checked below), t_B = 0.1 s: t_A = 0.1 / 0.9 s, b_A = 0.9.
+ * B: its back-to-back tenth runs alone; its random 0.9 shares the SMs with A's running kernel,
+ * weight 0.9 b_A = 0.81: L = 100 / 1.81 SMs, g_B = 1 / L = 0.0181 s, b_B = 0.181. Its waits:
+ * 0.1 x 10 x 0.001 (A starts 900 kernels/s, more than one per B kernel) + 0.9 x 10 x 0.5 x
+ * b_A x 0.001 = 0.00505 s, so G'_B = 0.02315 s < H: B loses nothing. */
+Test(share, mps_host_bound_client_beside_a_back_to_back_one)
+{
+    phys_fx f;
+    phys_fx_init(&f);
+    f.m.mps_kernel_wait = 0.5;
+    wl_profile a = wide_client("a", 10.0, 100), b = wide_client("b", 1.0, 10);
+    b.host_s_fixed = 0.1;
+    b.host_overlap = 1;
+    expect_mps_pair(&f, &a, &b, (double[4]){0.1 / 0.9, 0.1, 0.9, 0.181});
 }
 
 /* Identical clients do not queue behind each other's kernels (their kernels alternate, which
