@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/err.h"
 #include "sim/xalloc.h"
 
 enum { PATH_MAX_LEN = 256, EXPECT_LEN = 512, PROBLEM_LEN = 128, SHOW_LEN = 64, MAX_FIELDS = 64 };
@@ -946,4 +947,26 @@ bool cfg_walk_root(cfg_walker *w, const cfg_field *table, void *dst)
         return false;
     }
     return cfg_walk_map(w, root, "", table, dst);
+}
+
+int cfg_load_buffer(const char *name, const void *buf, size_t len, const cfg_field *table,
+                    void *dst, cfg_finish_fn *finish, void *ctx, diag *d)
+{
+    arena *a = arena_create();
+    yamlx_doc *doc = NULL;
+    int before = diag_error_count(d);
+    if (yamlx_load_buffer(name, buf, len, a, d, &doc) != 0) {
+        arena_destroy(a);
+        return SIM_EINPUT;
+    }
+    cfg_walker w;
+    cfg_walker_init(&w, doc, a, d, NULL);
+    cfg_walk_root(&w, table, dst);
+    cfg_walker_fini(&w);
+    if (diag_error_count(d) == before) {
+        finish(dst, ctx, d);
+    }
+    yamlx_destroy(doc);
+    arena_destroy(a);
+    return diag_error_count(d) == before ? 0 : SIM_EINPUT;
 }

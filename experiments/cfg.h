@@ -126,6 +126,17 @@ void cfg_walker_fini(cfg_walker *w);
 /* Walk the document's root, which must be a mapping, with `table` into `dst`.
  * Returns true when no error was reported during this call. */
 bool cfg_walk_root(cfg_walker *w, const cfg_field *table, void *dst);
+/* Called by cfg_load_buffer after a walk that reported no error, while the document's strings
+ * (in its arena) are alive: checks beyond the schema and copies what the caller keeps out of
+ * `dst` into `ctx`, reporting problems to d. */
+typedef void cfg_finish_fn(const void *dst, void *ctx, diag *d);
+
+/* The whole load of a small data file: parse `len` bytes of YAML named `name`, walk its root
+ * with `table` into `dst` (zeroed by the caller), then call finish(dst, ctx, d) when that
+ * reported no error. The document and its arena are freed before it returns, so `dst`'s strings
+ * are dead then. Returns 0, or SIM_EINPUT after reporting every problem to d. */
+int cfg_load_buffer(const char *name, const void *buf, size_t len, const cfg_field *table,
+                    void *dst, cfg_finish_fn *finish, void *ctx, diag *d);
 /* Walk mapping `node` at field path `path` ("" for the root) with `table` into `dst`: fields
  * present are parsed, absent ones get their defaults (recursively for CFG_MAP), and absent
  * required ones are reported at the mapping. Returns true when no error was reported during

@@ -6,8 +6,6 @@
 
 #include "experiments/cfg.h"
 #include "experiments/embedded.h"
-#include "experiments/yamlx.h"
-#include "sim/arena.h"
 #include "sim/err.h"
 
 typedef struct num {
@@ -160,9 +158,11 @@ static void check_name(diag *d, src_loc at, const char *list, const char *what, 
     }
 }
 
-/* Checks the schema cannot express; fills out when sound. */
-static void finish(const comm_doc *cd, diag *d, comm_params *out)
+/* cfg_finish_fn: checks the schema cannot express; fills the comm_params (ctx) when sound. */
+static void finish(const void *dst, void *ctx, diag *d)
 {
+    const comm_doc *cd = dst;
+    comm_params *out = ctx;
     for (int l = 0; l < COMM_LINK_COUNT; l++) {
         const link_doc *ld = &cd->links[l];
         check_src(&ld->alpha_ll_s, d);
@@ -225,25 +225,9 @@ static void finish(const comm_doc *cd, diag *d, comm_params *out)
 int comm_load_buffer(const char *name, const void *buf, size_t len, diag *d, comm_params *out)
 {
     memset(out, 0, sizeof *out);
-    arena *a = arena_create();
-    yamlx_doc *doc = NULL;
-    int before = diag_error_count(d);
-    if (yamlx_load_buffer(name, buf, len, a, d, &doc) != 0) {
-        arena_destroy(a);
-        return SIM_EINPUT;
-    }
     comm_doc cd;
     memset(&cd, 0, sizeof cd);
-    cfg_walker w;
-    cfg_walker_init(&w, doc, a, d, NULL);
-    cfg_walk_root(&w, doc_fields, &cd);
-    cfg_walker_fini(&w);
-    if (diag_error_count(d) == before) {
-        finish(&cd, d, out);
-    }
-    yamlx_destroy(doc);
-    arena_destroy(a);
-    return diag_error_count(d) == before ? 0 : SIM_EINPUT;
+    return cfg_load_buffer(name, buf, len, doc_fields, &cd, finish, out, d);
 }
 
 int comm_load_net(const comm_params *p, const char *name, src_loc at, const char *field,

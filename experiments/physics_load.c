@@ -2,16 +2,11 @@
 #include "experiments/physics_load.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "experiments/cfg.h"
 #include "experiments/embedded.h"
-#include "experiments/fileio.h"
-#include "experiments/yamlx.h"
-#include "sim/arena.h"
 #include "sim/err.h"
-#include "sim/xalloc.h"
 
 typedef struct sourced {
     double value;
@@ -113,7 +108,7 @@ static const cfg_field doc_fields[] = {
 };
 
 /* Checks the schema cannot express: non-empty sources, η in (0, 1], unique class names. */
-static void check_doc(const physics_doc *pd, const char *name, diag *d)
+static void check_doc(const physics_doc *pd, diag *d)
 {
     const sourced *all[] = {&pd->roofline_p,      &pd->bw_stream_eff,   &pd->bw_drive_sm_frac,
                             &pd->mig_sm_eff,      &pd->power_alpha,     &pd->power_idle_frac,
@@ -150,65 +145,57 @@ static void check_doc(const physics_doc *pd, const char *name, diag *d)
             }
         }
     }
-    (void)name;
+}
+
+/* cfg_finish_fn: the checks beyond the schema, then the values into phys_params (ctx). */
+static void finish(const void *dst, void *ctx, diag *d)
+{
+    const physics_doc *pd = dst;
+    phys_params *out = ctx;
+    int before = diag_error_count(d);
+    check_doc(pd, d);
+    if (diag_error_count(d) != before) {
+        return;
+    }
+    out->roofline_p = pd->roofline_p.value;
+    out->bw_stream_eff = pd->bw_stream_eff.value;
+    out->bw_drive_sm_frac = pd->bw_drive_sm_frac.value;
+    out->mig_sm_eff = pd->mig_sm_eff.value;
+    out->power_alpha = pd->power_alpha.value;
+    out->power_idle_frac = pd->power_idle_frac.value;
+    out->clock_min_frac = pd->clock_min_frac.value;
+    out->mps_bw_contention = pd->mps_bw_contention.value;
+    out->mps_kernel_wait = pd->mps_kernel_wait.value;
+    out->mps_sm_granule = pd->mps_sm_granule.value;
+    out->mps_min_sms = pd->mps_min_sms.value;
+    out->param_rel_sd = pd->param_rel_sd.value;
+    out->mig_apply_s = pd->mig_apply_s.value;
+    out->meas_prior_rel_sd = pd->meas_prior_rel_sd.value;
+    out->meas_compute_floor = pd->meas_compute_floor.value;
+    out->meas_host_floor = pd->meas_host_floor.value;
+    for (int c = 0; c < WL_CLASS_COUNT; c++) {
+        out->power_sm_w[c] = pd->power_sm_w.c[c].value;
+    }
+    out->n_ts = (int)pd->n_ts;
+    for (size_t i = 0; i < pd->n_ts; i++) {
+        phys_ts_class *t = &out->ts[i];
+        snprintf(t->name, sizeof t->name, "%s", pd->ts[i].name);
+        t->kernel_ms = pd->ts[i].kernel_ms;
+        t->eta[0] = t->eta[1] = 1.0;
+        for (int k = 2; k <= PHYS_MAX_K; k++) {
+            size_t j = (size_t)(k - 2) < pd->ts[i].n_eta ? (size_t)(k - 2) : pd->ts[i].n_eta - 1;
+            t->eta[k] = pd->ts[i].eta[j];
+        }
+    }
 }
 
 int physics_load_buffer(const char *name, const void *buf, size_t len, diag *d,
                         phys_params *out)
 {
     memset(out, 0, sizeof *out);
-    arena *a = arena_create();
-    yamlx_doc *doc = NULL;
-    int before = diag_error_count(d);
-    int rc = yamlx_load_buffer(name, buf, len, a, d, &doc);
-    if (rc != 0) {
-        arena_destroy(a);
-        return SIM_EINPUT;
-    }
     physics_doc pd;
     memset(&pd, 0, sizeof pd);
-    cfg_walker w;
-    cfg_walker_init(&w, doc, a, d, NULL);
-    cfg_walk_root(&w, doc_fields, &pd);
-    cfg_walker_fini(&w);
-    if (diag_error_count(d) == before) {
-        check_doc(&pd, name, d);
-    }
-    if (diag_error_count(d) == before) {
-        out->roofline_p = pd.roofline_p.value;
-        out->bw_stream_eff = pd.bw_stream_eff.value;
-        out->bw_drive_sm_frac = pd.bw_drive_sm_frac.value;
-        out->mig_sm_eff = pd.mig_sm_eff.value;
-        out->power_alpha = pd.power_alpha.value;
-        out->power_idle_frac = pd.power_idle_frac.value;
-        out->clock_min_frac = pd.clock_min_frac.value;
-        out->mps_bw_contention = pd.mps_bw_contention.value;
-        out->mps_kernel_wait = pd.mps_kernel_wait.value;
-        out->mps_sm_granule = pd.mps_sm_granule.value;
-        out->mps_min_sms = pd.mps_min_sms.value;
-        out->param_rel_sd = pd.param_rel_sd.value;
-        out->mig_apply_s = pd.mig_apply_s.value;
-        out->meas_prior_rel_sd = pd.meas_prior_rel_sd.value;
-        out->meas_compute_floor = pd.meas_compute_floor.value;
-        out->meas_host_floor = pd.meas_host_floor.value;
-        for (int c = 0; c < WL_CLASS_COUNT; c++) {
-            out->power_sm_w[c] = pd.power_sm_w.c[c].value;
-        }
-        out->n_ts = (int)pd.n_ts;
-        for (size_t i = 0; i < pd.n_ts; i++) {
-            phys_ts_class *t = &out->ts[i];
-            snprintf(t->name, sizeof t->name, "%s", pd.ts[i].name);
-            t->kernel_ms = pd.ts[i].kernel_ms;
-            t->eta[0] = t->eta[1] = 1.0;
-            for (int k = 2; k <= PHYS_MAX_K; k++) {
-                size_t j = (size_t)(k - 2) < pd.ts[i].n_eta ? (size_t)(k - 2) : pd.ts[i].n_eta - 1;
-                t->eta[k] = pd.ts[i].eta[j];
-            }
-        }
-    }
-    yamlx_destroy(doc);
-    arena_destroy(a);
-    return diag_error_count(d) == before ? 0 : SIM_EINPUT;
+    return cfg_load_buffer(name, buf, len, doc_fields, &pd, finish, out, d);
 }
 
 int physics_load_default(diag *d, phys_params *out)
