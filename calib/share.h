@@ -87,14 +87,20 @@ static inline const char *calibrate(const char *worker, const char *kind, double
     return line;
 }
 
-/* Run one group of n workers; writes "procs", "ok", "parent_wall_s" and "workers":[...] into
- * the object open in w. Returns 0 when every worker succeeded. */
-static inline int run_group(const char *worker, int n, const wspec *sp, jw *w)
+/* Fork n children, start them together and collect one line from each: child(i, go_fd, ctx)
+ * runs in child i with its stdout on a pipe to the parent; it prints "READY", waits until go_fd
+ * reaches end of file (the parent closes it once every child is ready, so all start within
+ * microseconds of one another), then prints one JSON line and returns (the child then exits 0).
+ * lines[i] (cap bytes each) gets child i's JSON line, or "null". *wall_s gets the time from
+ * the start to the last line. Returns 1 when every child succeeded, 0 if not, -1 when n is out
+ * of range or no pipe could be made. */
+typedef void share_child_fn(int i, int go_fd, void *ctx);
+static inline int share_fork_group(int n, share_child_fn *child, void *ctx, char **lines,
+                                   int cap, double *wall_s)
 {
     int go[2];
     int fds[SHARE_MAX_WORKERS];
     pid_t pids[SHARE_MAX_WORKERS];
-    char lines[SHARE_MAX_WORKERS][1024];
     int ok = 1;
     if (n < 1 || n > SHARE_MAX_WORKERS || pipe(go) != 0) {
         return -1;
@@ -116,19 +122,9 @@ static inline int run_group(const char *worker, int n, const wspec *sp, jw *w)
             close(rp[0]);
             dup2(rp[1], 1);
             close(rp[1]);
-            char a_work[32], a_count[32], a_gap[32], a_fd[16], a_gs[16];
-            snprintf(a_work, sizeof a_work, "%ld", sp[i].work);
-            snprintf(a_count, sizeof a_count, "%ld", sp[i].count);
-            snprintf(a_gap, sizeof a_gap, "%.6f", sp[i].gap_ms);
-            snprintf(a_fd, sizeof a_fd, "%d", go[0]);
-            snprintf(a_gs, sizeof a_gs, "%d", sp[i].grid_sms);
-            char *args[] = {(char *)worker, (char *)"--kind", (char *)sp[i].kind,
-                            (char *)"--work", a_work, (char *)"--count", a_count,
-                            (char *)"--gap-ms", a_gap, (char *)"--go-fd", a_fd,
-                            (char *)"--grid-sms", a_gs, NULL};
-            execv(worker, args);
-            perror(worker);
-            _exit(127);
+            child(i, go[0], ctx);
+            fflush(stdout);
+            _exit(0);
         }
         close(rp[1]);
         fds[i] = rp[0];
@@ -136,15 +132,15 @@ static inline int run_group(const char *worker, int n, const wspec *sp, jw *w)
     }
     close(go[0]);
     for (int i = 0; i < n; i++) {
-        if (read_line(fds[i], lines[i], sizeof lines[i]) < 0 || strcmp(lines[i], "READY")) {
+        if (read_line(fds[i], lines[i], cap) < 0 || strcmp(lines[i], "READY")) {
             ok = 0;
         }
     }
     double t0 = now_s();
     close(go[1]); /* start them all */
     for (int i = 0; i < n; i++) {
-        if (read_line(fds[i], lines[i], sizeof lines[i]) < 0 || lines[i][0] != '{') {
-            snprintf(lines[i], sizeof lines[i], "null");
+        if (read_line(fds[i], lines[i], cap) < 0 || lines[i][0] != '{') {
+            snprintf(lines[i], (size_t)cap, "null");
             ok = 0;
         }
         char rest[256];
@@ -152,7 +148,7 @@ static inline int run_group(const char *worker, int n, const wspec *sp, jw *w)
         }
         close(fds[i]);
     }
-    double t1 = now_s();
+    *wall_s = now_s() - t0;
     for (int i = 0; i < n; i++) {
         int st = 0;
         while (waitpid(pids[i], &st, 0) < 0 && errno == EINTR) {
@@ -161,9 +157,51 @@ static inline int run_group(const char *worker, int n, const wspec *sp, jw *w)
             ok = 0;
         }
     }
+    return ok;
+}
+
+typedef struct share_exec {
+    const char *worker;
+    const wspec *sp;
+} share_exec;
+
+/* Child of run_group: exec the worker with its spec (it prints READY and its line itself). */
+static inline void share_exec_worker(int i, int go_fd, void *ctx)
+{
+    const share_exec *x = (const share_exec *)ctx;
+    const wspec *sp = &x->sp[i];
+    char a_work[32], a_count[32], a_gap[32], a_fd[16], a_gs[16];
+    snprintf(a_work, sizeof a_work, "%ld", sp->work);
+    snprintf(a_count, sizeof a_count, "%ld", sp->count);
+    snprintf(a_gap, sizeof a_gap, "%.6f", sp->gap_ms);
+    snprintf(a_fd, sizeof a_fd, "%d", go_fd);
+    snprintf(a_gs, sizeof a_gs, "%d", sp->grid_sms);
+    char *args[] = {(char *)x->worker, (char *)"--kind", (char *)sp->kind, (char *)"--work",
+                    a_work, (char *)"--count", a_count, (char *)"--gap-ms", a_gap,
+                    (char *)"--go-fd", a_fd, (char *)"--grid-sms", a_gs, NULL};
+    execv(x->worker, args);
+    perror(x->worker);
+    _exit(127);
+}
+
+/* Run one group of n workers; writes "procs", "ok", "parent_wall_s" and "workers":[...] into
+ * the object open in w. Returns 0 when every worker succeeded. */
+static inline int run_group(const char *worker, int n, const wspec *sp, jw *w)
+{
+    char buf[SHARE_MAX_WORKERS][1024];
+    char *lines[SHARE_MAX_WORKERS];
+    for (int i = 0; i < SHARE_MAX_WORKERS; i++) {
+        lines[i] = buf[i];
+    }
+    share_exec x = {worker, sp};
+    double wall = 0;
+    int ok = share_fork_group(n, share_exec_worker, &x, lines, (int)sizeof buf[0], &wall);
+    if (ok < 0) {
+        return -1;
+    }
     jw_int(w, "procs", n);
     jw_bool(w, "ok", ok);
-    jw_num(w, "parent_wall_s", t1 - t0);
+    jw_num(w, "parent_wall_s", wall);
     jw_arr(w, "workers");
     for (int i = 0; i < n; i++) {
         jw_raw(w, NULL, lines[i]);

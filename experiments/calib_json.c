@@ -842,3 +842,199 @@ int calmodel_load(const char *path, cal_fit *out, diag *d)
     memset(out, 0, sizeof *out);
     return load_file(path, CALMODEL_SCHEMA, load_model, out, d);
 }
+
+/* ------------------------------------------------------------------ time-slice probe file */
+
+/* One child's timeline (role "slice") into t, in ms from origin_ns; false after reporting. */
+static bool read_timeline(rd *r, const cJSON *c, const char *p, double origin_ns,
+                          tsp_timeline *t)
+{
+    double first, last;
+    if (!num(r, c, p, "t_first_ns", 0, 1e300, &first) ||
+        !num(r, c, p, "t_last_ns", first, 1e300, &last)) {
+        return false;
+    }
+    const cJSON *gaps = arr(r, c, p, "gaps_ns", false);
+    if (!gaps) {
+        return false;
+    }
+    t->first_ms = (first - origin_ns) * 1e-6;
+    t->last_ms = (last - origin_ns) * 1e-6;
+    t->n_gaps = cJSON_GetArraySize(gaps);
+    t->gap_ms = xcalloc((size_t)t->n_gaps * 2 + 1, sizeof(double), "probe gaps");
+    double prev = first;
+    for (int i = 0; i < t->n_gaps; i++) {
+        const cJSON *g = cJSON_GetArrayItem(gaps, i);
+        const cJSON *a = cJSON_GetArrayItem(g, 0), *b = cJSON_GetArrayItem(g, 1);
+        if (cJSON_GetArraySize(g) != 2 || !cJSON_IsNumber(a) || !cJSON_IsNumber(b) ||
+            a->valuedouble < prev || b->valuedouble < a->valuedouble ||
+            b->valuedouble > last) {
+            char q[128];
+            snprintf(q, sizeof q, "%s.gaps_ns[%d]", p, i);
+            bad(r, q, "[start, end] within t_first_ns..t_last_ns, after the previous gap", g);
+            t->n_gaps = i;
+            return false;
+        }
+        prev = b->valuedouble;
+        t->gap_ms[2 * i] = (a->valuedouble - origin_ns) * 1e-6;
+        t->gap_ms[2 * i + 1] = (b->valuedouble - origin_ns) * 1e-6;
+    }
+    return true;
+}
+
+/* A numeric array of exactly n items at o.key into a new array; NULL after reporting. */
+static double *num_array(rd *r, const cJSON *o, const char *base, const char *key, int n)
+{
+    const cJSON *a = arr(r, o, base, key, false);
+    if (!a || cJSON_GetArraySize(a) != n) {
+        if (a) {
+            char path[160], exp[64];
+            snprintf(path, sizeof path, "%s.%s", base, key);
+            snprintf(exp, sizeof exp, "an array of %d numbers", n);
+            bad(r, path, exp, a);
+        }
+        return NULL;
+    }
+    double *v = xcalloc((size_t)n + 1, sizeof(double), "probe samples");
+    for (int i = 0; i < n; i++) {
+        const cJSON *x = cJSON_GetArrayItem(a, i);
+        if (!cJSON_IsNumber(x) || !(x->valuedouble >= 0)) {
+            char path[160];
+            snprintf(path, sizeof path, "%s.%s[%d]", base, key, i);
+            bad(r, path, "a number >= 0", x);
+            free(v);
+            return NULL;
+        }
+        v[i] = x->valuedouble;
+    }
+    return v;
+}
+
+/* The children of group g (path p) when it ran ("ok": a group that failed on the GPU is
+ * recorded, not analysed), else NULL. */
+static const cJSON *ok_children(rd *r, const cJSON *g, const char *p)
+{
+    const cJSON *ch = arr(r, g, p, "children", false);
+    return ch && cJSON_IsTrue(get(g, "ok")) ? ch : NULL;
+}
+
+static void read_slice_groups(rd *r, const cJSON *top, tsp_data *out)
+{
+    const cJSON *groups = arr(r, top, "", "slices", false), *g;
+    int gi = 0;
+    cJSON_ArrayForEach(g, groups)
+    {
+        char p[64];
+        snprintf(p, sizeof p, "slices[%d]", gi++);
+        const cJSON *ch = ok_children(r, g, p);
+        if (!ch) {
+            continue;
+        }
+        if (out->n_groups >= TSP_MAX_GROUPS || cJSON_GetArraySize(ch) > TSP_MAX_PROCS) {
+            bad(r, p, "at most 32 groups of at most 16 processes", ch);
+            return;
+        }
+        double origin = HUGE_VAL;
+        const cJSON *c;
+        cJSON_ArrayForEach(c, ch)
+        {
+            const cJSON *f = get(c, "t_first_ns");
+            origin = cJSON_IsNumber(f) ? fmin(origin, f->valuedouble) : origin;
+            opt_str(get(c, "device"), "name", out->device, sizeof out->device);
+        }
+        tsp_group *grp = &out->g[out->n_groups++];
+        int ci = 0;
+        cJSON_ArrayForEach(c, ch)
+        {
+            char q[96];
+            snprintf(q, sizeof q, "%s.children[%d]", p, ci);
+            if (!read_timeline(r, c, q, origin, &grp->tl[ci])) {
+                grp->n = ci + 1; /* freed with the others */
+                return;
+            }
+            grp->n = ++ci;
+        }
+    }
+}
+
+static void read_return_series(rd *r, const cJSON *top, tsp_data *out)
+{
+    const cJSON *rets = arr(r, top, "", "returns", false), *g;
+    int gi = 0;
+    cJSON_ArrayForEach(g, rets)
+    {
+        char p[64];
+        snprintf(p, sizeof p, "returns[%d]", gi++);
+        const cJSON *ch = ok_children(r, g, p), *c;
+        if (!ch) {
+            continue;
+        }
+        int ci = 0;
+        cJSON_ArrayForEach(c, ch)
+        {
+            const cJSON *role = get(c, "role");
+            char q[96];
+            snprintf(q, sizeof q, "%s.children[%d]", p, ci++);
+            if (!cJSON_IsString(role) || strcmp(role->valuestring, "return")) {
+                continue;
+            }
+            if (out->n_ret >= TSP_MAX_RETURNS) {
+                bad(r, p, "at most 8 return series", g);
+                return;
+            }
+            tsp_returns *t = &out->ret[out->n_ret];
+            const cJSON *lat = arr(r, c, q, "latency_ms", false);
+            if (!lat || !str(r, g, p, "beside", t->beside, sizeof t->beside)) {
+                return;
+            }
+            t->n = cJSON_GetArraySize(lat);
+            t->sleep_ms = num_array(r, c, q, "host_sleep_ms", t->n);
+            t->latency_ms = num_array(r, c, q, "latency_ms", t->n);
+            out->n_ret++;
+            if (!t->sleep_ms || !t->latency_ms) {
+                return;
+            }
+        }
+    }
+}
+
+static void load_tslice(rd *r, const cJSON *top, void *vout)
+{
+    tsp_data *out = vout;
+    opt_str(top, "date_utc", out->date_utc, sizeof out->date_utc);
+    const cJSON *smi = get(top, "nvidia_smi");
+    if (cJSON_IsString(smi)) { /* name, uuid, driver_version, ...: the third field */
+        const char *s = strchr(smi->valuestring, ',');
+        s = s ? strchr(s + 1, ',') : NULL;
+        if (s) {
+            s += strspn(s + 1, " ") + 1;
+            snprintf(out->driver, sizeof out->driver, "%.*s", (int)strcspn(s, ","), s);
+        }
+    }
+    read_slice_groups(r, top, out);
+    if (r->errors == 0) {
+        read_return_series(r, top, out);
+    }
+}
+
+/* A probe file that did not read leaves nothing to free. */
+static int tslice_done(int rc, tsp_data *out)
+{
+    if (rc) {
+        tsp_free(out);
+    }
+    return rc;
+}
+
+int tslice_json_load_file(const char *path, tsp_data *out, diag *d)
+{
+    memset(out, 0, sizeof *out);
+    return tslice_done(load_file(path, TSLICE_JSON_SCHEMA, load_tslice, out, d), out);
+}
+
+int tslice_json_load_buffer(const char *name, const char *buf, size_t len, tsp_data *out,
+                            diag *d)
+{
+    memset(out, 0, sizeof *out);
+    return tslice_done(load_buffer(name, buf, len, TSLICE_JSON_SCHEMA, load_tslice, out, d), out);
+}

@@ -1,7 +1,7 @@
 /* experiments/calib_json.h - read calibration JSON (calib/run-all.sh output, schema
  * "slicesim-calib" v1) into plain structs for model/calfit.h, and load fitted model files
  * (`slicesim fit` output, schema "slicesim-calmodel" v1) for scenarios (`calibration:` key).
- * Both schemas are documented in calib/README.md.
+ * Both schemas, and the time-slice probe's (calib/tslice.cu), are documented in calib/README.md.
  *
  * Errors: text that is not JSON is reported at its position, converted from cJSON's byte offset
  * to 1-based line:col (cJSON_ParseWithOpts; the global cJSON_GetErrorPtr is never used):
@@ -22,11 +22,13 @@
 #include "model/calapply.h"
 #include "model/calfit.h"
 #include "model/catalog.h"
+#include "model/tsprobe.h"
 #include "sim/diag.h"
 
 #define CALIB_JSON_SCHEMA "slicesim-calib"
 #define CALMODEL_SCHEMA "slicesim-calmodel"
 #define CALMODEL_SCHEMA_VERSION 1
+#define TSLICE_JSON_SCHEMA "slicesim-tslice"
 
 /* Read a calibration file. Returns 0, SIM_EINPUT (reported to d), SIM_ENOENT or SIM_EIO. */
 int calib_json_load_file(const char *path, cal_data *out, diag *d);
@@ -65,5 +67,16 @@ const gpu_type *calmodel_target(const cal_fit *f, const calapply_source *src, co
  * model file), SIM_ENOENT or SIM_EIO (errno holds the cause; nothing reported). */
 int calmodel_apply_file(const char *path, const char *gpu, gpu_catalog *cat, const phys_params *m,
                         diag *d, calapply_source *src, const gpu_type **applied);
+
+/* Read a time-slice probe file (calib/tslice.cu, schema "slicesim-tslice" v1) into *out for
+ * tsp_analyse: the timelines of the groups that ran ("ok"), the return series. Groups that
+ * failed on the GPU are skipped. Timer readings are integers of ns; JSON numbers are doubles,
+ * so readings near 2^61 ns keep a resolution of 256 ns, far below the slices and switches
+ * measured. Returns 0 (free with tsp_free), SIM_EINPUT (reported to d; nothing to free),
+ * SIM_ENOENT or SIM_EIO. */
+int tslice_json_load_file(const char *path, tsp_data *out, diag *d);
+/* Same from len bytes at buf, named `name` in messages. */
+int tslice_json_load_buffer(const char *name, const char *buf, size_t len, tsp_data *out,
+                            diag *d);
 
 #endif

@@ -2,7 +2,8 @@
  * (calib_json_load_buffer, and its first MIG device with calib_json_load_buffer_mig), as a model
  * file (calmodel_load_source_buffer; one that reads is applied to its catalog GPU type through
  * model/calapply.h and queried), and, when the calibration reads cleanly, fitted (calfit_all,
- * calfit_holdout, calfit_ts_gap_check). Every allocation is released: a crash, a
+ * calfit_holdout, calfit_ts_gap_check), and as a time-slice probe file (tslice_json_load_buffer;
+ * one that reads is analysed by tsp_analyse). Every allocation is released: a crash, a
  * sanitizer report or a leak is a bug. */
 #include <stddef.h>
 #include <stdint.h>
@@ -60,6 +61,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     diag_clear(dg);
     calib_json_load_buffer_mig("fuzz.json", (const char *)data, size, 0, d, dg);
+    diag_clear(dg);
+    tsp_data *t = calloc(1, sizeof *t);
+    if (t && tslice_json_load_buffer("fuzz.json", (const char *)data, size, t, dg) == 0) {
+        tsp_result r;
+        tsp_analyse(t, &r);
+        tsp_free(t);
+    }
+    free(t);
     diag_clear(dg);
     calapply_source src;
     if (calmodel_load_source_buffer("fuzz.json", (const char *)data, size, f, &src, dg) == 0) {
