@@ -23,12 +23,26 @@ iteration, the union of their busy intervals per iteration and the mean kernel d
 stopped on every exit path (atexit and signals). The GPU's mode, clocks, power limit and MIG
 layout are never touched.
 
+Cap blocks (--phases capblock, run4). For the workloads of the invocation, in this order and
+--blocks times over: every workload alone without MPS (exclusive solo, the daemon not running);
+then, with the daemon started, per workload one uncapped MPS client alone, the same at
+CUDA_MPS_ACTIVE_THREAD_PERCENTAGE 50, then 25, then the uncapped client again; then the daemon is
+stopped and every workload runs alone without MPS again (this closing exclusive solo also opens
+the next block). Each record carries "block": {"id", "step"} (step 0..5 in that order, the
+closing exclusive solo of block b being step 5 of b). A block thus brackets each workload's caps
+with its exclusive and its single-client MPS baselines, minutes apart at most. The MPS workers
+of a workload (uncapped, 50, 25) are separate processes, spawned together and kept idle while
+another is measured; the exclusive workers are spawned anew after the daemon has quit, and the
+GPU's compute processes are listed (NVML) before each exclusive window ("gpu_procs").
+
 Usage:  python3 calib/coloc/coloc.py --out DIR [--budget-s 540] [--fake] [--only W1,W2]
-            [--phases ts,pairs-ts,caps,capsweep,mps,pairs-mps] [--repeats 3] [--window-s 3]
+            [--phases ts,pairs-ts,caps,capsweep,mps,pairs-mps,capblock] [--repeats 3]
+            [--window-s 3] [--blocks 1]
         (--fake: CPU sleep workloads and no NVML, to test the coordination without a GPU)
 Phases: ts = solo + k time-sliced peers; pairs-ts / pairs-mps = the PAIRS; caps = one client
 alone at each of CAPS; capsweep = the stream alone at SWEEP_CAPS (its bandwidth against the SM
-cap); mps = k MPS clients (and one uncapped MPS client alone).
+cap); mps = k MPS clients (and one uncapped MPS client alone); capblock = the cap blocks above
+(before the other MPS phases).
 Output: DIR/coloc.json (rewritten after every measurement, so a cut-off run keeps what it had).
 """
 import argparse
@@ -353,6 +367,15 @@ class Util:
             except Exception as e:  # noqa: BLE001
                 self.gpm_error = repr(e)[-300:]
 
+    def compute_procs(self):
+        """PIDs of the compute processes on the GPU (NVML), or None without NVML."""
+        if self.h is None:
+            return None
+        try:
+            return sorted(p.pid for p in self.nv.nvmlDeviceGetComputeRunningProcesses(self.h))
+        except Exception as e:  # noqa: BLE001
+            return repr(e)[-200:]
+
     def gpm_sample(self):
         if self.gpm_error:
             return None
@@ -599,6 +622,50 @@ class Run:
                 self.record("mps", "cap", [w], {"mps_percent": pct})
             self.kill(ws or [])
 
+    def exclusive_solos(self, env, block, step):
+        """Every workload alone without MPS (the daemon is not running): one block step."""
+        ws = self.try_spawn(list(WORKLOADS), env, "capblock exclusive")
+        for w in ws or []:
+            self.record("exclusive", "solo", [w], {"block": {"id": block, "step": step},
+                                                   "gpu_procs": self.util.compute_procs()})
+        self.kill(ws or [])
+
+    def capblocks(self, env, mps_env, blocks):
+        """The cap blocks (module docstring): exclusive solo; under MPS uncapped, cap 50, cap 25,
+        uncapped; exclusive solo; --blocks times, the closing exclusive solo opening the next."""
+        names = list(WORKLOADS)
+        self.exclusive_solos(env, 0, 0)
+        for b in range(blocks):
+            # the MPS part and the closing exclusive part must both fit
+            if self.left() < self.need(5 * len(names)) + 30:
+                self.doc["skipped"].append({"kind": "capblock", "block": b, "why": "time budget"})
+                break
+            if not start_mps(mps_env, self.doc, self.args.fake):
+                break
+            if "server_list" not in self.doc["mps_daemon"]:
+                self.doc["mps_daemon"]["server_list"] = None
+            steps = [("solo", None), ("cap", 50), ("cap", 25), ("solo", None)]
+            procs = {}
+            for pct in (None, 50, 25):
+                e = mps_env if pct is None else dict(mps_env, CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=str(pct))
+                ws = self.try_spawn(names, e, f"capblock mps {pct or 'uncapped'}")
+                for w in ws or []:
+                    procs[(w.name, pct)] = w
+            for name in names:
+                for i, (kind, pct) in enumerate(steps):
+                    w = procs.get((name, pct))
+                    if w is None:
+                        continue
+                    extra = {"block": {"id": b, "step": i + 1}}
+                    if pct is not None:
+                        extra["mps_percent"] = pct
+                    self.record("mps", kind, [w], extra)
+                    if self.doc["mps_daemon"].get("server_list") is None and not self.args.fake:
+                        self.doc["mps_daemon"]["server_list"] = mps_server_list(mps_env)
+            self.kill(list(procs.values()))
+            stop_mps()
+            self.exclusive_solos(env, b, 5)
+
 
 MPS = {"started": False}
 
@@ -612,11 +679,52 @@ def mps_server_list(env):
     return r.stdout.strip()
 
 
+def mps_env_of(env):
+    """The environment of the MPS clients: a private pipe and log directory."""
+    return dict(env, CUDA_MPS_PIPE_DIRECTORY="/tmp/coloc-mps-pipe",
+                CUDA_MPS_LOG_DIRECTORY="/tmp/coloc-mps-log")
+
+
+def start_mps(mps_env, doc, fake):
+    """Starts the MPS control daemon (not with --fake); records the attempt in doc['mps_daemon']
+    (the first one) and doc['mps_starts']. True when clients can be spawned."""
+    if fake:
+        doc.setdefault("mps_daemon", {"started": False, "reason": "--fake"})
+        return True
+    os.makedirs(mps_env["CUDA_MPS_PIPE_DIRECTORY"], exist_ok=True)
+    os.makedirs(mps_env["CUDA_MPS_LOG_DIRECTORY"], exist_ok=True)
+    r = subprocess.run(["nvidia-cuda-mps-control", "-d"], env=mps_env,
+                       capture_output=True, text=True)
+    MPS.update(started=r.returncode == 0, env=mps_env)
+    st = {"started": MPS["started"], "rc": r.returncode, "stderr": r.stderr[-500:]}
+    doc.setdefault("mps_daemon", st)
+    doc.setdefault("mps_starts", []).append(dict(st, t_utc=time.strftime("%H:%M:%S", time.gmtime())))
+    return MPS["started"]
+
+
+def mps_log_tails(mps_env, doc):
+    """The ends of the daemon's logs into doc['mps_daemon'], where a daemon was started."""
+    if not doc.get("mps_starts"):
+        return
+    for f in ("control.log", "server.log"):
+        try:
+            with open(os.path.join(mps_env["CUDA_MPS_LOG_DIRECTORY"], f)) as fh:
+                doc["mps_daemon"][f + "_tail"] = fh.read()[-1500:]
+        except OSError:
+            pass
+
+
 def stop_mps():
+    """Quits the MPS control daemon (and its server) if this script started it, and waits
+    until the daemon's pipe is gone (at most 15 s)."""
     if MPS["started"]:
         subprocess.run(["nvidia-cuda-mps-control"], input="quit\n", text=True,
                        env=MPS["env"], timeout=30)
         MPS["started"] = False
+        ctl = os.path.join(MPS["env"]["CUDA_MPS_PIPE_DIRECTORY"], "control")
+        end = time.time() + 15
+        while os.path.exists(ctl) and time.time() < end:
+            time.sleep(0.2)
 
 
 def main():
@@ -628,7 +736,8 @@ def main():
     ap.add_argument("--worker")
     ap.add_argument("--only", default="", help="comma-separated workloads")
     ap.add_argument("--phases", default="ts,pairs-ts,caps,capsweep,mps,pairs-mps",
-                    help="comma-separated: ts, pairs-ts, caps, capsweep, mps, pairs-mps")
+                    help="comma-separated: ts, pairs-ts, caps, capsweep, mps, pairs-mps, capblock")
+    ap.add_argument("--blocks", type=int, default=1, help="capblock: blocks per workload")
     ap.add_argument("--repeats", type=int, default=REPEATS)
     ap.add_argument("--window-s", type=float, default=WINDOW_S)
     args = ap.parse_args()
@@ -651,6 +760,9 @@ def main():
     mps_phases = {"caps", "capsweep", "mps", "pairs-mps"} & phases
     run.doc["phases"] = sorted(phases)
     try:
+        if "capblock" in phases:
+            run.doc["blocks"] = args.blocks
+            run.capblocks(env, mps_env_of(env), args.blocks)
         keep = {}
         if "ts" in phases:
             run.peers("timeslice", env, keep)
@@ -660,17 +772,10 @@ def main():
         run.kill(list(keep.values()))
         if args.fake or not mps_phases:
             mps_env = env
-            run.doc["mps_daemon"] = {"started": False, "reason": "--fake or not asked"}
+            run.doc.setdefault("mps_daemon", {"started": False, "reason": "--fake or not asked"})
         else:
-            mps_env = dict(env, CUDA_MPS_PIPE_DIRECTORY="/tmp/coloc-mps-pipe",
-                           CUDA_MPS_LOG_DIRECTORY="/tmp/coloc-mps-log")
-            os.makedirs(mps_env["CUDA_MPS_PIPE_DIRECTORY"], exist_ok=True)
-            os.makedirs(mps_env["CUDA_MPS_LOG_DIRECTORY"], exist_ok=True)
-            r = subprocess.run(["nvidia-cuda-mps-control", "-d"], env=mps_env,
-                               capture_output=True, text=True)
-            MPS.update(started=r.returncode == 0, env=mps_env)
-            run.doc["mps_daemon"] = {"started": MPS["started"], "rc": r.returncode,
-                                     "stderr": r.stderr[-500:]}
+            mps_env = mps_env_of(env)
+            start_mps(mps_env, run.doc, False)
         if MPS["started"] or (args.fake and mps_phases):
             if "caps" in phases:
                 run.caps(mps_env, CAPS)
@@ -685,17 +790,10 @@ def main():
                     run.pairs("mps", mps_env, keep)
             run.solo_end("mps", keep)
             run.kill(list(keep.values()))
-            if MPS["started"]:
-                logd = mps_env["CUDA_MPS_LOG_DIRECTORY"]
-                for f in ("control.log", "server.log"):
-                    try:
-                        with open(os.path.join(logd, f)) as fh:
-                            run.doc["mps_daemon"][f + "_tail"] = fh.read()[-1500:]
-                    except OSError:
-                        pass
     finally:
         run.kill(list(run.live))
         stop_mps()
+        mps_log_tails(mps_env_of(env), run.doc)
         run.save()
     print(f"done: {len(run.doc['runs'])} runs, {len(run.doc['errors'])} errors, "
           f"{len(run.doc['skipped'])} skipped, {time.time() - run.t0:.0f} s", flush=True)

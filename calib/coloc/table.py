@@ -22,10 +22,17 @@ Columns beside the rate:
   dram_util  solo rows: NVML GPM DRAM bandwidth utilisation (fraction of the peak)
   serial_host_s  solo rows: CPU seconds per iteration before the first kernel launch, from the
              workload's definition (coloc.py SERIAL_HOST_S); empty: the loop launches at once
-Schema-1 files (one window per run, no census) still load: their rows have no rel_sd.
+Schema-1 files (one window per run, no census) still load: their rows have no rel_sd. Cap-block
+files (coloc.py --phases capblock, run4: schema 2 with a "block" on each record) load the same
+way: their exclusive and single-client MPS solos go into the solo row, their caps into capNN.
+Every run of every file given counts; none is selected or dropped.
 Usage: python3 calib/coloc/table.py RUN.json... > experiments/validation/data/h100-coloc.csv
+       python3 calib/coloc/table.py --blocks RUN.json...   (the cap blocks side by side: per
+       workload and block, exclusive solo, MPS uncapped, cap 50, cap 25, MPS uncapped, exclusive
+       solo, each as its mean over the sub-windows +- their sd; then exclusive against MPS)
 """
 import json
+import os
 import statistics
 import sys
 from collections import defaultdict
@@ -115,5 +122,60 @@ def main(paths):
                   f"{kern},{sm},{dram},{ser}\n")
 
 
+def mean_sd(xs):
+    """'mean +- sd' of a list (sd empty below two values)."""
+    m = sum(xs) / len(xs)
+    sd = statistics.stdev(xs) if len(xs) >= 2 else 0.0
+    return m, sd
+
+
+def blocks(paths):
+    """Prints the cap blocks of the files: one line per workload and block, then per workload
+    the exclusive-solo and single-client-MPS means over every block position and file."""
+    steps = ["excl", "mps", "cap50", "cap25", "mps", "excl"]
+    seen = defaultdict(dict)          # (file, workload, block id) -> step -> record
+    for p in paths:
+        d = json.load(open(p))
+        for r in d["runs"]:
+            if "block" not in r:
+                continue
+            c = r["clients"][0]
+            b = r["block"]
+            seen[(p, c["workload"], b["id"])][b["step"]] = c
+            if b["step"] == 5:        # the closing exclusive solo opens the next block
+                seen[(p, c["workload"], b["id"] + 1)][0] = c
+    out = sys.stdout
+    out.write("# cap blocks: iterations/s, mean over the sub-windows +- their sd\n")
+    out.write("workload         block  " + " ".join(f"{s:>14s}" for s in steps) + "\n")
+    per = defaultdict(lambda: defaultdict(list))   # workload -> excl/mps -> block-position means
+    for (p, w, bid), st in sorted(seen.items(), key=lambda kv: (kv[0][1], kv[0][0], kv[0][2])):
+        if not any(i in st for i in range(1, 5)):
+            continue                  # only a closing solo: no block after it
+        cells = []
+        for i, name in enumerate(steps):
+            c = st.get(i)
+            if c is None:
+                cells.append(f"{'-':>14s}")
+                continue
+            m, sd = mean_sd(c["rate_reps"])
+            cells.append(f"{m:8.2f}+-{sd:4.1f}" if sd < 100 else f"{m:8.1f}+-{sd:4.0f}")
+            if name in ("excl", "mps"):
+                per[w][name].append(c["rate_iter_per_s"])
+        lab = os.path.splitext(os.path.basename(p))[0].split("-")[-1]
+        out.write(f"{w:16s} {lab:>5s}/{bid}  " + " ".join(cells) + "\n")
+    out.write("# exclusive solo against one uncapped MPS client alone (means of the block positions)\n")
+    out.write("workload         n_excl  excl_mean  excl_range   n_mps   mps_mean   mps_range  mps/excl\n")
+    for w in sorted(per):
+        e, m = per[w]["excl"], per[w]["mps"]
+        if not e or not m:
+            continue
+        em, mm = sum(e) / len(e), sum(m) / len(m)
+        out.write(f"{w:16s} {len(e):6d} {em:10.2f} {min(e):6.1f}-{max(e):<6.1f} {len(m):5d} "
+                  f"{mm:10.2f} {min(m):6.1f}-{max(m):<6.1f} {mm / em - 1:+8.1%}\n")
+
+
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    if sys.argv[1:2] == ["--blocks"]:
+        blocks(sys.argv[2:])
+    else:
+        main(sys.argv[1:])

@@ -398,7 +398,8 @@ Test(obs, byom_example_files_load)
 
 /* The H100 example's solo runs carry the measurements of its calib/coloc row: the loop's
  * overlap, the census and the GPM fractions (experiments/validation/data/h100-coloc.csv,
- * cnn_train/solo: 0.3906, 0.3377, 861, 0.2554, 0.1218); the time-only file carries none. */
+ * cnn_train/solo as calib/coloc/table.py averages it from run3 alone: 0.3906, 0.3377, 861,
+ * 0.2554, 0.1218); the time-only file carries none. */
 Test(obs, byom_h100_example_files_load_with_measurements)
 {
     fixture fx;
