@@ -19,7 +19,9 @@ solo run is measured at the start of its phase and again at the end of the whole
 inside the window by the coordinator, and NVML GPM (Hopper: SM activity, SM occupancy, DRAM
 bandwidth utilisation) is read over the whole window where the driver supports it. Before its solo
 run, each workload is profiled alone (torch.profiler over PROF_ITERS iterations): CUDA kernels per
-iteration, the union of their busy intervals per iteration and the mean kernel duration. The MPS daemon uses a private pipe directory and is
+iteration, the union of their busy intervals per iteration and the mean kernel duration; with
+phase census also its GPU tail (tail_census: the GPU time left when the host has issued the
+iteration's last launch, i.e. the wait in the closing synchronisation). The MPS daemon uses a private pipe directory and is
 stopped on every exit path (atexit and signals). The GPU's mode, clocks, power limit and MIG
 layout are never touched.
 
@@ -36,10 +38,11 @@ another is measured; the exclusive workers are spawned anew after the daemon has
 GPU's compute processes are listed (NVML) before each exclusive window ("gpu_procs").
 
 Usage:  python3 calib/coloc/coloc.py --out DIR [--budget-s 540] [--fake] [--only W1,W2]
-            [--phases ts,pairs-ts,caps,capsweep,mps,pairs-mps,capblock] [--repeats 3]
+            [--phases census,ts,pairs-ts,caps,capsweep,mps,pairs-mps,capblock] [--repeats 3]
             [--window-s 3] [--blocks 1]
         (--fake: CPU sleep workloads and no NVML, to test the coordination without a GPU)
-Phases: ts = solo + k time-sliced peers; pairs-ts / pairs-mps = the PAIRS; caps = one client
+Phases: census = only the kernel census and the GPU tail (tail_census) of each workload alone;
+ts = solo + k time-sliced peers; pairs-ts / pairs-mps = the PAIRS; caps = one client
 alone at each of CAPS; capsweep = the stream alone at SWEEP_CAPS (its bandwidth against the SM
 cap); mps = k MPS clients (and one uncapped MPS client alone); capblock = the cap blocks above
 (before the other MPS phases).
@@ -235,6 +238,107 @@ def kernel_census(step, fake):
         return {"error": repr(e)[-500:]}
 
 
+TAIL_MIN_ITERS = 30  # iterations timed for the tail (and at least TAIL_MIN_S seconds of them)
+TAIL_MIN_S = 1.0
+
+
+def host_wait_split(step, iters, min_s=0.0):
+    """Times `iters` iterations (and at least min_s seconds of them) of step() alone, each split
+    at the call of its closing torch.cuda.synchronize(): the host's enqueue time (Python,
+    dispatch, every launch) and the wait in that synchronisation. Returns (enqueue, iteration)
+    lists of seconds."""
+    import torch
+    real_sync = torch.cuda.synchronize
+    mark = {}
+
+    def sync(*a, **k):
+        mark["enq"] = time.perf_counter()
+        real_sync(*a, **k)
+    torch.cuda.synchronize = sync
+    try:
+        host, it = [], []
+        t_stop = time.perf_counter() + min_s
+        while len(it) < iters or time.perf_counter() < t_stop:
+            a = time.perf_counter()
+            step()
+            b = time.perf_counter()
+            host.append(mark["enq"] - a)
+            it.append(b - a)
+        return host, it
+    finally:
+        torch.cuda.synchronize = real_sync
+
+
+def trace_tail(step):
+    """From one torch.profiler trace (CPU runtime calls and CUDA activity on kineto's common
+    clock) of PROF_ITERS iterations: per iteration, the GPU time after the end of the last
+    launch call before the closing cudaDeviceSynchronize (last GPU activity's end minus that
+    launch's end) and the duration of the GPU activity that ends last; means per iteration."""
+    from torch.profiler import ProfilerActivity, profile
+    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+        for _ in range(PROF_ITERS):
+            step()
+    gpu, launch, dsync, other_sync = [], [], [], 0
+    for e in prof.events():
+        t0, t1, nm = e.time_range.start, e.time_range.end, e.name
+        if "cuda" in str(getattr(e, "device_type", "")).lower():
+            gpu.append((t1, t1 - t0))
+        elif nm.startswith("cu") and ("Launch" in nm or "Memcpy" in nm or "Memset" in nm):
+            launch.append(t1)
+        elif nm.startswith("cudaDeviceSynchronize"):
+            dsync.append((t0, t1))
+        elif nm.startswith("cu") and "Synchronize" in nm:
+            other_sync += 1
+    dsync.sort()
+    tails, lasts, prev = [], [], float("-inf")
+    for s0, s1 in dsync:
+        la = [t for t in launch if prev < t <= s0]
+        gp = [g for g in gpu if prev < g[0] <= s1]
+        if la and gp:
+            end, dur = max(gp)
+            tails.append(max(0.0, end - max(la)) * 1e-6)
+            lasts.append(dur * 1e-6)
+        prev = s1
+    if not tails:
+        return {"trace_error": f"no iteration found ({len(dsync)} device syncs, {len(launch)} "
+                               f"launch calls, {len(gpu)} GPU activities)"}
+    return {"trace_tail_s_per_iter": sum(tails) / len(tails),
+            "trace_last_gpu_s": sum(lasts) / len(lasts), "trace_iters": len(tails),
+            "other_syncs_per_iter": other_sync / PROF_ITERS}
+
+
+def tail_census(step, fake, busy_s):
+    """The iteration's GPU tail: the GPU time still to run when the host has issued the
+    iteration's last launch, i.e. the wait in the closing synchronisation (host_wait_split,
+    no profiler) less the latency of a synchronisation on an idle GPU; mean per iteration, and
+    as a fraction of the census' GPU busy time per iteration (tail_frac). Beside it, the same
+    tail read from a profiler trace (trace_tail)."""
+    if fake:
+        return {"tail_s_per_iter": 0.0005, "tail_frac": min(1.0, 0.0005 / busy_s),
+                "sync_idle_s": 1e-5, "tail_iters": TAIL_MIN_ITERS}
+    import statistics
+    import torch
+    torch.cuda.synchronize()
+    idle = []
+    for _ in range(50):
+        a = time.perf_counter()
+        torch.cuda.synchronize()
+        idle.append(time.perf_counter() - a)
+    sync_idle = statistics.median(idle)
+    host, it = host_wait_split(step, TAIL_MIN_ITERS, TAIL_MIN_S)
+    wait = [b - a for a, b in zip(host, it)]
+    tail = max(0.0, sum(wait) / len(wait) - sync_idle)
+    out = {"tail_s_per_iter": tail, "tail_s_median": max(0.0, statistics.median(wait) - sync_idle),
+           "tail_frac": min(1.0, tail / busy_s) if busy_s > 0 else None,
+           "sync_idle_s": sync_idle, "host_enqueue_s_per_iter": sum(host) / len(host),
+           "iter_s_per_iter": sum(it) / len(it), "tail_iters": len(it)}
+    try:
+        out.update(trace_tail(step))
+    except Exception as e:  # noqa: BLE001
+        out["trace_error"] = repr(e)[-500:]
+    return out
+
+
 def worker_main(name, fake):
     step = build_workload(name, fake)
     t0 = time.time()
@@ -250,7 +354,10 @@ def worker_main(name, fake):
         if not parts or parts[0] == "quit":
             break
         if parts[0] == "prof":
-            print(json.dumps({"census": kernel_census(step, fake)}), flush=True)
+            cen = kernel_census(step, fake)
+            if len(parts) > 1 and parts[1] == "tail" and "busy_s_per_iter" in cen:
+                cen.update(tail_census(step, fake, cen["busy_s_per_iter"]))
+            print(json.dumps({"census": cen}), flush=True)
             continue
         t_start, t_end = float(parts[1]), float(parts[2])
         while time.time() < t_start:
@@ -299,8 +406,8 @@ class Worker:
             raise RuntimeError(f"{self.name}: no result; stderr: {self.stderr_tail()}")
         return json.loads(line)["done"]
 
-    def census(self, timeout):
-        self.p.stdin.write("prof\n")
+    def census(self, timeout, tail=False):
+        self.p.stdin.write("prof tail\n" if tail else "prof\n")
         self.p.stdin.flush()
         line = read_line(self.p, timeout)
         if line is None:
@@ -594,6 +701,21 @@ class Run:
             keep[name] = ws[0]
             self.kill(ws[1:])
 
+    def census(self, env):
+        """Kernel census and GPU tail (tail_census) of every workload alone: one process of
+        each is started (all at once, as for the pairs), then each is profiled in turn while
+        the others wait idle on their stdin. No throughput is recorded."""
+        ws = self.try_spawn(list(WORKLOADS), env, "census")
+        for w in ws or []:
+            try:
+                self.doc["census"][w.name] = w.census(timeout=120, tail=True)
+                print(f"census {w.name}: {self.doc['census'][w.name]}", flush=True)
+            except RuntimeError as e:
+                self.doc["errors"].append({"what": "census", "workloads": [w.name],
+                                           "error": str(e)[-1500:]})
+            self.save()
+        self.kill(ws or [])
+
     def pairs(self, sharing, env, keep):
         want = [n for n in WORKLOADS if n not in keep and any(n in pr for pr in PAIRS)]
         if want and self.left() > self.need(1):
@@ -736,7 +858,8 @@ def main():
     ap.add_argument("--worker")
     ap.add_argument("--only", default="", help="comma-separated workloads")
     ap.add_argument("--phases", default="ts,pairs-ts,caps,capsweep,mps,pairs-mps",
-                    help="comma-separated: ts, pairs-ts, caps, capsweep, mps, pairs-mps, capblock")
+                    help="comma-separated: census, ts, pairs-ts, caps, capsweep, mps, pairs-mps, "
+                    "capblock")
     ap.add_argument("--blocks", type=int, default=1, help="capblock: blocks per workload")
     ap.add_argument("--repeats", type=int, default=REPEATS)
     ap.add_argument("--window-s", type=float, default=WINDOW_S)
@@ -764,6 +887,8 @@ def main():
             run.doc["blocks"] = args.blocks
             run.capblocks(env, mps_env_of(env), args.blocks)
         keep = {}
+        if "census" in phases:
+            run.census(env)
         if "ts" in phases:
             run.peers("timeslice", env, keep)
         if "pairs-ts" in phases:

@@ -59,24 +59,11 @@ def start_mps(base_env):
 def worker(name, iters):
     """One configuration of one workload; prints one JSON line."""
     import torch
-    real_sync = torch.cuda.synchronize
-    mark = {}
-
-    def sync(*a, **k):
-        mark["enq"] = time.perf_counter()
-        real_sync(*a, **k)
-    torch.cuda.synchronize = sync
     step = coloc.build_workload(name, False)
     t0 = time.time()
     while time.time() - t0 < 2.0:
         step()
-    host, it = [], []
-    for _ in range(iters):
-        a = time.perf_counter()
-        step()
-        b = time.perf_counter()
-        host.append(mark["enq"] - a)
-        it.append(b - a)
+    host, it = coloc.host_wait_split(step, iters)
     cen = coloc.kernel_census(step, False)
     names = set()
     try:

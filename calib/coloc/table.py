@@ -22,6 +22,13 @@ Columns beside the rate:
   dram_util  solo rows: NVML GPM DRAM bandwidth utilisation (fraction of the peak)
   serial_host_s  solo rows: CPU seconds per iteration before the first kernel launch, from the
              workload's definition (coloc.py SERIAL_HOST_S); empty: the loop launches at once
+  gpu_tail_frac  solo rows: the GPU time still to run when the host has issued the iteration's
+             last launch (the wait in the closing synchronisation, coloc.py tail_census, a
+             census-only run: --phases census) over the census' kernel-busy time per iteration;
+             empty: not measured
+A workload's census figures come from the first file (in the order given) that has each: a
+census-only run added after the others adds its tail and leaves the earlier census' busy_frac
+and kernels as they were.
 Schema-1 files (one window per run, no census) still load: their rows have no rel_sd. Cap-block
 files (coloc.py --phases capblock, run4: schema 2 with a "block" on each record) load the same
 way: their exclusive and single-client MPS solos go into the solo row, their caps into capNN.
@@ -49,8 +56,10 @@ def main(paths):
     envs = []
     for p in paths:
         d = json.load(open(p))
-        envs.append((p, d["env"], d.get("window_s"), d.get("repeats")))
-        census.update(d.get("census", {}))
+        envs.append((p, d["env"], d.get("window_s") if d["runs"] else None, d.get("repeats")))
+        for w, c in d.get("census", {}).items():
+            for k, v in c.items():
+                census.setdefault(w, {}).setdefault(k, v)
         for r in d["runs"]:
             names = [c["workload"] for c in r["clients"]]
             cl = r["clients"]
@@ -86,16 +95,17 @@ def main(paths):
     out.write("# Co-location of PyTorch workloads on one NVIDIA H100 80GB HBM3, measured by this project\n")
     out.write("# with calib/coloc/coloc.py and averaged by calib/coloc/table.py from:\n")
     for p, e, w, rp in envs:
-        win = f" windows {rp} x {w} s" if w else ""
+        win = f" windows {rp} x {w} s" if w else " (kernel census only)"
         out.write(f"#   {p}: {e['date_utc']} {e['gpu']} driver {e['driver']} torch {e['torch']} "
                   f"CUDA {e['cuda']} torchvision {e['torchvision']} transformers {e['transformers']}"
                   f"{win}\n")
     out.write("# rate_per_s: iterations/s of one process; gpu_util: NVML utilisation (solo rows only);\n")
     out.write("# rel_sd: sd of the sub-window rates / mean (the measurement noise); busy_frac, kernels:\n")
     out.write("# torch.profiler kernel census; sm_active, dram_util: NVML GPM (solo rows only);\n")
-    out.write("# serial_host_s: CPU s per iteration before the first launch (coloc.py SERIAL_HOST_S)\n")
+    out.write("# serial_host_s: CPU s per iteration before the first launch (coloc.py SERIAL_HOST_S);\n")
+    out.write("# gpu_tail_frac: GPU time left after the last launch / kernel-busy time (coloc.py tail_census)\n")
     out.write("figure,workload,kind,with,rate_per_s,gpu_util,n,rel_sd,busy_frac,kernels,sm_active,"
-              "dram_util,serial_host_s\n")
+              "dram_util,serial_host_s,gpu_tail_frac\n")
     order = ["solo", "ts2", "ts4", "ts8", "mps2", "mps4", "mps8", "cap5", "cap10", "cap15",
              "cap25", "cap50", "pair-ts", "pair-mps"]
     for k in sorted(rates, key=lambda k: (order.index(k[1]), k[0], k[2])):
@@ -105,7 +115,7 @@ def main(paths):
         s = subs[k]
         rel_sd = f"{statistics.stdev(s) / (sum(s) / len(s)):.4f}" if len(s) >= 2 else ""
         u = f"{sum(util[k]) / len(util[k]):.4f}" if util[k] else ""
-        busy = kern = sm = dram = ser = ""
+        busy = kern = sm = dram = ser = tail = ""
         if kind == "solo":
             c = census.get(w, {})
             if "busy_s_per_iter" in c:
@@ -118,8 +128,10 @@ def main(paths):
                 dram = f"{sum(g['dram_bw_util_pct']) / len(g['dram_bw_util_pct']):.4f}"
             if w in SERIAL_HOST_S:
                 ser = f"{SERIAL_HOST_S[w]:g}"
+            if c.get("tail_frac") is not None:
+                tail = f"{c['tail_frac']:.4f}"
         out.write(f"{label},{w},{kind},{with_},{mean:.4f},{u},{len(rates[k])},{rel_sd},{busy},"
-                  f"{kern},{sm},{dram},{ser}\n")
+                  f"{kern},{sm},{dram},{ser},{tail}\n")
 
 
 def mean_sd(xs):
