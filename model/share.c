@@ -350,6 +350,32 @@ static double back_to_back_share(const share_mps_class *cl, double gpu_s)
     return launch_s > gpu_s ? gpu_s / launch_s : 1.0;
 }
 
+/* x, the time per iteration a client's kernels run or wait, solving
+ * x = base + sum_j per_kernel[j] min(kernels, rate[j] x): the kernels of j it meets while in
+ * flight, at most one per kernel of its own. The right side is concave, increasing and bounded,
+ * so the root is unique; bisection finds it to double precision, also where the coupling is
+ * strong (sum per_kernel rate near 1), which plain iteration would approach only slowly. */
+static double inflight_solve(double base, int n, const double *per_kernel, const double *rate,
+                             double kernels)
+{
+    double lo = base, hi = base;
+    for (int j = 0; j < n; j++) {
+        hi += per_kernel[j] * kernels;
+    }
+    for (int it = 0; it < 200 && hi - lo > 1e-15 * hi; it++) {
+        double x = 0.5 * (lo + hi), f = base;
+        for (int j = 0; j < n; j++) {
+            f += per_kernel[j] * fmin(kernels, rate[j] * x);
+        }
+        if (f > x) {
+            lo = x;
+        } else {
+            hi = x;
+        }
+    }
+    return 0.5 * (lo + hi);
+}
+
 int share_mps_solve(int n_cls, const share_mps_class *cls, const partition_cfg *c,
                     const phys_params *m, double *iter_s, double *gpu_frac)
 {
@@ -363,7 +389,6 @@ int share_mps_solve(int n_cls, const share_mps_class *cls, const partition_cfg *
     double b[SHARE_MAX_CLASSES];    /* fraction of its time a client's kernels run */
     double kern_s[SHARE_MAX_CLASSES]; /* d: one kernel's duration on the SMs it asks for */
     double b2b[SHARE_MAX_CLASSES];  /* beta: share of its kernels issued back to back */
-    double inflight[SHARE_MAX_CLASSES]; /* time per iteration its kernels run or wait */
     double demand[SHARE_MAX_CLASSES]; /* bandwidth its kernels draw while they run unhindered */
     double ser[SHARE_MAX_CLASSES][SHARE_MAX_CLASSES]; /* share of the kernels of i and j
                                                          that cannot run side by side */
@@ -377,7 +402,6 @@ int share_mps_solve(int n_cls, const share_mps_class *cls, const partition_cfg *
         double kernels = cls[i].p->kernels_per_iter;
         kern_s[i] = kernels > 0 ? alone.iter_gpu_s / kernels : 0;
         b2b[i] = back_to_back_share(&cls[i], alone.iter_gpu_s);
-        inflight[i] = alone.iter_gpu_s;
         iter_s[i] = wl_iter_time(wl_host_s(cls[i].p, cls[i].batch), cls[i].p->host_overlap,
                                  alone.iter_gpu_s);
     }
@@ -393,11 +417,12 @@ int share_mps_solve(int n_cls, const share_mps_class *cls, const partition_cfg *
                               : 0.0;
         }
     }
+    double rate[SHARE_MAX_CLASSES]; /* kernels one client starts per second */
     for (int it = 0; it < SHARE_MPS_MAX_ITER; it++) {
         double max_change = 0;
-        double rate[SHARE_MAX_CLASSES]; /* kernels one client starts per second */
         for (int j = 0; j < n_cls; j++) {
-            rate[j] = iter_s[j] > 0 ? cls[j].p->kernels_per_iter / iter_s[j] : 0;
+            double r = iter_s[j] > 0 ? cls[j].p->kernels_per_iter / iter_s[j] : 0;
+            rate[j] = it == 0 ? r : 0.5 * rate[j] + 0.5 * r; /* damped as b */
         }
         for (int i = 0; i < n_cls; i++) {
             /* others in their GPU phase, by expected count; beside: the part of them that
@@ -442,20 +467,17 @@ int share_mps_solve(int n_cls, const share_mps_class *cls, const partition_cfg *
              * queues with starts while i has kernels in flight, at most one per kernel of i;
              * a kernel issued after a launch gap arrives at a random moment and waits
              * mps_kernel_wait of the kernel running then, if one is (w_j) */
-            double kernels = cls[i].p->kernels_per_iter, queued = 0;
+            double kernels = cls[i].p->kernels_per_iter, random_wait = 0;
+            double per_kernel[SHARE_MAX_CLASSES]; /* back-to-back wait per kernel of j met */
             for (int j = 0; j < n_cls; j++) {
-                if (ser[i][j] <= 0) {
-                    continue;
-                }
                 double hold = ser[i][j] * fmin(1.0, want[j] / part_sms) * kern_s[j];
-                double met = fmin(kernels, rate[j] * inflight[i]); /* per client of j */
-                queued += hold * (b2b[i] * cls[j].n * met +
-                                  (1.0 - b2b[i]) * kernels * m->mps_kernel_wait * w[j]);
+                per_kernel[j] = b2b[i] * cls[j].n * hold;
+                random_wait += (1.0 - b2b[i]) * kernels * m->mps_kernel_wait * w[j] * hold;
             }
+            double inflight = inflight_solve(g + random_wait, n_cls, per_kernel, rate, kernels);
             double t = wl_iter_time(wl_host_s(cls[i].p, cls[i].batch), cls[i].p->host_overlap,
-                                    g + queued);
+                                    inflight);
             iter_s[i] = t;
-            inflight[i] = g + queued;
             /* b: the share of time its kernels run (hold SMs and bandwidth); waiting does not */
             double nb = t > 0 ? g / t : 0;
             double nb_damped = 0.5 * b[i] + 0.5 * nb;

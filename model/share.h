@@ -124,8 +124,11 @@ typedef struct share_mps_class {
 
 /* Steady iteration time of one client of each class under MPS on partition c (c->mps_percent
  * caps every client's SMs; see the top for the model). Solved by damped fixed-point iteration on
- * the fraction of time each class has GPU work (at most SHARE_MPS_MAX_ITER rounds, until no
- * fraction moves by SHARE_MPS_TOL). iter_s[c] receives the wall time per iteration, gpu_frac[c]
+ * the fraction of time each class has GPU work and the rate at which it starts kernels (at most
+ * SHARE_MPS_MAX_ITER rounds, until no fraction moves by SHARE_MPS_TOL); within a round, a
+ * client's waits for the kernels it meets back to back, which grow with its own time in flight,
+ * are solved exactly (bisection), so strong coupling (a client waiting whenever another runs)
+ * settles as fast as weak. iter_s[c] receives the wall time per iteration, gpu_frac[c]
  * (may be NULL) that fraction. Returns 0, or SIM_ENOCONV when the iteration did not settle
  * (iter_s then holds the last iterate, which callers must not use as an answer). */
 #define SHARE_MPS_MAX_ITER 300

@@ -442,6 +442,20 @@ Test(share, mps_back_to_back_clients_alternate_unless_capped_side_by_side)
     cr_assert_float_eq(frac[1], 0.1 / 0.3, 1e-9);
 }
 
+/* Strict alternation where it takes long to settle: short kernels beside long ones, both issued
+ * back to back, by hand on the 100-SM fixture. A: C = 1 SM-s in 2000 kernels of 5 us (0.01 s
+ * alone); S: C = 1 SM-s in 10 kernels of 1 ms (0.01 s alone). They alternate one kernel each, so
+ * A's iteration takes 2000 x (5 us + 1 ms) = 2.01 s and S's 10 x 1.005 ms = 0.01005 s; A waits
+ * whenever S runs (99.5 % of the time), t_A = 0.01 / (1 - 0.01 / 0.01005). */
+Test(share, mps_short_kernels_beside_long_ones_alternate)
+{
+    phys_fx f;
+    phys_fx_init(&f);
+    f.m.mps_kernel_wait = 0.5;
+    wl_profile a = wide_client("a", 1.0, 2000), s = wide_client("s", 1.0, 10);
+    expect_mps_pair(&f, &a, &s, (double[4]){2.01, 0.01005, 0.01 / 2.01, 0.01 / 0.01005});
+}
+
 /* A host-bound client beside a back-to-back one, by hand on the 100-SM fixture,
  * mps_kernel_wait 1/2. A: no host time, C = 10 SM-s on up to 100 SMs in 100 kernels (0.1 s alone,
  * kernels of 1 ms, beta_A = 1). B: H = 0.1 s overlapping its GPU work (o = 1), C = 1 SM-s on up
