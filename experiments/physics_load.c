@@ -34,7 +34,7 @@ typedef struct physics_doc {
     sourced roofline_p, bw_stream_eff, bw_drive_sm_frac, mig_sm_eff, power_alpha,
         power_idle_frac, clock_min_frac, mps_bw_contention, mps_kernel_wait, mps_sm_granule,
         mps_min_sms, param_rel_sd, mig_apply_s, meas_prior_rel_sd, meas_compute_floor,
-        meas_host_floor;
+        meas_host_floor, ts_quantum_s, ts_switch_s;
     sm_w power_sm_w;
     ts_entry *ts;
     size_t n_ts;
@@ -100,6 +100,8 @@ static const cfg_field doc_fields[] = {
     REQ_MAP(meas_prior_rel_sd, sourced_above0_10),
     REQ_MAP(meas_compute_floor, sourced_0_1),
     REQ_MAP(meas_host_floor, sourced_0_1),
+    REQ_MAP(ts_quantum_s, sourced_0_1),
+    REQ_MAP(ts_switch_s, sourced_0_1),
     {"power_sm_w", CFG_MAP, .required = true, .sub = sm_w_fields,
      .off = offsetof(physics_doc, power_sm_w)},
     {"timeslice", CFG_SEQ, .required = true, CFG_MIN(1), CFG_MAX(PHYS_MAX_TS_CLASSES),
@@ -116,7 +118,7 @@ static void check_doc(const physics_doc *pd, diag *d)
                             &pd->mig_apply_s,     &pd->mps_kernel_wait,
                             &pd->mps_sm_granule,  &pd->mps_min_sms,
                             &pd->meas_prior_rel_sd, &pd->meas_compute_floor,
-                            &pd->meas_host_floor};
+                            &pd->meas_host_floor, &pd->ts_quantum_s, &pd->ts_switch_s};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
         if (all[i]->src && !all[i]->src[0]) {
             diag_error(d, all[i]->at, "src", "empty source; expected where the value comes from, "
@@ -173,6 +175,8 @@ static void finish(const void *dst, void *ctx, diag *d)
     out->meas_prior_rel_sd = pd->meas_prior_rel_sd.value;
     out->meas_compute_floor = pd->meas_compute_floor.value;
     out->meas_host_floor = pd->meas_host_floor.value;
+    out->ts_quantum_s = pd->ts_quantum_s.value;
+    out->ts_switch_s = pd->ts_switch_s.value;
     for (int c = 0; c < WL_CLASS_COUNT; c++) {
         out->power_sm_w[c] = pd->power_sm_w.c[c].value;
     }

@@ -430,7 +430,8 @@ void val_build_calib_ts(builder *b, const csv_table *t)
                 wl_profile *p = &b->spec.profiles[pi];
                 *p = (wl_profile){.name = name, .max_sms_fixed = sms,
                                   .ts_class = ts_class_for(b->m, bb->kernel_ms),
-                                  .host_s_fixed = gap ? fmax(1e-7, (t1g - t1) / s->kernels) : 0};
+                                  .host_s_fixed = gap ? fmax(1e-7, (t1g - t1) / s->kernels) : 0,
+                                  .kernels_per_iter = 1};
                 p->compute_sm_s_fixed[WL_CLASS_FP32] = t1 / (double)bb->kernels * sms;
                 val_free_param(b, pi, gap ? WL_P_HOST_S_FIXED : WL_P_COMPUTE_FIXED);
                 for (int j = 0; j < s->n_k; j++) {

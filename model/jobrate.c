@@ -181,7 +181,7 @@ static double mixed_ts_rate(const jobrate_ctx *rc, const cluster *c, const clust
     double alone_iter = 1.0; /* class 0's solo time per iteration on what it asked for */
     int total = 0;
     for (int i = 0; i < n_cls; i++) {
-        tc[i] = (share_ts_class){cls[i].n, 0.0, 1.0, 0.0};
+        tc[i] = (share_ts_class){cls[i].n, 0.0, 1.0, 0.0, false};
         total += cls[i].n;
         const jobrate_profile *jp = cls[i].jp;
         if (!jp) {
@@ -201,6 +201,7 @@ static double mixed_ts_rate(const jobrate_ctx *rc, const cluster *c, const clust
             tc[i].host_s = r.iter_host_s;
             tc[i].gpu_s = r.iter_gpu_s;
             tc[i].overlap = jp->p->host_overlap;
+            tc[i].rounds = jp->p->kernels_per_iter > 0;
             if (i == 0) {
                 alone_iter = t_alone * wl_units_per_iter(jp->p, jp->batch);
             }
@@ -217,7 +218,8 @@ static double mixed_ts_rate(const jobrate_ctx *rc, const cluster *c, const clust
         }
     }
     double x[SHARE_MAX_CLASSES];
-    if (share_ts_solve(n_cls, tc, eta, x, NULL) != 0 || !(x[0] > 0)) {
+    share_ts_rr rr = {rc->phys->ts_quantum_s, rc->phys->ts_switch_s};
+    if (share_ts_solve_rr(n_cls, tc, eta, &rr, x, NULL) != 0 || !(x[0] > 0)) {
         return (double)NAN;
     }
     return alone_iter * x[0];

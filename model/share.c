@@ -70,10 +70,41 @@ static double eta_at(const double *eta, double x, int n_max)
     return lo + (hi - lo) * (x - k);
 }
 
-/* Mean-field solution when some class overlaps host and GPU time (see share.h). */
-static void ts_overlap_solve(int n_cls, const share_ts_class *cls, int total, const double *eta,
-                             double *x_per_job, double *gpu_busy)
+void share_ts_eta_phases(int k, const double *eta, double host_s, double gpu_s,
+                         const share_ts_rr *rr, double *out)
 {
+    bool sw = rr && rr->switch_s > 0 && host_s > 0 && gpu_s > 0;
+    for (int n = 0; n <= k; n++) {
+        double e = n <= 1 ? 1.0 : eta[n];
+        out[n] = sw && n >= 2 ? fmin(e, gpu_s / (gpu_s + rr->switch_s)) : e;
+    }
+}
+
+double share_ts_return_wait(double back_s, double holder_gpu_s, const share_ts_rr *rr)
+{
+    if (!rr || !(rr->quantum_s > 0) || !(holder_gpu_s > 0)) {
+        return 0;
+    }
+    double d = fmin(rr->quantum_s, holder_gpu_s);
+    return fmax(d - back_s, d * d / (2 * holder_gpu_s));
+}
+
+/* Mean-field solution when some class overlaps host and GPU time (see share.h), with the
+ * scheduler's return wait when rr is given. */
+static void ts_overlap_solve(int n_cls, const share_ts_class *cls, int total, const double *eta,
+                             const share_ts_rr *rr, double *x_per_job, double *gpu_busy)
+{
+    /* ret[c][j]: what a job of class c back from its serial host phase waits for a job of
+     * class j that holds the GPU, its switch included (0 without a serial host phase) */
+    double ret[SHARE_MAX_CLASSES][SHARE_MAX_CLASSES];
+    for (int c = 0; c < n_cls; c++) {
+        double back = (1.0 - cls[c].overlap) * cls[c].host_s;
+        for (int j = 0; j < n_cls; j++) {
+            ret[c][j] = back > 0 && rr && j != c && cls[c].rounds && cls[j].rounds
+                            ? share_ts_return_wait(back, cls[j].gpu_s, rr) + rr->switch_s
+                            : 0.0;
+        }
+    }
     double b[SHARE_MAX_CLASSES], t[SHARE_MAX_CLASSES];
     for (int c = 0; c < n_cls; c++) {
         t[c] = wl_iter_time(cls[c].host_s, cls[c].overlap, cls[c].gpu_s);
@@ -87,8 +118,11 @@ static void ts_overlap_solve(int n_cls, const share_ts_class *cls, int total, co
         for (int c = 0; c < n_cls; c++) {
             double n_eff = 1.0 + (all - b[c]);
             double stretch = n_eff / eta_at(eta, n_eff, total);
-            double g = cls[c].gpu_s * stretch;
-            t[c] = wl_iter_time(cls[c].host_s, cls[c].overlap, g);
+            double g = cls[c].gpu_s * stretch, wait = 0;
+            for (int j = 0; j < n_cls; j++) {
+                wait += cls[j].n * b[j] * ret[c][j];
+            }
+            t[c] = wl_iter_time(cls[c].host_s, cls[c].overlap, g) + wait;
             double nb = t[c] > 0 ? g / t[c] : 0;
             nb = 0.5 * b[c] + 0.5 * nb;
             max_change = fmax(max_change, fabs(nb - b[c]));
@@ -111,6 +145,12 @@ static void ts_overlap_solve(int n_cls, const share_ts_class *cls, int total, co
 int share_ts_solve(int n_cls, const share_ts_class *cls, const double *eta, double *x_per_job,
                    double *gpu_busy)
 {
+    return share_ts_solve_rr(n_cls, cls, eta, NULL, x_per_job, gpu_busy);
+}
+
+int share_ts_solve_rr(int n_cls, const share_ts_class *cls, const double *eta,
+                      const share_ts_rr *rr, double *x_per_job, double *gpu_busy)
+{
     if (n_cls < 1 || n_cls > SHARE_MAX_CLASSES) {
         return SIM_ERANGE;
     }
@@ -124,7 +164,7 @@ int share_ts_solve(int n_cls, const share_ts_class *cls, const double *eta, doub
         if (n_jobs > SHARE_MAX_JOBS) {
             return SIM_ERANGE;
         }
-        ts_overlap_solve(n_cls, cls, n_jobs, eta, x_per_job, gpu_busy);
+        ts_overlap_solve(n_cls, cls, n_jobs, eta, rr, x_per_job, gpu_busy);
         return 0;
     }
     double states = 1;

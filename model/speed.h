@@ -167,6 +167,8 @@ typedef struct phys_params {
                                  kernel-census split gives (model/wmeas.h) */
     double meas_compute_floor; /* least share of the GPU time that split leaves as compute */
     double meas_host_floor;   /* least share of the iteration time wmeas_host_s gives as host */
+    double ts_quantum_s;      /* time-slicing: a context's slice while another waits (s) */
+    double ts_switch_s;       /* time-slicing: GPU time lost per context switch (s) */
     int n_ts;
     phys_ts_class ts[PHYS_MAX_TS_CLASSES];
 } phys_params;

@@ -142,7 +142,8 @@ Test(jobrate, a_profiled_and_a_gpu_bound_job_time_sliced_follow_the_product_form
     speed_result alone;
     predict_unit_time(&p, 1, &pc, &f.m, &alone);
     double gb = 0.37;
-    share_ts_class cls[2] = {{1, alone.iter_host_s, alone.iter_gpu_s, 0.0}, {1, 0.0, gb, 0.0}};
+    share_ts_class cls[2] = {{1, alone.iter_host_s, alone.iter_gpu_s, 0.0, false},
+                             {1, 0.0, gb, 0.0, false}};
     double eta[3];
     for (int n = 0; n <= 2; n++) {
         eta[n] = speed_eta(f.gpu, &f.m, 0, n);

@@ -46,7 +46,7 @@ Test(share, mva_matches_birth_death_and_product_form)
             double h = ratios[i], g = 1.0;
             double x_mva = share_ts_mva(k, h, g, eta, NULL);
             double x_bd = birth_death(k, h, g, eta);
-            share_ts_class cls = {k, h, g, 0.0};
+            share_ts_class cls = {k, h, g, 0.0, false};
             double x_pf;
             cr_assert_eq(share_ts_solve(1, &cls, eta, &x_pf, NULL), 0);
             cr_assert_float_eq(x_mva, x_bd, 1e-10 * x_bd, "k=%d h=%g", k, h);
@@ -71,7 +71,7 @@ Test(share, mixed_classes_split_by_product_form)
     double eta[SHARE_MAX_JOBS + 1];
     eta_table(eta, 1.0);
     /* two GPU-only jobs with different G under ideal PS: each completes eta/(n) of capacity */
-    share_ts_class cls[2] = {{1, 0, 1.0, 0.0}, {1, 0, 3.0, 0.0}};
+    share_ts_class cls[2] = {{1, 0, 1.0, 0.0, false}, {1, 0, 3.0, 0.0, false}};
     double x[2];
     cr_assert_eq(share_ts_solve(2, cls, eta, x, NULL), 0);
     cr_assert_float_eq(x[0], 0.5 / 1.0, 1e-12);
@@ -333,7 +333,7 @@ Test(share, timeslice_overlapping_host_time)
 {
     double eta[SHARE_MAX_JOBS + 1];
     eta_table(eta, 0.8);
-    share_ts_class cls = {2, 1.0, 0.25, 1.0};
+    share_ts_class cls = {2, 1.0, 0.25, 1.0, false};
     double x, busy;
     cr_assert_eq(share_ts_solve(1, &cls, eta, &x, &busy), 0);
     cr_assert_float_eq(1.0 / x, 1.0, 1e-9);
@@ -512,4 +512,92 @@ Test(share, mps_bandwidth_bound_clients_gain_nothing)
     f.c.peers = 2;
     predict_unit_estimate(&p, 1, &f.c, &f.m, &r);
     cr_assert_float_eq(r.unit_time_s, 2.0, 1e-6);
+}
+
+/* The time-slice scheduler's round robin (share.h), q = 1 s, s = 0.1 s, eta = 0.8.
+ * Switch per phase: a phase of G = 0.1 s costs G + s = 0.2 s while others wait, efficiency
+ * min(0.8, 0.1 / 0.2) = 0.5; a phase of 1 s keeps 0.8 (1 / 1.1 = 0.909 is above it); without
+ * host time (never leaves) or without rr nothing changes.
+ * Return wait: a holder with G = 3 s runs slices of D = min(1, 3) = 1 s: back after 0.5 s
+ * (inside the slice it began when we left) 1 - 0.5 = 0.5 s; after 2 s a random point of its
+ * slices, D^2 / (2 G) = 1/6 s. A holder with G = 0.4 s runs whole phases, D = 0.4: back after
+ * 0.1 s 0.3 s, after 1 s 0.4 / 2 = 0.2 s. */
+Test(share, timeslice_scheduler_terms)
+{
+    share_ts_rr rr = {1.0, 0.1};
+    double eta[SHARE_MAX_JOBS + 1], out[SHARE_MAX_JOBS + 1];
+    eta_table(eta, 0.8);
+    share_ts_eta_phases(4, eta, 0.2, 0.1, &rr, out);
+    cr_assert_float_eq(out[1], 1.0, 1e-15);
+    cr_assert_float_eq(out[2], 0.5, 1e-15);
+    cr_assert_float_eq(out[4], 0.5, 1e-15);
+    share_ts_eta_phases(4, eta, 0.2, 1.0, &rr, out);
+    cr_assert_float_eq(out[3], 0.8, 1e-15);
+    share_ts_eta_phases(4, eta, 0.0, 0.1, &rr, out);
+    cr_assert_float_eq(out[2], 0.8, 1e-15);
+    share_ts_eta_phases(4, eta, 0.2, 0.1, NULL, out);
+    cr_assert_float_eq(out[2], 0.8, 1e-15);
+    cr_assert_float_eq(share_ts_return_wait(0.5, 3.0, &rr), 0.5, 1e-15);
+    cr_assert_float_eq(share_ts_return_wait(2.0, 3.0, &rr), 1.0 / 6.0, 1e-15);
+    cr_assert_float_eq(share_ts_return_wait(0.1, 0.4, &rr), 0.3, 1e-15);
+    cr_assert_float_eq(share_ts_return_wait(1.0, 0.4, &rr), 0.2, 1e-15);
+    cr_assert_float_eq(share_ts_return_wait(1.0, 0.4, NULL), 0.0, 1e-15);
+    /* two identical jobs, H = 0.2 s, G = 0.1 s, efficiency 0.5 at the GPU: MVA by hand,
+     * alone p(1) = G / (H + G) = 1/3; R(2) = G p(0) + 2 (G / 0.5) p(1) = 0.1 x 2/3 + 0.4 / 3
+     * = 0.2 s; X(2) = 2 / (0.2 + 0.2) = 5 iterations/s, 2.5 each (1 / 0.3 = 3.33 alone) */
+    share_ts_eta_phases(2, eta, 0.2, 0.1, &rr, out);
+    cr_assert_float_eq(share_ts_mva(2, 0.2, 0.1, out, NULL), 2.5, 1e-12);
+}
+
+/* Return wait in the mean field, hand-solved (q = 1 s, s = 0.1 s, eta = 0.8). B never leaves the
+ * GPU (H = 0, G = 3 s): b_B = 1. A: H = 4 s, half of it serial (o = 1/2: 2 s of CPU work after
+ * its synchronisation, then 2 s of launching over its G = 0.5 s of kernels). A comes back after
+ * 2 s, beyond B's first slice: it waits 1^2 / (2 x 3) + 0.1 = 4/15 s. Sharing with B
+ * (n = 1 + b_B = 2) its GPU time stretches to 0.5 x 2 / 0.8 = 1.25 s, still under its 2 s of
+ * launching: t_A = 2 + 2 + 4/15 = 64/15 s, b_A = 1.25 / t_A = 75/256. B never waits; its GPU
+ * time stretches by n / eta(n) at n = 1 + b_A, eta linear between 1 and 0.8:
+ * t_B = 3 (1 + b_A) / (1 - 0.2 b_A). Without rr, or when A's iteration is a fluid unit
+ * (rounds false), A keeps 4 s. */
+Test(share, timeslice_return_wait_behind_a_busy_context)
+{
+    share_ts_rr rr = {1.0, 0.1};
+    double eta[SHARE_MAX_JOBS + 1], x[2];
+    eta_table(eta, 0.8);
+    share_ts_class cls[2] = {{1, 4.0, 0.5, 0.5, true}, {1, 0.0, 3.0, 0.0, true}};
+    cr_assert_eq(share_ts_solve_rr(2, cls, eta, &rr, x, NULL), 0);
+    double b_a = 75.0 / 256.0;
+    cr_assert_float_eq(1.0 / x[0], 64.0 / 15.0, 1e-9);
+    cr_assert_float_eq(1.0 / x[1], 3.0 * (1 + b_a) / (1 - 0.2 * b_a), 1e-9);
+    cr_assert_eq(share_ts_solve_rr(2, cls, eta, NULL, x, NULL), 0);
+    cr_assert_float_eq(1.0 / x[0], 4.0, 1e-9);
+    cls[0].rounds = false;
+    cr_assert_eq(share_ts_solve_rr(2, cls, eta, &rr, x, NULL), 0);
+    cr_assert_float_eq(1.0 / x[0], 4.0, 1e-9);
+}
+
+/* predict applies the switch per phase to a profile whose iteration is a real round (it states
+ * kernels_per_iter) and not to a fluid unit: two time-sliced copies of a job of H = 0.2 s and
+ * G = 0.1 s on the fixture GPU, q = 1 s, s = 0.1 s, take 1 / 2.5 s per iteration (the MVA
+ * above); without the kernel count the processor-sharing MVA at eta 0.8:
+ * R(2) = 0.1 x 2/3 + 2 x 0.125 / 3, one iteration per 0.2 + R(2) s each. */
+Test(share, predict_switches_only_real_rounds)
+{
+    phys_fx f;
+    phys_fx_init(&f);
+    f.m.ts_quantum_s = 1.0;
+    f.m.ts_switch_s = 0.1;
+    wl_profile p = {.name = "rounds", .host_s_fixed = 0.2, .max_sms_fixed = 100};
+    p.compute_sm_s_fixed[WL_CLASS_FP32] = 1.0;
+    speed_result r;
+    predict_unit_estimate(&p, 1, &f.c, &f.m, &r);
+    double g = r.iter_gpu_s; /* the fixture's solo GPU time of 1 SM-s */
+    p.compute_sm_s_fixed[WL_CLASS_FP32] = 0.1 / g;
+    f.c.sharing = SHARE_TIMESLICE;
+    f.c.peers = 2;
+    predict_unit_estimate(&p, 1, &f.c, &f.m, &r);
+    double r2 = 0.1 * 2.0 / 3.0 + 2 * 0.125 / 3.0;
+    cr_assert_float_eq(r.unit_time_s, 0.2 + r2, 1e-9);
+    p.kernels_per_iter = 1;
+    predict_unit_estimate(&p, 1, &f.c, &f.m, &r);
+    cr_assert_float_eq(r.unit_time_s, 1 / 2.5, 1e-9);
 }

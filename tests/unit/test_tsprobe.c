@@ -139,5 +139,12 @@ Test(tsprobe, recorded_h100_probe_is_consistent)
     double eta = r.slice_median_ms / (r.slice_median_ms + r.switch_median_ms);
     cr_assert_float_eq(eta, 0.9055, 0.03 * 0.9055);
     cr_assert_gt(r.ret_busy_ms, r.ret_alone_ms + r.switch_median_ms);
+    /* model/physics.yaml cites this file: its quantum and switch gap are these, to the us */
+    phys_params m;
+    dg = diag_create();
+    cr_assert_eq(physics_load_default(dg, &m), 0);
+    diag_destroy(dg);
+    cr_assert_float_eq(m.ts_quantum_s * 1e3, r.slice_median_ms, 0.0005);
+    cr_assert_float_eq(m.ts_switch_s * 1e3, r.switch_median_ms, 0.0005);
     tsp_free(&d);
 }
