@@ -95,7 +95,8 @@ static void ts_overlap_solve(int n_cls, const share_ts_class *cls, int total, co
                              const share_ts_rr *rr, double *x_per_job, double *gpu_busy)
 {
     /* ret[c][j]: what a job of class c back from its serial host phase waits for a job of
-     * class j that holds the GPU, its switch included (0 without a serial host phase) */
+     * class j that holds the GPU, its switch included (0 without a serial host phase); such a
+     * visit costs j two switches of GPU time */
     double ret[SHARE_MAX_CLASSES][SHARE_MAX_CLASSES];
     for (int c = 0; c < n_cls; c++) {
         double back = (1.0 - cls[c].overlap) * cls[c].host_s;
@@ -118,10 +119,13 @@ static void ts_overlap_solve(int n_cls, const share_ts_class *cls, int total, co
         for (int c = 0; c < n_cls; c++) {
             double n_eff = 1.0 + (all - b[c]);
             double stretch = n_eff / eta_at(eta, n_eff, total);
-            double g = cls[c].gpu_s * stretch, wait = 0;
+            double g = cls[c].gpu_s * stretch, wait = 0, lost = 0;
             for (int j = 0; j < n_cls; j++) {
                 wait += cls[j].n * b[j] * ret[c][j];
+                /* a job of class j back while c holds the GPU: two switches of GPU time lost */
+                lost += ret[j][c] > 0 && t[j] > 0 ? cls[j].n * b[c] * 2 * rr->switch_s / t[j] : 0;
             }
+            g /= 1.0 - fmin(0.5, lost);
             t[c] = wl_iter_time(cls[c].host_s, cls[c].overlap, g) + wait;
             double nb = t[c] > 0 ? g / t[c] : 0;
             nb = 0.5 * b[c] + 0.5 * nb;

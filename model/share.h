@@ -29,7 +29,9 @@
  *    burst: D_j^2 / (2 G_j) (the rest of the slice when j's phase is long, 0 for a context busy
  *    throughout: the probe's spinning kernel lets a process back after u > q run after one
  *    switch). W_c = sum over other classes' jobs of b_j (wait_j + s), serial (the launches queue
- *    behind it and it holds no GPU), added to c's iteration. A job that never leaves the GPU
+ *    behind it and it holds no GPU), added to c's iteration. Each such visit costs the holder
+ *    two switches (into c and back): j's GPU time stretches by 1 / (1 - sum over visiting jobs
+ *    of b_j 2 s / t_c) (at most 2x). A job that never leaves the GPU
  *    (B_c = 0: back to back, or host time hidden under its own kernels) never waits: its share
  *    is processor sharing's.
  *   The product form (mixed classes, every o = 0) and the round-robin simulation below keep

@@ -555,9 +555,10 @@ Test(share, timeslice_scheduler_terms)
  * 2 s, beyond B's first slice: it waits 1^2 / (2 x 3) + 0.1 = 4/15 s. Sharing with B
  * (n = 1 + b_B = 2) its GPU time stretches to 0.5 x 2 / 0.8 = 1.25 s, still under its 2 s of
  * launching: t_A = 2 + 2 + 4/15 = 64/15 s, b_A = 1.25 / t_A = 75/256. B never waits; its GPU
- * time stretches by n / eta(n) at n = 1 + b_A, eta linear between 1 and 0.8:
- * t_B = 3 (1 + b_A) / (1 - 0.2 b_A). Without rr, or when A's iteration is a fluid unit
- * (rounds false), A keeps 4 s. */
+ * time stretches by n / eta(n) at n = 1 + b_A, eta linear between 1 and 0.8, and each of A's
+ * visits (1 / t_A per second, B holding the GPU, b_B = 1) costs B two switches, a share
+ * 2 x 0.1 / t_A = 3/64 of its time: t_B = 3 (1 + b_A) / (1 - 0.2 b_A) / (1 - 3/64).
+ * Without rr, or when A's iteration is a fluid unit (rounds false), A keeps 4 s. */
 Test(share, timeslice_return_wait_behind_a_busy_context)
 {
     share_ts_rr rr = {1.0, 0.1};
@@ -567,7 +568,7 @@ Test(share, timeslice_return_wait_behind_a_busy_context)
     cr_assert_eq(share_ts_solve_rr(2, cls, eta, &rr, x, NULL), 0);
     double b_a = 75.0 / 256.0;
     cr_assert_float_eq(1.0 / x[0], 64.0 / 15.0, 1e-9);
-    cr_assert_float_eq(1.0 / x[1], 3.0 * (1 + b_a) / (1 - 0.2 * b_a), 1e-9);
+    cr_assert_float_eq(1.0 / x[1], 3.0 * (1 + b_a) / (1 - 0.2 * b_a) / (1 - 3.0 / 64), 1e-9);
     cr_assert_eq(share_ts_solve_rr(2, cls, eta, NULL, x, NULL), 0);
     cr_assert_float_eq(1.0 / x[0], 4.0, 1e-9);
     cls[0].rounds = false;
