@@ -57,6 +57,7 @@ static const cfg_field scenario_fields[] = {
     {"base", CFG_STRING, .off = offsetof(val_scenario, base)},
     {"calibration", CFG_STRING, .off = offsetof(val_scenario, calibration)},
     {"model", CFG_STRING, .off = offsetof(val_scenario, model)},
+    {"pool", CFG_STRING, .off = offsetof(val_scenario, pool)},
     {"class", CFG_STRING, .names = class_names, .off = offsetof(val_scenario, cls)},
     {"ranks", CFG_INT, CFG_MIN(2), CFG_MAX(DDP_MAX_WORKERS), .off = offsetof(val_scenario, ranks)},
     {"gpus_per_node", CFG_INT, CFG_MIN(1), CFG_MAX(64),
@@ -226,6 +227,7 @@ static const struct {
     {"nos-yolos-sharing", val_build_sharing},
     {"h100-coloc", val_build_coloc},
     {"h100-coloc-ts2", val_build_coloc},
+    {"h100-coloc-run4", val_build_coloc},
     {"calib-h100-mps", val_build_calib_mps},
     {"calib-h100-timeslice", val_build_calib_ts},
     {"calib-h100-timeslice-run2", val_build_calib_ts},
@@ -507,6 +509,7 @@ static int run_table(const val_scenario *sc, const char *scen_path, const char *
                         const gpu_catalog *cat, const phys_params *m, diag *d, val_table *out)
 {
     snprintf(out->name, sizeof out->name, "%s", sc->table);
+    snprintf(out->pool, sizeof out->pool, "%s", sc->pool ? sc->pool : "");
     out->target_mape_pct = sc->target;
     build_fn *fn = NULL;
     for (size_t i = 0; sc->ranks == 0 && i < sizeof builders / sizeof builders[0]; i++) {
@@ -518,7 +521,7 @@ static int run_table(const val_scenario *sc, const char *scen_path, const char *
         diag_error(d, sc->table_at, "table",
                    "no model mapping for this table; expected one of cern-simpletrack, "
                    "chep-timeslicing, cern-mig-flops, cern-finetune, migprofiler-*, "
-                   "nos-yolos-sharing, h100-coloc, h100-coloc-ts2, calib-h100-mps, "
+                   "nos-yolos-sharing, h100-coloc, h100-coloc-ts2, h100-coloc-run4, calib-h100-mps, "
                    "calib-h100-timeslice, calib-h100-timeslice-run2, got '%s'", sc->table);
         return SIM_EINPUT;
     }

@@ -14,6 +14,9 @@
  *   fit: ["10000000/7g.40gb", ...]   # figures used for fitting, as ROW/COLUMN labels
  *   exclude: [{figure: "10000/7g.40gb", reason: "..."}]   # optional: figures left out
  *   note: "..."                      # optional
+ *   pool: h100-coloc-solo            # optional: validate also prints each kind's error over
+ *                                    # every table naming this pool (val_table.pool), each
+ *                                    # figure predicted by its own table's fit
  * An all-reduce table (an NCCL sweep: columns bytes, algbw_gb_s) says instead how it ran:
  *   ranks: 16                        # GPUs of the ring
  *   gpus_per_node: 8                 # optional: per node (default: all on one node)
@@ -66,6 +69,8 @@ typedef struct val_table {
     int n_in_range;           /* predicted figures whose published value lies in lo..hi */
     wfit_result fit;     /* the fit behind the predictions (owned) */
     char excluded_reason[256]; /* why figures without a reason of their own are excluded */
+    char pool[48];       /* the scenario's `pool`, or "": validate pools the kinds of the
+                            tables that name the same pool */
     bool by_kind;        /* labels are WORKLOAD/KIND[:WITH]: validate also prints the error of
                             the predicted figures per KIND (digits dropped: ts2, ts4 -> ts) */
     struct val_table *from_data; /* all-reduce tables: the same rows predicted from

@@ -32,6 +32,7 @@ typedef struct val_scenario {
     const char **calib_runs; /* calibration recordings (calib/run-all.sh JSON) replayed instead
                                 of a CSV, relative to the scenario's dir */
     size_t n_calib_runs;
+    const char *pool;    /* tables pooled per kind by validate (same name), or NULL */
     const char *model;   /* row filter on a `model` column, or NULL */
     const char *cls;     /* precision class of the workload's compute, or NULL (fp32) */
     int ranks;           /* all-reduce tables: ranks of the sweep (0 = a workload table) */

@@ -16,10 +16,12 @@
 #include "model/predict.h"
 #include "model/wmeas.h"
 
-/* h100-coloc (calib/coloc, this project's H100 measurement; data/h100-coloc.csv): throughput of
- * one process of each PyTorch workload alone (with its NVML utilisation), time-sliced with k
- * identical processes, as k MPS clients, alone under a 25 / 50 % MPS thread cap, and beside
- * another workload under time-slicing and MPS. One profile per workload, a unit = one
+/* h100-coloc (calib/coloc, this project's H100 measurement; data/h100-coloc.csv, and
+ * h100-coloc-run4's data/h100-coloc-run4.csv from another H100, each table one machine's runs):
+ * throughput of one process of each PyTorch workload alone (with its NVML utilisation),
+ * time-sliced with k identical processes, as k MPS clients, as one uncapped MPS client alone
+ * (solo-mps), alone under a 25 / 50 % MPS thread cap, and beside another workload under
+ * time-slicing and MPS. One profile per workload, a unit = one
  * iteration. Every loop launches its kernels asynchronously and synchronises once per
  * iteration (calib/coloc/coloc.py), so host_overlap = 1: t = max(H, G), except for the CPU time
  * a loop spends before its first launch (column serial_host_s, from the workload's definition:
@@ -181,6 +183,9 @@ void val_build_coloc(builder *b, const csv_table *t)
         int k = 1;
         if (solo) {
             f->util = solo_util[pi];
+        } else if (!strcmp(kind, "solo-mps")) { /* one uncapped MPS client alone */
+            f->cfg.sharing = SHARE_MPS;
+            f->cfg.peers = 1;
         } else if (sscanf(kind, "ts%d", &k) == 1 || sscanf(kind, "mps%d", &k) == 1) {
             f->cfg.sharing = kind[0] == 't' ? SHARE_TIMESLICE : SHARE_MPS;
             f->cfg.peers = k;

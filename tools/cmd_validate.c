@@ -6,6 +6,8 @@
  * the same rows predicted from model/comm.yaml alone), then one summary line per table in the
  * fixed form
  *   table NAME rows_fitted=N rows_predicted=M mape_predicted=X.X% max_predicted=Y.Y%
+ * then, for tables labelled by kind, one `kind` line per kind and one `pooled` line per kind of
+ * each pool (scenarios naming the same `pool:`).
  * A table whose CSV is absent (no ../shared) is skipped with a message. Exit 0 when every table
  * ran or was skipped, 2 on a bad scenario, 1 when a file cannot be read.
  */
@@ -20,6 +22,7 @@
 #include "experiments/catalog_load.h"
 #include "experiments/physics_load.h"
 #include "experiments/validation.h"
+#include "experiments/valkinds.h"
 #include "sim/arena.h"
 #include "sim/diag.h"
 #include "sim/err.h"
@@ -33,26 +36,21 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* KIND of a figure labelled WORKLOAD/KIND[:WITH], its digits dropped (ts2, ts4 -> ts;
- * cap50-mps2 -> cap-mps), into kind (size 16); false when the label has no '/'. */
-static bool label_kind(const char *label, char kind[16])
+/* One per-kind line: PREFIX NAME KIND rows_predicted=N mape_predicted=X% max_predicted=Y%[
+ * noise_mean=Z% within_2sd=W/V]. */
+static void print_kind_line(const char *prefix, const char *name, const val_kind_stat *s)
 {
-    const char *sl = strchr(label, '/');
-    if (!sl) {
-        return false;
+    printf("%s %s %s rows_predicted=%d mape_predicted=%.1f%% max_predicted=%.1f%%", prefix, name,
+           s->kind, s->n, s->mape, s->max);
+    if (s->n_noise > 0) {
+        printf(" noise_mean=%.1f%% within_2sd=%d/%d", s->noise_mean, s->n_within, s->n_noise);
     }
-    int len = 0;
-    for (const char *c = sl + 1; *c && *c != ':' && len < 15; c++) {
-        if (*c < '0' || *c > '9') {
-            kind[len++] = *c;
-        }
-    }
-    kind[len] = '\0';
-    return true;
+    printf("\n");
 }
 
 /* Error of the predicted figures per KIND of a table whose labels are WORKLOAD/KIND[:WITH]
- * (digits dropped, so ts2, ts4 and ts8 are one kind), in the order the kinds first appear:
+ * (experiments/valkinds.h: digits dropped, so ts2, ts4 and ts8 are one kind), in the order the
+ * kinds first appear:
  *   kind TABLE KIND rows_predicted=N mape_predicted=X% max_predicted=Y%[ noise_mean=Z%
  *        within_2sd=W/V]
  * where the table states its rows' measured noise (figure.noise_pct, one standard deviation):
@@ -61,51 +59,48 @@ static bool label_kind(const char *label, char kind[16])
  * "(within 2 sd)". */
 static void print_kinds(const val_table *t)
 {
-    if (!t->by_kind || t->skipped[0]) {
-        return;
+    val_kind_stat st[VAL_MAX_KINDS];
+    int n_k = val_kinds(&t, 1, st);
+    for (int j = 0; j < n_k; j++) {
+        print_kind_line("kind", t->name, &st[j]);
     }
-    char kinds[16][16];
-    int n_k = 0;
-    for (int k = 0; k < t->n_figures; k++) {
-        char kind[16];
-        if (n_k == 16 || !label_kind(t->figures[k].label, kind)) {
+}
+
+/* The kinds pooled over the tables whose scenarios name the same `pool` (two or more tables,
+ * taken in the order of their names; each figure predicted by its own table's fit), pools in the
+ * order their first table runs:
+ *   pooled TABLE1+TABLE2[+...] KIND rows_predicted=N mape_predicted=X% ... (as a kind line) */
+static void print_pools(const val_table *tables, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        const val_table *t = &tables[i];
+        bool first = t->pool[0] && !t->skipped[0];
+        for (size_t j = 0; first && j < i; j++) {
+            first = tables[j].skipped[0] || strcmp(tables[j].pool, t->pool);
+        }
+        if (!first) {
             continue;
         }
-        int found = 0;
-        for (int j = 0; j < n_k; j++) {
-            found |= !strcmp(kinds[j], kind);
-        }
-        if (!found) {
-            memcpy(kinds[n_k++], kind, sizeof kind);
-        }
-    }
-    for (int j = 0; j < n_k; j++) {
-        int n = 0, n_noise = 0, n_within = 0;
-        double sum = 0, max = 0, noise = 0;
-        for (int k = 0; k < t->n_figures; k++) {
-            const val_figure *f = &t->figures[k];
-            char kind[16];
-            if (f->fitted || f->excluded || !label_kind(f->label, kind) || strcmp(kind, kinds[j])) {
-                continue;
-            }
-            double err = fabs(f->predicted - f->published) / fabs(f->published) * 100.0;
-            err = isfinite(err) ? err : 100.0;
-            n++;
-            sum += err;
-            max = err > max ? err : max;
-            if (f->noise_pct > 0) {
-                n_noise++;
-                noise += f->noise_pct;
-                n_within += err <= 2 * f->noise_pct;
+        const val_table *members[64];
+        int m = 0;
+        for (size_t j = i; j < n && m < 64; j++) {
+            if (!tables[j].skipped[0] && !strcmp(tables[j].pool, t->pool)) {
+                int at = m++; /* members sorted by table name */
+                for (; at > 0 && strcmp(members[at - 1]->name, tables[j].name) > 0; at--) {
+                    members[at] = members[at - 1];
+                }
+                members[at] = &tables[j];
             }
         }
-        if (n > 0) {
-            printf("kind %s %s rows_predicted=%d mape_predicted=%.1f%% max_predicted=%.1f%%", t->name,
-                   kinds[j], n, sum / n, max);
-            if (n_noise > 0) {
-                printf(" noise_mean=%.1f%% within_2sd=%d/%d", noise / n_noise, n_within, n_noise);
-            }
-            printf("\n");
+        char name[256] = "";
+        for (int j = 0; j < m; j++) {
+            size_t len = strlen(name);
+            snprintf(name + len, sizeof name - len, "%s%s", j ? "+" : "", members[j]->name);
+        }
+        val_kind_stat st[VAL_MAX_KINDS];
+        int n_k = m > 1 ? val_kinds(members, m, st) : 0;
+        for (int k = 0; k < n_k; k++) {
+            print_kind_line("pooled", name, &st[k]);
         }
     }
 }
@@ -302,6 +297,9 @@ int cmd_validate(int argc, char **argv)
     }
     for (size_t i = 0; status == CLI_EXIT_OK && i < n; i++) {
         print_kinds(&tables[i]);
+    }
+    if (status == CLI_EXIT_OK) {
+        print_pools(tables, n);
     }
     for (size_t i = 0; status == CLI_EXIT_OK && i < n; i++) {
         print_range(&tables[i]);

@@ -1,12 +1,17 @@
 #!/usr/bin/env python3
-"""calib/coloc/table.py - turn the raw co-location JSON (calib/coloc/coloc.py) into the table that
-`slicesim validate` reads: experiments/validation/data/h100-coloc.csv.
+"""calib/coloc/table.py - turn the raw co-location JSON (calib/coloc/coloc.py) into the tables that
+`slicesim validate` reads: experiments/validation/data/h100-coloc.csv (run3's machine) and
+h100-coloc-run4.csv (run4's machine). One table per machine: the files are grouped by the GPU
+UUID in their env, and a table averages only the runs of its own machine, so that every row a
+table predicts is predicted from solo rows measured on the same GPU.
 
 One row per figure: throughput of one process (iterations/s) of WORKLOAD in configuration KIND:
   solo                      one process alone: every solo measurement of the runs (exclusive at
-                            the start of its phase and again at the end of the run, and one MPS
-                            client alone uncapped), with its NVML GPU utilisation (fraction)
+                            the start of its phase and again at the end of the run, and, in
+                            files without cap blocks (run3c/d), the one MPS client alone
+                            uncapped that opens the MPS phase), with its NVML GPU utilisation
   ts2 ts4 ts8               k identical processes time-sliced (mean over the k processes)
+  solo-mps                  one uncapped MPS client alone, measured inside a cap block (run4)
   mps2 mps4 mps8            k identical MPS clients
   cap5 .. cap50             one MPS client alone with CUDA_MPS_ACTIVE_THREAD_PERCENTAGE
   pair-ts pair-mps          WORKLOAD beside WITH, time-sliced / under MPS
@@ -26,14 +31,21 @@ Columns beside the rate:
              last launch (the wait in the closing synchronisation, coloc.py tail_census, a
              census-only run: --phases census) over the census' kernel-busy time per iteration;
              empty: not measured
-A workload's census figures come from the first file (in the order given) that has each: a
-census-only run added after the others adds its tail and leaves the earlier census' busy_frac
-and kernels as they were.
+A workload's census figures come from the first file that has each, the table's own machine's
+files first, then the others in the order given: a census-only run added after the others adds
+its tail and leaves the earlier census' busy_frac and kernels as they were; a machine without a
+census of its own (run4's) takes another machine's, and the table's header names the file and
+machine each census column comes from (busy_frac is the census' kernel time per iteration times
+the table's own solo rate).
 Schema-1 files (one window per run, no census) still load: their rows have no rel_sd. Cap-block
 files (coloc.py --phases capblock, run4: schema 2 with a "block" on each record) load the same
-way: their exclusive and single-client MPS solos go into the solo row, their caps into capNN.
-Every run of every file given counts; none is selected or dropped.
-Usage: python3 calib/coloc/table.py RUN.json... > experiments/validation/data/h100-coloc.csv
+way: their exclusive solos go into the solo row, their single uncapped MPS clients into solo-mps,
+their caps into capNN. Every run of every file given counts in its machine's table; none is
+selected or dropped.
+Usage: python3 calib/coloc/table.py RUN.json... > TABLE.csv   (runs of one machine only)
+       python3 calib/coloc/table.py --out UUID=TABLE.csv [--out UUID2=TABLE2.csv ...] RUN.json...
+                  (one table per machine; UUID: a prefix of the env's GPU uuid; a machine whose
+                  runs have no --out is an error)
        python3 calib/coloc/table.py --blocks RUN.json...   (the cap blocks side by side: per
        workload and block, exclusive solo, MPS uncapped, cap 50, cap 25, MPS uncapped, exclusive
        solo, each as its mean over the sub-windows +- their sd; then exclusive against MPS)
@@ -47,24 +59,68 @@ from collections import defaultdict
 from coloc import SERIAL_HOST_S
 
 
-def main(paths):
+def machine(d):
+    """The GPU a file was measured on: its env's NVML UUID ('' when the file has none)."""
+    return d["env"].get("uuid", "")
+
+
+def main(paths, outs=None):
+    """Writes one table per machine (GPU UUID) of the files that measured rates: to outs[uuid]
+    (outs maps a UUID prefix to a path), or to stdout when no outs are given and one machine
+    measured them all. Census-only files (no runs) feed every machine's census columns; the
+    header says which file and machine each census column comes from."""
+    docs = [(p, json.load(open(p))) for p in paths]
+    groups = {}                   # uuid -> [(path, doc)] of the files with runs, in order given
+    for p, d in docs:
+        if d["runs"]:
+            groups.setdefault(machine(d), []).append((p, d))
+    if not outs:
+        if len(groups) > 1:
+            sys.exit("table.py: runs from %d machines (%s); give --out UUID=PATH for each"
+                     % (len(groups), ", ".join(groups)))
+        for u, files in groups.items():
+            write_table(sys.stdout, u, files, docs)
+        return
+    for u, files in groups.items():
+        path = [v for k, v in outs.items() if u.startswith(k)]
+        if len(path) != 1:
+            sys.exit(f"table.py: {len(path)} --out entries match machine {u} "
+                     f"({', '.join(p for p, _ in files)}); expected one")
+        with open(path[0], "w") as out:
+            write_table(out, u, files, docs)
+
+
+def write_table(out, uuid, files, docs):
+    """The table of one machine: the rows of files (all measured on GPU uuid), the census
+    columns from the census of that machine's files first, then from the other files in the
+    order given."""
     rates = defaultdict(list)     # key -> run means
     subs = defaultdict(list)      # key -> sub-window rates
     util = defaultdict(list)
     gpm = defaultdict(lambda: defaultdict(list))
     census = {}
+    census_src = defaultdict(set)  # census column -> files it was taken from
     envs = []
-    for p in paths:
-        d = json.load(open(p))
-        envs.append((p, d["env"], d.get("window_s") if d["runs"] else None, d.get("repeats")))
+    ordered = [(p, d) for p, d in docs if machine(d) == uuid] + \
+              [(p, d) for p, d in docs if machine(d) != uuid]
+    for p, d in ordered:
         for w, c in d.get("census", {}).items():
             for k, v in c.items():
-                census.setdefault(w, {}).setdefault(k, v)
+                if k not in census.setdefault(w, {}):
+                    census[w][k] = v
+                    census_src[k].add(p)
+    for p, d in files:
+        envs.append((p, d["env"], d.get("window_s"), d.get("repeats")))
         for r in d["runs"]:
             names = [c["workload"] for c in r["clients"]]
             cl = r["clients"]
             reps = [c.get("rate_reps", []) for c in cl]
-            if r["kind"] in ("solo", "solo_after", "solo_end"):
+            if r["kind"] in ("solo", "solo_after", "solo_end") and "block" in r \
+                    and r["sharing"] == "mps":
+                keys = [(names[0], "solo-mps", "")]
+                vals = [cl[0]["rate_iter_per_s"]]
+                sub = [reps[0]]
+            elif r["kind"] in ("solo", "solo_after", "solo_end"):
                 keys = [(names[0], "solo", "")]
                 vals = [cl[0]["rate_iter_per_s"]]
                 sub = [reps[0]]
@@ -91,14 +147,20 @@ def main(paths):
             for k, v, s in zip(keys, vals, sub):
                 rates[k].append(v)
                 subs[k] += s
-    out = sys.stdout
     out.write("# Co-location of PyTorch workloads on one NVIDIA H100 80GB HBM3, measured by this project\n")
-    out.write("# with calib/coloc/coloc.py and averaged by calib/coloc/table.py from:\n")
+    out.write(f"# with calib/coloc/coloc.py and averaged by calib/coloc/table.py, on one machine (GPU {uuid}), from:\n")
     for p, e, w, rp in envs:
-        win = f" windows {rp} x {w} s" if w else " (kernel census only)"
         out.write(f"#   {p}: {e['date_utc']} {e['gpu']} driver {e['driver']} torch {e['torch']} "
                   f"CUDA {e['cuda']} torchvision {e['torchvision']} transformers {e['transformers']}"
-                  f"{win}\n")
+                  f" windows {rp} x {w} s\n")
+    for cols, keys in (("busy_frac, kernels", ("busy_s_per_iter", "kernels_per_iter")),
+                       ("gpu_tail_frac", ("tail_frac",))):
+        src = sorted(set().union(*(census_src[k] for k in keys)))
+        if src:
+            where = "; ".join(f"{p} (kernel census, " + (
+                "this machine" if machine(d) == uuid else f"another machine, GPU {machine(d)}")
+                + ")" for p, d in docs if p in src)
+            out.write(f"# {cols} from {where}\n")
     out.write("# rate_per_s: iterations/s of one process; gpu_util: NVML utilisation (solo rows only);\n")
     out.write("# rel_sd: sd of the sub-window rates / mean (the measurement noise); busy_frac, kernels:\n")
     out.write("# torch.profiler kernel census; sm_active, dram_util: NVML GPM (solo rows only);\n")
@@ -106,7 +168,7 @@ def main(paths):
     out.write("# gpu_tail_frac: GPU time left after the last launch / kernel-busy time (coloc.py tail_census)\n")
     out.write("figure,workload,kind,with,rate_per_s,gpu_util,n,rel_sd,busy_frac,kernels,sm_active,"
               "dram_util,serial_host_s,gpu_tail_frac\n")
-    order = ["solo", "ts2", "ts4", "ts8", "mps2", "mps4", "mps8", "cap5", "cap10", "cap15",
+    order = ["solo", "ts2", "ts4", "ts8", "solo-mps", "mps2", "mps4", "mps8", "cap5", "cap10", "cap15",
              "cap25", "cap50", "pair-ts", "pair-mps"]
     for k in sorted(rates, key=lambda k: (order.index(k[1]), k[0], k[2])):
         w, kind, with_ = k
@@ -187,7 +249,13 @@ def blocks(paths):
 
 
 if __name__ == "__main__":
-    if sys.argv[1:2] == ["--blocks"]:
-        blocks(sys.argv[2:])
+    args = sys.argv[1:]
+    if args[:1] == ["--blocks"]:
+        blocks(args[1:])
     else:
-        main(sys.argv[1:])
+        outs = {}
+        while args[:1] == ["--out"] and len(args) > 1 and "=" in args[1]:
+            k, v = args[1].split("=", 1)
+            outs[k] = v
+            args = args[2:]
+        main(args, outs)

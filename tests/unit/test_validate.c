@@ -372,7 +372,7 @@ Test(validate, bad_scenario_is_reported)
     cr_assert_str_eq(diag_message(e.d, 0),
                      "build/test-bad-validation.yaml:6:1: error: fitt: unknown key; expected one "
                      "of [table, csv, gpu, target_mape_pct, fit, exclude, note, base, calibration, "
-                     "model, class, ranks, gpus_per_node, interconnect, from_data_exclude, "
+                     "model, pool, class, ranks, gpus_per_node, interconnect, from_data_exclude, "
                      "ll_max_bytes, min_bytes, calib_runs], "
                      "got 'fitt'");
     val_table_fini(&t);
