@@ -85,24 +85,96 @@ static void csv_free(csv_table *t)
     memset(t, 0, sizeof *t);
 }
 
-/* Split `line` at commas in place into at most CSV_MAX_COLS cells; returns the count. */
-static int split(char *line, char **cells)
+/* Split `line` at commas in place into at most CSV_MAX_COLS cells; returns the number of cells
+ * the line has (more than CSV_MAX_COLS when it has more) and, through extra, where the first
+ * cell past CSV_MAX_COLS starts (or NULL). */
+static int split(char *line, char **cells, const char **extra)
 {
     int n = 0;
     char *p = line;
-    while (n < CSV_MAX_COLS) {
-        cells[n++] = p;
+    *extra = NULL;
+    for (;;) {
+        if (n < CSV_MAX_COLS) {
+            cells[n] = p;
+        } else if (n == CSV_MAX_COLS) {
+            *extra = p;
+        }
+        n++;
         char *c = strchr(p, ',');
         if (!c) {
             break;
         }
-        *c = '\0';
+        if (n <= CSV_MAX_COLS) {
+            *c = '\0';
+        }
         p = c + 1;
     }
     return n;
 }
 
-static int csv_read(const char *path, csv_table *t)
+/* Split t->text (owned, len bytes, NUL-terminated) into lines and cells: the first line that is
+ * neither empty nor a '#' comment is the header (at most CSV_MAX_COLS columns), every later one
+ * a row of as many cells. Returns 0, or SIM_EINPUT with the first bad line reported to d
+ * (messages name the file `path`). */
+static int csv_parse(const char *path, size_t len, csv_table *t, diag *d)
+{
+    if (memchr(t->text, '\0', len)) {
+        src_loc at = diag_loc_from_offset(path, t->text, len,
+                                          (size_t)((char *)memchr(t->text, '\0', len) - t->text));
+        diag_error(d, at, "csv", "NUL byte in the table; expected text, got binary data");
+        return SIM_EINPUT;
+    }
+    int cap_rows = 64;
+    t->rows = xcalloc((size_t)cap_rows, sizeof *t->rows, "csv rows");
+    char *next = t->text;
+    for (int lineno = 1; next; lineno++) {
+        char *line = next, *nl = strchr(line, '\n');
+        next = nl ? nl + 1 : NULL;
+        if (nl) {
+            *nl = '\0';
+        }
+        size_t n_line = strlen(line);
+        if (n_line > 0 && line[n_line - 1] == '\r') {
+            line[--n_line] = '\0';
+        }
+        if (line[0] == '#' || line[0] == '\0') {
+            continue;
+        }
+        char shown[64];
+        snprintf(shown, sizeof shown, "%.*s%s", 48, line, n_line > 48 ? "..." : "");
+        const char *extra;
+        char **cells = t->header;
+        char field[32] = "header";
+        if (t->n_cols > 0) {
+            if (t->n_rows == cap_rows) {
+                cap_rows *= 2;
+                t->rows = xrealloc(t->rows, (size_t)cap_rows * sizeof *t->rows, "csv rows");
+            }
+            cells = t->rows[t->n_rows];
+            snprintf(field, sizeof field, "row %d", t->n_rows + 1);
+        }
+        int n = split(line, cells, &extra);
+        if (t->n_cols == 0 && n > CSV_MAX_COLS) {
+            diag_error(d, (src_loc){path, lineno, (int)(extra - line) + 1}, field,
+                       "%d columns; expected at most %d, got '%s'", n, CSV_MAX_COLS, shown);
+            return SIM_EINPUT;
+        }
+        if (t->n_cols == 0) {
+            t->n_cols = n;
+            continue;
+        }
+        if (n != t->n_cols) {
+            diag_error(d, (src_loc){path, lineno, 1}, field,
+                       "%d cells; expected %d, one per header column, got '%s'", n, t->n_cols,
+                       shown);
+            return SIM_EINPUT;
+        }
+        t->n_rows++;
+    }
+    return 0;
+}
+
+static int csv_read(const char *path, csv_table *t, diag *d)
 {
     memset(t, 0, sizeof *t);
     size_t len;
@@ -110,29 +182,17 @@ static int csv_read(const char *path, csv_table *t)
     if (rc) {
         return rc;
     }
-    int cap_rows = 64;
-    t->rows = xcalloc((size_t)cap_rows, sizeof *t->rows, "csv rows");
-    char *save = NULL;
-    for (char *line = strtok_r(t->text, "\r\n", &save); line; line = strtok_r(NULL, "\r\n", &save)) {
-        if (line[0] == '#' || line[0] == '\0') {
-            continue;
-        }
-        if (t->n_cols == 0) {
-            t->n_cols = split(line, t->header);
-            continue;
-        }
-        if (t->n_rows == cap_rows) {
-            cap_rows *= 2;
-            t->rows = xrealloc(t->rows, (size_t)cap_rows * sizeof *t->rows, "csv rows");
-        }
-        char **cells = t->rows[t->n_rows];
-        int n = split(line, cells);
-        for (int i = n; i < CSV_MAX_COLS; i++) {
-            cells[i] = NULL;
-        }
-        t->n_rows++;
-    }
-    return 0;
+    return csv_parse(path, len, t, d);
+}
+
+/* The CSV given in memory (val_mem), copied into t. */
+static int csv_read_mem(const char *path, const char *text, size_t len, csv_table *t, diag *d)
+{
+    memset(t, 0, sizeof *t);
+    t->text = xmalloc(len + 1, "csv text");
+    memcpy(t->text, text, len);
+    t->text[len] = '\0';
+    return csv_parse(path, len, t, d);
 }
 
 int val_csv_col(const csv_table *t, const char *name)
@@ -505,8 +565,10 @@ static int load_runs(const val_scenario *sc, const char *scen_path, const gpu_ca
     return 0;
 }
 
+/* mem: the table in memory and no file opened (val_run_buffer), or NULL. */
 static int run_table(const val_scenario *sc, const char *scen_path, const char *shared_dir,
-                        const gpu_catalog *cat, const phys_params *m, diag *d, val_table *out)
+                     const val_mem *mem, const gpu_catalog *cat, const phys_params *m, diag *d,
+                     val_table *out)
 {
     snprintf(out->name, sizeof out->name, "%s", sc->table);
     snprintf(out->pool, sizeof out->pool, "%s", sc->pool ? sc->pool : "");
@@ -537,6 +599,11 @@ static int run_table(const val_scenario *sc, const char *scen_path, const char *
                    "calib_runs, got %s", sc->csv ? "both" : "neither");
         return SIM_EINPUT;
     }
+    if (mem && sc->n_calib_runs > 0) {
+        snprintf(out->skipped, sizeof out->skipped,
+                 "calib_runs are files, not read from memory: table skipped");
+        return 0;
+    }
     cal_data *runs = NULL;
     if (sc->n_calib_runs > 0) {
         int rc = load_runs(sc, scen_path, cat, g, d, &runs);
@@ -551,18 +618,26 @@ static int run_table(const val_scenario *sc, const char *scen_path, const char *
     memset(&t, 0, sizeof t);
     snprintf(csv_path, sizeof csv_path, "%s", scen_path);
     int rc = 0;
-    if (sc->csv) {
+    if (mem) {
+        snprintf(csv_path, sizeof csv_path, "%s", mem->csv_path);
+        rc = csv_read_mem(csv_path, mem->csv, mem->csv_len, &t, d);
+    } else if (sc->csv) {
         snprintf(csv_path, sizeof csv_path, "%s/%s", shared_dir, sc->csv);
-        rc = csv_read(csv_path, &t);
+        rc = csv_read(csv_path, &t, d);
     }
     if (rc == SIM_ENOENT) {
         char rel[600], local[1024];
         snprintf(rel, sizeof rel, "data/%s", sc->csv);
         beside(scen_path, rel, local, sizeof local);
-        if (csv_read(local, &t) == 0) {
+        int lrc = csv_read(local, &t, d);
+        if (lrc == 0 || lrc == SIM_EINPUT) {
             snprintf(csv_path, sizeof csv_path, "%s", local);
-            rc = 0;
+            rc = lrc;
         }
+    }
+    if (rc == SIM_EINPUT) {
+        csv_free(&t);
+        return rc;
     }
     if (rc != 0) {
         snprintf(out->skipped, sizeof out->skipped, "%s not readable (%s): table skipped",
@@ -571,7 +646,7 @@ static int run_table(const val_scenario *sc, const char *scen_path, const char *
     }
     if (sc->ranks > 0) {
         free(runs);
-        rc = run_comm_table(sc, g, &t, csv_path, d, out);
+        rc = mem && !mem->fit ? 0 : run_comm_table(sc, g, &t, csv_path, d, out);
         csv_free(&t);
         return rc;
     }
@@ -580,7 +655,7 @@ static int run_table(const val_scenario *sc, const char *scen_path, const char *
     b->gpu = g;
     b->runs = runs;
     b->n_runs = (int)sc->n_calib_runs;
-    if (sc->calibration) {
+    if (sc->calibration && !mem) {
         char cal_path[1024], why[256];
         beside(scen_path, sc->calibration, cal_path, sizeof cal_path);
         cal_fit cf;
@@ -604,7 +679,7 @@ static int run_table(const val_scenario *sc, const char *scen_path, const char *
     }
     b->m = m;
     b->spec.model = *m;
-    if (sc->base) {
+    if (sc->base && !mem) {
         /* the base scenario's path is relative to this scenario's directory */
         char base_path[1024];
         beside(scen_path, sc->base, base_path, sizeof base_path);
@@ -662,9 +737,9 @@ static int run_table(const val_scenario *sc, const char *scen_path, const char *
                        sc->exclude[i].figure);
         }
     }
-    if (diag_error_count(d) > 0) {
+    if (diag_error_count(d) > 0 || (mem && !mem->fit)) {
         builder_free(b);
-        return SIM_EINPUT;
+        return diag_error_count(d) > 0 ? SIM_EINPUT : 0;
     }
     /* fit on the fitted figures */
     wfit_obs *obs = xcalloc((size_t)b->n, sizeof *obs, "validation observations");
@@ -733,17 +808,11 @@ static int run_table(const val_scenario *sc, const char *scen_path, const char *
     return 0;
 }
 
-int val_run_file(const char *scenario_path, const char *shared_dir, const gpu_catalog *cat,
-                 const phys_params *m, diag *d, val_table *out)
+/* Walk the loaded scenario (destroyed here) and run its table (run_table). */
+static int run_doc(yamlx_doc *doc, arena *a, const char *scenario_path, const char *shared_dir,
+                   const val_mem *mem, const gpu_catalog *cat, const phys_params *m, diag *d,
+                   val_table *out)
 {
-    memset(out, 0, sizeof *out);
-    arena *a = arena_create();
-    yamlx_doc *doc = NULL;
-    int rc = yamlx_load_file(scenario_path, a, d, &doc);
-    if (rc != 0) {
-        arena_destroy(a);
-        return rc;
-    }
     val_scenario sc;
     memset(&sc, 0, sizeof sc);
     cfg_walker w;
@@ -752,10 +821,35 @@ int val_run_file(const char *scenario_path, const char *shared_dir, const gpu_ca
     cfg_walker_fini(&w);
     yamlx_destroy(doc);
     if (!ok) {
-        arena_destroy(a);
         return SIM_EINPUT;
     }
-    rc = run_table(&sc, scenario_path, shared_dir, cat, m, d, out);
+    return run_table(&sc, scenario_path, shared_dir, mem, cat, m, d, out);
+}
+
+int val_run_file(const char *scenario_path, const char *shared_dir, const gpu_catalog *cat,
+                 const phys_params *m, diag *d, val_table *out)
+{
+    memset(out, 0, sizeof *out);
+    arena *a = arena_create();
+    yamlx_doc *doc = NULL;
+    int rc = yamlx_load_file(scenario_path, a, d, &doc);
+    if (rc == 0) {
+        rc = run_doc(doc, a, scenario_path, shared_dir, NULL, cat, m, d, out);
+    }
+    arena_destroy(a);
+    return rc;
+}
+
+int val_run_buffer(const char *scenario_path, const char *text, size_t len, const val_mem *mem,
+                   const gpu_catalog *cat, const phys_params *m, diag *d, val_table *out)
+{
+    memset(out, 0, sizeof *out);
+    arena *a = arena_create();
+    yamlx_doc *doc = NULL;
+    int rc = yamlx_load_buffer(scenario_path, text, len, a, d, &doc);
+    if (rc == 0) {
+        rc = run_doc(doc, a, scenario_path, "", mem, cat, m, d, out);
+    }
     arena_destroy(a);
     return rc;
 }

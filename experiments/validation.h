@@ -83,6 +83,23 @@ typedef struct val_table {
 int val_run_file(const char *scenario_path, const char *shared_dir, const gpu_catalog *cat,
                  const phys_params *m, diag *d, val_table *out);
 
+/* A scenario's table given in memory (val_run_buffer; the fuzz target
+ * tests/fuzz/fuzz_validation.c). The text is borrowed. */
+typedef struct val_mem {
+    const char *csv_path; /* the table's name in messages (the scenario's csv key is not used) */
+    const char *csv;      /* the CSV's text (need not be NUL-terminated) */
+    size_t csv_len;
+    bool fit;             /* false: stop once the figures are built and the scenario's fit and
+                             exclude labels checked (nothing fitted or predicted) */
+} val_mem;
+
+/* Run one scenario given as `len` bytes of YAML (named scenario_path in messages) with the table
+ * mem holds. No file is opened: a `calibration` is not applied (the catalog's GPU as it is), a
+ * `base` not loaded (its profile fitted with the others), and a table of calib_runs is skipped
+ * (out->skipped). Returns 0 or SIM_EINPUT (reported to d); out as val_run_file. */
+int val_run_buffer(const char *scenario_path, const char *text, size_t len, const val_mem *mem,
+                   const gpu_catalog *cat, const phys_params *m, diag *d, val_table *out);
+
 /* Release what a table owns. */
 void val_table_fini(val_table *t);
 

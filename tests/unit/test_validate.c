@@ -8,10 +8,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "experiments/catalog_load.h"
 #include "experiments/comm_load.h"
+#include "experiments/fileio.h"
 #include "experiments/physics_load.h"
 #include "experiments/validation.h"
 #include "sim/arena.h"
@@ -537,4 +539,88 @@ Test(validate, unknown_interconnect_has_line_and_col)
                      "'ib-xdr'");
     val_table_fini(&t);
     env_close(&e);
+}
+
+/* The table's CSV: a row with fewer cells than the header (the fuzz target's first find, which
+ * dereferenced the missing cells), a header of more than 16 columns, a NUL byte. Each is reported
+ * at its line (the comment line counts) and nothing runs. */
+Test(validate, bad_csv_shape_has_line_and_col)
+{
+    mkdir("build/data", 0755); /* may exist */
+    write_file("build/data/test-csv-short.csv",
+               "# comment\nfigure,workload,kind,with,rate_per_s,gpu_util\n"
+               "a/solo,a,solo,,10,0.5\r\nb/pair-mps:a,b,pair-mps\n");
+    env e;
+    env_open(&e);
+    val_table t;
+    cr_assert_eq(run_text(&e, "build/test-csv-short.yaml",
+                          "table: h100-coloc\ncsv: test-csv-short.csv\ngpu: H100-SXM5-80GB\n"
+                          "target_mape_pct: 10\nfit: [a/solo]\n", &t),
+                 SIM_EINPUT);
+    cr_assert_str_eq(diag_message(e.d, 0),
+                     "build/data/test-csv-short.csv:4:1: error: row 2: 3 cells; expected 6, one "
+                     "per header column, got 'b/pair-mps:a,b,pair-mps'");
+    val_table_fini(&t);
+    env_close(&e);
+    static const char scen[] = "table: h100-coloc\ncsv: x.csv\ngpu: H100-SXM5-80GB\n"
+                               "target_mape_pct: 10\nfit: [a/solo]\n";
+    static const struct {
+        const char *csv;
+        size_t len;
+        const char *message;
+    } cases[] = {
+        {"c0,c1,c2,c3,c4,c5,c6,c7,c8,c9,c10,c11,c12,c13,c14,c15,c16\n", 58,
+         "mem.csv:1:55: error: header: 17 columns; expected at most 16, got "
+         "'c0,c1,c2,c3,c4,c5,c6,c7,c8,c9,c10,c11,c12,c13,c1...'"},
+        {"a,b\n1,\0002\n", 9,
+         "mem.csv:2:3: error: csv: NUL byte in the table; expected text, got binary data"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        env_open(&e);
+        val_mem mem = {.csv_path = "mem.csv", .csv = cases[i].csv, .csv_len = cases[i].len,
+                       .fit = true};
+        cr_assert_eq(val_run_buffer("mem.yaml", scen, sizeof scen - 1, &mem, &e.cat, &e.m, e.d,
+                                    &t),
+                     SIM_EINPUT, "case %zu", i);
+        cr_assert_eq(diag_error_count(e.d), 1);
+        cr_assert_str_eq(diag_message(e.d, 0), cases[i].message);
+        val_table_fini(&t);
+        env_close(&e);
+    }
+}
+
+/* val_run_buffer (the fuzz target's entry) runs a table that needs no other file exactly as
+ * val_run_file does: same figures, same predictions. */
+Test(validate, buffer_run_matches_file_run)
+{
+    static const char scen_path[] = "experiments/validation/cern-simpletrack.yaml",
+                      csv_path[] = "experiments/validation/data/cern-simpletrack.csv";
+    char *scen = NULL, *csv = NULL;
+    size_t scen_len, csv_len;
+    cr_assert_eq(fileio_read_all(scen_path, FILEIO_MAX_BYTES, &scen, &scen_len), 0);
+    cr_assert_eq(fileio_read_all(csv_path, FILEIO_MAX_BYTES, &csv, &csv_len), 0);
+    env e;
+    val_table tf, tb;
+    open_and_run(&e, scen_path, &tf);
+    val_mem mem = {.csv_path = csv_path, .csv = csv, .csv_len = csv_len, .fit = true};
+    cr_assert_eq(val_run_buffer(scen_path, scen, scen_len, &mem, &e.cat, &e.m, e.d, &tb), 0);
+    cr_assert_eq(tb.n_figures, tf.n_figures);
+    cr_assert_gt(tb.n_figures, 0);
+    for (int k = 0; k < tb.n_figures; k++) {
+        cr_assert_str_eq(tb.figures[k].label, tf.figures[k].label);
+        cr_assert_eq(tb.figures[k].predicted, tf.figures[k].predicted, "%s",
+                     tb.figures[k].label);
+    }
+    /* without the fit: the figures are checked, nothing is predicted */
+    val_table tn;
+    mem.fit = false;
+    cr_assert_eq(val_run_buffer(scen_path, scen, scen_len, &mem, &e.cat, &e.m, e.d, &tn), 0);
+    cr_assert_eq(tn.n_figures, 0);
+    cr_assert_eq(diag_error_count(e.d), 0);
+    val_table_fini(&tn);
+    val_table_fini(&tb);
+    val_table_fini(&tf);
+    env_close(&e);
+    free(scen);
+    free(csv);
 }
