@@ -108,7 +108,7 @@ typedef struct obs_file {
     const gpu_type *gpu; /* borrowed from the catalog */
     double grad_bytes;   /* optional `grad_bytes:` (DDP gradient size); 0 = not given */
     double kernels_per_iter; /* optional `kernels_per_iter:` (CUDA kernels per iteration, for
-                                MPS queueing, model/share.h); 0 = not given (an observation
+                                MPS queueing, model/share_mps.h); 0 = not given (an observation
                                 may give it instead, obs_entry) */
     src_loc kernels_per_iter_at;
     double host_overlap; /* optional `host_overlap:` in [0, 1] (model/speed.h): 1 for a loop that

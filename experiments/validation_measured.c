@@ -34,7 +34,7 @@
  * sm_activity, dram_util and kernel_busy): P at the SMs with a resident warp while a kernel runs,
  * M at the bytes GPM's DRAM utilisation gives, C at what the GPU time leaves, with priors of
  * meas_prior_rel_sd (model/physics.yaml, log sd) on P and M; the
- * profile's kernels_per_iter is the census count (MPS kernel queueing, model/share.h). The
+ * profile's kernels_per_iter is the census count (MPS kernel queueing, model/share_mps.h). The
  * utilisation fitted stays NVML's: with the census' kernel-busy fraction instead, the
  * time-sliced rows' error rose from 4.6 to 8.4 % (NVML's counter also covers copies and the
  * launch gaps inside a busy sample). Without those columns: weak priors (P at the GPU's SM
@@ -248,7 +248,7 @@ static double mps_mean_wall(const cal_data *d, int pct, int n_c, int n_m, bool i
  * client is C fp32 SM-seconds on up to all the GPU's SMs, the memory client M bytes and no
  * compute (its time on s SMs is M over the bandwidth-vs-SMs curve of the scenario's
  * calibration), both without host time and with the kernels they launched (kernels_per_iter:
- * MPS kernel queueing, model/share.h). Free: C and M, fitted on the recording's uncapped solo
+ * MPS kernel queueing, model/share_mps.h). Free: C and M, fitted on the recording's uncapped solo
  * runs, as `slicesim fit` takes them (model/calfit.h); every other run is predicted by the
  * sharing physics: k identical clients (mpsK), one client or k identical ones under a thread
  * cap of P % (capP, capP-mpsK), a compute and a memory client side by side (pair-mps,
@@ -382,7 +382,7 @@ static int ts_class_for(const phys_params *m, double kernel_ms)
  * fitted on the solo run (`solo`); the profile with gaps, the same C (the solo back-to-back time,
  * as calfit_ts_gap_check takes it) and the host time per kernel H, free H fitted on its solo run
  * (`gap-solo`). Predicted: k >= 2 processes time-sliced (`tsK`, `gap-tsK`) by the exact MVA of
- * model/share.h with eta(k) of the physics class nearest to the kernel length, which the
+ * model/share_ts.h with eta(k) of the physics class nearest to the kernel length, which the
  * scenario's calibration sets from its measured back-to-back eta (model/calapply.h): rows that
  * calibration was measured on must be excluded by the scenario. Labels LEN/KIND (LENms: the
  * measured solo kernel length to one digit), runR-LEN/KIND with several recordings. */

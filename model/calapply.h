@@ -20,7 +20,7 @@
  * The model's all-reduce fit is not used (comm.yaml describes links, not one node). Its MPS fit
  * maps onto no parameter because it measures none the physics lacks: eta_compute and eta_memory
  * (aggregate throughput of k identical clients over one alone; 1.010 and 1.004 on the H100) are
- * 1 in model/share.h, which loses nothing to the SM split or the bandwidth pool, and the
+ * 1 in model/share_mps.h, which loses nothing to the SM split or the bandwidth pool, and the
  * recorded runs (compute/memory clients, mixes c .. cm, caps 100/50/25 %) are predicted by
  * share_mps_solve from the solo runs alone (`slicesim validate`, table calib-h100-mps).
  * The lo/hi ranges of model/speed.h do not perturb measured figures.

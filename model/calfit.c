@@ -24,6 +24,7 @@
 #include <gsl/gsl_vector.h>
 
 #include "model/share.h"
+#include "model/share_ts.h"
 #include "sim/err.h"
 
 /* ------------------------------------------------------------------ weighted linear fits */

@@ -215,7 +215,7 @@ int calfit_holdout(const cal_data *d, double *mape_pct, double *max_pct, int *n_
 
 /* Check of the time-slicing model on the runs with host gaps: for each (length, gap) whose
  * back-to-back runs exist, predict the makespans T(k), k >= 2, with the exact MVA of
- * model/share.h (share_ts_mva: delay station = host time per kernel, GPU station = solo kernel
+ * model/share_ts.h (share_ts_mva: delay station = host time per kernel, GPU station = solo kernel
  * time with eta_mean of the back-to-back runs) and compare with the measured ones. Nothing is
  * fitted here. Outputs as calfit_holdout; SIM_EINPUT when there are no such runs. */
 int calfit_ts_gap_check(const cal_data *d, double *mape_pct, double *max_pct, int *n_pred);

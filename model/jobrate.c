@@ -10,6 +10,8 @@
 #include "model/mig.h"
 #include "model/predict.h"
 #include "model/share.h"
+#include "model/share_mps.h"
+#include "model/share_ts.h"
 #include "sim/xalloc.h"
 
 static const jobrate_profile *find_profile(const jobrate_ctx *rc, const char *name)

@@ -8,6 +8,8 @@
 
 #include "model/power.h"
 #include "model/share.h"
+#include "model/share_mps.h"
+#include "model/share_ts.h"
 
 static void set_invalid(speed_result *out, speed_outcome o, const char *why)
 {
@@ -115,7 +117,7 @@ static double shared_iter(const wl_profile *p, double batch, const partition_cfg
     double x[SHARE_MAX_CLASSES], busy = 0;
     share_ts_rr rr = {m->ts_quantum_s, m->ts_switch_s};
     if (c->n_with == 0 && !(p->host_overlap > 0)) {
-        /* rounds that alternate with host time: a switch per GPU phase (share.h) */
+        /* rounds that alternate with host time: a switch per GPU phase (share_ts.h) */
         double eta_ph[SHARE_MAX_JOBS + 1];
         share_ts_eta_phases(k, eta, out->iter_host_s, out->iter_gpu_s,
                             p->kernels_per_iter > 0 ? &rr : NULL, eta_ph);

@@ -1,6 +1,6 @@
 /* model/predict.h - the one prediction entry point of the physics (DESIGN.md §4): solo speed
- * (model/speed.h) -> sharing (model/share.h) -> here -> the run's rate adapter
- * (model/jobrate.h). Nothing below this module calls it, so the pipeline has one direction.
+ * (model/speed.h) -> sharing (model/share_ts.h, model/share_mps.h) -> here -> the run's rate
+ * adapter (model/jobrate.h). Nothing below this module calls it, so the pipeline has one direction.
  *
  * predict_unit_time answers `predict`, `fit-workload` and `validate`: the time per unit of work
  * of a profile on a configured partition with its co-runners, and a lo/hi range from the loss

@@ -1,5 +1,5 @@
-/* model/speed.c - solo speed of a workload on a partition (sharing is model/share.c, the one
- * prediction entry point model/predict.c).
+/* model/speed.c - solo speed of a workload on a partition (sharing is model/share_ts.c and
+ * model/share_mps.c, the one prediction entry point model/predict.c).
  *
  * Formula (DESIGN.md §4): t = H + g(C / (min(s, P) f e_mig), M / BW(s, slices)).
  * g is the smooth roofline (a^p + b^p)^(1/p). Its exponent is a model parameter

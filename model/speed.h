@@ -15,8 +15,9 @@
  * with f the clock factor of the power model (model/power.h), BW the partition's bandwidth share
  * capped by what s SMs can drive, and g(a, b) = (a^p + b^p)^(1/p) the smooth roofline whose
  * exponent p is a fitted model parameter (p = 1 is "sum", large p is "max"; see speed.c for the
- * table that chose it). Sharing (time-slicing, MPS, co-location) is in model/share.h and the one
- * prediction entry point (solo -> sharing -> range) in model/predict.h; this module calls neither.
+ * table that chose it). Sharing (time-slicing, MPS, co-location) is in model/share_ts.h and
+ * model/share_mps.h and the one prediction entry point (solo -> sharing -> range) in
+ * model/predict.h; this module calls neither.
  *
  * Model parameters (phys_params) come from model/physics.yaml (loaded by
  * experiments/physics_load.h) or from a calibration; this module does no I/O.
@@ -65,7 +66,7 @@ typedef struct wl_profile {
                                0 = not stated */
     double kernels_per_iter; /* CUDA kernels launched per iteration (torch.profiler, nsys):
                                 under MPS each waits for the kernels of other clients that hold
-                                the SMs (model/share.h); 0 = not stated, no such wait */
+                                the SMs (model/share_mps.h); 0 = not stated, no such wait */
 } wl_profile;
 
 /* Named scalar parameters of a profile, for fitting and for files. */

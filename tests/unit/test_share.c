@@ -1,5 +1,6 @@
-/* Unit tests for model/share.h: exact time-slicing solutions against each other and against a
- * birth-death chain, the per-iteration round-robin simulation against the fluid mode, MPS. */
+/* Unit tests for model/share_ts.h and model/share_mps.h: exact time-slicing solutions against
+ * each other and against a birth-death chain, the per-iteration round-robin simulation against
+ * the fluid mode, MPS. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
@@ -7,6 +8,8 @@
 
 #include "model/predict.h"
 #include "model/share.h"
+#include "model/share_mps.h"
+#include "model/share_ts.h"
 #include "sim/err.h"
 #include "tests/unit/phys_fixture.h"
 
@@ -236,7 +239,7 @@ static void expect_mps_pair(phys_fx *f, const wl_profile *a, const wl_profile *b
     cr_assert_float_eq(frac[1], expect[3], 1e-9);
 }
 
-/* MPS, two clients, one host-bound (hand-solved with the model of share.h). GPU of 100 SMs.
+/* MPS, two clients, one host-bound (hand-solved with the model of share_mps.h). GPU of 100 SMs.
  * A: GPU only, C = 100 SM-s, any parallelism (1 s alone). B: H = 3 s, C = 50 SM-s, P = 50 SMs
  * (4 s alone). A always has GPU work (b_A = 1), so while B is in its GPU phase the SMs are
  * water-filled: min(50, L) + min(100, L) = 100 gives L = 50: B keeps its 50 SMs and takes
@@ -324,8 +327,8 @@ Test(share, mps_cap_alone_runs_on_whole_tpcs)
 }
 
 /* Time-slicing of loops that launch asynchronously (host_overlap 1: t = max(H, G)), two
- * identical processes, H = 1 s, eta = 0.8 (interpolated: eta(1 + b) = 1 - 0.2 b), mean field
- * of share.h. G = 0.25 s: b = 0.25 S, S = (1 + b) / (1 - 0.2 b) gives 0.2 b^2 - 0.75 b + 0.25 = 0,
+ * identical processes, H = 1 s, eta = 0.8 (interpolated: eta(1 + b) = 1 - 0.2 b), mean field of
+ * share_ts.h. G = 0.25 s: b = 0.25 S, S = (1 + b) / (1 - 0.2 b) gives 0.2 b^2 - 0.75 b + 0.25 = 0,
  * b = 0.3698, G S = 0.37 s < H: each runs at its solo speed (1 s). G = 0.5 s: the same equation
  * (0.2 b^2 - 0.5 b + 0.5 = 0) has no root in [0, 1], so the GPU saturates: b = 1, S = 2 / 0.8,
  * iteration G S = 1.25 s. */
@@ -344,7 +347,7 @@ Test(share, timeslice_overlapping_host_time)
     cr_assert_float_eq(1.0 / x, 1.25, 1e-9);
 }
 
-/* MPS kernel queueing (share.h), hand-solved. GPU of 100 SMs, 1 TB/s, mps_kernel_wait 1/2.
+/* MPS kernel queueing (share_mps.h), hand-solved. GPU of 100 SMs, 1 TB/s, mps_kernel_wait 1/2.
  * Stream S: M = 0.1 TB in 10 kernels that fill the GPU (no P limit), no host time: 0.1 s alone,
  * kernels of d_S = 0.01 s, all issued back to back (beta_S = 1).
  * Launch-bound A: H = 0.2 s overlapping its GPU work (o = 1), C = 1 SM-s on at most 10 SMs in
@@ -399,7 +402,7 @@ Test(share, mps_launch_bound_client_queues_behind_a_saturating_stream)
     cr_assert_float_eq(iter[1], 0.1, 1e-9);
 }
 
-/* Kernels queue only where both cannot hold the SMs they ask for at once (share.h); the MPS
+/* Kernels queue only where both cannot hold the SMs they ask for at once (share_mps.h); the MPS
  * calibration's `cm` runs (calib/results/2026-11-22-h100-sxm*.json) show it: a compute and a
  * memory client capped at 50 % each take their capped solo time (0.391-0.398 s and 0.201 s,
  * c alone at 50 %: 0.391-0.395 s), while uncapped both take ~1.93x their solo time.
@@ -514,7 +517,7 @@ Test(share, mps_bandwidth_bound_clients_gain_nothing)
     cr_assert_float_eq(r.unit_time_s, 2.0, 1e-6);
 }
 
-/* The time-slice scheduler's round robin (share.h), q = 1 s, s = 0.1 s, eta = 0.8.
+/* The time-slice scheduler's round robin (share_ts.h), q = 1 s, s = 0.1 s, eta = 0.8.
  * Switch per phase: a phase of G = 0.1 s costs G + s = 0.2 s while others wait, efficiency
  * min(0.8, 0.1 / 0.2) = 0.5; a phase of 1 s keeps 0.8 (1 / 1.1 = 0.909 is above it); without
  * host time (never leaves) or without rr nothing changes.
