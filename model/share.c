@@ -2,8 +2,7 @@
  * See share.h; time-slicing is model/share_ts.c, MPS model/share_mps.c. */
 #include "model/share.h"
 
-bool share_mem_fits(const wl_profile *p, double batch, const partition_cfg *c,
-                    double *need_bytes)
+bool share_mem_fits(const wl_profile *p, double batch, const partition_cfg *c, double *need_bytes)
 {
     double need = wl_mem_footprint_bytes(p, batch);
     if (c->sharing != SHARE_EXCLUSIVE) {

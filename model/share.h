@@ -17,12 +17,11 @@
 
 #include "model/speed.h"
 
-#define SHARE_MAX_JOBS 64  /* jobs on one partition */
+#define SHARE_MAX_JOBS 64 /* jobs on one partition */
 #define SHARE_MAX_CLASSES (PART_MAX_WITH + 1)
 
 /* True when the footprints of everyone sharing the partition fit its memory; *need_bytes gets
  * the total. */
-bool share_mem_fits(const wl_profile *p, double batch, const partition_cfg *c,
-                    double *need_bytes);
+bool share_mem_fits(const wl_profile *p, double batch, const partition_cfg *c, double *need_bytes);
 
 #endif

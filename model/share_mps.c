@@ -82,10 +82,10 @@ int share_mps_solve(int n_cls, const share_mps_class *cls, const partition_cfg *
     int gpu_slices = 1;
     int slices = speed_partition_mem_slices(c, &gpu_slices);
     double bw_pool = speed_bandwidth(c->gpu, part_sms, slices, gpu_slices, m);
-    double want[SHARE_MAX_CLASSES]; /* SMs a client's kernels ask for: min(cap, P) */
-    double b[SHARE_MAX_CLASSES];    /* fraction of its time a client's kernels run */
+    double want[SHARE_MAX_CLASSES];   /* SMs a client's kernels ask for: min(cap, P) */
+    double b[SHARE_MAX_CLASSES];      /* fraction of its time a client's kernels run */
     double kern_s[SHARE_MAX_CLASSES]; /* d: one kernel's duration on the SMs it asks for */
-    double b2b[SHARE_MAX_CLASSES];  /* beta: share of its kernels issued back to back */
+    double b2b[SHARE_MAX_CLASSES];    /* beta: share of its kernels issued back to back */
     double demand[SHARE_MAX_CLASSES]; /* bandwidth its kernels draw while they run unhindered */
     double ser[SHARE_MAX_CLASSES][SHARE_MAX_CLASSES]; /* share of the kernels of i and j
                                                          that cannot run side by side */
@@ -109,9 +109,9 @@ int share_mps_solve(int n_cls, const share_mps_class *cls, const partition_cfg *
              * that does not fit beside the other; clients whose demands fit side by side (caps
              * summing to at most 100 %) never wait. Identical clients only share the SMs. */
             bool queue = j != i && kern_s[i] > 0 && kern_s[j] > 0;
-            ser[i][j] = queue ? fmin(1.0, fmax(0.0, want[i] + want[j] - part_sms) /
-                                              fmin(want[i], want[j]))
-                              : 0.0;
+            ser[i][j] =
+                queue ? fmin(1.0, fmax(0.0, want[i] + want[j] - part_sms) / fmin(want[i], want[j]))
+                      : 0.0;
         }
     }
     double rate[SHARE_MAX_CLASSES]; /* kernels one client starts per second */
@@ -172,8 +172,8 @@ int share_mps_solve(int n_cls, const share_mps_class *cls, const partition_cfg *
                 random_wait += (1.0 - b2b[i]) * kernels * m->mps_kernel_wait * w[j] * hold;
             }
             double inflight = inflight_solve(g + random_wait, n_cls, per_kernel, rate, kernels);
-            double t = wl_iter_time(wl_host_s(cls[i].p, cls[i].batch), cls[i].p->host_overlap,
-                                    inflight);
+            double t =
+                wl_iter_time(wl_host_s(cls[i].p, cls[i].batch), cls[i].p->host_overlap, inflight);
             iter_s[i] = t;
             /* b: the share of time its kernels run (hold SMs and bandwidth); waiting does not */
             double nb = t > 0 ? g / t : 0;

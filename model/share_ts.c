@@ -276,7 +276,7 @@ int share_rr_simulate(const share_rr_cfg *c, double *throughput_per_job, double 
     int k = c->k;
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(r, (unsigned long)c->seed);
-    double host_end[SHARE_MAX_JOBS]; /* +inf while the process is at the GPU */
+    double host_end[SHARE_MAX_JOBS];  /* +inf while the process is at the GPU */
     double remaining[SHARE_MAX_JOBS]; /* useful GPU work left in the current phase (s) */
     int queue[SHARE_MAX_JOBS];        /* ready queue, round-robin order; queue[0] runs */
     int nq = 0;
@@ -301,7 +301,8 @@ int share_rr_simulate(const share_rr_cfg *c, double *throughput_per_job, double 
         double t_next = hi >= 0 ? fmin(host_end[hi], t_gpu) : t_gpu;
         SIM_ASSERT(isfinite(t_next) && t_next >= now);
         if (nq > 0) {
-            /* finishing exactly: set 0 rather than subtract (now + r - now != r in floating point) */
+            /* finishing exactly: set 0 rather than subtract (now + r - now != r in floating point)
+             */
             bool finishes = run_end <= slice_end && !(hi >= 0 && host_end[hi] < run_end);
             remaining[queue[0]] = finishes ? 0.0 : remaining[queue[0]] - (t_next - now) * rate;
             if (done >= warm) {

@@ -109,14 +109,14 @@ int share_ts_solve_rr(int n_cls, const share_ts_class *cls, const double *eta,
 
 /* Configuration of the per-iteration round-robin simulation. */
 typedef struct share_rr_cfg {
-    int k;              /* processes, 1..SHARE_MAX_JOBS */
-    double host_s;      /* mean host phase */
-    double gpu_s;       /* mean solo GPU phase */
-    const double *eta;  /* eta[n], n = 1..k; borrowed */
-    double quantum_s;   /* round-robin time slice */
-    double phase_cv;    /* coefficient of variation of both phases; 0 = deterministic */
-    long n_iters;       /* GPU phases to complete (all processes together) */
-    uint64_t seed;      /* generator seed */
+    int k;             /* processes, 1..SHARE_MAX_JOBS */
+    double host_s;     /* mean host phase */
+    double gpu_s;      /* mean solo GPU phase */
+    const double *eta; /* eta[n], n = 1..k; borrowed */
+    double quantum_s;  /* round-robin time slice */
+    double phase_cv;   /* coefficient of variation of both phases; 0 = deterministic */
+    long n_iters;      /* GPU phases to complete (all processes together) */
+    uint64_t seed;     /* generator seed */
 } share_rr_cfg;
 
 /* Run the simulation; *throughput_per_job gets the steady throughput of one process
