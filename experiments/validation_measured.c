@@ -38,11 +38,15 @@
  * utilisation fitted stays NVML's: with the census' kernel-busy fraction instead, the
  * time-sliced rows' error rose from 4.6 to 8.4 % (NVML's counter also covers copies and the
  * launch gaps inside a busy sample). Without those columns: weak priors (P at the GPU's SM
- * count, M at a class share of G, below), reported NOT PINNED. Figures are labelled WORKLOAD/KIND[:WITH], and validate prints the error per KIND. The
+ * count, M at a class share of G, below), reported NOT PINNED. Figures are labelled
+ * WORKLOAD/KIND[:WITH], and validate prints the error per KIND. The
  * scenario's `calibration:` (the H100 calibration of calib/results) gives the bandwidth-vs-SMs
  * curve and the time-slice efficiency (kernel-8ms class: the measured back-to-back eta of the
  * nearest kernel length); nothing of the time-sliced or MPS rows is fitted, also when a 2-way
- * time-sliced row is (h100-coloc-ts2: it then moves only the workload's own H, C, M, P). */
+ * time-sliced row is (h100-coloc-ts2: it then moves only the workload's own H, C, M, P).
+ * Columns read by name; two are recorded and deliberately not read: n (how many runs a row
+ * averages) and gpu_tail_frac (the measured GPU tail, tried as a model term and rejected:
+ * experiments/validation/README.md gives its figures). */
 void val_build_coloc(builder *b, const csv_table *t)
 {
     int c_w = val_csv_col(t, "workload"), c_k = val_csv_col(t, "kind"), c_with = val_csv_col(t, "with"),
