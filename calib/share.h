@@ -184,6 +184,30 @@ static inline void share_exec_worker(int i, int go_fd, void *ctx)
     _exit(127);
 }
 
+/* share_fork_group, then write "procs", "ok", the parent's wall time as wall_key (none when
+ * NULL) and key: [the children's lines] into the object open in w. lines[i] holds cap bytes.
+ * Returns 0 when every child succeeded, else -1. */
+static inline int share_fork_json(int n, share_child_fn *child, void *ctx, char **lines, int cap,
+                                  jw *w, const char *wall_key, const char *key)
+{
+    double wall = 0;
+    int ok = share_fork_group(n, child, ctx, lines, cap, &wall);
+    if (ok < 0) {
+        return -1;
+    }
+    jw_int(w, "procs", n);
+    jw_bool(w, "ok", ok);
+    if (wall_key) {
+        jw_num(w, wall_key, wall);
+    }
+    jw_arr(w, key);
+    for (int i = 0; i < n; i++) {
+        jw_raw(w, NULL, lines[i]);
+    }
+    jw_end_arr(w);
+    return ok ? 0 : -1;
+}
+
 /* Run one group of n workers; writes "procs", "ok", "parent_wall_s" and "workers":[...] into
  * the object open in w. Returns 0 when every worker succeeded. */
 static inline int run_group(const char *worker, int n, const wspec *sp, jw *w)
@@ -194,20 +218,8 @@ static inline int run_group(const char *worker, int n, const wspec *sp, jw *w)
         lines[i] = buf[i];
     }
     share_exec x = {worker, sp};
-    double wall = 0;
-    int ok = share_fork_group(n, share_exec_worker, &x, lines, (int)sizeof buf[0], &wall);
-    if (ok < 0) {
-        return -1;
-    }
-    jw_int(w, "procs", n);
-    jw_bool(w, "ok", ok);
-    jw_num(w, "parent_wall_s", wall);
-    jw_arr(w, "workers");
-    for (int i = 0; i < n; i++) {
-        jw_raw(w, NULL, lines[i]);
-    }
-    jw_end_arr(w);
-    return ok ? 0 : -1;
+    return share_fork_json(n, share_exec_worker, &x, lines, (int)sizeof buf[0], w,
+                           "parent_wall_s", "workers");
 }
 
 #endif

@@ -303,19 +303,7 @@ static int run_roles(const opts *o, int n, const role *ro, jw *w)
         lines[i] = buf[i];
     }
     group_ctx g = {o, ro};
-    double wall = 0;
-    int ok = share_fork_group(n, role_child, &g, lines, (int)sizeof buf[0], &wall);
-    if (ok < 0) {
-        return -1;
-    }
-    jw_int(w, "procs", n);
-    jw_bool(w, "ok", ok);
-    jw_arr(w, "children");
-    for (int i = 0; i < n; i++) {
-        jw_raw(w, NULL, lines[i]);
-    }
-    jw_end_arr(w);
-    return ok ? 0 : -1;
+    return share_fork_json(n, role_child, &g, lines, (int)sizeof buf[0], w, NULL, "children");
 }
 
 /* nvidia-smi's view of GPU 0 (the parent never initialises CUDA itself). */
