@@ -203,7 +203,7 @@ static double mixed_ts_rate(const jobrate_ctx *rc, const cluster *c, const clust
             tc[i].host_s = r.iter_host_s;
             tc[i].gpu_s = r.iter_gpu_s;
             tc[i].overlap = jp->p->host_overlap;
-            tc[i].rounds = jp->p->kernels_per_iter > 0;
+            tc[i].rounds = speed_iter_is_round(jp->p);
             if (i == 0) {
                 alone_iter = t_alone * wl_units_per_iter(jp->p, jp->batch);
             }

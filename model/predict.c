@@ -93,7 +93,7 @@ static double shared_iter(const wl_profile *p, double batch, const partition_cfg
     /* time-slicing: one context at a time, each at its solo speed while it holds the GPU */
     share_ts_class cls[SHARE_MAX_CLASSES];
     cls[0] = (share_ts_class){c->peers, out->iter_host_s, out->iter_gpu_s, p->host_overlap,
-                              p->kernels_per_iter > 0};
+                              speed_iter_is_round(p)};
     int ts_cls = p->ts_class;
     for (int i = 0; i < c->n_with; i++) {
         speed_result tmp;
@@ -102,7 +102,7 @@ static double shared_iter(const wl_profile *p, double batch, const partition_cfg
         double wf = job_clock(w, c->with_batch[i], c, ws, busy_instances, m);
         speed_solo_iter(w, c->with_batch[i], c, ws, wf, 1.0, m, &tmp);
         cls[i + 1] = (share_ts_class){1, tmp.iter_host_s, tmp.iter_gpu_s, w->host_overlap,
-                                      w->kernels_per_iter > 0};
+                                      speed_iter_is_round(w)};
     }
     /* Mixed kernel-length classes: take the lower η at each k (switching cost is paid by all). */
     double eta[SHARE_MAX_JOBS + 1];
@@ -120,7 +120,7 @@ static double shared_iter(const wl_profile *p, double batch, const partition_cfg
         /* rounds that alternate with host time: a switch per GPU phase (share_ts.h) */
         double eta_ph[SHARE_MAX_JOBS + 1];
         share_ts_eta_phases(k, eta, out->iter_host_s, out->iter_gpu_s,
-                            p->kernels_per_iter > 0 ? &rr : NULL, eta_ph);
+                            speed_iter_is_round(p) ? &rr : NULL, eta_ph);
         x[0] = share_ts_mva(k, out->iter_host_s, out->iter_gpu_s, eta_ph, &busy);
     } else if (share_ts_solve_rr(1 + c->n_with, cls, eta, &rr, x, &busy) != 0) {
         /* (also identical peers that overlap host and GPU time: the mean-field solution) */

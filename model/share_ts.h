@@ -71,7 +71,7 @@ typedef struct share_ts_class {
     double gpu_s;   /* solo GPU time per iteration */
     double overlap; /* host_overlap o of the profile (model/speed.h); 0 = phases alternate */
     bool rounds;    /* an iteration is one real round of launches and a synchronisation (the
-                       profile states its kernels_per_iter), so the scheduler's return wait
+                       speed_iter_is_round of model/speed.h), so the scheduler's return wait
                        applies to it; false for a fluid unit (a particle, a sample) */
 } share_ts_class;
 

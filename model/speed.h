@@ -66,8 +66,19 @@ typedef struct wl_profile {
                                0 = not stated */
     double kernels_per_iter; /* CUDA kernels launched per iteration (torch.profiler, nsys):
                                 under MPS each waits for the kernels of other clients that hold
-                                the SMs (model/share_mps.h); 0 = not stated, no such wait */
+                                the SMs (model/share_mps.h); 0 = not stated, no such wait.
+                                Stated also marks the iteration as a round that ends in a
+                                synchronisation (speed_iter_is_round) */
 } wl_profile;
+
+/* Whether an iteration of p is a round that ends in a synchronisation, so that time-slicing's
+ * switch per GPU phase and the scheduler's return wait apply (model/share_ts.h). A profile
+ * whose kernels were counted per iteration (kernels_per_iter stated) is such a loop; without it
+ * (e.g. per-particle work units) the terms stay off. */
+static inline bool speed_iter_is_round(const wl_profile *p)
+{
+    return p->kernels_per_iter > 0;
+}
 
 /* Named scalar parameters of a profile, for fitting and for files. */
 typedef enum wl_param {
