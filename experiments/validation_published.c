@@ -237,10 +237,28 @@ void val_build_batch_latency(builder *b, const csv_table *t)
 
 /* nos YOLOS (published-tables.md 2.1): seconds per request of each of N pods, batch 1, under
  * time-slicing (N processes on the whole GPU), MPS (N clients, no thread cap) and MIG (one
- * 1g.10gb instance per pod, N instances busy). Profile per request: host time H, compute C
- * (fp32: torch 1.13 keeps fp32 matmuls off tensor cores), parallelism P, memory traffic M.
- * Free: H, C, M and P, the time-slice efficiency η of the profile's class, and the MPS bandwidth
- * contention. */
+ * 1g.10gb instance per pod, N instances busy). Checked against the sources of the run
+ * (github nebuly-ai/nos at c580d9b, demos/gpu-sharing-comparison; nos 0.1.0 and the Nebuly
+ * device-plugin chart 0.13.0, Makefile:57-74; the plugin fork nebuly-ai/k8s-device-plugin as of
+ * that day, c802950):
+ * - each pod loops model(**inputs) and reads nothing back (client/main.py:9-11, 23-25), so no
+ *   call synchronises: Python launches while the GPU runs and, once CUDA's launch queue is full,
+ *   each timed call lasts one GPU period. Hence host_overlap = 1 (t = max(H, G)) and no
+ *   kernels_per_iter (not a round ending in a synchronisation, model/speed.h).
+ * - MPS: the fork's Allocate gives a client only CUDA_MPS_PINNED_DEVICE_MEM_LIMIT and the pipe
+ *   directory (cmd/nvidia-device-plugin/server.go:307-321), the server starts with no default
+ *   thread percentage (deployments/mps-server/entrypoint.sh:5-9), and nos adds one gpu-10gb slice
+ *   per pending pod (nos pkg/gpu/slicing/gpu.go:158-220 at 0.1.0): N uncapped clients.
+ * - MIG: nos applies a known A100 80GB geometry holding N 1g.10gb (pkg/gpu/mig/gpu.go:141-195,
+ *   known_configs.go:91-140 at 0.1.0); its other instances stay idle.
+ * - CPU: each pod is limited to 1.5 CPUs (manifests/base/deployment-client.yaml:33-34), 10.5 of
+ *   the node's 24 vCPUs at 7 pods, and runs no CPU operator (inputs on the GPU, main.py:20-21).
+ * - The value is avg(sum(rate(inference_time_seconds_sum[2m])) / sum(rate(..._count[2m])))
+ *   over all pods (README.md:54-57, 138): seconds per request over every pod's requests, which
+ *   for identical pods is each pod's time per request.
+ * Profile per request: host time H (hidden below G, so no row pins it), compute C (fp32: torch
+ * 1.13 keeps fp32 matmuls off tensor cores), parallelism P, memory traffic M. Free: H, C, M and
+ * P, the time-slice efficiency η of the profile's class, and the MPS bandwidth contention. */
 void val_build_sharing(builder *b, const csv_table *t)
 {
     int c_mode = val_csv_col(t, "sharing"), c_n = val_csv_col(t, "pods"), c_s = val_csv_col(t, "seconds");
@@ -251,8 +269,8 @@ void val_build_sharing(builder *b, const csv_table *t)
     wl_class cls = b->sc->cls ? wl_class_from_name(b->sc->cls) : WL_CLASS_FP32;
     b->spec.n_profiles = 1;
     wl_profile *p = &b->spec.profiles[0];
-    *p = (wl_profile){.name = "yolos-small", .host_s_fixed = 0.02, .max_sms_fixed = 50,
-                      .mem_traffic_bytes_fixed = 1e9};
+    *p = (wl_profile){.name = "yolos-small", .host_s_fixed = 0.02, .host_overlap = 1,
+                      .max_sms_fixed = 50, .mem_traffic_bytes_fixed = 1e9};
     p->compute_sm_s_fixed[cls] = 5.0;
     for (int r = 0; r < t->n_rows; r++) {
         double pods, sec;
