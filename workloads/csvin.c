@@ -334,12 +334,14 @@ bool csvin_double(csvin *r, size_t i, double lo, double hi, double *out)
     const char *t = r->field[i];
     char *end = NULL;
     errno = 0;
-    double v = t[0] ? strtod(t, &end) : 0;
-    if (!t[0] || errno == ERANGE || *end != '\0' || !isfinite(v)) {
+    /* decimal only: strtod alone would also read hexadecimal ("0x10"), "inf" and "nan" */
+    bool decimal = t[0] && t[strspn(t, "0123456789.+-eE")] == '\0';
+    double v = decimal ? strtod(t, &end) : 0;
+    if (!decimal || *end != '\0') {
         csvin_error(r, i, "not a number; expected %s, got '%s'", expect, t);
         return false;
     }
-    if (v < lo || v > hi) {
+    if (errno == ERANGE || !isfinite(v) || v < lo || v > hi) {
         csvin_error(r, i, "out of range; expected %s, got '%s'", expect, t);
         return false;
     }

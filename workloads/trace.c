@@ -261,7 +261,8 @@ static bool read_row(trace_reader *r, trace_record *rec)
             /* an instance that existed before the trace started (dlrm): submitted at 0 */
             if (r->src->format != TRACE_DLRM) {
                 csvin_error(r->in, (size_t)r->col[C_SUBMIT],
-                            "missing value; expected a submission time, got ''");
+                            "missing value; expected a submission time, got '%s'",
+                            csvin_field(r->in, (size_t)r->col[C_SUBMIT]));
                 ok = false;
             } else {
                 rec->submit_s = 0;
@@ -275,7 +276,8 @@ static bool read_row(trace_reader *r, trace_record *rec)
             csvin_double(r->in, (size_t)r->col[C_DURATION], 0, MAX_SECONDS, &rec->duration_s) && ok;
     } else if (r->col[C_DURATION] >= 0 && r->src->need_times) {
         csvin_error(r->in, (size_t)r->col[C_DURATION],
-                    "missing value; expected a run time in seconds, got ''");
+                    "missing value; expected a run time in seconds, got '%s'",
+                    csvin_field(r->in, (size_t)r->col[C_DURATION]));
         ok = false;
     } else if (r->col[C_END] >= 0 && !csvin_is_missing(r->in, (size_t)r->col[C_END])) {
         double end = 0;

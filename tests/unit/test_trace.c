@@ -109,6 +109,40 @@ Test(csvin, number_errors_name_the_column_and_field)
     fclose(f);
 }
 
+/* Only decimal numbers read: strtod alone would take "0x10" as 16; a value that overflows or
+ * underflows a double is out of range, as in the scenario loader (experiments/cfg.c). */
+Test(csvin, double_reads_decimal_only)
+{
+    static const char text[] = "t\n0x10\ninf\n1e400\n1e-400\n-0\n2.5e3\n";
+    FILE *f = fmemopen((void *)text, sizeof text - 1, "r");
+    diag *d = diag_create();
+    csvin *r = NULL;
+    double v = -1;
+    cr_assert_eq(csvin_open(f, "n.csv", true, d, &r), 0);
+    for (int i = 0; i < 4; i++) {
+        cr_assert_eq(csvin_next(r), 1);
+        cr_assert_not(csvin_double(r, 0, 0, 1e9, &v));
+    }
+    cr_assert_str_eq(diag_message(d, 0), "n.csv:2:1: error: t: not a number; expected a number "
+                                         "from 0 to 1e+09, got '0x10'");
+    cr_assert_str_eq(diag_message(d, 1), "n.csv:3:1: error: t: not a number; expected a number "
+                                         "from 0 to 1e+09, got 'inf'");
+    cr_assert_str_eq(diag_message(d, 2), "n.csv:4:1: error: t: out of range; expected a number "
+                                         "from 0 to 1e+09, got '1e400'");
+    cr_assert_str_eq(diag_message(d, 3), "n.csv:5:1: error: t: out of range; expected a number "
+                                         "from 0 to 1e+09, got '1e-400'");
+    cr_assert_eq(csvin_next(r), 1);
+    cr_assert(csvin_double(r, 0, 0, 1e9, &v)); /* -0 is zero */
+    cr_assert_eq(v, 0.0);
+    cr_assert_eq(csvin_next(r), 1);
+    cr_assert(csvin_double(r, 0, 0, 1e9, &v));
+    cr_assert_eq(v, 2500.0);
+    cr_assert_eq(diag_error_count(d), 4);
+    csvin_close(r);
+    diag_destroy(d);
+    fclose(f);
+}
+
 Test(csvin, epoch_of_known_dates)
 {
     /* 1970-01-01 is day 0; 2000-01-01 is 10957 days later (30 years, 7 leap days: 72, 76, 80,
@@ -830,6 +864,17 @@ Test(trace, dlrm_helios_csv_bad_rows)
     cr_assert_eq(trace_next(x.r, &rec), SIM_EINPUT);
     cr_assert_str_eq(diag_message(x.d, 0), "t.csv:2:27: error: deletion_time: ends before it is "
                                            "submitted; expected a time >= 500, got '400.0'");
+    close_fx(&x);
+    /* csv: "nan" (pandas' missing value) where a submission time is needed names what it read */
+    static const char nan_submit[] = "t,run_s,n\nnan,5,1\n";
+    x.f = fmemopen((void *)nan_submit, sizeof nan_submit - 1, "r");
+    x.d = diag_create();
+    x.src = (trace_src){.format = TRACE_CSV, .file = "c.csv", .need_times = true};
+    x.src.columns = (trace_columns){.submit = "t", .duration = "run_s", .gpus = "n"};
+    cr_assert_eq(trace_open(&x.src, x.f, x.d, &x.r), 0);
+    cr_assert_eq(trace_next(x.r, &rec), SIM_EINPUT);
+    cr_assert_str_eq(diag_message(x.d, 0), "c.csv:2:1: error: t: missing value; expected a "
+                                           "submission time, got 'nan'");
     close_fx(&x);
     /* helios: more GPU jobs than GPUs in a bin */
     static const char helios[] = "time,submit_gpu_job,submit_gpu_num\n"
