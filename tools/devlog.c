@@ -27,6 +27,26 @@ static int cmp_keyed(const void *pa, const void *pb)
     return a->s.job < b->s.job ? -1 : a->s.job > b->s.job;
 }
 
+/* Group the world's layout changes by GPU (a stable counting sort: time order within a GPU). */
+static void group_changes(devlog *out, const world *w)
+{
+    const cluster *c = world_cluster(w);
+    size_t n;
+    const world_active_change *log = world_active_log(w, &n);
+    uint32_t n_gpus = cluster_n_gpus(c);
+    out->act_first = xcalloc((size_t)n_gpus + 2, sizeof *out->act_first, "layout changes");
+    out->act = xcalloc(n ? n : 1, sizeof *out->act, "layout changes");
+    for (size_t i = 0; i < n; i++) {
+        out->act_first[cluster_device_get(c, log[i].dev)->gpu + 2]++;
+    }
+    for (uint32_t g = 0; g < n_gpus; g++) {
+        out->act_first[g + 2] += out->act_first[g + 1];
+    }
+    for (size_t i = 0; i < n; i++) {
+        out->act[out->act_first[cluster_device_get(c, log[i].dev)->gpu + 1]++] = log[i];
+    }
+}
+
 void devlog_build(const world *w, devlog *out)
 {
     const cluster *c = world_cluster(w);
@@ -72,12 +92,15 @@ void devlog_build(const world *w, devlog *out)
         out->spans[i] = ks[i].s;
     }
     free(ks);
+    group_changes(out, w);
 }
 
 void devlog_fini(devlog *l)
 {
     free(l->spans);
     free(l->gpu_first);
+    free(l->act);
+    free(l->act_first);
     *l = (devlog){0};
 }
 
@@ -161,6 +184,51 @@ void devlog_cursor_fini(devlog_cursor *cur)
 {
     free(cur->ev);
     cur->ev = NULL;
+}
+
+/* ---- layout history ------------------------------------------------------------------------ */
+
+void devlog_layout_init(devlog_layout *lay, const devlog *l, const cluster *c, gpu_id g)
+{
+    const cluster_gpu *cg = cluster_gpu_get(c, g);
+    SIM_ASSERT(cg->n_devs <= DEVLOG_MAX_DEVS);
+    *lay = (devlog_layout){.log = l, .c = c, .first_dev = cg->first_dev, .n_devs = cg->n_devs};
+    lay->next = l->act_first[g];
+    lay->stop = l->act_first[g + 1];
+    bool seen[DEVLOG_MAX_DEVS] = {false};
+    for (uint32_t k = 0; k < cg->n_devs; k++) {
+        lay->on[k] = cluster_device_get(c, cg->first_dev + k)->active;
+    }
+    for (size_t i = lay->next; i < lay->stop; i++) {
+        uint32_t k = l->act[i].dev - cg->first_dev;
+        if (!seen[k]) {
+            lay->on[k] = !l->act[i].on;
+            seen[k] = true;
+        }
+    }
+}
+
+void devlog_layout_advance(devlog_layout *lay, sim_time t)
+{
+    while (lay->next < lay->stop && lay->log->act[lay->next].t <= t) {
+        lay->on[lay->log->act[lay->next].dev - lay->first_dev] = lay->log->act[lay->next].on;
+        lay->next++;
+    }
+}
+
+sim_time devlog_layout_next_time(const devlog_layout *lay)
+{
+    return lay->next < lay->stop ? lay->log->act[lay->next].t : SIM_TIME_MAX;
+}
+
+bool devlog_layout_mig(const devlog_layout *lay)
+{
+    for (uint32_t k = 0; k < lay->n_devs; k++) {
+        if (lay->on[k] && !cluster_device_get(lay->c, lay->first_dev + k)->profile) {
+            return false;
+        }
+    }
+    return true;
 }
 
 bool devlog_next_sample(sim_time *t, sim_time interval_ns, sim_time end)

@@ -1,5 +1,6 @@
-/* tools/devlog.h - who held which device when, rebuilt from a finished run's job table, for the
- * per-device writers (metrics.om, the report's Gantt chart).
+/* tools/devlog.h - who held which device when, rebuilt from a finished run's job table, and when
+ * each device existed (a re-partitioned GPU's layout history), for the per-device writers
+ * (metrics.om, the report's Gantt chart).
  *
  * A span is one unit of one job on one device, from its start to its end (a job still running at
  * the end of the run has end SIM_TIME_MAX: it holds its unit at any later time). Jobs that failed
@@ -8,14 +9,20 @@
  * A cursor walks one GPU through increasing times and gives, per device, the units held and the
  * memory held at the time reached, and the time each device (and the GPU) was busy (at least one
  * unit held) since the previous time. The memory is only O(spans of that GPU) at a time.
+ * The layout history is the world's record of devices becoming advertised or withdrawn
+ * (world_active_log), grouped by GPU; a layout walker (devlog_layout) replays one GPU's changes
+ * through increasing times and says which of its devices exist at the time reached. It is the one
+ * reading of that record for every writer: a device that never changed kept its state all run,
+ * and one that changed was, before its first change, in the opposite state.
  * Units: sim_time (ns), bytes, SM counts.
  * Ownership: devlog_build allocates the arrays (free with devlog_fini); the world is borrowed
  * during build; a cursor borrows the devlog and the cluster and owns its event array
- * (devlog_cursor_fini).
+ * (devlog_cursor_fini); a layout walker borrows the devlog and the cluster and owns nothing.
  */
 #ifndef SIMPROJ_TOOLS_DEVLOG_H
 #define SIMPROJ_TOOLS_DEVLOG_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -32,9 +39,13 @@ typedef struct devlog_span {
 
 typedef struct devlog {
     size_t n;
-    devlog_span *spans; /* sorted as above */
-    size_t *gpu_first;  /* cluster_n_gpus + 1 offsets into spans */
-    sim_time end;       /* end of the observed window (world_totals.horizon) */
+    devlog_span *spans;       /* sorted as above */
+    size_t *gpu_first;        /* cluster_n_gpus + 1 offsets into spans */
+    sim_time end;             /* end of the observed window (world_totals.horizon) */
+    world_active_change *act; /* the layout changes (world_active_log) grouped by GPU, in time
+                               * order within a GPU: GPU g's are act[act_first[g] ..
+                               * act_first[g + 1]) */
+    size_t *act_first;        /* cluster_n_gpus + 2 offsets (the last one is scratch) */
 } devlog;
 
 /* Build the spans of a finished run. */
@@ -73,6 +84,26 @@ void devlog_cursor_advance(devlog_cursor *cur, sim_time t);
 /* Time of the next event not yet applied; SIM_TIME_MAX when none is left. */
 sim_time devlog_cursor_next_time(const devlog_cursor *cur);
 void devlog_cursor_fini(devlog_cursor *cur);
+
+/* Which of one GPU's devices exist (are advertised), walked through increasing times. */
+typedef struct devlog_layout {
+    const devlog *log;
+    const cluster *c;
+    dev_id first_dev;
+    uint32_t n_devs;
+    bool on[DEVLOG_MAX_DEVS]; /* device index on the GPU -> advertised at the time reached */
+    size_t next, stop;        /* its changes not yet applied: log->act[next .. stop) */
+} devlog_layout;
+
+/* Start a walker on GPU g at its layout at time 0 before any change (none applied yet). */
+void devlog_layout_init(devlog_layout *lay, const devlog *l, const cluster *c, gpu_id g);
+/* Apply the changes at or before t: the layout in force at t. */
+void devlog_layout_advance(devlog_layout *lay, sim_time t);
+/* Time of the next change not yet applied; SIM_TIME_MAX when none is left. */
+sim_time devlog_layout_next_time(const devlog_layout *lay);
+/* Is the GPU in MIG mode at the time reached (no whole-GPU device advertised, time-sliced or
+ * not)? */
+bool devlog_layout_mig(const devlog_layout *lay);
 
 /* Sample times of a run's time series: 0, interval, 2 interval, ... while below end, then end
  * (once). *t is the current sample; returns false when there is none after it. */

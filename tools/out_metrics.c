@@ -37,85 +37,9 @@ typedef struct om_ctx {
     const cluster *c;
     const devlog *log;
     const phys_params *phys;
-    sim_time interval, end;   /* end: the last sample's time */
-    bool whole_s;             /* timestamps as integer seconds */
-    world_active_change *act; /* the layout changes (world_active_log) grouped by GPU, in time
-                               * order within a GPU: GPU g's are act[act_first[g] ..
-                               * act_first[g + 1]) */
-    size_t *act_first;
+    sim_time interval, end; /* end: the last sample's time */
+    bool whole_s;           /* timestamps as integer seconds */
 } om_ctx;
-
-/* ---- layouts that change (re-partitioned GPUs) --------------------------------------------- */
-
-/* Which of one reconfigurable GPU's devices are advertised, walked through increasing times. */
-typedef struct lay_hist {
-    const om_ctx *x;
-    dev_id first;
-    uint32_t n_devs;
-    bool on[DEVLOG_MAX_DEVS];
-    size_t next, stop; /* its changes not yet applied: x->act[next .. stop) */
-} lay_hist;
-
-/* The GPU's layout at time 0: each device's state before its first change (the opposite of it),
- * or its final state when it never changed. */
-static void lay_init(lay_hist *h, const om_ctx *x, gpu_id g)
-{
-    const cluster_gpu *cg = cluster_gpu_get(x->c, g);
-    SIM_ASSERT(cg->n_devs <= DEVLOG_MAX_DEVS);
-    *h = (lay_hist){.x = x, .first = cg->first_dev, .n_devs = cg->n_devs};
-    h->next = x->act_first[g];
-    h->stop = x->act_first[g + 1];
-    bool seen[DEVLOG_MAX_DEVS] = {false};
-    for (uint32_t k = 0; k < cg->n_devs; k++) {
-        h->on[k] = cluster_device_get(x->c, cg->first_dev + k)->active;
-    }
-    for (size_t i = h->next; i < h->stop; i++) {
-        uint32_t k = x->act[i].dev - cg->first_dev;
-        if (!seen[k]) {
-            h->on[k] = !x->act[i].on;
-            seen[k] = true;
-        }
-    }
-}
-
-/* Apply the changes at or before t: the layout in force at t. */
-static void lay_advance(lay_hist *h, sim_time t)
-{
-    while (h->next < h->stop && h->x->act[h->next].t <= t) {
-        h->on[h->x->act[h->next].dev - h->first] = h->x->act[h->next].on;
-        h->next++;
-    }
-}
-
-/* Is the GPU in MIG mode now (no whole-GPU device advertised, time-sliced or not)? */
-static bool lay_mig(const lay_hist *h)
-{
-    for (uint32_t k = 0; k < h->n_devs; k++) {
-        if (h->on[k] && !cluster_device_get(h->x->c, h->first + k)->profile) {
-            return false;
-        }
-    }
-    return true;
-}
-
-/* Group the world's layout changes by GPU (a stable counting sort: time order within a GPU). */
-static void group_changes(om_ctx *x, const world *w)
-{
-    size_t n;
-    const world_active_change *log = world_active_log(w, &n);
-    uint32_t n_gpus = cluster_n_gpus(x->c);
-    x->act_first = xcalloc(n_gpus + 2, sizeof *x->act_first, "layout changes");
-    x->act = xcalloc(n ? n : 1, sizeof *x->act, "layout changes");
-    for (size_t i = 0; i < n; i++) {
-        x->act_first[cluster_device_get(x->c, log[i].dev)->gpu + 2]++;
-    }
-    for (uint32_t g = 0; g < n_gpus; g++) {
-        x->act_first[g + 2] += x->act_first[g + 1];
-    }
-    for (size_t i = 0; i < n; i++) {
-        x->act[x->act_first[cluster_device_get(x->c, log[i].dev)->gpu + 1]++] = log[i];
-    }
-}
 
 /* A label value with '\\', '"' and newlines escaped (OpenMetrics ABNF). */
 static void put_label(FILE *f, const char *key, const char *v, bool first)
@@ -182,7 +106,8 @@ static double power_now(const om_ctx *x, const devlog_cursor *cur, const gpu_typ
  * always). GPU_I_ID is the device's index on its GPU: on a re-partitioned GPU every placement it
  * may have has its own (model/cluster.h candidates), so a label set is one instance, and the
  * series of one instance is written in one piece (OpenMetrics: a metric's points together). */
-static void put_series(const om_ctx *x, const struct family *fam, gpu_id g, int d, lay_hist *lay)
+static void put_series(const om_ctx *x, const struct family *fam, gpu_id g, int d,
+                       devlog_layout *lay)
 {
     const cluster_gpu *cg = cluster_gpu_get(x->c, g);
     const cluster_device *dev = d < 0 ? NULL : cluster_device_get(x->c, cg->first_dev + (dev_id)d);
@@ -193,8 +118,8 @@ static void put_series(const om_ctx *x, const struct family *fam, gpu_id g, int 
     do {
         bool show = true;
         if (lay) {
-            lay_advance(lay, t);
-            show = d >= 0 ? lay->on[d] : fam->kind == FAM_POWER || !lay_mig(lay);
+            devlog_layout_advance(lay, t);
+            show = d >= 0 ? lay->on[d] : fam->kind == FAM_POWER || !devlog_layout_mig(lay);
         }
         double value = 0;
         if (fam->kind == FAM_POWER) {
@@ -294,7 +219,6 @@ int out_metrics_om(FILE *f, const world *w, const phys_params *phys, sim_time in
     if (x.whole_s && x.end % NS_PER_S != 0) {
         x.end += NS_PER_S - x.end % NS_PER_S;
     }
-    group_changes(&x, w);
     for (size_t i = 0; i < sizeof families / sizeof families[0]; i++) {
         const struct family *fam = &families[i];
         fprintf(f, "# TYPE %s gauge\n# HELP %s %s\n", fam->name, fam->name, fam->help);
@@ -304,12 +228,12 @@ int out_metrics_om(FILE *f, const world *w, const phys_params *phys, sim_time in
                 continue;
             }
             if (cg->reconfigurable) { /* its instances come and go: each series while it exists */
-                lay_hist lay;
-                lay_init(&lay, &x, g);
+                devlog_layout lay;
+                devlog_layout_init(&lay, &log, x.c, g);
                 put_series(&x, fam, g, -1, &lay);
                 for (uint32_t d = 0; fam->per_instance && d < cg->n_devs; d++) {
                     if (cluster_device_get(x.c, cg->first_dev + d)->profile) {
-                        lay_init(&lay, &x, g);
+                        devlog_layout_init(&lay, &log, x.c, g);
                         put_series(&x, fam, g, (int)d, &lay);
                     }
                 }
@@ -325,8 +249,6 @@ int out_metrics_om(FILE *f, const world *w, const phys_params *phys, sim_time in
         }
     }
     fputs("# EOF\n", f);
-    free(x.act);
-    free(x.act_first);
     devlog_fini(&log);
     return ferror(f) ? SIM_EIO : 0;
 }

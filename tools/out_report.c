@@ -10,6 +10,7 @@
 #include "sim/err.h"
 #include "sim/xalloc.h"
 #include "tools/devlog.h"
+#include "tools/gantt.h"
 #include "tools/plot.h"
 #include "tools/runstats.h"
 
@@ -409,10 +410,100 @@ static int cdf(rep *r, bool jct, const char *id, const char *title)
 
 /* ---- Gantt chart ----------------------------------------------------------------------------- */
 
-static int gantt(rep *r)
+/* A device's name on its band: profile@placement, the whole GPU, or the GPU time-sliced into its
+ * replicas. */
+static void dev_name(const cluster_device *dev, char *buf, size_t n)
 {
-    uint32_t n_dev = cluster_n_devices(r->c);
-    uint32_t rows = n_dev < OUT_REPORT_GANTT_ROWS ? n_dev : OUT_REPORT_GANTT_ROWS;
+    if (dev->profile) {
+        snprintf(buf, n, "%s@%d", dev->profile->name, dev->mig_start);
+    } else if (dev->slots > 1) {
+        snprintf(buf, n, "time-sliced x%" PRIu32, dev->slots);
+    } else {
+        snprintf(buf, n, "whole GPU");
+    }
+}
+
+/* The data of the re-partitioned GPUs' lanes: bands, layout-change marks, and the names of the
+ * bands wide enough for one (1/16 of the window). */
+static int gantt_layouts(rep *r, const gantt *g)
+{
+    FILE *b = plot_file(r->pd, "gantt-bands.dat"), *m = plot_file(r->pd, "gantt-marks.dat"),
+         *n = plot_file(r->pd, "gantt-names.dat");
+    if (!b || !m || !n) {
+        return SIM_EIO;
+    }
+    for (uint32_t i = 0; i < g->n_lanes; i++) {
+        const gantt_lane *l = &g->lanes[i];
+        for (size_t k = l->first_band; k < l->first_band + l->n_bands; k++) {
+            const gantt_band *bd = &g->bands[k];
+            double from = sim_time_to_s(bd->from) / S_PER_H, to = sim_time_to_s(bd->to) / S_PER_H;
+            fprintf(b, "%.6f %.6f %" PRIu32 "\n", from, to, bd->row);
+            if ((bd->to - bd->from) * 16 >= r->horizon) {
+                char name[64];
+                dev_name(cluster_device_get(r->c, bd->dev), name, sizeof name);
+                fprintf(n, "%.6f %" PRIu32 " \"", from, bd->row);
+                plot_string(n, name);
+                fputs("\"\n", n);
+            }
+        }
+        for (size_t k = l->first_mark; k < l->first_mark + l->n_marks; k++) {
+            fprintf(m, "%.6f %.1f %" PRIu32 "\n", sim_time_to_s(g->marks[k]) / S_PER_H,
+                    l->first_row - 0.5, l->n_rows);
+        }
+    }
+    return 0;
+}
+
+/* The y tics: one per row of a GPU with a fixed layout (node/GPU, or node/GPU/profile for a MIG
+ * instance), one per re-partitioned GPU's lane (node/GPU) with grey lines around the lane. */
+static void gantt_tics(rep *r, FILE *p, const gantt *g)
+{
+    for (uint32_t i = 0; i < g->n_lanes; i++) {
+        const gantt_lane *l = &g->lanes[i];
+        for (double y = l->first_row - 0.5; l->changed && y < g->n_rows; y += l->n_rows) {
+            if (y > 0) {
+                fprintf(p,
+                        "set arrow from graph 0, first %.1f to graph 1, first %.1f nohead "
+                        "lc rgb '#909090' lw 0.5 back\n",
+                        y, y);
+            }
+        }
+    }
+    fputs("set ytics font 'sans,9' (", p);
+    bool first = true;
+    for (uint32_t i = 0; i < g->n_lanes; i++) {
+        const gantt_lane *l = &g->lanes[i];
+        const cluster_gpu *cg = cluster_gpu_get(r->c, l->gpu);
+        for (uint32_t k = 0; k < cg->n_devs && !(l->changed && k > 0); k++) {
+            const cluster_device *dev = cluster_device_get(r->c, cg->first_dev + k);
+            if (!l->changed && g->dev_row[cg->first_dev + k] == GANTT_NO_ROW) {
+                continue;
+            }
+            fprintf(p, "%s\"", first ? "" : ", ");
+            first = false;
+            plot_string(p, cluster_node_name(r->c, dev->node));
+            fprintf(p, "/%" PRIu32, cg->index);
+            if (l->changed) {
+                fprintf(p, "\" %.1f", l->first_row + (l->n_rows - 1) / 2.0);
+                continue;
+            }
+            if (dev->profile) {
+                fputc('/', p);
+                plot_string(p, dev->profile->name);
+            }
+            fprintf(p, "\" %" PRIu32, g->dev_row[cg->first_dev + k]);
+        }
+    }
+    fputs(")\n", p);
+}
+
+static int gantt_chart(rep *r, const gantt *g)
+{
+    uint32_t rows = g->n_rows, n_gpus = cluster_n_gpus(r->c);
+    bool changed = false;
+    for (uint32_t i = 0; i < g->n_lanes; i++) {
+        changed = changed || g->lanes[i].changed;
+    }
     FILE *d = plot_file(r->pd, "gantt.dat");
     if (!d) {
         return SIM_EIO;
@@ -420,14 +511,18 @@ static int gantt(rep *r)
     size_t n_bars = 0;
     for (size_t i = 0; i < r->log.n; i++) {
         const devlog_span *sp = &r->log.spans[i];
-        if (sp->dev >= rows || sp->start >= r->horizon) {
+        uint32_t row = g->dev_row[sp->dev];
+        if (row == GANTT_NO_ROW || sp->start >= r->horizon) {
             continue;
         }
         sim_time end = sp->end < r->horizon ? sp->end : r->horizon;
         size_t c = class_index(r, job_table_get(world_jobs(r->w), sp->job)->spec.class_name);
         fprintf(d, "%.6f %.6f %" PRIu32 " %zu\n", sim_time_to_s(sp->start) / S_PER_H,
-                sim_time_to_s(end) / S_PER_H, sp->dev, c % 8 + 1);
+                sim_time_to_s(end) / S_PER_H, row, c % 8 + 1);
         n_bars++;
+    }
+    if (changed && gantt_layouts(r, g) != 0) {
+        return SIM_EIO;
     }
     FILE *p = plot_file(r->pd, "gantt.gp");
     if (!p) {
@@ -436,23 +531,19 @@ static int gantt(rep *r)
     plot_header(p, "gantt.svg", 1000, 80 + 16 * (int)(rows ? rows : 1));
     fprintf(p,
             "set xlabel 'simulated time (h)'\nset xrange [0:%.6f]\n"
-            "set yrange [%u.5:-0.5]\nset grid noytics\nset ytics font 'sans,9' (",
+            "set yrange [%u.5:-0.5]\nset grid noytics\n",
             sim_time_to_s(r->horizon) / S_PER_H, rows ? rows - 1 : 0);
-    for (uint32_t dv = 0; dv < rows; dv++) {
-        const cluster_device *dev = cluster_device_get(r->c, dv);
-        const cluster_gpu *cg = cluster_gpu_get(r->c, dev->gpu);
-        fprintf(p, "%s\"", dv ? ", " : "");
-        plot_string(p, cluster_node_name(r->c, dev->node));
-        fprintf(p, "/%" PRIu32, cg->index);
-        if (dev->profile) {
-            fputc('/', p);
-            plot_string(p, dev->profile->name);
-        }
-        fprintf(p, "\" %" PRIu32, dv);
+    gantt_tics(r, p, g);
+    if (changed) { /* the names' boxes: translucent white, so the bars under them still show */
+        fputs("set style textbox opaque fc rgb '#60ffffff' noborder margins 1,1\n", p);
     }
-    fputs(")\n", p);
     size_t nc = r->n_classes < 8 ? r->n_classes : 8;
     fputs("plot ", p);
+    if (changed) {
+        fputs("'gantt-bands.dat' u (($1+$2)/2):3:(($2-$1)/2):(0.47) w boxxyerror fs solid 1 "
+              "noborder lc rgb '#dcdcdc' notitle, ",
+              p);
+    }
     if (n_bars) {
         fputs("'gantt.dat' u (($1+$2)/2):3:(($2-$1)/2):(0.38):4 w boxxyerror fs solid 0.85 "
               "noborder lc variable notitle",
@@ -460,10 +551,21 @@ static int gantt(rep *r)
     } else {
         fputs("NaN notitle", p);
     }
+    if (changed) {
+        fputs(", 'gantt-marks.dat' u 1:2:(0):3 w vectors nohead dt 2 lw 1.2 lc rgb '#404040' "
+              "notitle, 'gantt-names.dat' u 1:2:3 w labels left offset char 0.3,0 font 'sans,7' "
+              "tc rgb '#202020' boxed notitle",
+              p);
+    }
     for (size_t c = 0; c < nc; c++) {
         fprintf(p, ", NaN w boxes fs solid 0.85 lc %zu t \"", c + 1);
         plot_string(p, r->classes[c]);
         fputs("\"", p);
+    }
+    if (changed) {
+        fputs(", NaN w boxes fs solid 1 lc rgb '#dcdcdc' t 'device exists', NaN w lines dt 2 "
+              "lw 1.2 lc rgb '#404040' t 'layout change'",
+              p);
     }
     fputs("\n", p);
     int rc = plot_run(r->pd, "gantt.gp");
@@ -475,11 +577,30 @@ static int gantt(rep *r)
                 "(node/GPU) or a MIG instance (node/GPU/profile, the mig-parted layout); a "
                 "bar per job unit held, coloured by class%s. ",
                 r->n_classes > 8 ? " (colours repeat after 8 classes)" : "");
-        if (rows < n_dev) {
-            fprintf(r->f, "The first %" PRIu32 " of %" PRIu32 " devices are shown.", rows, n_dev);
+        if (changed) {
+            fputs("A GPU whose layout changed during the run (re-partitioning) is one lane "
+                  "(node/GPU, between grey lines) with as many rows as it had devices at once: "
+                  "each device it had (a MIG instance profile@placement, the whole GPU, or the "
+                  "GPU time-sliced into replicas) is drawn on a row over the intervals it existed "
+                  "(grey band, named at its start where there is room); dashed lines mark the "
+                  "times its layout changed. ",
+                  r->f);
+        }
+        if (g->n_lanes < n_gpus) {
+            fprintf(r->f, "The first %" PRIu32 " of %" PRIu32 " GPUs are shown.", g->n_lanes,
+                    n_gpus);
         }
         fputs("</p>\n</section>\n", r->f);
     }
+    return rc;
+}
+
+static int gantt_section(rep *r)
+{
+    gantt g;
+    gantt_build(r->c, &r->log, OUT_REPORT_GANTT_ROWS, &g);
+    int rc = gantt_chart(r, &g);
+    gantt_fini(&g);
     return rc;
 }
 
@@ -503,7 +624,7 @@ int out_report_html(FILE *f, const world *w, const scenario_spec *spec, const ch
     int rc = time_series(&r);
     rc = rc ? rc : cdf(&r, true, "jct-cdf", "Job completion time (CDF per class)");
     rc = rc ? rc : cdf(&r, false, "wait-cdf", "Wait (CDF per class)");
-    rc = rc ? rc : gantt(&r);
+    rc = rc ? rc : gantt_section(&r);
     html_end(f);
     free(r.classes);
     devlog_fini(&r.log);

@@ -8,8 +8,11 @@
  *   jct-cdf        completion-time CDF of the done jobs, one curve per class
  *   wait-cdf       wait CDF of the jobs that started, one curve per class
  *   gantt          per device (whole GPU, or MIG instance labelled node/GPU/profile: the layout),
- *                  the jobs that held it over time, coloured by class (the first
- *                  OUT_REPORT_GANTT_ROWS devices in id order)
+ *                  the jobs that held it over time, coloured by class; a GPU whose layout
+ *                  changed during the run is one lane (node/GPU) whose rows hold its devices
+ *                  over the intervals they existed (named bands, tools/gantt.h), with dashed
+ *                  marks at its layout changes; the first GPUs in id order whose rows fit in
+ *                  OUT_REPORT_GANTT_ROWS
  *   fragmentation  FGD's fragmentation measure (model/policy/frag.h, Weng et al. ATC '23) over
  *                  the GPUs without MIG: the idle milli-GPU that the run's typical pod shapes
  *                  (95 % of the jobs on those GPUs) cannot use, as % of their capacity. MIG GPUs
@@ -18,8 +21,8 @@
  * Time series are sampled on a grid of at most OUT_REPORT_POINTS instants from 0 to the horizon
  * (the state in force at each); CDFs keep at most OUT_REPORT_CDF_POINTS points per class, and at
  * most OUT_REPORT_CLASSES classes are drawn. Plots are gnuplot SVG inlined (tools/plot.h).
- * Memory: the samples and job table the run keeps, the spans of tools/devlog.h, and per-class
- * arrays of waits and JCTs.
+ * Memory: the samples and job table the run keeps, the spans of tools/devlog.h, the Gantt rows
+ * (tools/gantt.h: O(devices + layout changes)), and per-class arrays of waits and JCTs.
  * Ownership: borrows everything; writes to f only (temporary files in a plot_dir, removed).
  */
 #ifndef SIMPROJ_TOOLS_OUT_REPORT_H
