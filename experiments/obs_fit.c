@@ -212,9 +212,7 @@ int obs_fit(const obs_file *f, const obs_prior_class *pc, const phys_params *m, 
     double p0 = pc->parallel_fraction.mean * sms_total;
     double s_eff = p0 < s_ref ? p0 : s_ref;
     double c0 = (g0 - mem_t) * s_eff;
-    int gpu_slices = 1;
-    int slices = speed_partition_mem_slices(&ref_cfg, &gpu_slices);
-    double m0 = mem_t * speed_bandwidth(f->gpu, s_eff, slices, gpu_slices, m);
+    double m0 = mem_t * speed_partition_bandwidth(&ref_cfg, s_eff, m);
     /* The solo run's GPM measurements replace the class's split of the GPU time into compute,
      * memory and parallelism (model/wmeas.h, the split validate's h100-coloc tables use) */
     wmeas_split ms;

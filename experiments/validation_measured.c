@@ -114,9 +114,7 @@ void val_build_coloc(builder *b, const csv_table *t)
                           .host_overlap = overlap,
                           .max_sms_fixed = sms, .ts_class = ts8 > 0 ? ts8 : 0,
                           .kernels_per_iter = census ? kern : 0};
-        int gs = 1;
-        int sl = speed_partition_mem_slices(&(partition_cfg){.gpu = b->gpu}, &gs);
-        double bw = speed_bandwidth(b->gpu, sms, sl, gs, b->m);
+        double bw = speed_partition_bandwidth(&(partition_cfg){.gpu = b->gpu}, sms, b->m);
         p->compute_sm_s_fixed[cls] = (1.0 - mem_share) * g * sms;
         p->mem_traffic_bytes_fixed = mem_share * g * bw;
         double sd_p = 1.0, sd_m = 1.0;
@@ -263,9 +261,7 @@ void val_build_calib_mps(builder *b, const csv_table *t)
 {
     (void)t;
     double sms = b->gpu->sms_total;
-    int gs = 1;
-    int sl = speed_partition_mem_slices(&(partition_cfg){.gpu = b->gpu}, &gs);
-    double bw = speed_bandwidth(b->gpu, sms, sl, gs, b->m);
+    double bw = speed_partition_bandwidth(&(partition_cfg){.gpu = b->gpu}, sms, b->m);
     b->by_kind = true;
     b->spec.n_profiles = 2 * b->n_runs;
     for (int ri = 0; ri < b->n_runs; ri++) {

@@ -79,9 +79,7 @@ int share_mps_solve(int n_cls, const share_mps_class *cls, const partition_cfg *
     SIM_ASSERT(n_cls >= 1 && n_cls <= SHARE_MAX_CLASSES);
     double part_sms = speed_partition_sms(c);
     double cap = speed_mps_sms((int)part_sms, c->mps_percent, m);
-    int gpu_slices = 1;
-    int slices = speed_partition_mem_slices(c, &gpu_slices);
-    double bw_pool = speed_bandwidth(c->gpu, part_sms, slices, gpu_slices, m);
+    double bw_pool = speed_partition_bandwidth(c, part_sms, m);
     double want[SHARE_MAX_CLASSES];   /* SMs a client's kernels ask for: min(cap, P) */
     double b[SHARE_MAX_CLASSES];      /* fraction of its time a client's kernels run */
     double kern_s[SHARE_MAX_CLASSES]; /* d: one kernel's duration on the SMs it asks for */

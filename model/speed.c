@@ -9,7 +9,6 @@
 #include "model/speed.h"
 
 #include <math.h>
-#include <stdio.h>
 #include <string.h>
 
 
@@ -211,7 +210,8 @@ int speed_mps_sms(int part_sms, double pct, const phys_params *m)
     return s > part_sms ? part_sms : s;
 }
 
-int speed_partition_mem_slices(const partition_cfg *c, int *gpu_slices)
+/* Memory slices of the partition and of the GPU (whole GPU: both = gpu->memory_slices, or 1). */
+static int partition_mem_slices(const partition_cfg *c, int *gpu_slices)
 {
     int total = c->gpu->memory_slices > 0 ? c->gpu->memory_slices : 1;
     if (gpu_slices) {
@@ -275,15 +275,20 @@ double speed_bandwidth(const gpu_type *g, double sms, int slices, int gpu_slices
     return drive < part ? drive : part;
 }
 
+double speed_partition_bandwidth(const partition_cfg *c, double sms, const phys_params *m)
+{
+    int gpu_slices = 1;
+    int slices = partition_mem_slices(c, &gpu_slices);
+    return speed_bandwidth(c->gpu, sms, slices, gpu_slices, m);
+}
+
 double speed_solo_iter(const wl_profile *p, double batch, const partition_cfg *c, double sms,
                        double clock_factor, double bw_share, const phys_params *m,
                        speed_result *out)
 {
     double mig_eff = c->mig ? m->mig_sm_eff : 1.0;
     double comp = wl_compute_total_sm_s(p, batch) / (sms * clock_factor * mig_eff);
-    int gpu_slices = 1;
-    int slices = speed_partition_mem_slices(c, &gpu_slices);
-    double bw = speed_bandwidth(c->gpu, sms, slices, gpu_slices, m) * bw_share;
+    double bw = speed_partition_bandwidth(c, sms, m) * bw_share;
     double bytes = wl_mem_traffic_bytes(p, batch);
     double mem = bytes > 0 ? bytes / bw : 0.0;
     double gpu = speed_roofline(comp, mem, m->roofline_p);

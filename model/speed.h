@@ -224,8 +224,6 @@ int speed_partition_sms(const partition_cfg *c);
  * 10 % -> 12, 25 % -> 32, 33 % -> 42, 50 % -> 66, 75 % -> 98 SMs. The one place that maps a
  * thread percentage to SMs (solo speed, MPS sharing and the fitter all call it). */
 int speed_mps_sms(int part_sms, double pct, const phys_params *m);
-/* Memory slices of the partition and of the GPU (whole GPU: both = gpu->memory_slices, or 1). */
-int speed_partition_mem_slices(const partition_cfg *c, int *gpu_slices);
 /* Memory capacity of the partition in bytes. */
 double speed_partition_mem_bytes(const partition_cfg *c);
 /* Effective memory bandwidth for a job using `sms` SMs of a partition with `slices` of
@@ -234,6 +232,8 @@ double speed_partition_mem_bytes(const partition_cfg *c);
  * both; otherwise datasheet x bw_stream_eff and the physics' drive curve. */
 double speed_bandwidth(const gpu_type *g, double sms, int slices, int gpu_slices,
                        const phys_params *m);
+/* speed_bandwidth for a job using `sms` SMs of partition c (its memory slices of its GPU's). */
+double speed_partition_bandwidth(const partition_cfg *c, double sms, const phys_params *m);
 /* Smooth roofline g(a, b) = (a^p + b^p)^(1/p). */
 double speed_roofline(double a, double b, double p);
 

@@ -29,9 +29,7 @@ int wmeas_split_solo(const gpu_type *g, const phys_params *m, const wmeas_solo *
     double sms = g->sms_total;
     partition_cfg whole;
     partition_cfg_init(&whole, g);
-    int gpu_slices = 1;
-    int slices = speed_partition_mem_slices(&whole, &gpu_slices);
-    double bw = speed_bandwidth(g, sms, slices, gpu_slices, m);
+    double bw = speed_partition_bandwidth(&whole, sms, m);
     double gpu_s = s->gpu_util * s->iter_s;
     /* SM activity averages over the whole run; while some kernel runs (the busy share) the
      * kernels hold a / b of the SMs */
