@@ -21,10 +21,7 @@ static void set_invalid(speed_result *out, speed_outcome o, const char *why)
 static double job_sms(const wl_profile *p, double batch, const partition_cfg *c,
                       const phys_params *m)
 {
-    double s = speed_partition_sms(c);
-    if (c->sharing == SHARE_MPS) {
-        s = speed_mps_sms((int)s, c->mps_percent, m);
-    }
+    double s = speed_client_sms(c, m);
     double pmax = wl_max_sms(p, batch);
     return s < pmax ? s : pmax;
 }

@@ -210,6 +210,12 @@ int speed_mps_sms(int part_sms, double pct, const phys_params *m)
     return s > part_sms ? part_sms : s;
 }
 
+int speed_client_sms(const partition_cfg *c, const phys_params *m)
+{
+    int s = speed_partition_sms(c);
+    return c->sharing == SHARE_MPS ? speed_mps_sms(s, c->mps_percent, m) : s;
+}
+
 /* Memory slices of the partition and of the GPU (whole GPU: both = gpu->memory_slices, or 1). */
 static int partition_mem_slices(const partition_cfg *c, int *gpu_slices)
 {

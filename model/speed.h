@@ -224,6 +224,9 @@ int speed_partition_sms(const partition_cfg *c);
  * 10 % -> 12, 25 % -> 32, 33 % -> 42, 50 % -> 66, 75 % -> 98 SMs. The one place that maps a
  * thread percentage to SMs (solo speed, MPS sharing and the fitter all call it). */
 int speed_mps_sms(int part_sms, double pct, const phys_params *m);
+/* SMs one job on partition c may use: the partition's, under MPS capped by c->mps_percent
+ * (speed_mps_sms); the job's own parallelism P is not applied. */
+int speed_client_sms(const partition_cfg *c, const phys_params *m);
 /* Memory capacity of the partition in bytes. */
 double speed_partition_mem_bytes(const partition_cfg *c);
 /* Effective memory bandwidth for a job using `sms` SMs of a partition with `slices` of

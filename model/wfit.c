@@ -270,13 +270,6 @@ static bool is_parallelism(const wfit_free *f)
            (f->which == WL_P_MAX_SMS_FIXED || f->which == WL_P_MAX_SMS_PER_SAMPLE);
 }
 
-/* SMs a job of observation o may use: the partition's, capped by an MPS thread percentage. */
-static double obs_sms(const wfit_obs *o, const phys_params *m)
-{
-    int s = speed_partition_sms(&o->cfg);
-    return o->cfg.sharing == SHARE_MPS ? speed_mps_sms(s, o->cfg.mps_percent, m) : s;
-}
-
 /* The SM range over which free parameter i (a parallelism parameter) is started and scanned:
  * [lo, hi] of P values, from the SM counts of its profile's observations (with a single SM count,
  * or counts within a factor 4, from a quarter of the largest: below the one partition observed P
@@ -291,7 +284,7 @@ static bool par_range(const wfit_spec *spec, int n_obs, const wfit_obs *obs, int
         if (obs[k].profile != f->profile || obs[k].is_oom) {
             continue;
         }
-        double s = obs_sms(&obs[k], &spec->model);
+        double s = speed_client_sms(&obs[k].cfg, &spec->model);
         smin = fmin(smin, s);
         smax = fmax(smax, s);
         bmax = fmax(bmax, obs[k].batch);
