@@ -27,13 +27,15 @@ static double job_sms(const wl_profile *p, double batch, const partition_cfg *c,
 }
 
 /* Clock factor when `sms` SMs of this job's class mix are busy, times the identical busy MIG
- * instances on the GPU (at most the GPU's SMs), each weighted by how busy its GPU is: an
- * instance whose job spends a share u of its time with GPU work (host phases, launch gaps) draws
- * its SMs' power u of the time, so its SMs count u times (power weighting by busyness). u is
- * the job's solo GPU share at the clock it gets, found by a short fixed-point iteration. */
+ * instances on the GPU (c->mig_busy; at most the GPU's SMs), each weighted by how busy its GPU
+ * is: an instance whose job spends a share u of its time with GPU work (host phases, launch
+ * gaps) draws its SMs' power u of the time, so its SMs count u times (power weighting by
+ * busyness). u is the job's solo GPU share at the clock it gets, found by a short fixed-point
+ * iteration. */
 static double job_clock(const wl_profile *p, double batch, const partition_cfg *c, double sms,
-                        double concurrent, const phys_params *m)
+                        const phys_params *m)
 {
+    double concurrent = c->mig && c->mig_busy > 1 ? c->mig_busy : 1;
     double total = wl_compute_total_sm_s(p, batch);
     double cap = c->mig && c->gpu->sms_mig_full > 0 ? c->gpu->sms_mig_full : c->gpu->sms_total;
     double f = 1.0;
@@ -54,57 +56,63 @@ static double job_clock(const wl_profile *p, double batch, const partition_cfg *
     return f;
 }
 
-/* Time per iteration with sharing applied, under parameters m. */
-static double shared_iter(const wl_profile *p, double batch, const partition_cfg *c,
-                          const phys_params *m, speed_result *out)
+/* Solo iteration time of p on c (no sharing) on the SMs it may use, at the clock its GPU's
+ * busy instances leave it; fills the breakdown of *out. */
+static double solo_iter(const wl_profile *p, double batch, const partition_cfg *c,
+                        const phys_params *m, speed_result *out)
 {
     double sms = job_sms(p, batch, c, m);
-    double busy_instances = c->mig && c->mig_busy > 1 ? c->mig_busy : 1;
-    double f = job_clock(p, batch, c, sms, busy_instances, m);
-    double solo = speed_solo_iter(p, batch, c, sms, f, 1.0, m, out);
+    double f = job_clock(p, batch, c, sms, m);
+    return speed_solo_iter(p, batch, c, sms, f, 1.0, m, out);
+}
+
+/* Time per iteration of p under MPS with its co-runners (share_mps_solve); *out's utilisation
+ * becomes the device's. NAN (with the reason in *out) when the solve does not settle. */
+static double mps_iter(const wl_profile *p, double batch, const partition_cfg *c,
+                       const phys_params *m, speed_result *out)
+{
+    share_mps_class cls[SHARE_MAX_CLASSES];
+    cls[0] = (share_mps_class){p, batch, c->peers};
+    for (int i = 0; i < c->n_with; i++) {
+        cls[i + 1] = (share_mps_class){c->with[i], c->with_batch[i], 1};
+    }
+    double iter[SHARE_MAX_CLASSES], frac[SHARE_MAX_CLASSES];
+    if (share_mps_solve(1 + c->n_with, cls, c, m, iter, frac) != 0) {
+        set_invalid(out, SPEED_INVALID, "the MPS solve did not converge for these clients");
+        return (double)NAN;
+    }
+    /* NVML's utilisation is the device's: the share of time at least one client has GPU
+     * work; with the clients' phases independent (the solve's mean field) that is
+     * 1 - prod_c (1 - frac_c)^n_c */
+    double idle = 1.0;
+    for (int i = 0; i < 1 + c->n_with; i++) {
+        idle *= pow(1.0 - frac[i], cls[i].n);
+    }
+    out->gpu_util = 1.0 - idle;
+    return iter[0];
+}
+
+/* Time per iteration of p time-sliced with its co-runners, from its solo breakdown in *out (one
+ * context at a time, each at its solo speed while it holds the GPU); *out's utilisation becomes
+ * the device's. NAN when the solve is out of range. */
+static double ts_iter(const wl_profile *p, const partition_cfg *c, const phys_params *m,
+                      speed_result *out)
+{
     int k = c->peers + c->n_with;
-    if (k <= 1 || c->sharing == SHARE_EXCLUSIVE) {
-        return solo;
-    }
-    if (c->sharing == SHARE_MPS) {
-        share_mps_class cls[SHARE_MAX_CLASSES];
-        cls[0] = (share_mps_class){p, batch, c->peers};
-        for (int i = 0; i < c->n_with; i++) {
-            cls[i + 1] = (share_mps_class){c->with[i], c->with_batch[i], 1};
-        }
-        double iter[SHARE_MAX_CLASSES], frac[SHARE_MAX_CLASSES];
-        if (share_mps_solve(1 + c->n_with, cls, c, m, iter, frac) != 0) {
-            set_invalid(out, SPEED_INVALID, "the MPS solve did not converge for these clients");
-            return (double)NAN;
-        }
-        /* NVML's utilisation is the device's: the share of time at least one client has GPU
-         * work; with the clients' phases independent (the solve's mean field) that is
-         * 1 - prod_c (1 - frac_c)^n_c */
-        double idle = 1.0;
-        for (int i = 0; i < 1 + c->n_with; i++) {
-            idle *= pow(1.0 - frac[i], cls[i].n);
-        }
-        out->gpu_util = 1.0 - idle;
-        return iter[0];
-    }
-    /* time-slicing: one context at a time, each at its solo speed while it holds the GPU */
     share_ts_class cls[SHARE_MAX_CLASSES];
     cls[0] = (share_ts_class){c->peers, out->iter_host_s, out->iter_gpu_s, p->host_overlap,
                               speed_iter_is_round(p)};
-    int ts_cls = p->ts_class;
     for (int i = 0; i < c->n_with; i++) {
         speed_result tmp;
         const wl_profile *w = c->with[i];
-        double ws = job_sms(w, c->with_batch[i], c, m);
-        double wf = job_clock(w, c->with_batch[i], c, ws, busy_instances, m);
-        speed_solo_iter(w, c->with_batch[i], c, ws, wf, 1.0, m, &tmp);
+        solo_iter(w, c->with_batch[i], c, m, &tmp);
         cls[i + 1] = (share_ts_class){1, tmp.iter_host_s, tmp.iter_gpu_s, w->host_overlap,
                                       speed_iter_is_round(w)};
     }
     /* Mixed kernel-length classes: take the lower η at each k (switching cost is paid by all). */
     double eta[SHARE_MAX_JOBS + 1];
     for (int n = 0; n <= k && n <= SHARE_MAX_JOBS; n++) {
-        double e = speed_eta(c->gpu, m, ts_cls, n);
+        double e = speed_eta(c->gpu, m, p->ts_class, n);
         for (int i = 0; i < c->n_with; i++) {
             double ew = speed_eta(c->gpu, m, c->with[i]->ts_class, n);
             e = ew < e ? ew : e;
@@ -125,6 +133,17 @@ static double shared_iter(const wl_profile *p, double batch, const partition_cfg
     }
     out->gpu_util = busy;
     return x[0] > 0 ? 1.0 / x[0] : HUGE_VAL;
+}
+
+/* Time per iteration with sharing applied, under parameters m. */
+static double shared_iter(const wl_profile *p, double batch, const partition_cfg *c,
+                          const phys_params *m, speed_result *out)
+{
+    double solo = solo_iter(p, batch, c, m, out);
+    if (c->peers + c->n_with <= 1 || c->sharing == SHARE_EXCLUSIVE) {
+        return solo;
+    }
+    return c->sharing == SHARE_MPS ? mps_iter(p, batch, c, m, out) : ts_iter(p, c, m, out);
 }
 
 /* Parameters moved by `dir` (-1 optimistic, +1 pessimistic) times their relative uncertainty. */
@@ -164,7 +183,9 @@ static void estimate(const wl_profile *p, double batch, const partition_cfg *c,
     }
     if (c->peers < 1 || c->n_with < 0 || c->n_with > PART_MAX_WITH ||
         c->peers + c->n_with > SHARE_MAX_JOBS) {
-        set_invalid(out, SPEED_INVALID, "peers must be >= 1 and at most 64 jobs per partition");
+        snprintf(out->reason, sizeof out->reason,
+                 "peers must be >= 1 and at most %d jobs per partition", SHARE_MAX_JOBS);
+        out->outcome = SPEED_INVALID;
         return;
     }
     if (c->sharing == SHARE_EXCLUSIVE && c->peers + c->n_with > 1) {
