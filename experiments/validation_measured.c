@@ -18,10 +18,11 @@
 
 /* h100-coloc (calib/coloc, this project's H100 measurement; data/h100-coloc.csv, and
  * h100-coloc-run4's data/h100-coloc-run4.csv from another H100, each table one machine's runs):
- * throughput of one process of each PyTorch workload alone (with its NVML utilisation),
- * time-sliced with k identical processes, as k MPS clients, as one uncapped MPS client alone
- * (solo-mps), alone under a 25 / 50 % MPS thread cap, and beside another workload under
- * time-slicing and MPS. One profile per workload, a unit = one
+ * throughput of one process of each PyTorch workload alone without MPS (kind solo: exclusive
+ * runs only, with their NVML utilisation; every scenario fits them), time-sliced with k
+ * identical processes, as k MPS clients, as one uncapped MPS client alone (solo-mps, predicted
+ * like every other row), alone under a 25 / 50 % MPS thread cap, and beside another workload
+ * under time-slicing and MPS. One profile per workload, a unit = one
  * iteration. Every loop launches its kernels asynchronously and synchronises once per
  * iteration (calib/coloc/coloc.py), so host_overlap = 1: t = max(H, G), except for the CPU time
  * a loop spends before its first launch (column serial_host_s, from the workload's definition:

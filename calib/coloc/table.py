@@ -6,12 +6,13 @@ UUID in their env, and a table averages only the runs of its own machine, so tha
 table predicts is predicted from solo rows measured on the same GPU.
 
 One row per figure: throughput of one process (iterations/s) of WORKLOAD in configuration KIND:
-  solo                      one process alone: every solo measurement of the runs (exclusive at
-                            the start of its phase and again at the end of the run, and, in
-                            files without cap blocks (run3c/d), the one MPS client alone
-                            uncapped that opens the MPS phase), with its NVML GPU utilisation
+  solo                      one process alone without MPS: every exclusive solo measurement of
+                            the runs (at the start of its phase and again at the end of the run;
+                            run4: the cap blocks' exclusive solos), with its NVML GPU utilisation
   ts2 ts4 ts8               k identical processes time-sliced (mean over the k processes)
-  solo-mps                  one uncapped MPS client alone, measured inside a cap block (run4)
+  solo-mps                  one uncapped MPS client alone: every solo measurement with sharing
+                            mps (run3c/d: the one opening the MPS phase and, where taken, the
+                            one at the end of the run; run4: the two inside each cap block)
   mps2 mps4 mps8            k identical MPS clients
   cap5 .. cap50             one MPS client alone with CUDA_MPS_ACTIVE_THREAD_PERCENTAGE
   pair-ts pair-mps          WORKLOAD beside WITH, time-sliced / under MPS
@@ -37,11 +38,14 @@ its tail and leaves the earlier census' busy_frac and kernels as they were; a ma
 census of its own (run4's) takes another machine's, and the table's header names the file and
 machine each census column comes from (busy_frac is the census' kernel time per iteration times
 the table's own solo rate).
+A row's kind says what was measured, in every file alike: a solo record (kind solo, solo_after or
+solo_end) measured under MPS (sharing mps: one uncapped client alone) is a solo-mps row, never
+part of the solo row, which holds exclusive solos only (a user brings one exclusive solo run;
+validate fits the solo rows and predicts the solo-mps ones).
 Schema-1 files (one window per run, no census) still load: their rows have no rel_sd. Cap-block
 files (coloc.py --phases capblock, run4: schema 2 with a "block" on each record) load the same
-way: their exclusive solos go into the solo row, their single uncapped MPS clients into solo-mps,
-their caps into capNN. Every run of every file given counts in its machine's table; none is
-selected or dropped.
+way as the others; their caps go into capNN. Every run of every file given counts in its
+machine's table; none is selected or dropped.
 Usage: python3 calib/coloc/table.py RUN.json... > TABLE.csv   (runs of one machine only)
        python3 calib/coloc/table.py --out UUID=TABLE.csv [--out UUID2=TABLE2.csv ...] RUN.json...
                   (one table per machine; UUID: a prefix of the env's GPU uuid; a machine whose
@@ -115,8 +119,7 @@ def write_table(out, uuid, files, docs):
             names = [c["workload"] for c in r["clients"]]
             cl = r["clients"]
             reps = [c.get("rate_reps", []) for c in cl]
-            if r["kind"] in ("solo", "solo_after", "solo_end") and "block" in r \
-                    and r["sharing"] == "mps":
+            if r["kind"] in ("solo", "solo_after", "solo_end") and r["sharing"] == "mps":
                 keys = [(names[0], "solo-mps", "")]
                 vals = [cl[0]["rate_iter_per_s"]]
                 sub = [reps[0]]
