@@ -66,24 +66,25 @@ static double alone_unit_time(const jobrate_ctx *rc, const cluster *c, const clu
 static double profiled_rate(const jobrate_ctx *rc, const cluster *c, const cluster_device *d,
                             const jobrate_profile *jp)
 {
+    double t_alone = alone_unit_time(rc, c, d, jp);
+    if (isnan(t_alone)) {
+        return (double)NAN;
+    }
     partition_cfg pc;
     alone_cfg(c, d, &pc);
-    speed_result alone, now;
-    predict_unit_estimate(jp->p, jp->batch, &pc, rc->phys, &alone);
+    speed_result now;
     if (d->sharing != CLUSTER_SHARE_NONE && d->used >= 2) {
         pc.sharing = d->sharing == CLUSTER_SHARE_MPS ? SHARE_MPS : SHARE_TIMESLICE;
         pc.peers = (int)d->used;
     }
     pc.mig_busy = d->profile ? busy_instances(c, d) : 0;
     predict_unit_estimate(jp->p, jp->batch, &pc, rc->phys, &now);
-    if (alone.outcome != SPEED_OK || now.outcome != SPEED_OK || !(now.unit_time_s > 0)) {
+    if (now.outcome != SPEED_OK || !(now.unit_time_s > 0)) {
         return (double)NAN;
     }
-    return alone.unit_time_s / now.unit_time_s;
+    return t_alone / now.unit_time_s;
 }
 
-/* Rate of a job with profile jp (NULL: GPU-bound) on device d when every context there is like
- * it: the speed model with k peers, else round-robin's eta(k)/k. */
 /* eta(k) of a co-runner class on GPU g: a profile's own time-slice class; for jobs without a
  * profile, the node's calibration when the GPU has one (the measured back-to-back eta of the
  * physics class with the longest kernel it applied to: an unknown job is taken to be
@@ -103,6 +104,8 @@ static double class_eta(const jobrate_ctx *rc, const gpu_type *g, const jobrate_
     return speed_eta(g, rc->phys, best >= 0 ? best : rc->ts_class, k);
 }
 
+/* Rate of a job with profile jp (NULL: GPU-bound) on device d when every context there is like
+ * it: the speed model with k peers, else round-robin's eta(k)/k. */
 static double peers_rate(const jobrate_ctx *rc, const cluster *c, const cluster_device *d,
                          const jobrate_profile *jp)
 {
@@ -166,12 +169,13 @@ static int corunners(const jobrate_ctx *rc, const world *w, dev_id dv, const job
 }
 
 /* Rate of one context of class cls[0] on time-sliced device d shared by the mixed classes cls:
- * the product form (share_ts_solve). A profiled class alternates its host phase H and its solo
- * GPU phase G on the partition (the speed model's breakdown; on a MIG GPU at the clock its busy
- * instances allow); a class without a profile, or whose profile the physics cannot place there,
- * is GPU-bound: H = 0, so it is always at the processor-sharing station and its G (set to 1 s)
+ * share_ts_solve_rr (the product form, or with a class that overlaps host and GPU work the mean
+ * field with the scheduler's return wait). A profiled class alternates its host phase H and its
+ * solo GPU phase G on the partition (the speed model's breakdown; on a MIG GPU at the clock its
+ * busy instances allow); a class without a profile, or whose profile the physics cannot place
+ * there, is GPU-bound: H = 0, so it is always at the processor-sharing station and its G (set to 1 s)
  * cancels out of everyone's throughput. eta(n) is the lowest of the classes' (switching cost is
- * paid by all, as in model/speed.c). The rate is the throughput divided into the time alone;
+ * paid by all, as in model/predict.c). The rate is the throughput divided into the time alone;
  * NAN when the solve is out of range. */
 static double mixed_ts_rate(const jobrate_ctx *rc, const cluster *c, const cluster_device *d,
                             const corun *cls, int n_cls)

@@ -12,18 +12,19 @@
  *  - Alone, on an isolated device, or when every context on the device carries the job's own
  *    profile (identical peers): a job with a workload profile (model/speed.h) gets the physics,
  *    predict_unit_estimate on its partition with k peers (time-slicing: host phases overlap other
- *    jobs' GPU phases, exact MVA; MPS: 100/replicas % of the SMs each, shared bandwidth) and, on
- *    a MIG GPU, with the GPU's busy instances sharing its power budget; divided into its time
- *    alone on what it asked for (the partition; for an MPS replica, one client capped at
- *    100/replicas % of the SMs). A job without a profile is GPU-bound: eta(k)/k on a
- *    time-sliced device with k contexts, 1 elsewhere.
- *  - Different workloads on one time-sliced device: the exact product form for mixed classes
- *    (share_ts_solve). A profiled class alternates its host phase H and its solo GPU phase G
- *    from the speed model; a job without a profile (or whose profile the physics cannot place
- *    on the partition) is a GPU-bound class, H = 0: always at the processor-sharing station, so
- *    its solo GPU time per iteration may be any positive value (1 s is used; it cancels out of
- *    every rate) and its rate is its throughput there relative to alone. eta(n) is
- *    the lowest of the classes' time-slice efficiencies.
+ *    jobs' GPU phases, model/share_ts.h; MPS: 100/replicas % of the SMs each, shared bandwidth,
+ *    model/share_mps.h) and, on a MIG GPU, with the GPU's busy instances sharing its power
+ *    budget; divided into its time alone on what it asked for (the partition; for an MPS
+ *    replica, one client capped at 100/replicas % of the SMs). A job without a profile is
+ *    GPU-bound: eta(k)/k on a time-sliced device with k contexts, 1 elsewhere.
+ *  - Different workloads on one time-sliced device: share_ts_solve_rr with one class per profile
+ *    (the exact product form; the mean field with the scheduler's return wait where a class
+ *    overlaps host and GPU work, model/share_ts.h). A profiled class alternates its host phase H
+ *    and its solo GPU phase G from the speed model; a job without a profile (or whose profile the
+ *    physics cannot place on the partition) is a GPU-bound class, H = 0: always at the
+ *    processor-sharing station, so its solo GPU time per iteration may be any positive value (1 s
+ *    is used; it cancels out of every rate) and its rate is its throughput there relative to
+ *    alone. eta(n) is the lowest of the classes' time-slice efficiencies.
  *  - Different profiles under MPS: share_mps_solve with one class per profile. A client without
  *    a profile is counted as a client like the job whose rate is asked (MPS needs a profile's SM
  *    and bandwidth demand), and a job without a profile runs at 1 (no profile to say how
@@ -36,14 +37,14 @@
  * Data-parallel gangs (two or more workers, a profile with grad_bytes, comm set): the step of
  * model/ddp.h over the ring the placement makes (workers ordered by device, i.e. node by node and
  * GPU by GPU; MIG instances staged through host memory; each node wired as node_topo says), at
- * the ring's rate when the rings of
- * every running gang (world_gang_jobs) share their links max-min fairly (comm_share). The job's
- * work is counted in solo iterations of one worker (a duration of N s means N s of one worker's
- * iterations alone on its partition, once per worker), so its rate is the solo iteration time
- * divided by the step (computed without power sharing), times the slowest device's co-runner rate
- * above (which holds the power sharing of busy MIG instances, so it is counted once). A gang whose placement
- * puts two workers on one whole GPU, or whose step the model cannot give, runs at the co-runner
- * rate alone. Pure computation on borrowed state; no I/O.
+ * the ring's rate when the rings of every running gang (world_gang_jobs) share their links
+ * max-min fairly (comm_share). The job's work is counted in solo iterations of one worker (a
+ * duration of N s means N s of one worker's iterations alone on its partition, once per
+ * worker), so its rate is the solo iteration time divided by the step (computed without power
+ * sharing), times the slowest device's co-runner rate above (which holds the power sharing of
+ * busy MIG instances, so it is counted once). A gang whose placement puts two workers on one
+ * whole GPU, or whose step the model cannot give, runs at the co-runner rate alone. Pure
+ * computation on borrowed state; no I/O.
  */
 #ifndef SIMPROJ_MODEL_JOBRATE_H
 #define SIMPROJ_MODEL_JOBRATE_H
