@@ -49,12 +49,6 @@ double share_ts_mva(int k, double host_s, double gpu_s, const double *eta, doubl
     return x / k;
 }
 
-/* Product form of a closed network with a delay station (think time Z_c) and a processor-sharing
- * station of capacity beta(n) = eta(n) (total rate with n jobs present; BCMP 1975):
- *   pi(n_1..n_C) ∝ n! / prod(n_c!) * prod(D_c^{n_c}) / prod_{j=1..n} beta(j)
- *                  * prod(Z_c^{N_c - n_c} / (N_c - n_c)!)
- * Class c completes GPU phases at rate beta(n) * (n_c / n) / D_c in that state. Weights are
- * kept in logarithms; Z = 0 admits only n_c = N_c. */
 /* eta at a fractional number of contexts x >= 1: linear between whole numbers (eta(1) = 1). */
 static double eta_at(const double *eta, double x, int n_max)
 {
@@ -151,6 +145,13 @@ int share_ts_solve(int n_cls, const share_ts_class *cls, const double *eta, doub
     return share_ts_solve_rr(n_cls, cls, eta, NULL, x_per_job, gpu_busy);
 }
 
+/* Product form of a closed network with a delay station (think time Z_c) and a processor-sharing
+ * station of capacity beta(n) = eta(n) (total rate with n jobs present; BCMP 1975):
+ *   pi(n_1..n_C) ∝ n! / prod(n_c!) * prod(D_c^{n_c}) / prod_{j=1..n} beta(j)
+ *                  * prod(Z_c^{N_c - n_c} / (N_c - n_c)!)
+ * Class c completes GPU phases at rate beta(n) * (n_c / n) / D_c in that state. Weights are
+ * kept in logarithms; Z = 0 admits only n_c = N_c. Classes that overlap host and GPU work go to
+ * ts_overlap_solve instead. */
 int share_ts_solve_rr(int n_cls, const share_ts_class *cls, const double *eta,
                       const share_ts_rr *rr, double *x_per_job, double *gpu_busy)
 {
@@ -163,24 +164,22 @@ int share_ts_solve_rr(int n_cls, const share_ts_class *cls, const double *eta,
         n_jobs += cls[c].n;
         overlap = overlap || cls[c].overlap > 0;
     }
+    if (n_jobs > SHARE_MAX_JOBS) {
+        return SIM_ERANGE;
+    }
     if (overlap) {
-        if (n_jobs > SHARE_MAX_JOBS) {
-            return SIM_ERANGE;
-        }
         ts_overlap_solve(n_cls, cls, n_jobs, eta, rr, x_per_job, gpu_busy);
         return 0;
     }
     double states = 1;
-    int total = 0;
     for (int c = 0; c < n_cls; c++) {
         states *= cls[c].n + 1;
-        total += cls[c].n;
     }
-    if (states > 1e6 || total > SHARE_MAX_JOBS) {
+    if (states > 1e6) {
         return SIM_ERANGE;
     }
     double log_beta_fact[SHARE_MAX_JOBS + 1] = {0}; /* sum_{j<=n} log beta(j) */
-    for (int j = 1; j <= total; j++) {
+    for (int j = 1; j <= n_jobs; j++) {
         log_beta_fact[j] = log_beta_fact[j - 1] + (j == 1 ? 0.0 : log(eta[j]));
     }
     int n[SHARE_MAX_CLASSES] = {0};
