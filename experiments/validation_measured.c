@@ -384,7 +384,9 @@ static int ts_class_for(const phys_params *m, double kernel_ms)
  * as calfit_ts_gap_check takes it) and the host time per kernel H, free H fitted on its solo run
  * (`gap-solo`). Predicted: k >= 2 processes time-sliced (`tsK`, `gap-tsK`) by the exact MVA of
  * model/share_ts.h with eta(k) of the physics class nearest to the kernel length, which the
- * scenario's calibration sets from its measured back-to-back eta (model/calapply.h): rows that
+ * scenario's calibration sets from its measured back-to-back eta (model/calapply.h), for the
+ * profiles with gaps at most G / (G + s) per kernel (each kernel a round, kernels_per_iter 1:
+ * the switch per GPU phase, share_ts_eta_phases): rows that
  * calibration was measured on must be excluded by the scenario. Labels LEN/KIND (LENms: the
  * measured solo kernel length to one digit), runR-LEN/KIND with several recordings. */
 void val_build_calib_ts(builder *b, const csv_table *t)

@@ -1,10 +1,11 @@
 /* model/speed.c - solo speed of a workload on a partition (sharing is model/share_ts.c and
  * model/share_mps.c, the one prediction entry point model/predict.c).
  *
- * Formula (DESIGN.md §4): t = H + g(C / (min(s, P) f e_mig), M / BW(s, slices)).
- * g is the smooth roofline (a^p + b^p)^(1/p). Its exponent is a model parameter
- * (model/physics.yaml roofline_p), chosen by fitting the published tables; the validation
- * scenarios (experiments/validation/README.md) record which table decided it.
+ * Formula (DESIGN.md §4 has it with o = 0): t = (1 - o) H + max(o H, G), G = g(C / (min(s, P) f e_mig),
+ * M / BW(s, slices)) (speed.h says what each symbol is). g is the smooth roofline
+ * (a^p + b^p)^(1/p). Its exponent is a model parameter (model/physics.yaml roofline_p), chosen by
+ * fitting the published tables; the validation scenarios (experiments/validation/README.md)
+ * record which table decided it.
  */
 #include "model/speed.h"
 
@@ -203,7 +204,8 @@ int speed_mps_sms(int part_sms, double pct, const phys_params *m)
         return part_sms;
     }
     int unit = m->mps_sm_granule >= 1 ? (int)m->mps_sm_granule : 1;
-    /* the small tolerance keeps an exact product (50 % of 132 = 66 SMs, 33 TPCs) from rounding below */
+    /* the small tolerance keeps an exact product (50 % of 132 = 66 SMs, 33 TPCs) from rounding
+     * below */
     int s = unit * (int)floor(part_sms * pct / 100.0 / unit + 1e-9);
     int lo = (int)ceil(m->mps_min_sms);
     s = s < lo ? lo : s;

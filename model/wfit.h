@@ -40,7 +40,8 @@
  * limit above; predict spans the members (model/predict.h predict_family_time).
  * Several profiles may be fitted together (observations name their profile by index), which is
  * how loss factors shared by many workloads are fitted.
- * Ownership: wfit_fit copies what it needs; the result owns its residual array (wfit_result_fini).
+ * Ownership: wfit_fit copies what it needs; the result owns its residual and family arrays
+ * (wfit_result_fini).
  */
 #ifndef SIMPROJ_MODEL_WFIT_H
 #define SIMPROJ_MODEL_WFIT_H
@@ -156,9 +157,9 @@ typedef struct wfit_result {
 } wfit_result;
 
 /* Fit spec's free parameters to n_obs observations (several starts, then the family scan; see
- * the header note). Fills *out (caller releases it with wfit_result_fini). Returns 0, SIM_EINPUT for an unusable spec (no observations, unknown
- * parameter, more parameters than allowed) or SIM_ENOCONV when GSL did not converge (the
- * result still holds the last iterate). */
+ * the header note). Fills *out (caller releases it with wfit_result_fini). Returns 0,
+ * SIM_EINPUT for an unusable spec (no observations, unknown parameter, more parameters than
+ * allowed) or SIM_ENOCONV when GSL did not converge (the result still holds the last iterate). */
 int wfit_fit(const wfit_spec *spec, int n_obs, const wfit_obs *obs, wfit_result *out);
 
 /* Free what the result owns; fini on a zeroed result is a no-op. */
