@@ -6,8 +6,10 @@
 #include "experiments/validation.h"
 #include "experiments/validation_int.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,6 +83,7 @@ static const cfg_field scenario_fields[] = {
 static void csv_free(csv_table *t)
 {
     free(t->rows);
+    free(t->line);
     free(t->text);
     memset(t, 0, sizeof *t);
 }
@@ -126,6 +129,7 @@ static int csv_parse(const char *path, size_t len, csv_table *t, diag *d)
     }
     int cap_rows = 64;
     t->rows = xcalloc((size_t)cap_rows, sizeof *t->rows, "csv rows");
+    t->line = xcalloc((size_t)cap_rows, sizeof *t->line, "csv rows");
     char *next = t->text;
     for (int lineno = 1; next; lineno++) {
         char *line = next, *nl = strchr(line, '\n');
@@ -149,6 +153,7 @@ static int csv_parse(const char *path, size_t len, csv_table *t, diag *d)
             if (t->n_rows == cap_rows) {
                 cap_rows *= 2;
                 t->rows = xrealloc(t->rows, (size_t)cap_rows * sizeof *t->rows, "csv rows");
+                t->line = xrealloc(t->line, (size_t)cap_rows * sizeof *t->line, "csv rows");
             }
             cells = t->rows[t->n_rows];
             snprintf(field, sizeof field, "row %d", t->n_rows + 1);
@@ -169,7 +174,7 @@ static int csv_parse(const char *path, size_t len, csv_table *t, diag *d)
                        shown);
             return SIM_EINPUT;
         }
-        t->n_rows++;
+        t->line[t->n_rows++] = lineno;
     }
     return 0;
 }
@@ -206,18 +211,32 @@ int val_csv_col(const csv_table *t, const char *name)
 }
 
 /* Co-runners of a time-slicing column "shared_x<K>" (K >= 1); false for any other header. */
-bool val_shared_peers(const char *header, int *k)
+bool val_prefixed_int(const char *text, const char *prefix, int lo, int hi, int *k)
 {
-    static const char prefix[] = "shared_x";
+    size_t n = strlen(prefix);
     int64_t v;
     char problem[64];
-    if (!header || strncmp(header, prefix, sizeof prefix - 1) != 0 ||
-        !cfg_parse_i64(header + sizeof prefix - 1, &v, problem, sizeof problem) || v < 1 ||
-        v > 64) {
+    if (!text || strncmp(text, prefix, n) != 0 || !isdigit((unsigned char)text[n]) ||
+        !cfg_parse_i64(text + n, &v, problem, sizeof problem) || v < lo || v > hi) {
         return false;
     }
     *k = (int)v;
     return true;
+}
+
+bool val_shared_peers(const char *header, int *k)
+{
+    return val_prefixed_int(header, "shared_x", 1, 64, k);
+}
+
+void val_row_error(builder *b, const csv_table *t, int r, const char *fmt, ...)
+{
+    int w = snprintf(b->err, sizeof b->err, "row %d: ", r + 1);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(b->err + w, sizeof b->err - (size_t)w, fmt, ap);
+    va_end(ap);
+    b->err_line = t->line[r];
 }
 
 bool val_cell_double(const char *s, double *out)
@@ -387,7 +406,7 @@ static int run_comm_table(const val_scenario *sc, const gpu_type *g, const csv_t
         double b, a;
         if (!val_cell_double(t->rows[r][cb], &b) || !val_cell_double(t->rows[r][ca], &a) || !(a > 0) ||
             !(b > 0)) {
-            diag_error(d, (src_loc){csv_path, 0, 0}, sc->table,
+            diag_error(d, (src_loc){csv_path, t->line[r], 1}, sc->table,
                        "row %d: bytes and algbw_gb_s must be positive numbers", r + 1);
             comm_ring_fini(&ring);
             return SIM_EINPUT;
@@ -526,9 +545,14 @@ static void builder_free(builder *b)
     free(b);
 }
 
-/* The path `rel`, relative to the directory of the scenario at scen_path, into buf. */
+/* The path `rel`, relative to the directory of the scenario at scen_path (an absolute one as
+ * given), into buf. */
 static void beside(const char *scen_path, const char *rel, char *buf, size_t n)
 {
+    if (rel[0] == '/') { /* absolute: as given (as scenario_resolve does) */
+        snprintf(buf, n, "%s", rel);
+        return;
+    }
     const char *slash = strrchr(scen_path, '/');
     int dir_len = slash ? (int)(slash - scen_path) : 0;
     snprintf(buf, n, "%.*s%s%s", dir_len, scen_path, slash ? "/" : "", rel);
@@ -700,7 +724,8 @@ static int run_table(const val_scenario *sc, const char *scen_path, const char *
     fn(b, &t);
     csv_free(&t);
     if (b->err[0]) {
-        diag_error(d, (src_loc){csv_path, 0, 0}, sc->table, "%s", b->err);
+        diag_error(d, (src_loc){csv_path, b->err_line, b->err_line ? 1 : 0}, sc->table, "%s",
+                   b->err);
         builder_free(b);
         return SIM_EINPUT;
     }

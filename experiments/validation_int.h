@@ -57,6 +57,7 @@ typedef struct csv_table {
     char *header[CSV_MAX_COLS];
     int n_rows;
     char *(*rows)[CSV_MAX_COLS];
+    int *line;  /* line of each row in the file (owned) */
     char *text; /* owned buffer that the cells point into */
 } csv_table;
 
@@ -80,7 +81,8 @@ typedef struct builder {
     bool has_base; /* profile 0 comes from another scenario's fit: keep it fixed */
     int n;
     fig_spec figs[256];
-    char err[200];
+    char err[320];
+    int err_line;                      /* line of the CSV row that err is about, or 0 */
     char names[WFIT_MAX_PROFILES][32]; /* profile names a builder made (the CSV is freed first) */
     gpu_type calibrated;               /* the scenario's GPU with its calibration applied */
     cal_data *runs;                    /* the scenario's calib_runs, loaded (owned) */
@@ -90,8 +92,13 @@ typedef struct builder {
 
 /* Column index of NAME in the table's header, or -1. */
 int val_csv_col(const csv_table *t, const char *name);
+/* TEXT is PREFIX then a decimal integer K in [lo, hi]: true and *k = K. */
+bool val_prefixed_int(const char *text, const char *prefix, int lo, int hi, int *k);
 /* A header "shared_xK" (K in 1..64): true and *k = K. */
 bool val_shared_peers(const char *header, int *k);
+/* b->err about row r of t (0-based): "row R: " then the message; reported at the row's line. */
+void val_row_error(builder *b, const csv_table *t, int r, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 /* A cell that parses as a finite number: true and *out. */
 bool val_cell_double(const char *s, double *out);
 /* The MIG profile NAME of the builder's GPU; NULL for "full" (the whole GPU) and, with b->err

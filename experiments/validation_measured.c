@@ -78,8 +78,7 @@ void val_build_coloc(builder *b, const csv_table *t)
         double rate, util;
         if (!val_cell_double(t->rows[r][c_r], &rate) || !val_cell_double(t->rows[r][c_u], &util) ||
             !(rate > 0) || !(util > 0 && util <= 1)) {
-            snprintf(b->err, sizeof b->err, "row %d: a solo row needs rate_per_s and gpu_util",
-                     r + 1);
+            val_row_error(b, t, r, "a solo row needs rate_per_s and gpu_util");
             return;
         }
         if (n_prof == WFIT_MAX_PROFILES) {
@@ -165,7 +164,7 @@ void val_build_coloc(builder *b, const csv_table *t)
         double rate;
         const char *kind = t->rows[r][c_k];
         if (pi < 0 || !val_cell_double(t->rows[r][c_r], &rate) || !(rate > 0)) {
-            snprintf(b->err, sizeof b->err, "row %d: unknown workload or bad rate_per_s", r + 1);
+            val_row_error(b, t, r, "unknown workload or bad rate_per_s");
             return;
         }
         fig_spec *f = val_add_fig(b, t->rows[r][c_f], rate, "it/s");
@@ -189,17 +188,22 @@ void val_build_coloc(builder *b, const csv_table *t)
         } else if (!strcmp(kind, "solo-mps")) { /* one uncapped MPS client alone */
             f->cfg.sharing = SHARE_MPS;
             f->cfg.peers = 1;
-        } else if (sscanf(kind, "ts%d", &k) == 1 || sscanf(kind, "mps%d", &k) == 1) {
+        } else if (val_prefixed_int(kind, "ts", 1, 64, &k) ||
+                   val_prefixed_int(kind, "mps", 1, 64, &k)) {
             f->cfg.sharing = kind[0] == 't' ? SHARE_TIMESLICE : SHARE_MPS;
             f->cfg.peers = k;
-        } else if (sscanf(kind, "cap%d", &k) == 1) {
+        } else if (val_prefixed_int(kind, "cap", 1, 100, &k)) {
             f->cfg.sharing = SHARE_MPS;
             f->cfg.mps_percent = k;
-        } else if (!strncmp(kind, "pair-", 5) && wi >= 0) {
+        } else if ((!strcmp(kind, "pair-ts") || !strcmp(kind, "pair-mps")) && wi >= 0) {
             f->cfg.sharing = !strcmp(kind, "pair-ts") ? SHARE_TIMESLICE : SHARE_MPS;
             f->with = wi;
         } else {
-            snprintf(b->err, sizeof b->err, "row %d: unknown kind '%s'", r + 1, kind);
+            val_row_error(b, t, r,
+                          "unknown kind '%s'; expected solo, solo-mps, tsN or mpsN (N clients, 1 "
+                          "to 64), capP (P %% of the threads, 1 to 100), or pair-ts or pair-mps "
+                          "with a known workload",
+                          kind);
             return;
         }
     }

@@ -35,7 +35,7 @@ static void val_build_particles(builder *b, const csv_table *t, bool timeslice)
     for (int r = 0; r < t->n_rows; r++) {
         double particles;
         if (!val_cell_double(t->rows[r][0], &particles)) {
-            snprintf(b->err, sizeof b->err, "row %d: bad particle count", r + 1);
+            val_row_error(b, t, r, "bad particle count");
             return;
         }
         for (int c = 1; c < t->n_cols; c++) {
@@ -161,7 +161,7 @@ void val_build_finetune(builder *b, const csv_table *t)
         double n, batch, sec;
         if (!val_cell_double(t->rows[r][c_n], &n) || !val_cell_double(t->rows[r][c_b], &batch) ||
             !val_cell_double(t->rows[r][c_s], &sec)) {
-            snprintf(b->err, sizeof b->err, "row %d: bad number", r + 1);
+            val_row_error(b, t, r, "bad number");
             return;
         }
         char label[64];
@@ -214,7 +214,7 @@ void val_build_batch_latency(builder *b, const csv_table *t)
         }
         double batch, ms;
         if (!val_cell_double(t->rows[r][c_b], &batch) || !val_cell_double(t->rows[r][c_l], &ms)) {
-            snprintf(b->err, sizeof b->err, "row %d: bad number", r + 1);
+            val_row_error(b, t, r, "bad number");
             return;
         }
         char label[64];
@@ -276,7 +276,7 @@ void val_build_sharing(builder *b, const csv_table *t)
         double pods, sec;
         if (!val_cell_double(t->rows[r][c_n], &pods) || !val_cell_double(t->rows[r][c_s], &sec) ||
             pods < 1 || pods > 64) {
-            snprintf(b->err, sizeof b->err, "row %d: bad number", r + 1);
+            val_row_error(b, t, r, "bad number");
             return;
         }
         const char *mode = t->rows[r][c_mode];
@@ -295,7 +295,7 @@ void val_build_sharing(builder *b, const csv_table *t)
                                     : !strcmp(mode, "mps") ? SHARE_MPS : SHARE_TIMESLICE;
             f->cfg.peers = k;
         } else {
-            snprintf(b->err, sizeof b->err, "row %d: unknown sharing '%s'", r + 1, mode);
+            val_row_error(b, t, r, "unknown sharing '%s'", mode);
             return;
         }
         f->work = 1.0;

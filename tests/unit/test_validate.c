@@ -589,6 +589,87 @@ Test(validate, bad_csv_shape_has_line_and_col)
     }
 }
 
+/* An absolute calibration path is used as given, not joined to the scenario's directory
+ * ("build//abs/m.json" before). */
+Test(validate, absolute_calibration_path_is_used_as_given)
+{
+    char cwd[1024], text[1400];
+    cr_assert_not_null(getcwd(cwd, sizeof cwd));
+    static const char fmt[] = "table: h100-coloc-run4\ncsv: h100-coloc-run4.csv\n"
+                              "gpu: H100-SXM5-80GB\ntarget_mape_pct: 10\n"
+                              "fit: [\"cnn_train/solo\"]\ncalibration: %s\n";
+    env e;
+    env_open(&e);
+    val_table t;
+    snprintf(text, sizeof text, fmt, "/nonexistent-dir/m.json");
+    cr_assert_neq(run_text(&e, "build/test-abs-cal.yaml", text, &t), 0);
+    cr_assert_str_eq(diag_message(e.d, 0),
+                     "build/test-abs-cal.yaml: error: calibration: cannot read the model file; "
+                     "expected a `slicesim fit` output, got '/nonexistent-dir/m.json' (no such "
+                     "file or directory)");
+    val_table_fini(&t);
+    env_close(&e);
+    char model[1200];
+    snprintf(model, sizeof model, "%s/calib/results/2026-11-22-h100-sxm-model.json", cwd);
+    snprintf(text, sizeof text, fmt, model);
+    env_open(&e);
+    cr_assert_eq(run_text(&e, "build/test-abs-cal.yaml", text, &t), 0);
+    cr_assert_gt(t.n_figures, 0);
+    val_table_fini(&t);
+    env_close(&e);
+}
+
+/* A cell a builder cannot read is reported at its row's line (comments count). A measured
+ * table's kind is strict: "ts0", a negative or overflowing client count, a cap above 100 % and a
+ * trailing letter were once read by sscanf as 0 clients or a nonsense cap and predicted as 0
+ * (a 100 % error, no message); a published table's 1e400 is not a number. */
+Test(validate, bad_cells_are_reported_at_their_row)
+{
+    static const char coloc[] = "table: h100-coloc\ncsv: x.csv\ngpu: H100-SXM5-80GB\n"
+                                "target_mape_pct: 10\nfit: [a/solo]\n";
+    static const char simpletrack[] = "table: cern-simpletrack\ncsv: x.csv\ngpu: A100-PCIE-40GB\n"
+                                      "target_mape_pct: 5\nfit: [\"1/full\"]\n";
+    static const char hdr[] = "figure,workload,kind,with,rate_per_s,gpu_util\n# c\n"
+                              "a/solo,a,solo,,10,0.5\n";
+    static const char expect[] =
+        "; expected solo, solo-mps, tsN or mpsN (N clients, 1 to 64), capP (P % of the threads, "
+        "1 to 100), or pair-ts or pair-mps with a known workload";
+    static const struct {
+        const char *scen, *row, *message;
+    } cases[] = {
+        {coloc, "a/ts0,a,ts0,,5,", "mem.csv:4:1: error: h100-coloc: row 2: unknown kind 'ts0'"},
+        {coloc, "a/ts,a,ts99999999999,,5,",
+         "mem.csv:4:1: error: h100-coloc: row 2: unknown kind 'ts99999999999'"},
+        {coloc, "a/mps,a,mps-1,,5,", "mem.csv:4:1: error: h100-coloc: row 2: unknown kind 'mps-1'"},
+        {coloc, "a/cap,a,cap101,,5,",
+         "mem.csv:4:1: error: h100-coloc: row 2: unknown kind 'cap101'"},
+        {coloc, "a/ts,a,ts2x,,5,", "mem.csv:4:1: error: h100-coloc: row 2: unknown kind 'ts2x'"},
+        {coloc, "a/p,a,pair-x,a,5,", "mem.csv:4:1: error: h100-coloc: row 2: unknown kind 'pair-x'"},
+        {simpletrack, "1e400,1", "mem.csv:4:1: error: cern-simpletrack: row 2: bad particle count"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char csv[512], message[512];
+        if (cases[i].scen == coloc) {
+            snprintf(csv, sizeof csv, "%s%s\n", hdr, cases[i].row);
+            snprintf(message, sizeof message, "%s%s", cases[i].message, expect);
+        } else {
+            snprintf(csv, sizeof csv, "particles,full\n# c\n1,2\n%s\n", cases[i].row);
+            snprintf(message, sizeof message, "%s", cases[i].message);
+        }
+        env e;
+        env_open(&e);
+        val_table t;
+        val_mem mem = {.csv_path = "mem.csv", .csv = csv, .csv_len = strlen(csv), .fit = true};
+        cr_assert_eq(val_run_buffer("mem.yaml", cases[i].scen, strlen(cases[i].scen), &mem,
+                                    &e.cat, &e.m, e.d, &t),
+                     SIM_EINPUT, "case %zu", i);
+        cr_assert_eq(diag_error_count(e.d), 1, "case %zu", i);
+        cr_assert_str_eq(diag_message(e.d, 0), message, "case %zu", i);
+        val_table_fini(&t);
+        env_close(&e);
+    }
+}
+
 /* val_run_buffer (the fuzz target's entry) runs a table that needs no other file exactly as
  * val_run_file does: same figures, same predictions. */
 Test(validate, buffer_run_matches_file_run)
