@@ -520,6 +520,59 @@ static double member_value(const wfit_member *mb, const wfit_free *f)
                        : wl_param_get(&mb->profiles[f->profile], (wl_param)f->which);
 }
 
+/* The report of free parameter i: its value from the best fit's log x_log (less its floor), the
+ * standard error from the covariance's se_log, widened by the family's spread (out->family),
+ * pinned or not (wfit.h), and what was assumed when not; open_above as family_scan gave it. */
+static void param_result(const fit_ctx *ctx, const wfit_result *out, int i, double x_log,
+                         double se_log, double open_above, wfit_param_result *pr)
+{
+    const wfit_spec *spec = ctx->spec;
+    const wfit_free *f = &spec->free[i];
+    name_param(spec, i, pr->name, sizeof pr->name);
+    double fl = floor_of(f);
+    double ex = exp(x_log);
+    pr->value = fl + ex;
+    pr->std_err = ex * se_log;
+    pr->family_lo = pr->family_hi = pr->value;
+    for (int k = 1; k < out->n_family; k++) {
+        double v = member_value(&out->family[k], f);
+        pr->family_lo = fmin(pr->family_lo, v);
+        pr->family_hi = fmax(pr->family_hi, v);
+    }
+    /* the family's spread, as a standard error: half its range */
+    double fam_log = 0.5 * log((pr->family_hi - fl) / (pr->family_lo - fl));
+    double prior_sd = f->has_prior ? f->prior.rel_sd : NO_PRIOR_SD;
+    double limit = f->has_prior ? 0.5 * prior_sd : 1.0;
+    /* the family's words only where the local standard error alone would pin it */
+    bool by_family = se_log <= limit;
+    if (isfinite(fam_log) && fam_log > se_log) {
+        se_log = fam_log;
+        pr->std_err = fmax(pr->std_err, 0.5 * (pr->family_hi - pr->family_lo));
+    }
+    /* a parallelism that fits at the largest SM count observed is bounded from below only:
+     * pinned when that bound is within the limit of the top ("fills every partition
+     * observed"), else open */
+    bool open = open_above > 0 && pr->family_lo < open_above * exp(-limit);
+    pr->family_open = open_above > 0;
+    pr->pinned = se_log <= limit && !open;
+    if (pr->pinned) {
+        return;
+    }
+    if (open && by_family) {
+        snprintf(pr->assumed, sizeof pr->assumed,
+                 "best chi^2 kept; the data fit %.4g and above alike (family)", pr->family_lo);
+    } else if (by_family) {
+        snprintf(pr->assumed, sizeof pr->assumed,
+                 "best chi^2 kept; the data fit %.4g..%.4g alike (family)", pr->family_lo,
+                 pr->family_hi);
+    } else if (f->has_prior) {
+        snprintf(pr->assumed, sizeof pr->assumed, "prior %.4g (%s)", f->prior.mean,
+                 f->prior.source ? f->prior.source : "unsourced");
+    } else {
+        snprintf(pr->assumed, sizeof pr->assumed, "start value %.4g", fl + exp(ctx->start[i]));
+    }
+}
+
 int wfit_fit(const wfit_spec *spec, int n_obs, const wfit_obs *obs, wfit_result *out)
 {
     memset(out, 0, sizeof *out);
@@ -561,53 +614,8 @@ int wfit_fit(const wfit_spec *spec, int n_obs, const wfit_obs *obs, wfit_result 
         }
         install(&ctx, x);
         for (size_t i = 0; i < p; i++) {
-            const wfit_free *f = &spec->free[i];
-            wfit_param_result *pr = &out->params[i];
-            name_param(spec, (int)i, pr->name, sizeof pr->name);
-            double fl = floor_of(f);
-            double ex = exp(gsl_vector_get(x, i));
-            double se_log = sqrt(gsl_matrix_get(cov, i, i));
-            pr->value = fl + ex;
-            pr->std_err = ex * se_log;
-            pr->family_lo = pr->family_hi = pr->value;
-            for (int k = 1; k < out->n_family; k++) {
-                double v = member_value(&out->family[k], f);
-                pr->family_lo = fmin(pr->family_lo, v);
-                pr->family_hi = fmax(pr->family_hi, v);
-            }
-            /* the family's spread, as a standard error: half its range */
-            double fam_log = 0.5 * log((pr->family_hi - fl) / (pr->family_lo - fl));
-            double prior_sd = f->has_prior ? f->prior.rel_sd : NO_PRIOR_SD;
-            double limit = f->has_prior ? 0.5 * prior_sd : 1.0;
-            /* the family's words only where the local standard error alone would pin it */
-            bool by_family = se_log <= limit;
-            if (isfinite(fam_log) && fam_log > se_log) {
-                se_log = fam_log;
-                pr->std_err = fmax(pr->std_err, 0.5 * (pr->family_hi - pr->family_lo));
-            }
-            /* a parallelism that fits at the largest SM count observed is bounded from below
-             * only: pinned when that bound is within the limit of the top ("fills every
-             * partition observed"), else open */
-            bool open = open_above[i] > 0 && pr->family_lo < open_above[i] * exp(-limit);
-            pr->family_open = open_above[i] > 0;
-            pr->pinned = se_log <= limit && !open;
-            if (!pr->pinned) {
-                if (open && by_family) {
-                    snprintf(pr->assumed, sizeof pr->assumed,
-                             "best chi^2 kept; the data fit %.4g and above alike (family)",
-                             pr->family_lo);
-                } else if (by_family) {
-                    snprintf(pr->assumed, sizeof pr->assumed,
-                             "best chi^2 kept; the data fit %.4g..%.4g alike (family)",
-                             pr->family_lo, pr->family_hi);
-                } else if (f->has_prior) {
-                    snprintf(pr->assumed, sizeof pr->assumed, "prior %.4g (%s)", f->prior.mean,
-                             f->prior.source ? f->prior.source : "unsourced");
-                } else {
-                    snprintf(pr->assumed, sizeof pr->assumed, "start value %.4g",
-                             fl + exp(ctx.start[i]));
-                }
-            }
+            param_result(&ctx, out, (int)i, gsl_vector_get(x, i),
+                         sqrt(gsl_matrix_get(cov, i, i)), open_above[i], &out->params[i]);
         }
         out->n_params = (int)p;
         gsl_matrix_free(cov);
