@@ -16,6 +16,186 @@
 #include "model/predict.h"
 #include "model/wmeas.h"
 
+/* Column indices of a co-location table; -1 where the column is absent. */
+typedef struct coloc_cols {
+    int w, k, with, r, u, f; /* required: workload, kind, with, rate_per_s, gpu_util, figure */
+    int sd;                  /* optional: rel_sd, the measured noise of a row */
+    /* optional measurements of the solo rows (calib/coloc/table.py): kernel-busy fraction and
+     * kernels per iteration (torch.profiler census), GPM SM activity and DRAM utilisation */
+    int busy, kern, sm, dram;
+    /* optional: CPU seconds per iteration before the first kernel launch (workload definition) */
+    int ser;
+} coloc_cols;
+
+/* The workloads the solo rows made, as the other rows need them. */
+typedef struct coloc_solo {
+    int n;
+    const char *names[WFIT_MAX_PROFILES]; /* workload names (the CSV's cells) */
+    double sd[WFIT_MAX_PROFILES];         /* rel_sd of each workload's solo row (0 = not stated) */
+    double util[WFIT_MAX_PROFILES];       /* the utilisation each solo row is fitted with */
+} coloc_solo;
+
+/* One profile and its free parameters per solo row (see val_build_coloc); false with b->err set
+ * on a row it cannot use. */
+static bool coloc_profiles(builder *b, const csv_table *t, const coloc_cols *col, coloc_solo *s)
+{
+    int n_prof = 0;
+    int ts8 = phys_ts_class_index(b->m, "kernel-8ms");
+    double sms = b->gpu->sms_total;
+    double bw = speed_partition_bandwidth(&(partition_cfg){.gpu = b->gpu}, sms, b->m);
+    for (int r = 0; r < t->n_rows; r++) {
+        if (strcmp(t->rows[r][col->k], "solo") != 0) {
+            continue;
+        }
+        double rate, util;
+        if (!val_cell_double(t->rows[r][col->r], &rate) ||
+            !val_cell_double(t->rows[r][col->u], &util) || !(rate > 0) ||
+            !(util > 0 && util <= 1)) {
+            val_row_error(b, t, r, "a solo row needs rate_per_s and gpu_util");
+            return false;
+        }
+        if (n_prof == WFIT_MAX_PROFILES) {
+            snprintf(b->err, sizeof b->err, "more than %d workloads", WFIT_MAX_PROFILES);
+            return false;
+        }
+        /* prior share of G that is memory time, by what the workload is (calib/coloc/coloc.py):
+         * the fp32 stream does 8 axpy passes over 256 MiB (12 bytes per 2 flops, far below the
+         * H100's machine balance): 0.95; transformers 0.58 and CNNs / the MLP 0.3, the
+         * transformer-training and cnn-training classes of workloads/priors.yaml */
+        const char *wn = t->rows[r][col->w];
+        bool stream = strstr(wn, "stream") != NULL;
+        double mem_share = stream ? 0.95 : !strncmp(wn, "tfm", 3) ? 0.58 : 0.3;
+        wl_class cls = stream ? WL_CLASS_FP32 : WL_CLASS_TENSOR;
+        wl_profile *p = &b->spec.profiles[n_prof];
+        double busy, kern, sm_act, dram;
+        bool census = col->busy >= 0 && val_cell_double(t->rows[r][col->busy], &busy) && busy > 0 &&
+                      busy <= 1 && col->kern >= 0 &&
+                      val_cell_double(t->rows[r][col->kern], &kern) && kern > 0;
+        bool gpm = census && col->sm >= 0 && val_cell_double(t->rows[r][col->sm], &sm_act) &&
+                   sm_act > 0 && col->dram >= 0 && val_cell_double(t->rows[r][col->dram], &dram) &&
+                   dram > 0;
+        double it = 1.0 / rate, g = util * it;
+        snprintf(b->names[n_prof], sizeof b->names[n_prof], "%s", t->rows[r][col->w]);
+        double serial, overlap = 1.0;
+        if (col->ser >= 0 && val_cell_double(t->rows[r][col->ser], &serial) && serial > 0) {
+            /* that CPU time follows the previous iteration's synchronisation: it cannot overlap
+             * the loop's own GPU work, so o = 1 - serial / H, with H the solo iteration time
+             * (host-bound: the only loop with such CPU work, host_loop, is) */
+            overlap = fmax(0.0, 1.0 - serial / it);
+        }
+        *p = (wl_profile){.name = b->names[n_prof],
+                          .host_s_fixed = wmeas_host_s(b->m, it, util, overlap),
+                          .host_overlap = overlap,
+                          .max_sms_fixed = sms,
+                          .ts_class = ts8 > 0 ? ts8 : 0,
+                          .kernels_per_iter = census ? kern : 0};
+        p->compute_sm_s_fixed[cls] = (1.0 - mem_share) * g * sms;
+        p->mem_traffic_bytes_fixed = mem_share * g * bw;
+        double sd_p = 1.0, sd_m = 1.0;
+        const char *src = "h100-coloc: scale of the solo row (weak)";
+        wmeas_split ms;
+        if (gpm && wmeas_split_solo(b->gpu, b->m,
+                                    &(wmeas_solo){.iter_s = it,
+                                                  .gpu_util = util,
+                                                  .kernel_busy = busy,
+                                                  .sm_activity = sm_act,
+                                                  .dram_util = dram},
+                                    &ms) == 0) {
+            /* measured: the split of model/wmeas.h, the one fit-workload uses */
+            p->max_sms_fixed = ms.max_sms;
+            p->mem_traffic_bytes_fixed = ms.mem_traffic_bytes;
+            p->compute_sm_s_fixed[cls] = ms.compute_sm_s;
+            sd_p = sd_m = b->m->meas_prior_rel_sd;
+            src = "h100-coloc: " WMEAS_SOURCE;
+        }
+        s->names[n_prof] = t->rows[r][col->w];
+        s->util[n_prof] = util;
+        s->sd[n_prof] = 0;
+        if (col->sd >= 0 && !val_cell_double(t->rows[r][col->sd], &s->sd[n_prof])) {
+            s->sd[n_prof] = 0;
+        }
+        const wl_param fr[] = {WL_P_HOST_S_FIXED, WL_P_COMPUTE_FIXED, WL_P_MEM_TRAFFIC_FIXED,
+                               WL_P_MAX_SMS_FIXED};
+        for (size_t i = 0; i < sizeof fr / sizeof fr[0]; i++) {
+            wfit_free *w = &b->spec.free[b->spec.n_free++];
+            double v = wl_param_get(p, fr[i]);
+            double sd = fr[i] == WL_P_HOST_S_FIXED    ? 2.0
+                        : fr[i] == WL_P_COMPUTE_FIXED ? 1.0
+                        : fr[i] == WL_P_MAX_SMS_FIXED ? sd_p
+                                                      : sd_m;
+            *w = (wfit_free){.profile = n_prof,
+                             .which = (int)fr[i],
+                             .has_prior = true,
+                             .prior = {v, sd,
+                                       sd < 1.0 && fr[i] != WL_P_COMPUTE_FIXED
+                                           ? src
+                                           : "h100-coloc: scale of the solo row (weak)"}};
+        }
+        n_prof++;
+    }
+    s->n = n_prof;
+    return true;
+}
+
+/* One figure per row, predicted from the profiles of its workload (and co-runner); b->err set
+ * on a row it cannot map. */
+static void coloc_figures(builder *b, const csv_table *t, const coloc_cols *col,
+                          const coloc_solo *s)
+{
+    for (int r = 0; r < t->n_rows; r++) {
+        int pi = -1, wi = -1;
+        for (int i = 0; i < s->n; i++) {
+            pi = !strcmp(s->names[i], t->rows[r][col->w]) ? i : pi;
+            wi = !strcmp(s->names[i], t->rows[r][col->with]) ? i : wi;
+        }
+        double rate;
+        const char *kind = t->rows[r][col->k];
+        if (pi < 0 || !val_cell_double(t->rows[r][col->r], &rate) || !(rate > 0)) {
+            val_row_error(b, t, r, "unknown workload or bad rate_per_s");
+            return;
+        }
+        fig_spec *f = val_add_fig(b, t->rows[r][col->f], rate, "it/s");
+        if (!f) {
+            return;
+        }
+        f->profile = pi;
+        f->is_rate = true;
+        f->work = 1.0;
+        /* noise of the row: its own sub-window spread and, for a predicted row, the spread of
+         * the solo run its prediction is built from (independent, so in quadrature) */
+        double sd = 0;
+        if (col->sd >= 0 && !val_cell_double(t->rows[r][col->sd], &sd)) {
+            sd = 0;
+        }
+        bool solo = !strcmp(kind, "solo");
+        f->f.noise_pct = 100.0 * sqrt(sd * sd + (solo ? 0.0 : s->sd[pi] * s->sd[pi]));
+        int k = 1;
+        if (solo) {
+            f->util = s->util[pi];
+        } else if (!strcmp(kind, "solo-mps")) { /* one uncapped MPS client alone */
+            f->cfg.sharing = SHARE_MPS;
+            f->cfg.peers = 1;
+        } else if (val_prefixed_int(kind, "ts", 1, 64, &k) ||
+                   val_prefixed_int(kind, "mps", 1, 64, &k)) {
+            f->cfg.sharing = kind[0] == 't' ? SHARE_TIMESLICE : SHARE_MPS;
+            f->cfg.peers = k;
+        } else if (val_prefixed_int(kind, "cap", 1, 100, &k)) {
+            f->cfg.sharing = SHARE_MPS;
+            f->cfg.mps_percent = k;
+        } else if ((!strcmp(kind, "pair-ts") || !strcmp(kind, "pair-mps")) && wi >= 0) {
+            f->cfg.sharing = !strcmp(kind, "pair-ts") ? SHARE_TIMESLICE : SHARE_MPS;
+            f->with = wi;
+        } else {
+            val_row_error(b, t, r,
+                          "unknown kind '%s'; expected solo, solo-mps, tsN or mpsN (N clients, 1 "
+                          "to 64), capP (P %% of the threads, 1 to 100), or pair-ts or pair-mps "
+                          "with a known workload",
+                          kind);
+            return;
+        }
+    }
+}
+
 /* h100-coloc (calib/coloc, this project's H100 measurement; data/h100-coloc.csv, and
  * h100-coloc-run4's data/h100-coloc-run4.csv from another H100, each table one machine's runs):
  * throughput of one process of each PyTorch workload alone without MPS (kind solo: exclusive
@@ -50,163 +230,30 @@
  * experiments/validation/README.md gives its figures). */
 void val_build_coloc(builder *b, const csv_table *t)
 {
-    int c_w = val_csv_col(t, "workload"), c_k = val_csv_col(t, "kind"), c_with = val_csv_col(t, "with"),
-        c_r = val_csv_col(t, "rate_per_s"), c_u = val_csv_col(t, "gpu_util"), c_f = val_csv_col(t, "figure");
-    if (c_w < 0 || c_k < 0 || c_with < 0 || c_r < 0 || c_u < 0 || c_f < 0) {
+    coloc_cols col = {.w = val_csv_col(t, "workload"),
+                      .k = val_csv_col(t, "kind"),
+                      .with = val_csv_col(t, "with"),
+                      .r = val_csv_col(t, "rate_per_s"),
+                      .u = val_csv_col(t, "gpu_util"),
+                      .f = val_csv_col(t, "figure"),
+                      .sd = val_csv_col(t, "rel_sd"),
+                      .busy = val_csv_col(t, "busy_frac"),
+                      .kern = val_csv_col(t, "kernels"),
+                      .sm = val_csv_col(t, "sm_active"),
+                      .dram = val_csv_col(t, "dram_util"),
+                      .ser = val_csv_col(t, "serial_host_s")};
+    if (col.w < 0 || col.k < 0 || col.with < 0 || col.r < 0 || col.u < 0 || col.f < 0) {
         snprintf(b->err, sizeof b->err,
                  "missing a column (figure, workload, kind, with, rate_per_s, gpu_util)");
         return;
     }
-    const char *names[WFIT_MAX_PROFILES];
-    double solo_sd[WFIT_MAX_PROFILES]; /* rel_sd of each workload's solo row (0 = not stated) */
-    double solo_util[WFIT_MAX_PROFILES]; /* the utilisation each solo row is fitted with */
-    int c_sd = val_csv_col(t, "rel_sd");    /* optional: the measured noise of a row */
-    /* optional measurements of the solo rows (calib/coloc/table.py): kernel-busy fraction and
-     * kernels per iteration (torch.profiler census), GPM SM activity and DRAM utilisation */
-    int c_busy = val_csv_col(t, "busy_frac"), c_kern = val_csv_col(t, "kernels");
-    int c_sm = val_csv_col(t, "sm_active"), c_dram = val_csv_col(t, "dram_util");
-    /* optional: CPU seconds per iteration before the first kernel launch (workload definition) */
-    int c_ser = val_csv_col(t, "serial_host_s");
-    int n_prof = 0;
-    int ts8 = phys_ts_class_index(b->m, "kernel-8ms");
-    double sms = b->gpu->sms_total;
-    /* profiles from the solo rows */
-    for (int r = 0; r < t->n_rows; r++) {
-        if (strcmp(t->rows[r][c_k], "solo") != 0) {
-            continue;
-        }
-        double rate, util;
-        if (!val_cell_double(t->rows[r][c_r], &rate) || !val_cell_double(t->rows[r][c_u], &util) ||
-            !(rate > 0) || !(util > 0 && util <= 1)) {
-            val_row_error(b, t, r, "a solo row needs rate_per_s and gpu_util");
-            return;
-        }
-        if (n_prof == WFIT_MAX_PROFILES) {
-            snprintf(b->err, sizeof b->err, "more than %d workloads", WFIT_MAX_PROFILES);
-            return;
-        }
-        /* prior share of G that is memory time, by what the workload is (calib/coloc/coloc.py):
-         * the fp32 stream does 8 axpy passes over 256 MiB (12 bytes per 2 flops, far below the
-         * H100's machine balance): 0.95; transformers 0.58 and CNNs / the MLP 0.3, the
-         * transformer-training and cnn-training classes of workloads/priors.yaml */
-        const char *wn = t->rows[r][c_w];
-        bool stream = strstr(wn, "stream") != NULL;
-        double mem_share = stream ? 0.95 : !strncmp(wn, "tfm", 3) ? 0.58 : 0.3;
-        wl_class cls = stream ? WL_CLASS_FP32 : WL_CLASS_TENSOR;
-        wl_profile *p = &b->spec.profiles[n_prof];
-        double busy, kern, sm_act, dram;
-        bool census = c_busy >= 0 && val_cell_double(t->rows[r][c_busy], &busy) && busy > 0 &&
-                      busy <= 1 && c_kern >= 0 && val_cell_double(t->rows[r][c_kern], &kern) &&
-                      kern > 0;
-        bool gpm = census && c_sm >= 0 && val_cell_double(t->rows[r][c_sm], &sm_act) && sm_act > 0 &&
-                   c_dram >= 0 && val_cell_double(t->rows[r][c_dram], &dram) && dram > 0;
-        double it = 1.0 / rate, g = util * it;
-        snprintf(b->names[n_prof], sizeof b->names[n_prof], "%s", t->rows[r][c_w]);
-        double serial, overlap = 1.0;
-        if (c_ser >= 0 && val_cell_double(t->rows[r][c_ser], &serial) && serial > 0) {
-            /* that CPU time follows the previous iteration's synchronisation: it cannot overlap
-             * the loop's own GPU work, so o = 1 - serial / H, with H the solo iteration time
-             * (host-bound: the only loop with such CPU work, host_loop, is) */
-            overlap = fmax(0.0, 1.0 - serial / it);
-        }
-        *p = (wl_profile){.name = b->names[n_prof],
-                          .host_s_fixed = wmeas_host_s(b->m, it, util, overlap),
-                          .host_overlap = overlap,
-                          .max_sms_fixed = sms, .ts_class = ts8 > 0 ? ts8 : 0,
-                          .kernels_per_iter = census ? kern : 0};
-        double bw = speed_partition_bandwidth(&(partition_cfg){.gpu = b->gpu}, sms, b->m);
-        p->compute_sm_s_fixed[cls] = (1.0 - mem_share) * g * sms;
-        p->mem_traffic_bytes_fixed = mem_share * g * bw;
-        double sd_p = 1.0, sd_m = 1.0;
-        const char *src = "h100-coloc: scale of the solo row (weak)";
-        wmeas_split ms;
-        if (gpm && wmeas_split_solo(b->gpu, b->m,
-                                    &(wmeas_solo){.iter_s = it, .gpu_util = util,
-                                                  .kernel_busy = busy, .sm_activity = sm_act,
-                                                  .dram_util = dram},
-                                    &ms) == 0) {
-            /* measured: the split of model/wmeas.h, the one fit-workload uses */
-            p->max_sms_fixed = ms.max_sms;
-            p->mem_traffic_bytes_fixed = ms.mem_traffic_bytes;
-            p->compute_sm_s_fixed[cls] = ms.compute_sm_s;
-            sd_p = sd_m = b->m->meas_prior_rel_sd;
-            src = "h100-coloc: " WMEAS_SOURCE;
-        }
-        names[n_prof] = t->rows[r][c_w];
-        solo_util[n_prof] = util;
-        solo_sd[n_prof] = 0;
-        if (c_sd >= 0 && !val_cell_double(t->rows[r][c_sd], &solo_sd[n_prof])) {
-            solo_sd[n_prof] = 0;
-        }
-        const wl_param fr[] = {WL_P_HOST_S_FIXED, WL_P_COMPUTE_FIXED, WL_P_MEM_TRAFFIC_FIXED,
-                               WL_P_MAX_SMS_FIXED};
-        for (size_t i = 0; i < sizeof fr / sizeof fr[0]; i++) {
-            wfit_free *w = &b->spec.free[b->spec.n_free++];
-            double v = wl_param_get(p, fr[i]);
-            double sd = fr[i] == WL_P_HOST_S_FIXED ? 2.0
-                        : fr[i] == WL_P_COMPUTE_FIXED ? 1.0
-                        : fr[i] == WL_P_MAX_SMS_FIXED ? sd_p : sd_m;
-            *w = (wfit_free){.profile = n_prof, .which = (int)fr[i], .has_prior = true,
-                             .prior = {v, sd, sd < 1.0 && fr[i] != WL_P_COMPUTE_FIXED
-                                                  ? src
-                                                  : "h100-coloc: scale of the solo row (weak)"}};
-        }
-        n_prof++;
+    coloc_solo solo;
+    if (!coloc_profiles(b, t, &col, &solo)) {
+        return;
     }
-    b->spec.n_profiles = n_prof;
+    b->spec.n_profiles = solo.n;
     b->by_kind = true;
-    for (int r = 0; r < t->n_rows; r++) {
-        int pi = -1, wi = -1;
-        for (int i = 0; i < n_prof; i++) {
-            pi = !strcmp(names[i], t->rows[r][c_w]) ? i : pi;
-            wi = !strcmp(names[i], t->rows[r][c_with]) ? i : wi;
-        }
-        double rate;
-        const char *kind = t->rows[r][c_k];
-        if (pi < 0 || !val_cell_double(t->rows[r][c_r], &rate) || !(rate > 0)) {
-            val_row_error(b, t, r, "unknown workload or bad rate_per_s");
-            return;
-        }
-        fig_spec *f = val_add_fig(b, t->rows[r][c_f], rate, "it/s");
-        if (!f) {
-            return;
-        }
-        f->profile = pi;
-        f->is_rate = true;
-        f->work = 1.0;
-        /* noise of the row: its own sub-window spread and, for a predicted row, the spread of
-         * the solo run its prediction is built from (independent, so in quadrature) */
-        double sd = 0;
-        if (c_sd >= 0 && !val_cell_double(t->rows[r][c_sd], &sd)) {
-            sd = 0;
-        }
-        bool solo = !strcmp(kind, "solo");
-        f->f.noise_pct = 100.0 * sqrt(sd * sd + (solo ? 0.0 : solo_sd[pi] * solo_sd[pi]));
-        int k = 1;
-        if (solo) {
-            f->util = solo_util[pi];
-        } else if (!strcmp(kind, "solo-mps")) { /* one uncapped MPS client alone */
-            f->cfg.sharing = SHARE_MPS;
-            f->cfg.peers = 1;
-        } else if (val_prefixed_int(kind, "ts", 1, 64, &k) ||
-                   val_prefixed_int(kind, "mps", 1, 64, &k)) {
-            f->cfg.sharing = kind[0] == 't' ? SHARE_TIMESLICE : SHARE_MPS;
-            f->cfg.peers = k;
-        } else if (val_prefixed_int(kind, "cap", 1, 100, &k)) {
-            f->cfg.sharing = SHARE_MPS;
-            f->cfg.mps_percent = k;
-        } else if ((!strcmp(kind, "pair-ts") || !strcmp(kind, "pair-mps")) && wi >= 0) {
-            f->cfg.sharing = !strcmp(kind, "pair-ts") ? SHARE_TIMESLICE : SHARE_MPS;
-            f->with = wi;
-        } else {
-            val_row_error(b, t, r,
-                          "unknown kind '%s'; expected solo, solo-mps, tsN or mpsN (N clients, 1 "
-                          "to 64), capP (P %% of the threads, 1 to 100), or pair-ts or pair-mps "
-                          "with a known workload",
-                          kind);
-            return;
-        }
-    }
+    coloc_figures(b, t, &col, &solo);
 }
 
 /* Clients of each kind in an MPS run of a calibration. */
