@@ -88,6 +88,8 @@ struct world {
     void *reconf_ctx;
     world_active_change *act; /* world_set_active's changes, in order */
     size_t n_act, cap_act;
+    world_killed_unit *ku; /* the units of the runs requeue_running ended, in kill order */
+    size_t n_ku, cap_ku;
     world_slice_fn *slice_fn; /* told of queued any-slice jobs; NULL: nobody */
     void *slice_ctx;
     world_sample *samples;
@@ -866,6 +868,7 @@ void world_destroy(world *w)
     }
     free(w->pol_state);
     free(w->act);
+    free(w->ku);
     sim_destroy(w->ctx);
     decision_buf_destroy(w->dec);
     for (size_t k = 0; w->wj && k < job_table_count(w->jobs); k++) {
@@ -1010,6 +1013,13 @@ static void requeue_running(world *w, job_id id, world_kill_info *info)
                                   .lost_wall_s = sim_time_to_s(now - wj->ckpt_t)};
     }
     SIM_ASSERT(fluid_cancel(w->fluid, wj->act, NULL));
+    for (uint32_t u = 0; u < j->n_units; u++) { /* the run's units, before they are lost */
+        if (w->n_ku == w->cap_ku) {
+            w->cap_ku = w->cap_ku ? 2 * w->cap_ku : 64;
+            w->ku = xrealloc(w->ku, w->cap_ku * sizeof *w->ku, "killed runs");
+        }
+        w->ku[w->n_ku++] = (world_killed_unit){j->run_start, now, j->units[u], id};
+    }
     release(w, j);
     stop_progress(w, id);
     rerate_neighbours(w, j); /* before the requeue forgets the placement */
@@ -1111,6 +1121,12 @@ const world_active_change *world_active_log(const world *w, size_t *n)
 {
     *n = w->n_act;
     return w->act;
+}
+
+const world_killed_unit *world_killed_units(const world *w, size_t *n)
+{
+    *n = w->n_ku;
+    return w->ku;
 }
 
 void world_submit_now(world *w, job_id id)

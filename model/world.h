@@ -217,6 +217,17 @@ typedef struct world_active_change {
     bool on;
 } world_active_change;
 const world_active_change *world_active_log(const world *w, size_t *n);
+/* Every unit held by a run that ended in a kill or a preemption (the job was queued again): job
+ * `job` held device `dev` over [from, to) (from: that run's start, to: the kill). In kill order.
+ * A job's last run is in the job table (run_start .. end on its units); its earlier runs are only
+ * here. For writers of per-device occupancy (tools/devlog.h). Borrowed, valid until the next kill
+ * or world_destroy. */
+typedef struct world_killed_unit {
+    sim_time from, to;
+    dev_id dev;
+    job_id job;
+} world_killed_unit;
+const world_killed_unit *world_killed_units(const world *w, size_t *n);
 /* The read-only view policies get (its time brought to now), and the decision buffer a
  * component's own policy (a re-partitioner) fills before world_settle applies it. Borrowed. */
 const cluster_view *world_view(world *w);

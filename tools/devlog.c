@@ -51,23 +51,24 @@ void devlog_build(const world *w, devlog *out)
 {
     const cluster *c = world_cluster(w);
     const job_table *jt = world_jobs(w);
-    size_t n_jobs = job_table_count(jt), n = 0;
+    size_t n_jobs = job_table_count(jt), n_killed, n = 0;
+    const world_killed_unit *killed = world_killed_units(w, &n_killed);
     for (job_id k = 0; k < n_jobs; k++) {
         const job *j = job_table_get(jt, k);
         if (j->state == JOB_DONE || j->state == JOB_RUNNING) {
             n += j->n_units;
         }
     }
-    keyed_span *ks = xcalloc(n ? n : 1, sizeof *ks, "device spans");
+    keyed_span *ks = xcalloc(n + n_killed ? n + n_killed : 1, sizeof *ks, "device spans");
     size_t i = 0;
-    for (job_id k = 0; k < n_jobs; k++) {
+    for (job_id k = 0; k < n_jobs; k++) { /* the last run of each job that holds or held units */
         const job *j = job_table_get(jt, k);
         if (j->state != JOB_DONE && j->state != JOB_RUNNING) {
             continue;
         }
         for (uint32_t u = 0; u < j->n_units; u++) {
             ks[i++] = (keyed_span){.gpu = cluster_device_get(c, j->units[u])->gpu,
-                                   .s = {.start = j->start,
+                                   .s = {.start = j->run_start,
                                          .end = j->state == JOB_DONE ? j->end : SIM_TIME_MAX,
                                          .dev = j->units[u],
                                          .job = k,
@@ -75,6 +76,17 @@ void devlog_build(const world *w, devlog *out)
                                          .milli = j->spec.pod.gpu_milli}};
         }
     }
+    for (size_t q = 0; q < n_killed; q++) { /* the runs that a kill or a preemption ended */
+        const job *j = job_table_get(jt, killed[q].job);
+        ks[i++] = (keyed_span){.gpu = cluster_device_get(c, killed[q].dev)->gpu,
+                               .s = {.start = killed[q].from,
+                                     .end = killed[q].to,
+                                     .dev = killed[q].dev,
+                                     .job = killed[q].job,
+                                     .mem_bytes = j->spec.mem_bytes,
+                                     .milli = j->spec.pod.gpu_milli}};
+    }
+    n = i;
     qsort(ks, n, sizeof *ks, cmp_keyed);
     uint32_t n_gpus = cluster_n_gpus(c);
     out->n = n;

@@ -2,9 +2,11 @@
  * each device existed (a re-partitioned GPU's layout history), for the per-device writers
  * (metrics.om, the report's Gantt chart).
  *
- * A span is one unit of one job on one device, from its start to its end (a job still running at
- * the end of the run has end SIM_TIME_MAX: it holds its unit at any later time). Jobs that failed
- * at placement (OOM, a refused request) hold nothing and give no span. Spans are sorted by (GPU,
+ * A span is one unit of one run of a job on one device, from the run's start to its end: a job's
+ * last run (from the job table: run_start to its end; a job still running at the end of the run
+ * has end SIM_TIME_MAX: it holds its unit at any later time), and each earlier run that a kill or
+ * a preemption ended (world_killed_units). Jobs that failed at placement (OOM, a refused request)
+ * hold nothing and give no span. Spans are sorted by (GPU,
  * start, device, job), so one GPU's spans are contiguous: spans[gpu_first[g] .. gpu_first[g + 1]).
  * A cursor walks one GPU through increasing times and gives, per device, the units held and the
  * memory held at the time reached, and the time each device (and the GPU) was busy (at least one

@@ -1,17 +1,22 @@
 /* The rows of report.html's Gantt chart (tools/gantt.h) on a hand-built run with one layout
  * change. Node "n": GPU 0 a whole A100-SXM4-40GB (MIG off, a fixed layout); GPU 1 a
- * reconfigurable A100-SXM4-40GB laid out as 7 x 1g.5gb. At 100 s a timer withdraws the seven
- * 1g.5gb instances and makes 4g.20gb@0 and 3g.20gb@4 (slices 0-3 and 4-7) exist; the run ends at
- * 300 s. Jobs run at rate 1 (no rate function), FIFO, first fit:
+ * reconfigurable A100-SXM4-40GB laid out as 7 x 1g.5gb. At 100 s a timer kills the job on
+ * 1g.5gb@1, withdraws 1g.5gb@0..5 and makes 4g.20gb@0 and 2g.10gb@4 exist (slices 0-3 and 4-5;
+ * 1g.5gb@6 stays); the run ends at 300 s. Jobs run at rate 1 (no rate function), no
+ * checkpoints, FIFO, first fit:
  *   j0 (1g.5gb, at 0 s, 50 s of work)    on 1g.5gb@0, 0..50
  *   j1 (whole GPU, at 0 s, 200 s)        on GPU 0, 0..200
- *   j2 (3g.20gb, at 10 s, 60 s)          waits for its instance: on 3g.20gb@4, 100..160
+ *   j2 (1g.5gb, at 0 s, 300 s)           on 1g.5gb@1 from 0 s, killed at 100 s, queued again,
+ *                                        restarts from zero on 1g.5gb@6 at 100 s and is still
+ *                                        running at 300 s
+ *   j3 (2g.10gb, at 10 s, 60 s)          waits for its instance: on 2g.10gb@4, 100..160
  * Hand-derived chart: GPU 0 is one row (row 0). GPU 1 changed at 100 s and had at most seven
  * devices at once, so its lane is rows 1..7: the 1g.5gb instances, first seen at 0 s, take rows
- * 1..7 in placement order (their intervals [0, 100) all overlap); then, first seen at 100 s, in
- * device id order (the candidates follow the catalog's profile order, 3g.20gb before 4g.20gb)
- * 3g.20gb@4 takes the lowest row free from 100 s on, row 1 (1g.5gb@0's [0, 100) ends when it
- * begins), and 4g.20gb@0 the next one, row 2. Nine bands, one mark at 100 s.
+ * 1..7 in placement order (their intervals all overlap [0, 100)); then, first seen at 100 s, in
+ * device id order (the candidates follow the catalog's profile order, 2g.10gb before 4g.20gb)
+ * 2g.10gb@4 takes the lowest row free from 100 s on, row 1 (1g.5gb@0's [0, 100) ends when it
+ * begins), and 4g.20gb@0 the next one, row 2. Nine bands, one mark at 100 s. Bars: j1 on row 0,
+ * j0 on row 1, j2's killed run on row 2 over [0, 100), j2's last run on row 7, j3 on row 1.
  */
 #include <criterion/criterion.h>
 #include <string.h>
@@ -29,7 +34,7 @@ typedef struct hand_run {
     fx_node fx;
     world *w;
     devlog log;
-    dev_id on[2]; /* the devices that exist from 100 s: 4g.20gb@0, 3g.20gb@4 */
+    dev_id on[2]; /* the devices that exist from 100 s: 4g.20gb@0, 2g.10gb@4 */
 } hand_run;
 
 /* GPU 1's device with this profile at this placement. */
@@ -47,12 +52,13 @@ static dev_id instance(const world *w, const char *profile, int start)
     return 0;
 }
 
-/* The timer at 100 s: the new layout, then the scheduler's turn. */
+/* The timer at 100 s: j2 killed, the new layout, then the scheduler's turn. */
 static void relayout(world *w, void *ctx, uint64_t tag)
 {
     (void)tag;
     hand_run *h = ctx;
-    for (int k = 0; k < 7; k++) {
+    world_kill(w, 2, NULL);
+    for (int k = 0; k < 6; k++) {
         world_set_active(w, instance(w, "1g.5gb", k), false);
     }
     world_set_active(w, h->on[0], true);
@@ -81,16 +87,22 @@ static void hand_run_init(hand_run *h)
     job_table *jt = job_table_create();
     fx_add(jt, 0, "nvidia.com/mig-1g.5gb", 1, 1, 50);
     fx_add(jt, 0, "nvidia.com/gpu", 1, 1, 200);
-    fx_add(jt, 10, "nvidia.com/mig-3g.20gb", 1, 1, 60);
+    fx_add(jt, 0, "nvidia.com/mig-1g.5gb", 1, 1, 300);
+    fx_add(jt, 10, "nvidia.com/mig-2g.10gb", 1, 1, 60);
     h->w = fx_world(&h->fx.wc, jt);
     h->on[0] = instance(h->w, "4g.20gb", 0);
-    h->on[1] = instance(h->w, "3g.20gb", 4);
+    h->on[1] = instance(h->w, "2g.10gb", 4);
     world_at(h->w, sim_time_from_s(100), world_timer_client(h->w, relayout, h), 0);
     world_run(h->w);
     cr_assert_float_eq(fx_end_s(h->w, 0), 50.0, 1e-9);
     cr_assert_float_eq(fx_end_s(h->w, 1), 200.0, 1e-9);
-    cr_assert_float_eq(fx_start_s(h->w, 2), 100.0, 1e-9);
-    cr_assert_float_eq(fx_end_s(h->w, 2), 160.0, 1e-9);
+    cr_assert_float_eq(fx_start_s(h->w, 3), 100.0, 1e-9);
+    cr_assert_float_eq(fx_end_s(h->w, 3), 160.0, 1e-9);
+    const job *j2 = job_table_get(world_jobs(h->w), 2);
+    cr_assert_eq(j2->state, JOB_RUNNING);
+    cr_assert_eq(j2->n_restarts, 1);
+    cr_assert_eq(j2->run_start, sim_time_from_s(100));
+    cr_assert_eq(j2->units[0], instance(h->w, "1g.5gb", 6));
     devlog_build(h->w, &h->log);
 }
 
@@ -123,13 +135,49 @@ static void expect_lane(const gantt *g, uint32_t i, gpu_id gpu, uint32_t first_r
     cr_expect_eq(l->n_marks, n_marks, "lane %u: marks", i);
 }
 
+/* The devlog's spans (one per unit of a run, sorted by GPU, start, device, job; 1g.5gb@6 comes
+ * before 2g.10gb@4 in id order) against the list in the header, and each span on GPU 1 inside an
+ * existence band of its device. */
+static void expect_spans(const hand_run *h, const gantt *g)
+{
+    const sim_time never = SIM_TIME_MAX;
+    const struct {
+        job_id job;
+        dev_id dev;
+        sim_time from, to;
+    } want[] = {
+        {1, 0, 0, sim_time_from_s(200)},
+        {0, instance(h->w, "1g.5gb", 0), 0, sim_time_from_s(50)},
+        {2, instance(h->w, "1g.5gb", 1), 0, sim_time_from_s(100)},
+        {2, instance(h->w, "1g.5gb", 6), sim_time_from_s(100), never},
+        {3, h->on[1], sim_time_from_s(100), sim_time_from_s(160)},
+    };
+    const uint32_t rows[] = {0, 1, 2, 7, 1};
+    cr_assert_eq(h->log.n, 5);
+    for (size_t i = 0; i < 5; i++) {
+        const devlog_span *sp = &h->log.spans[i];
+        cr_expect_eq(sp->job, want[i].job, "span %zu: job", i);
+        cr_expect_eq(sp->dev, want[i].dev, "span %zu: device", i);
+        cr_expect_eq(sp->start, want[i].from, "span %zu: start", i);
+        cr_expect_eq(sp->end, want[i].to, "span %zu: end", i);
+        cr_expect_eq(g->dev_row[sp->dev], rows[i], "span %zu: row", i);
+        bool inside = i == 0; /* GPU 0 has no bands */
+        for (size_t k = 0; k < g->n_bands && !inside; k++) {
+            const gantt_band *b = &g->bands[k];
+            sim_time end = sp->end < h->log.end ? sp->end : h->log.end;
+            inside = b->dev == sp->dev && b->from <= sp->start && end <= b->to;
+        }
+        cr_expect(inside, "span %zu outside its device's lifetime", i);
+    }
+}
+
 Test(gantt, a_re_partitioned_gpu_is_a_lane_of_its_devices_over_their_lifetimes)
 {
     hand_run h;
     hand_run_init(&h);
     const cluster *c = world_cluster(h.w);
-    dev_id g4 = h.on[0], g3 = h.on[1];
-    cr_assert_lt(g3, g4, "premise: 3g.20gb candidates come before 4g.20gb");
+    dev_id g4 = h.on[0], g2 = h.on[1];
+    cr_assert_lt(g2, g4, "premise: 2g.10gb candidates come before 4g.20gb");
     gantt g;
     gantt_build(c, &h.log, 48, &g);
     cr_assert_eq(g.n_lanes, 2);
@@ -143,25 +191,21 @@ Test(gantt, a_re_partitioned_gpu_is_a_lane_of_its_devices_over_their_lifetimes)
     /* bands by row, then time */
     cr_assert_eq(g.n_bands, 9);
     expect_band(&g, 0, 1, instance(h.w, "1g.5gb", 0), 0, 100);
-    expect_band(&g, 1, 1, g3, 100, 300);
+    expect_band(&g, 1, 1, g2, 100, 300);
     expect_band(&g, 2, 2, instance(h.w, "1g.5gb", 1), 0, 100);
     expect_band(&g, 3, 2, g4, 100, 300);
-    for (int k = 2; k < 7; k++) {
+    for (int k = 2; k < 6; k++) {
         expect_band(&g, (size_t)k + 2, (uint32_t)k + 1, instance(h.w, "1g.5gb", k), 0, 100);
     }
-    /* the rows the jobs' bars go on: through their devices */
-    const job_table *jt = world_jobs(h.w);
-    cr_expect_eq(g.dev_row[job_table_get(jt, 0)->units[0]], 1, "j0 on 1g.5gb@0");
-    cr_expect_eq(g.dev_row[job_table_get(jt, 1)->units[0]], 0, "j1 on GPU 0");
-    cr_expect_eq(job_table_get(jt, 2)->units[0], g3, "j2 ran on 3g.20gb@4");
-    cr_expect_eq(g.dev_row[g3], 1);
-    /* devices that never existed are on no row: GPU 1's whole-GPU device, 7g.40gb@0 */
+    expect_band(&g, 8, 7, instance(h.w, "1g.5gb", 6), 0, 300);
+    expect_spans(&h, &g);
+    /* devices that never existed are on no row: GPU 1's whole-GPU device, 3g.20gb, 7g.40gb, ... */
     const cluster_gpu *g1 = cluster_gpu_get(c, 1);
     uint32_t drawn = 0;
     for (dev_id d = g1->first_dev; d < g1->first_dev + g1->n_devs; d++) {
         drawn += g.dev_row[d] != GANTT_NO_ROW;
     }
-    cr_expect_eq(drawn, 9, "7 x 1g.5gb, 4g.20gb@0, 3g.20gb@4");
+    cr_expect_eq(drawn, 9, "7 x 1g.5gb, 4g.20gb@0, 2g.10gb@4");
     gantt_fini(&g);
     hand_run_fini(&h);
 }
