@@ -343,6 +343,12 @@ static int sweep_ring(const val_scenario *sc, const gpu_type *g, const comm_para
     return 0;
 }
 
+double val_figure_error_pct(const val_figure *f)
+{
+    double e = fabs(f->predicted / f->published - 1) * 100;
+    return isfinite(e) ? e : 100;
+}
+
 /* Error statistics of a table's predicted figures (neither fitted nor excluded). */
 static void table_errors(val_table *t)
 {
@@ -358,8 +364,7 @@ static void table_errors(val_table *t)
             t->n_fitted++;
             continue;
         }
-        double e = fabs(f->predicted / f->published - 1) * 100;
-        e = isfinite(e) ? e : 100;
+        double e = val_figure_error_pct(f);
         t->n_predicted++;
         sum += e;
         t->max_pct = fmax(t->max_pct, e);
@@ -786,7 +791,6 @@ static int run_table(const val_scenario *sc, const char *scen_path, const char *
     /* predict every figure with the fitted profiles and model */
     out->figures = xcalloc((size_t)b->n, sizeof *out->figures, "validation figures");
     out->n_figures = b->n;
-    double sum = 0;
     for (int k = 0; k < b->n; k++) {
         fig_spec *f = &b->figs[k];
         speed_result r;
@@ -803,23 +807,11 @@ static int run_table(const val_scenario *sc, const char *scen_path, const char *
         f->f.predicted = r.outcome == SPEED_OK ? fig_value(f, r.unit_time_s) : nan("");
         family_range(&out->fit, f);
         out->figures[k] = f->f;
-        if (f->f.excluded) {
-            continue;
+        if (!f->f.excluded && !f->f.fitted) {
+            out->n_in_range += f->f.published >= f->f.lo && f->f.published <= f->f.hi;
         }
-        if (f->f.fitted) {
-            out->n_fitted++;
-            continue;
-        }
-        out->n_in_range += f->f.published >= f->f.lo && f->f.published <= f->f.hi;
-        double e = fabs(f->f.predicted / f->f.published - 1) * 100;
-        if (!isfinite(e)) {
-            e = 100;
-        }
-        out->n_predicted++;
-        sum += e;
-        out->max_pct = fmax(out->max_pct, e);
     }
-    out->mape_pct = out->n_predicted > 0 ? sum / out->n_predicted : 0;
+    table_errors(out);
     out->by_kind = b->by_kind;
     for (int i = 0; i < WFIT_MAX_PROFILES; i++) {
         /* names a builder made live in b, which goes now */

@@ -77,6 +77,11 @@ typedef struct val_table {
                                     model/comm.yaml alone, nothing fitted (owned), or NULL */
 } val_table;
 
+/* A figure's error: |predicted / published - 1| in percent, 100 when that is not finite (no
+ * prediction). The one definition behind every error validate prints (per table, per kind, the
+ * excluded figures' note). */
+double val_figure_error_pct(const val_figure *f);
+
 /* Run one scenario file. shared_dir: where the seed CSVs live (may not exist: the table is then
  * skipped with a message). Returns 0 (also when skipped), SIM_EINPUT for a bad scenario (reported
  * to d), SIM_ENOENT/SIM_EIO when the scenario file cannot be read. */

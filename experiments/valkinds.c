@@ -1,7 +1,6 @@
 /* experiments/valkinds.c - per-kind errors of validation tables, alone or pooled (valkinds.h). */
 #include "experiments/valkinds.h"
 
-#include <math.h>
 #include <string.h>
 
 bool val_label_kind(const char *label, char kind[VAL_KIND_LEN])
@@ -49,8 +48,7 @@ int val_kinds(const val_table *const *tables, int n, val_kind_stat out[VAL_MAX_K
             if (j < 0 || f->fitted || f->excluded) {
                 continue;
             }
-            double err = fabs(f->predicted - f->published) / fabs(f->published) * 100.0;
-            err = isfinite(err) ? err : 100.0;
+            double err = val_figure_error_pct(f);
             val_kind_stat *s = &out[j];
             s->n++;
             s->mape += err;

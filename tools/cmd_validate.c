@@ -176,7 +176,7 @@ static void print_excluded_note(const val_table *t)
         if (f->fitted || t->skipped[0]) {
             continue;
         }
-        double err = fabs(f->predicted - f->published) / fabs(f->published) * 100.0;
+        double err = val_figure_error_pct(f);
         n_ex += f->excluded;
         n_all++;
         sum += err;
