@@ -594,6 +594,126 @@ static int load_runs(const val_scenario *sc, const char *scen_path, const gpu_ca
     return 0;
 }
 
+/* Apply the scenario's `calibration` (a `slicesim fit` model file, path relative to the scenario's
+ * directory) to the builder's GPU: b->gpu becomes b->calibrated. Returns 0 or SIM_EINPUT
+ * (reported to d). */
+static int apply_calibration(builder *b, const char *calibration, const char *scen_path,
+                             const phys_params *m, diag *d)
+{
+    char cal_path[1024], why[256];
+    beside(scen_path, calibration, cal_path, sizeof cal_path);
+    cal_fit cf;
+    int rc = calmodel_load(cal_path, &cf, d);
+    if (rc == 0 && calapply_gpu(b->gpu, &cf, m, &b->calibrated, why, sizeof why) != 0) {
+        diag_error(d, (src_loc){scen_path, 0, 0}, "calibration", "%s", why);
+        rc = SIM_EINPUT;
+    }
+    if (rc == SIM_ENOENT || rc == SIM_EIO) {
+        diag_error(d, (src_loc){scen_path, 0, 0}, "calibration",
+                   "cannot read the model file; expected a `slicesim fit` output, got '%s' (%s)",
+                   cal_path, sim_strerror(rc));
+        rc = SIM_EINPUT;
+    }
+    if (rc == 0) {
+        b->gpu = &b->calibrated;
+    }
+    return rc;
+}
+
+/* Mark the builder's figures that the scenario fits and excludes; a label that names no figure
+ * is reported to d. */
+static void mark_figures(builder *b, const val_scenario *sc, diag *d)
+{
+    for (size_t i = 0; i < sc->n_fit; i++) {
+        bool found = false;
+        for (int k = 0; k < b->n; k++) {
+            if (!strcmp(b->figs[k].f.label, sc->fit[i])) {
+                b->figs[k].f.fitted = true;
+                found = true;
+            }
+        }
+        if (!found) {
+            diag_error(d, sc->fit_at, "fit",
+                       "no such figure in the table; expected ROW/COLUMN, got '%s'", sc->fit[i]);
+        }
+    }
+    for (size_t i = 0; i < sc->n_exclude; i++) {
+        bool found = false;
+        for (int k = 0; k < b->n; k++) {
+            if (!strcmp(b->figs[k].f.label, sc->exclude[i].figure)) {
+                b->figs[k].f.excluded = true;
+                snprintf(b->figs[k].f.reason, sizeof b->figs[k].f.reason, "%s",
+                         sc->exclude[i].reason);
+                b->figs[k].f.fitted = false;
+                found = true;
+            }
+        }
+        if (!found) {
+            char path[64];
+            snprintf(path, sizeof path, "exclude[%zu].figure", i);
+            diag_error(d, sc->exclude[i].figure_at, path,
+                       "no such figure in the table; expected ROW/COLUMN, got '%s'",
+                       sc->exclude[i].figure);
+        }
+    }
+}
+
+/* Fit the builder's profiles on its fitted figures, then predict every figure with the fitted
+ * profiles and model into out (figures, error statistics, fit). */
+static void fit_and_predict(builder *b, val_table *out)
+{
+    /* fit on the fitted figures */
+    wfit_obs *obs = xcalloc((size_t)b->n, sizeof *obs, "validation observations");
+    int n_obs = 0;
+    for (int k = 0; k < b->n; k++) {
+        fig_spec *f = &b->figs[k];
+        if (!f->f.fitted) {
+            continue;
+        }
+        wfit_obs *o = &obs[n_obs++];
+        o->profile = f->profile;
+        o->cfg = f->cfg;
+        o->batch = f->batch;
+        o->gpu_util = f->util;
+        o->unit_time_s = f->is_rate ? f->work / f->f.published : f->f.published / f->work;
+    }
+    wfit_fit(&b->spec, n_obs, obs, &out->fit);
+    free(obs);
+    /* predict every figure with the fitted profiles and model */
+    out->figures = xcalloc((size_t)b->n, sizeof *out->figures, "validation figures");
+    out->n_figures = b->n;
+    for (int k = 0; k < b->n; k++) {
+        fig_spec *f = &b->figs[k];
+        speed_result r;
+        if (f->with >= 0) {
+            /* the co-runner as fitted (the spec held its start values) */
+            f->cfg.n_with = f->with_n;
+            for (int w = 0; w < f->with_n; w++) {
+                f->cfg.with[w] = &out->fit.profiles[f->with];
+                f->cfg.with_batch[w] = 1;
+            }
+        }
+        predict_unit_estimate(&out->fit.profiles[f->profile], f->batch, &f->cfg, &out->fit.model,
+                              &r);
+        f->f.predicted = r.outcome == SPEED_OK ? fig_value(f, r.unit_time_s) : nan("");
+        family_range(&out->fit, f);
+        out->figures[k] = f->f;
+        if (!f->f.excluded && !f->f.fitted) {
+            out->n_in_range += f->f.published >= f->f.lo && f->f.published <= f->f.hi;
+        }
+    }
+    table_errors(out);
+    out->by_kind = b->by_kind;
+    for (int i = 0; i < WFIT_MAX_PROFILES; i++) {
+        /* names a builder made live in b, which goes now */
+        for (int k = 0; k < WFIT_MAX_PROFILES; k++) {
+            if (out->fit.profiles[i].name == b->names[k]) {
+                out->fit.profiles[i].name = NULL;
+            }
+        }
+    }
+}
+
 /* mem: the table in memory and no file opened (val_run_buffer), or NULL. */
 static int run_table(const val_scenario *sc, const char *scen_path, const char *shared_dir,
                      const val_mem *mem, const gpu_catalog *cat, const phys_params *m, diag *d,
@@ -685,26 +805,12 @@ static int run_table(const val_scenario *sc, const char *scen_path, const char *
     b->runs = runs;
     b->n_runs = (int)sc->n_calib_runs;
     if (sc->calibration && !mem) {
-        char cal_path[1024], why[256];
-        beside(scen_path, sc->calibration, cal_path, sizeof cal_path);
-        cal_fit cf;
-        rc = calmodel_load(cal_path, &cf, d);
-        if (rc == 0 && calapply_gpu(g, &cf, m, &b->calibrated, why, sizeof why) != 0) {
-            diag_error(d, (src_loc){scen_path, 0, 0}, "calibration", "%s", why);
-            rc = SIM_EINPUT;
-        }
-        if (rc == SIM_ENOENT || rc == SIM_EIO) {
-            diag_error(d, (src_loc){scen_path, 0, 0}, "calibration",
-                       "cannot read the model file; expected a `slicesim fit` output, got '%s' (%s)",
-                       cal_path, sim_strerror(rc));
-            rc = SIM_EINPUT;
-        }
+        rc = apply_calibration(b, sc->calibration, scen_path, m, d);
         if (rc != 0) {
             builder_free(b);
             csv_free(&t);
             return rc;
         }
-        b->gpu = &b->calibrated;
     }
     b->m = m;
     b->spec.model = *m;
@@ -734,93 +840,12 @@ static int run_table(const val_scenario *sc, const char *scen_path, const char *
         builder_free(b);
         return SIM_EINPUT;
     }
-    /* mark fitted and excluded figures */
-    for (size_t i = 0; i < sc->n_fit; i++) {
-        bool found = false;
-        for (int k = 0; k < b->n; k++) {
-            if (!strcmp(b->figs[k].f.label, sc->fit[i])) {
-                b->figs[k].f.fitted = true;
-                found = true;
-            }
-        }
-        if (!found) {
-            diag_error(d, sc->fit_at, "fit",
-                       "no such figure in the table; expected ROW/COLUMN, got '%s'", sc->fit[i]);
-        }
-    }
-    for (size_t i = 0; i < sc->n_exclude; i++) {
-        bool found = false;
-        for (int k = 0; k < b->n; k++) {
-            if (!strcmp(b->figs[k].f.label, sc->exclude[i].figure)) {
-                b->figs[k].f.excluded = true;
-                snprintf(b->figs[k].f.reason, sizeof b->figs[k].f.reason, "%s",
-                         sc->exclude[i].reason);
-                b->figs[k].f.fitted = false;
-                found = true;
-            }
-        }
-        if (!found) {
-            char path[64];
-            snprintf(path, sizeof path, "exclude[%zu].figure", i);
-            diag_error(d, sc->exclude[i].figure_at, path,
-                       "no such figure in the table; expected ROW/COLUMN, got '%s'",
-                       sc->exclude[i].figure);
-        }
-    }
+    mark_figures(b, sc, d);
     if (diag_error_count(d) > 0 || (mem && !mem->fit)) {
         builder_free(b);
         return diag_error_count(d) > 0 ? SIM_EINPUT : 0;
     }
-    /* fit on the fitted figures */
-    wfit_obs *obs = xcalloc((size_t)b->n, sizeof *obs, "validation observations");
-    int n_obs = 0;
-    for (int k = 0; k < b->n; k++) {
-        fig_spec *f = &b->figs[k];
-        if (!f->f.fitted) {
-            continue;
-        }
-        wfit_obs *o = &obs[n_obs++];
-        o->profile = f->profile;
-        o->cfg = f->cfg;
-        o->batch = f->batch;
-        o->gpu_util = f->util;
-        o->unit_time_s = f->is_rate ? f->work / f->f.published : f->f.published / f->work;
-    }
-    wfit_fit(&b->spec, n_obs, obs, &out->fit);
-    free(obs);
-    /* predict every figure with the fitted profiles and model */
-    out->figures = xcalloc((size_t)b->n, sizeof *out->figures, "validation figures");
-    out->n_figures = b->n;
-    for (int k = 0; k < b->n; k++) {
-        fig_spec *f = &b->figs[k];
-        speed_result r;
-        if (f->with >= 0) {
-            /* the co-runner as fitted (the spec held its start values) */
-            f->cfg.n_with = f->with_n;
-            for (int w = 0; w < f->with_n; w++) {
-                f->cfg.with[w] = &out->fit.profiles[f->with];
-                f->cfg.with_batch[w] = 1;
-            }
-        }
-        predict_unit_estimate(&out->fit.profiles[f->profile], f->batch, &f->cfg, &out->fit.model,
-                              &r);
-        f->f.predicted = r.outcome == SPEED_OK ? fig_value(f, r.unit_time_s) : nan("");
-        family_range(&out->fit, f);
-        out->figures[k] = f->f;
-        if (!f->f.excluded && !f->f.fitted) {
-            out->n_in_range += f->f.published >= f->f.lo && f->f.published <= f->f.hi;
-        }
-    }
-    table_errors(out);
-    out->by_kind = b->by_kind;
-    for (int i = 0; i < WFIT_MAX_PROFILES; i++) {
-        /* names a builder made live in b, which goes now */
-        for (int k = 0; k < WFIT_MAX_PROFILES; k++) {
-            if (out->fit.profiles[i].name == b->names[k]) {
-                out->fit.profiles[i].name = NULL;
-            }
-        }
-    }
+    fit_and_predict(b, out);
     builder_free(b);
     return 0;
 }
