@@ -460,12 +460,14 @@ static void gantt_tics(rep *r, FILE *p, const gantt *g)
 {
     for (uint32_t i = 0; i < g->n_lanes; i++) {
         const gantt_lane *l = &g->lanes[i];
-        for (double y = l->first_row - 0.5; l->changed && y < g->n_rows; y += l->n_rows) {
-            if (y > 0) {
+        uint32_t edge[2] = {l->first_row, l->first_row + l->n_rows}; /* lines at edge - 0.5 */
+        for (int k = 0; k < 2 && l->changed; k++) {
+            bool shared = k == 0 && i > 0 && g->lanes[i - 1].changed; /* drawn with lane i-1 */
+            if (edge[k] > 0 && edge[k] < g->n_rows && !shared) {
                 fprintf(p,
                         "set arrow from graph 0, first %.1f to graph 1, first %.1f nohead "
                         "lc rgb '#909090' lw 0.5 back\n",
-                        y, y);
+                        edge[k] - 0.5, edge[k] - 0.5);
             }
         }
     }
