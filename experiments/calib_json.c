@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,15 +15,26 @@
 #include "sim/err.h"
 #include "sim/xalloc.h"
 
+/* Where a value starts in the text (see locate_all). */
+typedef struct jpos {
+    const cJSON *node;
+    size_t off;
+} jpos;
+
 typedef struct rd {
     const char *file;
     diag *d;
     int errors;
+    const char *text; /* the file's bytes (borrowed), for error positions */
+    size_t len;
+    jpos *pos; /* every value's offset, sorted by node (owned) */
+    size_t n_pos, cap_pos;
 } rd;
 
 /* ------------------------------------------------------------------ parsing and positions */
 
-/* Parse len bytes; on a syntax error report FILE:LINE:COL and return NULL. */
+/* Parse len bytes; on a syntax error, or text after the JSON value, report FILE:LINE:COL and
+ * return NULL. */
 static cJSON *parse(rd *r, const char *buf, size_t len)
 {
     char *text = xmalloc(len + 1, "JSON text");
@@ -30,10 +42,20 @@ static cJSON *parse(rd *r, const char *buf, size_t len)
     text[len] = 0;
     const char *end = NULL;
     cJSON *root = cJSON_ParseWithOpts(text, &end, 0);
+    const char *expect = "a JSON value";
     if (root && strlen(text) != len) {
         end = text + strlen(text); /* an embedded NUL byte: not JSON text */
         cJSON_Delete(root);
         root = NULL;
+    } else if (root) {
+        while (end && *end && (unsigned char)*end <= 32) {
+            end++;
+        }
+        if (end && *end) { /* cJSON stops after the first value: more text would be ignored */
+            expect = "the end of the file after the JSON value";
+            cJSON_Delete(root);
+            root = NULL;
+        }
     }
     if (!root) {
         size_t off = end ? (size_t)(end - text) : 0;
@@ -46,14 +68,87 @@ static cJSON *parse(rd *r, const char *buf, size_t len)
             snprintf(got, sizeof got, "%c", text[off]);
         }
         diag_error(r->d, diag_loc_from_offset(r->file, text, len, off), NULL,
-                   "invalid JSON; expected a JSON value, got '%s'", got);
+                   "invalid JSON; expected %s, got '%s'", expect, got);
         r->errors++;
     }
     free(text);
     return root;
 }
 
-static void describe(const cJSON *v, char *out, size_t n);
+/* cJSON keeps no positions: locate_all walks the text that parsed beside the tree it gave (the
+ * same values in the same order) and records where each value starts, so that a value's error
+ * names FILE:LINE:COL as a syntax error does. */
+static size_t skip_ws(const rd *r, size_t i)
+{
+    while (i < r->len && (unsigned char)r->text[i] <= 32) { /* what cJSON skips */
+        i++;
+    }
+    return i;
+}
+
+static size_t skip_string(const rd *r, size_t i)
+{
+    for (i++; i < r->len && r->text[i] != '"'; i++) {
+        i += r->text[i] == '\\';
+    }
+    return i + 1;
+}
+
+static size_t locate(rd *r, const cJSON *v, size_t i)
+{
+    i = skip_ws(r, i);
+    if (r->n_pos == r->cap_pos) {
+        r->cap_pos = r->cap_pos ? 2 * r->cap_pos : 256;
+        r->pos = xrealloc(r->pos, r->cap_pos * sizeof *r->pos, "JSON positions");
+    }
+    r->pos[r->n_pos++] = (jpos){v, i};
+    if (cJSON_IsObject(v) || cJSON_IsArray(v)) {
+        i++; /* '{' or '[' */
+        for (const cJSON *c = v->child; c; c = c->next) {
+            if (cJSON_IsObject(v)) {
+                i = skip_ws(r, skip_string(r, skip_ws(r, i))) + 1; /* "key" : */
+            }
+            i = skip_ws(r, locate(r, c, i));
+            i += i < r->len && r->text[i] == ',';
+        }
+        return skip_ws(r, i) + 1; /* '}' or ']' */
+    }
+    if (cJSON_IsString(v)) {
+        return skip_string(r, i);
+    }
+    while (i < r->len && !strchr(",]} \t\r\n", r->text[i])) { /* number, true, false, null */
+        i++;
+    }
+    return i;
+}
+
+static int pos_cmp(const void *a, const void *b)
+{
+    uintptr_t x = (uintptr_t)((const jpos *)a)->node, y = (uintptr_t)((const jpos *)b)->node;
+    return (x > y) - (x < y);
+}
+
+static void locate_all(rd *r, const cJSON *root)
+{
+    size_t start = r->len >= 3 && !memcmp(r->text, "\xEF\xBB\xBF", 3) ? 3 : 0; /* UTF-8 BOM */
+    locate(r, root, start);
+    qsort(r->pos, r->n_pos, sizeof *r->pos, pos_cmp);
+}
+
+/* Where v starts (FILE alone when it is not known or enough errors have been stored). */
+static src_loc loc_of(const rd *r, const cJSON *v)
+{
+    if (v && diag_error_count(r->d) < DIAG_MAX_ERRORS) {
+        jpos key = {v, 0};
+        const jpos *p = bsearch(&key, r->pos, r->n_pos, sizeof *r->pos, pos_cmp);
+        if (p) {
+            return diag_loc_from_offset(r->file, r->text, r->len, p->off);
+        }
+    }
+    return (src_loc){r->file, 0, 0};
+}
+
+static void describe(const rd *r, const cJSON *v, char *out, size_t n);
 
 /* Report every key that appears twice in one object with another value (cJSON keeps both and
  * lookups see only the first, so the second value would be ignored silently). A repeat of the
@@ -69,9 +164,9 @@ static void check_duplicates(rd *r, const cJSON *v, const char *path)
             for (const cJSON *e = v->child; e != c; e = e->next) {
                 if (!strcmp(e->string, c->string) && !cJSON_Compare(e, c, true)) {
                     char first[64], second[64];
-                    describe(e, first, sizeof first);
-                    describe(c, second, sizeof second);
-                    diag_error(r->d, (src_loc){r->file, 0, 0}, sub,
+                    describe(r, e, first, sizeof first);
+                    describe(r, c, second, sizeof second);
+                    diag_error(r->d, loc_of(r, c), sub,
                                "duplicate key with another value; expected each key once in an "
                                "object, got '%s' and '%s'",
                                first, second);
@@ -88,12 +183,22 @@ static void check_duplicates(rd *r, const cJSON *v, const char *path)
 
 /* ------------------------------------------------------------------ typed access */
 
-static void describe(const cJSON *v, char *out, size_t n)
+/* v as the file has it: a number as written (1e400 is read as inf), others by kind. */
+static void describe(const rd *r, const cJSON *v, char *out, size_t n)
 {
+    const jpos key = {v, 0};
+    const jpos *p = v ? bsearch(&key, r->pos, r->n_pos, sizeof *r->pos, pos_cmp) : NULL;
     if (!v) {
         snprintf(out, n, "nothing");
     } else if (cJSON_IsString(v)) {
         snprintf(out, n, "\"%.40s\"", v->valuestring);
+    } else if (cJSON_IsNumber(v) && p) {
+        size_t w = 0;
+        while (w < 40 && p->off + w < r->len && strchr("0123456789.+-eE", r->text[p->off + w]) &&
+               r->text[p->off + w]) {
+            w++;
+        }
+        snprintf(out, n, "%.*s", (int)w, r->text + p->off);
     } else if (cJSON_IsNumber(v)) {
         snprintf(out, n, "%.10g", v->valuedouble);
     } else if (cJSON_IsBool(v)) {
@@ -107,12 +212,18 @@ static void describe(const cJSON *v, char *out, size_t n)
     }
 }
 
-static void bad(rd *r, const char *path, const char *expect, const cJSON *v)
+/* A bad value v (or a missing one, NULL, reported at the object `in` that lacks it). */
+static void bad_in(rd *r, const char *path, const char *expect, const cJSON *v, const cJSON *in)
 {
     char got[64];
-    describe(v, got, sizeof got);
-    diag_error(r->d, (src_loc){r->file, 0, 0}, path, "expected %s, got '%s'", expect, got);
+    describe(r, v, got, sizeof got);
+    diag_error(r->d, loc_of(r, v ? v : in), path, "expected %s, got '%s'", expect, got);
     r->errors++;
+}
+
+static void bad(rd *r, const char *path, const char *expect, const cJSON *v)
+{
+    bad_in(r, path, expect, v, NULL);
 }
 
 static const cJSON *get(const cJSON *o, const char *key)
@@ -135,7 +246,7 @@ static bool num(rd *r, const cJSON *o, const char *base, const char *key, double
         } else {
             snprintf(exp, sizeof exp, "a number in [%g, %g]", lo, hi);
         }
-        bad(r, path, exp, v);
+        bad_in(r, path, exp, v, o);
         return false;
     }
     *out = v->valuedouble;
@@ -150,7 +261,7 @@ static bool str(rd *r, const cJSON *o, const char *base, const char *key, char *
     if (!cJSON_IsString(v) || strlen(v->valuestring) >= n) {
         char exp[64];
         snprintf(exp, sizeof exp, "a string of at most %zu bytes", n - 1);
-        bad(r, path, exp, v);
+        bad_in(r, path, exp, v, o);
         return false;
     }
     snprintf(out, n, "%s", v->valuestring);
@@ -176,7 +287,7 @@ static const cJSON *arr(rd *r, const cJSON *o, const char *base, const char *key
     if (!cJSON_IsArray(v)) {
         char path[256];
         snprintf(path, sizeof path, "%s%s%s", base, base[0] ? "." : "", key);
-        bad(r, path, "an array", v);
+        bad_in(r, path, "an array", v, o);
         return NULL;
     }
     return v;
@@ -687,16 +798,18 @@ typedef void load_fn(rd *r, const cJSON *root, void *out);
 static int load_buffer(const char *name, const char *buf, size_t len, const char *schema,
                        load_fn *fn, void *out, diag *d)
 {
-    rd r = {name, d, 0};
+    rd r = {.file = name, .d = d, .text = buf, .len = len};
     cJSON *root = parse(&r, buf, len);
     if (!root) {
         return SIM_EINPUT;
     }
+    locate_all(&r, root);
     check_duplicates(&r, root, "");
     if (r.errors == 0 && check_schema(&r, root, schema)) {
         fn(&r, root, out);
     }
     cJSON_Delete(root);
+    free(r.pos);
     return r.errors ? SIM_EINPUT : 0;
 }
 

@@ -360,6 +360,15 @@ Test(calib, bad_json_message_is_exact)
     cr_assert_str_eq(m, "c.json:1:1: error: invalid JSON; expected a JSON value, got 'end of file'");
     m = first_error("{\"a\": tru}", &rc);
     cr_assert_str_eq(m, "c.json:1:7: error: invalid JSON; expected a JSON value, got 't'");
+    /* cJSON stops after the first value: text after it was once ignored */
+    m = first_error("{\"schema\": \"slicesim-calib\"} x", &rc);
+    cr_assert_eq(rc, SIM_EINPUT);
+    cr_assert_str_eq(m, "c.json:1:30: error: invalid JSON; expected the end of the file after the "
+                        "JSON value, got 'x'");
+    /* a number is shown as written: cJSON reads 1e400 as inf */
+    m = first_error("{\"schema\": \"slicesim-calib\", \"schema_version\": 1e400}", &rc);
+    cr_assert_str_eq(m, "c.json:1:48: error: schema_version: expected 1 (the version this build "
+                        "reads), got '1e400'");
 }
 
 Test(calib, schema_errors_name_the_field)
@@ -367,18 +376,19 @@ Test(calib, schema_errors_name_the_field)
     int rc = 0;
     const char *m = first_error("{\"schema\": \"other\", \"schema_version\": 1}", &rc);
     cr_assert_eq(rc, SIM_EINPUT);
-    cr_assert_str_eq(m, "c.json: error: schema: expected \"slicesim-calib\", got '\"other\"'");
+    cr_assert_str_eq(m, "c.json:1:12: error: schema: expected \"slicesim-calib\", got '\"other\"'");
     m = first_error("{\"schema\": \"slicesim-calib\", \"schema_version\": 2}", &rc);
-    cr_assert_str_eq(m, "c.json: error: schema_version: expected 1 (the version this build reads), "
-                        "got '2'");
+    cr_assert_str_eq(m, "c.json:1:48: error: schema_version: expected 1 (the version this build "
+                        "reads), got '2'");
     m = first_error("{\"schema\": \"slicesim-calib\", \"schema_version\": 1, \"flops\": {\"device\": "
                     "{\"sms\": 132}, \"runs\": [{\"format\": \"fp32\", \"sms\": \"x\", "
                     "\"tflops_median\": 1, \"tflops_min\": 1, \"tflops_max\": 1, \"reps\": 3}]}}",
                     &rc);
-    cr_assert_str_eq(m, "c.json: error: flops.runs[0].sms: expected a number in [1, 100000], got "
+    cr_assert_str_eq(m, "c.json:1:120: error: flops.runs[0].sms: expected a number in [1, 100000], "
+                        "got "
                         "'\"x\"'");
     m = first_error("[1]", &rc);
-    cr_assert_str_eq(m, "c.json: error: (root): expected an object, got 'an array'");
+    cr_assert_str_eq(m, "c.json:1:1: error: (root): expected an object, got 'an array'");
     /* an MPS worker's kernel count may be absent (0: not recorded), but not anything else */
     m = first_error("{\"schema\": \"slicesim-calib\", \"schema_version\": 1, \"flops\": {\"device\": "
                     "{\"sms\": 132}, \"runs\": []}, \"mps\": {\"runs\": [{\"thread_percentage\": 100, "
@@ -386,7 +396,8 @@ Test(calib, schema_errors_name_the_field)
                     "\"sms_reported\": 132, \"wall_s\": 0.2, \"kernels\": \"x\"}]}]}}",
                     &rc);
     cr_assert_eq(rc, SIM_EINPUT);
-    cr_assert_str_eq(m, "c.json: error: mps.runs[0].workers[0].kernels: expected a number in [1, "
+    cr_assert_str_eq(m, "c.json:1:245: error: mps.runs[0].workers[0].kernels: expected a number in "
+                        "[1, "
                         "1e+12], got '\"x\"'");
 }
 
@@ -454,7 +465,8 @@ Test(calib, model_file_with_wrong_form_is_rejected)
     cal_fit *m = xcalloc(1, sizeof *m, "model");
     diag *dg = diag_create();
     cr_assert_eq(calmodel_load_buffer("m.json", t, strlen(t), m, dg), SIM_EINPUT);
-    cr_assert_str_eq(diag_message(dg, 0), "m.json: error: bandwidth[0].form: expected \"softmin\" "
+    cr_assert_str_eq(diag_message(dg, 0), "m.json:1:127: error: bandwidth[0].form: expected "
+                                          "\"softmin\" "
                                           "or \"michaelis-menten\", got '\"cubic\"'");
     diag_destroy(dg);
     free(m);
@@ -560,8 +572,21 @@ Test(calib, mig_device_sections_are_fitted)
     }
     cr_assert_eq(f->n_ts, 6);
     cr_assert_eq(calib_json_load_buffer_mig("m.json", doc, strlen(doc), 1, d, dg), SIM_EINPUT);
-    cr_assert_str_eq(diag_message(dg, 0), "m.json: error: mig_devices: expected a MIG device at "
-                                          "index 1, got 'an array'");
+    /* reported where the mig_devices array starts: its line and column in the printed doc */
+    const char *at = strchr(strstr(doc, "\"mig_devices\""), '[');
+    int line = 1;
+    const char *bol = doc;
+    for (const char *c = doc; c < at; c++) {
+        if (*c == '\n') {
+            line++;
+            bol = c + 1;
+        }
+    }
+    char want[160];
+    snprintf(want, sizeof want,
+             "m.json:%d:%d: error: mig_devices: expected a MIG device at index 1, got 'an array'",
+             line, (int)(at - bol) + 1);
+    cr_assert_str_eq(diag_message(dg, 0), want);
     diag_clear(dg);
     cr_assert_eq(calib_json_load_buffer("m.json", doc, strlen(doc), d, dg), 0);
     cr_assert_eq(d->n_rates, 0, "the top level has no flops");
@@ -579,17 +604,18 @@ Test(calib, duplicate_keys_with_other_values_are_refused)
     int rc = 0;
     const char *m = first_error("{\"schema\": \"slicesim-calib\", \"schema\": \"other\"}", &rc);
     cr_assert_eq(rc, SIM_EINPUT);
-    cr_assert_str_eq(m, "c.json: error: schema: duplicate key with another value; expected each "
+    cr_assert_str_eq(m, "c.json:1:40: error: schema: duplicate key with another value; expected "
+                        "each "
                         "key once in an object, got '\"slicesim-calib\"' and '\"other\"'");
     m = first_error("{\"schema\": \"slicesim-calib\", \"schema_version\": 1, \"flops\": {\"runs\": "
                     "[{\"sms\": 1}, {\"sms\": 2, \"reps\": 3, \"sms\": 4}]}}",
                     &rc);
-    cr_assert_str_eq(m, "c.json: error: flops.runs[1].sms: duplicate key with another value; "
+    cr_assert_str_eq(m, "c.json:1:111: error: flops.runs[1].sms: duplicate key with another value; "
                         "expected each key once in an object, got '2' and '4'");
     m = first_error("{\"schema\": \"slicesim-calib\", \"schema\": \"slicesim-calib\", "
                     "\"schema_version\": 2}",
                     &rc);
-    cr_assert_str_eq(m, "c.json: error: schema_version: expected 1 (the version this build reads), "
-                        "got '2'",
+    cr_assert_str_eq(m, "c.json:1:76: error: schema_version: expected 1 (the version this build "
+                        "reads), got '2'",
                      "a repeated equal value is no error: the next check reports");
 }

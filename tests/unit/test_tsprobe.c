@@ -84,22 +84,23 @@ Test(tsprobe, bad_files_name_the_field)
     int rc = 0;
     const char *m = first_error("{\"schema\": \"slicesim-calib\", \"schema_version\": 1}", &rc);
     cr_assert_eq(rc, SIM_EINPUT);
-    cr_assert_str_eq(m, "t.json: error: schema: expected \"slicesim-tslice\", got "
+    cr_assert_str_eq(m, "t.json:1:12: error: schema: expected \"slicesim-tslice\", got "
                         "'\"slicesim-calib\"'");
     m = first_error("{\"schema\": \"slicesim-tslice\", \"schema_version\": 1, \"slices\": [{\"ok\": "
                     "true, \"children\": [{\"t_first_ns\": 10, \"t_last_ns\": 20, \"gaps_ns\": "
                     "[[15, 25]]}]}], \"returns\": []}",
                     &rc);
     cr_assert_eq(rc, SIM_EINPUT);
-    cr_assert_str_eq(m, "t.json: error: slices[0].children[0].gaps_ns[0]: expected [start, end] "
-                        "within t_first_ns..t_last_ns, after the previous gap, got 'an array'");
+    cr_assert_str_eq(m, "t.json:1:137: error: slices[0].children[0].gaps_ns[0]: expected [start, "
+                        "end] within t_first_ns..t_last_ns, after the previous gap, got 'an "
+                        "array'");
     m = first_error("{\"schema\": \"slicesim-tslice\", \"schema_version\": 1, \"slices\": [], "
                     "\"returns\": [{\"beside\": \"none\", \"ok\": true, \"children\": [{\"role\": "
                     "\"return\", \"host_sleep_ms\": [1], \"latency_ms\": [0.1, 0.2]}]}]}",
                     &rc);
     cr_assert_eq(rc, SIM_EINPUT);
-    cr_assert_str_eq(m, "t.json: error: returns[0].children[0].host_sleep_ms: expected an array "
-                        "of 2 numbers, got 'an array'");
+    cr_assert_str_eq(m, "t.json:1:158: error: returns[0].children[0].host_sleep_ms: expected an "
+                        "array of 2 numbers, got 'an array'");
 }
 
 /* The file recorded on the H100 (calib/tslice.cu, 2026-11-24): checks that do not take the
