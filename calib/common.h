@@ -355,6 +355,22 @@ static inline int part_sm_list(const part_info *in, int *out, int cap)
     return n;
 }
 
+/* The partitioning of a sweep over SM counts on device dev (flops, membw): part_setup's, with
+ * --whole (whole != 0) none but the whole device; when no --sms list was given (*n_sms == 0),
+ * part_sm_list's counts go into sms_list (at most cap) and *n_sms. */
+static inline part_info part_sweep(int dev, int whole, int *sms_list, int *n_sms, int cap)
+{
+    part_info in = part_setup(dev);
+    if (whole) {
+        in.available = 0;
+        snprintf(in.why, sizeof in.why, "--whole");
+    }
+    if (*n_sms == 0) {
+        *n_sms = part_sm_list(&in, sms_list, cap);
+    }
+    return in;
+}
+
 static inline void jw_part_info(jw *w, const part_info *in, int whole_only)
 {
     jw_obj(w, "partitioning");

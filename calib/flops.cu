@@ -236,14 +236,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "flops: bad --reps or --target-ms\n");
         return 2;
     }
-    part_info in = part_setup(dev);
-    if (whole) {
-        in.available = 0;
-        snprintf(in.why, sizeof in.why, "--whole");
-    }
-    if (n_sms == 0) {
-        n_sms = part_sm_list(&in, sms_list, 64);
-    }
+    part_info in = part_sweep(dev, whole, sms_list, &n_sms, 64);
     FILE *fo = open_out(out_path);
     jw w = {fo, 0, {0}};
     jw_obj(&w, NULL);

@@ -71,14 +71,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "membw: bad --reps or --mib\n");
         return 2;
     }
-    part_info in = part_setup(dev);
-    if (whole) {
-        in.available = 0;
-        snprintf(in.why, sizeof in.why, "--whole");
-    }
-    if (n_sms == 0) {
-        n_sms = part_sm_list(&in, sms_list, 64);
-    }
+    part_info in = part_sweep(dev, whole, sms_list, &n_sms, 64);
     size_t bytes = (size_t)mib << 20;
     size_t n4 = bytes / sizeof(float4);
     int bps_copy = 0, bps_triad = 0;
