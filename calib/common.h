@@ -175,6 +175,16 @@ static inline double now_s(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* Sleep on the host for ms milliseconds (nanosleep, resumed after a signal). */
+static inline void sleep_ms(double ms)
+{
+    struct timespec ts;
+    ts.tv_sec = (time_t)(ms / 1000.0);
+    ts.tv_nsec = (long)((ms - 1000.0 * (double)ts.tv_sec) * 1e6);
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+    }
+}
+
 /* End a program's JSON document: write "elapsed_s" since t_start, close the root object (the
  * caller has closed its arrays), end the line and close fo unless it is stdout. */
 static inline void jw_finish_doc(jw *w, FILE *fo, double t_start)

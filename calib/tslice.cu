@@ -84,15 +84,6 @@ typedef struct opts {
     int returns, stream_sync;
 } opts;
 
-static void sleep_ms(double ms)
-{
-    struct timespec ts;
-    ts.tv_sec = (time_t)(ms / 1000.0);
-    ts.tv_nsec = (long)((ms - 1000.0 * (double)ts.tv_sec) * 1e6);
-    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
-    }
-}
-
 /* Child side: ready -> wait for the go pipe to close -> run. */
 static void child_ready(int go_fd)
 {

@@ -120,15 +120,6 @@ static double wk_time(const wk *k, long work)
     return ms;
 }
 
-static void sleep_ms(double ms)
-{
-    struct timespec ts;
-    ts.tv_sec = (time_t)(ms / 1000.0);
-    ts.tv_nsec = (long)((ms - 1000.0 * (double)ts.tv_sec) * 1e6);
-    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
-    }
-}
-
 int main(int argc, char **argv)
 {
     const char *kind = "compute";
