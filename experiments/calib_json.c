@@ -226,6 +226,15 @@ static void bad(rd *r, const char *path, const char *expect, const cJSON *v)
     bad_in(r, path, expect, v, NULL);
 }
 
+/* v at path is one more than the reader holds: "expected at most CAP WHAT" (cap: the limit's
+ * macro, so that the message follows it). */
+static void bad_cap(rd *r, const char *path, int cap, const char *what, const cJSON *v)
+{
+    char expect[96];
+    snprintf(expect, sizeof expect, "at most %d %s", cap, what);
+    bad(r, path, expect, v);
+}
+
 static const cJSON *get(const cJSON *o, const char *key)
 {
     return cJSON_IsObject(o) ? cJSON_GetObjectItemCaseSensitive(o, key) : NULL;
@@ -459,7 +468,8 @@ static void read_timeslice(rd *r, const cJSON *sec, cal_data *out)
             }
             if (!t) {
                 if (out->n_ts >= CAL_MAX_LENGTHS * 2) {
-                    bad(r, q, "at most 16 (length, gap) combinations", get(run, "gap_ms"));
+                    bad_cap(r, q, CAL_MAX_LENGTHS * 2, "(length, gap) combinations",
+                            get(run, "gap_ms"));
                     continue;
                 }
                 t = &out->ts[out->n_ts++];
@@ -474,7 +484,7 @@ static void read_timeslice(rd *r, const cJSON *sec, cal_data *out)
             }
             if (j == t->n_k || t->k[j] != k) {
                 if (t->n_k >= CAL_MAX_K) {
-                    bad(r, q, "at most 8 process counts", get(run, "procs"));
+                    bad_cap(r, q, CAL_MAX_K, "process counts", get(run, "procs"));
                     continue;
                 }
                 memmove(&t->k[j + 1], &t->k[j], sizeof t->k[0] * (size_t)(t->n_k - j));
@@ -510,7 +520,7 @@ static void read_mps(rd *r, const cJSON *sec, cal_data *out)
             continue;
         }
         if (out->n_mps >= CAL_MAX_MPS) {
-            bad(r, p, "at most 64 MPS groups", run);
+            bad_cap(r, p, CAL_MAX_MPS, "MPS groups", run);
             break;
         }
         cal_mps_run *g = &out->mps[out->n_mps];
@@ -578,7 +588,7 @@ static void read_allreduce(rd *r, const cJSON *sec, cal_data *out)
             continue;
         }
         if (out->ar.n >= CAL_MAX_PTS) {
-            bad(r, p, "at most 64 sizes", get(run, "bytes"));
+            bad_cap(r, p, CAL_MAX_PTS, "sizes", get(run, "bytes"));
             break;
         }
         out->ar.pts[out->ar.n++] = (cal_sample){b, med, mn, mx, (int)reps};
@@ -677,7 +687,7 @@ static void load_model(rd *r, const cJSON *root, void *vout)
         char p[64];
         snprintf(p, sizeof p, "compute[%d]", i++);
         if (out->n_rates >= CAL_MAX_FORMATS) {
-            bad(r, p, "at most 10 formats", e);
+            bad_cap(r, p, CAL_MAX_FORMATS, "formats", e);
             break;
         }
         cal_rate_fit *f = &out->rates[out->n_rates];
@@ -696,7 +706,7 @@ static void load_model(rd *r, const cJSON *root, void *vout)
         char p[64], form[24];
         snprintf(p, sizeof p, "bandwidth[%d]", i++);
         if (out->n_bw >= CAL_MAX_BW) {
-            bad(r, p, "at most 4 kernels", e);
+            bad_cap(r, p, CAL_MAX_BW, "kernels", e);
             break;
         }
         cal_bw_fit *f = &out->bw[out->n_bw];
@@ -732,7 +742,7 @@ static void load_model(rd *r, const cJSON *root, void *vout)
         char p[64];
         snprintf(p, sizeof p, "timeslice[%d]", i++);
         if (out->n_ts >= CAL_MAX_LENGTHS * 2) {
-            bad(r, p, "at most 16 entries", e);
+            bad_cap(r, p, CAL_MAX_LENGTHS * 2, "entries", e);
             break;
         }
         cal_ts_fit *f = &out->ts[out->n_ts];
@@ -1044,7 +1054,9 @@ static void read_slice_groups(rd *r, const cJSON *top, tsp_data *out)
             continue;
         }
         if (out->n_groups >= TSP_MAX_GROUPS || cJSON_GetArraySize(ch) > TSP_MAX_PROCS) {
-            bad(r, p, "at most 32 groups of at most 16 processes", ch);
+            char what[48];
+            snprintf(what, sizeof what, "groups of at most %d processes", TSP_MAX_PROCS);
+            bad_cap(r, p, TSP_MAX_GROUPS, what, ch);
             return;
         }
         double origin = HUGE_VAL;
@@ -1092,7 +1104,7 @@ static void read_return_series(rd *r, const cJSON *top, tsp_data *out)
                 continue;
             }
             if (out->n_ret >= TSP_MAX_RETURNS) {
-                bad(r, p, "at most 8 return series", g);
+                bad_cap(r, p, TSP_MAX_RETURNS, "return series", g);
                 return;
             }
             tsp_returns *t = &out->ret[out->n_ret];
