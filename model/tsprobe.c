@@ -6,22 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/stats.h"
 #include "sim/xalloc.h"
-
-static int cmp_d(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* Quantile q of v[0..n) (sorts v): linear between order statistics. */
-static double quantile(double *v, int n, double q)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_d);
-    double pos = q * (n - 1);
-    int i = (int)floor(pos);
-    return i + 1 < n ? v[i] + (v[i + 1] - v[i]) * (pos - i) : v[n - 1];
-}
 
 static double mean_of(const tsp_returns *r)
 {
@@ -95,12 +81,12 @@ int tsp_analyse(const tsp_data *d, tsp_result *out)
     out->n_switches = nw;
     int rc = -1;
     if (ns > 0) {
-        out->slice_p10_ms = quantile(slices, ns, 0.1);
-        out->slice_p90_ms = quantile(slices, ns, 0.9);
-        out->slice_median_ms = quantile(slices, ns, 0.5);
+        out->slice_p10_ms = stats_quantile_inplace(slices, (size_t)ns, 0.1);
+        out->slice_p90_ms = stats_quantile_inplace(slices, (size_t)ns, 0.9);
+        out->slice_median_ms = stats_quantile_inplace(slices, (size_t)ns, 0.5);
         rc = 0;
     }
-    out->switch_median_ms = nw > 0 ? quantile(sw, nw, 0.5) : (double)NAN;
+    out->switch_median_ms = nw > 0 ? stats_quantile_inplace(sw, (size_t)nw, 0.5) : (double)NAN;
     free(slices);
     free(sw);
     out->ret_alone_ms = out->ret_busy_ms = out->ret_stream_ms = (double)NAN;
