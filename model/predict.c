@@ -219,7 +219,9 @@ static void estimate(const wl_profile *p, double batch, const partition_cfg *c,
     }
     double iter = shared_iter(p, batch, c, m, out);
     if (!isfinite(iter) || iter <= 0) {
-        set_invalid(out, SPEED_INVALID, "no finite time (too many co-runners to solve)");
+        if (out->outcome == SPEED_OK) { /* else the solver said why (mps_iter) */
+            set_invalid(out, SPEED_INVALID, "no finite time (too many co-runners to solve)");
+        }
         return;
     }
     double units = wl_units_per_iter(p, batch);
