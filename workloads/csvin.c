@@ -16,6 +16,7 @@ struct csvin {
     diag *d;
     char *line; /* current raw line, NUL-terminated; fields are cut out of it in place */
     size_t cap;
+    bool ended; /* a line was too long: the rest is not read (see CSVIN_MAX_LINE) */
     int lineno; /* 1-based line of the current row */
     size_t n;   /* fields of the current row */
     char *field[CSVIN_MAX_FIELDS];
@@ -25,20 +26,20 @@ struct csvin {
 };
 
 /* Read one physical line into r->line (without '\n'); 1 read, 0 EOF, SIM_EINPUT too long,
- * SIM_EIO read error. A too-long line is consumed to its end so reading can go on. */
+ * SIM_EIO read error. Reading ends at a too-long line: later calls return 0 (EOF). */
 static int read_line(csvin *r)
 {
     size_t len = 0;
     int ch;
     bool any = false, too_long = false;
-    while ((ch = getc(r->f)) != EOF) {
+    while (!r->ended && (ch = getc(r->f)) != EOF) {
         any = true;
         if (ch == '\n') {
             break;
         }
         if (len + 1 >= CSVIN_MAX_LINE) {
-            too_long = true;
-            continue;
+            too_long = r->ended = true;
+            break;
         }
         if (len + 1 >= r->cap) {
             r->cap = r->cap ? 2 * r->cap : 256;

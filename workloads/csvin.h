@@ -22,8 +22,9 @@
 
 #include "sim/diag.h"
 
-#define CSVIN_MAX_LINE ((size_t)1 << 16) /* longest line accepted, bytes */
-#define CSVIN_MAX_FIELDS 64              /* most fields in a row */
+/* Longest line accepted, bytes; reading ends at a longer one (which may never end: /dev/zero). */
+#define CSVIN_MAX_LINE ((size_t)1 << 16)
+#define CSVIN_MAX_FIELDS 64 /* most fields in a row */
 
 typedef struct csvin csvin;
 

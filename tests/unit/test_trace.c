@@ -109,6 +109,39 @@ Test(csvin, number_errors_name_the_column_and_field)
     fclose(f);
 }
 
+/* Reading ends at a line longer than CSVIN_MAX_LINE: it was once consumed to its end, which
+ * never comes in /dev/zero (a trace `file: /dev/zero` hung). The next call reads EOF. */
+Test(csvin, reading_ends_at_a_too_long_line, .timeout = 10)
+{
+    FILE *f = fopen("/dev/zero", "r");
+    cr_assert_not_null(f);
+    diag *d = diag_create();
+    csvin *r = NULL;
+    cr_assert_eq(csvin_open(f, "z.csv", true, d, &r), SIM_EINPUT);
+    cr_assert_str_eq(diag_message(d, 0), "z.csv:1:1: error: line too long; expected at most "
+                                         "65535 bytes, got more");
+    fclose(f);
+    diag_clear(d);
+    size_t n = CSVIN_MAX_LINE + 100;
+    char *text = malloc(n + 32);
+    cr_assert_not_null(text);
+    int w = snprintf(text, n + 32, "a\n1\n");
+    memset(text + w, 'x', n);
+    snprintf(text + w + n, 32, "\n2\n");
+    f = fmemopen(text, strlen(text), "r");
+    cr_assert_eq(csvin_open(f, "l.csv", true, d, &r), 0);
+    cr_assert_eq(csvin_next(r), 1);
+    cr_assert_str_eq(csvin_field(r, 0), "1");
+    cr_assert_eq(csvin_next(r), SIM_EINPUT);
+    cr_assert_str_eq(diag_message(d, 0), "l.csv:3:1: error: line too long; expected at most "
+                                         "65535 bytes, got more");
+    cr_assert_eq(csvin_next(r), 0, "the rest of the file is not read");
+    csvin_close(r);
+    fclose(f);
+    free(text);
+    diag_destroy(d);
+}
+
 /* Only decimal numbers read: strtod alone would take "0x10" as 16; a value that overflows or
  * underflows a double is out of range, as in the scenario loader (experiments/cfg.c). */
 Test(csvin, double_reads_decimal_only)
