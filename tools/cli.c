@@ -95,6 +95,29 @@ int cli_add_set(const char *cmd, const char *v, const char **sets, size_t *n_set
     return CLI_EXIT_OK;
 }
 
+int cli_option_value(const char *cmd, int argc, char **argv, int *i, const char *const *names,
+                     const char **const *dst, size_t n)
+{
+    const char *a = argv[*i];
+    for (size_t k = 0; k < n; k++) {
+        if (strcmp(a, names[k]) != 0) {
+            continue;
+        }
+        if (*i + 1 >= argc) {
+            cli_usage_error(cmd, "option '%s' needs a value", a);
+            return -1;
+        }
+        if (*dst[k]) {
+            cli_usage_error(cmd, "option '%s' given twice; expected one value, got '%s' and '%s'",
+                            a, *dst[k], argv[*i + 1]);
+            return -1;
+        }
+        *dst[k] = argv[++*i];
+        return 1;
+    }
+    return 0;
+}
+
 int cli_scenario_arg(const char *cmd, int argc, char **argv, int *i, const char **sets,
                      size_t *n_sets, const char **scenario, const char *expect)
 {

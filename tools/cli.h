@@ -47,6 +47,11 @@ int cli_load_catalog(const char *cmd, const char *path, const char *gpu, arena *
 /* Parse a whole-string unsigned integer (decimal) into *out; false if the text is not exactly a
  * number within [min, max]. Never accepts "12abc". */
 bool cli_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
+/* Options that take one value: when argv[*i] is names[k] (k < n), *dst[k] = argv[++*i] and it
+ * returns 1; 0 when argv[*i] is none of them; -1 after a usage error (printed) for a missing
+ * value or an option given before (*dst[k] already set). */
+int cli_option_value(const char *cmd, int argc, char **argv, int *i, const char *const *names,
+                     const char **const *dst, size_t n);
 /* Record the value v of a `--set PATH=VALUE` option of command cmd into sets[(*n_sets)++];
  * returns CLI_EXIT_OK, or a usage error (printed; CLI_EXIT_INPUT) when v is not an assignment. */
 int cli_add_set(const char *cmd, const char *v, const char **sets, size_t *n_sets);

@@ -11,16 +11,9 @@
 
 int cli_calib_arg(const char *cmd, int argc, char **argv, int *i, cli_calib *c)
 {
-    bool model = !strcmp(argv[*i], "--calibration");
-    if (!model && strcmp(argv[*i], "--calibration-gpu")) {
-        return 0;
-    }
-    if (*i + 1 >= argc) {
-        cli_usage_error(cmd, "%s needs a value", argv[*i]);
-        return -1;
-    }
-    *(model ? &c->path : &c->gpu) = argv[++*i];
-    return 1;
+    static const char *const opts[] = {"--calibration", "--calibration-gpu"};
+    const char **const dsts[] = {&c->path, &c->gpu};
+    return cli_option_value(cmd, argc, argv, i, opts, dsts, 2);
 }
 
 int cli_calib_apply(const char *cmd, cli_calib *c, gpu_catalog *cat, const phys_params *m, diag *d)

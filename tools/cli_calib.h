@@ -23,7 +23,7 @@ typedef struct cli_calib {
 
 /* If argv[*i] is --calibration or --calibration-gpu, take its value (argv[*i + 1]) into c and
  * advance *i. Returns 1 when taken, 0 when argv[*i] is another argument, or -1 after printing a
- * usage error (missing value) for command `cmd`. */
+ * usage error (missing value, or the option given twice) for command `cmd`. */
 int cli_calib_arg(const char *cmd, int argc, char **argv, int *i, cli_calib *c);
 
 /* Apply c->path (when set) to cat in place, under the time-slice classes of m. Returns

@@ -280,28 +280,21 @@ static int compare(const cal_data *d, const cal_fit *f, const char *gpu, const c
 
 int cmd_fit(int argc, char **argv)
 {
-    const char *in = NULL, *out = NULL, *gpu = NULL, *catalog = NULL;
+    const char *in = NULL, *out = NULL, *gpu = NULL, *catalog = NULL, *mig_arg = NULL;
     bool do_compare = false;
-    int mig = -1;
+    static const char *const opts[] = {"-o", "--gpu", "--catalog", "--mig-device"};
+    const char **const dsts[] = {&out, &gpu, &catalog, &mig_arg};
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+        int took = cli_option_value("fit", argc, argv, &i, opts, dsts, 4);
+        if (took < 0) {
+            return CLI_EXIT_INPUT;
+        } else if (took) {
+            continue;
+        } else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
             usage(stdout);
             return CLI_EXIT_OK;
-        } else if (!strcmp(argv[i], "-o") && i + 1 < argc) {
-            out = argv[++i];
         } else if (!strcmp(argv[i], "--compare")) {
             do_compare = true;
-        } else if (!strcmp(argv[i], "--gpu") && i + 1 < argc) {
-            gpu = argv[++i];
-        } else if (!strcmp(argv[i], "--catalog") && i + 1 < argc) {
-            catalog = argv[++i];
-        } else if (!strcmp(argv[i], "--mig-device") && i + 1 < argc) {
-            uint64_t v = 0;
-            if (!cli_parse_u64(argv[++i], 0, 63, &v)) {
-                usage(stderr);
-                return cli_usage_error("fit", "--mig-device: expected 0..63, got '%s'", argv[i]);
-            }
-            mig = (int)v;
         } else if (argv[i][0] == '-' || in) {
             usage(stderr);
             return cli_usage_error("fit", "unexpected argument '%s'", argv[i]);
@@ -313,6 +306,12 @@ int cmd_fit(int argc, char **argv)
         usage(stderr);
         return cli_usage_error("fit", "need CALIB.json and -o MODEL.json");
     }
+    uint64_t mig_v = 0;
+    if (mig_arg && !cli_parse_u64(mig_arg, 0, 63, &mig_v)) {
+        usage(stderr);
+        return cli_usage_error("fit", "--mig-device: expected 0..63, got '%s'", mig_arg);
+    }
+    int mig = mig_arg ? (int)mig_v : -1;
     sim_gsl_install_handler();
     cal_data *d = xcalloc(1, sizeof *d, "calibration data");
     cal_fit *f = xcalloc(1, sizeof *f, "calibration fit");

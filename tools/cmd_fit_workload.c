@@ -146,11 +146,14 @@ static void print_report(const obs_file *f, const obs_profile *p, const obs_fit_
 
 int cmd_fit_workload(int argc, char **argv)
 {
-    const char *obs_path = NULL, *out_path = NULL, *cls = "generic", *priors_path = NULL;
+    const char *obs_path = NULL, *out_path = NULL, *cls = NULL, *priors_path = NULL;
     const char *source = NULL;
     cli_calib cal = {0};
+    static const char *const opts[] = {"-o", "--class", "--priors", "--source"};
+    const char **const dsts[] = {&out_path, &cls, &priors_path, &source};
     for (int i = 1; i < argc; i++) {
         int took = cli_calib_arg("fit-workload", argc, argv, &i, &cal);
+        took = took ? took : cli_option_value("fit-workload", argc, argv, &i, opts, dsts, 4);
         if (took < 0) {
             return CLI_EXIT_INPUT;
         } else if (took) {
@@ -158,16 +161,6 @@ int cmd_fit_workload(int argc, char **argv)
         } else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
             usage(stdout);
             return CLI_EXIT_OK;
-        } else if (!strcmp(argv[i], "-o") || !strcmp(argv[i], "--class") ||
-                   !strcmp(argv[i], "--priors") || !strcmp(argv[i], "--source")) {
-            if (i + 1 >= argc) {
-                return cli_usage_error("fit-workload", "%s needs a value", argv[i]);
-            }
-            const char **dst = argv[i][1] == 'o'   ? &out_path
-                               : argv[i][2] == 'c' ? &cls
-                               : argv[i][2] == 'p' ? &priors_path
-                                                   : &source;
-            *dst = argv[++i];
         } else if (argv[i][0] == '-') {
             usage(stderr);
             return cli_usage_error("fit-workload", "unknown option '%s'", argv[i]);
@@ -177,6 +170,7 @@ int cmd_fit_workload(int argc, char **argv)
             return cli_usage_error("fit-workload", "unexpected argument '%s'", argv[i]);
         }
     }
+    cls = cls ? cls : "generic";
     if (!obs_path || !out_path) {
         usage(stderr);
         return cli_usage_error("fit-workload", "expected OBS.yaml and -o PROFILE.yaml");

@@ -16,6 +16,7 @@
 #include "sim/diag.h"
 #include "sim/err.h"
 #include "sim/xalloc.h"
+#include "sh.h"
 
 #define H100_FILE "calib/results/2026-11-22-h100-sxm.json"
 #define H200_FILE "calib/results/2026-11-22-h200-sxm-x2.json"
@@ -418,6 +419,38 @@ Test(calib, cli_bad_json_exits_2_with_the_message)
     cr_assert_str_eq(line, "build/test-calib-bad.json:3:14: error: invalid JSON; expected a JSON "
                            "value, got ','\n");
     remove(path);
+}
+
+/* An option's value given twice or missing is a usage error (exit 2) naming both values, before
+ * any file is read (fit's -o, --gpu, --catalog, --mig-device once took the last and an -o at the
+ * end was an "unexpected argument"; fit-workload and predict share the rule, cli_option_value). */
+Test(calib, cli_option_twice_or_without_value_exits_2)
+{
+    static const struct {
+        const char *args, *message;
+    } cases[] = {
+        {"fit c.json -o a.json -o b.json",
+         "slicesim fit: error: option '-o' given twice; expected one value, got 'a.json' and "
+         "'b.json'\n"},
+        {"fit c.json -o", "slicesim fit: error: option '-o' needs a value\n"},
+        {"fit c.json --gpu H100 --gpu A100",
+         "slicesim fit: error: option '--gpu' given twice; expected one value, got 'H100' and "
+         "'A100'\n"},
+        {"fit-workload o.yaml -o a.yaml -o b.yaml",
+         "slicesim fit-workload: error: option '-o' given twice; expected one value, got "
+         "'a.yaml' and 'b.yaml'\n"},
+        {"fit-workload o.yaml --calibration m.json --calibration n.json -o p.yaml",
+         "slicesim fit-workload: error: option '--calibration' given twice; expected one value, "
+         "got 'm.json' and 'n.json'\n"},
+        {"predict p.yaml q.yaml --calibration-gpu",
+         "slicesim predict: error: option '--calibration-gpu' needs a value\n"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char cmd[256], out[512];
+        snprintf(cmd, sizeof cmd, "./slicesim %s 2>&1 >/dev/null", cases[i].args);
+        cr_assert_eq(test_sh(cmd, out, sizeof out), 2, "%s", cases[i].args);
+        cr_assert_str_eq(out, cases[i].message, "%s", cases[i].args);
+    }
 }
 
 /* ------------------------------------------------------------------ model file round trip */
