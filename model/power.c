@@ -27,3 +27,17 @@ double power_clock_factor(const gpu_type *g, const phys_params *m,
     double f = pow(budget_w / demand_w, 1.0 / m->power_alpha);
     return f < m->clock_min_frac ? m->clock_min_frac : f;
 }
+
+double power_busy_weight(double busy_s, double period_s, double window_s)
+{
+    if (!(busy_s > 0)) {
+        return 0.0;
+    }
+    if (busy_s >= period_s || !(window_s > 0)) {
+        return 1.0;
+    }
+    double n = floor(window_s / period_s);
+    double rest = window_s - n * period_s;
+    double u = (n * busy_s + fmin(busy_s, rest)) / window_s;
+    return u < 1.0 ? u : 1.0;
+}

@@ -28,10 +28,11 @@ static double job_sms(const wl_profile *p, double batch, const partition_cfg *c,
 
 /* Clock factor when `sms` SMs of this job's class mix are busy, times the identical busy MIG
  * instances on the GPU (c->mig_busy; at most the GPU's SMs), each weighted by how busy its GPU
- * is: an instance whose job spends a share u of its time with GPU work (host phases, launch
- * gaps) draws its SMs' power u of the time, so its SMs count u times (power weighting by
- * busyness). u is the job's solo GPU share at the clock it gets, found by a short fixed-point
- * iteration. */
+ * is: an instance whose job has GPU work for G of every iteration t (host phases, launch gaps
+ * between) draws its SMs' power in those phases only, and the cap sees that power averaged over
+ * its window, so its SMs count power_busy_weight(G, t, window) times (power.h: G / t for windows
+ * much longer than t, 1 once G outlasts the window). G and t are the job's solo phases at the
+ * clock it gets, found by a short fixed-point iteration. */
 static double job_clock(const wl_profile *p, double batch, const partition_cfg *c, double sms,
                         const phys_params *m)
 {
@@ -41,8 +42,9 @@ static double job_clock(const wl_profile *p, double batch, const partition_cfg *
     double f = 1.0;
     for (int it = 0; it < 4; it++) {
         speed_result r;
-        speed_solo_iter(p, batch, c, sms, f, 1.0, m, &r);
-        double n = fmin(sms * concurrent, cap) * r.gpu_util;
+        double t = speed_solo_iter(p, batch, c, sms, f, 1.0, m, &r);
+        double u = power_busy_weight(r.iter_gpu_s, t, m->power_window_s);
+        double n = fmin(sms * concurrent, cap) * u;
         double busy[WL_CLASS_COUNT] = {0};
         for (int k = 0; k < WL_CLASS_COUNT; k++) {
             busy[k] = total > 0 ? n * wl_compute_sm_s(p, (wl_class)k, batch) / total : 0;

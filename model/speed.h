@@ -167,6 +167,7 @@ typedef struct phys_params {
     double power_idle_frac;   /* board power not available to SMs, fraction of TDP */
     double power_sm_w[WL_CLASS_COUNT]; /* watts per busy SM at the reference clock, per class */
     double clock_min_frac;    /* lowest clock factor the power cap can force */
+    double power_window_s;    /* window over which the power cap averages the board power (s) */
     double mps_bw_contention; /* extra slowdown of memory time per co-running MPS client */
     double mps_kernel_wait;   /* MPS: mean wait of a kernel for another client's kernel that
                                  holds the SMs, as a fraction of that kernel's duration */

@@ -196,13 +196,18 @@ Test(power, busy_mig_instances_share_the_budget)
  * when busy all the time, so a GPU-only job (C = 100 SM-s) runs at f = (100/200)^(1/3) and takes
  * 1 / f s. A job with H = 1 s and the same C is busy half of the time at f = 1 (u = 1 / (1 + 1)),
  * drawing 100 SMs x 0.5 x 2 W = 100 W: exactly the budget, so f = 1 and it takes 1 + 1 = 2 s
- * (without the weighting it would throttle to 1 + 1 / f = 2.26 s). */
+ * (without the weighting it would throttle to 1 + 1 / f = 2.26 s). The cap's window, 2000 s, holds
+ * exactly 1000 such iterations, so the weight is exactly u = 1/2 (power_busy_weight). Under a cap
+ * whose window (0.5 s) is shorter than the busy phase (G = 1 s), the window's average reaches the
+ * full busy power: the SMs count fully and the job throttles as the GPU-only one does,
+ * f = (100 / 200)^(1/3), t = 1 + 1 / f. */
 Test(power, idle_phases_do_not_draw_the_sms_power)
 {
     gpu_type g = fixture_gpu();
     g.tdp_w = 100;
     phys_params m = fixture_params();
     m.power_sm_w[WL_CLASS_FP32] = 2;
+    m.power_window_s = 2000;
     partition_cfg c;
     partition_cfg_init(&c, &g);
     wl_profile busy = {.name = "busy"};
@@ -215,4 +220,31 @@ Test(power, idle_phases_do_not_draw_the_sms_power)
     predict_unit_time(&half, 1, &c, &m, &r);
     cr_assert_float_eq(r.unit_time_s, 2.0, 1e-9);
     cr_assert_float_eq(r.clock_factor, 1.0, 1e-12);
+    m.power_window_s = 0.5;
+    predict_unit_time(&half, 1, &c, &m, &r);
+    double f = pow(0.5, 1.0 / 3);
+    cr_assert_float_eq(r.clock_factor, f, 1e-12);
+    cr_assert_float_eq(r.unit_time_s, 1.0 + 1.0 / f, 1e-9);
+}
+
+/* The peak of the window's moving average of a square wave (busy G of every period t), by hand:
+ * n = floor(window / t) whole periods hold n G; the rest r = window - n t holds at most min(G, r). */
+Test(power, busy_weight_is_the_windowed_peak)
+{
+    /* G >= window: a window fits inside one busy phase */
+    cr_assert_float_eq(power_busy_weight(0.06, 0.1, 0.05), 1.0, 1e-15);
+    cr_assert_float_eq(power_busy_weight(0.05, 0.2, 0.05), 1.0, 1e-15);
+    /* window >> t: 50 whole periods of 20 ms, 10 ms busy each: 0.5 = G / t */
+    cr_assert_float_eq(power_busy_weight(0.01, 0.02, 1.0), 0.5, 1e-12);
+    /* and 10 ms more, all of it busy: (50 x 0.01 + 0.01) / 1.01 */
+    cr_assert_float_eq(power_busy_weight(0.01, 0.02, 1.01), 0.51 / 1.01, 1e-12);
+    /* intermediate: t = 23 ms, G = 13 ms, window 50 ms: n = 2, r = 4 ms < G:
+     * (2 x 13 + 4) / 50 = 0.6 (G / t = 0.565) */
+    cr_assert_float_eq(power_busy_weight(0.013, 0.023, 0.05), 0.6, 1e-12);
+    /* t = 30 ms, G = 20 ms, window 50 ms: n = 1, r = 20 ms: (20 + 20) / 50 = 0.8 */
+    cr_assert_float_eq(power_busy_weight(0.02, 0.03, 0.05), 0.8, 1e-12);
+    /* never idle, never busy, an instantaneous cap */
+    cr_assert_float_eq(power_busy_weight(0.03, 0.03, 0.05), 1.0, 1e-15);
+    cr_assert_float_eq(power_busy_weight(0.0, 0.03, 0.05), 0.0, 1e-15);
+    cr_assert_float_eq(power_busy_weight(0.01, 0.03, 0.0), 1.0, 1e-15);
 }
