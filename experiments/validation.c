@@ -409,8 +409,8 @@ static int run_comm_table(const val_scenario *sc, const gpu_type *g, const csv_t
     int n = 0;
     for (int r = 0; r < t->n_rows && n < 256; r++) {
         double b, a;
-        if (!val_cell_double(t->rows[r][cb], &b) || !val_cell_double(t->rows[r][ca], &a) || !(a > 0) ||
-            !(b > 0)) {
+        if (!val_cell_double(t->rows[r][cb], &b) || !val_cell_double(t->rows[r][ca], &a) ||
+            !(a > 0) || !(b > 0)) {
             diag_error(d, (src_loc){csv_path, t->line[r], 1}, sc->table,
                        "row %d: bytes and algbw_gb_s must be positive numbers", r + 1);
             comm_ring_fini(&ring);
@@ -501,7 +501,8 @@ static int run_comm_table(const val_scenario *sc, const gpu_type *g, const csv_t
         }
     }
     for (int k = 0; k < n; k++) {
-        const cal_ar_fit *ft = &fit[bytes[k] <= sc->ll_max_bytes ? COMM_PROTO_LL : COMM_PROTO_SIMPLE];
+        const cal_ar_fit *ft =
+            &fit[bytes[k] <= sc->ll_max_bytes ? COMM_PROTO_LL : COMM_PROTO_SIMPLE];
         out->figures[k].predicted = bytes[k] / calfit_allreduce_eval(ft, bytes[k]) / 1e9;
     }
     comm_ring_fini(&ring);
@@ -732,8 +733,9 @@ static int run_table(const val_scenario *sc, const char *scen_path, const char *
         diag_error(d, sc->table_at, "table",
                    "no model mapping for this table; expected one of cern-simpletrack, "
                    "chep-timeslicing, cern-mig-flops, cern-finetune, migprofiler-*, "
-                   "nos-yolos-sharing, h100-coloc, h100-coloc-ts2, h100-coloc-run4, calib-h100-mps, "
-                   "calib-h100-timeslice, calib-h100-timeslice-run2, got '%s'", sc->table);
+                   "nos-yolos-sharing, h100-coloc, h100-coloc-ts2, h100-coloc-run4, "
+                   "calib-h100-mps, calib-h100-timeslice, calib-h100-timeslice-run2, got '%s'",
+                   sc->table);
         return SIM_EINPUT;
     }
     const gpu_type *g = gpu_catalog_find(cat, sc->gpu);

@@ -4,7 +4,8 @@
  * ../shared/validation, or one shipped under experiments/validation/data with its citation), the
  * GPU it was measured on, the rows whose figures are FITTED (a stated minority) and the error
  * target on the others, which are PREDICTED. How a table's figures map onto the model (which
- * profile, which free parameters) is written per table in validation_published.c / validation_measured.c, with the reason.
+ * profile, which free parameters) is written per table in validation_published.c /
+ * validation_measured.c, with the reason.
  *
  * Scenario schema:
  *   table: cern-simpletrack          # name printed in the summary line

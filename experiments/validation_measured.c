@@ -375,7 +375,8 @@ void val_build_calib_mps(builder *b, const csv_table *t)
                 char label[128]; /* at most 40 bytes for up to WFIT_MAX_PROFILES / 2 runs */
                 snprintf(label, sizeof label, "run%d-%s/%s", ri + 1, mem ? "memory" : "compute",
                          run);
-                fig_spec *f = val_add_fig(b, label, mps_mean_wall(d, pct, n_c, n_m, mem, NULL), "s");
+                fig_spec *f =
+                    val_add_fig(b, label, mps_mean_wall(d, pct, n_c, n_m, mem, NULL), "s");
                 if (!f) {
                     return;
                 }

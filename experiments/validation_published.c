@@ -144,7 +144,8 @@ void val_build_flops(builder *b, const csv_table *t)
 void val_build_finetune(builder *b, const csv_table *t)
 {
     int c_cmp = val_csv_col(t, "comparison"), c_n = val_csv_col(t, "dataset_size");
-    int c_part = val_csv_col(t, "partition"), c_b = val_csv_col(t, "batch"), c_s = val_csv_col(t, "seconds");
+    int c_part = val_csv_col(t, "partition"), c_b = val_csv_col(t, "batch"),
+        c_s = val_csv_col(t, "seconds");
     if (c_cmp < 0 || c_n < 0 || c_part < 0 || c_b < 0 || c_s < 0) {
         snprintf(b->err, sizeof b->err, "missing a column (comparison, dataset_size, partition, "
                                         "batch, seconds)");
@@ -193,7 +194,8 @@ void val_build_finetune(builder *b, const csv_table *t)
  * (matmul.allow_tf32 defaults to false from 1.12), so ResNet-50 is `tensor`, ViT `fp32`. */
 void val_build_batch_latency(builder *b, const csv_table *t)
 {
-    int c_prof = val_csv_col(t, "profile"), c_b = val_csv_col(t, "batch"), c_l = val_csv_col(t, "latency_ms");
+    int c_prof = val_csv_col(t, "profile"), c_b = val_csv_col(t, "batch"),
+        c_l = val_csv_col(t, "latency_ms");
     int c_model = val_csv_col(t, "model");
     if (c_prof < 0 || c_b < 0 || c_l < 0 || (b->sc->model && c_model < 0)) {
         snprintf(b->err, sizeof b->err, "missing a column (profile, batch, latency_ms%s)",

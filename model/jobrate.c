@@ -173,10 +173,10 @@ static int corunners(const jobrate_ctx *rc, const world *w, dev_id dv, const job
  * field with the scheduler's return wait). A profiled class alternates its host phase H and its
  * solo GPU phase G on the partition (the speed model's breakdown; on a MIG GPU at the clock its
  * busy instances allow); a class without a profile, or whose profile the physics cannot place
- * there, is GPU-bound: H = 0, so it is always at the processor-sharing station and its G (set to 1 s)
- * cancels out of everyone's throughput. eta(n) is the lowest of the classes' (switching cost is
- * paid by all, as in model/predict.c). The rate is the throughput divided into the time alone;
- * NAN when the solve is out of range. */
+ * there, is GPU-bound: H = 0, so it is always at the processor-sharing station and its G (set to
+ * 1 s) cancels out of everyone's throughput. eta(n) is the lowest of the classes' (switching cost
+ * is paid by all, as in model/predict.c). The rate is the throughput divided into the time
+ * alone; NAN when the solve is out of range. */
 static double mixed_ts_rate(const jobrate_ctx *rc, const cluster *c, const cluster_device *d,
                             const corun *cls, int n_cls)
 {

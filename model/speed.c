@@ -1,11 +1,11 @@
 /* model/speed.c - solo speed of a workload on a partition (sharing is model/share_ts.c and
  * model/share_mps.c, the one prediction entry point model/predict.c).
  *
- * Formula (DESIGN.md §4 has it with o = 0): t = (1 - o) H + max(o H, G), G = g(C / (min(s, P) f e_mig),
- * M / BW(s, slices)) (speed.h says what each symbol is). g is the smooth roofline
- * (a^p + b^p)^(1/p). Its exponent is a model parameter (model/physics.yaml roofline_p), chosen by
- * fitting the published tables; the validation scenarios (experiments/validation/README.md)
- * record which table decided it.
+ * Formula (DESIGN.md §4 has it with o = 0): t = (1 - o) H + max(o H, G),
+ * G = g(C / (min(s, P) f e_mig), M / BW(s, slices)) (speed.h says what each symbol is). g is the
+ * smooth roofline (a^p + b^p)^(1/p). Its exponent is a model parameter (model/physics.yaml
+ * roofline_p), chosen by fitting the published tables; the validation scenarios
+ * (experiments/validation/README.md) record which table decided it.
  */
 #include "model/speed.h"
 
