@@ -2,11 +2,13 @@
  * (model/speed.h) -> sharing (model/share_ts.h, model/share_mps.h) -> here -> the run's rate
  * adapter (model/jobrate.h). Nothing below this module calls it, so the pipeline has one direction.
  *
- * predict_unit_time answers `predict`, `fit-workload` and `validate`: the time per unit of work
- * of a profile on a configured partition with its co-runners, and a lo/hi range from the loss
- * factors' relative uncertainty (phys_params.param_rel_sd: the time is recomputed with them moved
- * both ways). predict_unit_estimate is the same time without the range, for callers that
- * need one number many times (a run's rate on every change of co-runners).
+ * predict_unit_time gives the time per unit of work of a profile on a configured partition with
+ * its co-runners, and a lo/hi range from the loss factors' relative uncertainty
+ * (phys_params.param_rel_sd: the time is recomputed with them moved both ways);
+ * predict_family_time (what `predict` prints) widens that range over a fit's family of profiles.
+ * predict_unit_estimate is the same time without the range, for callers that need one number
+ * many times: a run's rate on every change of co-runners, the fitter's residuals (`fit-workload`,
+ * `validate`) and validate's predictions, whose range is the family's alone.
  * Units: seconds per unit of work, units/s. Ownership: every pointer borrowed; *out is written
  * whole. No I/O; no global state.
  */
