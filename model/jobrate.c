@@ -176,7 +176,8 @@ static int corunners(const jobrate_ctx *rc, const world *w, dev_id dv, const job
  * there, is GPU-bound: H = 0, so it is always at the processor-sharing station and its G (set to
  * 1 s) cancels out of everyone's throughput. eta(n) is the lowest of the classes' (switching cost
  * is paid by all, as in model/predict.c). The rate is the throughput divided into the time
- * alone; NAN when the solve is out of range. */
+ * alone; NAN when the solve is out of range or does not settle (the caller then falls back to
+ * the peers rule, as for MPS). */
 static double mixed_ts_rate(const jobrate_ctx *rc, const cluster *c, const cluster_device *d,
                             const corun *cls, int n_cls)
 {

@@ -10,6 +10,7 @@
 #include "model/share.h"
 #include "model/share_mps.h"
 #include "model/share_ts.h"
+#include "sim/err.h"
 
 static void set_invalid(speed_result *out, speed_outcome o, const char *why)
 {
@@ -96,7 +97,8 @@ static double mps_iter(const wl_profile *p, double batch, const partition_cfg *c
 
 /* Time per iteration of p time-sliced with its co-runners, from its solo breakdown in *out (one
  * context at a time, each at its solo speed while it holds the GPU); *out's utilisation becomes
- * the device's. NAN when the solve is out of range. */
+ * the device's. NAN when the solve is out of range, or (with the reason in *out) when the mean
+ * field does not settle. */
 static double ts_iter(const wl_profile *p, const partition_cfg *c, const phys_params *m,
                       speed_result *out)
 {
@@ -129,9 +131,16 @@ static double ts_iter(const wl_profile *p, const partition_cfg *c, const phys_pa
         share_ts_eta_phases(k, eta, out->iter_host_s, out->iter_gpu_s,
                             speed_iter_is_round(p) ? &rr : NULL, eta_ph);
         x[0] = share_ts_mva(k, out->iter_host_s, out->iter_gpu_s, eta_ph, &busy);
-    } else if (share_ts_solve_rr(1 + c->n_with, cls, eta, &rr, x, &busy) != 0) {
+    } else {
         /* (also identical peers that overlap host and GPU time: the mean-field solution) */
-        return (double)NAN;
+        int rc = share_ts_solve_rr(1 + c->n_with, cls, eta, &rr, x, &busy);
+        if (rc == SIM_ENOCONV) {
+            set_invalid(out, SPEED_INVALID,
+                        "the time-slice mean field did not converge for these clients");
+        }
+        if (rc != 0) {
+            return (double)NAN;
+        }
     }
     out->gpu_util = busy;
     return x[0] > 0 ? 1.0 / x[0] : HUGE_VAL;
@@ -221,7 +230,7 @@ static void estimate(const wl_profile *p, double batch, const partition_cfg *c,
     }
     double iter = shared_iter(p, batch, c, m, out);
     if (!isfinite(iter) || iter <= 0) {
-        if (out->outcome == SPEED_OK) { /* else the solver said why (mps_iter) */
+        if (out->outcome == SPEED_OK) { /* else the solver said why (mps_iter, ts_iter) */
             set_invalid(out, SPEED_INVALID, "no finite time (too many co-runners to solve)");
         }
         return;

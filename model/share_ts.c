@@ -83,8 +83,9 @@ double share_ts_return_wait(double back_s, double holder_gpu_s, const share_ts_r
 }
 
 /* Mean-field solution when some class overlaps host and GPU time (see share_ts.h), with the
- * scheduler's return wait when rr is given. */
-static void ts_overlap_solve(int n_cls, const share_ts_class *cls, int total, const double *eta,
+ * scheduler's return wait when rr is given. Returns 0, or SIM_ENOCONV (outputs not set) when no
+ * round within SHARE_TS_MAX_ITER moves every b by less than SHARE_TS_TOL. */
+static int ts_overlap_solve(int n_cls, const share_ts_class *cls, int total, const double *eta,
                              const share_ts_rr *rr, double *x_per_job, double *gpu_busy)
 {
     /* ret[c][j]: what a job of class c back from its serial host phase waits for a job of
@@ -104,7 +105,8 @@ static void ts_overlap_solve(int n_cls, const share_ts_class *cls, int total, co
         t[c] = wl_iter_time(cls[c].host_s, cls[c].overlap, cls[c].gpu_s);
         b[c] = t[c] > 0 ? cls[c].gpu_s / t[c] : 0;
     }
-    for (int it = 0; it < 500; it++) {
+    bool settled = false;
+    for (int it = 0; it < SHARE_TS_MAX_ITER && !settled; it++) {
         double max_change = 0, all = 0;
         for (int c = 0; c < n_cls; c++) {
             all += cls[c].n * b[c];
@@ -125,9 +127,10 @@ static void ts_overlap_solve(int n_cls, const share_ts_class *cls, int total, co
             max_change = fmax(max_change, fabs(nb - b[c]));
             b[c] = nb;
         }
-        if (max_change < 1e-12) {
-            break;
-        }
+        settled = max_change < SHARE_TS_TOL;
+    }
+    if (!settled) {
+        return SIM_ENOCONV;
     }
     double idle = 1.0;
     for (int c = 0; c < n_cls; c++) {
@@ -137,6 +140,7 @@ static void ts_overlap_solve(int n_cls, const share_ts_class *cls, int total, co
     if (gpu_busy) {
         *gpu_busy = 1.0 - idle;
     }
+    return 0;
 }
 
 int share_ts_solve(int n_cls, const share_ts_class *cls, const double *eta, double *x_per_job,
@@ -168,8 +172,7 @@ int share_ts_solve_rr(int n_cls, const share_ts_class *cls, const double *eta,
         return SIM_ERANGE;
     }
     if (overlap) {
-        ts_overlap_solve(n_cls, cls, n_jobs, eta, rr, x_per_job, gpu_busy);
-        return 0;
+        return ts_overlap_solve(n_cls, cls, n_jobs, eta, rr, x_per_job, gpu_busy);
     }
     double states = 1;
     for (int c = 0; c < n_cls; c++) {

@@ -92,15 +92,30 @@ void share_ts_eta_phases(int k, const double *eta, double host_s, double gpu_s,
  * D = min(q, G); 0 when q or G is 0. */
 double share_ts_return_wait(double back_s, double holder_gpu_s, const share_ts_rr *rr);
 
+/* Round limit and tolerance of the mean field: numerical choices, not physics
+ * (the tolerance is on b, a fraction of time, near double precision). A round moves b
+ * by a factor (1 + d) / 2 of the last move (d: the slope of the undamped map), so mixes where d
+ * nears 1 settle slowly. Of 1.5 million random mean-field mixes of 2-3 classes (1-21 jobs
+ * each, flat eta 0.02-1, H and G log-uniform 1e-5-10 s, the measured q and s) 99 % settle
+ * within 100 rounds, 116 needed more than 500 (the limit was 500: they returned their last
+ * iterate), the slowest 2194, and none failed to settle within 100000; 10000 leaves room above
+ * that. Every mix that settled within 500 rounds gets the same iterates as before. A mix that
+ * does not settle gets SIM_ENOCONV, not its last iterate. */
+#define SHARE_TS_MAX_ITER 10000
+#define SHARE_TS_TOL 1e-12
+
 /* Steady state for mixed classes. When every class has overlap 0: exact (product form, every
  * state enumerated; the product of (n_c + 1) over classes must not exceed 1e6). When a class
  * overlaps its host time with its own GPU work (o > 0) the network is not product form; then a
  * mean-field fixed point: a job of class c has GPU work a fraction b_c of the time; while it
  * has, n = 1 + (expected others with work) contexts share the GPU, so its GPU time stretches by
  * S_c = n / eta(n) (eta interpolated linearly between whole n), and its iteration takes
- * (1 - o) H + max(o H, G S_c) (model/speed.h), which gives b_c = G S_c / iteration.
+ * (1 - o) H + max(o H, G S_c) (model/speed.h), which gives b_c = G S_c / iteration; the
+ * fixed point is iterated with each new b averaged half and half with the old, at most
+ * SHARE_TS_MAX_ITER rounds, until no b_c moves by SHARE_TS_TOL.
  * x_per_job[c] gets the throughput of one job of class c (iterations/s). eta[n] for n = 1..total
- * jobs. Returns 0, or SIM_ERANGE when too many states or jobs. */
+ * jobs. Returns 0, SIM_ERANGE when too many states or jobs, or SIM_ENOCONV when the mean field
+ * did not settle (x_per_job and gpu_busy are then not set). */
 int share_ts_solve(int n_cls, const share_ts_class *cls, const double *eta, double *x_per_job,
                    double *gpu_busy);
 /* share_ts_solve with the scheduler's return wait in the mean field (rr may be NULL: none). */

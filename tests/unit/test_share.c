@@ -605,3 +605,78 @@ Test(share, predict_switches_only_real_rounds)
     predict_unit_estimate(&p, 1, &f.c, &f.m, &r);
     cr_assert_float_eq(r.unit_time_s, 1 / 2.5, 1e-9);
 }
+
+/* A fold of the time-slice mean field (share_ts.h): k identical jobs, o > 0, flat eta e (eta(x)
+ * = 1 + (e - 1)(x - 1) for x in 1..2). With b the share of time a job has GPU work, x = 1 +
+ * (k - 1) b contexts share the GPU, u = G x / eta(x), and (while u > o H) the map is f(b) =
+ * u / (A + u), A = (1 - o) H. At a fixed point A = u (1 - b) / b, and f'(b) = u' (1 - b) b / u,
+ * with u' / u = (k - 1) (2 - e) / (x eta(x)). f' = 1 (the fixed point is a double root of
+ * f(b) - b, which the damped iteration approaches like 1/round, never within SHARE_TS_TOL in
+ * SHARE_TS_MAX_ITER rounds) where (2 - e) y (1 - y / (k - 1)) = (1 + y)(1 + (e - 1) y), y = x - 1:
+ * for k = 8, e = 0.3 a root lies in 0.3..0.9 (the two sides differ in sign there). Returns the
+ * host time H that puts the fixed point on the fold, for GPU time g; *b_fold gets b. */
+static double fold_host_s(int k, double e, double g, double o, double *b_fold)
+{
+    double lo = 0.3, hi = 0.9;
+    for (int it = 0; it < 200; it++) {
+        double y = 0.5 * (lo + hi);
+        double d = (2 - e) * y * (1 - y / (k - 1)) - (1 + y) * (1 + (e - 1) * y);
+        if (d < 0) {
+            lo = y;
+        } else {
+            hi = y;
+        }
+    }
+    double y = 0.5 * (lo + hi), b = y / (k - 1);
+    double u = g * (1 + y) / (1 + (e - 1) * y);
+    *b_fold = b;
+    return u * (1 - b) / b / (1 - o);
+}
+
+/* On the fold the mean field does not settle: SIM_ENOCONV, not its last iterate. 10 % more host
+ * time moves the fixed point off the fold: it settles, and b from the returned throughput
+ * (t = 1/x = (1 - o) H + G S while G S > o H, b = G S / t) satisfies G S = G x / eta(x), x = 1 +
+ * 7 b. */
+Test(share, timeslice_mean_field_reports_a_fold_as_not_settled)
+{
+    double eta[SHARE_MAX_JOBS + 1], x, busy = -1, b_fold;
+    eta_table(eta, 0.3);
+    double h = fold_host_s(8, 0.3, 1.0, 0.01, &b_fold);
+    cr_assert(b_fold > 0 && b_fold < 1.0 / 7, "the fold lies where 1 <= x <= 2: b %g", b_fold);
+    share_ts_class cls = {8, h, 1.0, 0.01, true};
+    cr_assert_eq(share_ts_solve_rr(1, &cls, eta, NULL, &x, &busy), SIM_ENOCONV);
+    cr_assert_eq(busy, -1, "nothing is written when the mean field does not settle");
+    cls.host_s = 1.1 * h;
+    cr_assert_eq(share_ts_solve_rr(1, &cls, eta, NULL, &x, &busy), 0);
+    double t = 1.0 / x, gs = t - 0.99 * cls.host_s, b = gs / t;
+    cr_assert(gs > 0.01 * cls.host_s, "G S %g beyond o H", gs);
+    double xc = 1 + 7 * b, e = xc >= 2 ? 0.3 : 1 + (0.3 - 1) * (xc - 1);
+    cr_assert_float_eq(gs, xc / e, 1e-9);
+}
+
+/* predict reports the fold as it reports an MPS solve that does not settle: invalid, with the
+ * reason. Eight time-sliced copies of a job of G = the fixture's solo GPU time, o = 0.01, eta
+ * 0.3, H on the fold. */
+Test(share, predict_reports_a_time_slice_mean_field_that_does_not_settle)
+{
+    phys_fx f;
+    phys_fx_init(&f);
+    for (int k = 2; k <= PHYS_MAX_K; k++) {
+        f.m.ts[0].eta[k] = 0.3;
+    }
+    wl_profile p = {.name = "fold", .host_s_fixed = 1.0, .host_overlap = 0.01,
+                    .max_sms_fixed = 100};
+    p.compute_sm_s_fixed[WL_CLASS_FP32] = 1.0;
+    speed_result r;
+    predict_unit_estimate(&p, 1, &f.c, &f.m, &r);
+    double b_fold;
+    p.host_s_fixed = fold_host_s(8, 0.3, r.iter_gpu_s, 0.01, &b_fold);
+    f.c.sharing = SHARE_TIMESLICE;
+    f.c.peers = 8;
+    predict_unit_estimate(&p, 1, &f.c, &f.m, &r);
+    cr_assert_eq(r.outcome, SPEED_INVALID);
+    cr_assert_str_eq(r.reason, "the time-slice mean field did not converge for these clients");
+    p.host_s_fixed *= 1.1;
+    predict_unit_estimate(&p, 1, &f.c, &f.m, &r);
+    cr_assert_eq(r.outcome, SPEED_OK, "%s", r.reason);
+}
