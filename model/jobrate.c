@@ -168,6 +168,21 @@ static int corunners(const jobrate_ctx *rc, const world *w, dev_id dv, const job
     return overflow ? 0 : n_cls;
 }
 
+/* The co-runner classes of a mixed time-slice rate, as an eta source (predict_eta_fn). */
+typedef struct corun_eta_src {
+    const jobrate_ctx *rc;
+    const gpu_type *g;
+    const corun *cls;
+} corun_eta_src;
+
+/* predict_eta_fn: eta(n) of co-runner class i (class_eta: a job without a profile takes the
+ * node's calibration). */
+static double corun_eta(const void *ctx, int i, int n)
+{
+    const corun_eta_src *s = ctx;
+    return class_eta(s->rc, s->g, s->cls[i].jp, n);
+}
+
 /* Rate of one context of class cls[0] on time-sliced device d shared by the mixed classes cls:
  * share_ts_solve_rr (the product form, or with a class that overlaps host and GPU work the mean
  * field with the scheduler's return wait). A profiled class alternates its host phase H and its
@@ -218,12 +233,8 @@ static double mixed_ts_rate(const jobrate_ctx *rc, const cluster *c, const clust
         return (double)NAN;
     }
     double eta[SHARE_MAX_JOBS + 1];
-    for (int n = 0; n <= total; n++) {
-        eta[n] = 1.0;
-        for (int i = 0; i < n_cls; i++) {
-            eta[n] = fmin(eta[n], class_eta(rc, g, cls[i].jp, n));
-        }
-    }
+    const corun_eta_src src = {rc, g, cls};
+    predict_lowest_eta(n_cls, total, corun_eta, &src, 1.0, eta);
     double x[SHARE_MAX_CLASSES];
     share_ts_rr rr = {rc->phys->ts_quantum_s, rc->phys->ts_switch_s};
     if (share_ts_solve_rr(n_cls, tc, eta, &rr, x, NULL) != 0 || !(x[0] > 0)) {

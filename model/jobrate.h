@@ -24,7 +24,9 @@
  *    physics cannot place on the partition) is a GPU-bound class, H = 0: always at the
  *    processor-sharing station, so its solo GPU time per iteration may be any positive value (1 s
  *    is used; it cancels out of every rate) and its rate is its throughput there relative to
- *    alone. eta(n) is the lowest of the classes' time-slice efficiencies.
+ *    alone. eta(n) is the lowest of the classes' time-slice efficiencies, and at most 1
+ *    (predict_lowest_eta, the prediction's rule, with the source class_eta in jobrate.c: a
+ *    profile's own class, the node's calibration for a job without one).
  *  - Different profiles under MPS: share_mps_solve with one class per profile. A client without
  *    a profile is counted as a client like the job whose rate is asked (MPS needs a profile's SM
  *    and bandwidth demand), and a job without a profile runs at 1 (no profile to say how

@@ -11,6 +11,7 @@
 #include "model/share_mps.h"
 #include "model/share_ts.h"
 #include "sim/err.h"
+#include "sim/xalloc.h"
 
 static void set_invalid(speed_result *out, speed_outcome o, const char *why)
 {
@@ -95,6 +96,34 @@ static double mps_iter(const wl_profile *p, double batch, const partition_cfg *c
     return iter[0];
 }
 
+void predict_lowest_eta(int n_cls, int k, predict_eta_fn eta_of, const void *ctx, double cap,
+                        double *eta)
+{
+    SIM_ASSERT(n_cls >= 1 && k <= SHARE_MAX_JOBS);
+    for (int n = 0; n <= k; n++) {
+        double e = cap;
+        for (int i = 0; i < n_cls; i++) {
+            e = fmin(e, eta_of(ctx, i, n));
+        }
+        eta[n] = e;
+    }
+}
+
+/* The time-slice classes of a prediction: p (class 0) and c->with[i] (class i + 1). */
+typedef struct ts_eta_src {
+    const wl_profile *p;
+    const partition_cfg *c;
+    const phys_params *m;
+} ts_eta_src;
+
+/* predict_eta_fn: eta(n) of a prediction's class cls, from its profile's time-slice class. */
+static double profile_eta(const void *ctx, int cls, int n)
+{
+    const ts_eta_src *s = ctx;
+    const wl_profile *w = cls == 0 ? s->p : s->c->with[cls - 1];
+    return speed_eta(s->c->gpu, s->m, w->ts_class, n);
+}
+
 /* Time per iteration of p time-sliced with its co-runners, from its solo breakdown in *out (one
  * context at a time, each at its solo speed while it holds the GPU); *out's utilisation becomes
  * the device's. NAN when the solve is out of range, or (with the reason in *out) when the mean
@@ -113,16 +142,11 @@ static double ts_iter(const wl_profile *p, const partition_cfg *c, const phys_pa
         cls[i + 1] = (share_ts_class){1, tmp.iter_host_s, tmp.iter_gpu_s, w->host_overlap,
                                       speed_iter_is_round(w)};
     }
-    /* Mixed kernel-length classes: take the lower η at each k (switching cost is paid by all). */
+    /* Mixed kernel-length classes: the lowest η at each k */
     double eta[SHARE_MAX_JOBS + 1];
-    for (int n = 0; n <= k && n <= SHARE_MAX_JOBS; n++) {
-        double e = speed_eta(c->gpu, m, p->ts_class, n);
-        for (int i = 0; i < c->n_with; i++) {
-            double ew = speed_eta(c->gpu, m, c->with[i]->ts_class, n);
-            e = ew < e ? ew : e;
-        }
-        eta[n] = e;
-    }
+    const ts_eta_src src = {p, c, m};
+    predict_lowest_eta(1 + c->n_with, k < SHARE_MAX_JOBS ? k : SHARE_MAX_JOBS, profile_eta, &src,
+                       HUGE_VAL, eta);
     double x[SHARE_MAX_CLASSES], busy = 0;
     share_ts_rr rr = {m->ts_quantum_s, m->ts_switch_s};
     if (c->n_with == 0 && !(p->host_overlap > 0)) {

@@ -35,4 +35,19 @@ void predict_family_time(const wl_profile *p, int n_family, const wl_profile *fa
 void predict_unit_estimate(const wl_profile *p, double batch, const partition_cfg *c,
                            const phys_params *m, speed_result *out);
 
+/* Time-slice efficiency eta(n) of co-runner class cls (0 .. n_cls - 1) at n contexts, from the
+ * caller's source (ctx): the prediction's own classes take their profiles' time-slice class;
+ * the run's rate adapter also has classes without a profile, which take the node's
+ * calibration (model/jobrate.c). */
+typedef double (*predict_eta_fn)(const void *ctx, int cls, int n);
+
+/* The one rule for mixed kernel-length classes time-sliced together: eta[n], n = 0 .. k, is the
+ * lowest of the n_cls classes' eta_of(ctx, i, n) and of cap (switching cost is paid by all).
+ * The prediction passes cap = HUGE_VAL; the run's rate adapter 1 (a calibration may measure
+ * eta above 1, and its mixed rule never let that speed a mix up). k <= SHARE_MAX_JOBS
+ * (model/share.h), n_cls >= 1. Called by this module's time-slice prediction and by
+ * model/jobrate.c's mixed time-slice rate. */
+void predict_lowest_eta(int n_cls, int k, predict_eta_fn eta_of, const void *ctx, double cap,
+                        double *eta);
+
 #endif
