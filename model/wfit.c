@@ -82,6 +82,25 @@ typedef struct fit_ctx {
 
 #define NO_PRIOR_SD 1000.0 /* log-sd of the implicit weak prior on a free parameter with none */
 
+/* Search choices of the fit, not physics (none is measured; model/physics.yaml holds the
+ * physics):
+ * UNPLACED_RESIDUAL: the time residual of a trial point where predict cannot place the profile
+ *   (invalid, or no positive time). Finite, because GSL needs finite residuals; large beside any
+ *   a placeable profile gives (a time off by a factor e is 1 / 0.02 = 50 at WFIT_TIME_REL_SD),
+ *   so the trust region steps back from such a point.
+ * PAR_RANGE_FACTOR: the scanned parallelism range reaches down to at least a quarter of the
+ *   largest SM count observed: with one SM count (or counts close together) observed, P below it
+ *   trades against the compute time, so the starts and the family must look below the
+ *   partitions observed; a quarter is a choice of how far.
+ * PAR_PER_SAMPLE_MIN: a per-sample parallelism's range is the SM range less the fixed part,
+ *   kept at no less than this share of the SM value so that it stays positive (a log grid)
+ *   where the fixed part covers the observed partitions.
+ * HOST_RANGE_FACTOR: see host_range. */
+#define UNPLACED_RESIDUAL 1e3
+#define PAR_RANGE_FACTOR 4.0
+#define PAR_PER_SAMPLE_MIN 0.05
+#define HOST_RANGE_FACTOR 16.0
+
 /* Fit variable x_i is log(value - floor): the roofline exponent is kept >= 1 (p < 1 would make
  * g(a, b) exceed a + b), every other parameter > 0. */
 static double floor_of(const wfit_free *f)
@@ -110,7 +129,7 @@ static void install(fit_ctx *ctx, const gsl_vector *x)
 static void obs_residuals(const fit_ctx *ctx, const wfit_obs *o, double *r_time, double *r_util)
 {
     const wl_profile *p = &ctx->prof[o->profile];
-    double sd = o->rel_sd > 0 ? o->rel_sd : 0.02;
+    double sd = o->rel_sd > 0 ? o->rel_sd : WFIT_TIME_REL_SD;
     double mem = speed_partition_mem_bytes(&o->cfg);
     double need = 0;
     share_mem_fits(p, o->batch, &o->cfg, &need);
@@ -128,7 +147,7 @@ static void obs_residuals(const fit_ctx *ctx, const wfit_obs *o, double *r_time,
     tmp.mem_footprint_bytes_per_sample = 0;
     predict_unit_estimate(&tmp, o->batch, &cfg, &ctx->model, &res);
     if (res.outcome != SPEED_OK || !(res.unit_time_s > 0)) {
-        *r_time = 1e3 + over;
+        *r_time = UNPLACED_RESIDUAL + over;
         *r_util = 0;
         return;
     }
@@ -272,9 +291,10 @@ static bool is_parallelism(const wfit_free *f)
 
 /* The SM range over which free parameter i (a parallelism parameter) is started and scanned:
  * [lo, hi] of P values, from the SM counts of its profile's observations (with a single SM count,
- * or counts within a factor 4, from a quarter of the largest: below the one partition observed P
- * trades against C freely). For a per-sample P, values are P at the largest batch observed, less
- * the fixed part, per sample. Returns false when the profile has no timed observation. */
+ * or counts within a factor 4 = PAR_RANGE_FACTOR, from a quarter of the largest: below the one
+ * partition observed P trades against C freely). For a per-sample P, values are P at the largest
+ * batch observed, less the fixed part (at least PAR_PER_SAMPLE_MIN of it), per sample. Returns
+ * false when the profile has no timed observation. */
 static bool par_range(const wfit_spec *spec, int n_obs, const wfit_obs *obs, int i, double *lo,
                       double *hi)
 {
@@ -292,19 +312,20 @@ static bool par_range(const wfit_spec *spec, int n_obs, const wfit_obs *obs, int
     if (!(smax > 0)) {
         return false;
     }
-    *lo = fmin(smin, smax / 4);
+    *lo = fmin(smin, smax / PAR_RANGE_FACTOR);
     *hi = smax;
     if (f->which == WL_P_MAX_SMS_PER_SAMPLE) {
         double p0 = spec->profiles[f->profile].max_sms_fixed;
-        *lo = fmax(*lo - p0, 0.05 * *lo) / bmax;
-        *hi = fmax(*hi - p0, 0.05 * *hi) / bmax;
+        *lo = fmax(*lo - p0, PAR_PER_SAMPLE_MIN * *lo) / bmax;
+        *hi = fmax(*hi - p0, PAR_PER_SAMPLE_MIN * *hi) / bmax;
     }
     return *hi > 0 && *lo > 0;
 }
 
-/* The range over which a free fixed host time H is scanned for the family: [t/16, t] with t the
- * shortest iteration observed of its profile (H cannot exceed an iteration; below t/16 a
- * sixteenth of the time would move between host and GPU, which no observation separates).
+/* The range over which a free fixed host time H is scanned for the family: [t/16, t] (16 =
+ * HOST_RANGE_FACTOR) with t the shortest iteration observed of its profile (H cannot exceed an
+ * iteration; below t/16 a sixteenth of the time would move between host and GPU, which no
+ * observation separates).
  * Returns false when the parameter is not a fixed host time or has no timed observation. */
 static bool host_range(const wfit_spec *spec, int n_obs, const wfit_obs *obs, int i, double *lo,
                        double *hi)
@@ -320,7 +341,7 @@ static bool host_range(const wfit_spec *spec, int n_obs, const wfit_obs *obs, in
                                   wl_units_per_iter(&spec->profiles[f->profile], obs[k].batch));
         }
     }
-    *lo = tmin / 16;
+    *lo = tmin / HOST_RANGE_FACTOR;
     *hi = tmin;
     return isfinite(tmin) && tmin > 0;
 }
@@ -580,7 +601,7 @@ int wfit_fit(const wfit_spec *spec, int n_obs, const wfit_obs *obs, wfit_result 
         return SIM_EINPUT;
     }
     fit_ctx ctx = {.spec = spec, .n_obs = n_obs, .obs = obs};
-    ctx.util_sd = spec->util_sd > 0 ? spec->util_sd : 0.05;
+    ctx.util_sd = spec->util_sd > 0 ? spec->util_sd : WFIT_UTIL_SD;
     size_t p = (size_t)spec->n_free;
     size_t n_data = (size_t)data_rows(n_obs, obs);
     out->n_obs = n_obs;

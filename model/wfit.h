@@ -50,6 +50,18 @@
 
 #include "model/speed.h"
 
+/* Default noise of an observation, where the caller states none (validate and fit-workload
+ * state none today, so every fit uses these): a fitting choice, not physics (no GPU measurement
+ * sets them; the physics is in model/physics.yaml). They weight the residuals: the best fit
+ * depends on their ratios to each other and to the priors' sds, and chi^2 (so the family's
+ * width and NOT PINNED) on their size.
+ * WFIT_TIME_REL_SD: sd of log(time) of a timed run, an assumed noise (a time known to about
+ * 2 %); the oom / ok footprint margins use it too.
+ * WFIT_UTIL_SD: sd of a gpu_util reading, 5 percentage points: NVML's busy fraction counts whole
+ * sample periods (above), so it is coarser than a timed run. */
+#define WFIT_TIME_REL_SD 0.02
+#define WFIT_UTIL_SD 0.05
+
 #define WFIT_MAX_PROFILES 8
 #define WFIT_MAX_PARAMS 48
 #define WFIT_DEFAULT_STARTS 4 /* starts per free parallelism parameter */
@@ -85,7 +97,7 @@ typedef struct wfit_obs {
     bool is_oom;           /* outcome: out of memory (time ignored) */
     double unit_time_s;    /* measured wall time per unit of work; > 0 unless is_oom */
     double gpu_util;       /* measured GPU busy fraction, or < 0 when not measured */
-    double rel_sd;         /* relative uncertainty of the time (0 = 0.02) */
+    double rel_sd;         /* relative uncertainty of the time (0 = WFIT_TIME_REL_SD) */
 } wfit_obs;
 
 /* A prior for an under-determined parameter. */
@@ -109,7 +121,7 @@ typedef struct wfit_spec {
     phys_params model;                      /* starting / fixed loss factors */
     int n_free;
     wfit_free free[WFIT_MAX_PARAMS];
-    double util_sd;                         /* 0 = 0.05 */
+    double util_sd;                         /* 0 = WFIT_UTIL_SD */
     int par_starts;       /* starts per free parallelism parameter over the observed SM range:
                              0 = WFIT_DEFAULT_STARTS, 1 = only the given start */
     double family_dchisq; /* data chi^2 above the best that a family member may have:
