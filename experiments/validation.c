@@ -532,8 +532,8 @@ static void family_range(const wfit_result *fit, fig_spec *f)
     for (int i = 1; i < fit->n_family; i++) {
         const wfit_member *mb = &fit->family[i];
         partition_cfg c = f->cfg;
-        for (int w = 0; f->with >= 0 && w < c.n_with; w++) {
-            c.with[w] = &mb->profiles[f->with];
+        if (f->with >= 0) {
+            c.with[0] = &mb->profiles[f->with];
         }
         speed_result r;
         predict_unit_estimate(&mb->profiles[f->profile], f->batch, &c, &mb->model, &r);
@@ -688,11 +688,10 @@ static void fit_and_predict(builder *b, val_table *out)
         speed_result r;
         if (f->with >= 0) {
             /* the co-runner as fitted (the spec held its start values) */
-            f->cfg.n_with = f->with_n;
-            for (int w = 0; w < f->with_n; w++) {
-                f->cfg.with[w] = &out->fit.profiles[f->with];
-                f->cfg.with_batch[w] = 1;
-            }
+            f->cfg.n_with = 1;
+            f->cfg.with[0] = &out->fit.profiles[f->with];
+            f->cfg.with_batch[0] = 1;
+            f->cfg.with_n[0] = f->with_n;
         }
         predict_unit_estimate(&out->fit.profiles[f->profile], f->batch, &f->cfg, &out->fit.model,
                               &r);

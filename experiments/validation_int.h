@@ -70,7 +70,7 @@ typedef struct fig_spec {
     bool is_rate;
     double util;  /* measured GPU utilisation (fitted with the figure), or < 0 */
     int with;     /* profile index of a co-runner (cfg.with[0] at prediction), or -1 */
-    int with_n;   /* clients of that co-runner (cfg.with[0 .. with_n - 1]); 1 unless stated */
+    int with_n;   /* clients of that co-runner (cfg.with_n[0]); 1 unless stated */
 } fig_spec;
 
 typedef struct builder {

@@ -10,8 +10,6 @@
 #include "model/mig.h"
 #include "model/predict.h"
 #include "model/share.h"
-#include "model/share_mps.h"
-#include "model/share_ts.h"
 #include "sim/xalloc.h"
 
 static const jobrate_profile *find_profile(const jobrate_ctx *rc, const char *name)
@@ -85,14 +83,14 @@ static double profiled_rate(const jobrate_ctx *rc, const cluster *c, const clust
     return t_alone / now.unit_time_s;
 }
 
-/* eta(k) of a co-runner class on GPU g: a profile's own time-slice class; for jobs without a
+/* The time-slice class of a co-runner class on GPU g: a profile's own; for jobs without a
  * profile, the node's calibration when the GPU has one (the measured back-to-back eta of the
  * physics class with the longest kernel it applied to: an unknown job is taken to be
  * GPU-bound), else the context's default class. */
-static double class_eta(const jobrate_ctx *rc, const gpu_type *g, const jobrate_profile *jp, int k)
+static int class_ts(const jobrate_ctx *rc, const gpu_type *g, const jobrate_profile *jp)
 {
     if (jp) {
-        return speed_eta(g, rc->phys, jp->p->ts_class, k);
+        return jp->p->ts_class;
     }
     int best = -1;
     for (int cl = 0; g && cl < rc->phys->n_ts && cl < GPU_MEAS_MAX_TS; cl++) {
@@ -101,7 +99,7 @@ static double class_eta(const jobrate_ctx *rc, const gpu_type *g, const jobrate_
             best = cl;
         }
     }
-    return speed_eta(g, rc->phys, best >= 0 ? best : rc->ts_class, k);
+    return best >= 0 ? best : rc->ts_class;
 }
 
 /* Rate of a job with profile jp (NULL: GPU-bound) on device d when every context there is like
@@ -114,7 +112,8 @@ static double peers_rate(const jobrate_ctx *rc, const cluster *c, const cluster_
         /* GPU-bound: round-robin among k contexts gives each eta(k)/k of the device */
         int k = (int)d->used;
         r = d->sharing == CLUSTER_SHARE_TIMESLICE && k >= 2
-                ? class_eta(rc, cluster_gpu_get(c, d->gpu)->type, jp, k) / k
+                ? speed_eta(cluster_gpu_get(c, d->gpu)->type, rc->phys,
+                            class_ts(rc, cluster_gpu_get(c, d->gpu)->type, jp), k) / k
                 : 1.0;
     }
     return r;
@@ -168,86 +167,72 @@ static int corunners(const jobrate_ctx *rc, const world *w, dev_id dv, const job
     return overflow ? 0 : n_cls;
 }
 
-/* The co-runner classes of a mixed time-slice rate, as an eta source (predict_eta_fn). */
-typedef struct corun_eta_src {
-    const jobrate_ctx *rc;
-    const gpu_type *g;
-    const corun *cls;
-} corun_eta_src;
-
-/* predict_eta_fn: eta(n) of co-runner class i (class_eta: a job without a profile takes the
- * node's calibration). */
-static double corun_eta(const void *ctx, int i, int n)
+/* True when the physics can place profile jp (NULL: none) on device d for a mixed time-slice
+ * rate: alone there, and on a MIG GPU with mig_busy > 1 busy instances at the power budget they
+ * share, with GPU work to slice. Else the class is GPU-bound. */
+static bool ts_placed(const jobrate_ctx *rc, const cluster *c, const cluster_device *d,
+                      const jobrate_profile *jp, int mig_busy)
 {
-    const corun_eta_src *s = ctx;
-    return class_eta(s->rc, s->g, s->cls[i].jp, n);
+    if (!jp) {
+        return false;
+    }
+    partition_cfg pc;
+    speed_result r;
+    alone_cfg(c, d, &pc);
+    predict_unit_estimate(jp->p, jp->batch, &pc, rc->phys, &r);
+    if (r.outcome == SPEED_OK && mig_busy > 1) {
+        pc.sharing = SHARE_TIMESLICE;
+        pc.mig_busy = mig_busy;
+        predict_unit_estimate(jp->p, jp->batch, &pc, rc->phys, &r);
+    }
+    return r.outcome == SPEED_OK && r.iter_gpu_s > 0;
 }
 
 /* Rate of one context of class cls[0] on time-sliced device d shared by the mixed classes cls:
- * share_ts_solve_rr (the product form, or with a class that overlaps host and GPU work the mean
- * field with the scheduler's return wait). A profiled class alternates its host phase H and its
- * solo GPU phase G on the partition (the speed model's breakdown; on a MIG GPU at the clock its
- * busy instances allow); a class without a profile, or whose profile the physics cannot place
- * there, is GPU-bound: H = 0, so it is always at the processor-sharing station and its G (set to
- * 1 s) cancels out of everyone's throughput. eta(n) is the lowest of the classes' (switching cost
- * is paid by all, as in model/predict.c). The rate is the throughput divided into the time
- * alone; NAN when the solve is out of range or does not settle (the caller then falls back to
- * the peers rule, as for MPS). */
+ * predict_unit_estimate with cls[0]'s contexts as peers and the other classes as co-runners
+ * (partition_cfg.with, with_n). A class without a profile, or whose profile the physics cannot
+ * place there (ts_placed), is GPU-bound (with[i] NULL, or the job itself predicted without a
+ * profile: 1 s of GPU work per unit alone, which cancels out of its rate) of its time-slice
+ * class (class_ts). The rate is the time per unit alone on what the job asked for divided by
+ * the time per unit now; NAN when the prediction cannot say. */
 static double mixed_ts_rate(const jobrate_ctx *rc, const cluster *c, const cluster_device *d,
                             const corun *cls, int n_cls)
 {
     const gpu_type *g = cluster_gpu_get(c, d->gpu)->type;
     int mig_busy = d->profile ? busy_instances(c, d) : 0;
     partition_cfg pc;
-    share_ts_class tc[SHARE_MAX_CLASSES];
-    double alone_iter = 1.0; /* class 0's solo time per iteration on what it asked for */
-    int total = 0;
-    for (int i = 0; i < n_cls; i++) {
-        tc[i] = (share_ts_class){cls[i].n, 0.0, 1.0, 0.0, false};
-        total += cls[i].n;
+    alone_cfg(c, d, &pc);
+    pc.sharing = SHARE_TIMESLICE;
+    pc.mig_busy = mig_busy;
+    pc.peers = cls[0].n;
+    pc.n_with = n_cls - 1;
+    for (int i = 1; i < n_cls; i++) {
         const jobrate_profile *jp = cls[i].jp;
-        if (!jp) {
-            continue;
-        }
-        speed_result r;
-        alone_cfg(c, d, &pc); /* alone: the same solo phases unless the power budget is shared */
-        predict_unit_estimate(jp->p, jp->batch, &pc, rc->phys, &r);
-        double t_alone = r.unit_time_s;
-        if (r.outcome == SPEED_OK && mig_busy > 1) {
-            /* on a MIG GPU with other busy instances: its phases at the shared power budget */
-            pc.sharing = SHARE_TIMESLICE;
-            pc.mig_busy = mig_busy;
-            predict_unit_estimate(jp->p, jp->batch, &pc, rc->phys, &r);
-        }
-        if (r.outcome == SPEED_OK && r.iter_gpu_s > 0) {
-            tc[i].host_s = r.iter_host_s;
-            tc[i].gpu_s = r.iter_gpu_s;
-            tc[i].overlap = jp->p->host_overlap;
-            tc[i].rounds = speed_iter_is_round(jp->p);
-            if (i == 0) {
-                alone_iter = t_alone * wl_units_per_iter(jp->p, jp->batch);
-            }
-        }
+        bool placed = ts_placed(rc, c, d, jp, mig_busy);
+        pc.with[i - 1] = placed ? jp->p : NULL;
+        pc.with_batch[i - 1] = placed ? jp->batch : 1.0;
+        pc.with_n[i - 1] = cls[i].n;
+        pc.with_ts_class[i - 1] = class_ts(rc, g, jp);
     }
-    if (total > SHARE_MAX_JOBS) {
+    const jobrate_profile *self = cls[0].jp;
+    bool placed = ts_placed(rc, c, d, self, mig_busy);
+    pc.ts_class = class_ts(rc, g, self);
+    double t_alone = placed ? alone_unit_time(rc, c, d, self) : 1.0;
+    speed_result now;
+    predict_unit_estimate(placed ? self->p : NULL, placed ? self->batch : 1.0, &pc, rc->phys,
+                          &now);
+    if (now.outcome != SPEED_OK || !(now.unit_time_s > 0) || !isfinite(now.unit_time_s)) {
         return (double)NAN;
     }
-    double eta[SHARE_MAX_JOBS + 1];
-    const corun_eta_src src = {rc, g, cls};
-    predict_lowest_eta(n_cls, total, corun_eta, &src, 1.0, eta);
-    double x[SHARE_MAX_CLASSES];
-    share_ts_rr rr = {rc->phys->ts_quantum_s, rc->phys->ts_switch_s};
-    if (share_ts_solve_rr(n_cls, tc, eta, &rr, x, NULL) != 0 || !(x[0] > 0)) {
-        return (double)NAN;
-    }
-    return alone_iter * x[0];
+    return t_alone / now.unit_time_s;
 }
 
-/* Rate of one client of profile cls[0].jp on MPS device d shared by the mixed classes cls
- * (share_mps_solve on the device's partition, every client capped at 100 / replicas % of the
- * SMs). Clients without a profile, or whose profile the physics cannot place there, are counted
- * as clients like the job (MPS needs a profile's SM and bandwidth demand). NAN when the job's own
- * profile cannot be placed. */
+/* Rate of one client of profile cls[0].jp on MPS device d shared by the mixed classes cls:
+ * predict_unit_estimate on the device's partition (every client capped at 100 / replicas % of
+ * the SMs) with cls[0]'s clients as peers and the other classes as co-runners
+ * (partition_cfg.with, with_n). Clients without a profile, or whose profile the physics cannot
+ * place there, are counted as clients like the job (MPS needs a profile's SM and bandwidth
+ * demand). NAN when the job's own profile cannot be placed or the prediction cannot say. */
 static double mixed_mps_rate(const jobrate_ctx *rc, const cluster *c, const cluster_device *d,
                              const corun *cls, int n_cls)
 {
@@ -258,23 +243,23 @@ static double mixed_mps_rate(const jobrate_ctx *rc, const cluster *c, const clus
     }
     partition_cfg pc;
     alone_cfg(c, d, &pc);
-    share_mps_class mc[SHARE_MAX_CLASSES];
-    mc[0] = (share_mps_class){self->p, self->batch, cls[0].n};
-    int n_mc = 1;
+    pc.peers = cls[0].n;
     for (int i = 1; i < n_cls; i++) {
         const jobrate_profile *jp = cls[i].jp;
         if (jp && !isnan(alone_unit_time(rc, c, d, jp))) {
-            mc[n_mc++] = (share_mps_class){jp->p, jp->batch, cls[i].n};
+            pc.with[pc.n_with] = jp->p;
+            pc.with_batch[pc.n_with] = jp->batch;
+            pc.with_n[pc.n_with++] = cls[i].n;
         } else {
-            mc[0].n += cls[i].n;
+            pc.peers += cls[i].n;
         }
     }
-    double iter[SHARE_MAX_CLASSES];
-    if (share_mps_solve(n_mc, mc, &pc, rc->phys, iter, NULL) != 0 || !(iter[0] > 0) ||
-        !isfinite(iter[0])) { /* not converged or out of range */
-        return (double)NAN;
+    speed_result now;
+    predict_unit_estimate(self->p, self->batch, &pc, rc->phys, &now);
+    if (now.outcome != SPEED_OK || !(now.unit_time_s > 0) || !isfinite(now.unit_time_s)) {
+        return (double)NAN; /* not converged or out of range */
     }
-    return t_alone * wl_units_per_iter(self->p, self->batch) / iter[0];
+    return t_alone / now.unit_time_s;
 }
 
 /* ---- data-parallel gangs ---- */

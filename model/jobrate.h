@@ -17,23 +17,26 @@
  *    budget; divided into its time alone on what it asked for (the partition; for an MPS
  *    replica, one client capped at 100/replicas % of the SMs). A job without a profile is
  *    GPU-bound: eta(k)/k on a time-sliced device with k contexts, 1 elsewhere.
- *  - Different workloads on one time-sliced device: share_ts_solve_rr with one class per profile
- *    (the exact product form; the mean field with the scheduler's return wait where a class
- *    overlaps host and GPU work, model/share_ts.h). A profiled class alternates its host phase H
- *    and its solo GPU phase G from the speed model; a job without a profile (or whose profile the
- *    physics cannot place on the partition) is a GPU-bound class, H = 0: always at the
- *    processor-sharing station, so its solo GPU time per iteration may be any positive value (1 s
- *    is used; it cancels out of every rate) and its rate is its throughput there relative to
- *    alone. eta(n) is the lowest of the classes' time-slice efficiencies, and at most 1
- *    (predict_lowest_eta, the prediction's rule, with the source class_eta in jobrate.c: a
- *    profile's own class, the node's calibration for a job without one).
- *  - Different profiles under MPS: share_mps_solve with one class per profile. A client without
- *    a profile is counted as a client like the job whose rate is asked (MPS needs a profile's SM
- *    and bandwidth demand), and a job without a profile runs at 1 (no profile to say how
- *    bandwidth-bound it is).
- * Mixes the solvers cannot take (more than SHARE_MAX_CLASSES profiles on one device, more than
- * SHARE_MAX_JOBS contexts, too many product-form states) fall back to the identical-peers rule.
- * Memory is not checked here: the cluster's memory rule admitted every co-runner at its start.
+ *  - Different workloads on one time-sliced device: predict_unit_estimate with the job's own
+ *    class as peers and one co-runner entry per other profile (partition_cfg.with, with_n), so
+ *    share_ts_solve_rr's mixed product form (the mean field with the scheduler's return wait
+ *    where a class overlaps host and GPU work, model/share_ts.h) through the one prediction
+ *    entry point. A profiled class alternates its host phase H and its solo GPU phase G from the
+ *    speed model (on a MIG GPU at the clock its busy instances allow); a job without a profile
+ *    (or whose profile the physics cannot place on the partition) is a GPU-bound class (with[i]
+ *    NULL, or the job itself predicted without a profile): H = 0, always at the
+ *    processor-sharing station, 1 s of GPU work per unit alone (it cancels out of its rate).
+ *    eta(n) is the lowest of the classes' time-slice efficiencies (predict_lowest_eta), each
+ *    class's from class_ts in jobrate.c: a profile's own class, the node's calibration for a
+ *    job without one.
+ *  - Different profiles under MPS: predict_unit_estimate likewise (share_mps_solve with one
+ *    class per profile). A client without a profile is counted as a client like the job whose
+ *    rate is asked (MPS needs a profile's SM and bandwidth demand), and a job without a profile
+ *    runs at 1 (no profile to say how bandwidth-bound it is).
+ * Mixes the prediction cannot take (more than SHARE_MAX_CLASSES profiles on one device, more
+ * than SHARE_MAX_JOBS contexts, too many product-form states, footprints of the profiles that do
+ * not fit together: predict.h checks them as for identical peers) fall back to the
+ * identical-peers rule; the cluster's memory rule admitted every co-runner at its start.
  * A job spread over several devices runs at the pace of its slowest one (the slowest worker sets
  * the step).
  * Data-parallel gangs (two or more workers, a profile with grad_bytes, comm set): the step of

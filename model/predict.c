@@ -65,9 +65,26 @@ static double job_clock(const wl_profile *p, double batch, const partition_cfg *
 static double solo_iter(const wl_profile *p, double batch, const partition_cfg *c,
                         const phys_params *m, speed_result *out)
 {
+    if (!p) { /* GPU-bound, without a profile: 1 s of GPU work, no host phase (predict.h) */
+        out->iter_gpu_s = 1.0;
+        out->gpu_util = 1.0;
+        return 1.0;
+    }
     double sms = job_sms(p, batch, c, m);
     double f = job_clock(p, batch, c, sms, m);
     return speed_solo_iter(p, batch, c, sms, f, 1.0, m, out);
+}
+
+/* Clients of co-runner i of c (with_n, 0 = 1). */
+static int with_n(const partition_cfg *c, int i)
+{
+    return c->with_n[i] > 0 ? c->with_n[i] : 1;
+}
+
+/* Units of work per iteration: the profile's, one for a job without a profile. */
+static double units_per_iter(const wl_profile *p, double batch)
+{
+    return p ? wl_units_per_iter(p, batch) : 1.0;
 }
 
 /* Time per iteration of p under MPS with its co-runners (share_mps_solve); *out's utilisation
@@ -78,7 +95,7 @@ static double mps_iter(const wl_profile *p, double batch, const partition_cfg *c
     share_mps_class cls[SHARE_MAX_CLASSES];
     cls[0] = (share_mps_class){p, batch, c->peers};
     for (int i = 0; i < c->n_with; i++) {
-        cls[i + 1] = (share_mps_class){c->with[i], c->with_batch[i], 1};
+        cls[i + 1] = (share_mps_class){c->with[i], c->with_batch[i], with_n(c, i)};
     }
     double iter[SHARE_MAX_CLASSES], frac[SHARE_MAX_CLASSES];
     if (share_mps_solve(1 + c->n_with, cls, c, m, iter, frac) != 0) {
@@ -116,12 +133,14 @@ typedef struct ts_eta_src {
     const phys_params *m;
 } ts_eta_src;
 
-/* predict_eta_fn: eta(n) of a prediction's class cls, from its profile's time-slice class. */
+/* predict_eta_fn: eta(n) of a prediction's class cls, from its profile's time-slice class
+ * (without a profile: the class partition_cfg names for it). */
 static double profile_eta(const void *ctx, int cls, int n)
 {
     const ts_eta_src *s = ctx;
     const wl_profile *w = cls == 0 ? s->p : s->c->with[cls - 1];
-    return speed_eta(s->c->gpu, s->m, w->ts_class, n);
+    int ts = w ? w->ts_class : cls == 0 ? s->c->ts_class : s->c->with_ts_class[cls - 1];
+    return speed_eta(s->c->gpu, s->m, ts, n);
 }
 
 /* Time per iteration of p time-sliced with its co-runners, from its solo breakdown in *out (one
@@ -131,16 +150,17 @@ static double profile_eta(const void *ctx, int cls, int n)
 static double ts_iter(const wl_profile *p, const partition_cfg *c, const phys_params *m,
                       speed_result *out)
 {
-    int k = c->peers + c->n_with;
+    int k = c->peers;
     share_ts_class cls[SHARE_MAX_CLASSES];
-    cls[0] = (share_ts_class){c->peers, out->iter_host_s, out->iter_gpu_s, p->host_overlap,
-                              speed_iter_is_round(p)};
+    cls[0] = (share_ts_class){c->peers, out->iter_host_s, out->iter_gpu_s,
+                              p ? p->host_overlap : 0.0, p && speed_iter_is_round(p)};
     for (int i = 0; i < c->n_with; i++) {
-        speed_result tmp;
+        speed_result tmp = {0};
         const wl_profile *w = c->with[i];
         solo_iter(w, c->with_batch[i], c, m, &tmp);
-        cls[i + 1] = (share_ts_class){1, tmp.iter_host_s, tmp.iter_gpu_s, w->host_overlap,
-                                      speed_iter_is_round(w)};
+        cls[i + 1] = (share_ts_class){with_n(c, i), tmp.iter_host_s, tmp.iter_gpu_s,
+                                      w ? w->host_overlap : 0.0, w && speed_iter_is_round(w)};
+        k += with_n(c, i);
     }
     /* Mixed kernel-length classes: the lowest η at each k */
     double eta[SHARE_MAX_JOBS + 1];
@@ -149,11 +169,11 @@ static double ts_iter(const wl_profile *p, const partition_cfg *c, const phys_pa
                        HUGE_VAL, eta);
     double x[SHARE_MAX_CLASSES], busy = 0;
     share_ts_rr rr = {m->ts_quantum_s, m->ts_switch_s};
-    if (c->n_with == 0 && !(p->host_overlap > 0)) {
+    if (c->n_with == 0 && !(cls[0].overlap > 0)) {
         /* rounds that alternate with host time: a switch per GPU phase (share_ts.h) */
         double eta_ph[SHARE_MAX_JOBS + 1];
         share_ts_eta_phases(k, eta, out->iter_host_s, out->iter_gpu_s,
-                            speed_iter_is_round(p) ? &rr : NULL, eta_ph);
+                            cls[0].rounds ? &rr : NULL, eta_ph);
         x[0] = share_ts_mva(k, out->iter_host_s, out->iter_gpu_s, eta_ph, &busy);
     } else {
         /* (also identical peers that overlap host and GPU time: the mean-field solution) */
@@ -175,7 +195,7 @@ static double shared_iter(const wl_profile *p, double batch, const partition_cfg
                           const phys_params *m, speed_result *out)
 {
     double solo = solo_iter(p, batch, c, m, out);
-    if (c->peers + c->n_with <= 1 || c->sharing == SHARE_EXCLUSIVE) {
+    if ((c->peers <= 1 && c->n_with == 0) || c->sharing == SHARE_EXCLUSIVE) {
         return solo;
     }
     return c->sharing == SHARE_MPS ? mps_iter(p, batch, c, m, out) : ts_iter(p, c, m, out);
@@ -212,18 +232,23 @@ static void estimate(const wl_profile *p, double batch, const partition_cfg *c,
         set_invalid(out, SPEED_INVALID, "GPU type has no MIG");
         return;
     }
-    if (!(batch >= 1) || !isfinite(batch)) {
+    if (p && (!(batch >= 1) || !isfinite(batch))) {
         set_invalid(out, SPEED_INVALID, "batch must be >= 1");
         return;
     }
-    if (c->peers < 1 || c->n_with < 0 || c->n_with > PART_MAX_WITH ||
-        c->peers + c->n_with > SHARE_MAX_JOBS) {
+    int jobs = c->peers;
+    bool bound = !p; /* someone without a profile: time-slicing only */
+    for (int i = 0; c->n_with > 0 && i < c->n_with && i < PART_MAX_WITH; i++) {
+        jobs += with_n(c, i);
+        bound = bound || !c->with[i];
+    }
+    if (c->peers < 1 || c->n_with < 0 || c->n_with > PART_MAX_WITH || jobs > SHARE_MAX_JOBS) {
         snprintf(out->reason, sizeof out->reason,
                  "peers must be >= 1 and at most %d jobs per partition", SHARE_MAX_JOBS);
         out->outcome = SPEED_INVALID;
         return;
     }
-    if (c->sharing == SHARE_EXCLUSIVE && c->peers + c->n_with > 1) {
+    if (c->sharing == SHARE_EXCLUSIVE && jobs > 1) {
         set_invalid(out, SPEED_INVALID, "exclusive partition cannot hold several jobs");
         return;
     }
@@ -239,13 +264,17 @@ static void estimate(const wl_profile *p, double batch, const partition_cfg *c,
         set_invalid(out, SPEED_INVALID, "partition has no SMs in the catalog");
         return;
     }
-    if (wl_compute_total_sm_s(p, batch) <= 0 && wl_mem_traffic_bytes(p, batch) <= 0 &&
+    if (bound && c->sharing == SHARE_MPS) {
+        set_invalid(out, SPEED_INVALID, "MPS needs every client's profile");
+        return;
+    }
+    if (p && wl_compute_total_sm_s(p, batch) <= 0 && wl_mem_traffic_bytes(p, batch) <= 0 &&
         wl_host_s(p, batch) <= 0) {
         set_invalid(out, SPEED_INVALID, "profile has no work");
         return;
     }
     double need = 0;
-    if (!share_mem_fits(p, batch, c, &need)) {
+    if (p && !share_mem_fits(p, batch, c, &need)) {
         snprintf(out->reason, sizeof out->reason,
                  "footprint %.3g GiB exceeds the partition's %.3g GiB", need / 1073741824.0,
                  speed_partition_mem_bytes(c) / 1073741824.0);
@@ -259,7 +288,7 @@ static void estimate(const wl_profile *p, double batch, const partition_cfg *c,
         }
         return;
     }
-    double units = wl_units_per_iter(p, batch);
+    double units = units_per_iter(p, batch);
     out->unit_time_s = iter / units;
     out->throughput = units / iter;
     out->unit_time_lo_s = out->unit_time_hi_s = out->unit_time_s;
@@ -278,7 +307,7 @@ void predict_unit_time(const wl_profile *p, double batch, const partition_cfg *c
     if (out->outcome != SPEED_OK) {
         return;
     }
-    double units = wl_units_per_iter(p, batch);
+    double units = units_per_iter(p, batch);
     speed_result tmp;
     phys_params q;
     perturb(m, -1, &q);

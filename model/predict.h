@@ -7,8 +7,9 @@
  * (phys_params.param_rel_sd: the time is recomputed with them moved both ways);
  * predict_family_time (what `predict` prints) widens that range over a fit's family of profiles.
  * predict_unit_estimate is the same time without the range, for callers that need one number
- * many times: a run's rate on every change of co-runners, the fitter's residuals (`fit-workload`,
- * `validate`) and validate's predictions, whose range is the family's alone.
+ * many times: a run's rate on every change of co-runners (model/jobrate.c calls no sharing
+ * solver itself), the fitter's residuals (`fit-workload`, `validate`) and validate's
+ * predictions, whose range is the family's alone.
  * Units: seconds per unit of work, units/s. Ownership: every pointer borrowed; *out is written
  * whole. No I/O; no global state.
  */
@@ -31,22 +32,25 @@ void predict_family_time(const wl_profile *p, int n_family, const wl_profile *fa
                          double batch, const partition_cfg *c, const phys_params *m,
                          speed_result *out);
 
-/* predict_unit_time without the range: unit_time_lo_s = unit_time_hi_s = unit_time_s. */
+/* predict_unit_time without the range: unit_time_lo_s = unit_time_hi_s = unit_time_s.
+ * p may be NULL: a job without a profile, taken to be GPU-bound (no host phase, 1 s of GPU work
+ * per unit alone at any clock; batch and memory not looked at) of time-slice class c->ts_class;
+ * time-slicing only (MPS needs every client's profile, and so do co-runners with[i] NULL). The
+ * run's rate adapter (model/jobrate.c) asks this for every rate: alone, with identical peers
+ * (c->peers), and with mixed co-runners (c->with[], with_n[]: one entry per co-runner class). */
 void predict_unit_estimate(const wl_profile *p, double batch, const partition_cfg *c,
                            const phys_params *m, speed_result *out);
 
 /* Time-slice efficiency eta(n) of co-runner class cls (0 .. n_cls - 1) at n contexts, from the
- * caller's source (ctx): the prediction's own classes take their profiles' time-slice class;
- * the run's rate adapter also has classes without a profile, which take the node's
- * calibration (model/jobrate.c). */
+ * caller's source (ctx). The prediction's: a profile's own time-slice class; for a job or
+ * co-runner without a profile, the class partition_cfg names for it (ts_class,
+ * with_ts_class[]: the run's rate adapter gives it the node's calibration, model/jobrate.c). */
 typedef double (*predict_eta_fn)(const void *ctx, int cls, int n);
 
 /* The one rule for mixed kernel-length classes time-sliced together: eta[n], n = 0 .. k, is the
  * lowest of the n_cls classes' eta_of(ctx, i, n) and of cap (switching cost is paid by all).
- * The prediction passes cap = HUGE_VAL; the run's rate adapter 1 (a calibration may measure
- * eta above 1, and its mixed rule never let that speed a mix up). k <= SHARE_MAX_JOBS
- * (model/share.h), n_cls >= 1. Called by this module's time-slice prediction and by
- * model/jobrate.c's mixed time-slice rate. */
+ * k <= SHARE_MAX_JOBS (model/share.h), n_cls >= 1. Called by this module's time-slice
+ * prediction (cap HUGE_VAL), which answers the run's mixed rates too. */
 void predict_lowest_eta(int n_cls, int k, predict_eta_fn eta_of, const void *ctx, double cap,
                         double *eta);
 

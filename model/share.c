@@ -8,7 +8,10 @@ bool share_mem_fits(const wl_profile *p, double batch, const partition_cfg *c, d
     if (c->sharing != SHARE_EXCLUSIVE) {
         need *= c->peers;
         for (int i = 0; i < c->n_with; i++) {
-            need += wl_mem_footprint_bytes(c->with[i], c->with_batch[i]);
+            if (c->with[i]) { /* without a profile: no footprint to count */
+                need += wl_mem_footprint_bytes(c->with[i], c->with_batch[i]) *
+                        (c->with_n[i] > 0 ? c->with_n[i] : 1);
+            }
         }
     }
     if (need_bytes) {

@@ -132,8 +132,14 @@ typedef struct partition_cfg {
     share_mode sharing;     /* exclusive when peers == 1 and n_with == 0 */
     int peers;              /* identical co-runners on the partition, itself included (>= 1) */
     int n_with;             /* other workloads sharing the partition */
-    const wl_profile *with[PART_MAX_WITH]; /* borrowed */
+    const wl_profile *with[PART_MAX_WITH]; /* borrowed. NULL (time-slicing only): a co-runner
+                               without a profile, taken to be GPU-bound (no host phase; always
+                               wanting the GPU), of time-slice class with_ts_class[i] */
     double with_batch[PART_MAX_WITH];
+    int with_n[PART_MAX_WITH]; /* clients (contexts) of with[i]; 0 = 1 */
+    int with_ts_class[PART_MAX_WITH]; /* time-slice class of with[i] when it is NULL */
+    int ts_class;           /* time-slice class of the job itself when predicted without a
+                               profile (predict.h: p NULL, a GPU-bound job) */
     double mps_percent;     /* CUDA_MPS_ACTIVE_THREAD_PERCENTAGE of every client; 0 = 100 */
     int mig_busy;           /* busy MIG instances on the GPU, itself included; 0 or 1 = alone.
                                The others are taken to be of the same size and work class. */

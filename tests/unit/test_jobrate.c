@@ -123,6 +123,19 @@ static void one_profile(fix *f, const char *name, double host_ratio, wl_profile 
     *rec = (rec_ctx){.rc = {.phys = &f->m, .ts_class = 0, .n_profiles = 1, .profiles = jp}};
 }
 
+/* The fixture, a compute-heavy profile with a long host phase (pa, "compute") and a
+ * memory-heavy one (pb, "memory"), and a recording rate context that knows both. */
+static void two_profiles(fix *f, wl_profile *pa, wl_profile *pb, jobrate_profile jps[2],
+                         rec_ctx *rec)
+{
+    fix_init(f);
+    *pa = make_profile(f, "compute", 1.0, 20e9, 3.0);
+    *pb = make_profile(f, "memory", 0.05, 400e9, 0.1);
+    jps[0] = (jobrate_profile){.name = "compute", .p = pa, .batch = 1};
+    jps[1] = (jobrate_profile){.name = "memory", .p = pb, .batch = 1};
+    *rec = (rec_ctx){.rc = {.phys = &f->m, .ts_class = 0, .n_profiles = 2, .profiles = jps}};
+}
+
 /* (1) Time-slicing, a profiled job whose host phase is 3x its GPU phase with a GPU-bound job
  * (no profile): each rate is the product form's throughput relative to alone, and not what the
  * old peers assumption gave. */
@@ -188,12 +201,10 @@ Test(jobrate, a_profiled_and_a_gpu_bound_job_time_sliced_follow_the_product_form
 Test(jobrate, two_different_profiles_under_mps_follow_share_mps_solve)
 {
     fix f;
-    fix_init(&f);
-    wl_profile pa = make_profile(&f, "compute", 1.0, 20e9, 3.0);
-    wl_profile pb = make_profile(&f, "memory", 0.05, 400e9, 0.1);
-    jobrate_profile jps[2] = {{.name = "compute", .p = &pa, .batch = 1},
-                              {.name = "memory", .p = &pb, .batch = 1}};
-    rec_ctx rec = {.rc = {.phys = &f.m, .ts_class = 0, .n_profiles = 2, .profiles = jps}};
+    wl_profile pa, pb;
+    jobrate_profile jps[2];
+    rec_ctx rec;
+    two_profiles(&f, &pa, &pb, jps, &rec);
     const char *names[2] = {"compute", "memory"};
     world *w = run_shared(&f, CLUSTER_SHARE_MPS, &rec, names, 2);
 
@@ -352,4 +363,67 @@ Test(jobrate, an_any_slice_job_runs_at_its_slice_speed_over_the_largest_profile)
     cr_assert_float_eq(jobrate_slice_speed(&rc, &s, f.gpu, p3), want, 1e-12);
     world_destroy(w);
     arena_destroy(f.a);
+}
+
+/* (8) One pipeline: with one job of a compute-heavy profile and two of a memory-heavy one on one
+ * GPU, each job's rate is its time per unit alone on what it asked for divided by
+ * predict_unit_estimate's time on a hand-built partition_cfg (its own class as peers, the other
+ * as one co-runner with with_n clients), under time-slicing and under MPS (4 replicas: every
+ * client capped at 25 %). Under time-slicing (phases alternate: the exact product form) a
+ * co-runner with with_n = 2 predicts what two entries of it do. */
+static void mixed_rates_follow_the_prediction(cluster_sharing mode)
+{
+    fix f;
+    wl_profile pa, pb;
+    jobrate_profile jps[2];
+    rec_ctx rec;
+    two_profiles(&f, &pa, &pb, jps, &rec);
+    const char *names[3] = {"compute", "memory", "memory"};
+    world *w = run_shared(&f, mode, &rec, names, 3);
+
+    const wl_profile *self[2] = {&pa, &pb}, *other[2] = {&pb, &pa};
+    const int own[2] = {1, 2};
+    for (int i = 0; i < 2; i++) {
+        partition_cfg pc;
+        partition_cfg_init(&pc, f.gpu);
+        if (mode == CLUSTER_SHARE_MPS) {
+            pc.sharing = SHARE_MPS;
+            pc.mps_percent = 25;
+        }
+        speed_result alone, now;
+        predict_unit_estimate(self[i], 1, &pc, &f.m, &alone);
+        pc.sharing = mode == CLUSTER_SHARE_MPS ? SHARE_MPS : SHARE_TIMESLICE;
+        pc.peers = own[i];
+        pc.n_with = 1;
+        pc.with[0] = other[i];
+        pc.with_batch[0] = 1;
+        pc.with_n[0] = 3 - own[i];
+        predict_unit_estimate(self[i], 1, &pc, &f.m, &now);
+        cr_assert(alone.outcome == SPEED_OK && now.outcome == SPEED_OK);
+        double want = alone.unit_time_s / now.unit_time_s;
+        cr_assert_eq(rec.rate[i], want, "job %d: rate %.17g, prediction %.17g", i, rec.rate[i],
+                     want);
+        cr_assert(want > 0 && want < 1);
+        if (mode == CLUSTER_SHARE_TIMESLICE && pc.with_n[0] == 2) {
+            speed_result two;
+            pc.n_with = 2;
+            pc.with[1] = other[i];
+            pc.with_batch[1] = 1;
+            pc.with_n[0] = pc.with_n[1] = 1;
+            predict_unit_estimate(self[i], 1, &pc, &f.m, &two);
+            cr_assert_float_eq(two.unit_time_s, now.unit_time_s, 1e-9 * now.unit_time_s);
+        }
+    }
+    world_destroy(w);
+    arena_destroy(f.a);
+}
+
+Test(jobrate, mixed_time_slice_rates_are_the_predictions)
+{
+    mixed_rates_follow_the_prediction(CLUSTER_SHARE_TIMESLICE);
+}
+
+Test(jobrate, mixed_mps_rates_are_the_predictions)
+{
+    mixed_rates_follow_the_prediction(CLUSTER_SHARE_MPS);
 }
