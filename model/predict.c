@@ -113,13 +113,12 @@ static double mps_iter(const wl_profile *p, double batch, const partition_cfg *c
     return iter[0];
 }
 
-void predict_lowest_eta(int n_cls, int k, predict_eta_fn eta_of, const void *ctx, double cap,
-                        double *eta)
+void predict_lowest_eta(int n_cls, int k, predict_eta_fn eta_of, const void *ctx, double *eta)
 {
     SIM_ASSERT(n_cls >= 1 && k <= SHARE_MAX_JOBS);
     for (int n = 0; n <= k; n++) {
-        double e = cap;
-        for (int i = 0; i < n_cls; i++) {
+        double e = eta_of(ctx, 0, n);
+        for (int i = 1; i < n_cls; i++) {
             e = fmin(e, eta_of(ctx, i, n));
         }
         eta[n] = e;
@@ -166,7 +165,7 @@ static double ts_iter(const wl_profile *p, const partition_cfg *c, const phys_pa
     double eta[SHARE_MAX_JOBS + 1];
     const ts_eta_src src = {p, c, m};
     predict_lowest_eta(1 + c->n_with, k < SHARE_MAX_JOBS ? k : SHARE_MAX_JOBS, profile_eta, &src,
-                       HUGE_VAL, eta);
+                       eta);
     double x[SHARE_MAX_CLASSES], busy = 0;
     share_ts_rr rr = {m->ts_quantum_s, m->ts_switch_s};
     if (c->n_with == 0 && !(cls[0].overlap > 0)) {

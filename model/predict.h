@@ -48,10 +48,9 @@ void predict_unit_estimate(const wl_profile *p, double batch, const partition_cf
 typedef double (*predict_eta_fn)(const void *ctx, int cls, int n);
 
 /* The one rule for mixed kernel-length classes time-sliced together: eta[n], n = 0 .. k, is the
- * lowest of the n_cls classes' eta_of(ctx, i, n) and of cap (switching cost is paid by all).
- * k <= SHARE_MAX_JOBS (model/share.h), n_cls >= 1. Called by this module's time-slice
- * prediction (cap HUGE_VAL), which answers the run's mixed rates too. */
-void predict_lowest_eta(int n_cls, int k, predict_eta_fn eta_of, const void *ctx, double cap,
-                        double *eta);
+ * lowest of the n_cls classes' eta_of(ctx, i, n) (switching cost is paid by all; not capped at
+ * 1: a calibration may measure eta above 1). k <= SHARE_MAX_JOBS (model/share.h), n_cls >= 1.
+ * Called by this module's time-slice prediction, which answers the run's mixed rates too. */
+void predict_lowest_eta(int n_cls, int k, predict_eta_fn eta_of, const void *ctx, double *eta);
 
 #endif

@@ -597,10 +597,9 @@ Test(predict, solo_measurements_set_the_priors)
     fx_fini(&fx);
 }
 
-/* predict_lowest_eta: eta(n) of each class from a table, the lowest of them and of the cap at
- * every n. Class 0: 1, 1, 0.9, 1.2 (a calibration may measure eta above 1); class 1: 1, 1, 0.95,
- * 1.1. With cap HUGE_VAL (the prediction) eta = 1, 1, 0.9, 1.1; with cap 1 (the run's rate
- * adapter) 1, 1, 0.9, 1. */
+/* predict_lowest_eta: eta(n) of each class from a table, the lowest of them at every n, not
+ * capped at 1. Class 0: 1, 1, 0.9, 1.2 (a calibration may measure eta above 1); class 1: 1, 1,
+ * 0.95, 1.1: eta = 1, 1, 0.9, 1.1; class 0 alone: its own. */
 typedef struct eta_table {
     double eta[2][4];
 } eta_table;
@@ -611,14 +610,12 @@ static double table_eta(const void *ctx, int cls, int n)
     return t->eta[cls][n];
 }
 
-Test(predict, lowest_eta_takes_the_lowest_class_and_the_cap)
+Test(predict, lowest_eta_takes_the_lowest_class)
 {
     const eta_table t = {{{1, 1, 0.9, 1.2}, {1, 1, 0.95, 1.1}}};
     double eta[4];
-    predict_lowest_eta(2, 3, table_eta, &t, HUGE_VAL, eta);
+    predict_lowest_eta(2, 3, table_eta, &t, eta);
     cr_assert(eta[0] == 1 && eta[1] == 1 && eta[2] == 0.9 && eta[3] == 1.1);
-    predict_lowest_eta(2, 3, table_eta, &t, 1.0, eta);
-    cr_assert(eta[0] == 1 && eta[1] == 1 && eta[2] == 0.9 && eta[3] == 1.0);
-    predict_lowest_eta(1, 3, table_eta, &t, HUGE_VAL, eta); /* one class: its own */
+    predict_lowest_eta(1, 3, table_eta, &t, eta); /* one class: its own */
     cr_assert(eta[2] == 0.9 && eta[3] == 1.2);
 }
