@@ -11,7 +11,7 @@
 #   make fgd-table  print the README's FGD side-by-side on openb (runs each policy; ../shared)
 #   make fuzz       build libFuzzer targets (clang) and run each for FUZZ_SECONDS
 #   make calib      build the CUDA calibration programs (needs nvcc; never part of all/test)
-#   make echo       print the effective flags;  V=1 echoes commands
+#   make echo       print the effective flags and git revision;  V=1 echoes commands
 .DEFAULT_GOAL := all
 .SUFFIXES:
 
@@ -46,8 +46,12 @@ ifeq ($(filter $(BUILD),opt debug release asan),)
 $(error BUILD=$(BUILD): unknown flavour; expected one of opt, debug, release, asan)
 endif
 # Evaluated on every make invocation; the generated header below changes only when this does.
-GIT_REV     := $(shell git describe --always --dirty --abbrev=12 --exclude='*' 2>/dev/null \
-                 || echo unknown)
+# Outside a git checkout the revision comes from .version, which `git archive` fills in (its
+# export-subst attribute, .gitattributes); failing both, the binary says "not a git checkout".
+GIT_REV     := $(shell git describe --always --dirty --abbrev=12 --exclude='*' 2>/dev/null)
+ifeq ($(GIT_REV),)
+GIT_REV     := $(shell sed -n 's/^\([0-9a-f]\{12\}\)[0-9a-f]*$$/\1/p' .version 2>/dev/null)
+endif
 ALL_CFLAGS   = -std=c11 -D_POSIX_C_SOURCE=200809L -ffp-contract=off $(WARN) \
                $(if $(filter 1,$(WERROR)),-Werror) $(OPT.$(BUILD)) -I. $(PKG_CFLAGS) \
                -MMD -MP $(CFLAGS)
@@ -77,6 +81,29 @@ slicesim: $(O)/slicesim FORCE
 	$(Q)mkdir -p build && echo $(BUILD) > build/slicesim.flavour.tmp && \
 	    mv -f build/slicesim.flavour.tmp build/slicesim.flavour
 
+# Flag stamps (as Redis's .make-settings and the kernel's .cmd files): each file holds the
+# effective flags of one kind of step and is rewritten only when that text changes, so a change
+# of flags (CFLAGS=, a new compiler, pkg-config's answer, Open MPI installed or removed) rebuilds
+# exactly what those flags build, and an unchanged text rebuilds nothing. Every object depends on
+# $(O)/flags/cc; tools/sweep_mpi.o also on .../mpi (MPI_CFLAGS), the test objects on .../test
+# (Criterion's cflags), the links on .../ld (LDFLAGS and the libraries).
+define stamp_rule
+$(1): FORCE
+	@mkdir -p $$(dir $$@)
+	@printf '%s\n' '$$(subst ','\'',$(2))' > $$@.tmp
+	@if cmp -s $$@.tmp $$@; then rm -f $$@.tmp; else mv -f $$@.tmp $$@; fi
+endef
+$(eval $(call stamp_rule,$(O)/flags/cc,$$(CC) $$(ALL_CFLAGS)))
+$(eval $(call stamp_rule,$(O)/flags/mpi,$$(MPI_CFLAGS)))
+$(eval $(call stamp_rule,$(O)/flags/test,$$(CRIT_CFLAGS)))
+$(eval $(call stamp_rule,$(O)/flags/ld,$$(CC) $$(ALL_LDFLAGS) | $$(LIBS) | $$(CRIT_LIBS)))
+$(eval $(call stamp_rule,build/fuzz/flags/cc,clang $$(FUZZ_BASE)))
+$(eval $(call stamp_rule,build/fuzz/flags/mpi,$$(MPI_CFLAGS) | $$(LIBS)))
+$(LIB_OBJ) $(O)/tools/main.o $(TEST_OBJ): $(O)/flags/cc
+$(O)/tools/sweep_mpi.o: $(O)/flags/mpi
+$(TEST_OBJ): $(O)/flags/test
+$(O)/slicesim $(O)/test_unit: $(O)/flags/ld
+
 # Build facts (git revision, flavour, flags) live in one generated header that is rewritten only
 # when its text changes, so a new commit relinks just tools/buildinfo.o and nothing else.
 define buildinfo_rule
@@ -89,15 +116,15 @@ endef
 $(eval $(call buildinfo_rule,$(O),$(BUILD),$(strip $(OPT.$(BUILD)) $(CFLAGS))))
 $(eval $(call buildinfo_rule,build/fuzz,fuzz,-g -O1))
 $(O)/tools/buildinfo.o: $(O)/gen/buildinfo_gen.h
-$(O)/tools/buildinfo.o: ALL_CFLAGS += -I$(O)/gen
-$(O)/tools/sweep_mpi.o: ALL_CFLAGS += $(MPI_CFLAGS)
-build/fuzz/obj/tools/sweep_mpi.o: FUZZ_BASE += $(MPI_CFLAGS)
+$(O)/tools/buildinfo.o: private ALL_CFLAGS += -I$(O)/gen
+$(O)/tools/sweep_mpi.o: private ALL_CFLAGS += $(MPI_CFLAGS)
+build/fuzz/obj/tools/sweep_mpi.o: private FUZZ_BASE += $(MPI_CFLAGS)
 build/fuzz/obj/tools/buildinfo.o: build/fuzz/gen/buildinfo_gen.h
-build/fuzz/obj/tools/buildinfo.o: FUZZ_BASE += -Ibuild/fuzz/gen
+build/fuzz/obj/tools/buildinfo.o: private FUZZ_BASE += -Ibuild/fuzz/gen
 
 $(O)/slicesim: $(O)/tools/main.o $(O)/libslicesim.a
 	@echo "  LD      $@"
-	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $(filter-out %/flags/ld,$^) $(LIBS)
 
 $(O)/libslicesim.a: $(LIB_OBJ)
 	@echo "  AR      $@"
@@ -118,7 +145,7 @@ $(O)/tests/unit/%.o: tests/unit/%.c
 
 $(O)/test_unit: $(TEST_OBJ) $(O)/libslicesim.a
 	@echo "  LD      $@"
-	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(CRIT_LIBS) $(LIBS)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $(filter-out %/flags/ld,$^) $(CRIT_LIBS) $(LIBS)
 
 deps:
 	@sh tools/install-deps.sh
@@ -233,12 +260,14 @@ build/fuzz/obj/%.o: %.c
 	@echo "  FUZZCC  $<"
 	$(Q)clang $(FUZZ_BASE) -fsanitize=fuzzer-no-link,address,undefined -MMD -MP -c -o $@ $<
 build/fuzz/obj/experiments/embedded.o: $(EMBED_DATA)
+$(FUZZ_LIB_OBJ): build/fuzz/flags/cc
+build/fuzz/obj/tools/sweep_mpi.o $(FUZZ_BIN): build/fuzz/flags/mpi
 build/fuzz/libfuzz.a: $(FUZZ_LIB_OBJ)
 	$(Q)rm -f $@ && ar rcs $@ $^
 build/fuzz/%: tests/fuzz/%.c build/fuzz/libfuzz.a
 	@mkdir -p build/fuzz
 	@echo "  FUZZ    $@"
-	$(Q)clang $(FUZZ_BASE) -fsanitize=fuzzer,address,undefined -o $@ $^ $(LIBS)
+	$(Q)clang $(FUZZ_BASE) -fsanitize=fuzzer,address,undefined -o $@ $(filter-out %/flags/mpi,$^) $(LIBS)
 -include $(FUZZ_LIB_OBJ:.o=.d)
 # FUZZ_SECONDS applies to each target; FUZZ_SECONDS_<target> overrides it for one target.
 fuzz: $(FUZZ_BIN)
@@ -261,6 +290,7 @@ echo:
 	@echo "CFLAGS=$(ALL_CFLAGS)"
 	@echo "LDFLAGS=$(ALL_LDFLAGS)"
 	@echo "LIBS=$(LIBS)"
+	@echo "GIT_REV=$(if $(GIT_REV),$(GIT_REV),not a git checkout)"
 
 format:
 	clang-format -i $(LIB_SRC) tools/main.c $(wildcard */*.h */*/*.h) $(TEST_SRC)

@@ -12,7 +12,12 @@ const char *buildinfo_version(void)
 
 const char *buildinfo_git_rev(void)
 {
-    return SIM_GIT_REV;
+    return SIM_GIT_REV[0] ? SIM_GIT_REV : "not a git checkout";
+}
+
+int buildinfo_has_git_rev(void)
+{
+    return SIM_GIT_REV[0] != '\0';
 }
 
 const char *buildinfo_flavour(void)

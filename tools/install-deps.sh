@@ -1,7 +1,8 @@
 #!/bin/sh
 # tools/install-deps.sh - install the Debian packages slicesim needs, only those missing.
 # Called by `make deps` (and so by `make run`) and `make deps-test` (`make test`, which sets
-# SLICESIM_TEST_DEPS=1). Needs root or sudo when something is missing; prints what it installs. Set SLICESIM_NO_INSTALL=1 to only check.
+# SLICESIM_TEST_DEPS=1). Needs root or sudo when something is missing; prints what it installs
+# and apt's progress. Set SLICESIM_NO_INSTALL=1 to only check.
 set -eu
 PKGS="gcc make pkg-config libgsl-dev libcjson-dev libyaml-dev libcriterion-dev gnuplot-nox jq"
 # clang (libFuzzer) and valgrind are for `make fuzz` / the valgrind check in CI.
@@ -31,9 +32,12 @@ if [ "$(id -u)" != 0 ]; then
         exit 1
     fi
 fi
+# apt's own output is shown (download size, then each package as it unpacks): on a fresh Debian
+# this takes minutes, and a silent pause that long looks like a hang. Nothing is printed when
+# nothing is missing.
 echo "install-deps: installing:$missing"
 export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq
+$SUDO apt-get update
 # shellcheck disable=SC2086
-$SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null
+$SUDO apt-get install -y --no-install-recommends $missing
 echo "install-deps: done"

@@ -85,8 +85,9 @@ int main(int argc, char **argv)
         return CLI_EXIT_OK;
     }
     if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
-        printf("slicesim %s (git %s, %s build: %s)\n", buildinfo_version(), buildinfo_git_rev(),
-               buildinfo_flavour(), buildinfo_opt_flags());
+        printf("slicesim %s (%s%s, %s build: %s)\n", buildinfo_version(),
+               buildinfo_has_git_rev() ? "git " : "", buildinfo_git_rev(), buildinfo_flavour(),
+               buildinfo_opt_flags());
         return CLI_EXIT_OK;
     }
     const cli_cmd *c = find_command(argv[1]);

@@ -2,8 +2,11 @@
 #include "tests/unit/sh.h"
 
 #include <stdio.h>
+#include <signal.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 int test_sh(const char *cmd, char *out, size_t n)
 {
@@ -56,4 +59,44 @@ int test_write_text(const char *path, const char *text)
     }
     int ok = fputs(text, f) >= 0;
     return fclose(f) == 0 && ok;
+}
+
+int test_death(void (*fn)(void *arg), void *arg, char *out, size_t n)
+{
+    int fd[2];
+    if (pipe(fd) != 0) {
+        return -1;
+    }
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        return -1;
+    }
+    if (pid == 0) {
+        dup2(fd[1], STDERR_FILENO);
+        close(fd[0]);
+        close(fd[1]);
+        fn(arg);
+        _exit(0);
+    }
+    close(fd[1]);
+    size_t got = 0;
+    ssize_t r;
+    while ((r = read(fd[0], out + got, n - 1 - got)) > 0 && got + (size_t)r < n - 1) {
+        got += (size_t)r;
+    }
+    if (r > 0) {
+        got += (size_t)r;
+    }
+    out[got] = '\0';
+    char sink[512];
+    while (read(fd[0], sink, sizeof sink) > 0) {
+    }
+    close(fd[0]);
+    int st;
+    if (waitpid(pid, &st, 0) != pid) {
+        return -1;
+    }
+    fprintf(stderr, "expected abort (death test): %.*s\n", (int)strcspn(out, "\n"), out);
+    return WIFSIGNALED(st) ? WTERMSIG(st) : 0;
 }

@@ -20,4 +20,10 @@ int test_tmpdir(char *buf, size_t n, const char *tag);
 /* rm -rf dir (a directory test_tmpdir made); false on failure. */
 int test_rm_rf(const char *dir);
 
+/* A death test: run fn(arg) in a child process with its stderr captured into out (NUL-terminated,
+ * at most n-1 bytes). Returns the signal that ended the child, or 0 when fn returned. The captured
+ * message is printed as one line labelled "expected abort (death test): ...", so a reader of
+ * `make test` knows the "assertion failed" it shows is the test passing. */
+int test_death(void (*fn)(void *arg), void *arg, char *out, size_t n);
+
 #endif

@@ -8,6 +8,7 @@
 #include "sim/gslerr.h"
 #include "sim/rng.h"
 #include "sim/stats.h"
+#include "tests/unit/sh.h"
 
 enum { NDRAW = 200000 };
 
@@ -186,8 +187,16 @@ Test(stats, welford_merge_timeavg_quantiles)
     cr_assert_float_eq(hw, 3.182446305284263 * 25 * sqrt(5.0 / 3) / 2, 1e-9);
 }
 
-Test(gslerr, handler_prints_and_aborts, .signal = SIGABRT)
+static void raise_gsl_error(void *arg)
 {
+    (void)arg;
     sim_gsl_install_handler();
     gsl_error("test failure", "here.c", 12, GSL_EDOM);
+}
+
+Test(gslerr, handler_prints_and_aborts)
+{
+    char msg[512];
+    cr_assert_eq(test_death(raise_gsl_error, NULL, msg, sizeof msg), SIGABRT, "%s", msg);
+    cr_assert_str_eq(msg, "gsl: here.c:12: test failure (gsl_errno 1)\n");
 }
