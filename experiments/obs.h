@@ -290,7 +290,11 @@ typedef struct obs_prediction {
  * hold the workers), `gpus_per_node` (default: enough for the fullest node of `topology`, else
  * 8), `interconnect` (a network of model/comm.yaml; default its default_network); the profile's
  * grad_bytes is the all-reduced size. time_s is for `work` units of the whole job (all workers
- * together) and throughput is the job's units/s. */
+ * together) and throughput is the job's units/s. A DDP query's sharing keys apply to every
+ * worker's GPU (model/ddp.h ddp_job.share): `sharing`, `mps_percent`, `mig_busy` (default: the
+ * job's own instances on the GPU, per_gpu), `with` (single-process co-runners beside each
+ * worker), `peers` (k identical gangs on the same GPUs, one worker of each per GPU, whose k
+ * rings share the links max-min fairly). */
 void obs_predict(const obs_profile *p, const obs_profile *const *others, size_t n_others,
                  const obs_queries *qs, size_t qi, const phys_params *m, const comm_params *cm,
                  obs_prediction *out);

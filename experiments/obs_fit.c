@@ -421,9 +421,73 @@ static bool batch_supported(const obs_profile *p, double b)
            p->p.max_sms_per_sample > 0;
 }
 
-/* A DDP query: the job's ring alone, its step, and the range over the profile's variants. */
-static void predict_ddp(const obs_profile *p, const obs_query *q, const gpu_type *g,
-                        const phys_params *m, const comm_params *cm, obs_prediction *out)
+/* The partition a query's config cf describes on GPU g (partition, sharing, peers, with,
+ * mps_percent, mig_busy; `others` are the profiles `with:` may name), into *c. Returns 0, or -1
+ * with the reason in why. */
+static int query_cfg(const obs_config *cf, const gpu_type *g, const obs_profile *const *others,
+                     size_t n_others, partition_cfg *c, char *why, size_t why_len)
+{
+    partition_cfg_init(c, g);
+    if (obs_resolve_partition(g, cf->partition, &c->mig, why, why_len)) {
+        return -1;
+    }
+    if (cf->peers < 1) {
+        snprintf(why, why_len, "peers must be >= 1; got %lld", (long long)cf->peers);
+        return -1;
+    }
+    if (cf->mig_busy_at.line && !c->mig) {
+        snprintf(why, why_len, "mig_busy needs a MIG partition; got partition full");
+        return -1;
+    }
+    if (cf->mig_busy < 0) {
+        snprintf(why, why_len, "mig_busy must be >= 0");
+        return -1;
+    }
+    if (cf->peers > 64) {
+        snprintf(why, why_len, "peers must be at most 64");
+        return -1;
+    }
+    c->peers = (int)cf->peers;
+    c->mig_busy = (int)cf->mig_busy;
+    c->mps_percent = cf->mps_percent;
+    c->n_with = (int)cf->n_with;
+    for (size_t i = 0; i < cf->n_with; i++) {
+        const obs_profile *w = NULL;
+        for (size_t k = 0; k < n_others && !w; k++) {
+            if (others[k]->p.name && !strcmp(others[k]->p.name, cf->with[i])) {
+                w = others[k];
+            }
+        }
+        if (!w) {
+            snprintf(why, why_len, "with: no profile named '%s' was given on the command line",
+                     cf->with[i]);
+            return -1;
+        }
+        c->with[i] = &w->p;
+        c->with_batch[i] = w->ref_batch >= 1 ? w->ref_batch : 1;
+    }
+    if (cf->sharing_at.line) {
+        c->sharing = (share_mode)cf->sharing;
+    } else {
+        c->sharing = c->peers > 1 || c->n_with > 0 ? SHARE_TIMESLICE : SHARE_EXCLUSIVE;
+    }
+    return 0;
+}
+
+/* True when the query's config names a sharing key (sharing, peers, with, mps_percent,
+ * mig_busy). */
+static bool names_sharing(const obs_config *cf)
+{
+    return cf->sharing_at.line || cf->peers_at.line || cf->n_with || cf->mps_percent_at.line ||
+           cf->mig_busy_at.line;
+}
+
+/* A DDP query: the job's ring (shared with the rings of its `peers - 1` identical gangs on the
+ * same GPUs), its step with every worker's GPU shared as the config says, and the range over
+ * the profile's variants. */
+static void predict_ddp(const obs_profile *p, const obs_profile *const *others, size_t n_others,
+                        const obs_query *q, const gpu_type *g, const phys_params *m,
+                        const comm_params *cm, obs_prediction *out)
 {
     if (!cm) {
         invalid(out, "DDP query without a communication model");
@@ -438,13 +502,32 @@ static void predict_ddp(const obs_profile *p, const obs_query *q, const gpu_type
     job.profile = &p->p;
     job.batch = q->batch;
     job.grad_bytes = p->p.grad_bytes;
+    partition_cfg share;
+    if (names_sharing(&q->config)) {
+        if (query_cfg(&q->config, g, others, n_others, &share, why, sizeof why)) {
+            invalid(out, why);
+            return;
+        }
+        if (!q->config.mig_busy_at.line) {
+            share.mig_busy = job.mig_busy;
+        }
+        job.share = &share;
+    }
     comm_ring ring;
     if (ddp_ring(&job, cm, &ring, why, sizeof why)) {
         invalid(out, why);
         return;
     }
+    /* the peers' rings cross the same links: max-min fair shares of them */
+    int n_rings = job.share && job.share->peers > 1 ? job.share->peers : 1;
+    const comm_ring *rings[64];
+    double rates[64];
+    for (int i = 0; i < n_rings; i++) {
+        rings[i] = &ring;
+    }
+    comm_share(rings, (size_t)n_rings, rates);
     ddp_result r;
-    ddp_step(&job, cm, m, &ring, 0, &r);
+    ddp_step(&job, cm, m, &ring, rates[0], &r);
     out->outcome = r.outcome;
     if (r.outcome != SPEED_OK) {
         snprintf(out->reason, sizeof out->reason, "%s", r.reason);
@@ -459,7 +542,7 @@ static void predict_ddp(const obs_profile *p, const obs_query *q, const gpu_type
         pv.grad_bytes = p->p.grad_bytes;
         job.profile = &pv;
         ddp_result rv;
-        ddp_step(&job, cm, m, &ring, 0, &rv);
+        ddp_step(&job, cm, m, &ring, rates[0], &rv);
         if (rv.outcome == SPEED_OK) {
             out->time_lo_s = fmin(out->time_lo_s, q->work / rv.throughput);
             out->time_hi_s = fmax(out->time_hi_s, q->work / rv.throughput);
@@ -481,58 +564,14 @@ void obs_predict(const obs_profile *p, const obs_profile *const *others, size_t 
                          "observations at two batch sizes");
             return;
         }
-        predict_ddp(p, q, qs->gpu, m, cm, out);
+        predict_ddp(p, others, n_others, q, qs->gpu, m, cm, out);
         return;
     }
     partition_cfg c;
-    partition_cfg_init(&c, qs->gpu);
     char why[sizeof ((obs_prediction *)0)->reason];
-    if (obs_resolve_partition(qs->gpu, cf->partition, &c.mig, why, sizeof why)) {
+    if (query_cfg(cf, qs->gpu, others, n_others, &c, why, sizeof why)) {
         invalid(out, why);
         return;
-    }
-    if (cf->peers < 1) {
-        char v[64];
-        snprintf(v, sizeof v, "peers must be >= 1; got %lld", (long long)cf->peers);
-        invalid(out, v);
-        return;
-    }
-    if (cf->mig_busy_at.line && !c.mig) {
-        invalid(out, "mig_busy needs a MIG partition; got partition full");
-        return;
-    }
-    if (cf->mig_busy < 0) {
-        invalid(out, "mig_busy must be >= 0");
-        return;
-    }
-    if (cf->peers > 64) {
-        invalid(out, "peers must be at most 64");
-        return;
-    }
-    c.peers = (int)cf->peers;
-    c.mig_busy = (int)cf->mig_busy;
-    c.mps_percent = cf->mps_percent;
-    c.n_with = (int)cf->n_with;
-    for (size_t i = 0; i < cf->n_with; i++) {
-        const obs_profile *w = NULL;
-        for (size_t k = 0; k < n_others && !w; k++) {
-            if (others[k]->p.name && !strcmp(others[k]->p.name, cf->with[i])) {
-                w = others[k];
-            }
-        }
-        if (!w) {
-            snprintf(why, sizeof why, "with: no profile named '%s' was given on the command line",
-                     cf->with[i]);
-            invalid(out, why);
-            return;
-        }
-        c.with[i] = &w->p;
-        c.with_batch[i] = w->ref_batch >= 1 ? w->ref_batch : 1;
-    }
-    if (cf->sharing_at.line) {
-        c.sharing = (share_mode)cf->sharing;
-    } else {
-        c.sharing = c.peers > 1 || c.n_with > 0 ? SHARE_TIMESLICE : SHARE_EXCLUSIVE;
     }
     if (!batch_supported(p, q->batch)) {
         char v[160];

@@ -149,6 +149,27 @@ double ddp_worker_mem_bytes(const ddp_job *job, const comm_params *cp)
     return need;
 }
 
+/* Memory the co-runners of a shared worker hold on its partition (bytes): share->peers - 1 more
+ * workers like it, and every with[i] co-runner's footprint (with_n of them; none for a co-runner
+ * without a profile). */
+static double corunner_mem_bytes(const partition_cfg *share, double worker_bytes)
+{
+    double b = (share->peers > 1 ? share->peers - 1 : 0) * worker_bytes;
+    for (int i = 0; i < share->n_with && i < PART_MAX_WITH; i++) {
+        if (share->with[i]) {
+            int n = share->with_n[i] > 0 ? share->with_n[i] : 1;
+            b += n * wl_mem_footprint_bytes(share->with[i], share->with_batch[i]);
+        }
+    }
+    return b;
+}
+
+/* True when the worker's GPU is shared with someone (time-slicing or MPS co-runners). */
+static bool is_shared(const partition_cfg *share)
+{
+    return share && share->sharing != SHARE_EXCLUSIVE && (share->peers > 1 || share->n_with > 0);
+}
+
 void ddp_step(const ddp_job *job, const comm_params *cp, const phys_params *m,
               const comm_ring *ring, double ring_rate, ddp_result *out)
 {
@@ -159,15 +180,23 @@ void ddp_step(const ddp_job *job, const comm_params *cp, const phys_params *m,
     c.mig_busy = job->mig ? job->mig_busy : 0;
     out->mem_bytes = ddp_worker_mem_bytes(job, cp);
     out->mem_cap_bytes = speed_partition_mem_bytes(&c);
-    if (out->mem_bytes > out->mem_cap_bytes) {
+    double others = job->share ? corunner_mem_bytes(job->share, out->mem_bytes) : 0;
+    if (out->mem_bytes + others > out->mem_cap_bytes) {
         double fp = wl_mem_footprint_bytes(job->profile, job->batch);
-        snprintf(out->reason, sizeof out->reason,
-                 "worker needs %.3g GiB (profile %.3g at batch %g + buckets %.3g + NCCL %.3g) > "
-                 "partition's %.3g GiB",
-                 out->mem_bytes / 1073741824.0, fp / 1073741824.0, job->batch,
-                 job->workers > 1 ? cp->grad_copy_frac * job->grad_bytes / 1073741824.0 : 0.0,
-                 job->workers > 1 ? cp->nccl_buffer_bytes / 1073741824.0 : 0.0,
-                 out->mem_cap_bytes / 1073741824.0);
+        int len = snprintf(out->reason, sizeof out->reason,
+                           "worker needs %.3g GiB (profile %.3g at batch %g + buckets %.3g + "
+                           "NCCL %.3g)",
+                           out->mem_bytes / 1073741824.0, fp / 1073741824.0, job->batch,
+                           job->workers > 1
+                               ? cp->grad_copy_frac * job->grad_bytes / 1073741824.0
+                               : 0.0,
+                           job->workers > 1 ? cp->nccl_buffer_bytes / 1073741824.0 : 0.0);
+        if (len > 0 && (size_t)len < sizeof out->reason) {
+            snprintf(out->reason + len, sizeof out->reason - (size_t)len,
+                     "%s%.3g GiB%s > partition's %.3g GiB", others > 0 ? ", co-runners " : "",
+                     others / 1073741824.0, others > 0 ? "" : " more",
+                     out->mem_cap_bytes / 1073741824.0);
+        }
         out->outcome = SPEED_OOM;
         return;
     }
@@ -178,16 +207,30 @@ void ddp_step(const ddp_job *job, const comm_params *cp, const phys_params *m,
         out->outcome = SPEED_INVALID;
         return;
     }
+    const partition_cfg *pc = job->share ? job->share : &c;
     speed_result r;
-    predict_unit_estimate(job->profile, job->batch, &c, m, &r);
+    predict_unit_estimate(job->profile, job->batch, pc, m, &r);
     if (r.outcome != SPEED_OK) {
         out->outcome = r.outcome;
         snprintf(out->reason, sizeof out->reason, "%s", r.reason);
         return;
     }
-    double iter = r.unit_time_s * wl_units_per_iter(job->profile, job->batch);
+    double upi = wl_units_per_iter(job->profile, job->batch);
+    double iter = r.unit_time_s * upi;
     out->host_s = r.iter_host_s;
     out->gpu_s = iter - r.iter_host_s > 0 ? iter - r.iter_host_s : 0;
+    /* time-slicing: NCCL's kernels run in the worker's slices, stretched as its GPU work is */
+    double stretch = 1;
+    if (is_shared(job->share) && job->share->sharing == SHARE_TIMESLICE) {
+        partition_cfg solo = *job->share;
+        solo.sharing = SHARE_EXCLUSIVE;
+        solo.peers = 1;
+        solo.n_with = 0;
+        speed_result rs;
+        predict_unit_estimate(job->profile, job->batch, &solo, m, &rs);
+        double g_solo = rs.outcome == SPEED_OK ? rs.unit_time_s * upi - rs.iter_host_s : 0;
+        stretch = g_solo > 0 && out->gpu_s > g_solo ? out->gpu_s / g_solo : 1;
+    }
     double fwd = (1 - cp->backward_frac) * out->gpu_s, bwd = cp->backward_frac * out->gpu_s;
     double end = fwd + bwd;
     if (job->workers > 1) {
@@ -198,7 +241,7 @@ void ddp_step(const ddp_job *job, const comm_params *cp, const phys_params *m,
             double size = fmin(cp->bucket_bytes, G - done);
             done += size;
             double ready = fwd + bwd * done / G;
-            double t = comm_ring_allreduce_time(cp, ring, size, x);
+            double t = stretch * comm_ring_allreduce_time(cp, ring, size, x);
             out->comm_s += t;
             c_prev = fmax(ready, c_prev) + t;
             out->n_buckets++;
@@ -207,6 +250,6 @@ void ddp_step(const ddp_job *job, const comm_params *cp, const phys_params *m,
     }
     out->step_s = out->host_s + end;
     out->exposed_s = out->step_s - out->host_s - out->gpu_s;
-    out->throughput = job->workers * wl_units_per_iter(job->profile, job->batch) / out->step_s;
+    out->throughput = job->workers * upi / out->step_s;
     out->outcome = SPEED_OK;
 }

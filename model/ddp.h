@@ -17,9 +17,22 @@
  *   c_last beyond F + B; the non-overlappable part is the last bucket's all-reduce at least.
  *   Not modelled: NCCL kernels taking SMs from the backward pass, and the optimiser step (taken
  *   to be inside G_t, in the forward share).
+ * On a shared GPU (job.share: time-slicing or MPS replicas, DESIGN.md §4): H and G_t are the
+ *   worker's under that sharing (model/predict.h's entry point, as for any job: an MPS client
+ *   capped at its thread percentage, contending for bandwidth; a time-sliced context getting
+ *   its round-robin share), G_t being the iteration time under sharing minus H. Under
+ *   time-slicing NCCL's kernels belong to the worker's context and run only in its slices, so
+ *   every bucket's all-reduce is stretched by the same factor as the worker's GPU work
+ *   (G_t shared / G_t alone on the same partition: a mean-field assumption, the slices of
+ *   the ranks on other GPUs taken as independent); under MPS they run beside the co-runners'
+ *   kernels and are not stretched. The ring's rate is the caller's (co-located gangs share
+ *   their links, comm_share). The slowest worker sets the step: the caller gives the
+ *   partition of the worker that is slowest.
  * Memory per worker: the profile's footprint at the batch (weights, gradients, optimiser state,
  * activations, as measured) + grad_copy_frac * G (DDP's bucket copies) + nccl_buffer_bytes, for
- * two or more workers; more than the partition holds is an OOM at start.
+ * two or more workers; more than the partition holds is an OOM at start. On a shared GPU the
+ * partition's memory holds share->peers such workers (peers: identical gangs placed on the same
+ * GPUs, one worker of each per GPU) and every co-runner's footprint (share->with).
  * Ownership: every pointer is borrowed for the call; results are plain data. Units: seconds,
  * bytes, bytes/s.
  */
@@ -53,8 +66,11 @@ typedef struct ddp_job {
                                   type says (ddp_node) */
     int mig_busy;              /* busy MIG instances on each worker's GPU, for the power model
                                   (model/speed.h partition_cfg.mig_busy); 0 = alone. ddp_shape
-                                  sets per_gpu on MIG; a caller that applies the power sharing
-                                  itself (model/jobrate.h) leaves it 0 */
+                                  sets per_gpu on MIG; a caller that gives share puts it
+                                  there */
+    const partition_cfg *share; /* the slowest worker's GPU as the sharing physics sees it
+                                   (sharing, peers, with, mps_percent, mig_busy; gpu and mig as
+                                   above), borrowed; NULL = gpu/mig exclusive with mig_busy */
 } ddp_job;
 
 /* Fill job->topology when n_nodes is 0: as few nodes of gpus_per_node GPUs as hold the workers,

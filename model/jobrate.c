@@ -59,6 +59,19 @@ static double alone_unit_time(const jobrate_ctx *rc, const cluster *c, const clu
     return alone.outcome == SPEED_OK ? alone.unit_time_s : (double)NAN;
 }
 
+/* The partition of device d for a job of profile jp whose co-runners are like it (peers): what
+ * it asked for (alone_cfg), its d->used contexts sharing it, and on a MIG GPU its busy
+ * instances sharing the power budget. */
+static void peers_cfg(const cluster *c, const cluster_device *d, partition_cfg *pc)
+{
+    alone_cfg(c, d, pc);
+    if (d->sharing != CLUSTER_SHARE_NONE && d->used >= 2) {
+        pc->sharing = d->sharing == CLUSTER_SHARE_MPS ? SHARE_MPS : SHARE_TIMESLICE;
+        pc->peers = (int)d->used;
+    }
+    pc->mig_busy = d->profile ? busy_instances(c, d) : 0;
+}
+
 /* Rate of a profiled job on device d when its co-runners are like it (peers), or NAN when the
  * physics cannot say (the speed model reports OOM or an invalid setup). */
 static double profiled_rate(const jobrate_ctx *rc, const cluster *c, const cluster_device *d,
@@ -69,13 +82,8 @@ static double profiled_rate(const jobrate_ctx *rc, const cluster *c, const clust
         return (double)NAN;
     }
     partition_cfg pc;
-    alone_cfg(c, d, &pc);
+    peers_cfg(c, d, &pc);
     speed_result now;
-    if (d->sharing != CLUSTER_SHARE_NONE && d->used >= 2) {
-        pc.sharing = d->sharing == CLUSTER_SHARE_MPS ? SHARE_MPS : SHARE_TIMESLICE;
-        pc.peers = (int)d->used;
-    }
-    pc.mig_busy = d->profile ? busy_instances(c, d) : 0;
     predict_unit_estimate(jp->p, jp->batch, &pc, rc->phys, &now);
     if (now.outcome != SPEED_OK || !(now.unit_time_s > 0)) {
         return (double)NAN;
@@ -188,35 +196,43 @@ static bool ts_placed(const jobrate_ctx *rc, const cluster *c, const cluster_dev
     return r.outcome == SPEED_OK && r.iter_gpu_s > 0;
 }
 
-/* Rate of one context of class cls[0] on time-sliced device d shared by the mixed classes cls:
- * predict_unit_estimate with cls[0]'s contexts as peers and the other classes as co-runners
+/* The partition of time-sliced device d shared by the mixed classes cls as one context of class
+ * cls[0] sees it: cls[0]'s contexts as peers and the other classes as co-runners
  * (partition_cfg.with, with_n). A class without a profile, or whose profile the physics cannot
- * place there (ts_placed), is GPU-bound (with[i] NULL, or the job itself predicted without a
- * profile: 1 s of GPU work per unit alone, which cancels out of its rate) of its time-slice
- * class (class_ts). The rate is the time per unit alone on what the job asked for divided by
- * the time per unit now; NAN when the prediction cannot say. */
-static double mixed_ts_rate(const jobrate_ctx *rc, const cluster *c, const cluster_device *d,
-                            const corun *cls, int n_cls)
+ * place there (ts_placed), is GPU-bound (with[i] NULL) of its time-slice class (class_ts).
+ * Returns whether cls[0]'s own profile is placed (else it is to be predicted without one). */
+static bool mixed_ts_cfg(const jobrate_ctx *rc, const cluster *c, const cluster_device *d,
+                         const corun *cls, int n_cls, partition_cfg *pc)
 {
     const gpu_type *g = cluster_gpu_get(c, d->gpu)->type;
     int mig_busy = d->profile ? busy_instances(c, d) : 0;
-    partition_cfg pc;
-    alone_cfg(c, d, &pc);
-    pc.sharing = SHARE_TIMESLICE;
-    pc.mig_busy = mig_busy;
-    pc.peers = cls[0].n;
-    pc.n_with = n_cls - 1;
+    alone_cfg(c, d, pc);
+    pc->sharing = SHARE_TIMESLICE;
+    pc->mig_busy = mig_busy;
+    pc->peers = cls[0].n;
+    pc->n_with = n_cls - 1;
     for (int i = 1; i < n_cls; i++) {
         const jobrate_profile *jp = cls[i].jp;
         bool placed = ts_placed(rc, c, d, jp, mig_busy);
-        pc.with[i - 1] = placed ? jp->p : NULL;
-        pc.with_batch[i - 1] = placed ? jp->batch : 1.0;
-        pc.with_n[i - 1] = cls[i].n;
-        pc.with_ts_class[i - 1] = class_ts(rc, g, jp);
+        pc->with[i - 1] = placed ? jp->p : NULL;
+        pc->with_batch[i - 1] = placed ? jp->batch : 1.0;
+        pc->with_n[i - 1] = cls[i].n;
+        pc->with_ts_class[i - 1] = class_ts(rc, g, jp);
     }
+    pc->ts_class = class_ts(rc, g, cls[0].jp);
+    return ts_placed(rc, c, d, cls[0].jp, mig_busy);
+}
+
+/* Rate of one context of class cls[0] on time-sliced device d shared by the mixed classes cls
+ * (mixed_ts_cfg): a job whose profile is not placed is predicted without one (1 s of GPU work
+ * per unit alone, which cancels out of its rate). The rate is the time per unit alone on what
+ * the job asked for divided by the time per unit now; NAN when the prediction cannot say. */
+static double mixed_ts_rate(const jobrate_ctx *rc, const cluster *c, const cluster_device *d,
+                            const corun *cls, int n_cls)
+{
+    partition_cfg pc;
     const jobrate_profile *self = cls[0].jp;
-    bool placed = ts_placed(rc, c, d, self, mig_busy);
-    pc.ts_class = class_ts(rc, g, self);
+    bool placed = mixed_ts_cfg(rc, c, d, cls, n_cls, &pc);
     double t_alone = placed ? alone_unit_time(rc, c, d, self) : 1.0;
     speed_result now;
     predict_unit_estimate(placed ? self->p : NULL, placed ? self->batch : 1.0, &pc, rc->phys,
@@ -227,12 +243,31 @@ static double mixed_ts_rate(const jobrate_ctx *rc, const cluster *c, const clust
     return t_alone / now.unit_time_s;
 }
 
-/* Rate of one client of profile cls[0].jp on MPS device d shared by the mixed classes cls:
- * predict_unit_estimate on the device's partition (every client capped at 100 / replicas % of
- * the SMs) with cls[0]'s clients as peers and the other classes as co-runners
- * (partition_cfg.with, with_n). Clients without a profile, or whose profile the physics cannot
- * place there, are counted as clients like the job (MPS needs a profile's SM and bandwidth
- * demand). NAN when the job's own profile cannot be placed or the prediction cannot say. */
+/* The partition of MPS device d shared by the mixed classes cls as a client of profile
+ * cls[0].jp sees it (every client capped at 100 / replicas % of the SMs): cls[0]'s clients as
+ * peers and the other classes as co-runners (partition_cfg.with, with_n). Clients without a
+ * profile, or whose profile the physics cannot place there, are counted as clients like the job
+ * (MPS needs a profile's SM and bandwidth demand). */
+static void mixed_mps_cfg(const jobrate_ctx *rc, const cluster *c, const cluster_device *d,
+                          const corun *cls, int n_cls, partition_cfg *pc)
+{
+    alone_cfg(c, d, pc);
+    pc->peers = cls[0].n;
+    for (int i = 1; i < n_cls; i++) {
+        const jobrate_profile *jp = cls[i].jp;
+        if (jp && !isnan(alone_unit_time(rc, c, d, jp))) {
+            pc->with[pc->n_with] = jp->p;
+            pc->with_batch[pc->n_with] = jp->batch;
+            pc->with_n[pc->n_with++] = cls[i].n;
+        } else {
+            pc->peers += cls[i].n;
+        }
+    }
+}
+
+/* Rate of one client of profile cls[0].jp on MPS device d shared by the mixed classes cls
+ * (mixed_mps_cfg). NAN when the job's own profile cannot be placed or the prediction cannot
+ * say. */
 static double mixed_mps_rate(const jobrate_ctx *rc, const cluster *c, const cluster_device *d,
                              const corun *cls, int n_cls)
 {
@@ -242,18 +277,7 @@ static double mixed_mps_rate(const jobrate_ctx *rc, const cluster *c, const clus
         return (double)NAN;
     }
     partition_cfg pc;
-    alone_cfg(c, d, &pc);
-    pc.peers = cls[0].n;
-    for (int i = 1; i < n_cls; i++) {
-        const jobrate_profile *jp = cls[i].jp;
-        if (jp && !isnan(alone_unit_time(rc, c, d, jp))) {
-            pc.with[pc.n_with] = jp->p;
-            pc.with_batch[pc.n_with] = jp->batch;
-            pc.with_n[pc.n_with++] = cls[i].n;
-        } else {
-            pc.peers += cls[i].n;
-        }
-    }
+    mixed_mps_cfg(rc, c, d, cls, n_cls, &pc);
     speed_result now;
     predict_unit_estimate(self->p, self->batch, &pc, rc->phys, &now);
     if (now.outcome != SPEED_OK || !(now.unit_time_s > 0) || !isfinite(now.unit_time_s)) {
@@ -338,12 +362,67 @@ static int placed_ring(const jobrate_ctx *rc, const cluster *c, const job *j,
     return rc2;
 }
 
-/* Solo-iteration time / step of gang id under the current link sharing, or NAN. */
+/* The partition of gang worker device dv as the sharing physics sees it now for profile jp, by
+ * the rules of jobrate_rate's co-runner rates, into *pc. False when the job's own profile cannot
+ * be placed there beside its co-runners (a mixed time-sliced device, ts_placed). */
+static bool worker_cfg(const jobrate_ctx *rc, const world *w, dev_id dv, const jobrate_profile *jp,
+                       partition_cfg *pc)
+{
+    const cluster *c = world_cluster(w);
+    const cluster_device *d = cluster_device_get(c, dv);
+    if (d->sharing != CLUSTER_SHARE_NONE && d->used >= 2) {
+        corun cls[SHARE_MAX_CLASSES];
+        int n_cls = corunners(rc, w, dv, jp, cls);
+        if (n_cls >= 2 && d->sharing == CLUSTER_SHARE_TIMESLICE) {
+            return mixed_ts_cfg(rc, c, d, cls, n_cls, pc);
+        }
+        if (n_cls >= 2) {
+            mixed_mps_cfg(rc, c, d, cls, n_cls, pc);
+            return true;
+        }
+    }
+    peers_cfg(c, d, pc);
+    return true;
+}
+
+/* The partition of gang j's slowest worker now (the largest time per unit over its devices,
+ * worker_cfg), into *slow. False when a device's physics cannot say. */
+static bool slowest_worker(const jobrate_ctx *rc, const world *w, const job *j,
+                           const jobrate_profile *jp, partition_cfg *slow)
+{
+    double worst = -1;
+    for (uint32_t u = 0; u < j->n_units; u++) {
+        partition_cfg pc;
+        speed_result r;
+        if (!worker_cfg(rc, w, j->units[u], jp, &pc)) {
+            return false;
+        }
+        predict_unit_estimate(jp->p, jp->batch, &pc, rc->phys, &r);
+        if (r.outcome != SPEED_OK || !(r.unit_time_s > 0) || !isfinite(r.unit_time_s)) {
+            return false;
+        }
+        if (r.unit_time_s > worst) {
+            worst = r.unit_time_s;
+            *slow = pc;
+        }
+    }
+    return worst > 0;
+}
+
+/* Rate of gang id: the time of one worker's solo iteration, exclusive on its partition (the
+ * whole GPU or MIG instance: an MPS replica's cap is sharing, not what the work is counted on),
+ * over the step of model/ddp.h with the slowest worker's sharing (slowest_worker) and the ring's
+ * rate under the current link sharing; NAN when the model cannot say. */
 static double ddp_rate(const jobrate_ctx *rc, const world *w, job_id id,
                        const jobrate_profile *jp)
 {
     const cluster *c = world_cluster(w);
     const job_table *jobs = world_jobs(w);
+    const job *j = job_table_get(jobs, id);
+    partition_cfg slow;
+    if (!slowest_worker(rc, w, j, jp, &slow)) {
+        return (double)NAN;
+    }
     size_t n_gang = 0;
     const job_id *gang = world_gang_jobs(w, &n_gang);
     comm_ring *rings = xcalloc(n_gang + 1, sizeof *rings, "gang rings");
@@ -369,12 +448,16 @@ static double ddp_rate(const jobrate_ctx *rc, const world *w, job_id id,
     double rate = (double)NAN;
     if (self != SIZE_MAX) {
         comm_share(use, n_use, x);
+        self_job.share = &slow;
         ddp_result r;
         ddp_step(&self_job, rc->comm, rc->phys, &rings[self], x[self], &r);
-        double t1 = alone_unit_time(rc, c, cluster_device_get(c, job_table_get(jobs, id)->units[0]),
-                                    jp);
-        if (r.outcome == SPEED_OK && r.step_s > 0 && !isnan(t1)) {
-            rate = t1 * wl_units_per_iter(jp->p, jp->batch) / r.step_s;
+        partition_cfg excl;
+        partition_cfg_init(&excl, self_job.gpu);
+        excl.mig = self_job.mig;
+        speed_result t1;
+        predict_unit_estimate(jp->p, jp->batch, &excl, rc->phys, &t1);
+        if (r.outcome == SPEED_OK && r.step_s > 0 && t1.outcome == SPEED_OK) {
+            rate = t1.unit_time_s * wl_units_per_iter(jp->p, jp->batch) / r.step_s;
         }
     }
     for (size_t i = 0; i < n_use; i++) {
@@ -424,16 +507,12 @@ double jobrate_slice_speed(void *ctx, const job_spec *js, const gpu_type *g, con
     return v > 0 && isfinite(v) ? v : 0;
 }
 
-double jobrate_rate(void *ctx, const world *w, job_id id)
+/* Rate of job j from its devices' co-runners: the slowest device's (a job spread over several
+ * devices runs at the pace of its slowest one). */
+static double corunner_rate(const jobrate_ctx *rc, const world *w, const job *j,
+                            const jobrate_profile *jp)
 {
-    const jobrate_ctx *rc = ctx;
     const cluster *c = world_cluster(w);
-    const job *j = job_table_get(world_jobs(w), id);
-    SIM_ASSERT(j->state == JOB_RUNNING);
-    if (j->n_units == 0) {
-        return 1.0; /* a CPU-only pod: no GPU to share */
-    }
-    const jobrate_profile *jp = find_profile(rc, j->spec.profile);
     double rate = HUGE_VAL;
     for (uint32_t u = 0; u < j->n_units; u++) {
         const cluster_device *d = cluster_device_get(c, j->units[u]);
@@ -453,11 +532,24 @@ double jobrate_rate(void *ctx, const world *w, job_id id)
         }
         rate = r < rate ? r : rate;
     }
-    if (is_ddp(rc, j, jp)) {
-        double r = ddp_rate(rc, w, id, jp);
-        if (!isnan(r)) {
-            rate *= r;
-        }
+    return rate;
+}
+
+double jobrate_rate(void *ctx, const world *w, job_id id)
+{
+    const jobrate_ctx *rc = ctx;
+    const cluster *c = world_cluster(w);
+    const job *j = job_table_get(world_jobs(w), id);
+    SIM_ASSERT(j->state == JOB_RUNNING);
+    if (j->n_units == 0) {
+        return 1.0; /* a CPU-only pod: no GPU to share */
+    }
+    const jobrate_profile *jp = find_profile(rc, j->spec.profile);
+    /* a gang's step holds its slowest worker's sharing; else (or when the model cannot give
+     * the step) the co-runners' rate */
+    double rate = is_ddp(rc, j, jp) ? ddp_rate(rc, w, id, jp) : (double)NAN;
+    if (isnan(rate)) {
+        rate = corunner_rate(rc, w, j, jp);
     }
     if (job_any_slice(&j->spec)) { /* work is stated on the reference profile */
         const cluster_device *d = cluster_device_get(c, j->units[0]);

@@ -43,12 +43,16 @@
  * model/ddp.h over the ring the placement makes (workers ordered by device, i.e. node by node and
  * GPU by GPU; MIG instances staged through host memory; each node wired as node_topo says), at
  * the ring's rate when the rings of every running gang (world_gang_jobs) share their links
- * max-min fairly (comm_share). The job's work is counted in solo iterations of one worker (a
- * duration of N s means N s of one worker's iterations alone on its partition, once per
- * worker), so its rate is the solo iteration time divided by the step (computed without power
- * sharing), times the slowest device's co-runner rate above (which holds the power sharing of
- * busy MIG instances, so it is counted once). A gang whose placement puts two workers on one
- * whole GPU, or whose step the model cannot give, runs at the co-runner rate alone. Pure
+ * max-min fairly (comm_share), with the slowest worker's GPU as the sharing physics sees it now
+ * (ddp_job.share: the partition_cfg the co-runner rules above give on each of its devices, an
+ * MPS replica's cap, time-sliced or MPS co-runners, a MIG GPU's busy instances sharing the power
+ * budget; the worker whose time per unit is largest). The job's work is counted in solo
+ * iterations of one worker exclusive on its partition (a duration of N s means N s of one
+ * worker's iterations alone on the whole GPU or MIG instance, once per worker; an MPS replica's
+ * cap is sharing, not the unit of work, so `samples` means the same work on every sharing mode),
+ * so its rate is that solo iteration time divided by the step. A gang whose placement puts two
+ * workers on one whole GPU, or whose step the model cannot give, runs at the co-runner rate
+ * alone. Pure
  * computation on borrowed state; no I/O.
  */
 #ifndef SIMPROJ_MODEL_JOBRATE_H

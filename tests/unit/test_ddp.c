@@ -176,3 +176,127 @@ Test(ddp, oom_when_buckets_do_not_fit)
     cr_assert_eq(r.outcome, SPEED_OK, "%s", r.reason);
     comm_ring_fini(&ring);
 }
+
+/* Shape job j and build its ring into *ring (both must succeed). */
+static void shape_and_ring(ddp_job *j, const comm_params *cp, comm_ring *ring)
+{
+    char why[256];
+    cr_assert_eq(ddp_shape(j, why, sizeof why), 0, "%s", why);
+    cr_assert_eq(ddp_ring(j, cp, ring, why, sizeof why), 0, "%s", why);
+}
+
+/* Bucket i of G = 60 MB (25, 25, 10 MB) ready at F + B g_i / G; all-reduces back to back, each
+ * stretched by s; the step of ddp.h with host time H. Costs on the 2-node NIC ring of hand_job
+ * at rate x: Simple above 16.78 MB (alpha 8 us), LL below (alpha 7 us, half the rate). */
+static double hand_step(double H, double G_t, double x, double s)
+{
+    double F = G_t / 3, B = 2 * G_t / 3;
+    double big = s * (2 * 8e-6 + 25e6 / x), small = s * (2 * 7e-6 + 10e6 / (0.5 * x));
+    double c1 = F + B * 25 / 60 + big;
+    double c2 = fmax(F + B * 50 / 60, c1) + big;
+    double c3 = fmax(F + B, c2) + small;
+    return H + fmax(G_t, c3);
+}
+
+/* A GPU-bound worker (no host time, 1 SM-s: 0.01 s alone on 100 SMs) time-sliced with one
+ * identical gang's worker: round-robin gives each eta(2)/2 = 0.4 of the GPU, so G_t = 0.025 s,
+ * and NCCL's kernels, in the same context, are stretched by 0.025 / 0.01 = 2.5; the two rings
+ * share the NIC, so each moves 5 GB/s. Exclusive: G_t = 0.01 s at 10 GB/s. */
+Test(ddp, timesliced_worker_by_hand)
+{
+    gpu_type g = pcie_gpu();
+    wl_profile w = hand_profile(1e9);
+    w.host_s_fixed = 0;
+    phys_params m = fixture_params();
+    comm_params cp = hand_comm();
+    ddp_job j = hand_job(&g, &w, 2, 1);
+    j.grad_bytes = 60e6;
+    comm_ring ring;
+    shape_and_ring(&j, &cp, &ring);
+    ddp_result excl, ts;
+    ddp_step(&j, &cp, &m, &ring, 0, &excl);
+    cr_assert_eq(excl.outcome, SPEED_OK, "%s", excl.reason);
+    double want_excl = hand_step(0, 0.01, 10e9, 1);
+    cr_assert(fabs(excl.step_s - want_excl) < 1e-12, "%.12g != %.12g", excl.step_s, want_excl);
+    partition_cfg share;
+    partition_cfg_init(&share, &g);
+    share.sharing = SHARE_TIMESLICE;
+    share.peers = 2;
+    j.share = &share;
+    ddp_step(&j, &cp, &m, &ring, 5e9, &ts);
+    cr_assert_eq(ts.outcome, SPEED_OK, "%s", ts.reason);
+    cr_assert(fabs(ts.gpu_s - 0.025) < 1e-12, "%.12g", ts.gpu_s);
+    double want_ts = hand_step(0, 0.025, 5e9, 2.5);
+    cr_assert(fabs(ts.step_s - want_ts) < 1e-12, "%.12g != %.12g", ts.step_s, want_ts);
+    /* 0.0504 s against 0.0134 s exclusive: each gang is slower than alone, and the two gangs
+     * together take longer than one exclusive gang doing both steps one after the other */
+    cr_assert_gt(ts.step_s, 2 * excl.step_s);
+    comm_ring_fini(&ring);
+}
+
+/* The same worker as an MPS client capped at 50 %: 50 of the 100 SMs, so G_t = 0.02 s alone and
+ * beside an identical client on the other 50 SMs (no memory traffic, so no bandwidth
+ * contention); NCCL's kernels are not time-sliced (no stretch), the rings share the NIC. */
+Test(ddp, mps_worker_by_hand)
+{
+    gpu_type g = pcie_gpu();
+    wl_profile w = hand_profile(1e9);
+    w.host_s_fixed = 0;
+    phys_params m = fixture_params();
+    m.mps_sm_granule = 1;
+    m.mps_min_sms = 1;
+    comm_params cp = hand_comm();
+    ddp_job j = hand_job(&g, &w, 2, 1);
+    j.grad_bytes = 60e6;
+    comm_ring ring;
+    shape_and_ring(&j, &cp, &ring);
+    partition_cfg share;
+    partition_cfg_init(&share, &g);
+    share.sharing = SHARE_MPS;
+    share.mps_percent = 50;
+    j.share = &share;
+    ddp_result alone, two;
+    ddp_step(&j, &cp, &m, &ring, 10e9, &alone);
+    cr_assert_eq(alone.outcome, SPEED_OK, "%s", alone.reason);
+    double want = hand_step(0, 0.02, 10e9, 1);
+    cr_assert(fabs(alone.step_s - want) < 1e-12, "%.12g != %.12g", alone.step_s, want);
+    share.peers = 2;
+    ddp_step(&j, &cp, &m, &ring, 5e9, &two);
+    cr_assert_eq(two.outcome, SPEED_OK, "%s", two.reason);
+    want = hand_step(0, 0.02, 5e9, 1);
+    cr_assert(fabs(two.step_s - want) < 1e-12, "%.12g != %.12g", two.step_s, want);
+    comm_ring_fini(&ring);
+}
+
+/* Two gangs' workers on one 20 GiB 3g.20gb instance (time-sliced): each needs 9 GiB of model
+ * and activations + 0.5 GiB of buckets + 64 MiB of NCCL buffers = 9.5625 GiB; two of them fit,
+ * a third co-runner of 2 GiB does not (21.125 GiB). */
+Test(ddp, shared_memory_holds_every_corunner)
+{
+    gpu_type g = pcie_gpu();
+    wl_profile w = hand_profile(9 * 1073741824.0);
+    wl_profile other = hand_profile(2 * 1073741824.0);
+    phys_params m = fixture_params();
+    comm_params cp = hand_comm();
+    ddp_job j = hand_job(&g, &w, 2, 1);
+    j.mig = &g.profiles[1];
+    j.grad_bytes = 0.5 * 1073741824.0;
+    comm_ring ring;
+    shape_and_ring(&j, &cp, &ring);
+    partition_cfg share;
+    partition_cfg_init(&share, &g);
+    share.mig = j.mig;
+    share.sharing = SHARE_TIMESLICE;
+    share.peers = 2;
+    j.share = &share;
+    ddp_result r;
+    ddp_step(&j, &cp, &m, &ring, 0, &r);
+    cr_assert_eq(r.outcome, SPEED_OK, "%s", r.reason);
+    share.n_with = 1;
+    share.with[0] = &other;
+    share.with_batch[0] = 1;
+    ddp_step(&j, &cp, &m, &ring, 0, &r);
+    cr_assert_eq(r.outcome, SPEED_OOM);
+    cr_assert(strstr(r.reason, "co-runners 11.6 GiB > partition's 20 GiB"), "%s", r.reason);
+    comm_ring_fini(&ring);
+}

@@ -94,6 +94,72 @@ Test(ddp_run, gang_spans_nodes_and_shares_a_nic, .timeout = 60)
     test_rm_rf(dir2);
 }
 
+/* One node of 2 H100-SXM5-80GB (NVSwitch), `n` 2-worker ResNet-50 gangs
+ * (workloads/library/resnet50-train.yaml, 102.4 MB of gradients), the same samples each, its GPUs
+ * shared as `sharing` says; fills jct[0..n) (jobs.csv column 12) and returns the work (column 7). */
+static double shared_gangs(const char *sharing, int n, double *jct)
+{
+    char dir[64], text[2048];
+    cr_assert(test_tmpdir(dir, sizeof dir, "ddpshr"));
+    snprintf(text, sizeof text,
+             "name: ddp-shared\nseed: 1\nhorizon: 30d\ncluster:\n"
+             "  nodes: [{name: n, count: 1, gpu: H100-SXM5-80GB, gpus_per_node: 2, "
+             "sharing: %s}]\n"
+             "workload:\n  jobs:\n"
+             "    - {name: a, arrival: fixed, interval: 1s, count: %d, samples: 1000000, "
+             "workers: 2, request: {nvidia.com/gpu: 1}, "
+             "profile: ../../workloads/library/resnet50-train.yaml}\n",
+             sharing, n);
+    double work = 0;
+    char line[1024];
+    run_and_get(dir, text, "a", line, sizeof line);
+    char path[512];
+    static char csv[8192];
+    snprintf(path, sizeof path, "%s/out/jobs.csv", dir);
+    cr_assert(test_read_text(path, csv, sizeof csv));
+    int got = 0;
+    for (char *l = strtok(csv, "\n"); l; l = strtok(NULL, "\n")) {
+        if (!strncmp(l, "id,", 3)) {
+            continue;
+        }
+        cr_assert(strstr(l, ",done,"), "%s", l);
+        cr_assert(strstr(l, "n-0/0 n-0/1"), "one worker per GPU: %s", l);
+        cr_assert_lt(got, n);
+        jct[got++] = column(l, 12);
+        work = column(l, 7);
+    }
+    cr_assert_eq(got, n);
+    test_rm_rf(dir);
+    return work;
+}
+
+/* A gang on MPS replicas or time-sliced GPUs is never faster than the same gang on the same GPUs
+ * exclusive, alone or beside identical gangs: an MPS replica caps each client at 100 / replicas
+ * % of the SMs (alone too), and a time-sliced context shares the GPU round-robin; the rings of
+ * co-located gangs share the GPUs' NVLink ports. (Before: one gang on `mps: {replicas: 2}` took
+ * 0.82 of the exclusive time and three on `replicas: 3` 0.60 each: its work was counted at the
+ * replica's cap and its step on the whole GPU.) */
+Test(ddp_run, shared_gang_is_never_faster_than_exclusive, .timeout = 120)
+{
+    double whole, one[1], three[3], work = shared_gangs("whole", 1, &whole);
+    cr_assert_gt(whole, work); /* the all-reduce is not free */
+    static const char *const modes[] = {"{mps: {replicas: 2}}", "{mps: {replicas: 3}}",
+                                        "{timeslice: {replicas: 2}}",
+                                        "{timeslice: {replicas: 3}}"};
+    for (int m = 0; m < 4; m++) {
+        cr_assert_eq(shared_gangs(modes[m], 1, one), work);
+        cr_assert_geq(one[0], whole, "%s: one gang %.6g s, exclusive %.6g s", modes[m], one[0],
+                      whole);
+        if (m % 2 == 1) {
+            shared_gangs(modes[m], 3, three);
+            for (int k = 0; k < 3; k++) {
+                cr_assert_gt(three[k], one[0], "%s: three gangs %.6g s, one %.6g s", modes[m],
+                             three[k], one[0]);
+            }
+        }
+    }
+}
+
 /* The 3DGAN what-if: a worker needs the profile's footprint (8.47 GiB at batch 64, 5.32 GiB at
  * batch 32 with its bucket copies and NCCL buffers), so 1g.5gb (4.75 GiB) fails with OOM at start
  * at both batch sizes while 2g.10gb (9.75 GiB) and larger hold it: every 1g.5gb job is failed_oom

@@ -487,6 +487,85 @@ Test(predict, ddp_queries)
     fx_fini(&fx);
 }
 
+/* DDP queries with sharing are answered, not ignored: on whole GPUs and on 3g.20gb instances,
+ * time-sliced or under MPS (capped or not), with 1 to 4 identical gangs on the same GPUs or a
+ * co-runner of another profile (`with`), a gang is never faster than the same gang exclusive and
+ * its time grows with its peers; a sharing the model cannot answer is invalid with the reason. */
+Test(predict, ddp_queries_with_sharing)
+{
+    fixture fx;
+    fx_init(&fx);
+    char a[128], b[128], q[128], out[128], err[128], cmd[640];
+    snprintf(a, sizeof a, "%s/a.yaml", fx.dir);
+    snprintf(b, sizeof b, "%s/b.yaml", fx.dir);
+    snprintf(q, sizeof q, "%s/q.yaml", fx.dir);
+    snprintf(out, sizeof out, "%s/out.csv", fx.dir);
+    snprintf(err, sizeof err, "%s/err.txt", fx.dir);
+    write_profile_grad(&fx, a, "a", 100e6);
+    write_profile_grad(&fx, b, "b", 0);
+    static const char *const shapes[] = {"partition: full, workers: 2, topology: [2]",
+                                         "partition: 3g.20gb, workers: 4, per_gpu: 2, "
+                                         "topology: [4]"};
+    static const char *const shares[] = {"sharing: timeslice", "sharing: mps",
+                                         "sharing: mps, mps_percent: 50"};
+    FILE *f = fopen(q, "w");
+    fprintf(f, "gpu: " GPU "\nqueries:\n");
+    for (int sh = 0; sh < 2; sh++) {
+        fprintf(f, "  - {config: {%s}, batch: 8, work: 800}\n", shapes[sh]);
+        for (int m = 0; m < 3; m++) {
+            for (int k = 1; k <= 4; k++) {
+                fprintf(f, "  - {config: {%s, %s, peers: %d}, batch: 8, work: 800}\n",
+                        shapes[sh], shares[m], k);
+            }
+            fprintf(f, "  - {config: {%s, %s, with: [b]}, batch: 8, work: 800}\n", shapes[sh],
+                    shares[m]);
+        }
+    }
+    fprintf(f, "  - {config: {partition: full, workers: 2, sharing: exclusive, peers: 2}, "
+               "batch: 8}\n"
+               "  - {config: {partition: full, workers: 2, with: [c]}, batch: 8}\n");
+    fclose(f);
+    snprintf(cmd, sizeof cmd, "./slicesim predict %s %s %s", a, b, q);
+    cr_assert_eq(run(cmd, out, err), 0, "%s", slurp(err));
+    char *csv = slurp(out);
+    char *line[64];
+    int n = 0;
+    for (char *s = strtok(csv, "\n"); s && n < 64; s = strtok(NULL, "\n")) {
+        line[n++] = s;
+    }
+    cr_assert_eq(n, 1 + 2 * 16 + 2);
+    int row = 1;
+    for (int sh = 0; sh < 2; sh++) {
+        double t_ex, x;
+        int idx;
+        cr_assert_eq(sscanf(line[row++], "%d,%lg,%lg,ok", &idx, &t_ex, &x), 3, "%s", line[row - 1]);
+        for (int m = 0; m < 3; m++) {
+            double prev = 0;
+            for (int k = 1; k <= 5; k++) {
+                double t;
+                const char *l = line[row++];
+                if (sh == 1 && k == 4) { /* four 6.16 GiB workers do not fit 19.5 GiB */
+                    cr_assert(strstr(l, ",oom,,,\"worker needs 6.16 GiB"), "%s", l);
+                    continue;
+                }
+                cr_assert_eq(sscanf(l, "%d,%lg,%lg,ok", &idx, &t, &x), 3, "%s", l);
+                cr_assert_geq(t, t_ex * (1 - 1e-12), "%s: exclusive %g s", l, t_ex);
+                if (k <= 4) {
+                    cr_assert_geq(t, prev * (1 - 1e-12), "%s: fewer peers %g s", l, prev);
+                    prev = t;
+                }
+                if (m == 0 && k >= 2) { /* time-slicing another gang or process: slower */
+                    cr_assert_gt(t, 1.2 * t_ex, "%s: exclusive %g s", l, t_ex);
+                }
+            }
+        }
+    }
+    cr_assert_str_eq(line[row++], "32,,,invalid,,,exclusive partition cannot hold several jobs");
+    cr_assert_str_eq(line[row++], "33,,,invalid,,,with: no profile named 'c' was given on the "
+                                  "command line");
+    fx_fini(&fx);
+}
+
 /* fit-workload's DDP step: observations of a 16-worker job whose times come from the model with
  * a known gradient size G0 = 50 MB (predicted through obs_predict, not printed by the program)
  * give back G0 when the file states no grad_bytes; the residuals are then 0. */
