@@ -12,213 +12,18 @@
 #include <cjson/cJSON.h>
 
 #include "experiments/fileio.h"
+#include "experiments/jsonrd.h"
 #include "sim/err.h"
 #include "sim/xalloc.h"
 
-/* Where a value starts in the text (see locate_all). */
-typedef struct jpos {
-    const cJSON *node;
-    size_t off;
-} jpos;
-
-typedef struct rd {
-    const char *file;
-    diag *d;
-    int errors;
-    const char *text; /* the file's bytes (borrowed), for error positions */
-    size_t len;
-    jpos *pos; /* every value's offset, sorted by node (owned) */
-    size_t n_pos, cap_pos;
-} rd;
-
-/* ------------------------------------------------------------------ parsing and positions */
-
-/* Parse len bytes; on a syntax error, or text after the JSON value, report FILE:LINE:COL and
- * return NULL. */
-static cJSON *parse(rd *r, const char *buf, size_t len)
-{
-    char *text = xmalloc(len + 1, "JSON text");
-    memcpy(text, buf, len);
-    text[len] = 0;
-    const char *end = NULL;
-    cJSON *root = cJSON_ParseWithOpts(text, &end, 0);
-    const char *expect = "a JSON value";
-    if (root && strlen(text) != len) {
-        end = text + strlen(text); /* an embedded NUL byte: not JSON text */
-        cJSON_Delete(root);
-        root = NULL;
-    } else if (root) {
-        while (end && *end && (unsigned char)*end <= 32) {
-            end++;
-        }
-        if (end && *end) { /* cJSON stops after the first value: more text would be ignored */
-            expect = "the end of the file after the JSON value";
-            cJSON_Delete(root);
-            root = NULL;
-        }
-    }
-    if (!root) {
-        size_t off = end ? (size_t)(end - text) : 0;
-        char got[16];
-        if (off >= len) {
-            snprintf(got, sizeof got, "end of file");
-        } else if ((unsigned char)text[off] < 0x20 || (unsigned char)text[off] >= 0x7f) {
-            snprintf(got, sizeof got, "\\x%02x", (unsigned char)text[off]);
-        } else {
-            snprintf(got, sizeof got, "%c", text[off]);
-        }
-        diag_error(r->d, diag_loc_from_offset(r->file, text, len, off), NULL,
-                   "invalid JSON; expected %s, got '%s'", expect, got);
-        r->errors++;
-    }
-    free(text);
-    return root;
-}
-
-/* cJSON keeps no positions: locate_all walks the text that parsed beside the tree it gave (the
- * same values in the same order) and records where each value starts, so that a value's error
- * names FILE:LINE:COL as a syntax error does. */
-static size_t skip_ws(const rd *r, size_t i)
-{
-    while (i < r->len && (unsigned char)r->text[i] <= 32) { /* what cJSON skips */
-        i++;
-    }
-    return i;
-}
-
-static size_t skip_string(const rd *r, size_t i)
-{
-    for (i++; i < r->len && r->text[i] != '"'; i++) {
-        i += r->text[i] == '\\';
-    }
-    return i + 1;
-}
-
-static size_t locate(rd *r, const cJSON *v, size_t i)
-{
-    i = skip_ws(r, i);
-    if (r->n_pos == r->cap_pos) {
-        r->cap_pos = r->cap_pos ? 2 * r->cap_pos : 256;
-        r->pos = xrealloc(r->pos, r->cap_pos * sizeof *r->pos, "JSON positions");
-    }
-    r->pos[r->n_pos++] = (jpos){v, i};
-    if (cJSON_IsObject(v) || cJSON_IsArray(v)) {
-        i++; /* '{' or '[' */
-        for (const cJSON *c = v->child; c; c = c->next) {
-            if (cJSON_IsObject(v)) {
-                i = skip_ws(r, skip_string(r, skip_ws(r, i))) + 1; /* "key" : */
-            }
-            i = skip_ws(r, locate(r, c, i));
-            i += i < r->len && r->text[i] == ',';
-        }
-        return skip_ws(r, i) + 1; /* '}' or ']' */
-    }
-    if (cJSON_IsString(v)) {
-        return skip_string(r, i);
-    }
-    while (i < r->len && !strchr(",]} \t\r\n", r->text[i])) { /* number, true, false, null */
-        i++;
-    }
-    return i;
-}
-
-static int pos_cmp(const void *a, const void *b)
-{
-    uintptr_t x = (uintptr_t)((const jpos *)a)->node, y = (uintptr_t)((const jpos *)b)->node;
-    return (x > y) - (x < y);
-}
-
-static void locate_all(rd *r, const cJSON *root)
-{
-    size_t start = r->len >= 3 && !memcmp(r->text, "\xEF\xBB\xBF", 3) ? 3 : 0; /* UTF-8 BOM */
-    locate(r, root, start);
-    qsort(r->pos, r->n_pos, sizeof *r->pos, pos_cmp);
-}
-
-/* Where v starts (FILE alone when it is not known or enough errors have been stored). */
-static src_loc loc_of(const rd *r, const cJSON *v)
-{
-    if (v && diag_error_count(r->d) < DIAG_MAX_ERRORS) {
-        jpos key = {v, 0};
-        const jpos *p = bsearch(&key, r->pos, r->n_pos, sizeof *r->pos, pos_cmp);
-        if (p) {
-            return diag_loc_from_offset(r->file, r->text, r->len, p->off);
-        }
-    }
-    return (src_loc){r->file, 0, 0};
-}
-
-static void describe(const rd *r, const cJSON *v, char *out, size_t n);
-
-/* Report every key that appears twice in one object with another value (cJSON keeps both and
- * lookups see only the first, so the second value would be ignored silently). A repeat of the
- * same value loses nothing and is accepted: calib/ programs before 2026-11-24 wrote "reps" twice
- * per run (calib/results/ holds such files). `path` names v. */
-static void check_duplicates(rd *r, const cJSON *v, const char *path)
-{
-    int i = 0;
-    for (const cJSON *c = v ? v->child : NULL; c; c = c->next, i++) {
-        char sub[256];
-        if (cJSON_IsObject(v)) {
-            snprintf(sub, sizeof sub, "%s%s%s", path, path[0] ? "." : "", c->string);
-            for (const cJSON *e = v->child; e != c; e = e->next) {
-                if (!strcmp(e->string, c->string) && !cJSON_Compare(e, c, true)) {
-                    char first[64], second[64];
-                    describe(r, e, first, sizeof first);
-                    describe(r, c, second, sizeof second);
-                    diag_error(r->d, loc_of(r, c), sub,
-                               "duplicate key with another value; expected each key once in an "
-                               "object, got '%s' and '%s'",
-                               first, second);
-                    r->errors++;
-                    break;
-                }
-            }
-        } else {
-            snprintf(sub, sizeof sub, "%s[%d]", path, i);
-        }
-        check_duplicates(r, c, sub);
-    }
-}
+typedef jsonrd rd;
 
 /* ------------------------------------------------------------------ typed access */
-
-/* v as the file has it: a number as written (1e400 is read as inf), others by kind. */
-static void describe(const rd *r, const cJSON *v, char *out, size_t n)
-{
-    const jpos key = {v, 0};
-    const jpos *p = v ? bsearch(&key, r->pos, r->n_pos, sizeof *r->pos, pos_cmp) : NULL;
-    if (!v) {
-        snprintf(out, n, "nothing");
-    } else if (cJSON_IsString(v)) {
-        snprintf(out, n, "\"%.40s\"", v->valuestring);
-    } else if (cJSON_IsNumber(v) && p) {
-        size_t w = 0;
-        while (w < 40 && p->off + w < r->len && strchr("0123456789.+-eE", r->text[p->off + w]) &&
-               r->text[p->off + w]) {
-            w++;
-        }
-        snprintf(out, n, "%.*s", (int)w, r->text + p->off);
-    } else if (cJSON_IsNumber(v)) {
-        snprintf(out, n, "%.10g", v->valuedouble);
-    } else if (cJSON_IsBool(v)) {
-        snprintf(out, n, "%s", cJSON_IsTrue(v) ? "true" : "false");
-    } else if (cJSON_IsNull(v)) {
-        snprintf(out, n, "null");
-    } else if (cJSON_IsArray(v)) {
-        snprintf(out, n, "an array");
-    } else {
-        snprintf(out, n, "an object");
-    }
-}
 
 /* A bad value v (or a missing one, NULL, reported at the object `in` that lacks it). */
 static void bad_in(rd *r, const char *path, const char *expect, const cJSON *v, const cJSON *in)
 {
-    char got[64];
-    describe(r, v, got, sizeof got);
-    diag_error(r->d, loc_of(r, v ? v : in), path, "expected %s, got '%s'", expect, got);
-    r->errors++;
+    jsonrd_bad(r, path, expect, v, in);
 }
 
 static void bad(rd *r, const char *path, const char *expect, const cJSON *v)
@@ -237,7 +42,7 @@ static void bad_cap(rd *r, const char *path, int cap, const char *what, const cJ
 
 static const cJSON *get(const cJSON *o, const char *key)
 {
-    return cJSON_IsObject(o) ? cJSON_GetObjectItemCaseSensitive(o, key) : NULL;
+    return jsonrd_get(o, key);
 }
 
 /* Number at o.key within [lo, hi]; on failure reports and returns false. */
@@ -809,17 +614,17 @@ static int load_buffer(const char *name, const char *buf, size_t len, const char
                        load_fn *fn, void *out, diag *d)
 {
     rd r = {.file = name, .d = d, .text = buf, .len = len};
-    cJSON *root = parse(&r, buf, len);
+    cJSON *root = jsonrd_parse(&r);
     if (!root) {
+        jsonrd_fini(&r);
         return SIM_EINPUT;
     }
-    locate_all(&r, root);
-    check_duplicates(&r, root, "");
+    jsonrd_check_duplicates(&r, root, "");
     if (r.errors == 0 && check_schema(&r, root, schema)) {
         fn(&r, root, out);
     }
     cJSON_Delete(root);
-    free(r.pos);
+    jsonrd_fini(&r);
     return r.errors ? SIM_EINPUT : 0;
 }
 
