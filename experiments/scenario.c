@@ -266,6 +266,10 @@ static const cfg_field group_fields[] = {
     {"topology", CFG_STRING, .off = offsetof(scenario_node_group, topology),
      .expect = "a topology of model/comm.yaml, like nvswitch or pcie",
      CFG_LOC(scenario_node_group, topology_at)},
+    {"label", CFG_STRING, .off = offsetof(scenario_node_group, label),
+     .expect = "a name for job classes' nodes constraints", CFG_LOC(scenario_node_group, label_at)},
+    {"cpu_milli", CFG_U64, CFG_MAX(1e9), .off = offsetof(scenario_node_group, cpu_milli)},
+    {"host_memory", CFG_BYTES, .off = offsetof(scenario_node_group, host_mem_bytes)},
     {0},
 };
 
@@ -459,6 +463,40 @@ static bool parse_request(cfg_walker *w, yaml_node_t *node, const char *path, co
     return cfg_walk_field(w, v, cpath, &request_count_field, req);
 }
 
+#define NODES_EXPECT "a list of node group labels or GPU types like [a100-pool, H100-SXM5-80GB]"
+
+/* `nodes: [A, B]` -> "A|B" (job_pod.gpu_spec's form); every item a plain name. */
+static bool parse_nodes(cfg_walker *w, yaml_node_t *node, const char *path, const cfg_field *f,
+                        void *dst)
+{
+    (void)f;
+    bool ok = node->type == YAML_SEQUENCE_NODE &&
+              node->data.sequence.items.top > node->data.sequence.items.start;
+    size_t len = 1;
+    for (yaml_node_item_t *it = ok ? node->data.sequence.items.start : NULL;
+         ok && it < node->data.sequence.items.top; it++) {
+        const char *v = yamlx_scalar(yamlx_node(w->doc, *it));
+        ok = v && *v && !strchr(v, '|');
+        len += v ? strlen(v) + 1 : 0;
+    }
+    if (!ok) {
+        diag_error(w->diag, cfg_loc(w, node), path, "expected %s, got '%s'", NODES_EXPECT,
+                   yamlx_kind(node));
+        return false;
+    }
+    char *out = arena_alloc(w->arena, len);
+    out[0] = 0;
+    for (yaml_node_item_t *it = node->data.sequence.items.start;
+         it < node->data.sequence.items.top; it++) {
+        if (out[0]) {
+            strcat(out, "|");
+        }
+        strcat(out, yamlx_scalar(yamlx_node(w->doc, *it)));
+    }
+    *(const char **)dst = out;
+    return true;
+}
+
 static const cfg_field job_fields[] = {
     CFG_SELF(scenario_job_class, at),
     {"name", CFG_STRING, .required = true, .off = offsetof(scenario_job_class, name)},
@@ -490,6 +528,10 @@ static const cfg_field job_fields[] = {
      CFG_LOC(scenario_job_class, batch_at)},
     {"duration_on", CFG_STRING, .expect = "a MIG profile like 1g.5gb",
      .off = offsetof(scenario_job_class, duration_on), CFG_LOC(scenario_job_class, duration_on_at)},
+    {"nodes", CFG_CUSTOM, .parse = parse_nodes, .expect = NODES_EXPECT,
+     .off = offsetof(scenario_job_class, nodes), CFG_LOC(scenario_job_class, nodes_at)},
+    {"cpu_milli", CFG_U64, CFG_MAX(4e9), .off = offsetof(scenario_job_class, cpu_milli)},
+    {"host_memory", CFG_BYTES, .off = offsetof(scenario_job_class, host_mem_bytes)},
     {0},
 };
 
@@ -1008,6 +1050,30 @@ static void check_name(load_ctx *c)
     }
 }
 
+/* Every name of a class's `nodes` constraint is a node group's label, or the GPU type of a
+ * group without a label (what a placement matches: model/world.c gpu_allowed). */
+static void check_nodes(load_ctx *c, const scenario_job_class *j, const char *jpath)
+{
+    const scenario_cluster *cl = &c->spec->cluster;
+    for (const char *p = j->nodes; p && *p;) {
+        size_t n = strcspn(p, "|");
+        bool found = false;
+        for (size_t g = 0; g < cl->n_groups && !found; g++) {
+            const char *name = cl->groups[g].label ? cl->groups[g].label : cl->groups[g].gpu;
+            found = name && strlen(name) == n && !strncmp(name, p, n);
+        }
+        if (!found && !cfg_present(cl->trace.at)) {
+            char path[PATH_LEN];
+            cfg_path_key(path, sizeof path, jpath, "nodes");
+            diag_error(c->d, j->nodes_at, path,
+                       "names no node group; expected the label (or, without one, the GPU type) "
+                       "of a group of cluster.nodes, got '%.*s'",
+                       (int)n, p);
+        }
+        p += n + (p[n] == '|');
+    }
+}
+
 static void check_spec(load_ctx *c)
 {
     check_name(c);
@@ -1024,6 +1090,7 @@ static void check_spec(load_ctx *c)
         snprintf(jpath, sizeof jpath, "workload.jobs[%zu]", i);
         check_arrivals(c, &s->workload.jobs[i], jpath);
         check_work(c, &s->workload.jobs[i], jpath);
+        check_nodes(c, &s->workload.jobs[i], jpath);
     }
 }
 

@@ -115,7 +115,10 @@ typedef struct scenario_node_group {
     const char *trace_model; /* the GPU model as a node-list trace names it, or NULL */
     const char *topology;    /* how the nodes' GPUs are wired: a topology of model/comm.yaml
                               * (checked by the run), or NULL: as the GPU type says */
-    src_loc at, gpu_at, topology_at;
+    const char *label;       /* the name a job class's `nodes` constraint gives these nodes
+                              * (`label:`; the snapshot importer writes the group's name), or
+                              * NULL: they are named by their GPU type */
+    src_loc at, gpu_at, topology_at, label_at;
 } scenario_node_group;
 
 /* One `gpu_map` entry of a traced cluster: the trace's GPU model -> a catalog type. */
@@ -199,6 +202,12 @@ typedef struct scenario_job_class {
     const char *duration_on;    /* a job asking for any MIG slice: the MIG profile `duration` is
                                  * stated on (the physics carries it to the largest profile);
                                  * NULL = the largest profile itself */
+    const char *nodes;          /* placement constraint (`nodes: [A, B]`): the node groups whose
+                                 * label (or, without one, GPU type) is listed, '|'-separated as
+                                 * job_pod.gpu_spec; NULL = any node */
+    uint64_t cpu_milli;         /* CPU each worker requests, milli-cores; 0 = not stated */
+    uint64_t host_mem_bytes;    /* host memory each worker requests; 0 = not stated */
+    src_loc nodes_at;
     src_loc at, rate_at, interval_at, profile_at, duration_at, workers_at, per_gpu_at,
         samples_at, batch_at, priority_at, duration_on_at;
 } scenario_job_class;

@@ -30,6 +30,8 @@ static const cli_cmd commands[] = {
     {"fit-workload", cmd_fit_workload, "fit a workload profile: fit-workload OBS.yaml -o P.yaml"},
     {"predict", cmd_predict, "predict a profile on queries: predict PROFILE.yaml... QUERIES.yaml"},
     {"policies", cmd_policies, "list the scheduling and placement policies"},
+    {"import", cmd_import,
+     "a scenario from a cluster: import cluster SNAPSHOT.json -o SCENARIO.yaml (kubectl)"},
 };
 
 static void usage(FILE *out)

@@ -160,6 +160,13 @@ static cJSON *job_class_json(const scenario_job_class *j)
     add_str(o, "profile", j->profile);
     add_n(o, "memory_bytes", (double)j->memory_bytes);
     add_n(o, "priority", j->priority);
+    if (j->nodes) { /* absent: any node */
+        add_str(o, "nodes", j->nodes);
+    }
+    if (j->cpu_milli || j->host_mem_bytes) {
+        add_n(o, "cpu_milli", (double)j->cpu_milli);
+        add_n(o, "host_mem_bytes", (double)j->host_mem_bytes);
+    }
     return o;
 }
 
@@ -224,6 +231,11 @@ cJSON *out_config_json(const scenario_spec *s)
         }
         if (g->trace_model) { /* a group read from cluster.trace */
             add_str(gj, "trace_model", g->trace_model);
+        }
+        if (g->label) { /* absent: pods' nodes constraints name its GPU type */
+            add_str(gj, "label", g->label);
+        }
+        if (g->trace_model || g->cpu_milli || g->host_mem_bytes) {
             add_n(gj, "cpu_milli", (double)g->cpu_milli);
             add_n(gj, "host_mem_bytes", (double)g->host_mem_bytes);
         }

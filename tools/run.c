@@ -254,6 +254,9 @@ static synth_class *build_classes(run_ctx *r)
         k->mem_bytes = jc->memory_bytes;
         k->profile = jc->profile;
         k->priority = (int32_t)jc->priority;
+        k->gpu_spec = jc->nodes;
+        k->cpu_milli = (uint32_t)jc->cpu_milli;
+        k->host_mem_bytes = jc->host_mem_bytes;
         char path[128];
         snprintf(path, sizeof path, "workload.jobs[%zu].profile", i);
         const jobrate_profile *jp =

@@ -80,7 +80,8 @@ void run_build_cluster(arena *a, diag *d, const scenario_spec *s, const gpu_cata
         for (uint32_t i = 0; i < grp->gpus_per_node; i++) {
             cluster_gpu_cfg *gc = &gpus[i];
             gc->type = t;
-            gc->label = grp->trace_model; /* the trace's model name, for gpu_spec */
+            /* the name a pod's gpu_spec matches: the group's label, or the trace's model */
+            gc->label = grp->label ? grp->label : grp->trace_model;
             gc->sharing = sh->mode == SCN_SHARE_TIMESLICE ? CLUSTER_SHARE_TIMESLICE
                           : sh->mode == SCN_SHARE_MPS     ? CLUSTER_SHARE_MPS
                                                           : CLUSTER_SHARE_NONE;

@@ -72,7 +72,10 @@ size_t synth_generate(const synth_class *classes, size_t n, const rng_root *root
                          .work_s = work_s,
                          .mem_bytes = k->mem_bytes,
                          .profile = k->profile,
-                         .pod = {.priority = k->priority}},
+                         .pod = {.priority = k->priority,
+                                 .gpu_spec = k->gpu_spec,
+                                 .cpu_milli = k->cpu_milli,
+                                 .host_mem_bytes = k->host_mem_bytes}},
                 .cls = c,
                 .seq = seq,
             };

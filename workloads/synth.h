@@ -47,6 +47,9 @@ typedef struct synth_class {
     uint64_t mem_bytes;  /* per unit, 0 = not stated */
     int32_t priority;    /* priority class value of its jobs (job_pod.priority), 0 default */
     const char *profile; /* workload profile name or NULL; borrowed */
+    const char *gpu_spec;    /* job_pod.gpu_spec of its jobs (where they may run), or NULL */
+    uint32_t cpu_milli;      /* job_pod.cpu_milli (per worker), 0 = not stated */
+    uint64_t host_mem_bytes; /* job_pod.host_mem_bytes (per worker), 0 = not stated */
 } synth_class;
 
 /* Draw one value of d from stream s (seconds, > 0 for valid parameters). */

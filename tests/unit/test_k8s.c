@@ -1,0 +1,221 @@
+/* Unit tests for experiments/k8s_snapshot (kubectl nodes and pods -> node groups and pod classes)
+ * and `slicesim import cluster`: the example snapshot of experiments/k8s/, the bad-input corpus
+ * tests/bad_input/k8s/ (expect.txt gives each file's exact message), Kubernetes quantities and
+ * GPU product labels. Tests run from the repository root. */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "experiments/catalog_load.h"
+#include "experiments/k8s_snapshot.h"
+#include "sim/arena.h"
+#include "sim/diag.h"
+#include "sim/err.h"
+#include "tests/unit/sh.h"
+
+#define EXAMPLE "experiments/k8s/gfd-readme-cluster.json"
+
+typedef struct kfx {
+    arena *a;
+    diag *d;
+    gpu_catalog cat;
+} kfx;
+
+static void kfx_init(kfx *f)
+{
+    f->a = arena_create();
+    f->d = diag_create();
+    cr_assert_eq(catalog_load_default(f->a, &f->cat, f->d), 0);
+}
+
+static void kfx_fini(kfx *f)
+{
+    diag_destroy(f->d);
+    arena_destroy(f->a);
+}
+
+static const k8s_group *group(const k8s_snapshot *s, const char *name)
+{
+    for (size_t i = 0; i < s->n_groups; i++) {
+        if (!strcmp(s->groups[i].name, name)) {
+            return &s->groups[i];
+        }
+    }
+    cr_assert_fail("no group %s", name);
+    return NULL;
+}
+
+/* The class holding pod `who` (namespace/name). */
+static const k8s_pod_class *class_of(const k8s_snapshot *s, const char *who)
+{
+    for (size_t i = 0; i < s->n_classes; i++) {
+        for (size_t p = 0; p < s->classes[i].n_pods; p++) {
+            if (!strcmp(s->classes[i].pods[p], who)) {
+                return &s->classes[i];
+            }
+        }
+    }
+    cr_assert_fail("no pod %s", who);
+    return NULL;
+}
+
+Test(k8s, quantities)
+{
+    uint64_t q;
+    cr_assert(k8s_quantity("500m", 1000, &q) && q == 500);
+    cr_assert(k8s_quantity("96", 1000, &q) && q == 96000);
+    cr_assert(k8s_quantity("63500m", 1000, &q) && q == 63500);
+    cr_assert(k8s_quantity("32Gi", 1, &q) && q == 32ull << 30);
+    cr_assert(k8s_quantity("1031018028Ki", 1, &q) && q == 1031018028ull * 1024);
+    cr_assert(k8s_quantity("129e6", 1, &q) && q == 129000000);
+    cr_assert(k8s_quantity("1.5G", 1, &q) && q == 1500000000);
+    cr_assert(k8s_quantity("0.1", 1000, &q) && q == 100);
+    cr_assert_not(k8s_quantity("256GB", 1, &q));
+    cr_assert_not(k8s_quantity("-1", 1, &q));
+    cr_assert_not(k8s_quantity("12abc", 1, &q));
+    cr_assert_not(k8s_quantity("", 1, &q));
+    cr_assert_not(k8s_quantity(" 1", 1, &q));
+}
+
+/* GPU feature discovery's product labels, as documented and as GPU operators write them. */
+Test(k8s, product_labels_map_to_catalog_types)
+{
+    static const struct {
+        const char *product, *gpu;
+    } cases[] = {{"A100-SXM4-40GB", "A100-SXM4-40GB"},
+                 {"NVIDIA-A100-SXM4-40GB", "A100-SXM4-40GB"},
+                 {"NVIDIA-A100-SXM4-80GB", "A100-SXM4-80GB"},
+                 {"NVIDIA-H100-80GB-HBM3", "H100-SXM5-80GB"},
+                 {"NVIDIA-A30", "A30-24GB"},
+                 {"A100-SXM4-40GB-SHARED", "A100-SXM4-40GB"}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        kfx f;
+        kfx_init(&f);
+        char json[512];
+        snprintf(json, sizeof json,
+                 "{\"kind\": \"NodeList\", \"items\": [{\"metadata\": {\"name\": \"n\", "
+                 "\"labels\": {\"nvidia.com/gpu.product\": \"%s\", \"nvidia.com/gpu.count\": "
+                 "\"2\"}}}]}",
+                 cases[i].product);
+        k8s_snapshot s;
+        int rc = k8s_snapshot_load_buffer("t.json", json, strlen(json), &f.cat, f.a, f.d, &s);
+        cr_assert_eq(rc, 0, "%s: %s", cases[i].product, diag_message(f.d, 0));
+        cr_assert_eq(s.n_groups, 1);
+        cr_assert_str_eq(s.groups[0].gpu, cases[i].gpu, "%s", cases[i].product);
+        cr_assert_eq(s.groups[0].gpus_per_node, 2);
+        kfx_fini(&f);
+    }
+}
+
+/* The example: GFD's documented label sets on six nodes (one without GPUs), eleven pods. */
+Test(k8s, example_snapshot_groups_and_classes)
+{
+    kfx f;
+    kfx_init(&f);
+    k8s_snapshot s;
+    int rc = k8s_snapshot_load_file(EXAMPLE, &f.cat, f.a, f.d, &s);
+    cr_assert_eq(rc, 0, "%s", diag_message(f.d, 0));
+    cr_assert_eq(s.n_gpu_nodes, 5);
+    cr_assert_eq(s.n_cpu_nodes, 1);
+    cr_assert_eq(s.n_groups, 4); /* the two DGX nodes differ only in name and timestamp */
+    const k8s_group *dgx = group(&s, "a100-sxm4-40gb-1g");
+    cr_assert_eq(dgx->n_nodes, 2);
+    cr_assert_eq(dgx->cpu_milli, 63500);
+    cr_assert_eq(dgx->mem_bytes, 1031018028ull * 1024);
+    cr_assert_null(dgx->mig_config);
+    /* single strategy: 56 MIG devices of all-1g.5gb = 8 GPUs of 7 instances */
+    const k8s_group *single = group(&s, "a100-sxm4-40gb-8g");
+    cr_assert_str_eq(single->mig_config, "all-1g.5gb");
+    cr_assert_eq(single->mig_strategy, K8S_MIG_SINGLE);
+    cr_assert_eq(single->gpus_per_node, 8);
+    cr_assert_eq(single->n_taints, 1);
+    cr_assert_str_eq(single->taints[0].key, "nvidia.com/gpu");
+    const k8s_group *mixed = group(&s, "a100-sxm4-40gb-8g-2");
+    cr_assert_eq(mixed->mig_strategy, K8S_MIG_MIXED);
+    cr_assert_str_eq(mixed->mig_config, "all-balanced");
+    const k8s_group *shared = group(&s, "a100-sxm4-40gb-8g-3");
+    cr_assert_eq(shared->sharing, K8S_SHARE_TIMESLICE);
+    cr_assert_eq(shared->replicas, 4);
+    cr_assert_not(shared->rename_by_default);
+    /* pods: 8 asking for GPUs (5 running), a finished one and a CPU-only one left out */
+    cr_assert_eq(s.n_pods, 8);
+    cr_assert_eq(s.n_pods_skipped, 2);
+    cr_assert_eq(s.n_classes, 7);
+    const k8s_pod_class *nb = class_of(&s, "dev/notebook-a");
+    cr_assert_eq(nb->n_pods, 2); /* notebook-a and -b are alike */
+    cr_assert(nb->running);
+    cr_assert_str_eq(nb->groups, "a100-sxm4-40gb-8g");
+    cr_assert_eq(nb->cpu_milli, 500);
+    const k8s_pod_class *tr = class_of(&s, "ml/train-0");
+    cr_assert_eq(tr->priority, 1000);
+    cr_assert_str_eq(tr->priority_class, "training");
+    cr_assert_eq(tr->mem_bytes, 64ull << 30);
+    /* pending: nodeSelector pool=inference -> the mixed MIG node only */
+    cr_assert_str_eq(class_of(&s, "serving/batch-infer")->groups, "a100-sxm4-40gb-8g-2");
+    /* required affinity on gpu.machine -> the DGX group */
+    cr_assert_str_eq(class_of(&s, "ml/train-1")->groups, "a100-sxm4-40gb-1g");
+    /* no constraint: every group advertising nvidia.com/gpu whose taints it tolerates (not the
+     * tainted single-strategy node; not the mixed node, which advertises MIG resources only) */
+    cr_assert_str_eq(class_of(&s, "dev/any-gpu")->groups, "a100-sxm4-40gb-1g|a100-sxm4-40gb-8g-3");
+    kfx_fini(&f);
+}
+
+/* The committed scenario is what the importer writes today, and it runs with every pod placed
+ * (the five running on their node's group at once, the three pending where they may). */
+Test(k8s, import_writes_the_example_scenario_and_it_runs, .timeout = 60)
+{
+    char dir[64], cmd[1024], out[4096];
+    cr_assert(test_tmpdir(dir, sizeof dir, "k8s"));
+    snprintf(cmd, sizeof cmd,
+             "cp experiments/k8s/gfd-readme-cluster.json %s/ && mkdir -p %s/k8s %s/mig && "
+             "cp experiments/mig/config-default.yaml %s/mig/ && "
+             "./slicesim import cluster %s/gfd-readme-cluster.json -o %s/k8s/s.yaml "
+             "--name gfd-readme-cluster --mig-parted ../mig/config-default.yaml 2>&1",
+             dir, dir, dir, dir, dir, dir);
+    cr_assert_eq(test_sh(cmd, out, sizeof out), 0, "%s", out);
+    /* the header names the snapshot as given; the rest must equal the committed file */
+    snprintf(cmd, sizeof cmd,
+             "diff <(tail -n +2 %s/k8s/s.yaml) <(tail -n +2 experiments/k8s/gfd-readme-cluster.yaml)"
+             " 2>&1",
+             dir);
+    char bash[1200];
+    snprintf(bash, sizeof bash, "bash -c '%s'", cmd);
+    cr_assert_eq(test_sh(bash, out, sizeof out), 0, "%s", out);
+    snprintf(cmd, sizeof cmd,
+             "./slicesim run experiments/k8s/gfd-readme-cluster.yaml -o %s/run --force 2>&1", dir);
+    cr_assert_eq(test_sh(cmd, out, sizeof out), 0, "%s", out);
+    cr_assert(strstr(out, "jobs: 8: 0 done, 0 failed (OOM), 8 running, 0 queued"), "%s", out);
+    test_rm_rf(dir);
+}
+
+/* Each bad file: its exact message, exit 2, nothing written. */
+Test(k8s, bad_input_corpus_gives_exact_messages, .timeout = 60)
+{
+    char expect[16384];
+    cr_assert(test_read_text("tests/bad_input/k8s/expect.txt", expect, sizeof expect));
+    DIR *dp = opendir("tests/bad_input/k8s");
+    cr_assert_not_null(dp);
+    struct dirent *de;
+    int n = 0;
+    while ((de = readdir(dp))) {
+        if (!strstr(de->d_name, ".json")) {
+            continue;
+        }
+        char path[512], cmd[1024], out[2048];
+        snprintf(path, sizeof path, "tests/bad_input/k8s/%s", de->d_name);
+        snprintf(cmd, sizeof cmd,
+                 "rm -f /tmp/slicesim-k8s-bad.yaml; ./slicesim import cluster %s -o "
+                 "/tmp/slicesim-k8s-bad.yaml 2>&1",
+                 path);
+        cr_assert_eq(test_sh(cmd, out, sizeof out), 2, "%s: %s", path, out);
+        cr_assert_neq(access("/tmp/slicesim-k8s-bad.yaml", F_OK), 0, "%s: a file was written",
+                      path);
+        cr_assert_not_null(strstr(expect, out), "%s: got %s", path, out);
+        cr_assert(!strncmp(out, path, strlen(path)), "%s: message names another file", path);
+        n++;
+    }
+    closedir(dp);
+    cr_assert_geq(n, 9);
+}
