@@ -113,8 +113,13 @@ static void draw_component(const cluster *c, const fault_process *p, const rng_r
     sim_time repair = sim_time_from_s(p->repair_s[k]);
     for (;;) {
         t += rng_exponential(s, p->mtbf_s[k]);
+        /* compared in seconds before converting: an mtbf of centuries draws a t past sim_time's
+         * range (+-292 years), which the conversion asserts on */
+        if (t >= sim_time_to_s(horizon)) {
+            break;
+        }
         sim_time at = sim_time_from_s(t);
-        if (t >= sim_time_to_s(horizon) || at >= horizon) {
+        if (at >= horizon) {
             break;
         }
         uint32_t target = k == FAULT_INSTANCE ? pick_device(c, comp, s) : comp;

@@ -19,6 +19,9 @@ typedef int64_t sim_time;
 /* Seconds (finite, |s| < 9.2e9) to nanoseconds, rounded to nearest (ties away from zero).
  * A non-finite or out-of-range value is a bug: SIM_ASSERT aborts. */
 sim_time sim_time_from_s(double s);
+/* 1 when sim_time_from_s(s) is defined (s finite, |s| < 9.2e9 s), else 0: a value outside lies
+ * beyond every horizon (at most SIM_TIME_MAX), so a caller may test this before converting. */
+int sim_time_s_in_range(double s);
 /* Nanoseconds to seconds (exact for |t| < 2^53 ns, about 104 days; nearest double beyond). */
 double sim_time_to_s(sim_time t);
 

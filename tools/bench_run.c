@@ -61,6 +61,7 @@ int bench_run_cmd(int argc, char **argv)
         if (takes_value && i + 1 >= argc) {
             rc = cli_usage_error("bench", "option '%s' needs a value; %s", a, USAGE);
         } else if (!strcmp(a, "-o")) {
+            rc = cli_nonempty("bench", a, argv[i + 1]);
             o.out_dir = argv[++i];
         } else if (!strcmp(a, "--set")) {
             sets[o.n_sets++] = argv[++i];

@@ -95,6 +95,15 @@ int cli_add_set(const char *cmd, const char *v, const char **sets, size_t *n_set
     return CLI_EXIT_OK;
 }
 
+int cli_nonempty(const char *cmd, const char *opt, const char *v)
+{
+    if (v[0] != '\0') {
+        return CLI_EXIT_OK;
+    }
+    return cli_usage_error(cmd, "option '%s' needs a value; expected a non-empty value, got ''",
+                           opt);
+}
+
 int cli_option_value(const char *cmd, int argc, char **argv, int *i, const char *const *names,
                      const char **const *dst, size_t n)
 {
@@ -110,6 +119,9 @@ int cli_option_value(const char *cmd, int argc, char **argv, int *i, const char 
         if (*dst[k]) {
             cli_usage_error(cmd, "option '%s' given twice; expected one value, got '%s' and '%s'",
                             a, *dst[k], argv[*i + 1]);
+            return -1;
+        }
+        if (cli_nonempty(cmd, a, argv[*i + 1]) != CLI_EXIT_OK) {
             return -1;
         }
         *dst[k] = argv[++*i];

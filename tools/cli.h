@@ -47,9 +47,13 @@ int cli_load_catalog(const char *cmd, const char *path, const char *gpu, arena *
 /* Parse a whole-string unsigned integer (decimal) into *out; false if the text is not exactly a
  * number within [min, max]. Never accepts "12abc". */
 bool cli_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
+/* CLI_EXIT_OK when the value v of option opt is not empty; else a usage error (printed:
+ * "option 'OPT' needs a value; expected a non-empty value, got ''"; CLI_EXIT_INPUT). An empty
+ * `-o ''` once reached the output writer as an empty path. */
+int cli_nonempty(const char *cmd, const char *opt, const char *v);
 /* Options that take one value: when argv[*i] is names[k] (k < n), *dst[k] = argv[++*i] and it
- * returns 1; 0 when argv[*i] is none of them; -1 after a usage error (printed) for a missing
- * value or an option given before (*dst[k] already set). */
+ * returns 1; 0 when argv[*i] is none of them; -1 after a usage error (printed) for a missing or
+ * empty value or an option given before (*dst[k] already set). */
 int cli_option_value(const char *cmd, int argc, char **argv, int *i, const char *const *names,
                      const char **const *dst, size_t n);
 /* Record the value v of a `--set PATH=VALUE` option of command cmd into sets[(*n_sets)++];

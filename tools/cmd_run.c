@@ -71,6 +71,8 @@ static int run_or_check(int argc, char **argv, bool check)
                                      "option '-o' given twice; expected one output "
                                      "directory, got '%s' and '%s'",
                                      o.out_dir, argv[i + 1]);
+            } else {
+                rc = cli_nonempty(cmd, a, argv[i + 1]);
             }
             o.out_dir = argv[++i];
         } else if (!strcmp(a, "--seed")) {

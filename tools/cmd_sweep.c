@@ -67,6 +67,8 @@ static int sweep_or_plan(int argc, char **argv, bool plan)
             if (o.out_dir) {
                 rc = cli_usage_error(cmd, "option '-o' given twice; expected one output "
                                           "directory");
+            } else {
+                rc = cli_nonempty(cmd, a, argv[i + 1]);
             }
             o.out_dir = argv[++i];
         } else if (!strcmp(a, "-j")) {

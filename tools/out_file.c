@@ -41,7 +41,8 @@ static int make_dirs(out_stage *st, const char *dir)
 {
     char *p = xstrdup(dir, "output dir");
     int rc = 0;
-    for (char *s = p + 1;; s++) {
+    /* from the second byte (a leading '/' is no directory to make), or the end of "" */
+    for (char *s = p[0] ? p + 1 : p;; s++) {
         if (*s == '/' || *s == '\0') {
             char saved = *s;
             *s = '\0';

@@ -53,6 +53,11 @@ size_t synth_generate(const synth_class *classes, size_t n, const rng_root *root
         double at_s = k->start_s;
         for (size_t seq = 0; k->count == 0 || seq < k->count; seq++) {
             at_s += synth_draw(&k->interarrival_s, arr);
+            /* A rate below ~1e-10/s draws an arrival past sim_time's range (+-292 years), so past
+             * any horizon: stop before converting it (the conversion asserts). */
+            if (!sim_time_s_in_range(at_s)) {
+                break;
+            }
             sim_time at = sim_time_from_s(at_s);
             if (at > horizon_ns) {
                 break;

@@ -144,3 +144,25 @@ Test(check, check_prints_the_estimate_and_writes_nothing)
                           "classes)\nestimate: about 34 jobs, 0 timeseries rows, 0.0258 MB of "
                           "output, 0.139 MB of memory\n");
 }
+
+/* A job rate below ~1e-10/s (issue 22: `check` and `run` aborted converting an inter-arrival
+ * time of centuries) is a class whose jobs all arrive past the horizon: both exit 0, and the run
+ * has none of them. The default scenario's first class is train-4gpu. */
+Test(check, a_rate_below_1e_minus_10_per_s_runs_without_its_jobs)
+{
+    char dir[64], cmd[512], out[4096];
+    const char *set = "--set 'workload.jobs[0].rate=1e-11/s'";
+    snprintf(cmd, sizeof cmd, "./slicesim check experiments/default.yaml %s 2>&1", set);
+    cr_assert_eq(test_sh(cmd, out, sizeof out), 0, "%s", out);
+    cr_assert_not_null(strstr(out, "experiments/default.yaml: ok ("), "%s", out);
+    cr_assert(test_tmpdir(dir, sizeof dir, "lowrate"));
+    snprintf(cmd, sizeof cmd,
+             "./slicesim run experiments/default.yaml %s -o %s/r >/dev/null 2>&1 && "
+             "grep -c ',train-4gpu,' %s/r/jobs.csv",
+             set, dir, dir);
+    cr_assert_eq(test_sh(cmd, out, sizeof out), 1, "run failed or train-4gpu jobs: %s", out);
+    cr_assert_str_eq(out, "0\n");
+    snprintf(cmd, sizeof cmd, "grep -c ',train-1gpu,' %s/r/jobs.csv", dir);
+    cr_assert_eq(test_sh(cmd, out, sizeof out), 0, "the other classes ran: %s", out);
+    cr_assert(test_rm_rf(dir));
+}

@@ -52,6 +52,31 @@ Test(cli, run_help_shows_output_dir_as_optional)
     cr_assert_eq(strncmp(out, "usage: slicesim run FILE [-o DIR]", 33), 0, "%s", out);
 }
 
+/* `-o ''` is a usage error (exit 2, the exact message) in every command that writes, refused
+ * before anything is read or written: it once reached make_dirs as an empty path and read past
+ * its end (issue 22: an ASan heap-buffer-overflow). */
+Test(cli, an_empty_output_path_is_a_usage_error)
+{
+    static const char *const cmds[][2] = {
+        {"run", "run experiments/default.yaml"},
+        {"sweep", "sweep experiments/examples/sweep-shared.yaml"},
+        {"plan", "plan experiments/examples/plan-a100-pool.yaml"},
+        {"bench", "bench run experiments/default.yaml"},
+        {"fit", "fit calib/no-such.json"},
+        {"fit-workload", "fit-workload no-such-obs.yaml"},
+    };
+    char cmd[512], out[1024], want[256];
+    for (size_t k = 0; k < sizeof cmds / sizeof cmds[0]; k++) {
+        snprintf(cmd, sizeof cmd, "./slicesim %s -o '' 2>&1", cmds[k][1]);
+        cr_assert_eq(test_sh(cmd, out, sizeof out), 2, "%s: %s", cmds[k][1], out);
+        snprintf(want, sizeof want,
+                 "slicesim %s: error: option '-o' needs a value; expected a non-empty value, "
+                 "got ''\n",
+                 cmds[k][0]);
+        cr_assert_str_eq(out, want, "%s", cmds[k][1]);
+    }
+}
+
 /* tools/docs-check.sh (make docs-check) fails on a README block that differs from what the
  * program prints, and passes once it matches. */
 Test(cli, docs_check_detects_drift, .timeout = 60)

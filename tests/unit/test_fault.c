@@ -311,6 +311,25 @@ Test(fault, resolve_reports_missing_targets)
     world_destroy(w);
 }
 
+/* An MTBF of centuries draws failure times past sim_time's range (+-292 years): none falls in
+ * the horizon and nothing asserts (issue 22: `--set faults.process.gpu.mtbf=2000000h` aborted). */
+Test(fault, an_mtbf_past_sim_time_range_gives_no_fault_instead_of_aborting)
+{
+    env e;
+    env_init(&e);
+    world *w = fx_world(&e.wc, job_table_create());
+    rng_root root = rng_root_make(1);
+    fault_process p = {0};
+    p.mtbf_s[FAULT_GPU] = 2e6 * 3600; /* mean 7.2e9 s; draws pass 9.2e9 s */
+    p.mtbf_s[FAULT_NODE] = 1e12;
+    fault_event *a = NULL;
+    size_t na = 99;
+    fault_generate(world_cluster(w), &p, &root, sim_time_from_s(86400), &a, &na);
+    cr_assert_eq(na, 0);
+    free(a);
+    world_destroy(w);
+}
+
 /* The process: a GPU MTBF of 1000 s over 10^6 s on 5 GPUs gives ~5000 faults (Poisson: sd
  * sqrt(5000) ~ 71; 4 sd = 283); the same seed gives the same list; adding the node kind leaves
  * the GPU faults unchanged (own streams). */

@@ -411,6 +411,26 @@ Test(synth, adding_a_class_leaves_the_other_classes_draws_unchanged)
     job_table_destroy(t2);
 }
 
+/* A rate below ~1e-10/s draws inter-arrival times past sim_time's range (+-292 years): the
+ * generator stops at the horizon instead of asserting in the conversion (issue 22). Mean 1e11 s
+ * between arrivals: the first one lies far past the 24 h horizon and past 9.2e9 s. */
+Test(synth, a_rate_below_1e_minus_10_per_s_gives_no_job_instead_of_aborting)
+{
+    synth_class rare = {.name = "rare",
+                        .req = {"nvidia.com/gpu", 1, 1},
+                        .interarrival_s = {SYNTH_EXPONENTIAL, 1e11, 0},
+                        .duration_s = {SYNTH_FIXED, 3600, 0}};
+    synth_class fixed = rare;
+    fixed.interarrival_s = (synth_dist){SYNTH_FIXED, 1e12, 0};
+    fixed.count = 3; /* a count cannot push it past the horizon either */
+    rng_root root = rng_root_make(1);
+    job_table *t = job_table_create();
+    cr_assert_eq(synth_generate(&rare, 1, &root, sim_time_from_s(86400), t), 0);
+    cr_assert_eq(synth_generate(&fixed, 1, &root, sim_time_from_s(86400), t), 0);
+    cr_assert_eq(job_table_count(t), 0);
+    job_table_destroy(t);
+}
+
 Test(run, a_missing_profile_file_is_an_input_error)
 {
     char line[512];
