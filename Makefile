@@ -9,6 +9,7 @@
 #   make validate   reproduce the published tables
 #   make docs-check fail when a generated README block differs from the program (docs-update fixes)
 #   make fgd-table  print the README's FGD side-by-side on openb (runs each policy; ../shared)
+#   make timed-table  print the README's openb-in-time JCT/slowdown per policy (../shared)
 #   make fuzz       build libFuzzer targets (clang) and run each for FUZZ_SECONDS
 #   make calib      build the CUDA calibration programs (needs nvcc; never part of all/test)
 #   make echo       print the effective flags and git revision;  V=1 echoes commands
@@ -69,7 +70,8 @@ EMBED_DATA := $(sort $(wildcard model/*.yaml workloads/*.yaml workloads/library/
                                 experiments/mig/*.yaml experiments/sharing/*.yaml))
 
 .PHONY: all run test check bench bench-sweep bench-tables screenshot validate fuzz calib deps deps-test echo clean format \
-        golden-update FORCE compare-repartition compare-philly docs-check docs-update fgd-table
+        golden-update FORCE compare-repartition compare-philly docs-check docs-update fgd-table \
+        timed-table
 
 all: slicesim
 
@@ -242,6 +244,9 @@ compare-philly: all
 # The README's FGD side-by-side on openb (one openb-fgd.yaml run per policy; needs ../shared):
 fgd-table: all
 	tools/fgd-table.sh
+# The README's openb-in-time table: JCT and slowdown per policy once sharing slows pods.
+timed-table: all
+	tools/timed-table.sh
 
 docs-check: all
 	tools/docs-check.sh README.md experiments/validation/README.md

@@ -566,6 +566,12 @@ void cluster_give_share(cluster *c, dev_id id, uint32_t milli, uint64_t mem_byte
     index_node_share(c, d->node);
 }
 
+bool cluster_share_mem_fits(const cluster *c, dev_id id, uint32_t milli, uint64_t mem_bytes)
+{
+    const cluster_device *d = cluster_device_get(c, id);
+    return (double)mem_bytes <= (double)d->mem_bytes * milli / CLUSTER_MILLI;
+}
+
 uint32_t cluster_share_free(const cluster *c, dev_id id)
 {
     const cluster_device *d = cluster_device_get(c, id);

@@ -196,6 +196,10 @@ void cluster_give(cluster *c, dev_id d, uint64_t mem_bytes);
 void cluster_take_share(cluster *c, dev_id d, uint32_t milli, uint64_t mem_bytes);
 /* Give back a share taken with cluster_take_share. */
 void cluster_give_share(cluster *c, dev_id d, uint32_t milli, uint64_t mem_bytes);
+/* Would a share of milli (1..999) milli-GPU of device d hold a footprint of mem_bytes? Its
+ * memory slice is that share of the device's memory (alibaba/clusterdata issue 193: 0.6 GPU is
+ * 60 % of its memory); the shares never overlap (their sum is at most 1000). */
+bool cluster_share_mem_fits(const cluster *c, dev_id d, uint32_t milli, uint64_t mem_bytes);
 /* Milli-GPU free on device d for a share: 1000 - milli_used when shareable, else 0. */
 uint32_t cluster_share_free(const cluster *c, dev_id d);
 

@@ -128,25 +128,30 @@ static double peers_rate(const jobrate_ctx *rc, const cluster *c, const cluster_
 }
 
 /* One class of co-runners on a device: the jobs carrying one profile (NULL: without one, i.e.
- * GPU-bound) and the contexts (units) they hold there. */
+ * GPU-bound) and, on a fractional GPU, one milli-GPU share; the contexts (units) they hold
+ * there. */
 typedef struct corun {
     const jobrate_profile *jp;
+    uint32_t milli; /* share of each context on a fractional GPU (pod gpu_milli); else 0 */
     int n;
 } corun;
 
 /* Co-runner classes on device dv from the per-GPU index of running jobs: cls[0] is the class
- * of profile `self` (it holds at least one context there). Returns the number of classes, or
- * 0 when there are more than SHARE_MAX_CLASSES. */
+ * of profile `self` with share `milli` (it holds at least one context there; milli 0 unless dv
+ * is a fractional GPU). On a fractional GPU every pod is a context and classes are told apart
+ * by share too. *total gets the contexts counted, *milli_sum the shares they hold. Returns the
+ * number of classes, or 0 when there are more than SHARE_MAX_CLASSES. */
 static int corunners(const jobrate_ctx *rc, const world *w, dev_id dv, const jobrate_profile *self,
-                     corun *cls)
+                     uint32_t milli, corun *cls, uint32_t *total_out, uint32_t *milli_sum)
 {
     const cluster *c = world_cluster(w);
     const job_table *jobs = world_jobs(w);
     uint32_t n_on = 0, total = 0;
     const job_id *on = world_gpu_jobs(w, cluster_device_get(c, dv)->gpu, &n_on);
     int n_cls = 1;
-    cls[0] = (corun){self, 0};
+    cls[0] = (corun){self, milli, 0};
     bool overflow = false;
+    *milli_sum = 0;
     for (uint32_t i = 0; i < n_on; i++) {
         const job *o = job_table_get(jobs, on[i]);
         int units = 0;
@@ -157,9 +162,11 @@ static int corunners(const jobrate_ctx *rc, const world *w, dev_id dv, const job
             continue; /* on another device of the same GPU (a MIG instance) */
         }
         total += (uint32_t)units;
+        uint32_t om = milli ? o->spec.pod.gpu_milli : 0;
+        *milli_sum += om * (uint32_t)units;
         const jobrate_profile *jp = find_profile(rc, o->spec.profile);
         int k = 0;
-        while (k < n_cls && cls[k].jp != jp) {
+        while (k < n_cls && (cls[k].jp != jp || cls[k].milli != om)) {
             k++;
         }
         if (k == n_cls) {
@@ -167,11 +174,14 @@ static int corunners(const jobrate_ctx *rc, const world *w, dev_id dv, const job
                 overflow = true;
                 continue;
             }
-            cls[n_cls++] = (corun){jp, 0};
+            cls[n_cls++] = (corun){jp, om, 0};
         }
         cls[k].n += units;
     }
-    SIM_ASSERT(total == cluster_device_get(c, dv)->used && cls[0].n >= 1);
+    SIM_ASSERT((milli ? *milli_sum == cluster_device_get(c, dv)->milli_used
+                      : total == cluster_device_get(c, dv)->used) &&
+               cls[0].n >= 1);
+    *total_out = total;
     return overflow ? 0 : n_cls;
 }
 
@@ -218,8 +228,10 @@ static bool mixed_ts_cfg(const jobrate_ctx *rc, const cluster *c, const cluster_
         pc->with_batch[i - 1] = placed ? jp->batch : 1.0;
         pc->with_n[i - 1] = cls[i].n;
         pc->with_ts_class[i - 1] = class_ts(rc, g, jp);
+        pc->with_share[i - 1] = cls[i].milli / (double)CLUSTER_MILLI;
     }
     pc->ts_class = class_ts(rc, g, cls[0].jp);
+    pc->share = cls[0].milli / (double)CLUSTER_MILLI;
     return ts_placed(rc, c, d, cls[0].jp, mig_busy);
 }
 
@@ -284,6 +296,41 @@ static double mixed_mps_rate(const jobrate_ctx *rc, const cluster *c, const clus
         return (double)NAN; /* not converged or out of range */
     }
     return t_alone / now.unit_time_s;
+}
+
+/* Rate of a pod holding share `milli` of fractional GPU d with its co-runner classes cls
+ * (total contexts, milli_sum their shares; n_cls 0: more classes than the solvers take). Each
+ * pod is a time-sliced context guaranteed its share of the GPU's time, work-conserving, and
+ * holds its share of the memory (alibaba/clusterdata issue 193; model/share_ts.h). Alone it
+ * has the GPU to itself: 1. With a profile somewhere among the pods: the prediction entry point
+ * (mixed_ts_rate with the shares). When every pod is GPU-bound (no profile, or one the physics
+ * cannot place), or the prediction cannot take the mix: weighted processor sharing of always
+ * busy contexts, eta(n) milli / milli_sum, eta the lowest of the classes' (class_ts: the node's
+ * time-slice calibration for pods without a profile), which is what the prediction's mean
+ * field gives for GPU-bound contexts, without its class limit. */
+static double fractional_rate(const jobrate_ctx *rc, const cluster *c, const cluster_device *d,
+                              const corun *cls, int n_cls, uint32_t total, uint32_t milli_sum)
+{
+    if (total <= 1) {
+        return 1.0;
+    }
+    bool profiled = false;
+    for (int i = 0; i < n_cls; i++) {
+        profiled = profiled || cls[i].jp;
+    }
+    double r = (double)NAN;
+    if (profiled && total <= SHARE_MAX_JOBS) {
+        r = mixed_ts_rate(rc, c, d, cls, n_cls);
+    }
+    if (isnan(r)) {
+        const gpu_type *g = cluster_gpu_get(c, d->gpu)->type;
+        double eta = HUGE_VAL;
+        for (int i = 0; i < (n_cls > 0 ? n_cls : 1); i++) {
+            eta = fmin(eta, speed_eta(g, rc->phys, class_ts(rc, g, cls[i].jp), (int)total));
+        }
+        r = eta * cls[0].milli / milli_sum;
+    }
+    return r;
 }
 
 /* ---- data-parallel gangs ---- */
@@ -372,7 +419,8 @@ static bool worker_cfg(const jobrate_ctx *rc, const world *w, dev_id dv, const j
     const cluster_device *d = cluster_device_get(c, dv);
     if (d->sharing != CLUSTER_SHARE_NONE && d->used >= 2) {
         corun cls[SHARE_MAX_CLASSES];
-        int n_cls = corunners(rc, w, dv, jp, cls);
+        uint32_t total = 0, milli_sum = 0;
+        int n_cls = corunners(rc, w, dv, jp, 0, cls, &total, &milli_sum);
         if (n_cls >= 2 && d->sharing == CLUSTER_SHARE_TIMESLICE) {
             return mixed_ts_cfg(rc, c, d, cls, n_cls, pc);
         }
@@ -517,9 +565,16 @@ static double corunner_rate(const jobrate_ctx *rc, const world *w, const job *j,
     for (uint32_t u = 0; u < j->n_units; u++) {
         const cluster_device *d = cluster_device_get(c, j->units[u]);
         double r = (double)NAN;
-        if (d->sharing != CLUSTER_SHARE_NONE && d->used >= 2) {
+        uint32_t milli = j->spec.pod.gpu_milli;
+        if (d->shareable && milli > 0 && milli < CLUSTER_MILLI) {
             corun cls[SHARE_MAX_CLASSES];
-            int n_cls = corunners(rc, w, j->units[u], jp, cls);
+            uint32_t total = 0, milli_sum = 0;
+            int n_cls = corunners(rc, w, j->units[u], jp, milli, cls, &total, &milli_sum);
+            r = fractional_rate(rc, c, d, cls, n_cls, total, milli_sum);
+        } else if (d->sharing != CLUSTER_SHARE_NONE && d->used >= 2) {
+            corun cls[SHARE_MAX_CLASSES];
+            uint32_t total = 0, milli_sum = 0;
+            int n_cls = corunners(rc, w, j->units[u], jp, 0, cls, &total, &milli_sum);
             if (n_cls >= 2 && d->sharing == CLUSTER_SHARE_TIMESLICE) {
                 r = mixed_ts_rate(rc, c, d, cls, n_cls);
             } else if (n_cls >= 2 && jp) {

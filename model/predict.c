@@ -152,13 +152,14 @@ static double ts_iter(const wl_profile *p, const partition_cfg *c, const phys_pa
     int k = c->peers;
     share_ts_class cls[SHARE_MAX_CLASSES];
     cls[0] = (share_ts_class){c->peers, out->iter_host_s, out->iter_gpu_s,
-                              p ? p->host_overlap : 0.0, p && speed_iter_is_round(p)};
+                              p ? p->host_overlap : 0.0, p && speed_iter_is_round(p), c->share};
     for (int i = 0; i < c->n_with; i++) {
         speed_result tmp = {0};
         const wl_profile *w = c->with[i];
         solo_iter(w, c->with_batch[i], c, m, &tmp);
-        cls[i + 1] = (share_ts_class){with_n(c, i), tmp.iter_host_s, tmp.iter_gpu_s,
-                                      w ? w->host_overlap : 0.0, w && speed_iter_is_round(w)};
+        cls[i + 1] = (share_ts_class){with_n(c, i),       tmp.iter_host_s,
+                                      tmp.iter_gpu_s,     w ? w->host_overlap : 0.0,
+                                      w && speed_iter_is_round(w), c->with_share[i]};
         k += with_n(c, i);
     }
     /* Mixed kernel-length classes: the lowest η at each k */
@@ -276,7 +277,7 @@ static void estimate(const wl_profile *p, double batch, const partition_cfg *c,
     if (p && !share_mem_fits(p, batch, c, &need)) {
         snprintf(out->reason, sizeof out->reason,
                  "footprint %.3g GiB exceeds the partition's %.3g GiB", need / 1073741824.0,
-                 speed_partition_mem_bytes(c) / 1073741824.0);
+                 speed_partition_mem_bytes(c) * (c->share > 0 ? c->share : 1) / 1073741824.0);
         out->outcome = SPEED_OOM;
         return;
     }

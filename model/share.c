@@ -5,7 +5,11 @@
 bool share_mem_fits(const wl_profile *p, double batch, const partition_cfg *c, double *need_bytes)
 {
     double need = wl_mem_footprint_bytes(p, batch);
-    if (c->sharing != SHARE_EXCLUSIVE) {
+    double have = speed_partition_mem_bytes(c);
+    if (c->share > 0) {
+        /* a fractional GPU: each context holds its own slice of the memory */
+        have *= c->share;
+    } else if (c->sharing != SHARE_EXCLUSIVE) {
         need *= c->peers;
         for (int i = 0; i < c->n_with; i++) {
             if (c->with[i]) { /* without a profile: no footprint to count */
@@ -17,6 +21,5 @@ bool share_mem_fits(const wl_profile *p, double batch, const partition_cfg *c, d
     if (need_bytes) {
         *need_bytes = need;
     }
-    double have = speed_partition_mem_bytes(c);
     return have <= 0 || need <= have;
 }

@@ -82,7 +82,21 @@ double share_ts_return_wait(double back_s, double holder_gpu_s, const share_ts_r
     return fmax(d - back_s, d * d / (2 * holder_gpu_s));
 }
 
-/* Mean-field solution when some class overlaps host and GPU time (see share_ts.h), with the
+/* True when every class states a guaranteed share and they are not all equal (share_ts.h). */
+static bool shares_differ(int n_cls, const share_ts_class *cls)
+{
+    bool differ = false;
+    for (int c = 0; c < n_cls; c++) {
+        if (!(cls[c].share > 0)) {
+            return false;
+        }
+        differ = differ || cls[c].share != cls[0].share;
+    }
+    return differ;
+}
+
+/* Mean-field solution when some class overlaps host and GPU time or the classes' guaranteed
+ * shares differ (see share_ts.h), with the
  * scheduler's return wait when rr is given. Returns 0, or SIM_ENOCONV (outputs not set) when no
  * round within SHARE_TS_MAX_ITER moves every b by less than SHARE_TS_TOL. */
 static int ts_overlap_solve(int n_cls, const share_ts_class *cls, int total, const double *eta,
@@ -105,15 +119,23 @@ static int ts_overlap_solve(int n_cls, const share_ts_class *cls, int total, con
         t[c] = wl_iter_time(cls[c].host_s, cls[c].overlap, cls[c].gpu_s);
         b[c] = t[c] > 0 ? cls[c].gpu_s / t[c] : 0;
     }
+    double w[SHARE_MAX_CLASSES]; /* guaranteed shares as weights; 1 each when equal */
+    bool weighted = shares_differ(n_cls, cls);
+    for (int c = 0; c < n_cls; c++) {
+        w[c] = weighted ? cls[c].share : 1.0;
+    }
     bool settled = false;
     for (int it = 0; it < SHARE_TS_MAX_ITER && !settled; it++) {
-        double max_change = 0, all = 0;
+        double max_change = 0, all = 0, all_w = 0;
         for (int c = 0; c < n_cls; c++) {
             all += cls[c].n * b[c];
+            all_w += cls[c].n * b[c] * w[c];
         }
         for (int c = 0; c < n_cls; c++) {
             double n_eff = 1.0 + (all - b[c]);
-            double stretch = n_eff / eta_at(eta, n_eff, total);
+            /* weighted processor sharing: c's share of the GPU is w_c over the weights of the
+             * jobs that want it (n_eff when the weights are equal) */
+            double stretch = (w[c] + (all_w - b[c] * w[c])) / w[c] / eta_at(eta, n_eff, total);
             double g = cls[c].gpu_s * stretch, wait = 0, lost = 0;
             for (int j = 0; j < n_cls; j++) {
                 wait += cls[j].n * b[j] * ret[c][j];
@@ -154,8 +176,9 @@ int share_ts_solve(int n_cls, const share_ts_class *cls, const double *eta, doub
  *   pi(n_1..n_C) ∝ n! / prod(n_c!) * prod(D_c^{n_c}) / prod_{j=1..n} beta(j)
  *                  * prod(Z_c^{N_c - n_c} / (N_c - n_c)!)
  * Class c completes GPU phases at rate beta(n) * (n_c / n) / D_c in that state. Weights are
- * kept in logarithms; Z = 0 admits only n_c = N_c. Classes that overlap host and GPU work go to
- * ts_overlap_solve instead. */
+ * kept in logarithms; Z = 0 admits only n_c = N_c. Classes that overlap host and GPU work, or
+ * whose guaranteed shares differ (weighted sharing is not product form), go to ts_overlap_solve
+ * instead. */
 int share_ts_solve_rr(int n_cls, const share_ts_class *cls, const double *eta,
                       const share_ts_rr *rr, double *x_per_job, double *gpu_busy)
 {
@@ -171,7 +194,7 @@ int share_ts_solve_rr(int n_cls, const share_ts_class *cls, const double *eta,
     if (n_jobs > SHARE_MAX_JOBS) {
         return SIM_ERANGE;
     }
-    if (overlap) {
+    if (overlap || shares_differ(n_cls, cls)) {
         return ts_overlap_solve(n_cls, cls, n_jobs, eta, rr, x_per_job, gpu_busy);
     }
     double states = 1;

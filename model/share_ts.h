@@ -73,6 +73,9 @@ typedef struct share_ts_class {
     bool rounds;    /* an iteration is one real round of launches and a synchronisation (the
                        speed_iter_is_round of model/speed.h), so the scheduler's return wait
                        applies to it; false for a fluid unit (a particle, a sample) */
+    double share;   /* guaranteed share of the GPU's time of each job of the class (a
+                       fractional GPU's milli / 1000, see share_ts_solve); 0 = round robin's
+                       equal shares */
 } share_ts_class;
 
 /* The time-slice scheduler's round robin (see the top); q = s = 0 is processor sharing. */
@@ -118,7 +121,16 @@ double share_ts_return_wait(double back_s, double holder_gpu_s, const share_ts_r
  * did not settle (x_per_job and gpu_busy are then not set). */
 int share_ts_solve(int n_cls, const share_ts_class *cls, const double *eta, double *x_per_job,
                    double *gpu_busy);
-/* share_ts_solve with the scheduler's return wait in the mean field (rr may be NULL: none). */
+/* share_ts_solve with the scheduler's return wait in the mean field (rr may be NULL: none).
+ * Guaranteed shares (every class's share > 0, not all equal: fractional GPUs, openb's gpu_milli;
+ * alibaba/clusterdata issue 193: 0.6 GPU is at least 60 % of the compute time): the GPU is
+ * shared in proportion to the shares of the contexts that want it (weighted processor sharing,
+ * work-conserving: what an idle context leaves goes to the others, so a context gets at least
+ * its share of eta(n) and more while others are in host phases). That is not product form;
+ * the mean field above takes it with the weighted stretch
+ * S_c = (w_c + sum over other jobs of b_j w_j) / (w_c eta(n)), which is n / eta(n) when the
+ * shares are equal and exact when every job is GPU-bound (b = 1: each gets eta(n) w_c / sum w).
+ * Equal shares keep the solutions above (processor sharing). */
 int share_ts_solve_rr(int n_cls, const share_ts_class *cls, const double *eta,
                       const share_ts_rr *rr, double *x_per_job, double *gpu_busy);
 

@@ -140,6 +140,12 @@ typedef struct partition_cfg {
     int with_ts_class[PART_MAX_WITH]; /* time-slice class of with[i] when it is NULL */
     int ts_class;           /* time-slice class of the job itself when predicted without a
                                profile (predict.h: p NULL, a GPU-bound job) */
+    double share;           /* time-slicing on a fractional GPU (openb's gpu_milli / 1000):
+                               each of the job's contexts is guaranteed this share of the GPU's
+                               time (model/share_ts.h: weighted, work-conserving) and holds this
+                               share of its memory (model/share.h); 0 = plain time-slicing
+                               (equal shares, one memory capacity) */
+    double with_share[PART_MAX_WITH]; /* the same for each context of with[i] */
     double mps_percent;     /* CUDA_MPS_ACTIVE_THREAD_PERCENTAGE of every client; 0 = 100 */
     int mig_busy;           /* busy MIG instances on the GPU, itself included; 0 or 1 = alone.
                                The others are taken to be of the same size and work class. */

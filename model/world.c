@@ -498,7 +498,8 @@ static void apply(world *w)
         uint32_t taken = 0, milli = share_of(&j->spec);
         bool oom = false;
         for (; taken < d.n_units; taken++) {
-            if (!cluster_mem_fits(w->c, d.units[taken], mem)) {
+            if (!cluster_mem_fits(w->c, d.units[taken], mem) ||
+                (milli && !cluster_share_mem_fits(w->c, d.units[taken], milli, mem))) {
                 oom = true;
                 break;
             }

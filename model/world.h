@@ -15,7 +15,8 @@
  * speed/sharing physics) and their completion events rescheduled, so one event per change, not
  * per iteration. Without a rate function every job runs at rate 1: it takes its stated duration.
  * A fractional job (pod.gpu_milli 1..999, one unit per worker) takes that share of a shareable
- * GPU (cluster_take_share); every worker takes its pod's CPU and host memory on its node; a
+ * GPU (cluster_take_share), and fails with OOM when its memory need exceeds that share of the
+ * GPU's memory (cluster_share_mem_fits); every worker takes its pod's CPU and host memory on its node; a
  * decision that names a GPU outside the pod's gpu_spec, or overfills a node, is refused. A
  * preemption decision stops a running job, frees what it holds and queues it again.
  * With a policy that has `pick`, each event is followed by pick/apply cycles until the policy

@@ -55,6 +55,26 @@ static void fix_init(fix *f)
     cr_assert_not_null(f->gpu);
 }
 
+/* Run the jobs of t (taken) on the one node `node` under `policy` with rate function rate (ctx)
+ * and the invariants checked after every event; returns the world after the run. */
+static world *run_world(const cluster_node_cfg *node, const char *policy, world_rate_fn *rate,
+                        void *ctx, job_table *t)
+{
+    cluster_cfg cc = {.n_nodes = 1, .nodes = node};
+    world_cfg wc = {.cluster = &cc,
+                    .policy = pol_find(policy),
+                    .until = SIM_TIME_MAX,
+                    .verify_every = 1,
+                    .rate = rate,
+                    .rate_ctx = ctx};
+    diag *d = diag_create();
+    world *w = NULL;
+    cr_assert_eq(world_create(&wc, t, d, (src_loc){"x", 1, 1}, &w), 0);
+    diag_destroy(d);
+    world_run(w);
+    return w;
+}
+
 /* One node with one A100 shared under `sharing` with 4 replicas; jobs (profile names, NULL for
  * none) all arrive at t = 0 with 100 s of work each; returns the world after the run. */
 static world *run_shared(const fix *f, cluster_sharing sharing, rec_ctx *rec, const char **names,
@@ -63,13 +83,6 @@ static world *run_shared(const fix *f, cluster_sharing sharing, rec_ctx *rec, co
     cluster_share_rule rule = {.resource = "nvidia.com/gpu", .replicas = 4};
     cluster_gpu_cfg g = {.type = f->gpu, .sharing = sharing, .n_rules = 1, .rules = &rule};
     cluster_node_cfg node = {.name = "n0", .n_gpus = 1, .gpus = &g};
-    cluster_cfg cc = {.n_nodes = 1, .nodes = &node};
-    world_cfg wc = {.cluster = &cc,
-                    .policy = pol_find("fifo"),
-                    .until = SIM_TIME_MAX,
-                    .verify_every = 1,
-                    .rate = rec_rate,
-                    .rate_ctx = rec};
     job_table *t = job_table_create();
     for (uint32_t i = 0; i < n_jobs; i++) {
         job_spec s = {
@@ -80,12 +93,7 @@ static world *run_shared(const fix *f, cluster_sharing sharing, rec_ctx *rec, co
     for (int i = 0; i < 4; i++) {
         rec->rate[i] = -1;
     }
-    diag *d = diag_create();
-    world *w = NULL;
-    cr_assert_eq(world_create(&wc, t, d, (src_loc){"x", 1, 1}, &w), 0);
-    diag_destroy(d);
-    world_run(w);
-    return w;
+    return run_world(&node, "fifo", rec_rate, rec, t);
 }
 
 static double end_s(const world *w, job_id j)
@@ -156,8 +164,8 @@ Test(jobrate, a_profiled_and_a_gpu_bound_job_time_sliced_follow_the_product_form
     speed_result alone;
     predict_unit_time(&p, 1, &pc, &f.m, &alone);
     double gb = 0.37;
-    share_ts_class cls[2] = {{1, alone.iter_host_s, alone.iter_gpu_s, 0.0, false},
-                             {1, 0.0, gb, 0.0, false}};
+    share_ts_class cls[2] = {{1, alone.iter_host_s, alone.iter_gpu_s, 0.0, false, 0.0},
+                             {1, 0.0, gb, 0.0, false, 0.0}};
     double eta[3];
     for (int n = 0; n <= 2; n++) {
         eta[n] = speed_eta(f.gpu, &f.m, 0, n);
@@ -426,4 +434,199 @@ Test(jobrate, mixed_time_slice_rates_are_the_predictions)
 Test(jobrate, mixed_mps_rates_are_the_predictions)
 {
     mixed_rates_follow_the_prediction(CLUSTER_SHARE_MPS);
+}
+
+/* ---- fractional GPUs (openb's gpu_milli) ---- */
+
+/* Rate recorder for the fractional tests: the last rate each job got at t = 0, i.e. with every
+ * pod (all arrive at 0) on its GPU. */
+typedef struct frac_rec {
+    jobrate_ctx rc;
+    double rate[8];
+} frac_rec;
+
+static double frac_rate_rec(void *ctx, const world *w, job_id j)
+{
+    frac_rec *r = ctx;
+    double v = jobrate_rate(&r->rc, w, j);
+    if (j < 8 && world_now(w) == 0) {
+        r->rate[j] = v;
+    }
+    return v;
+}
+
+/* One node with n_gpus (1 or 2) whole A100s (no sharing rule, MIG off: shareable), policy
+ * bestfit, running the n_jobs job specs (all arriving at t = 0); returns the world after the
+ * run. */
+static world *run_specs(const fix *f, frac_rec *rec, uint32_t n_gpus, const job_spec *specs,
+                        uint32_t n_jobs)
+{
+    cluster_gpu_cfg g[2] = {{.type = f->gpu}, {.type = f->gpu}};
+    cluster_node_cfg node = {.name = "n0", .n_gpus = n_gpus, .gpus = g};
+    job_table *t = job_table_create();
+    for (uint32_t i = 0; i < n_jobs; i++) {
+        job_table_add(t, &specs[i]);
+    }
+    for (int i = 0; i < 8; i++) {
+        rec->rate[i] = -1;
+    }
+    world *w = run_world(&node, "bestfit", frac_rate_rec, rec, t);
+    cr_assert_eq(world_get_totals(w).n_rejected, 0);
+    return w;
+}
+
+/* run_specs with pods of gpu_milli milli[i] and profile names[i] (NULL: none), 100 s of work
+ * each (solo on the GPU). */
+static world *run_frac(const fix *f, frac_rec *rec, uint32_t n_gpus, const uint32_t *milli,
+                       const char **names, uint32_t n_jobs)
+{
+    job_spec specs[8];
+    cr_assert(n_jobs <= 8);
+    for (uint32_t i = 0; i < n_jobs; i++) {
+        specs[i] = (job_spec){.class_name = "c",
+                              .req = {"nvidia.com/gpu", 1, 1},
+                              .work_s = 100,
+                              .profile = names[i],
+                              .pod = {.gpu_milli = milli[i]}};
+    }
+    return run_specs(f, rec, n_gpus, specs, n_jobs);
+}
+
+/* Issue 20 item 3, by hand: two GPU-bound pods of 500 milli on one GPU are two time-sliced
+ * contexts with equal guaranteed shares, so each runs at eta(2)/2 of solo (eta of the default
+ * time-slice class: the node has no calibration); 100 s of work ends at 200 / eta(2). */
+Test(jobrate, two_half_gpu_pods_each_run_at_half_of_eta2)
+{
+    fix f;
+    fix_init(&f);
+    frac_rec rec = {.rc = {.phys = &f.m, .ts_class = 0}};
+    const uint32_t milli[2] = {500, 500};
+    const char *names[2] = {NULL, NULL};
+    world *w = run_frac(&f, &rec, 1, milli, names, 2);
+    double eta2 = speed_eta(f.gpu, &f.m, 0, 2);
+    cr_assert(eta2 > 0.5 && eta2 < 1, "eta(2) = %g", eta2);
+    for (job_id j = 0; j < 2; j++) {
+        cr_assert_float_eq(rec.rate[j], eta2 / 2, 1e-12, "pod %u: %.17g", j, rec.rate[j]);
+        cr_assert_float_eq(end_s(w, j), 200 / eta2, 1e-6);
+    }
+    world_destroy(w);
+    arena_destroy(f.a);
+}
+
+/* A GPU-bound pod of 300 milli beside a 700-milli pod that spends 4/5 of its solo time on the
+ * host: the GPU is shared in proportion to the shares of the contexts that want it, and what the
+ * host-heavy pod leaves idle goes to the other (work-conserving), so the 300-milli pod gets far
+ * more than 300 milli of the GPU's time. By hand (the mean field of model/share_ts.h): the
+ * host-heavy pod (H = 4G, weight 0.7) always finds the GPU-bound one there, so its GPU phase
+ * stretches by S0 = (0.7 + 0.3) / (0.7 eta(2)) and it wants the GPU b0 = G S0 / (H + G S0) of the
+ * time; the GPU-bound pod meets it that often: S1 = (0.3 + 0.7 b0) / (0.3 eta(1 + b0)), eta
+ * linear between whole n. Rates: (H + G) / (H + G S0) and 1 / S1. */
+Test(jobrate, a_300_milli_pod_beside_a_host_heavy_one_gets_more_than_300)
+{
+    fix f;
+    wl_profile p;
+    jobrate_profile jp;
+    rec_ctx unused;
+    one_profile(&f, "hosty", 4.0, &p, &jp, &unused);
+    frac_rec rec = {.rc = unused.rc};
+    const uint32_t milli[2] = {700, 300};
+    const char *names[2] = {"hosty", NULL};
+    world *w = run_frac(&f, &rec, 1, milli, names, 2);
+    partition_cfg pc;
+    partition_cfg_init(&pc, f.gpu);
+    speed_result alone;
+    predict_unit_time(&p, 1, &pc, &f.m, &alone);
+    double h = alone.iter_host_s, g = alone.iter_gpu_s;
+    cr_assert_float_eq(h, 4 * g, 1e-12 * h);
+    double eta2 = speed_eta(f.gpu, &f.m, 0, 2);
+    double s0 = 1.0 / (0.7 * eta2), b0 = g * s0 / (h + g * s0);
+    double eta_b = 1.0 + (eta2 - 1.0) * b0; /* eta(1 + b0), linear between eta(1) and eta(2) */
+    double s1 = (0.3 + 0.7 * b0) / (0.3 * eta_b);
+    double r0 = (h + g) / (h + g * s0), r1 = 1.0 / s1;
+    cr_assert_float_eq(rec.rate[0], r0, 1e-9, "host-heavy pod: %.17g, by hand %.17g", rec.rate[0],
+                       r0);
+    cr_assert_float_eq(rec.rate[1], r1, 1e-9, "300-milli pod: %.17g, by hand %.17g", rec.rate[1],
+                       r1);
+    cr_assert_gt(rec.rate[1], 0.3);
+    cr_assert_gt(rec.rate[1], eta2 * 0.3); /* and more than its guaranteed share of eta(2) */
+    world_destroy(w);
+    arena_destroy(f.a);
+}
+
+/* The five pods of issue 20 (GPU-bound, 100 s of solo work each): 500 + 500 milli on one GPU
+ * and 3 x 300 on another (bestfit packs them so). They no longer finish in their solo time:
+ * 200 / eta(2) and 300 / eta(3). */
+Test(jobrate, five_fractional_pods_no_longer_finish_in_solo_time)
+{
+    fix f;
+    fix_init(&f);
+    frac_rec rec = {.rc = {.phys = &f.m, .ts_class = 0}};
+    const uint32_t milli[5] = {500, 500, 300, 300, 300};
+    const char *names[5] = {NULL, NULL, NULL, NULL, NULL};
+    world *w = run_frac(&f, &rec, 2, milli, names, 5);
+    const job_table *jt = world_jobs(w);
+    dev_id d0 = job_table_get(jt, 0)->units[0], d2 = job_table_get(jt, 2)->units[0];
+    cr_assert_neq(d0, d2);
+    cr_assert_eq(job_table_get(jt, 1)->units[0], d0);
+    cr_assert_eq(job_table_get(jt, 3)->units[0], d2);
+    cr_assert_eq(job_table_get(jt, 4)->units[0], d2);
+    double eta2 = speed_eta(f.gpu, &f.m, 0, 2), eta3 = speed_eta(f.gpu, &f.m, 0, 3);
+    for (job_id j = 0; j < 5; j++) {
+        double want = j < 2 ? 200 / eta2 : 300 / eta3;
+        cr_assert_float_eq(end_s(w, j), want, 1e-6, "pod %u ends at %.6f s", j, end_s(w, j));
+        cr_assert_gt(end_s(w, j), 100 * 1.1);
+    }
+    world_destroy(w);
+    arena_destroy(f.a);
+}
+
+/* Unequal shares of GPU-bound pods: the closed form eta(n) milli / sum (jobrate.c) is what the
+ * prediction's weighted mean field gives for contexts that always want the GPU. */
+Test(jobrate, gpu_bound_shares_split_the_gpu_by_their_weights)
+{
+    fix f;
+    fix_init(&f);
+    frac_rec rec = {.rc = {.phys = &f.m, .ts_class = 0}};
+    const uint32_t milli[3] = {200, 300, 400};
+    const char *names[3] = {NULL, NULL, NULL};
+    world *w = run_frac(&f, &rec, 1, milli, names, 3);
+    double eta3 = speed_eta(f.gpu, &f.m, 0, 3);
+    partition_cfg pc;
+    partition_cfg_init(&pc, f.gpu);
+    pc.sharing = SHARE_TIMESLICE;
+    pc.share = 0.2;
+    pc.n_with = 2;
+    pc.with_share[0] = 0.3;
+    pc.with_share[1] = 0.4;
+    speed_result r;
+    predict_unit_estimate(NULL, 1, &pc, &f.m, &r);
+    cr_assert_eq(r.outcome, SPEED_OK, "%s", r.reason);
+    for (job_id j = 0; j < 3; j++) {
+        cr_assert_float_eq(rec.rate[j], eta3 * milli[j] / 900.0, 1e-12);
+    }
+    cr_assert_float_eq(1.0 / r.unit_time_s, rec.rate[0], 1e-9);
+    world_destroy(w);
+    arena_destroy(f.a);
+}
+
+/* A pod whose memory need exceeds its share of the GPU's memory fails with OOM at start; one
+ * that fits its slice runs. */
+Test(jobrate, a_pod_larger_than_its_memory_slice_fails_oom)
+{
+    fix f;
+    fix_init(&f);
+    frac_rec rec = {.rc = {.phys = &f.m, .ts_class = 0}};
+    uint64_t slice = f.gpu->mem_bytes / 4; /* 250 milli */
+    job_spec s[2] = {{.class_name = "c",
+                      .req = {"nvidia.com/gpu", 1, 1},
+                      .work_s = 100,
+                      .mem_bytes = slice + 1,
+                      .pod = {.gpu_milli = 250}}};
+    s[1] = s[0];
+    s[1].mem_bytes = slice;
+    world *w = run_specs(&f, &rec, 1, s, 2);
+    cr_assert_eq(job_table_get(world_jobs(w), 0)->state, JOB_FAILED_OOM);
+    cr_assert_eq(job_table_get(world_jobs(w), 1)->state, JOB_DONE);
+    world_destroy(w);
+    arena_destroy(f.a);
 }

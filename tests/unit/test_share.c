@@ -49,7 +49,7 @@ Test(share, mva_matches_birth_death_and_product_form)
             double h = ratios[i], g = 1.0;
             double x_mva = share_ts_mva(k, h, g, eta, NULL);
             double x_bd = birth_death(k, h, g, eta);
-            share_ts_class cls = {k, h, g, 0.0, false};
+            share_ts_class cls = {k, h, g, 0.0, false, 0.0};
             double x_pf;
             cr_assert_eq(share_ts_solve(1, &cls, eta, &x_pf, NULL), 0);
             cr_assert_float_eq(x_mva, x_bd, 1e-10 * x_bd, "k=%d h=%g", k, h);
@@ -74,7 +74,7 @@ Test(share, mixed_classes_split_by_product_form)
     double eta[SHARE_MAX_JOBS + 1];
     eta_table(eta, 1.0);
     /* two GPU-only jobs with different G under ideal PS: each completes eta/(n) of capacity */
-    share_ts_class cls[2] = {{1, 0, 1.0, 0.0, false}, {1, 0, 3.0, 0.0, false}};
+    share_ts_class cls[2] = {{1, 0, 1.0, 0.0, false, 0.0}, {1, 0, 3.0, 0.0, false, 0.0}};
     double x[2];
     cr_assert_eq(share_ts_solve(2, cls, eta, x, NULL), 0);
     cr_assert_float_eq(x[0], 0.5 / 1.0, 1e-12);
@@ -336,7 +336,7 @@ Test(share, timeslice_overlapping_host_time)
 {
     double eta[SHARE_MAX_JOBS + 1];
     eta_table(eta, 0.8);
-    share_ts_class cls = {2, 1.0, 0.25, 1.0, false};
+    share_ts_class cls = {2, 1.0, 0.25, 1.0, false, 0.0};
     double x, busy;
     cr_assert_eq(share_ts_solve(1, &cls, eta, &x, &busy), 0);
     cr_assert_float_eq(1.0 / x, 1.0, 1e-9);
@@ -567,7 +567,7 @@ Test(share, timeslice_return_wait_behind_a_busy_context)
     share_ts_rr rr = {1.0, 0.1};
     double eta[SHARE_MAX_JOBS + 1], x[2];
     eta_table(eta, 0.8);
-    share_ts_class cls[2] = {{1, 4.0, 0.5, 0.5, true}, {1, 0.0, 3.0, 0.0, true}};
+    share_ts_class cls[2] = {{1, 4.0, 0.5, 0.5, true, 0.0}, {1, 0.0, 3.0, 0.0, true, 0.0}};
     cr_assert_eq(share_ts_solve_rr(2, cls, eta, &rr, x, NULL), 0);
     double b_a = 75.0 / 256.0;
     cr_assert_float_eq(1.0 / x[0], 64.0 / 15.0, 1e-9);
@@ -643,7 +643,7 @@ Test(share, timeslice_mean_field_reports_a_fold_as_not_settled)
     eta_table(eta, 0.3);
     double h = fold_host_s(8, 0.3, 1.0, 0.01, &b_fold);
     cr_assert(b_fold > 0 && b_fold < 1.0 / 7, "the fold lies where 1 <= x <= 2: b %g", b_fold);
-    share_ts_class cls = {8, h, 1.0, 0.01, true};
+    share_ts_class cls = {8, h, 1.0, 0.01, true, 0.0};
     cr_assert_eq(share_ts_solve_rr(1, &cls, eta, NULL, &x, &busy), SIM_ENOCONV);
     cr_assert_eq(busy, -1, "nothing is written when the mean field does not settle");
     cls.host_s = 1.1 * h;
