@@ -36,6 +36,7 @@ typedef struct topo_doc {
 
 typedef struct ddp_doc {
     num bucket_bytes, backward_frac, grad_copy_frac, nccl_buffer_bytes;
+    num host_launch_s, host_collective_s, buffer_broadcasts, nccl_channels, overlap_comm_frac;
 } ddp_doc;
 
 typedef struct comm_doc {
@@ -115,6 +116,11 @@ static const cfg_field ddp_fields[] = {
     {"grad_copy_frac", CFG_MAP, .required = true, .sub = num_lat,
      .off = offsetof(ddp_doc, grad_copy_frac)},
     NUM(nccl_buffer_bytes, ddp_doc, big),
+    NUM(host_launch_s, ddp_doc, lat),
+    NUM(host_collective_s, ddp_doc, lat),
+    NUM(buffer_broadcasts, ddp_doc, big),
+    NUM(nccl_channels, ddp_doc, big),
+    NUM(overlap_comm_frac, ddp_doc, frac),
     {0},
 };
 
@@ -176,7 +182,9 @@ static void finish(const void *dst, void *ctx, diag *d)
     }
     const num *all[] = {&cd->ll_bw_frac, &cd->host_mem_bytes_per_s, &cd->gpus_per_root,
                         &cd->ddp.bucket_bytes, &cd->ddp.backward_frac, &cd->ddp.grad_copy_frac,
-                        &cd->ddp.nccl_buffer_bytes};
+                        &cd->ddp.nccl_buffer_bytes, &cd->ddp.host_launch_s,
+                        &cd->ddp.host_collective_s, &cd->ddp.buffer_broadcasts,
+                        &cd->ddp.nccl_channels, &cd->ddp.overlap_comm_frac};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
         check_src(all[i], d);
     }
@@ -193,6 +201,11 @@ static void finish(const void *dst, void *ctx, diag *d)
     out->backward_frac = cd->ddp.backward_frac.value;
     out->grad_copy_frac = cd->ddp.grad_copy_frac.value;
     out->nccl_buffer_bytes = cd->ddp.nccl_buffer_bytes.value;
+    out->host_launch_s = cd->ddp.host_launch_s.value;
+    out->host_collective_s = cd->ddp.host_collective_s.value;
+    out->buffer_broadcasts = cd->ddp.buffer_broadcasts.value;
+    out->nccl_channels = cd->ddp.nccl_channels.value;
+    out->overlap_comm_frac = cd->ddp.overlap_comm_frac.value;
     out->n_nets = (int)cd->n_nets;
     for (size_t i = 0; i < cd->n_nets; i++) {
         const net_doc *nd = &cd->nets[i];

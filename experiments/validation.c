@@ -310,6 +310,7 @@ static const struct {
     {"calib-h100-mps", val_build_calib_mps},
     {"calib-h100-timeslice", val_build_calib_ts},
     {"calib-h100-timeslice-run2", val_build_calib_ts},
+    {"h200x4-ddp", val_build_ddp},
 };
 
 /* ---- all-reduce sweeps ---- */
@@ -693,6 +694,15 @@ static void fit_and_predict(builder *b, val_table *out)
             f->cfg.with_batch[0] = 1;
             f->cfg.with_n[0] = f->with_n;
         }
+        if (f->workers >= 2) { /* a DDP job: model/ddp.h, no family range */
+            f->f.predicted = val_ddp_rate(b, f, &out->fit.profiles[f->profile], &out->fit.model);
+            f->f.lo = f->f.hi = f->f.predicted;
+            out->figures[k] = f->f;
+            if (!f->f.excluded && !f->f.fitted) {
+                out->n_in_range += f->f.published >= f->f.lo && f->f.published <= f->f.hi;
+            }
+            continue;
+        }
         predict_unit_estimate(&out->fit.profiles[f->profile], f->batch, &f->cfg, &out->fit.model,
                               &r);
         f->f.predicted = r.outcome == SPEED_OK ? fig_value(f, r.unit_time_s) : nan("");
@@ -733,7 +743,8 @@ static int run_table(const val_scenario *sc, const char *scen_path, const char *
                    "no model mapping for this table; expected one of cern-simpletrack, "
                    "chep-timeslicing, cern-mig-flops, cern-finetune, migprofiler-*, "
                    "nos-yolos-sharing, h100-coloc, h100-coloc-ts2, h100-coloc-run4, "
-                   "calib-h100-mps, calib-h100-timeslice, calib-h100-timeslice-run2, got '%s'",
+                   "calib-h100-mps, calib-h100-timeslice, calib-h100-timeslice-run2, "
+                   "h200x4-ddp, got '%s'",
                    sc->table);
         return SIM_EINPUT;
     }

@@ -16,6 +16,7 @@
 #include "experiments/calib_json.h"
 #include "experiments/validation.h"
 #include "model/catalog.h"
+#include "model/comm.h"
 #include "model/speed.h"
 #include "model/wfit.h"
 #include "sim/err.h"
@@ -71,6 +72,8 @@ typedef struct fig_spec {
     double util;  /* measured GPU utilisation (fitted with the figure), or < 0 */
     int with;     /* profile index of a co-runner (cfg.with[0] at prediction), or -1 */
     int with_n;   /* clients of that co-runner (cfg.with_n[0]); 1 unless stated */
+    int workers;  /* a DDP job of this many workers (>= 2; cfg: each worker's sharing, peers =
+                     identical gangs on the same GPUs), predicted by val_ddp_rate; 0 = not DDP */
 } fig_spec;
 
 typedef struct builder {
@@ -88,6 +91,7 @@ typedef struct builder {
     cal_data *runs;                    /* the scenario's calib_runs, loaded (owned) */
     int n_runs;
     bool by_kind;                      /* labels are WORKLOAD/KIND[:WITH] (val_table.by_kind) */
+    comm_params comm;                  /* model/comm.yaml, for DDP figures (workers >= 2) */
 } builder;
 
 /* Column index of NAME in the table's header, or -1. */
@@ -123,5 +127,11 @@ void val_build_sharing(builder *b, const csv_table *t);
 void val_build_coloc(builder *b, const csv_table *t);
 void val_build_calib_mps(builder *b, const csv_table *t);
 void val_build_calib_ts(builder *b, const csv_table *t);
+void val_build_ddp(builder *b, const csv_table *t);
+/* Iterations per second of one worker of figure f's DDP job (f->workers >= 2) with profile p
+ * and model m (model/ddp.h on the builder's GPU and comm); NaN when the model cannot place or
+ * evaluate it. */
+double val_ddp_rate(const builder *b, const fig_spec *f, const wl_profile *p,
+                    const phys_params *m);
 
 #endif

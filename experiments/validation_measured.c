@@ -13,6 +13,9 @@
 #include "experiments/cfg.h"
 #include "model/calapply.h"
 #include "model/calfit.h"
+#include "model/ddp.h"
+#include "experiments/comm_load.h"
+#include "sim/diag.h"
 #include "model/predict.h"
 #include "model/wmeas.h"
 
@@ -514,4 +517,191 @@ void val_build_calib_ts(builder *b, const csv_table *t)
             }
         }
     }
+}
+
+/* The column of NAME in t, or -1 with b->err set. */
+static int ddp_col(builder *b, const csv_table *t, const char *name)
+{
+    int c = val_csv_col(t, name);
+    if (c < 0 && !b->err[0]) {
+        snprintf(b->err, sizeof b->err, "missing column '%s'", name);
+    }
+    return c;
+}
+
+/* A cell of row r that must be a number >= lo: true and *out; else b->err set. */
+static bool ddp_cell(builder *b, const csv_table *t, int r, int col, const char *name, double lo,
+                     double *out)
+{
+    if (!val_cell_double(t->rows[r][col], out) || !(*out >= lo)) {
+        val_row_error(b, t, r, "%s: expected a number >= %g, got '%s'", name, lo,
+                      t->rows[r][col]);
+        return false;
+    }
+    return true;
+}
+
+double val_ddp_rate(const builder *b, const fig_spec *f, const wl_profile *p,
+                    const phys_params *m)
+{
+    ddp_job j;
+    memset(&j, 0, sizeof j);
+    j.profile = p;
+    j.batch = 1;
+    j.grad_bytes = p->grad_bytes;
+    j.gpu = b->gpu;
+    j.workers = f->workers;
+    j.per_gpu = 1;
+    j.gpus_per_node = b->sc->gpus_per_node > 0 ? b->sc->gpus_per_node : f->workers;
+    char why[256];
+    comm_ring ring;
+    if (ddp_shape(&j, why, sizeof why) != 0 || ddp_ring(&j, &b->comm, &ring, why, sizeof why)) {
+        return nan("");
+    }
+    /* k identical gangs on the same GPUs: each worker shares its GPU with k - 1 others, and
+     * the k rings share the same links (each moves 1/k of the ring's rate) */
+    partition_cfg share = f->cfg;
+    int k = share.peers > 1 ? share.peers : 1;
+    if (share.sharing != SHARE_EXCLUSIVE) {
+        j.share = &share;
+    }
+    ddp_result r;
+    ddp_step(&j, &b->comm, m, &ring, comm_ring_alone_rate(&ring) / k, &r);
+    comm_ring_fini(&ring);
+    return r.outcome == SPEED_OK ? 1.0 / r.step_s : nan("");
+}
+
+/* h200x4-ddp (calib/ddp, this project's measurement of real PyTorch DDP on 4x H200 NVLink;
+ * data/h200x4-ddp.csv from calib/ddp/table.py): per model, one process alone (kind solo: its
+ * iteration rate and NVML utilisation, the only fitted rows), one DDP job of 2 or 4 workers
+ * (ddpN), and k two-worker jobs on the same two GPUs time-sliced (tsK) or as MPS clients
+ * (mpsK, k = 1: one job alone under MPS). One profile per model, a unit = one iteration, the
+ * loop synchronising once per iteration (host_overlap 1: t = max(H, G)); free: H and C (tensor
+ * class), M held at a class share of G (transformers 0.58, the others 0.3, as h100-coloc's
+ * prior), so the solo rate and utilisation pin H and G. The DDP columns of the row (grad_bytes,
+ * grad_tensors, buffer_tensors, buckets, backward_frac, optimizer_frac: measured on the solo
+ * run and from DDP's logging data, calib/ddp/table.py) go into the profile; every DDP row is
+ * predicted by model/ddp.h with model/comm.yaml (nothing of them fitted). k gangs on the same
+ * GPUs: each worker's partition shared with k - 1 identical workers (model/ddp.h job.share),
+ * each ring at 1/k of the ring's rate. */
+void val_build_ddp(builder *b, const csv_table *t)
+{
+    const char *names[] = {"figure",       "model",         "kind",          "workers",
+                           "rate_per_s",   "rel_sd",        "gpu_util",      "grad_bytes",
+                           "grad_tensors", "buffer_tensors", "buckets",      "backward_frac",
+                           "optimizer_frac"};
+    int col[13];
+    for (int i = 0; i < 13; i++) {
+        col[i] = ddp_col(b, t, names[i]);
+    }
+    if (b->err[0]) {
+        return;
+    }
+    diag *d = diag_create();
+    int rc = comm_load_default(d, &b->comm);
+    diag_destroy(d);
+    if (rc != 0) {
+        snprintf(b->err, sizeof b->err, "model/comm.yaml does not load");
+        return;
+    }
+    int ts8 = phys_ts_class_index(b->m, "kernel-8ms");
+    double sms = b->gpu->sms_total;
+    double bw = speed_partition_bandwidth(&(partition_cfg){.gpu = b->gpu}, sms, b->m);
+    int n_prof = 0;
+    double solo_sd[WFIT_MAX_PROFILES] = {0};
+    for (int r = 0; r < t->n_rows && !b->err[0]; r++) {
+        const char *model = t->rows[r][col[1]], *kind = t->rows[r][col[2]];
+        double rate, sd, util, v[6];
+        if (!ddp_cell(b, t, r, col[4], "rate_per_s", 1e-9, &rate) ||
+            !ddp_cell(b, t, r, col[5], "rel_sd", 0, &sd)) {
+            return;
+        }
+        int pi = -1;
+        for (int i = 0; i < n_prof; i++) {
+            pi = !strcmp(b->names[i], model) ? i : pi;
+        }
+        if (!strcmp(kind, "solo")) {
+            if (pi >= 0 || n_prof == WFIT_MAX_PROFILES) {
+                val_row_error(b, t, r, "a second solo row of '%s', or more than %d models",
+                              model, WFIT_MAX_PROFILES);
+                return;
+            }
+            const char *vn[] = {"grad_bytes", "grad_tensors", "buffer_tensors"};
+            for (int i = 0; i < 3; i++) {
+                if (!ddp_cell(b, t, r, col[7 + i], vn[i], 0, &v[i])) {
+                    return;
+                }
+            }
+            if (!ddp_cell(b, t, r, col[6], "gpu_util", 1e-6, &util) ||
+                !ddp_cell(b, t, r, col[11], "backward_frac", 0, &v[4]) ||
+                !ddp_cell(b, t, r, col[12], "optimizer_frac", 0, &v[5]) || util > 1 ||
+                v[4] >= 1 || v[5] >= 1) {
+                if (!b->err[0]) {
+                    val_row_error(b, t, r, "gpu_util, backward_frac, optimizer_frac: expected "
+                                           "fractions below 1");
+                }
+                return;
+            }
+            pi = n_prof++;
+            snprintf(b->names[pi], sizeof b->names[pi], "%s", model);
+            double it = 1.0 / rate, g = util * it;
+            bool tfm = !strcmp(model, "gpt2") || !strcmp(model, "vit");
+            double mem_share = tfm ? 0.58 : 0.3;
+            wl_profile *p = &b->spec.profiles[pi];
+            *p = (wl_profile){.name = b->names[pi],
+                              .host_s_fixed = wmeas_host_s(b->m, it, util, 1.0),
+                              .host_overlap = 1.0,
+                              .max_sms_fixed = sms,
+                              .ts_class = ts8 > 0 ? ts8 : 0,
+                              .grad_bytes = v[0],
+                              .grad_tensors = v[1],
+                              .buffer_tensors = v[2],
+                              .backward_frac = v[4],
+                              .optimizer_frac = v[5]};
+            p->compute_sm_s_fixed[WL_CLASS_TENSOR] = (1.0 - mem_share) * g * sms;
+            p->mem_traffic_bytes_fixed = mem_share * g * bw;
+            const wl_param fr[] = {WL_P_HOST_S_FIXED, WL_P_COMPUTE_FIXED};
+            for (int i = 0; i < 2; i++) {
+                b->spec.free[b->spec.n_free++] =
+                    (wfit_free){.profile = pi,
+                                .which = (int)fr[i],
+                                .has_prior = true,
+                                .prior = {wl_param_get(p, fr[i]), i == 0 ? 2.0 : 1.0,
+                                          "h200x4-ddp: scale of the solo row (weak)"}};
+            }
+            solo_sd[pi] = sd;
+        }
+        if (pi < 0) {
+            val_row_error(b, t, r, "model '%s' before its solo row", model);
+            return;
+        }
+        fig_spec *f = val_add_fig(b, t->rows[r][col[0]], rate, "it/s");
+        if (!f) {
+            return;
+        }
+        f->profile = pi;
+        f->is_rate = true;
+        f->work = 1.0;
+        bool solo = !strcmp(kind, "solo");
+        f->f.noise_pct = 100.0 * sqrt(sd * sd + (solo ? 0.0 : solo_sd[pi] * solo_sd[pi]));
+        int k = 0;
+        if (solo) {
+            f->util = util;
+        } else if (val_prefixed_int(kind, "ddp", 2, DDP_MAX_WORKERS, &k)) {
+            f->workers = k;
+        } else if (val_prefixed_int(kind, "ts", 1, 64, &k) ||
+                   val_prefixed_int(kind, "mps", 1, 64, &k)) {
+            f->workers = 2;
+            f->cfg.sharing = kind[0] == 't' ? SHARE_TIMESLICE : SHARE_MPS;
+            f->cfg.peers = k;
+        } else {
+            val_row_error(b, t, r,
+                          "unknown kind '%s'; expected solo, ddpN (N workers, 2 to %d), or tsK "
+                          "or mpsK (K two-worker jobs on the same GPUs, 1 to 64)",
+                          kind, DDP_MAX_WORKERS);
+            return;
+        }
+    }
+    b->spec.n_profiles = n_prof;
+    b->by_kind = true;
 }

@@ -106,6 +106,11 @@ typedef struct comm_params {
     double backward_frac;          /* share of the GPU time of an iteration spent in backward */
     double grad_copy_frac;         /* extra device memory for buckets, as a fraction of G */
     double nccl_buffer_bytes;      /* NCCL's communication buffers per worker */
+    double host_launch_s;          /* host time of one launch DDP's reducer makes (bucket copy) */
+    double host_collective_s;      /* host time of one collective DDP issues (bucket, broadcast) */
+    double buffer_broadcasts;      /* collectives of DDP's buffer broadcast (one per dtype) */
+    double nccl_channels;          /* SMs NCCL's ring all-reduce kernel holds (a block each) */
+    double overlap_comm_frac;      /* all-reduce rate beside a busy kernel / alone */
 } comm_params;
 
 /* Index of the network named `name` in p, or -1. */

@@ -170,6 +170,55 @@ static bool is_shared(const partition_cfg *share)
     return share && share->sharing != SHARE_EXCLUSIVE && (share->peers > 1 || share->n_with > 0);
 }
 
+int ddp_buckets(const wl_profile *p, const comm_params *cp, double grad_bytes)
+{
+    if (p->grad_buckets >= 1) {
+        return (int)p->grad_buckets;
+    }
+    double k = ceil(grad_bytes / cp->bucket_bytes);
+    if (p->grad_tensors >= 1 && k > p->grad_tensors) {
+        k = p->grad_tensors;
+    }
+    return k >= 1 ? (int)k : 1;
+}
+
+double ddp_overlap(double fwd, double bwd, int k, double t_ar, double f_sm, double q)
+{
+    double t = fwd, w = 0, left = 0; /* clock, backward done, all-reduce left (alone s) */
+    int started = 0;                   /* buckets whose all-reduce has started */
+    for (;;) {
+        /* bucket i is ready once backward has done (i + 1) / k of its work */
+        int ready = bwd > 0 ? (int)floor(w / bwd * k + 1e-9) : k;
+        ready = ready > k ? k : ready;
+        if (!(left > 0) && started < ready) {
+            left = t_ar;
+            started++;
+        }
+        bool busy = w < bwd;
+        if (!(left > 0)) {
+            if (!busy) {
+                return t;
+            }
+            double next = (double)(ready + 1) / k * bwd;
+            t += fmin(next, bwd) - w;
+            w = fmin(next, bwd);
+            continue;
+        }
+        if (!busy) {
+            t += left;
+            left = 0;
+            continue;
+        }
+        /* both: backward at 1 - f_sm of its speed, the all-reduce at q of its rate */
+        double next = fmin((double)(ready + 1) / k * bwd, bwd);
+        double dt_w = (next - w) / (1 - f_sm), dt_c = left / q;
+        double dt = fmin(dt_w, dt_c);
+        t += dt;
+        w = dt == dt_w ? next : w + dt * (1 - f_sm);
+        left = dt == dt_c ? 0 : left - dt * q;
+    }
+}
+
 void ddp_step(const ddp_job *job, const comm_params *cp, const phys_params *m,
               const comm_ring *ring, double ring_rate, ddp_result *out)
 {
@@ -217,8 +266,19 @@ void ddp_step(const ddp_job *job, const comm_params *cp, const phys_params *m,
     }
     double upi = wl_units_per_iter(job->profile, job->batch);
     double iter = r.unit_time_s * upi;
+    const wl_profile *p = job->profile;
+    double o = p->host_overlap < 0 ? 0 : p->host_overlap > 1 ? 1 : p->host_overlap;
     out->host_s = r.iter_host_s;
-    out->gpu_s = iter - r.iter_host_s > 0 ? iter - r.iter_host_s : 0;
+    /* G_t: the GPU time that gives the (possibly shared) iteration time with this H and o;
+     * the model's own G where the host sets the iteration */
+    double g_t = iter - (1 - o) * r.iter_host_s;
+    out->gpu_s = g_t > o * r.iter_host_s ? g_t : r.iter_gpu_s;
+    if (job->workers < 2) {
+        out->step_s = iter;
+        out->throughput = job->workers * upi / out->step_s;
+        out->outcome = SPEED_OK;
+        return;
+    }
     /* time-slicing: NCCL's kernels run in the worker's slices, stretched as its GPU work is */
     double stretch = 1;
     if (is_shared(job->share) && job->share->sharing == SHARE_TIMESLICE) {
@@ -228,28 +288,35 @@ void ddp_step(const ddp_job *job, const comm_params *cp, const phys_params *m,
         solo.n_with = 0;
         speed_result rs;
         predict_unit_estimate(job->profile, job->batch, &solo, m, &rs);
-        double g_solo = rs.outcome == SPEED_OK ? rs.unit_time_s * upi - rs.iter_host_s : 0;
+        double g_solo = rs.outcome == SPEED_OK ? rs.iter_gpu_s : 0;
         stretch = g_solo > 0 && out->gpu_s > g_solo ? out->gpu_s / g_solo : 1;
     }
-    double fwd = (1 - cp->backward_frac) * out->gpu_s, bwd = cp->backward_frac * out->gpu_s;
-    double end = fwd + bwd;
-    if (job->workers > 1) {
-        double x = ring_rate > 0 ? ring_rate : comm_ring_alone_rate(ring);
-        out->rate_bytes_per_s = x;
-        double G = job->grad_bytes, done = 0, c_prev = 0;
-        while (done < G) {
-            double size = fmin(cp->bucket_bytes, G - done);
-            done += size;
-            double ready = fwd + bwd * done / G;
-            double t = stretch * comm_ring_allreduce_time(cp, ring, size, x);
-            out->comm_s += t;
-            c_prev = fmax(ready, c_prev) + t;
-            out->n_buckets++;
-        }
-        end = fmax(end, c_prev);
-    }
-    out->step_s = out->host_s + end;
-    out->exposed_s = out->step_s - out->host_s - out->gpu_s;
+    double x = ring_rate > 0 ? ring_rate : comm_ring_alone_rate(ring);
+    out->rate_bytes_per_s = x;
+    double G = job->grad_bytes;
+    int k = ddp_buckets(p, cp, G);
+    /* the GPU path: forward, backward with the bucket all-reduces beside it, the copy of the
+     * buckets back into the gradients, the optimiser step */
+    double opt = fmin(fmax(p->optimizer_frac, 0), 1) * out->gpu_s;
+    double bf = p->backward_frac > 0 && p->backward_frac < 1 ? p->backward_frac
+                                                               : cp->backward_frac;
+    double sms = speed_partition_sms(&c);
+    double bw = speed_partition_bandwidth(&c, sms, m);
+    double copy = bw > 0 ? 2 * G / bw : 0; /* read the gradient, write its copy (and back) */
+    double fwd = (1 - bf) * (out->gpu_s - opt), bwd = bf * (out->gpu_s - opt) + copy;
+    double f_sm = sms > 0 ? fmin(cp->nccl_channels / sms, DDP_MAX_SM_FRAC) : 0;
+    double t_ar = stretch * comm_ring_allreduce_time(cp, ring, G / k, x);
+    double end = ddp_overlap(fwd, bwd, k, t_ar, f_sm, cp->overlap_comm_frac);
+    out->comm_s = k * t_ar;
+    out->n_buckets = k;
+    double gpu_path = end + copy + opt;
+    /* the host: the reducer's launches (two per gradient tensor, one per broadcast buffer)
+     * and one collective per bucket and per buffer broadcast */
+    out->ddp_host_s = cp->host_launch_s * (2 * p->grad_tensors + p->buffer_tensors) +
+                      cp->host_collective_s *
+                          (k + (p->buffer_tensors > 0 ? cp->buffer_broadcasts : 0));
+    out->step_s = wl_iter_time(out->host_s + out->ddp_host_s, o, gpu_path);
+    out->exposed_s = out->step_s - iter;
     out->throughput = job->workers * upi / out->step_s;
     out->outcome = SPEED_OK;
 }

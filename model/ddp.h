@@ -6,17 +6,28 @@
  * as hold them, filled in order). Ranks are ordered node by node, GPU by GPU, as NCCL builds its
  * ring; the ring's links and their sharing are model/comm.h's.
  *
- * Step time of one worker (all workers are alike, so the slowest is any of them):
- *   H, G_t  host and GPU time of one iteration on the worker's partition (model/speed.h; with
- *           job.mig_busy instances of the GPU busy, for the power cap)
- *   F = (1 - b) G_t forward, B = b G_t backward, b = backward_frac (model/comm.yaml)
- *   The G gradient bytes are all-reduced in buckets of bucket_bytes, in the order backward
- *   produces them: bucket i (cumulative bytes g_i) is ready at F + B g_i / G, and the all-reduces
- *   run one after another: c_i = max(ready_i, c_{i-1}) + t_ar(size_i) (model/comm.h's ring cost
- *   at the ring's rate). Step = H + max(F + B, c_last). Exposed communication = the part of
- *   c_last beyond F + B; the non-overlappable part is the last bucket's all-reduce at least.
- *   Not modelled: NCCL kernels taking SMs from the backward pass, and the optimiser step (taken
- *   to be inside G_t, in the forward share).
+ * Step time of one worker (all workers are alike, so the slowest is any of them), from real
+ * DDP measured on 4x H200 (calib/ddp/, NOTES.md; constants in model/comm.yaml's ddp: section):
+ *   H, G_t  host and GPU time of one iteration on the worker's partition (model/speed.h), o its
+ *           host overlap: alone the iteration is t = (1 - o) H + max(o H, G_t)
+ *   O = optimizer_frac G_t the optimiser step, F + B = G_t - O split by backward_frac (the
+ *           profile's, else model/comm.yaml's); both from the profile's CUDA-event split
+ *   K buckets (the profile's grad_buckets, else G / bucket_bytes, at most one per gradient
+ *           tensor) of G / K bytes, bucket i ready when backward has done (i + 1) / K of its
+ *           work; their all-reduces run one after another (model/comm.h's ring cost at the
+ *           ring's rate). While an all-reduce runs beside backward, NCCL's nccl_channels
+ *           thread blocks hold that many SMs, so backward runs at 1 - channels / SMs of its
+ *           speed and the all-reduce at overlap_comm_frac of its rate (the overlap probe);
+ *           after backward it runs alone at its full rate (ddp_overlap).
+ *   The reducer copies each gradient into its bucket during backward and back after the last
+ *           all-reduce: 2 G bytes of device traffic each way at the partition's bandwidth.
+ *   GPU path = F + [backward beside the all-reduces] + copy back + O: the optimiser waits for
+ *           the last all-reduce (DDP's finalize makes the default stream wait on NCCL's).
+ *   Host: dH = host_launch_s (2 grad_tensors + buffer_tensors) + host_collective_s (K +
+ *           buffer_broadcasts when the model has buffers): the reducer's launches and the
+ *           collectives DDP issues, on the host of every step.
+ *   Step = (1 - o) (H + dH) + max(o (H + dH), GPU path); one worker: t itself. Exposed =
+ *   step - t.
  * On a shared GPU (job.share: time-slicing or MPS replicas, DESIGN.md §4): H and G_t are the
  *   worker's under that sharing (model/predict.h's entry point, as for any job: an MPS client
  *   capped at its thread percentage, contending for bandwidth; a time-sliced context getting
@@ -108,9 +119,20 @@ typedef struct ddp_result {
     double exposed_s;     /* step_s - host_s - gpu_s */
     double rate_bytes_per_s; /* ring rate used */
     int n_buckets;
+    double ddp_host_s;    /* dH: DDP's host time per step */
     double mem_bytes, mem_cap_bytes; /* per worker: need and partition */
     double throughput;    /* the job's units of work per second (all workers) */
 } ddp_result;
+
+#define DDP_MAX_SM_FRAC 0.9 /* at most this share of the SMs taken by NCCL (keeps B finite) */
+
+/* DDP's buckets for p's gradient of grad_bytes (>= 1; see the top). */
+int ddp_buckets(const wl_profile *p, const comm_params *cp, double grad_bytes);
+
+/* End of backward and of the last of k all-reduces of t_ar seconds each (alone), starting at
+ * fwd, backward taking bwd alone: beside an all-reduce backward runs at 1 - f_sm of its speed
+ * and the all-reduce at q of its rate (see the top). */
+double ddp_overlap(double fwd, double bwd, int k, double t_ar, double f_sm, double q);
 
 /* Step time of the job when its ring moves `ring_rate` bytes/s per hop (<= 0: the ring alone,
  * comm_ring_alone_rate). Outcome OOM when a worker does not fit; INVALID when the profile

@@ -69,6 +69,16 @@ typedef struct wl_profile {
                                 the SMs (model/share_mps.h); 0 = not stated, no such wait.
                                 Stated also marks the iteration as a round that ends in a
                                 synchronisation (speed_iter_is_round) */
+    /* DDP's step terms (model/ddp.h), each 0 = not stated: */
+    double grad_tensors;    /* parameter tensors with a gradient (DDP copies each into its
+                               bucket and back: two launches each on the host) */
+    double buffer_tensors;  /* buffer tensors DDP broadcasts before each forward (BatchNorm's
+                               running statistics); a copy-back launch each */
+    double grad_buckets;    /* DDP's buckets (its logging data's num_buckets_reduced); 0 =
+                               G / bucket_bytes, at most one per gradient tensor */
+    double backward_frac;   /* backward / (forward + backward) of the GPU time (CUDA events or
+                               torch.profiler); 0 = model/comm.yaml's ddp.backward_frac */
+    double optimizer_frac;  /* optimiser step / G_t: it runs after the last all-reduce */
 } wl_profile;
 
 /* Whether an iteration of p is a round that ends in a synchronisation, so that time-slicing's

@@ -26,6 +26,8 @@ static comm_params hand_comm(void)
     p.backward_frac = 2.0 / 3.0;
     p.grad_copy_frac = 1;
     p.nccl_buffer_bytes = 64 << 20;
+    p.overlap_comm_frac = 1; /* the terms of ddp_terms_by_hand off: all-reduces at full rate */
+    p.buffer_broadcasts = 2;
     return p;
 }
 
@@ -47,6 +49,14 @@ static gpu_type pcie_gpu(void)
     gpu_type g = fixture_gpu();
     g.pcie_bytes_per_s = 32e9;
     return g;
+}
+
+/* DDP's bucket copy of G bytes each way on the whole TEST-GPU: read + write at its bandwidth */
+static double copy_s(const gpu_type *g, const phys_params *m, double G)
+{
+    partition_cfg c;
+    partition_cfg_init(&c, g);
+    return 2 * G / speed_partition_bandwidth(&c, speed_partition_sms(&c), m);
 }
 
 static ddp_job hand_job(const gpu_type *g, const wl_profile *w, int workers, int gpn)
@@ -128,18 +138,19 @@ Test(ddp, bucketed_step_by_hand)
     ddp_result r;
     ddp_step(&j, &cp, &m, &ring, 0, &r);
     cr_assert_eq(r.outcome, SPEED_OK, "%s", r.reason);
-    /* G_t = 1 SM-s / 100 SMs = 0.01 s: forward 0.01/3, backward 0.02/3. Buckets 25, 25, 10 MB.
-     * 25 MB > 16.78 MB: Simple, 2*1*8e-6 + 25e6/10e9 = 2.516e-3 s; 10 MB: LL, 2*1*7e-6 +
-     * 10e6/5e9 = 2.014e-3 s. Ready at F + B*25/60, F + B*50/60, F + B. */
-    double F = 0.01 / 3, B = 0.02 / 3;
-    double c1 = F + B * 25 / 60 + 2.516e-3;
-    double c2 = fmax(F + B * 50 / 60, c1) + 2.516e-3;
-    double c3 = fmax(F + B, c2) + 2.014e-3;
-    double step = 0.01 + fmax(0.01, c3);
+    /* G_t = 1 SM-s / 100 SMs = 0.01 s: forward 0.01/3, backward 0.02/3 + the bucket copy 2G/BW.
+     * Three buckets of 20 MB (> 16.78 MB: Simple), 2*1*8e-6 + 20e6/10e9 = 2.016e-3 s each,
+     * ready at F + B/3, F + 2B/3, F + B; the copy back after the last, then the step. */
+    double cp_s = copy_s(&g, &m, 60e6);
+    double F = 0.01 / 3, B = 0.02 / 3 + cp_s;
+    double c1 = F + B / 3 + 2.016e-3;
+    double c2 = fmax(F + 2 * B / 3, c1) + 2.016e-3;
+    double c3 = fmax(F + B, c2) + 2.016e-3;
+    double step = 0.01 + fmax(F + B, c3) + cp_s;
     cr_assert(fabs(r.step_s - step) < 1e-12, "%.12g != %.12g", r.step_s, step);
     cr_assert_eq(r.n_buckets, 3);
-    cr_assert(fabs(r.comm_s - (2 * 2.516e-3 + 2.014e-3)) < 1e-12);
-    cr_assert(fabs(r.exposed_s - (c3 - 0.01)) < 1e-12);
+    cr_assert(fabs(r.comm_s - 3 * 2.016e-3) < 1e-12);
+    cr_assert(fabs(r.exposed_s - (step - 0.02)) < 1e-12);
     /* two workers of batch 1: 2 iterations per step */
     cr_assert(fabs(r.throughput - 2 / step) < 1e-9);
     comm_ring_fini(&ring);
@@ -185,17 +196,18 @@ static void shape_and_ring(ddp_job *j, const comm_params *cp, comm_ring *ring)
     cr_assert_eq(ddp_ring(j, cp, ring, why, sizeof why), 0, "%s", why);
 }
 
-/* Bucket i of G = 60 MB (25, 25, 10 MB) ready at F + B g_i / G; all-reduces back to back, each
- * stretched by s; the step of ddp.h with host time H. Costs on the 2-node NIC ring of hand_job
- * at rate x: Simple above 16.78 MB (alpha 8 us), LL below (alpha 7 us, half the rate). */
-static double hand_step(double H, double G_t, double x, double s)
+/* Three buckets of G = 60 MB (20 MB each) ready at F + B i / 3 (B with the bucket copy cp);
+ * all-reduces back to back, each stretched by s; the copy back after the last; the step of
+ * ddp.h with host time H (host_overlap 0). Costs on the 2-node NIC ring of hand_job at rate x:
+ * Simple above 16.78 MB (alpha 8 us). */
+static double hand_step(double H, double G_t, double x, double s, double cp)
 {
-    double F = G_t / 3, B = 2 * G_t / 3;
-    double big = s * (2 * 8e-6 + 25e6 / x), small = s * (2 * 7e-6 + 10e6 / (0.5 * x));
-    double c1 = F + B * 25 / 60 + big;
-    double c2 = fmax(F + B * 50 / 60, c1) + big;
-    double c3 = fmax(F + B, c2) + small;
-    return H + fmax(G_t, c3);
+    double F = G_t / 3, B = 2 * G_t / 3 + cp;
+    double t = s * (2 * 8e-6 + 20e6 / x);
+    double c1 = F + B / 3 + t;
+    double c2 = fmax(F + 2 * B / 3, c1) + t;
+    double c3 = fmax(F + B, c2) + t;
+    return H + fmax(F + B, c3) + cp;
 }
 
 /* A GPU-bound worker (no host time, 1 SM-s: 0.01 s alone on 100 SMs) time-sliced with one
@@ -216,7 +228,7 @@ Test(ddp, timesliced_worker_by_hand)
     ddp_result excl, ts;
     ddp_step(&j, &cp, &m, &ring, 0, &excl);
     cr_assert_eq(excl.outcome, SPEED_OK, "%s", excl.reason);
-    double want_excl = hand_step(0, 0.01, 10e9, 1);
+    double want_excl = hand_step(0, 0.01, 10e9, 1, copy_s(&g, &m, 60e6));
     cr_assert(fabs(excl.step_s - want_excl) < 1e-12, "%.12g != %.12g", excl.step_s, want_excl);
     partition_cfg share;
     partition_cfg_init(&share, &g);
@@ -226,9 +238,9 @@ Test(ddp, timesliced_worker_by_hand)
     ddp_step(&j, &cp, &m, &ring, 5e9, &ts);
     cr_assert_eq(ts.outcome, SPEED_OK, "%s", ts.reason);
     cr_assert(fabs(ts.gpu_s - 0.025) < 1e-12, "%.12g", ts.gpu_s);
-    double want_ts = hand_step(0, 0.025, 5e9, 2.5);
+    double want_ts = hand_step(0, 0.025, 5e9, 2.5, copy_s(&g, &m, 60e6));
     cr_assert(fabs(ts.step_s - want_ts) < 1e-12, "%.12g != %.12g", ts.step_s, want_ts);
-    /* 0.0504 s against 0.0134 s exclusive: each gang is slower than alone, and the two gangs
+    /* about 0.05 s against 0.014 s exclusive: each gang is slower than alone, and the two gangs
      * together take longer than one exclusive gang doing both steps one after the other */
     cr_assert_gt(ts.step_s, 2 * excl.step_s);
     comm_ring_fini(&ring);
@@ -258,12 +270,12 @@ Test(ddp, mps_worker_by_hand)
     ddp_result alone, two;
     ddp_step(&j, &cp, &m, &ring, 10e9, &alone);
     cr_assert_eq(alone.outcome, SPEED_OK, "%s", alone.reason);
-    double want = hand_step(0, 0.02, 10e9, 1);
+    double want = hand_step(0, 0.02, 10e9, 1, copy_s(&g, &m, 60e6));
     cr_assert(fabs(alone.step_s - want) < 1e-12, "%.12g != %.12g", alone.step_s, want);
     share.peers = 2;
     ddp_step(&j, &cp, &m, &ring, 5e9, &two);
     cr_assert_eq(two.outcome, SPEED_OK, "%s", two.reason);
-    want = hand_step(0, 0.02, 5e9, 1);
+    want = hand_step(0, 0.02, 5e9, 1, copy_s(&g, &m, 60e6));
     cr_assert(fabs(two.step_s - want) < 1e-12, "%.12g != %.12g", two.step_s, want);
     comm_ring_fini(&ring);
 }
@@ -298,5 +310,60 @@ Test(ddp, shared_memory_holds_every_corunner)
     ddp_step(&j, &cp, &m, &ring, 0, &r);
     cr_assert_eq(r.outcome, SPEED_OOM);
     cr_assert(strstr(r.reason, "co-runners 11.6 GiB > partition's 20 GiB"), "%s", r.reason);
+    comm_ring_fini(&ring);
+}
+
+/* ddp_overlap worked out: forward 1, backward 4, two buckets of 1 s (alone). Beside an
+ * all-reduce backward runs at 0.5 and the all-reduce at 0.5: bucket 0 ready at 1 + 2 = 3; both
+ * run 2 s (the all-reduce's 1 s at 0.5; backward does 1 of its remaining 2), t = 5; backward
+ * alone to its end, t = 6; bucket 1 alone, t = 7. With f = 0, q = 1: the old back-to-back rule
+ * c1 = 1 + 2 + 1 = 4, c2 = max(1 + 4, 4) + 1 = 6. */
+Test(ddp, overlap_by_hand)
+{
+    cr_assert(fabs(ddp_overlap(1, 4, 2, 1, 0.5, 0.5) - 7) < 1e-12);
+    cr_assert(fabs(ddp_overlap(1, 4, 2, 1, 0, 1) - 6) < 1e-12);
+    /* no backward: every all-reduce after the forward, back to back */
+    cr_assert(fabs(ddp_overlap(1, 0, 3, 1, 0.5, 0.5) - 4) < 1e-12);
+}
+
+/* Every DDP term of ddp.h: 100 gradient tensors, 50 buffers, 2 buckets, optimiser 20 % of G_t,
+ * backward 75 % of the rest; NCCL on 50 of the 100 SMs, all-reduce at half rate beside
+ * backward; 10 us per launch, 100 us per collective. */
+Test(ddp, ddp_terms_by_hand)
+{
+    gpu_type g = pcie_gpu();
+    wl_profile w = hand_profile(1e9);
+    w.grad_tensors = 100;
+    w.buffer_tensors = 50;
+    w.grad_buckets = 2;
+    w.optimizer_frac = 0.2;
+    w.backward_frac = 0.75;
+    phys_params m = fixture_params();
+    comm_params cp = hand_comm();
+    cp.host_launch_s = 1e-5;
+    cp.host_collective_s = 1e-4;
+    cp.nccl_channels = 50;
+    cp.overlap_comm_frac = 0.5;
+    ddp_job j = hand_job(&g, &w, 2, 1);
+    j.grad_bytes = 60e6;
+    comm_ring ring;
+    shape_and_ring(&j, &cp, &ring);
+    ddp_result r;
+    ddp_step(&j, &cp, &m, &ring, 0, &r);
+    cr_assert_eq(r.outcome, SPEED_OK, "%s", r.reason);
+    /* G_t 0.01: O 0.002, F 0.002, B 0.006 + copy; buckets of 30 MB: 16e-6 + 30e6/10e9 s */
+    double cps = copy_s(&g, &m, 60e6), t = 2 * 8e-6 + 30e6 / 10e9;
+    double end = ddp_overlap(0.002, 0.006 + cps, 2, t, 0.5, 0.5);
+    /* host: 1e-5 (2 x 100 + 50) + 1e-4 (2 buckets + 2 broadcasts) = 2.9e-3 s */
+    cr_assert(fabs(r.ddp_host_s - 2.9e-3) < 1e-12, "%.12g", r.ddp_host_s);
+    double step = 0.01 + 2.9e-3 + end + cps + 0.002;
+    cr_assert(fabs(r.step_s - step) < 1e-12, "%.12g != %.12g", r.step_s, step);
+    cr_assert_eq(r.n_buckets, 2);
+    /* without the SM share and at full rate beside backward the step is shorter */
+    cp.nccl_channels = 0;
+    cp.overlap_comm_frac = 1;
+    ddp_result fast;
+    ddp_step(&j, &cp, &m, &ring, 0, &fast);
+    cr_assert_lt(fast.step_s, r.step_s);
     comm_ring_fini(&ring);
 }

@@ -13,6 +13,8 @@
 
 #include "experiments/catalog_load.h"
 #include "experiments/comm_load.h"
+#include "experiments/physics_load.h"
+#include "model/ddp.h"
 #include "sim/arena.h"
 #include "sim/diag.h"
 #include "tests/unit/sh.h"
@@ -217,8 +219,9 @@ Test(ddp_run, topology_study_is_deterministic, .timeout = 60)
 /* A node group's `topology:` sets the links of a gang's ring. One 4-worker job on one node of 4
  * whole A100-SXM4-40GB, a profile whose iteration is H = 0.1 s of host time and ~1e-11 s of GPU
  * time, with G = 100 MiB of gradients: 4 buckets of 25 MiB (model/comm.yaml's bucket_bytes), all
- * ready at once (the backward pass takes ~0 s), all-reduced back to back, so
- *   step = H + 4 t,  t = 2(n-1) alpha + 2(n-1)/n S / x = 6 alpha_simple + 1.5 S / x
+ * ready as the bucket copy (the whole backward: the pass itself takes ~0 s) goes, all-reduced
+ * back to back, so step = H + dH + [copy beside the all-reduces] + copy back (ddp.h),
+ *   t = 2(n-1) alpha + 2(n-1)/n S / x = 6 alpha_simple + 1.5 S / x
  * (Simple: 25 MiB is above ll_max_bytes; the ring beats the tree, 4 alpha + 2 S / x, since
  * S / x ~ 1 ms >> 4 alpha). Ring rate x:
  *   nvswitch      every hop over NVLink: x = NVLink per direction (catalog total / 2) x eff(nvlink)
@@ -242,8 +245,19 @@ Test(ddp_run, node_topology_sets_the_ring, .timeout = 60)
     double x_pcie = g->pcie_bytes_per_s * cp.eff[COMM_LINK_PCIE];
     double a_nvl = cp.alpha_s[COMM_LINK_NVLINK][COMM_PROTO_SIMPLE];
     double a_pcie = cp.alpha_s[COMM_LINK_PCIE][COMM_PROTO_SIMPLE];
-    double jct_nvl = D * (H + 4 * (6 * a_nvl + 1.5 * S / x_nvl)) / H;
-    double jct_pcie = D * (H + 4 * (6 * fmax(a_nvl, a_pcie) + 1.5 * S / x_pcie)) / H;
+    /* DDP's own terms (ddp.h): one collective per bucket on the host; the bucket copy (2 x 4S
+     * bytes each way) is the whole backward, beside which the all-reduces run slowed */
+    phys_params m;
+    cr_assert_eq(physics_load_default(d, &m), 0);
+    partition_cfg whole;
+    partition_cfg_init(&whole, g);
+    double cps = 2 * 4 * S / speed_partition_bandwidth(&whole, g->sms_total, &m);
+    double f_sm = cp.nccl_channels / g->sms_total, q = cp.overlap_comm_frac;
+    double t_nvl = 6 * a_nvl + 1.5 * S / x_nvl;
+    double t_pcie = 6 * fmax(a_nvl, a_pcie) + 1.5 * S / x_pcie;
+    double dh = 4 * cp.host_collective_s;
+    double jct_nvl = D * (H + dh + ddp_overlap(0, cps, 4, t_nvl, f_sm, q) + cps) / H;
+    double jct_pcie = D * (H + dh + ddp_overlap(0, cps, 4, t_pcie, f_sm, q) + cps) / H;
     const struct {
         const char *topo;
         double jct;

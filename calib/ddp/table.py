@@ -1,0 +1,163 @@
+#!/usr/bin/env python3
+"""calib/ddp/table.py - the validation table and the host-cost fit of calib/ddp/ddp.py's JSON.
+
+  python3 calib/ddp/table.py calib/ddp/2026-11-28-h200x4.json.gz \
+      [--csv experiments/validation/data/h200x4-ddp.csv]
+
+Rows (one per model and configuration): the iteration rate of one worker (every worker of a DDP
+job steps together) = 1 / the median step time of each rank's timed steps, averaged over every
+rank of every job of the configuration; rel_sd = the standard deviation of those per-rank rates
+over their mean (the solo row pools the solo runs at the start and at the end of the exclusive
+phase, four GPUs each, so the drift is in it). gpu_util: NVML utilisation of the solo runs' GPUs
+over their timed steps (mean of the 50 ms samples). The solo GPU time split, from the CUDA
+events of the solo runs (medians): backward_frac = backward / (forward + backward),
+optimizer_frac = optimiser step / (forward + backward + step). grad_tensors / buffer_tensors:
+parameter and buffer tensors of the model (DDP copies each gradient tensor into its bucket and
+back, and broadcasts the buffers before every forward); buckets: DDP's own count
+(num_buckets_reduced, logging data).
+
+Printed, not written: the least-squares fit of DDP's host time per step against solo,
+  dH = c_launch * (2 grad_tensors + buffer_tensors) + c_coll * (buckets + broadcasts)
+on the bucket-size sweep rows (ddp2-b5, ddp2-b100 of ResNet-152, GPT-2, ViT-B/16: 6 rows that
+are not in the validation table), dH = the host time from the step's start to the end of the
+optimiser call, DDP run minus solo run; broadcasts = 2 when the model has buffers (float and
+int64, one coalesced broadcast per dtype), else 0. model/comm.yaml's ddp.host_launch_s and
+ddp.host_collective_s are these two numbers.
+"""
+import argparse
+import gzip
+import json
+import statistics as st
+import sys
+
+KINDS = ["solo", "ddp2", "ddp4", "ts2", "ts3", "mps1", "mps2", "mps3"]
+# buffer tensors per model (running_mean, running_var, num_batches_tracked of each BatchNorm:
+# ResNet-152 155 BN layers, MobileNetV3-small 34; ViT-B/16, GPT-2 (transformers 5.17) and the
+# MLP register none that DDP broadcasts: the NCCL log of the run shows broadcasts per step only
+# for the CNNs)
+BUFFERS = {"resnet152": 465, "mobilenet": 102, "gpt2": 0, "vit": 0, "widemlp": 0}
+WORKERS = {"solo": 1, "ddp2": 2, "ddp4": 4, "ts2": 2, "ts3": 2, "mps1": 2, "mps2": 2, "mps3": 2}
+
+
+def load(path):
+    op = gzip.open if path.endswith(".gz") else open
+    with op(path, "rt") as fh:
+        return json.load(fh)
+
+
+def nvml_util(doc, gpu, t0, t1):
+    v = [r[1 + 4 * gpu] for r in doc["nvml"]["rows"] if t0 <= r[0] <= t1 and
+         r[1 + 4 * gpu] is not None]
+    return st.mean(v) / 100.0 if v else None
+
+
+def per_rank(doc):
+    """{(model, config name): [record, ...]} of the training records."""
+    out = {}
+    for r in doc["records"]:
+        c = r.get("config")
+        if c and "host" in r:
+            out.setdefault((c["model"], c["name"]), []).append(r)
+    return out
+
+
+def step_s(r):
+    return st.median([h[4] - h[0] for h in r["host"]])
+
+
+def host_s(r):
+    return st.median([h[3] - h[0] for h in r["host"]])
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("json")
+    ap.add_argument("--csv")
+    a = ap.parse_args()
+    doc = load(a.json)
+    recs = per_rank(doc)
+    models = list(doc["models"])
+    env = doc["env"]
+    v = env["versions"]
+    lines = [
+        "# Real PyTorch DistributedDataParallel on 4x NVIDIA H200 (NVLink NV18 between every "
+        "pair), measured by this project with calib/ddp/ddp.py and averaged by "
+        "calib/ddp/table.py from",
+        f"#   {a.json.split('/')[-1]}: {env['date_utc']} driver "
+        f"{env['nvidia_smi'].splitlines()[1].split(', ')[3]} torch {v['torch']} CUDA {v['cuda']} "
+        f"NCCL {v['nccl']} (NCCL_NVLS_ENABLE=0) torchvision {v['torchvision']} transformers "
+        f"{v['transformers']}",
+        "# rate_per_s: iterations per second of one worker (median step of each rank, mean over "
+        "ranks); kinds: solo (one process, no DDP), ddpN (one job of N workers on GPUs 0..N-1; "
+        "ddp2 also on GPUs 2,3 at the same time), tsK / mpsK (K two-worker DDP jobs on GPUs 0 "
+        "and 1, time-sliced / as MPS clients)",
+        "figure,model,kind,workers,rate_per_s,rel_sd,gpu_util,grad_bytes,grad_tensors,"
+        "buffer_tensors,buckets,backward_frac,optimizer_frac",
+    ]
+    solo_info = {}
+    for m in models:
+        solos = recs.get((m, "solo"), []) + recs.get((m, "solo-end"), [])
+        if not solos:
+            continue
+        g = [st.median(x) for x in zip(*[row for r in solos for row in r["gpu_ms"]])]
+        util = st.mean([u for u in (nvml_util(doc, r["gpu"], r["t_start"], r["t_end"])
+                                    for r in solos) if u is not None])
+        r0 = solos[0]
+        solo_info[m] = {"util": util, "bf": g[1] / (g[0] + g[1]), "of": g[2] / sum(g),
+                        "T": r0["param_tensors"], "G": r0["grad_bytes"],
+                        "host": st.mean([host_s(r) for r in solos]),
+                        "step": st.mean([step_s(r) for r in solos])}
+        for kind in KINDS:
+            rs = solos if kind == "solo" else recs.get((m, kind), [])
+            if not rs:
+                continue
+            rates = [1.0 / step_s(r) for r in rs]
+            mean = st.mean(rates)
+            sd = st.pstdev(rates) / mean if len(rates) > 1 else 0.0
+            buckets = ""
+            if kind != "solo":
+                b = (rs[0].get("ddp_buckets") or {}).get("num_buckets_reduced")
+                buckets = "" if b is None else str(b)
+            si = solo_info[m]
+            lines.append(
+                f"{m}/{kind},{m},{kind},{WORKERS[kind]},{mean:.5g},{sd:.3f},"
+                f"{si['util']:.3f}" + f",{si['G']},{si['T']},{BUFFERS[m]},{buckets},"
+                f"{si['bf']:.4f},{si['of']:.4f}")
+    if a.csv:
+        with open(a.csv, "w") as fh:
+            fh.write("\n".join(lines) + "\n")
+    else:
+        print("\n".join(lines))
+    # host-cost fit on the bucket-size sweep rows
+    X, y, lab = [], [], []
+    for m in models:
+        for name in ("ddp2-b5", "ddp2-b100"):
+            rs = recs.get((m, name))
+            if not rs or m not in solo_info:
+                continue
+            k = (rs[0].get("ddp_buckets") or {}).get("num_buckets_reduced")
+            if k is None:
+                continue
+            si = solo_info[m]
+            dh = st.mean([host_s(r) for r in rs]) - si["host"]
+            X.append((2 * si["T"] + BUFFERS[m], k + (2 if BUFFERS[m] else 0)))
+            y.append(dh)
+            lab.append(f"{m}/{name}")
+    if len(y) >= 2:
+        s11 = sum(x[0] * x[0] for x in X)
+        s12 = sum(x[0] * x[1] for x in X)
+        s22 = sum(x[1] * x[1] for x in X)
+        b1 = sum(x[0] * v for x, v in zip(X, y))
+        b2 = sum(x[1] * v for x, v in zip(X, y))
+        det = s11 * s22 - s12 * s12
+        c1 = (b1 * s22 - b2 * s12) / det
+        c2 = (s11 * b2 - s12 * b1) / det
+        print(f"host fit on {len(y)} rows: c_launch = {c1 * 1e6:.2f} us, "
+              f"c_coll = {c2 * 1e6:.1f} us", file=sys.stderr)
+        for lb, x, v in zip(lab, X, y):
+            print(f"  {lb:22} launches {x[0]:4d} collectives {x[1]:3d} dH {v * 1e3:6.2f} ms "
+                  f"fit {(c1 * x[0] + c2 * x[1]) * 1e3:6.2f} ms", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
