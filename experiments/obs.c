@@ -373,6 +373,41 @@ static const gpu_type *resolve_gpu(const gpu_catalog *cat, const char *name, src
     return g;
 }
 
+/* The figures fit-workload and predict compute with that the catalog may leave unsourced
+ * (model/gpus.yaml `unsourced:`): each missing one is an error naming the field and where to give
+ * it, instead of a fit that fails later with "invalid input". A --calibration run measures the SM
+ * count (model/calapply.h); the datasheet bandwidth comes from the catalog only. */
+static void check_gpu_figures(const gpu_type *g, src_loc at, diag *d)
+{
+    if (g->sms_total <= 0) {
+        diag_error(d, at, "gpu",
+                   "the catalog has no whole-GPU SM count (gpus[%s].sms_total); expected it "
+                   "from --calibration MODEL.json (calib/ measures it) or in the catalog "
+                   "(model/gpus.yaml), got none",
+                   g->name);
+    }
+    if (!(g->mem_bw_bytes_per_s > 0)) {
+        diag_error(d, at, "gpu",
+                   "the catalog has no memory bandwidth (gpus[%s].mem_bandwidth_gb_s, the "
+                   "datasheet figure); expected it in the catalog (model/gpus.yaml), got none",
+                   g->name);
+    }
+}
+
+/* A MIG partition an observation runs on needs its SMs and memory (nvidia-smi mig -lgip). */
+static void check_profile_figures(const gpu_type *g, const mig_profile *p, src_loc at,
+                                  const char *path, diag *d)
+{
+    if (p->sms <= 0 || p->mem_bytes == 0) {
+        diag_error(d, at, path,
+                   "the catalog has no %s for MIG profile %s of %s (gpus[%s].profiles[%s].%s); "
+                   "expected it in the catalog (model/gpus.yaml, from nvidia-smi mig -lgip), got "
+                   "none",
+                   p->sms <= 0 ? "SM count" : "memory size", p->name, g->name, g->name, p->name,
+                   p->sms <= 0 ? "sms" : "mem_gib");
+    }
+}
+
 int obs_resolve_partition(const gpu_type *g, const char *name, const mig_profile **mig, char *why,
                           size_t n)
 {
@@ -407,6 +442,9 @@ static void check_observation(obs_file *f, size_t i, diag *d)
     if (f->gpu && obs_resolve_partition(f->gpu, e->config.partition, &e->mig, why, sizeof why)) {
         field_path(path, sizeof path, i, "config.partition");
         diag_error(d, e->config.partition_at, path, "%s", why);
+    } else if (e->mig) {
+        field_path(path, sizeof path, i, "config.partition");
+        check_profile_figures(f->gpu, e->mig, e->config.partition_at, path, d);
     }
     if (e->config.peers_at.line && e->config.peers < 1) {
         field_path(path, sizeof path, i, "config.peers");
@@ -590,6 +628,9 @@ int obs_load_observations(const char *path, const void *buf, size_t len, const g
     }
     if (f->gpu_name) {
         f->gpu = resolve_gpu(cat, f->gpu_name, f->gpu_at, d);
+        if (f->gpu && rc == 0) {
+            check_gpu_figures(f->gpu, f->gpu_at, d);
+        }
     }
     if (f->unit) {
         f->unit_is_sample = obs_unit_counts_samples(f->unit);
@@ -621,6 +662,9 @@ int obs_load_queries(const char *path, const void *buf, size_t len, const gpu_ca
     }
     if (q->gpu_name) {
         q->gpu = resolve_gpu(cat, q->gpu_name, q->gpu_at, d);
+        if (q->gpu && rc == 0) {
+            check_gpu_figures(q->gpu, q->gpu_at, d);
+        }
     }
     for (size_t i = 0; rc == 0 && i < q->n; i++) {
         if (!(q->q[i].work > 0)) {

@@ -119,8 +119,8 @@ Test(catalog, lookups_and_units)
     cr_assert_not_null(b);
     cr_assert_eq(gpu_find_profile(b, "7g.180gb")->id, -1, "unsourced id is -1");
     cr_assert_eq(gpu_find_profile(b, "7g.180gb")->sms, 0, "unsourced SMs are 0");
-    cr_assert_eq(b->sms_total, 0);
-    cr_assert_not_null(strstr(b->unsourced, "sms_total"));
+    cr_assert_eq(b->sms_total, 148);
+    cr_assert_not_null(strstr(b->unsourced, "sms_mig_full"), "7g.180gb's SMs are unsourced");
     cr_assert_gt(CAT.n_rules, 4);
 }
 
@@ -331,4 +331,25 @@ Test(catalog_bad, cross_references)
                      "bad.yaml:5:10: error: validity_rules[0].id: not a rule model/mig.c implements; "
                      "expected one of no_overlap, max_instances, compute_budget, pre_r510_4g_3g, "
                      "driver_minimums, auto_placement, got 'no_overlaq'");
+}
+
+/* Issue 22: every GPU type has its whole-GPU SM count and an FP32 peak (H200, A30, H100-NVL,
+ * GH200 and B200 had none), and the H200's are what the device reports (132 SMs, 1980 MHz,
+ * calib/results/2026-11-22-h200-sxm-x2.json). */
+Test(catalog, every_gpu_has_its_sm_count_and_fp32_peak)
+{
+    for (size_t i = 0; i < CAT.n_gpus; i++) {
+        const gpu_type *g = &CAT.gpus[i];
+        cr_assert_gt(g->sms_total, 0, "%s has no sms_total", g->name);
+        cr_assert_gt(g->peak_flops[GPU_FMT_FP32], 0, "%s has no fp32 peak", g->name);
+        cr_assert(g->sms_mig_full <= g->sms_total, "%s: MIG SMs %d > %d", g->name, g->sms_mig_full,
+                  g->sms_total);
+    }
+    const gpu_type *h = gpu_catalog_find(&CAT, "H200");
+    cr_assert_eq(h->sms_total, 132);
+    cr_assert_float_eq(h->sm_clock_boost_hz, 1980e6, 1);
+    cr_assert_float_eq(h->peak_flops[GPU_FMT_BF16_TENSOR], 989.5e12, 1);
+    cr_assert_eq(gpu_catalog_find(&CAT, "A30")->sms_total, 56);
+    cr_assert_eq(gpu_catalog_find(&CAT, "GH200")->sms_total, 132);
+    cr_assert_eq(gpu_find_profile(gpu_catalog_find(&CAT, "B200"), "4g.90gb")->sms, 72);
 }

@@ -18,6 +18,7 @@
 #include "sim/arena.h"
 #include "sim/diag.h"
 #include "sim/err.h"
+#include "tests/unit/sh.h"
 
 /* The two examples of DESIGN.md §8, verbatim. */
 static const char *contract_obs =
@@ -430,4 +431,24 @@ Test(obs, byom_h100_example_files_load_with_measurements)
     cr_assert_eq(q->n, 7);
     cr_assert_str_eq(q->q[6].config.with[0], "stream");
     fx_fini(&fx);
+}
+
+/* Issue 22: `fit-workload` on an H200 failed with only "the fit rejected the observations
+ * (invalid input)" (no sms_total in the catalog). The H200 now has its 132 SMs: the byom-h100
+ * time-only run, relabelled H200, fits and is written; a GPU whose catalog entry lacks a figure
+ * the fit needs is refused naming it (tests/bad_input/obs/obs_gpu_no_bandwidth.yaml). */
+Test(obs, fit_workload_on_an_h200_fits)
+{
+    char dir[64], cmd[1024], out[8192];
+    cr_assert(test_tmpdir(dir, sizeof dir, "h200fit"));
+    snprintf(cmd, sizeof cmd,
+             "sed 's/^gpu: H100-SXM5-80GB/gpu: H200-SXM5-141GB/' "
+             "experiments/examples/byom-h100/resnet50-train-time-only.yaml > %s/o.yaml && "
+             "grep -c '^gpu: H200-SXM5-141GB' %s/o.yaml && "
+             "./slicesim fit-workload %s/o.yaml -o %s/p.yaml 2>&1 && test -s %s/p.yaml",
+             dir, dir, dir, dir, dir);
+    cr_assert_eq(test_sh(cmd, out, sizeof out), 0, "%s", out);
+    cr_assert_not_null(strstr(out, "workload resnet50-train on H200-SXM5-141GB"), "%s", out);
+    cr_assert_null(strstr(out, "invalid input"), "%s", out);
+    cr_assert(test_rm_rf(dir));
 }

@@ -375,3 +375,22 @@ Test(world, a_profiled_mps_job_gets_its_rate_from_the_speed_model)
     double r2 = profiled_pair(CLUSTER_SHARE_MPS, SHARE_MPS);
     cr_assert_float_eq(r2, 1.0, 1e-9);
 }
+
+/* A GPU type whose catalog entry leaves sms_total unsourced (0): every catalog GPU has one since
+ * issue 22, but the catalog format allows it, and the totals must then say so (run prints SM
+ * utilisation as n/a) rather than count zero SMs. */
+Test(world, a_gpu_without_an_sm_count_is_counted_not_summed)
+{
+    env e;
+    env_init(&e, 2, false);
+    e.g.sms_total = 0;
+    job_table *t = job_table_create();
+    add(t, 0, "nvidia.com/gpu", 1, 1, 10, 0);
+    world *w = run(&e, t);
+    world_totals tot = world_get_totals(w);
+    cr_assert_eq(tot.n_done, 1);
+    cr_assert_eq(tot.n_gpus_no_sms, 2);
+    cr_assert_eq(tot.sms_total, 0);
+    cr_assert_str_eq(tot.no_sms_type, e.g.name);
+    world_destroy(w);
+}
