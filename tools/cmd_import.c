@@ -34,10 +34,11 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: slicesim import cluster SNAPSHOT.json -o SCENARIO.yaml [--name NAME]\n"
-            "                       [--mig-parted FILE] [--horizon DURATION] [--duration DURATION]\n"
-            "                       [--seed N]\n"
-            "  Writes a scenario of the cluster in SNAPSHOT.json (kubectl get nodes,pods -A -o json):\n"
-            "  node groups of identical GPU nodes (GPU feature discovery labels, allocatable CPU\n"
+            "                       [--mig-parted FILE] [--horizon DURATION]\n"
+            "                       [--duration DURATION] [--seed N]\n"
+            "  Writes a scenario of the cluster in SNAPSHOT.json (kubectl get nodes,pods -A -o\n"
+            "  json):"
+            " node groups of identical GPU nodes (GPU feature discovery labels, allocatable CPU\n"
             "  and memory, taints) and job classes of the running and pending GPU pods, placed\n"
             "  where their node, tolerations, nodeSelector and node affinity allow.\n"
             "  --name NAME          scenario name (default: the output file's name less .yaml)\n"

@@ -8,6 +8,7 @@
 #include "sim/err.h"
 #include "sim/xalloc.h"
 #include "tools/cli.h"
+#include "tools/gate.h"
 #include "tools/run.h"
 #include "tools/sweep_run.h"
 
@@ -24,7 +25,12 @@ static const char usage_text[] =
     "  --seed N          master seed (0 .. 2^64-1), replaces the scenario's seed\n"
     "  --set PATH=VALUE  override one scenario field, e.g. --set cluster.nodes[0].count=4\n"
     "                    (repeatable)\n"
-    "Exit status: 0 done, 1 a file could not be read or written, 2 bad input or usage.\n";
+    "  --fail-on EXPR    after the run, exit 3 when a figure violates EXPR, e.g. wait_p95>900s,\n"
+    "                    class=train/jct_mean>2h, pool=mig/alloc<0.5 (repeatable; slicesim diff\n"
+    "                    --help lists the figures)\n"
+    "  --slo-wait D      a job meets its SLO when it starts within D: defines slo_attainment\n"
+    "Exit status: 0 done, 1 a file could not be read or written, 2 bad input or usage, 3 a\n"
+    "--fail-on gate violated.\n";
 
 #define RUN_USAGE "expected: run FILE [-o DIR] [--force] [--seed N] [--set PATH=VALUE]..."
 
@@ -46,6 +52,12 @@ static int run_or_check(int argc, char **argv, bool check)
 {
     const char *cmd = check ? "check" : "run", *expect = check ? CHECK_USAGE : RUN_USAGE;
     run_opts o = {.summary = stdout, .errors = stderr, .check_only = check};
+    gate_expr gates[GATE_MAX];
+    size_t n_gates = 0;
+    double slo_wait_s = 0;
+    char dir_used[4096];
+    o.dir_used = dir_used;
+    o.dir_used_len = sizeof dir_used;
     const char **sets = xcalloc((size_t)argc, sizeof *sets, "--set list");
     int rc = CLI_EXIT_OK;
     for (int i = 1; i < argc && rc == CLI_EXIT_OK; i++) {
@@ -57,6 +69,11 @@ static int run_or_check(int argc, char **argv, bool check)
         }
         if (!check && !strcmp(a, "--force")) {
             o.force = true;
+            continue;
+        }
+        int g = check ? 0 : gate_option(cmd, argc, argv, &i, gates, &n_gates, &slo_wait_s, false);
+        if (g != 0) {
+            rc = g < 0 ? CLI_EXIT_INPUT : rc;
             continue;
         }
         bool run_only = !strcmp(a, "-o") || !strcmp(a, "--seed");
@@ -93,6 +110,9 @@ static int run_or_check(int argc, char **argv, bool check)
     if (rc == CLI_EXIT_OK && !o.scenario) {
         rc = cli_usage_error(cmd, "missing scenario FILE; %s", expect);
     }
+    if (rc == CLI_EXIT_OK) {
+        rc = gate_options_done(cmd, gates, n_gates, slo_wait_s);
+    }
     if (rc != CLI_EXIT_OK) {
         free(sets);
         return rc;
@@ -125,6 +145,9 @@ static int run_or_check(int argc, char **argv, bool check)
     }
     free(line);
     free(sets);
+    if (st == 0 && n_gates > 0) {
+        return gate_check_run(cmd, dir_used, gates, n_gates, slo_wait_s);
+    }
     return cli_exit_status(st);
 }
 

@@ -32,6 +32,7 @@ static const cli_cmd commands[] = {
     {"policies", cmd_policies, "list the scheduling and placement policies"},
     {"import", cmd_import,
      "a scenario from a cluster: import cluster SNAPSHOT.json -o SCENARIO.yaml (kubectl)"},
+    {"diff", cmd_diff, "compare two runs per class and pool, gate: diff A B [--fail-on EXPR]"},
 };
 
 static void usage(FILE *out)

@@ -1052,6 +1052,9 @@ int run_scenario(const run_opts *o)
         return SIM_EINPUT;
     }
     const char *dir = o->out_dir ? o->out_dir : r.spec->outputs.dir;
+    if (o->dir_used) {
+        snprintf(o->dir_used, o->dir_used_len, "%s", dir);
+    }
     char earlier[256];
     if (!o->check_only && !o->force && earlier_outputs(dir, earlier, sizeof earlier)) {
         fprintf(err,

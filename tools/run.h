@@ -47,6 +47,9 @@ typedef struct run_opts {
                                     * sweep point's axis values); NULL: none; borrowed */
     runstats *result;              /* when not NULL, receives the run's headline figures */
     run_stats *stats;              /* when not NULL, receives the run's counts */
+    char *dir_used;                /* when not NULL, receives the output directory (the caller's
+                                    * buffer of dir_used_len bytes; --fail-on reads the run back) */
+    size_t dir_used_len;
 } run_opts;
 
 /* Run the scenario. An output directory holding files a run writes (run.json, run_info.json,

@@ -177,8 +177,8 @@ Test(k8s, import_writes_the_example_scenario_and_it_runs, .timeout = 60)
     cr_assert_eq(test_sh(cmd, out, sizeof out), 0, "%s", out);
     /* the header names the snapshot as given; the rest must equal the committed file */
     snprintf(cmd, sizeof cmd,
-             "diff <(tail -n +2 %s/k8s/s.yaml) <(tail -n +2 experiments/k8s/gfd-readme-cluster.yaml)"
-             " 2>&1",
+             "diff <(tail -n +2 %s/k8s/s.yaml) "
+             "<(tail -n +2 experiments/k8s/gfd-readme-cluster.yaml) 2>&1",
              dir);
     char bash[1200];
     snprintf(bash, sizeof bash, "bash -c '%s'", cmd);

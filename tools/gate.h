@@ -1,0 +1,56 @@
+/* tools/gate.h - what-if gates: `--fail-on EXPR` on run, diff (and the figures they read).
+ *
+ *   EXPR   := [SCOPE '/'] ['delta.'] FIGURE OP NUMBER [UNIT]
+ *   SCOPE  := 'class=' NAME | 'pool=' NAME          (default: every job)
+ *   FIGURE := a name of tools/runfig.h (wait_p95, jct_mean, slowdown_mean, oom, alloc,
+ *             slo_attainment, ...)
+ *   OP     := '<' | '<=' | '>' | '>='
+ *   UNIT   := s | m | h | d for a time (none: seconds); '%' for a fraction (99% = 0.99)
+ * A gate fails when the relation holds: `wait_p95>900s` fails when the p95 wait exceeds 900 s.
+ * `delta.` compares the change from the baseline (diff only). A figure that is not a number
+ * (a scope without done jobs has no JCT) fails the gate: nothing says it holds.
+ * Ownership: a gate_expr keeps a pointer to the text it was parsed from (borrowed). */
+#ifndef SIMPROJ_TOOLS_GATE_H
+#define SIMPROJ_TOOLS_GATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#define GATE_EXIT_VIOLATED 3
+#define GATE_MAX 32
+
+typedef struct gate_expr {
+    const char *text; /* as given, borrowed */
+    char kind[8];     /* "all", "class", "pool" */
+    char scope[128];  /* class or pool name; "" for all */
+    bool delta;
+    int fig;      /* runfig figure index */
+    int op;       /* 0 <, 1 <=, 2 >, 3 >= */
+    double value; /* in seconds or as a fraction */
+} gate_expr;
+
+/* Parse text into *out; false with the reason in why (what was expected, what was got). */
+bool gate_parse(const char *text, gate_expr *out, char *why, size_t why_len);
+/* Does value violate g (the relation holds, or value is not a number)? */
+bool gate_violated(const gate_expr *g, double value);
+
+/* The options every gated command shares, at argv[*i]: `--fail-on EXPR` (appended to g, *n_g
+ * of at most GATE_MAX) and `--slo-wait D` (*slo_wait_s, seconds). Returns 1 when argv[*i] was
+ * one (*i advanced past its value), 0 when it was not, -1 after a printed usage error of command
+ * cmd. allow_delta: whether `delta.` figures are allowed (diff only). */
+int gate_option(const char *cmd, int argc, char **argv, int *i, gate_expr *g, size_t *n_g,
+                double *slo_wait_s, bool allow_delta);
+/* After the options: a slo_attainment gate needs --slo-wait. Returns 0 or a printed usage error's
+ * exit status. */
+int gate_options_done(const char *cmd, const gate_expr *g, size_t n_g, double slo_wait_s);
+/* Print one line per gate ("gate EXPR: passed|FAILED (FIGURE = VALUE)") to out. Returns
+ * GATE_EXIT_VIOLATED when one failed, else 0. value(i) of gate i is values[i]. */
+int gate_report(const gate_expr *g, size_t n_g, const double *values, FILE *out);
+/* The gates on the run in directory dir (its run.json and jobs.csv, tools/runfig.h): prints the
+ * report and returns 0, GATE_EXIT_VIOLATED, or the exit status of a printed error (a scope the
+ * run lacks, files it did not write). */
+int gate_check_run(const char *cmd, const char *dir, const gate_expr *g, size_t n_g,
+                   double slo_wait_s);
+
+#endif
