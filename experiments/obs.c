@@ -2,6 +2,7 @@
  * and the profile.yaml writer (see obs.h). */
 #include "experiments/obs.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +10,7 @@
 
 #include "experiments/cfg.h"
 #include "experiments/fileio.h"
+#include "experiments/telemetry.h"
 #include "experiments/yamlx.h"
 #include "model/ddp.h"
 #include "sim/err.h"
@@ -58,6 +60,22 @@ static const cfg_field config_fields[] = {
 /* the solo measurements' fractions (GPM and DCGM print percent) */
 #define FRACTION "a fraction above 0 and at most 1 (a percentage / 100)"
 
+static const cfg_field telemetry_fields[] = {
+    CFG_SELF(obs_telemetry, at),
+    {"file", CFG_STRING, .required = true, .off = offsetof(obs_telemetry, file),
+     .expect = "a dcgm-exporter scrape, a Prometheus query answer or an nvidia-smi CSV log",
+     CFG_LOC(obs_telemetry, file_at)},
+    {"format", CFG_STRING, .names = (const char *const[]){"auto", "dcgm", "prometheus-json",
+                                                           "nvidia-smi", NULL},
+     .dflt = "auto", .off = offsetof(obs_telemetry, format)},
+    {"gpu", CFG_U32, CFG_MAX(1024), .dflt = "0", .off = offsetof(obs_telemetry, gpu)},
+    {"instance", CFG_INT, CFG_MIN(-1), CFG_MAX(64), .dflt = "-1",
+     .off = offsetof(obs_telemetry, instance)},
+    {"from", CFG_DOUBLE, CFG_MIN(0), CFG_MAX(1e11), .off = offsetof(obs_telemetry, from_s)},
+    {"to", CFG_DOUBLE, CFG_MIN(0), CFG_MAX(1e11), .off = offsetof(obs_telemetry, to_s)},
+    {0},
+};
+
 static const cfg_field obs_entry_fields[] = {
     CFG_SELF(obs_entry, at),
     {"config", CFG_MAP, .required = true, .sub = config_fields, .off = offsetof(obs_entry, config)},
@@ -78,6 +96,7 @@ static const cfg_field obs_entry_fields[] = {
      .off = offsetof(obs_entry, sm_activity), CFG_LOC(obs_entry, sm_activity_at)},
     {"dram_util", CFG_DOUBLE, CFG_ABOVE(0), CFG_MAX(1), .expect = FRACTION,
      .off = offsetof(obs_entry, dram_util), CFG_LOC(obs_entry, dram_util_at)},
+    {"telemetry", CFG_MAP, .sub = telemetry_fields, .off = offsetof(obs_entry, telemetry)},
     {0},
 };
 
@@ -616,6 +635,67 @@ static void check_measured(obs_file *f, diag *d)
     }
 }
 
+/* Observation i's `telemetry:` (a file loaded from disk only: a buffer has no directory to
+ * resolve it against): its gpu_util, and its sm_activity and dram_util when the observation
+ * gives kernel_busy (the three come together). A figure given both ways is an error. */
+static void read_telemetry(obs_file *f, size_t i, arena *a, diag *d)
+{
+    obs_entry *e = &f->obs[i];
+    obs_telemetry *t = &e->telemetry;
+    if (!t->at.line) {
+        return;
+    }
+    char path[128];
+    const char *slash = strrchr(f->path, '/');
+    char *file = (char *)t->file;
+    if (t->file[0] != '/' && slash) {
+        size_t n = (size_t)(slash - f->path) + 1;
+        file = arena_alloc(a, n + strlen(t->file) + 1);
+        memcpy(file, f->path, n);
+        strcpy(file + n, t->file);
+    }
+    t->file = file;
+    tel_query q = {.format = (tel_format)tel_format_find(t->format),
+                   .gpu = (int)t->gpu,
+                   .instance = t->instance,
+                   .from_s = t->from_s > 0 ? t->from_s : -HUGE_VAL,
+                   .to_s = t->to_s > 0 ? t->to_s : HUGE_VAL};
+    tel_result r;
+    int rc = tel_load_file(file, &q, d, &r);
+    if (rc == SIM_ENOENT || rc == SIM_EIO) {
+        field_path(path, sizeof path, i, "telemetry.file");
+        diag_error(d, t->file_at, path,
+                   "cannot read the file (%s); expected a readable file, got '%s'", strerror(errno),
+                   file);
+    }
+    if (rc) {
+        return;
+    }
+    if (e->gpu_util_at.line) {
+        field_path(path, sizeof path, i, "gpu_util");
+        diag_error(d, e->gpu_util_at, path,
+                   "given twice; expected gpu_util or telemetry, got '%g' beside telemetry",
+                   e->gpu_util);
+        return;
+    }
+    e->gpu_util = r.gpu_util > 1 ? 1 : r.gpu_util;
+    e->gpu_util_at = t->at;
+    if (e->kernel_busy_at.line && !e->sm_activity_at.line && r.sm_active > 0 &&
+        !e->dram_util_at.line && r.dram_active > 0) {
+        e->sm_activity = r.sm_active;
+        e->sm_activity_at = t->at;
+        e->dram_util = r.dram_active;
+        e->dram_util_at = t->at;
+    }
+    t->n_util = r.n_util;
+    t->util_source = r.util_source;
+    t->gr_engine_active = r.gr_engine_active;
+    t->sm_active = r.sm_active;
+    t->dram_active = r.dram_active;
+    t->fb_used_bytes = r.fb_used_bytes;
+    t->power_w = r.power_w;
+}
+
 int obs_load_observations(const char *path, const void *buf, size_t len, const gpu_catalog *cat,
                           arena *a, diag *d, obs_file **out)
 {
@@ -634,6 +714,9 @@ int obs_load_observations(const char *path, const void *buf, size_t len, const g
     }
     if (f->unit) {
         f->unit_is_sample = obs_unit_counts_samples(f->unit);
+    }
+    for (size_t i = 0; rc == 0 && !buf && i < f->n; i++) {
+        read_telemetry(f, i, a, d);
     }
     /* Checks beyond the schema run on a clean walk only, so that a value the walk rejected
      * (and left zero) is not reported a second time. */

@@ -71,6 +71,24 @@ typedef struct obs_config {
 
 typedef enum obs_outcome { OBS_OUTCOME_OK, OBS_OUTCOME_OOM } obs_outcome;
 
+/* `telemetry:` of an observation: GPU telemetry recorded during the run (experiments/
+ * telemetry.h) that gives its gpu_util (and, beside kernel_busy, its sm_activity and
+ * dram_util). The file is resolved against the observations file's directory and read when the
+ * observations are loaded from a file. */
+typedef struct obs_telemetry {
+    src_loc at;           /* line 0 = absent */
+    const char *file;     /* as written; resolved path after loading */
+    const char *format;   /* auto | dcgm | prometheus-json | nvidia-smi (default auto) */
+    uint32_t gpu;         /* GPU index (default 0) */
+    int instance;         /* MIG GPU instance id (GPU_I_ID), -1 = the whole GPU (default) */
+    double from_s, to_s;  /* window, unix seconds; 0 = open */
+    src_loc file_at;
+    /* what it gave (after loading) */
+    size_t n_util;
+    const char *util_source;
+    double gr_engine_active, sm_active, dram_active, fb_used_bytes, power_w; /* NaN: absent */
+} obs_telemetry;
+
 /* One measured run. */
 typedef struct obs_entry {
     src_loc at;
@@ -92,6 +110,7 @@ typedef struct obs_entry {
     double sm_activity;      /* NVML GPM SM_UTIL / 100 or DCGM PROF_SM_ACTIVE, fraction */
     double dram_util;        /* NVML GPM DRAM_BW_UTIL / 100 or DCGM PROF_DRAM_ACTIVE, fraction */
     src_loc kernels_per_iter_at, kernel_busy_at, sm_activity_at, dram_util_at;
+    obs_telemetry telemetry; /* `telemetry:`, or at.line 0 */
     /* resolved at load */
     const mig_profile *mig; /* NULL = whole GPU; borrowed from the catalog */
     double unit_time_s;     /* measured seconds per unit of work (ok outcomes) */

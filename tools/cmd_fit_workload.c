@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -45,6 +46,40 @@ static void usage(FILE *out)
             "                 the catalog defaults of its GPU type (OBS.yaml's gpu must be it)\n"
             "  --calibration-gpu NAME    the catalog GPU type the model applies to, when the\n"
             "                 measured device name does not say\n");
+}
+
+/* What each observation's `telemetry:` gave (experiments/telemetry.h): the gpu_util the fit
+ * used, and the readings it does not fit (the device memory in use, power), for the user to hold
+ * the profile against. */
+static void print_telemetry(const obs_file *f)
+{
+    bool any = false;
+    for (size_t i = 0; i < f->n; i++) {
+        const obs_telemetry *t = &f->obs[i].telemetry;
+        if (!t->at.line || !t->util_source) {
+            continue;
+        }
+        if (!any) {
+            printf("\ntelemetry (the observations' gpu_util; FB used and power are not fitted):\n");
+            any = true;
+        }
+        printf("%5zu  GPU %u%s%.0d: %zu samples of %s -> gpu_util %.3f", i, t->gpu,
+               t->instance >= 0 ? " instance " : "", t->instance >= 0 ? t->instance : 0,
+               t->n_util, t->util_source, f->obs[i].gpu_util);
+        if (!isnan(t->sm_active)) {
+            printf(", sm_active %.3f", t->sm_active);
+        }
+        if (!isnan(t->dram_active)) {
+            printf(", dram_active %.3f", t->dram_active);
+        }
+        if (!isnan(t->fb_used_bytes)) {
+            printf(", FB used max %.2f GiB", t->fb_used_bytes / 1073741824.0);
+        }
+        if (!isnan(t->power_w)) {
+            printf(", power %.1f W", t->power_w);
+        }
+        printf("\n");
+    }
 }
 
 /* Load the priors from `path` or the embedded file. Returns 0, or the exit status. */
@@ -142,6 +177,7 @@ static void print_report(const obs_file *f, const obs_profile *p, const obs_fit_
                    100.0 * r->rel_residual);
         }
     }
+    print_telemetry(f);
 }
 
 int cmd_fit_workload(int argc, char **argv)
