@@ -626,8 +626,8 @@ void val_build_ddp(builder *b, const csv_table *t)
                               model, WFIT_MAX_PROFILES);
                 return;
             }
-            const char *vn[] = {"grad_bytes", "grad_tensors", "buffer_tensors"};
-            for (int i = 0; i < 3; i++) {
+            const char *vn[] = {"grad_bytes", "grad_tensors", "buffer_tensors", "buckets"};
+            for (int i = 0; i < 4; i++) {
                 if (!ddp_cell(b, t, r, col[7 + i], vn[i], 0, &v[i])) {
                     return;
                 }
@@ -656,6 +656,7 @@ void val_build_ddp(builder *b, const csv_table *t)
                               .grad_bytes = v[0],
                               .grad_tensors = v[1],
                               .buffer_tensors = v[2],
+                              .grad_buckets = v[3],
                               .backward_frac = v[4],
                               .optimizer_frac = v[5]};
             p->compute_sm_s_fixed[WL_CLASS_TENSOR] = (1.0 - mem_share) * g * sms;

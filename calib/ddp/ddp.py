@@ -26,7 +26,8 @@ polled for every GPU every 50 ms by the launcher; the merge assigns the samples 
 configurations by time.
 
 Usage: python3 calib/ddp/ddp.py --out DIR [--budget-s 560] [--phases excl,mps]
-           [--models resnet152,mobilenet,gpt2,widemlp,vit] [--quick]
+           [--models resnet152,mobilenet,gpt2,widemlp,vit] [--quick] [--configs solo,ddp2,...]
+           [--quiet-nccl]
 Output: DIR/ddp.json (merged; also DIR/ddp.json.gz), DIR/raw/ (per-process JSON lines, NCCL logs).
 The GPU's MIG mode, clocks, power limit and compute mode are never touched; NVLink multicast stays
 off (NCCL_NVLS_ENABLE=0 and friends are set for every process).
@@ -64,12 +65,12 @@ ENV_FIXED = {"NCCL_NVLS_ENABLE": "0", "TORCH_SYMM_MEM_DISABLE_MULTICAST": "1",
 LAYOUT = {"excl": [(0, 0), (0, 1), (0, 2), (0, 3), (1, 0), (1, 1), (2, 0), (2, 1)],
           "mps": [(0, 0), (0, 1), (1, 0), (1, 1), (2, 0), (2, 1)]}
 GROUPS = {"excl": {"g01": [0, 1], "g23": [2, 3], "g0123": [0, 1, 2, 3], "s1": [4, 5],
-                   "s2": [6, 7]},
+                   "s2": [6, 7], "g012": [0, 1, 2]},
           "mps": {"g01": [0, 1], "s1": [2, 3], "s2": [4, 5]}}
 AR_SIZES = [2 ** k for k in range(10, 31)]
 
 
-def schedule(phase, models):
+def schedule(phase, models, configs=None):
     """The configurations of a phase, in order: each {name, kind, model?, jobs: [[ranks]],
     shared, bucket_mb?, nosync?}."""
     cf = []
@@ -81,6 +82,7 @@ def schedule(phase, models):
             cf.append({"name": "solo", "model": m, "jobs": [[0], [1], [2], [3]]})
             cf.append({"name": "ddp2", "model": m, "jobs": [[0, 1], [2, 3]]})
             cf.append({"name": "ddp4", "model": m, "jobs": [[0, 1, 2, 3]]})
+            cf.append({"name": "ddp3", "model": m, "jobs": [[0, 1, 2]]})
             cf.append({"name": "ts2", "model": m, "jobs": [[0, 1], [4, 5]], "shared": True})
             cf.append({"name": "ts3", "model": m, "jobs": [[0, 1], [4, 5], [6, 7]],
                        "shared": True})
@@ -100,6 +102,8 @@ def schedule(phase, models):
             cf.append({"name": "mps2", "model": m, "jobs": [[0, 1], [2, 3]], "shared": True})
             cf.append({"name": "mps3", "model": m, "jobs": [[0, 1], [2, 3], [4, 5]],
                        "shared": True})
+    if configs:
+        cf = [c for c in cf if c["name"] in configs]
     for i, c in enumerate(cf):
         c["index"] = i
         c.setdefault("kind", "train")
@@ -376,7 +380,7 @@ def worker_main(args):
     emit({"rank": rank, "slot": slot, "gpu": gpu, "pid": os.getpid(), "start": time.time()})
     models = args.models.split(",")
     est = {}   # rank 0: seconds per config by model (from its solo)
-    for cfg in schedule(phase, models):
+    for cfg in schedule(phase, models, args.configs.split(",") if args.configs else None):
         cfg["phase"] = phase
         obj = [None]
         if rank == 0:
@@ -513,13 +517,15 @@ def run_phase(args, phase, deadline, env, port):
     procs = []
     for r in range(world):
         e = dict(env, RANK=str(r), WORLD_SIZE=str(world), MASTER_ADDR="127.0.0.1",
-                 MASTER_PORT=str(port), LOCAL_RANK=str(r),
-                 NCCL_DEBUG="INFO", NCCL_DEBUG_SUBSYS="INIT,TUNING",
-                 NCCL_DEBUG_FILE=os.path.join(args.out, "raw", f"nccl-{phase}-r{r}.log"))
+                 MASTER_PORT=str(port), LOCAL_RANK=str(r))
+        if not args.quiet_nccl:   # INIT,TUNING also logs every collective (a line each)
+            e.update(NCCL_DEBUG="INFO", NCCL_DEBUG_SUBSYS="INIT,TUNING",
+                     NCCL_DEBUG_FILE=os.path.join(args.out, "raw", f"nccl-{phase}-r{r}.log"))
         log = open(os.path.join(args.out, "raw", f"{phase}-r{r}.log"), "w")
         procs.append(subprocess.Popen(
             [sys.executable, os.path.abspath(__file__), "--worker", "--phase", phase,
-             "--out", args.out, "--models", args.models, "--deadline", str(deadline)]
+             "--out", args.out, "--models", args.models, "--deadline", str(deadline),
+             "--configs", args.configs]
             + (["--quick"] if args.quick else []), env=e, stdout=log, stderr=log,
             start_new_session=True))
     hard = deadline + 45
@@ -605,6 +611,11 @@ def main():
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--excl-frac", type=float, default=0.58,
                     help="share of the budget for the exclusive phase")
+    ap.add_argument("--configs", default="", help="comma-separated configuration names "
+                    "(solo, ddp2, ddp3, ddp4, ts2, ts3, ddp2-nosync, ddp2-b5, ddp2-b100, "
+                    "solo-end, allreduce-2, allreduce-4, overlap, mps1-3); default all")
+    ap.add_argument("--quiet-nccl", action="store_true",
+                    help="no NCCL_DEBUG log (it writes a line per collective)")
     ap.add_argument("--worker", action="store_true")
     ap.add_argument("--phase")
     ap.add_argument("--deadline", type=float)

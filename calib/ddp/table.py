@@ -114,10 +114,10 @@ def main():
             rates = [1.0 / step_s(r) for r in rs]
             mean = st.mean(rates)
             sd = st.pstdev(rates) / mean if len(rates) > 1 else 0.0
-            buckets = ""
-            if kind != "solo":
-                b = (rs[0].get("ddp_buckets") or {}).get("num_buckets_reduced")
-                buckets = "" if b is None else str(b)
+            # DDP's bucket count (its logging data; the solo row takes the 2-worker job's)
+            src = recs.get((m, "ddp2"), []) if kind == "solo" else rs
+            b = (src[0].get("ddp_buckets") or {}).get("num_buckets_reduced") if src else None
+            buckets = "" if b is None else str(b)
             si = solo_info[m]
             lines.append(
                 f"{m}/{kind},{m},{kind},{WORKERS[kind]},{mean:.5g},{sd:.3f},"
