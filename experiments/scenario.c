@@ -641,6 +641,97 @@ static bool parse_files(cfg_walker *w, yaml_node_t *node, const char *path, cons
     return ok;
 }
 
+/* Days from 1970-01-01 to y-m-d in the proleptic Gregorian calendar (H. Hinnant's
+ * days_from_civil). */
+static int64_t days_from_civil(int64_t y, int64_t m, int64_t d)
+{
+    y -= m <= 2;
+    int64_t era = (y >= 0 ? y : y - 399) / 400;
+    int64_t yoe = y - era * 400;
+    int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return era * 146097 + doe - 719468;
+}
+
+/* n decimal digits at *p (advanced); -1 when they are not all digits. */
+static int64_t digits(const char **p, int n)
+{
+    int64_t v = 0;
+    for (int i = 0; i < n; i++, (*p)++) {
+        if (**p < '0' || **p > '9') {
+            return -1;
+        }
+        v = v * 10 + (**p - '0');
+    }
+    return v;
+}
+
+/* RFC 3339 date-time (YYYY-MM-DDTHH:MM:SS[.fraction](Z|+HH:MM|-HH:MM), year 1970..9999, not
+ * before 1970-01-01T00:00:00Z) -> Unix time in ns; false when it is not one. */
+static bool rfc3339_ns(const char *s, int64_t *out)
+{
+    static const int mdays[12] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    const char *p = s;
+    int64_t y = digits(&p, 4), mo = -1, d = -1, h = -1, mi = -1, se = -1, frac_ns = 0;
+    if (y >= 0 && *p++ == '-' && (mo = digits(&p, 2)) >= 0 && *p++ == '-' &&
+        (d = digits(&p, 2)) >= 0 && (*p == 'T' || *p == 't') && (p++, true) &&
+        (h = digits(&p, 2)) >= 0 && *p++ == ':' && (mi = digits(&p, 2)) >= 0 && *p++ == ':') {
+        se = digits(&p, 2);
+    }
+    if (se < 0 || mo < 1 || mo > 12 || d < 1 || d > mdays[mo - 1] || h > 23 || mi > 59 ||
+        se > 59 || (mo == 2 && d == 29 && !(y % 4 == 0 && (y % 100 != 0 || y % 400 == 0)))) {
+        return false;
+    }
+    if (*p == '.') {
+        p++;
+        int n = 0;
+        for (int64_t scale = 100000000; *p >= '0' && *p <= '9'; p++, n++, scale /= 10) {
+            frac_ns += (*p - '0') * scale;
+        }
+        if (n == 0) {
+            return false;
+        }
+    }
+    int64_t off_s = 0;
+    if (*p == 'Z' || *p == 'z') {
+        p++;
+    } else if (*p == '+' || *p == '-') {
+        int sign = *p++ == '-' ? -1 : 1;
+        int64_t oh = digits(&p, 2), om = -1;
+        if (oh < 0 || oh > 23 || *p++ != ':' || (om = digits(&p, 2)) < 0 || om > 59) {
+            return false;
+        }
+        off_s = sign * (oh * 3600 + om * 60);
+    } else {
+        return false;
+    }
+    int64_t secs = days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + se - off_s;
+    if (*p != '\0' || secs < 0 || y < 1970) {
+        return false;
+    }
+    *out = secs * 1000000000 + frac_ns;
+    return true;
+}
+
+/* `start_time: 2026-11-28T00:00:00Z` -> Unix time in ns. */
+static bool parse_start_time(cfg_walker *w, yaml_node_t *node, const char *path,
+                             const cfg_field *f, void *dst)
+{
+    (void)f;
+    if (!cfg_visit(w, node, path)) {
+        return false;
+    }
+    const char *v = node->type == YAML_SCALAR_NODE ? (const char *)node->data.scalar.value : NULL;
+    if (!v || !rfc3339_ns(v, (int64_t *)dst)) {
+        cfg_error(w, node, path,
+                  "not an RFC 3339 date-time; expected a UTC or offset time from 1970 like "
+                  "2026-11-28T09:00:00Z or 2026-11-28T10:00:00+01:00, got '%s'",
+                  v ? v : yamlx_kind(node));
+        return false;
+    }
+    return true;
+}
+
 static const cfg_field outputs_fields[] = {
     CFG_SELF(scenario_outputs, at),
     {"dir", CFG_STRING, .off = offsetof(scenario_outputs, dir), CFG_LOC(scenario_outputs, dir_at)},
@@ -649,6 +740,8 @@ static const cfg_field outputs_fields[] = {
     {"sample_interval", CFG_DURATION, CFG_ABOVE(0), .dflt = "1m",
      .off = offsetof(scenario_outputs, sample_interval_ns),
      CFG_LOC(scenario_outputs, sample_interval_at)},
+    {"start_time", CFG_CUSTOM, .parse = parse_start_time,
+     .off = offsetof(scenario_outputs, start_unix_ns), CFG_LOC(scenario_outputs, start_time_at)},
     {0},
 };
 

@@ -284,7 +284,9 @@ typedef struct scenario_outputs {
     const char *dir;            /* default "results/<name>", relative to the working directory */
     unsigned files;             /* SCN_OUT_* bits; default (files absent) SCN_OUT_ALL */
     int64_t sample_interval_ns; /* timeseries sampling period (default 60 s) */
-    src_loc at, dir_at, files_at, sample_interval_at;
+    int64_t start_unix_ns;      /* outputs.start_time (RFC 3339) as Unix time, ns: the wall-clock
+                                 * time of simulated time 0 in metrics.om; 0 when not given */
+    src_loc at, dir_at, files_at, sample_interval_at, start_time_at;
 } scenario_outputs;
 
 /* What a run may cost before it is refused (`limits:`; tools/estimate.h compares the estimate of

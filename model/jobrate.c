@@ -555,6 +555,27 @@ double jobrate_slice_speed(void *ctx, const job_spec *js, const gpu_type *g, con
     return v > 0 && isfinite(v) ? v : 0;
 }
 
+void jobrate_solo_activity(const jobrate_ctx *rc, const cluster *c, const job_spec *js, dev_id d,
+                           double *gpu_frac, double *sm_frac)
+{
+    *gpu_frac = 1.0;
+    *sm_frac = 1.0;
+    const jobrate_profile *jp = find_profile(rc, js->profile);
+    if (!jp) {
+        return;
+    }
+    partition_cfg pc;
+    alone_cfg(c, cluster_device_get(c, d), &pc);
+    speed_result r;
+    predict_unit_estimate(jp->p, jp->batch, &pc, rc->phys, &r);
+    int sms = speed_partition_sms(&pc);
+    if (r.outcome == SPEED_OK && r.gpu_util >= 0 && r.gpu_util <= 1 && sms > 0) {
+        *gpu_frac = r.gpu_util;
+        *sm_frac = fmin(1.0, r.sms_used / sms);
+    }
+}
+
+
 /* Rate of job j from its devices' co-runners: the slowest device's (a job spread over several
  * devices runs at the pace of its slowest one). */
 static double corunner_rate(const jobrate_ctx *rc, const world *w, const job *j,

@@ -103,4 +103,14 @@ const mig_profile *jobrate_reference(const gpu_type *g);
  * job has no profile or the physics says it cannot run on either (OOM, invalid). */
 double jobrate_slice_speed(void *ctx, const job_spec *js, const gpu_type *g, const mig_profile *p);
 
+/* What job js does alone on device d (what it asked for), for telemetry: *gpu_frac gets the
+ * fraction of its solo time with GPU work (G / t of its profile's solo iteration, speed_result
+ * gpu_util: what NVML's utilization.gpu shows for it alone), *sm_frac the fraction of the
+ * device's SMs its kernels occupy while they run (sms_used over the partition's SMs). A job
+ * without a profile, or one the physics cannot place there, is GPU-bound: 1 and 1. Running at
+ * rate r (jobrate_rate) it has GPU work a fraction 1 - r (1 - gpu_frac) of the time (its host
+ * phases do not stretch) and keeps r gpu_frac sm_frac of the device's SMs busy on average. */
+void jobrate_solo_activity(const jobrate_ctx *rc, const cluster *c, const job_spec *js, dev_id d,
+                           double *gpu_frac, double *sm_frac);
+
 #endif

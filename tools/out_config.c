@@ -274,6 +274,9 @@ cJSON *out_config_json(const scenario_spec *s)
         }
     }
     add_s(out, "sample_interval_s", s->outputs.sample_interval_ns);
+    if (s->outputs.start_unix_ns != 0) { /* absent: simulated time 0 is the Unix epoch */
+        add_s(out, "start_unix_s", s->outputs.start_unix_ns);
+    }
     cJSON *cal = cJSON_AddArrayToObject(o, "calibration");
     for (size_t i = 0; i < s->n_calibrations; i++) {
         const scenario_calibration *c = &s->calibrations[i];

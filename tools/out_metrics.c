@@ -11,12 +11,20 @@
 #include "model/power.h"
 #include "sim/err.h"
 #include "sim/xalloc.h"
+#include "tools/actlog.h"
 #include "tools/devlog.h"
 
 #define NS_PER_S ((sim_time)1000000000)
 #define MIB (1024.0 * 1024.0)
 
-typedef enum fam_kind { FAM_GPU_UTIL, FAM_GR_ACTIVE, FAM_FB_USED, FAM_FB_FREE, FAM_POWER } fam_kind;
+typedef enum fam_kind {
+    FAM_GPU_UTIL,
+    FAM_GR_ACTIVE,
+    FAM_SM_ACTIVE,
+    FAM_FB_USED,
+    FAM_FB_FREE,
+    FAM_POWER
+} fam_kind;
 
 /* Names and HELP texts as dcgm-exporter's default-counters.csv gives them. */
 static const struct family {
@@ -27,6 +35,8 @@ static const struct family {
     {FAM_GPU_UTIL, "DCGM_FI_DEV_GPU_UTIL", "GPU utilization (in %).", false},
     {FAM_GR_ACTIVE, "DCGM_FI_PROF_GR_ENGINE_ACTIVE", "Ratio of time the graphics engine is active.",
      true},
+    {FAM_SM_ACTIVE, "DCGM_FI_PROF_SM_ACTIVE",
+     "The ratio of cycles an SM has at least 1 warp assigned (in %).", true},
     {FAM_FB_USED, "DCGM_FI_DEV_FB_USED", "Framebuffer memory used (in MiB).", true},
     {FAM_FB_FREE, "DCGM_FI_DEV_FB_FREE", "Framebuffer memory free (in MiB).", true},
     {FAM_POWER, "DCGM_FI_DEV_POWER_USAGE", "Power draw (in W).", false},
@@ -34,11 +44,18 @@ static const struct family {
 
 typedef struct om_ctx {
     FILE *f;
+    const world *w;
     const cluster *c;
     const devlog *log;
     const phys_params *phys;
+    const actlog *act;      /* activity of each device (finished) */
+    int64_t epoch_ns;       /* Unix time of simulated time 0 (outputs.start_time), ns */
     sim_time interval, end; /* end: the last sample's time */
     bool whole_s;           /* timestamps as integer seconds */
+    sim_time *times;        /* scratch: the sample times, n_times of them */
+    double *values;         /* scratch: one series' value at each sample time */
+    bool *shown;            /* scratch: whether DCGM shows the series at each sample time */
+    size_t n_times;
 } om_ctx;
 
 /* A label value with '\\', '"' and newlines escaped (OpenMetrics ABNF). */
@@ -58,7 +75,9 @@ static void put_label(FILE *f, const char *key, const char *v, bool first)
     fputc('"', f);
 }
 
-static void put_labels(const om_ctx *x, gpu_id g, const cluster_device *inst)
+/* The labels of a series; j non-NULL: the pod that holds the device (dcgm-exporter's
+ * Kubernetes mode adds container, namespace and pod, in that order). */
+static void put_labels(const om_ctx *x, gpu_id g, const cluster_device *inst, const job *j)
 {
     const cluster_gpu *cg = cluster_gpu_get(x->c, g);
     char buf[128];
@@ -75,15 +94,22 @@ static void put_labels(const om_ctx *x, gpu_id g, const cluster_device *inst)
         snprintf(buf, sizeof buf, "%" PRIu32, inst->index);
         put_label(x->f, "GPU_I_ID", buf, false);
     }
+    if (j) {
+        put_label(x->f, "container", j->spec.class_name, false);
+        put_label(x->f, "namespace", j->spec.pod.queue ? j->spec.pod.queue : "default", false);
+        snprintf(buf, sizeof buf, "%s-%" PRIu32, j->spec.class_name, j->id);
+        put_label(x->f, "pod", buf, false);
+    }
     fputc('}', x->f);
 }
 
 static void put_timestamp(const om_ctx *x, sim_time t)
 {
+    sim_time u = x->epoch_ns + t;
     if (x->whole_s) {
-        fprintf(x->f, " %" PRId64 "\n", t / NS_PER_S);
+        fprintf(x->f, " %" PRId64 "\n", u / NS_PER_S);
     } else {
-        fprintf(x->f, " %" PRId64 ".%03" PRId64 "\n", t / NS_PER_S, (t % NS_PER_S) / 1000000);
+        fprintf(x->f, " %" PRId64 ".%03" PRId64 "\n", u / NS_PER_S, (u % NS_PER_S) / 1000000);
     }
 }
 
@@ -100,22 +126,44 @@ static double power_now(const om_ctx *x, const devlog_cursor *cur, const gpu_typ
     return type->tdp_w * x->phys->power_idle_frac + power_sm_demand_w(x->phys, busy, f);
 }
 
-/* One series: device index `d` on the GPU (-1: the GPU as a whole), every sample. On a
- * re-partitioned GPU (lay non-NULL) a sample is written only while DCGM would show the series:
- * an instance's while it exists, the GPU-level utilisation and memory while MIG is off (power
- * always). GPU_I_ID is the device's index on its GPU: on a re-partitioned GPU every placement it
- * may have has its own (model/cluster.h candidates), so a label set is one instance, and the
- * series of one instance is written in one piece (OpenMetrics: a metric's points together). */
-static void put_series(const om_ctx *x, const struct family *fam, gpu_id g, int d,
-                       devlog_layout *lay)
+/* Activity integrals (fraction x ns) of device index d of GPU g (-1: all its devices) over
+ * [0, t], from cursors acts[0 .. n) advanced to t; busy: util, else SM activity. */
+static double act_integral(actlog_cursor *acts, uint32_t n, int d, sim_time t, bool util)
+{
+    double v = 0;
+    for (uint32_t k = 0; k < n; k++) {
+        if (d < 0 || (int)k == d) {
+            actlog_cursor_advance(&acts[k], t);
+            v += util ? acts[k].util_ns : acts[k].sm_ns;
+        }
+    }
+    return v;
+}
+
+/* Fill x->values and x->shown for one series: device index `d` on the GPU (-1: the GPU as a
+ * whole), at every sample time. On a re-partitioned GPU (lay non-NULL) a sample is shown only
+ * while DCGM would show the series: an instance's while it exists, the GPU-level utilisation and
+ * memory while MIG is off (power always). Utilisation, GR_ENGINE_ACTIVE and SM_ACTIVE are the
+ * activity's mean over the interval ending at the sample (tools/actlog.h; t = 0: the activity
+ * then), capped at 1 for a GPU-level series over several instances. */
+static void series_values(const om_ctx *x, const struct family *fam, gpu_id g, int d,
+                          devlog_layout *lay)
 {
     const cluster_gpu *cg = cluster_gpu_get(x->c, g);
     const cluster_device *dev = d < 0 ? NULL : cluster_device_get(x->c, cg->first_dev + (dev_id)d);
     devlog_cursor cur;
     devlog_cursor_init(&cur, x->log, x->c, g);
-    sim_time t = 0, prev = 0, busy_prev = 0;
+    actlog_cursor acts[DEVLOG_MAX_DEVS];
+    for (uint32_t k = 0; k < cg->n_devs && k < DEVLOG_MAX_DEVS; k++) {
+        actlog_cursor_init(&acts[k], x->act, cg->first_dev + k);
+    }
+    uint32_t n_acts = cg->n_devs < DEVLOG_MAX_DEVS ? cg->n_devs : DEVLOG_MAX_DEVS;
+    bool util = fam->kind != FAM_SM_ACTIVE;
+    sim_time prev = 0;
+    double act_prev = 0;
     double energy_j = 0; /* integral of power over (prev, cur.t] */
-    do {
+    for (size_t s = 0; s < x->n_times; s++) {
+        sim_time t = x->times[s];
         bool show = true;
         if (lay) {
             devlog_layout_advance(lay, t);
@@ -132,54 +180,132 @@ static void put_series(const om_ctx *x, const struct family *fam, gpu_id g, int 
             devlog_cursor_advance(&cur, t);
             value = t > prev ? energy_j / sim_time_to_s(t - prev) : power_now(x, &cur, cg->type);
             energy_j = 0;
-        } else {
+        } else if (fam->kind == FAM_FB_USED || fam->kind == FAM_FB_FREE) {
             devlog_cursor_advance(&cur, t);
-        }
-        sim_time busy = d < 0 ? cur.gpu_busy_ns : cur.busy_ns[d];
-        double frac;
-        if (t == prev) { /* the first sample: the state at that instant */
-            bool busy_now = false;
+            uint64_t used = 0;
             for (uint32_t k = 0; k < cur.n_devs; k++) {
-                busy_now = busy_now || ((d < 0 || (int)k == d) && cur.used[k] > 0);
+                used += d < 0 || (int)k == d ? cur.mem_bytes[k] : 0;
             }
-            frac = busy_now ? 1 : 0;
+            uint64_t cap = dev ? dev->mem_bytes : cg->type->mem_bytes;
+            value = fam->kind == FAM_FB_USED
+                        ? ceil((double)used / MIB)
+                        : (used >= cap ? 0.0 : floor((double)(cap - used) / MIB));
         } else {
-            frac = (double)(busy - busy_prev) / (double)(t - prev);
+            double a = act_integral(acts, n_acts, d, t, util);
+            double frac;
+            if (t == prev) { /* the first sample: the activity at that instant */
+                frac = 0;
+                for (uint32_t k = 0; k < n_acts; k++) {
+                    frac += d < 0 || (int)k == d ? (util ? acts[k].util : acts[k].sm) : 0;
+                }
+            } else {
+                frac = (a - act_prev) / (double)(t - prev);
+            }
+            frac = fmin(1.0, fmax(0.0, frac));
+            value = fam->kind == FAM_GPU_UTIL ? round(100 * frac) : frac;
+            act_prev = a;
         }
-        uint64_t used = 0;
-        for (uint32_t k = 0; k < cur.n_devs; k++) {
-            used += d < 0 || (int)k == d ? cur.mem_bytes[k] : 0;
+        x->values[s] = value;
+        x->shown[s] = show;
+        prev = t;
+    }
+    devlog_cursor_fini(&cur);
+}
+
+/* One sample line of a series. */
+static void put_sample(const om_ctx *x, const struct family *fam, gpu_id g,
+                       const cluster_device *dev, const job *j, size_t s)
+{
+    fputs(fam->name, x->f);
+    put_labels(x, g, dev, j);
+    switch (fam->kind) {
+    case FAM_GPU_UTIL:
+    case FAM_FB_USED:
+    case FAM_FB_FREE:
+        fprintf(x->f, " %.0f", x->values[s]);
+        break;
+    case FAM_GR_ACTIVE:
+    case FAM_SM_ACTIVE:
+        fprintf(x->f, " %.6f", x->values[s]);
+        break;
+    case FAM_POWER:
+        fprintf(x->f, " %.3f", x->values[s]);
+        break;
+    }
+    put_timestamp(x, x->times[s]);
+}
+
+/* First sample index at or after t. */
+static size_t first_sample(const om_ctx *x, sim_time t)
+{
+    size_t lo = 0, hi = x->n_times;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (x->times[mid] < t) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
         }
-        uint64_t cap = dev ? dev->mem_bytes : cg->type->mem_bytes;
-        if (!show) {
-            busy_prev = busy;
-            prev = t;
+    }
+    return lo;
+}
+
+/* One series of device index d of GPU g (-1: the GPU), written in one piece per label set (a
+ * metric's points together, OpenMetrics). pods: the series is one device's on a GPU whose layout
+ * never changes, so it carries the labels of the pods that hold it, as dcgm-exporter's
+ * Kubernetes mode does (its shared-GPU mode: one series per pod, each with the device's value):
+ * every pod's samples while it holds a unit of the device ([start, end) of each of its runs
+ * there), then the samples with no pod, without pod labels. */
+static void put_series(om_ctx *x, const struct family *fam, gpu_id g, int d, devlog_layout *lay,
+                       bool pods)
+{
+    series_values(x, fam, g, d, lay);
+    const cluster_gpu *cg = cluster_gpu_get(x->c, g);
+    const cluster_device *dev = d < 0 ? NULL : cluster_device_get(x->c, cg->first_dev + (dev_id)d);
+    if (!pods) {
+        for (size_t s = 0; s < x->n_times; s++) {
+            if (x->shown[s]) {
+                put_sample(x, fam, g, dev, NULL, s);
+            }
+        }
+        return;
+    }
+    dev_id want = cg->first_dev + (dev_id)(d < 0 ? 0 : d);
+    const job_table *jt = world_jobs(x->w);
+    bool *held = xcalloc(x->n_times + 1, sizeof *held, "held samples");
+    size_t lo = x->log->gpu_first[g], hi = x->log->gpu_first[g + 1];
+    /* the spans are sorted by (start, device, job): each pod in the order of its first span on
+     * the device, with all its spans there */
+    for (size_t i = lo; i < hi; i++) {
+        const devlog_span *sp = &x->log->spans[i];
+        bool first = sp->dev == want;
+        for (size_t k = lo; first && k < i; k++) {
+            first = !(x->log->spans[k].dev == want && x->log->spans[k].job == sp->job);
+        }
+        if (!first) {
             continue;
         }
-        fputs(fam->name, x->f);
-        put_labels(x, g, dev);
-        switch (fam->kind) {
-        case FAM_GPU_UTIL:
-            fprintf(x->f, " %.0f", 100 * frac);
-            break;
-        case FAM_GR_ACTIVE:
-            fprintf(x->f, " %.6f", frac);
-            break;
-        case FAM_FB_USED:
-            fprintf(x->f, " %.0f", ceil((double)used / MIB));
-            break;
-        case FAM_FB_FREE:
-            fprintf(x->f, " %.0f", used >= cap ? 0.0 : floor((double)(cap - used) / MIB));
-            break;
-        case FAM_POWER:
-            fprintf(x->f, " %.3f", value);
-            break;
+        const job *j = job_table_get(jt, sp->job);
+        for (size_t k = i; k < hi; k++) {
+            const devlog_span *o = &x->log->spans[k];
+            if (o->dev != want || o->job != sp->job) {
+                continue;
+            }
+            size_t to = o->end == SIM_TIME_MAX ? x->n_times : first_sample(x, o->end);
+            for (size_t s = first_sample(x, o->start); s < to; s++) {
+                if (x->shown[s]) {
+                    put_sample(x, fam, g, dev, j, s);
+                }
+                held[s] = true;
+            }
         }
-        put_timestamp(x, t);
-        busy_prev = busy;
-        prev = t;
-    } while (devlog_next_sample(&t, x->interval, x->end));
-    devlog_cursor_fini(&cur);
+    }
+    for (size_t s = 0; s < x->n_times; s++) {
+        if (x->shown[s] && !held[s]) {
+            put_sample(x, fam, g, dev, NULL, s);
+        }
+    }
+    free(held);
 }
 
 double out_energy_j(const world *w, const phys_params *phys)
@@ -204,20 +330,36 @@ double out_energy_j(const world *w, const phys_params *phys)
     return e;
 }
 
-int out_metrics_om(FILE *f, const world *w, const phys_params *phys, sim_time interval_ns)
+int out_metrics_om(FILE *f, const world *w, const phys_params *phys, const actlog *act,
+                   sim_time interval_ns, int64_t epoch_ns)
 {
     SIM_ASSERT(interval_ns > 0);
     devlog log;
     devlog_build(w, &log);
     om_ctx x = {.f = f,
+                .w = w,
                 .c = world_cluster(w),
                 .log = &log,
                 .phys = phys,
+                .act = act,
+                .epoch_ns = epoch_ns,
                 .interval = interval_ns,
                 .end = log.end,
-                .whole_s = interval_ns % NS_PER_S == 0};
+                .whole_s = interval_ns % NS_PER_S == 0 && epoch_ns % NS_PER_S == 0};
     if (x.whole_s && x.end % NS_PER_S != 0) {
         x.end += NS_PER_S - x.end % NS_PER_S;
+    }
+    sim_time t = 0;
+    do {
+        x.n_times++;
+    } while (devlog_next_sample(&t, x.interval, x.end));
+    x.times = xcalloc(x.n_times, sizeof *x.times, "sample times");
+    x.values = xcalloc(x.n_times, sizeof *x.values, "sample values");
+    x.shown = xcalloc(x.n_times, sizeof *x.shown, "shown samples");
+    t = 0;
+    for (size_t k = 0; k < x.n_times; k++) {
+        x.times[k] = t;
+        devlog_next_sample(&t, x.interval, x.end);
     }
     for (size_t i = 0; i < sizeof families / sizeof families[0]; i++) {
         const struct family *fam = &families[i];
@@ -230,25 +372,29 @@ int out_metrics_om(FILE *f, const world *w, const phys_params *phys, sim_time in
             if (cg->reconfigurable) { /* its instances come and go: each series while it exists */
                 devlog_layout lay;
                 devlog_layout_init(&lay, &log, x.c, g);
-                put_series(&x, fam, g, -1, &lay);
+                put_series(&x, fam, g, -1, &lay, false);
                 for (uint32_t d = 0; fam->per_instance && d < cg->n_devs; d++) {
                     if (cluster_device_get(x.c, cg->first_dev + d)->profile) {
                         devlog_layout_init(&lay, &log, x.c, g);
-                        put_series(&x, fam, g, (int)d, &lay);
+                        put_series(&x, fam, g, (int)d, &lay, true);
                     }
                 }
             } else if (fam->kind == FAM_GPU_UTIL && cg->mig_enabled) {
                 continue; /* DCGM has no GPU_UTIL for a GPU in MIG mode */
             } else if (fam->per_instance && cg->mig_enabled) {
                 for (uint32_t d = 0; d < cg->n_devs; d++) {
-                    put_series(&x, fam, g, (int)d, NULL);
+                    put_series(&x, fam, g, (int)d, NULL, true);
                 }
             } else {
-                put_series(&x, fam, g, -1, NULL);
+                /* a GPU's series: the pods' labels when the GPU is one device (MIG off) */
+                put_series(&x, fam, g, -1, NULL, !cg->mig_enabled);
             }
         }
     }
     fputs("# EOF\n", f);
+    free(x.times);
+    free(x.values);
+    free(x.shown);
     devlog_fini(&log);
     return ferror(f) ? SIM_EIO : 0;
 }

@@ -5,25 +5,36 @@
  * Families (all gauges, names and HELP texts of dcgm-exporter's default counters):
  *   DCGM_FI_DEV_GPU_UTIL           %, whole / time-sliced / MPS GPUs (not reported under MIG)
  *   DCGM_FI_PROF_GR_ENGINE_ACTIVE  ratio, per GPU and per MIG instance
+ *   DCGM_FI_PROF_SM_ACTIVE         ratio, per GPU and per MIG instance
  *   DCGM_FI_DEV_FB_USED            MiB, per GPU and per MIG instance
  *   DCGM_FI_DEV_FB_FREE            MiB, per GPU and per MIG instance
  *   DCGM_FI_DEV_POWER_USAGE        W, per physical GPU (GPUs whose TDP is unsourced are left out)
  * Labels: gpu (index on the node), device (nvidiaN), modelName ("NVIDIA <catalog name>"),
  * Hostname (node name), and for MIG instances GPU_I_PROFILE and GPU_I_ID (the instance's index on
- * its GPU in the layout's order). No UUID: the simulator has none to give.
- * What the simulation knows and the values mean: a device is busy while a job holds one of its
- * units. Utilisation and GR_ENGINE_ACTIVE are the busy fraction of the interval that ends at the
- * sample (as DCGM averages over its sampling window; the sample at t = 0 is the state then);
- * FB_USED is the memory the jobs hold at the sample (jobs that state none count 0); power is the
- * time average over the interval of idle power (power_idle_frac x TDP) plus the busy SMs' draw
- * at the power model's clock factor (model/power.h), counting busy SMs as fp32 work.
+ * its GPU in the layout's order). No UUID: the simulator has none to give. A device's series
+ * (a MIG instance's, or a GPU's with MIG off; not a re-partitioned GPU's GPU-level series) carry
+ * container, namespace and pod of the pod that holds it, as dcgm-exporter's Kubernetes pod mapper
+ * writes them (internal/pkg/transformation: names "container", "namespace", "pod", after the
+ * device's labels): one series per pod holding the device (its shared-GPU mode: each with the
+ * device's value), with samples while the pod holds it, then the samples without a pod, without
+ * those labels. container = the job class, namespace = the pod's queue or "default", pod =
+ * "<class>-<job id>".
+ * What the values mean: utilisation, GR_ENGINE_ACTIVE and SM_ACTIVE are the device's activity
+ * from the physics (tools/actlog.h) averaged over the interval that ends at the sample (as DCGM
+ * averages over its sampling window; the sample at t = 0 is the activity then; a GPU-level
+ * series over several instances sums them, at most 1); FB_USED is the memory the jobs hold at
+ * the sample (jobs that state none count 0); power is the time average over the interval of
+ * idle power (power_idle_frac x TDP) plus the draw of the held devices' SMs at the power model's
+ * clock factor (model/power.h), counting them as fp32 work.
  * Samples: every outputs.sample_interval of simulated time from 0, and one at the end of the
  * observed window (the horizon, as timeseries.csv).
- * Timestamps are seconds from simulated time 0 (= the Unix epoch); when the interval is a whole
- * number of seconds they are printed as integers and the last one is the end rounded up to a
- * whole second (then the file is also valid Prometheus text, which `promtool check metrics`
- * reads), else with millisecond decimals. Within a family, series are contiguous.
- * Memory: O(spans of one GPU) beyond the run's job table (tools/devlog.h).
+ * Timestamps are epoch + simulated time (epoch: outputs.start_time, or the Unix epoch); when the
+ * interval and the epoch are whole numbers of seconds they are printed as integers and the last
+ * one is the end rounded up to a whole second (then the file is also valid Prometheus text, which
+ * `promtool check metrics` reads), else with millisecond decimals. Within a family, series are
+ * contiguous.
+ * Memory: O(spans of one GPU) beyond the run's job table (tools/devlog.h), and three arrays of
+ * the sample count.
  * Ownership: borrows everything; writes to f only.
  */
 #ifndef SIMPROJ_TOOLS_OUT_METRICS_H
@@ -33,11 +44,15 @@
 
 #include "model/speed.h"
 #include "model/world.h"
+#include "tools/actlog.h"
 
 /* Energy (J) the GPUs draw over [0, horizon] under the same power model as
  * DCGM_FI_DEV_POWER_USAGE (GPUs with an unsourced TDP count 0). */
 double out_energy_j(const world *w, const phys_params *phys);
-/* Write metrics.om for the finished run w. 0 or SIM_EIO. */
-int out_metrics_om(FILE *f, const world *w, const phys_params *phys, sim_time interval_ns);
+/* Write metrics.om for the finished run w whose device activity act recorded (finished,
+ * tools/actlog.h); timestamps are epoch_ns (Unix time of simulated time 0, ns) + simulated
+ * time. 0 or SIM_EIO. */
+int out_metrics_om(FILE *f, const world *w, const phys_params *phys, const actlog *act,
+                   sim_time interval_ns, int64_t epoch_ns);
 
 #endif

@@ -2,6 +2,7 @@
 #include "tools/out_report.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 #include "model/policy/frag.h"
 #include "sim/err.h"
 #include "sim/xalloc.h"
+#include "tools/actlog.h"
 #include "tools/devlog.h"
 #include "tools/gantt.h"
 #include "tools/plot.h"
@@ -23,6 +25,7 @@ typedef struct rep {
     const scenario_spec *spec;
     plot_dir *pd;
     devlog log;
+    const actlog *act; /* device activity (finished) */
     size_t n_classes; /* distinct class names, first-seen order */
     const char **classes;
     sim_time horizon;
@@ -222,7 +225,6 @@ static int time_series(rep *r)
 {
     const world_sample *s = world_samples(r->w);
     size_t n = world_n_samples(r->w);
-    world_totals tot = world_get_totals(r->w);
     uint32_t gpus = cluster_n_gpus(r->c), units = cluster_units_total(r->c);
     frag_typical typ = {0};
     bool has_frag = typical_pods(r, &typ);
@@ -230,9 +232,15 @@ static int time_series(rep *r)
     for (gpu_id g = 0; g < gpus; g++) {
         devlog_cursor_init(&cur[g], &r->log, r->c, g);
     }
+    uint32_t n_devs = cluster_n_devices(r->c);
+    actlog_cursor *act = xcalloc(n_devs ? n_devs : 1, sizeof *act, "report activity cursors");
+    for (dev_id k = 0; k < n_devs; k++) {
+        actlog_cursor_init(&act[k], r->act, k);
+    }
     FILE *d = plot_file(r->pd, "ts.dat");
     if (!d) {
         free(cur);
+        free(act);
         return SIM_EIO;
     }
     sim_time step = r->horizon / OUT_REPORT_POINTS > 0 ? r->horizon / OUT_REPORT_POINTS : 1;
@@ -249,16 +257,31 @@ static int time_series(rep *r)
             frag = frag_now(r, cur, &typ);
         }
         any_frag = any_frag || frag >= 0;
-        fprintf(
-            d, "%.6f %.4f %.4f %.4f %" PRIu32 " %" PRIu32 " ", sim_time_to_s(t) / S_PER_H,
-            units ? 100.0 * s[i].units_used / units : 0, gpus ? 100.0 * s[i].gpus_busy / gpus : 0,
-            tot.sms_total ? 100.0 * s[i].sms_busy / tot.sms_total : 0, s[i].queued, s[i].running);
+        /* activity at t: the mean over GPUs of each one's (a MIG GPU's: its instances' weighted
+         * by SMs, at most 1), as run.json's metrics.activity averages over time */
+        double util = 0, sm = 0;
+        for (gpu_id g = 0; g < gpus; g++) {
+            const cluster_gpu *cg = cluster_gpu_get(r->c, g);
+            double gu = 0, gm = 0;
+            for (dev_id k = cg->first_dev; k < cg->first_dev + cg->n_devs; k++) {
+                actlog_cursor_advance(&act[k], t);
+                double wt = actlog_dev_weight(r->c, k);
+                gu += wt * act[k].util;
+                gm += wt * act[k].sm;
+            }
+            util += fmin(1.0, gu);
+            sm += fmin(1.0, gm);
+        }
+        fprintf(d, "%.6f %.4f %.4f %.4f %" PRIu32 " %" PRIu32 " ", sim_time_to_s(t) / S_PER_H,
+                units ? 100.0 * s[i].units_used / units : 0, gpus ? 100.0 * util / gpus : 0,
+                gpus ? 100.0 * sm / gpus : 0, s[i].queued, s[i].running);
         fprintf(d, frag >= 0 ? "%.4f\n" : "NaN\n", frag);
     } while (devlog_next_sample(&t, step, r->horizon));
     for (gpu_id g = 0; g < gpus; g++) {
         devlog_cursor_fini(&cur[g]);
     }
     free(cur);
+    free(act);
     if (has_frag) {
         frag_typical_fini(&typ);
     }
@@ -269,8 +292,9 @@ static int time_series(rep *r)
     plot_header(p, "util.svg", 1000, 320);
     fprintf(p, "set xrange [0:%.6f]\n", sim_time_to_s(r->horizon) / S_PER_H);
     fputs("set xlabel 'simulated time (h)'\nset ylabel '% of the cluster'\nset yrange [0:*]\n"
-          "plot 'ts.dat' u 1:2 w steps lw 2 t 'units held', '' u 1:3 w steps lw 2 t 'GPUs busy', "
-          "'' u 1:4 w steps lw 2 t 'SMs busy'\n",
+          "plot 'ts.dat' u 1:3 w steps lw 2 t 'GPU utilisation (activity)', "
+          "'' u 1:4 w steps lw 2 t 'SMs active (activity)', "
+          "'' u 1:2 w steps lw 1 dt 2 t 'units held (allocation)'\n",
           p);
     plot_header(p, "queue.svg", 1000, 320);
     fputs("set ylabel 'jobs'\n"
@@ -285,7 +309,7 @@ static int time_series(rep *r)
     int rc = plot_run(r->pd, "ts.gp");
     FILE *f = r->f;
     if (rc == 0) {
-        fputs("<section id=\"utilisation\">\n<h2>Utilisation over time</h2>\n<figure>", f);
+        fputs("<section id=\"utilisation\">\n<h2>Activity over time</h2>\n<figure>", f);
         rc = plot_inline_svg(r->pd, "util.svg", f);
         fputs("</figure>\n</section>\n<section id=\"queue\">\n<h2>Queue length over time</h2>\n"
               "<figure>",
@@ -606,10 +630,12 @@ static int gantt_section(rep *r)
     return rc;
 }
 
-int out_report_html(FILE *f, const world *w, const scenario_spec *spec, const char *policy)
+int out_report_html(FILE *f, const world *w, const actlog *act, const scenario_spec *spec,
+                    const char *policy)
 {
     rep r = {.f = f,
              .w = w,
+             .act = act,
              .c = world_cluster(w),
              .spec = spec,
              .horizon = world_get_totals(w).horizon};

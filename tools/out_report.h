@@ -3,7 +3,9 @@
  * Sections (each a <section> with this id; the browser test looks for them):
  *   summary        the scenario (name, seed, horizon, policy, cluster size) and the run's figures
  *                  (tools/runstats.h), then one row per job class
- *   utilisation    units held, GPUs busy and SMs busy (% of the cluster) over simulated time
+ *   utilisation    activity over simulated time, as metrics.om shows it (tools/actlog.h): GPU
+ *                  utilisation and SMs active (mean over the GPUs, % of the cluster), beside
+ *                  the units held (allocation, dashed)
  *   queue          jobs queued and running over time
  *   jct-cdf        completion-time CDF of the done jobs, one curve per class
  *   wait-cdf       wait CDF of the jobs that started, one curve per class
@@ -32,14 +34,17 @@
 
 #include "experiments/scenario.h"
 #include "model/world.h"
+#include "tools/actlog.h"
 
 #define OUT_REPORT_POINTS 600
 #define OUT_REPORT_CDF_POINTS 400
 #define OUT_REPORT_CLASSES 10
 #define OUT_REPORT_GANTT_ROWS 48
 
-/* Write report.html for the finished run w of scenario spec under policy `policy`. 0 or SIM_EIO
+/* Write report.html for the finished run w (its activity: act, finished) of scenario spec under
+ * policy `policy`. 0 or SIM_EIO
  * (gnuplot missing or failing: message printed). */
-int out_report_html(FILE *f, const world *w, const scenario_spec *spec, const char *policy);
+int out_report_html(FILE *f, const world *w, const actlog *act, const scenario_spec *spec,
+                    const char *policy);
 
 #endif

@@ -28,6 +28,7 @@
 #include "sim/err.h"
 #include "sim/rng.h"
 #include "sim/xalloc.h"
+#include "tools/actlog.h"
 #include "tools/estimate.h"
 #include "tools/out.h"
 #include "tools/out_metrics.h"
@@ -68,12 +69,17 @@ typedef struct run_ctx {
     uint64_t n_unplaceable;           /* traced jobs no node of the empty cluster could ever hold,
                                        * dropped */
     reconf *reconf;                   /* NULL without a repartition section */
+    actlog act;                       /* device activity (metrics.om, report.html) */
+    bool has_act;                     /* act recorded: one of those files is written */
     const traceload_rule *trules;     /* the trace's rules with their work factors (arena) */
     double fallback_factor;           /* work factor of jobs no rule maps */
 } run_ctx;
 
 static void run_fini(run_ctx *r)
 {
+    if (r->has_act) {
+        actlog_fini(&r->act);
+    }
     reconf_destroy(r->reconf);
     for (size_t i = 0; r->svcs && i < r->spec->n_services; i++) {
         service_destroy(r->svcs[i]);
@@ -909,6 +915,14 @@ static int write_outputs(run_ctx *r, const run_opts *o, const char *dir)
                                   out_faults_json(fault_injector_stats(r->faults),
                                                   sim_time_to_s(r->spec->faults.checkpoint_ns)));
         }
+        if (r->has_act) {
+            double util = 0, sm = 0;
+            actlog_means(&r->act, world_cluster(r->w), world_get_totals(r->w).horizon, &util,
+                         &sm);
+            cJSON *act = cJSON_AddObjectToObject(extra, "activity");
+            cJSON_AddNumberToObject(act, "gpu_util_mean", util);
+            cJSON_AddNumberToObject(act, "sm_active_mean", sm);
+        }
         meta.metrics_extra = extra;
         FILE *f = out_stage_open(st, "run.json");
         rc = f ? out_run_json_write(f, r->w, &meta) : SIM_EIO;
@@ -931,11 +945,13 @@ static int write_outputs(run_ctx *r, const run_opts *o, const char *dir)
     }
     if (rc == 0 && (files & SCN_OUT_METRICS_OM)) {
         FILE *f = out_stage_open(st, "metrics.om");
-        rc = f ? out_metrics_om(f, r->w, &r->phys, r->spec->outputs.sample_interval_ns) : SIM_EIO;
+        rc = f ? out_metrics_om(f, r->w, &r->phys, &r->act, r->spec->outputs.sample_interval_ns,
+                                r->spec->outputs.start_unix_ns)
+               : SIM_EIO;
     }
     if (rc == 0 && (files & SCN_OUT_REPORT_HTML)) {
         FILE *f = out_stage_open(st, "report.html");
-        rc = f ? out_report_html(f, r->w, r->spec, r->pol->name) : SIM_EIO;
+        rc = f ? out_report_html(f, r->w, &r->act, r->spec, r->pol->name) : SIM_EIO;
     }
     if (rc != 0) {
         out_stage_abort(st);
@@ -1083,7 +1099,14 @@ int run_scenario(const run_opts *o)
     }
     progress *pg = progress_create(err, false);
     world_set_progress(r.w, PROGRESS_EVERY_EVENTS, progress_observe, pg);
+    if (r.spec->outputs.files & (SCN_OUT_METRICS_OM | SCN_OUT_REPORT_HTML | SCN_OUT_RUN_JSON)) {
+        actlog_init(&r.act, r.w, &r.rate);
+        r.has_act = true;
+    }
     world_run(r.w);
+    if (r.has_act) {
+        actlog_finish(&r.act);
+    }
     if (o->stats) {
         *o->stats = (run_stats){.n_jobs = job_table_count(world_jobs(r.w)),
                                 .n_events = world_get_totals(r.w).n_events};

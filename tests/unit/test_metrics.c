@@ -6,6 +6,7 @@
  * promtool is Debian's `prometheus` package (tools/install-deps.sh installs it): a missing
  * promtool fails the test, it is not skipped. */
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,9 +18,9 @@
 #include "tools/run.h"
 
 #define HAND "tests/reports/metrics-hand.yaml"
-#define WHOLE "Hostname=\"whole-0\"}"
-#define INST0 "GPU_I_PROFILE=\"1g.5gb\",GPU_I_ID=\"0\"}"
-#define MIGGPU "Hostname=\"mig-0\"}"
+#define WHOLE "Hostname=\"whole-0\""
+#define INST0 "GPU_I_PROFILE=\"1g.5gb\",GPU_I_ID=\"0\""
+#define MIGGPU "Hostname=\"mig-0\""
 
 static char dir[] = "/tmp/slicesim-om-XXXXXX";
 static char *om; /* metrics.om of the hand run */
@@ -53,21 +54,27 @@ static void teardown(void)
 
 TestSuite(metrics, .init = setup, .fini = teardown, .timeout = 60);
 
-/* The value of family `fam` in the series whose labels end with `labels_tail`, at timestamp ts
- * (seconds), into *v; false when there is no such sample. */
-static bool find(const char *fam, const char *labels_tail, long ts, double *v)
+/* The value of family `fam` in the series whose labels hold `labels` followed by '}' or by the
+ * pod labels (",container="), at timestamp ts (seconds), into *v; false when there is no such
+ * sample. */
+static bool find(const char *fam, const char *labels, long ts, double *v)
 {
-    size_t fl = strlen(fam), tl = strlen(labels_tail);
+    size_t fl = strlen(fam), tl = strlen(labels);
     for (const char *line = om; *line;) {
         const char *eol = strchr(line, '\n');
         size_t n = eol ? (size_t)(eol - line) : strlen(line);
         const char *brace = memchr(line, '}', n);
-        if (n > fl && !strncmp(line, fam, fl) && line[fl] == '{' && brace &&
-            (size_t)(brace + 1 - line) >= tl && !strncmp(brace + 1 - tl, labels_tail, tl)) {
-            char *end;
-            *v = strtod(brace + 1, &end);
-            if (strtol(end, NULL, 10) == ts) {
-                return true;
+        if (n > fl && !strncmp(line, fam, fl) && line[fl] == '{' && brace) {
+            for (const char *p = line + fl; p + tl <= brace; p++) {
+                if (!strncmp(p, labels, tl) &&
+                    (p[tl] == '}' || !strncmp(p + tl, ",container=", 11))) {
+                    char *end;
+                    *v = strtod(brace + 1, &end);
+                    if (strtol(end, NULL, 10) == ts) {
+                        return true;
+                    }
+                    break;
+                }
             }
         }
         line += n + (eol ? 1 : 0);
@@ -122,7 +129,7 @@ Test(metrics, mig_instances_have_their_own_series)
     cr_expect_float_eq(value("DCGM_FI_PROF_GR_ENGINE_ACTIVE", INST0, 1200), 1, 1e-9);
     cr_expect_float_eq(value("DCGM_FI_PROF_GR_ENGINE_ACTIVE", INST0, 1500), 1, 1e-9);
     cr_expect_float_eq(
-        value("DCGM_FI_PROF_GR_ENGINE_ACTIVE", "GPU_I_PROFILE=\"1g.5gb\",GPU_I_ID=\"6\"}", 1200), 0,
+        value("DCGM_FI_PROF_GR_ENGINE_ACTIVE", "GPU_I_PROFILE=\"1g.5gb\",GPU_I_ID=\"6\"", 1200), 0,
         1e-9);
     /* DCGM reports no GPU_UTIL for a GPU in MIG mode */
     cr_expect_null(strstr(om,
@@ -175,8 +182,12 @@ Test(metrics, promtool_check_metrics_parses_it)
 
 Test(metrics, promtool_backfills_it_into_a_tsdb)
 {
-    /* Series: GPU_UTIL 1 (the whole GPU), GR_ENGINE_ACTIVE 1 + 7, FB_USED 8, FB_FREE 8,
-     * POWER_USAGE 2 = 27 series x 13 samples (0, 300, ..., 3600 s) = 351 samples. */
+    /* Per (family, device) 13 samples (0, 300, ..., 3600 s): the whole GPU's 6 families
+     * (GPU_UTIL, GR_ENGINE_ACTIVE, SM_ACTIVE, FB_USED, FB_FREE, POWER_USAGE), the 7 instances'
+     * GR_ENGINE_ACTIVE, SM_ACTIVE, FB_USED and FB_FREE, the MIG GPU's power: (6 + 28 + 1) x 13
+     * = 455 samples. Series: the whole GPU's are split by pod (job a-0 at 600 s, a-1 at 1200 s,
+     * the rest without a pod: 3 each), instance 0's by job b (900 and 1200 s: 2 each): 6 x 3 +
+     * 4 x (2 + 6) + 1 = 51. */
     char cmd[256], out[8192];
     snprintf(cmd, sizeof cmd,
              "promtool tsdb create-blocks-from openmetrics %s/metrics.om %s/tsdb 2>&1", dir, dir);
@@ -201,8 +212,8 @@ Test(metrics, promtool_backfills_it_into_a_tsdb)
         }
     }
     cr_expect_gt(n_blocks, 0, "%s", out);
-    cr_expect_eq(samples, 351, "%s", out);
-    cr_expect_eq(series, 27, "%s", out);
+    cr_expect_eq(samples, 455, "%s", out);
+    cr_expect_eq(series, 51, "%s", out);
 }
 
 /* ---- a re-partitioned GPU (tests/reports/metrics-repart.yaml) -------------------------------
@@ -213,10 +224,10 @@ Test(metrics, promtool_backfills_it_into_a_tsdb)
  * 1..7, 2g.10gb 8..10, 3g.20gb@0 11, @4 12, 4g.20gb 13, 7g.40gb 14, time-sliced 15); the
  * GPU-level utilisation and memory only while MIG is off. */
 #define REPART "tests/reports/metrics-repart.yaml"
-#define R_1G0 "GPU_I_PROFILE=\"1g.5gb\",GPU_I_ID=\"1\"}"
-#define R_3G4 "GPU_I_PROFILE=\"3g.20gb\",GPU_I_ID=\"12\"}"
-#define R_4G0 "GPU_I_PROFILE=\"4g.20gb\",GPU_I_ID=\"13\"}"
-#define R_GPU "Hostname=\"mig-0\"}"
+#define R_1G0 "GPU_I_PROFILE=\"1g.5gb\",GPU_I_ID=\"1\""
+#define R_3G4 "GPU_I_PROFILE=\"3g.20gb\",GPU_I_ID=\"12\""
+#define R_4G0 "GPU_I_PROFILE=\"4g.20gb\",GPU_I_ID=\"13\""
+#define R_GPU "Hostname=\"mig-0\""
 
 static void setup_repart(void)
 {
@@ -268,4 +279,87 @@ Test(metrics_repart, promtool_parses_and_backfills_it)
     snprintf(cmd, sizeof cmd,
              "promtool tsdb create-blocks-from openmetrics %s/metrics.om %s/tsdb 2>&1", dir, dir);
     cr_assert_eq(test_sh(cmd, out, sizeof out), 0, "%s", out);
+}
+
+/* ---- end to end through Prometheus (tests/reports/metrics-prom.yaml) ------------------------
+ * One H100 runs, for the whole hour, a job whose profile was fitted on a solo run with NVML
+ * utilisation 0.3739; metrics.om starts at 2026-11-28T00:00:00Z (outputs.start_time). promtool
+ * back-fills it into a TSDB, a real `prometheus` serves that TSDB on 127.0.0.1, and PromQL's
+ * avg_over_time over the hour must be the run's own figure (run.json metrics.activity
+ * gpu_util_mean): the job's activity, not its allocation (100 %). Prometheus is Debian's
+ * `prometheus` package, like promtool: missing, the test fails. */
+static void setup_prom(void)
+{
+    load("tests/reports/metrics-prom.yaml");
+}
+
+TestSuite(metrics_prom, .init = setup_prom, .fini = teardown, .timeout = 120);
+
+/* The value `promtool query instant` prints for expr at 2026-11-28T01:00:00Z from the server on
+ * port `port` ("{labels} => VALUE @[TS]"); fails the test when there is none. */
+static double promql(int port, const char *expr)
+{
+    char cmd[1024], out[4096];
+    snprintf(cmd, sizeof cmd,
+             "promtool query instant --time=2026-11-28T01:00:00Z http://127.0.0.1:%d '%s' 2>&1",
+             port, expr);
+    cr_assert_eq(test_sh(cmd, out, sizeof out), 0, "%s: %s", cmd, out);
+    const char *arrow = strstr(out, "=> ");
+    cr_assert_not_null(arrow, "no value in: %s", out);
+    cr_assert_null(strstr(arrow + 3, "=> "), "one series expected: %s", out);
+    return strtod(arrow + 3, NULL);
+}
+
+Test(metrics_prom, prometheus_answers_promql_with_the_runs_own_figure)
+{
+    char cmd[1024], out[8192];
+    cr_assert_eq(system("command -v prometheus >/dev/null"), 0,
+                 "prometheus is not installed (Debian package prometheus)");
+    snprintf(cmd, sizeof cmd,
+             "promtool tsdb create-blocks-from openmetrics %s/metrics.om %s/tsdb 2>&1", dir, dir);
+    cr_assert_eq(test_sh(cmd, out, sizeof out), 0, "%s", out);
+    char path[160];
+    snprintf(path, sizeof path, "%s/prometheus.yml", dir);
+    cr_assert(test_write_text(path, "global:\n  scrape_interval: 1m\n"));
+    snprintf(path, sizeof path, "%s/run.json", dir);
+    static char json[1 << 20];
+    cr_assert(test_read_text(path, json, sizeof json));
+    const char *key = strstr(json, "\"gpu_util_mean\":");
+    cr_assert_not_null(key, "run.json has no metrics.activity.gpu_util_mean");
+    double run_util = strtod(key + strlen("\"gpu_util_mean\":"), NULL);
+    /* a port of our own (the pid spreads parallel runs), the server in the background; its pid
+     * to stop it, and retention long enough for blocks of any date */
+    int port = 20000 + (int)(getpid() % 20000);
+    snprintf(cmd, sizeof cmd,
+             "prometheus --config.file=%s/prometheus.yml --storage.tsdb.path=%s/tsdb "
+             "--storage.tsdb.retention.time=100y --web.listen-address=127.0.0.1:%d "
+             ">%s/prometheus.log 2>&1 & echo $!",
+             dir, dir, port, dir);
+    cr_assert_eq(test_sh(cmd, out, sizeof out), 0, "%s", out);
+    long pid = strtol(out, NULL, 10);
+    cr_assert_gt(pid, 0);
+    snprintf(cmd, sizeof cmd,
+             "for i in $(seq 60); do promtool query instant http://127.0.0.1:%d 'vector(1)' "
+             ">/dev/null 2>&1 && exit 0; sleep 0.5; done; cat %s/prometheus.log; exit 1",
+             port, dir);
+    int ready = test_sh(cmd, out, sizeof out);
+    double util = 0, gr = 0;
+    if (ready == 0) {
+        util = promql(port, "avg_over_time(DCGM_FI_DEV_GPU_UTIL{gpu=\"0\",Hostname=\"h100-0\"}[1h])");
+        gr = promql(port, "avg_over_time(DCGM_FI_PROF_GR_ENGINE_ACTIVE{gpu=\"0\","
+                          "Hostname=\"h100-0\"}[1h])");
+    }
+    snprintf(cmd, sizeof cmd, "kill %ld", pid);
+    cr_expect_eq(system(cmd), 0);
+    cr_assert_eq(ready, 0, "prometheus did not answer: %s", out);
+    cr_log_info("PromQL avg_over_time over the hour: GPU_UTIL %g %%, GR_ENGINE_ACTIVE %g; "
+                "run.json activity.gpu_util_mean %g",
+                util, gr, run_util);
+    printf("metrics-prom: PromQL avg_over_time(DCGM_FI_DEV_GPU_UTIL[1h]) = %g %%, "
+           "avg_over_time(DCGM_FI_PROF_GR_ENGINE_ACTIVE[1h]) = %g; run.json gpu_util_mean %g\n",
+           util, gr, run_util);
+    cr_expect_float_eq(gr, run_util, 1e-6);
+    cr_expect_float_eq(util, round(100 * run_util), 1e-9); /* GPU_UTIL is a whole percent */
+    cr_expect(run_util > 0.3 && run_util < 0.45, "the job's activity, not its allocation: %g",
+              run_util);
 }

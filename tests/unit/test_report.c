@@ -176,3 +176,29 @@ Test(report_repart, chromium_loads_it_finds_every_section_and_logs_nothing)
 {
     chromium_check();
 }
+
+/* ---- activity, not allocation (tests/reports/metrics-prom.yaml): one H100 runs one job of a
+ * profile fitted on NVML utilisation 0.3739 for the whole hour. The activity plot draws the
+ * GPU utilisation metrics.om reports (37 %) beside the units held (100 %), and the page loads
+ * in Chromium as cleanly. */
+static void setup_prom(void)
+{
+    static const char *const sets[] = {"outputs.files[1]=report.html"};
+    load("tests/reports/metrics-prom.yaml", sets, 1);
+}
+
+TestSuite(report_activity, .init = setup_prom, .fini = teardown, .timeout = 180);
+
+Test(report_activity, the_activity_plot_shows_utilisation_beside_allocation)
+{
+    const char *s = strstr(html, "<section id=\"utilisation\">");
+    cr_assert_not_null(s);
+    const char *end = strstr(s, "</section>");
+    static const char *const legend[] = {"GPU utilisation (activity)", "SMs active (activity)",
+                                         "units held (allocation)"};
+    for (size_t i = 0; i < sizeof legend / sizeof legend[0]; i++) {
+        const char *at = strstr(s, legend[i]);
+        cr_expect(at && at < end, "the activity plot has no '%s'", legend[i]);
+    }
+    chromium_check();
+}
