@@ -13,13 +13,11 @@
  * change); 2 on bad usage or input; 1 when a file cannot be read. */
 #include "tools/cli.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include <gsl/gsl_cdf.h>
 
@@ -29,7 +27,6 @@
 #include "tools/runfig.h"
 
 #define CMD "diff"
-#define MAX_REPS 1000
 
 static void usage(FILE *out)
 {
@@ -50,103 +47,12 @@ static void usage(FILE *out)
 typedef struct side {
     const char *arg;
     size_t n; /* replications */
-    runfig_set rep[MAX_REPS];
+    runfig_set rep[GATE_MAX_REPS];
 } side;
 
-static bool is_dir(const char *p)
-{
-    struct stat st;
-    return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-static int by_rep(const void *a, const void *b)
-{
-    int x = *(const int *)a, y = *(const int *)b;
-    return (x > y) - (x < y);
-}
-
-/* The run directories of argument `arg`: itself (a run), or its sweep points of one
- * combination, in replication order. Returns the exit status. */
 static int load_side(side *s, double slo_wait_s, diag *d)
 {
-    char dir[512];
-    if (strlen(s->arg) >= sizeof dir) {
-        return cli_usage_error(CMD, "'%.40s...': expected a path of at most 511 bytes", s->arg);
-    }
-    snprintf(dir, sizeof dir, "%s", s->arg);
-    long combo = -1;
-    char *colon = strrchr(dir, ':');
-    if (colon && colon[1] && strspn(colon + 1, "0123456789") == strlen(colon + 1)) {
-        combo = strtol(colon + 1, NULL, 10);
-        *colon = 0;
-    }
-    char points[520];
-    snprintf(points, sizeof points, "%s/points", dir);
-    static char paths[MAX_REPS][800]; /* the CLI is single-threaded */
-    static int reps[MAX_REPS];
-    size_t n = 0;
-    if (!is_dir(points)) {
-        if (combo >= 0) {
-            return cli_usage_error(CMD,
-                                   "'%s': expected a sweep directory (with points/) for "
-                                   ":C, got a directory without points/",
-                                   s->arg);
-        }
-        snprintf(paths[n++], sizeof paths[0], "%s", dir);
-        reps[0] = 0;
-    } else {
-        DIR *dp = opendir(points);
-        struct dirent *de;
-        long max_c = -1;
-        while (dp && (de = readdir(dp))) {
-            long c, r;
-            char tail;
-            if (strlen(de->d_name) > 200 || sscanf(de->d_name, "c%ld-r%ld%c", &c, &r, &tail) != 2) {
-                continue;
-            }
-            max_c = c > max_c ? c : max_c;
-            if (c == (combo < 0 ? 0 : combo) && n < MAX_REPS) {
-                reps[n] = (int)r;
-                snprintf(paths[n++], sizeof paths[0], "%s/%s", points, de->d_name);
-            }
-        }
-        if (dp) {
-            closedir(dp);
-        }
-        if (combo < 0 && max_c > 0) {
-            return cli_usage_error(CMD,
-                                   "'%s' holds %ld combinations; expected DIR:C naming one, "
-                                   "got DIR",
-                                   s->arg, max_c + 1);
-        }
-        if (n == 0) {
-            return cli_usage_error(CMD, "'%s': no finished point of combination %ld", s->arg,
-                                   combo < 0 ? 0 : combo);
-        }
-        /* order by replication: the pairing */
-        for (size_t i = 1; i < n; i++) {
-            for (size_t j = i; j > 0 && by_rep(&reps[j - 1], &reps[j]) > 0; j--) {
-                int t = reps[j];
-                reps[j] = reps[j - 1];
-                reps[j - 1] = t;
-                char tmp[sizeof paths[0]];
-                memcpy(tmp, paths[j], sizeof tmp);
-                memcpy(paths[j], paths[j - 1], sizeof tmp);
-                memcpy(paths[j - 1], tmp, sizeof tmp);
-            }
-        }
-    }
-    for (size_t i = 0; i < n; i++) {
-        int rc = runfig_load(paths[i], slo_wait_s, d, &s->rep[i]);
-        if (rc) {
-            s->n = i;
-            char p[sizeof paths[0] + 32];
-            snprintf(p, sizeof p, "%.*s/run.json and jobs.csv", (int)sizeof paths[0] - 1, paths[i]);
-            return cli_load_status(CMD, p, rc, d);
-        }
-    }
-    s->n = n;
-    return CLI_EXIT_OK;
+    return gate_load_runs(CMD, s->arg, slo_wait_s, d, s->rep, &s->n);
 }
 
 /* Mean over the replications of one figure of one scope (NaN where a replication lacks it). */
@@ -211,7 +117,7 @@ static void print_scope(const side *a, const side *b, const char *kind, const ch
         char label[160];
         snprintf(label, sizeof label, "%s%s%s", kind, name[0] ? " " : "", name);
         char fname[32];
-        snprintf(fname, sizeof fname, "%s%s", runfig_name(f), runfig_is_time(f) ? "_s" : "");
+        snprintf(fname, sizeof fname, "%s%s", runfig_names[f], runfig_time[f] ? "_s" : "");
         printf("%-28s %-16s", label, fname);
         put_value(va, f);
         put_value(vb, f);

@@ -162,7 +162,16 @@ static void write_class(FILE *f, const k8s_snapshot *s, size_t i, int serial, co
         fprintf(f, "      # priority %" PRId32 "%s%s\n", k->priority,
                 k->priority_class ? ", class " : "", k->priority_class ? k->priority_class : "");
     }
-    fprintf(f, "      arrival: fixed\n      interval: 1ms\n      count: %zu\n", k->n_pods);
+    fprintf(f, "      arrival: fixed\n      interval: 1ms\n");
+    if (!k->running) { /* after every running pod: those hold their nodes from the start */
+        size_t most = 0;
+        for (size_t c = 0; c < s->n_classes; c++) {
+            most = s->classes[c].running && s->classes[c].n_pods > most ? s->classes[c].n_pods
+                                                                       : most;
+        }
+        fprintf(f, "      start: %zums\n", most);
+    }
+    fprintf(f, "      count: %zu\n", k->n_pods);
     fprintf(f, "      duration: %s\n", o->duration ? o->duration : o->horizon);
     fprintf(f, "      request: {%s: %u}\n", k->resource, k->count);
     fprintf(f, "      priority: %d\n", priority_rank(s, k->priority));
@@ -191,8 +200,9 @@ static void write_scenario(FILE *f, const k8s_snapshot *s, const opts *o)
             "# %zu GPU node%s in %zu group%s (%zu node%s without GPUs left out); %zu GPU pod%s in "
             "%zu class%s\n# (%zu running, %zu pending; %zu pod%s left out: finished or asking for "
             "no GPU).\n"
-            "# Running pods arrive one a millisecond and stay on their node's group; a snapshot\n"
-            "# does not say when a pod ends: each runs for the duration below.\n",
+            "# Running pods arrive one a millisecond and stay on their node's group, pending ones\n"
+            "# after them; a snapshot does not say when a pod ends: each runs for the duration\n"
+            "# below.\n",
             o->snapshot, s->n_gpu_nodes, s->n_gpu_nodes == 1 ? "" : "s", s->n_groups,
             s->n_groups == 1 ? "" : "s", s->n_cpu_nodes, s->n_cpu_nodes == 1 ? "" : "s",
             s->n_pods, s->n_pods == 1 ? "" : "s", s->n_classes, s->n_classes == 1 ? "" : "es",
@@ -351,11 +361,13 @@ int cmd_import(int argc, char **argv)
             return CLI_EXIT_OK;
         }
     }
-    opts o = {.horizon = "24h", .seed = "1"};
+    opts o = {0};
     int st = parse_args(argc, argv, &o);
     if (st != CLI_EXIT_OK) {
         return st;
     }
+    o.horizon = o.horizon ? o.horizon : "24h";
+    o.seed = o.seed ? o.seed : "1";
     arena *a = arena_create();
     diag *d = diag_create();
     if (!o.name) {

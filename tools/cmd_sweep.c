@@ -1,13 +1,18 @@
 /* tools/cmd_sweep.c - `slicesim sweep FILE [-o DIR] [-j N] [--set PATH=VALUE]...` and
  * `slicesim plan FILE ...` (the same options; both also under mpirun). */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include <cjson/cJSON.h>
+
+#include "experiments/fileio.h"
 #include "sim/err.h"
 #include "sim/xalloc.h"
 #include "tools/cli.h"
+#include "tools/gate.h"
 #include "tools/sweep_mpi.h"
 #include "tools/plan_run.h"
 #include "tools/sweep_run.h"
@@ -39,11 +44,49 @@ static const char plan_usage_text[] =
     "  -o DIR            output directory (default: the scenario's outputs.dir)\n"
     "  -j N              run up to N candidates' runs at once in worker processes (default 1)\n"
     "  --set PATH=VALUE  override one scenario field in every run (repeatable)\n"
+    "  --fail-on EXPR    with -o DIR: exit 3 when the answer's figure (its mean over the\n"
+    "                    replications) violates EXPR, or when there is no answer, e.g.\n"
+    "                    wait_p95>15m (repeatable; slicesim diff --help lists the figures)\n"
+    "  --slo-wait D      a job meets its SLO when it starts within D: defines slo_attainment\n"
     "Exit status: 0 done (also when no candidate meets the SLOs), 1 a file could not be read\n"
-    "or written, 2 bad input or usage.\n";
+    "or written, 2 bad input or usage, 3 a --fail-on gate violated.\n";
 
 #define SWEEP_USAGE "expected: sweep FILE [-o DIR] [-j N] [--set PATH=VALUE]..."
 #define PLAN_USAGE "expected: plan FILE [-o DIR] [-j N] [--set PATH=VALUE]..."
+
+/* plan --fail-on: the gates on the answer's runs (DIR/plan.json chosen.candidate C: the points
+ * cC-rR); every gate fails when no candidate met the SLOs. */
+static int plan_gates(const char *dir, const gate_expr *g, size_t n_g, double slo_wait_s)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/plan.json", dir);
+    char *buf;
+    size_t len;
+    if (fileio_read_all(path, FILEIO_MAX_BYTES, &buf, &len) != 0) {
+        fprintf(stderr, "slicesim plan: error: cannot read '%s'\n", path);
+        return CLI_EXIT_ENV;
+    }
+    cJSON *root = cJSON_ParseWithLength(buf, len);
+    free(buf);
+    const cJSON *c = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(root, "chosen"), "candidate");
+    int st;
+    if (!cJSON_IsNumber(c)) {
+        double none[GATE_MAX];
+        for (size_t k = 0; k < n_g; k++) {
+            none[k] = (double)NAN;
+        }
+        printf("gates: no candidate meets the SLOs; each gate fails\n");
+        st = gate_report(g, n_g, none, stdout);
+    } else {
+        char arg[4200];
+        snprintf(arg, sizeof arg, "%.4000s:%d", dir, (int)c->valuedouble);
+        printf("gates on the answer (candidate %d):\n", (int)c->valuedouble);
+        st = gate_check_runs("plan", arg, g, n_g, slo_wait_s);
+    }
+    cJSON_Delete(root);
+    return st;
+}
 
 /* sweep (plan false) or plan (true): parse, join MPI when launched by mpirun, run. */
 static int sweep_or_plan(int argc, char **argv, bool plan)
@@ -53,7 +96,15 @@ static int sweep_or_plan(int argc, char **argv, bool plan)
     const char **sets = xcalloc((size_t)argc, sizeof *sets, "--set list");
     int rc = CLI_EXIT_OK;
     bool has_j = false;
+    gate_expr gates[GATE_MAX];
+    size_t n_gates = 0;
+    double slo_wait_s = 0;
     for (int i = 1; i < argc && rc == CLI_EXIT_OK; i++) {
+        int g = plan ? gate_option(cmd, argc, argv, &i, gates, &n_gates, &slo_wait_s, false) : 0;
+        if (g != 0) {
+            rc = g < 0 ? CLI_EXIT_INPUT : rc;
+            continue;
+        }
         const char *a = argv[i];
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             fputs(plan ? plan_usage_text : usage_text, stdout);
@@ -92,6 +143,13 @@ static int sweep_or_plan(int argc, char **argv, bool plan)
     if (rc == CLI_EXIT_OK && !o.scenario) {
         rc = cli_usage_error(cmd, "missing scenario FILE; %s", expect);
     }
+    if (rc == CLI_EXIT_OK) {
+        rc = gate_options_done(cmd, gates, n_gates, slo_wait_s);
+    }
+    if (rc == CLI_EXIT_OK && n_gates > 0 && !o.out_dir) {
+        rc = cli_usage_error(cmd, "--fail-on reads the answer's runs back; expected -o DIR, got "
+                                  "none");
+    }
     sweep_mpi mpi;
     if (rc == CLI_EXIT_OK && sweep_mpi_init(&argc, &argv, &mpi) != 0) {
         rc = CLI_EXIT_INPUT;
@@ -107,6 +165,12 @@ static int sweep_or_plan(int argc, char **argv, bool plan)
     char *line = cli_join_args(argc, argv);
     o.command_line = line;
     int st = plan ? plan_run(&o) : sweep_run(&o);
+    if (st == 0 && n_gates > 0 && mpi.rank == 0) {
+        sweep_mpi_finalize(&mpi);
+        free(line);
+        free(sets);
+        return plan_gates(o.out_dir, gates, n_gates, slo_wait_s);
+    }
     sweep_mpi_finalize(&mpi);
     free(line);
     free(sets);

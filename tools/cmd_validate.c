@@ -28,6 +28,7 @@
 #include "sim/err.h"
 #include "sim/xalloc.h"
 #include "tools/cli.h"
+#include "tools/gate.h"
 
 #include <unistd.h>
 
@@ -206,13 +207,56 @@ static bool binary_dir(char *buf, size_t n)
     return true;
 }
 
+/* --fail-on: a table's MAPE or largest error of its predicted figures, as fractions (5% = 0.05);
+ * without `table=NAME/`, the worst table. */
+static const char *const val_gate_names[] = {"mape_predicted", "max_predicted"};
+static const bool val_gate_time[] = {false, false};
+static const gate_figures val_gates = {
+    val_gate_names, 2, val_gate_time, {"table", NULL},
+    "[table=NAME/](mape_predicted|max_predicted)(<|<=|>|>=)NUMBER[%], like mape_predicted>5%"};
+
+/* The gates on the tables (n files, each a chain of tables): the report, and GATE_EXIT_VIOLATED
+ * when one fails; a table the run lacks is a usage error. */
+static int check_val_gates(const val_table *tables, size_t n, const gate_expr *g, size_t n_g)
+{
+    double values[GATE_MAX];
+    for (size_t k = 0; k < n_g; k++) {
+        bool scoped = !strcmp(g[k].kind, "table"), found = false;
+        values[k] = scoped ? (double)NAN : 0;
+        for (size_t i = 0; i < n; i++) {
+            for (const val_table *t = &tables[i]; t; t = t->from_data) {
+                if (t->skipped[0] || (scoped && strcmp(t->name, g[k].scope))) {
+                    continue;
+                }
+                double v = (g[k].fig == 0 ? t->mape_pct : t->max_pct) / 100;
+                values[k] = found && values[k] > v ? values[k] : v;
+                found = true;
+            }
+        }
+        if (scoped && !found) {
+            return cli_usage_error("validate", "--fail-on %s: no table '%s' was validated",
+                                   g[k].text, g[k].scope);
+        }
+    }
+    return gate_report(g, n_g, values, stdout);
+}
+
 int cmd_validate(int argc, char **argv)
 {
+    gate_expr gates[GATE_MAX];
+    size_t n_gates = 0;
     const char *dir = "experiments/validation";
     const char *shared = "../shared/validation";
     char root[PATH_MAX], dir_buf[PATH_MAX + 32], shared_buf[PATH_MAX + 32];
     bool dir_given = false, shared_given = false;
     for (int i = 1; i < argc; i++) {
+        int gi = gate_option_in(&val_gates, "validate", argc, argv, &i, gates, &n_gates);
+        if (gi < 0) {
+            return CLI_EXIT_INPUT;
+        }
+        if (gi > 0) {
+            continue;
+        }
         if (!strcmp(argv[i], "--dir") && i + 1 < argc) {
             dir = argv[++i];
             dir_given = true;
@@ -220,12 +264,16 @@ int cmd_validate(int argc, char **argv)
             shared = argv[++i];
             shared_given = true;
         } else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            printf("usage: slicesim validate [--dir SCENARIO_DIR] [--shared CSV_DIR]\n"
+            printf("usage: slicesim validate [--dir SCENARIO_DIR] [--shared CSV_DIR] "
+                   "[--fail-on EXPR]...\n"
                    "  Runs every experiments/validation/*.yaml and prints, for each published\n"
                    "  figure, the published value, the prediction and the error; a summary line\n"
                    "  per table. Run outside the repository, the directories are found beside\n"
                    "  the slicesim binary. Tables ship in experiments/validation/data; a CSV in\n"
-                   "  CSV_DIR (default ../shared/validation) takes precedence.\n");
+                   "  CSV_DIR (default ../shared/validation) takes precedence.\n"
+                   "  --fail-on EXPR  exit 3 when a table's error passes a limit, e.g.\n"
+                   "                  mape_predicted>5%% (the worst table), table=NAME/"
+                   "max_predicted>10%%\n");
             return CLI_EXIT_OK;
         } else {
             return cli_usage_error("validate", "unknown argument '%s'; expected --dir DIR or "
@@ -303,6 +351,9 @@ int cmd_validate(int argc, char **argv)
     }
     for (size_t i = 0; status == CLI_EXIT_OK && i < n; i++) {
         print_range(&tables[i]);
+    }
+    if (status == CLI_EXIT_OK && n_gates > 0) {
+        status = check_val_gates(tables, n, gates, n_gates);
     }
     for (size_t i = 0; i < n; i++) {
         val_table_fini(&tables[i]);

@@ -1,7 +1,7 @@
 /* tools/gate.h - what-if gates: `--fail-on EXPR` on run, diff (and the figures they read).
  *
  *   EXPR   := [SCOPE '/'] ['delta.'] FIGURE OP NUMBER [UNIT]
- *   SCOPE  := 'class=' NAME | 'pool=' NAME          (default: every job)
+ *   SCOPE  := 'class=' NAME | 'pool=' NAME          (default: every job; validate: 'table=')
  *   FIGURE := a name of tools/runfig.h (wait_p95, jct_mean, slowdown_mean, oom, alloc,
  *             slo_attainment, ...)
  *   OP     := '<' | '<=' | '>' | '>='
@@ -17,11 +17,30 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "sim/diag.h"
+
 #define GATE_EXIT_VIOLATED 3
 #define GATE_MAX 32
+#define GATE_MAX_REPS 1000
+
+struct runfig_set;
+
+/* The figures a command gates: their names, which are times (seconds), the scopes a gate may
+ * name (NULL when fewer), whether `delta.` may be used, and the expression's form for messages. */
+typedef struct gate_figures {
+    const char *const *names;
+    int n;
+    const bool *is_time;
+    const char *scopes[2]; /* e.g. "class", "pool"; "table" */
+    const char *expect;
+} gate_figures;
+
+/* The figures of a run (tools/runfig.h), scopes class and pool: run and diff. */
+extern const gate_figures gate_run_figures;
 
 typedef struct gate_expr {
     const char *text; /* as given, borrowed */
+    const gate_figures *fs; /* the set it was parsed against (static) */
     char kind[8];     /* "all", "class", "pool" */
     char scope[128];  /* class or pool name; "" for all */
     bool delta;
@@ -30,8 +49,12 @@ typedef struct gate_expr {
     double value; /* in seconds or as a fraction */
 } gate_expr;
 
-/* Parse text into *out; false with the reason in why (what was expected, what was got). */
+/* Parse text into *out against the run figures; false with the reason in why (what was
+ * expected, what was got). */
 bool gate_parse(const char *text, gate_expr *out, char *why, size_t why_len);
+/* The same against the figure set fs. */
+bool gate_parse_in(const gate_figures *fs, const char *text, gate_expr *out, char *why,
+                   size_t why_len);
 /* Does value violate g (the relation holds, or value is not a number)? */
 bool gate_violated(const gate_expr *g, double value);
 
@@ -41,6 +64,9 @@ bool gate_violated(const gate_expr *g, double value);
  * cmd. allow_delta: whether `delta.` figures are allowed (diff only). */
 int gate_option(const char *cmd, int argc, char **argv, int *i, gate_expr *g, size_t *n_g,
                 double *slo_wait_s, bool allow_delta);
+/* `--fail-on EXPR` alone, against figure set fs (no --slo-wait, no delta): as gate_option. */
+int gate_option_in(const gate_figures *fs, const char *cmd, int argc, char **argv, int *i,
+                   gate_expr *g, size_t *n_g);
 /* After the options: a slo_attainment gate needs --slo-wait. Returns 0 or a printed usage error's
  * exit status. */
 int gate_options_done(const char *cmd, const gate_expr *g, size_t n_g, double slo_wait_s);
@@ -52,5 +78,16 @@ int gate_report(const gate_expr *g, size_t n_g, const double *values, FILE *out)
  * run lacks, files it did not write). */
 int gate_check_run(const char *cmd, const char *dir, const gate_expr *g, size_t n_g,
                    double slo_wait_s);
+
+/* The runs named by arg: a run's output directory, or a sweep's (DIR, or DIR:C for combination C
+ * of one with several), whose points cC-rR are read in replication order into reps (at most
+ * GATE_MAX_REPS; caller frees each with runfig_free). Returns the exit status of command cmd:
+ * CLI_EXIT_OK, or a printed usage or load error. */
+int gate_load_runs(const char *cmd, const char *arg, double slo_wait_s, diag *d,
+                   struct runfig_set *reps, size_t *n_reps);
+/* The gates on the mean over the runs named by arg (as gate_load_runs reads them): prints the
+ * report; returns 0, GATE_EXIT_VIOLATED, or the exit status of a printed error. */
+int gate_check_runs(const char *cmd, const char *arg, const gate_expr *g, size_t n_g,
+                    double slo_wait_s);
 
 #endif

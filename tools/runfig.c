@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,30 +17,13 @@
 #include "sim/xalloc.h"
 #include "workloads/csvin.h"
 
-static const char *const names[RF_COUNT] = {
+const char *const runfig_names[RF_COUNT] = {
     "jobs",     "done",    "oom",           "wait_mean", "wait_p95",
     "jct_mean", "jct_p95", "slowdown_mean", "alloc",     "slo_attainment",
 };
 
-const char *runfig_name(int i)
-{
-    return i >= 0 && i < RF_COUNT ? names[i] : "?";
-}
-
-int runfig_is_time(int i)
-{
-    return i == RF_WAIT_MEAN || i == RF_WAIT_P95 || i == RF_JCT_MEAN || i == RF_JCT_P95;
-}
-
-int runfig_find(const char *name)
-{
-    for (int i = 0; i < RF_COUNT; i++) {
-        if (!strcmp(names[i], name)) {
-            return i;
-        }
-    }
-    return -1;
-}
+const bool runfig_time[RF_COUNT] = {[RF_WAIT_MEAN] = true, [RF_WAIT_P95] = true,
+                                    [RF_JCT_MEAN] = true, [RF_JCT_P95] = true};
 
 /* One job as jobs.csv has it. */
 typedef struct rjob {

@@ -19,6 +19,7 @@
 #ifndef SIMPROJ_TOOLS_RUNFIG_H
 #define SIMPROJ_TOOLS_RUNFIG_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "sim/diag.h"
@@ -37,11 +38,9 @@ enum {
     RF_COUNT
 };
 
-/* Name of figure i ("wait_p95"), and whether it is a time in seconds. Static storage. */
-const char *runfig_name(int i);
-int runfig_is_time(int i);
-/* Figure index by name, or -1. */
-int runfig_find(const char *name);
+/* Name of figure i ("wait_p95"), and whether it is a time in seconds. */
+extern const char *const runfig_names[RF_COUNT];
+extern const bool runfig_time[RF_COUNT];
 
 typedef struct runfig_scope {
     char kind[8];   /* "all", "class", "pool" */

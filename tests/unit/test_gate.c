@@ -182,3 +182,30 @@ Test(gate, diff_pairs_sweep_replications, .timeout = 120)
               "%s", out);
     test_rm_rf(dir);
 }
+
+/* validate --fail-on: a table's MAPE, or the worst table's; plan --fail-on needs -o. */
+Test(gate, validate_and_plan_gates, .timeout = 120)
+{
+    char out[16384];
+    int rc = test_sh("./slicesim validate --fail-on 'table=cern-simpletrack/mape_predicted>5%' "
+                     "--fail-on 'table=cern-simpletrack/max_predicted>2%' 2>&1 | tail -2",
+                     out, sizeof out);
+    cr_assert_eq(rc, 0, "%s", out);
+    cr_assert(strstr(out, "gate table=cern-simpletrack/mape_predicted>5%: passed"), "%s", out);
+    cr_assert(strstr(out, "gate table=cern-simpletrack/max_predicted>2%: FAILED"), "%s", out);
+    cr_assert_eq(test_sh("./slicesim validate --fail-on 'table=cern-simpletrack/mape_predicted>5%'"
+                         " >/dev/null 2>&1",
+                         out, sizeof out),
+                 0);
+    cr_assert_eq(test_sh("./slicesim validate --fail-on 'table=cern-simpletrack/max_predicted>2%'"
+                         " >/dev/null 2>&1",
+                         out, sizeof out),
+                 3);
+    cr_assert_eq(test_sh("./slicesim validate --fail-on 'wait_p95>1h' 2>&1", out, sizeof out), 2);
+    cr_assert(strstr(out, "FIGURE one of [mape_predicted, max_predicted]"), "%s", out);
+    cr_assert_eq(test_sh("./slicesim plan experiments/examples/plan-a100-pool.yaml --fail-on "
+                         "'wait_p95>15m' 2>&1",
+                         out, sizeof out),
+                 2);
+    cr_assert(strstr(out, "--fail-on reads the answer's runs back; expected -o DIR"), "%s", out);
+}
