@@ -25,7 +25,8 @@
 typedef int cli_cmd_fn(int argc, char **argv);
 
 cli_cmd_fn cmd_run, cmd_sweep, cmd_plan, cmd_check, cmd_profiles, cmd_layouts, cmd_bench, cmd_validate,
-    cmd_fit, cmd_fit_workload, cmd_predict, cmd_policies, cmd_import, cmd_diff;
+    cmd_fit, cmd_fit_workload, cmd_predict, cmd_policies, cmd_import, cmd_diff,
+    cmd_import_workload;
 
 /* Print "slicesim CMD: MSG" to stderr for a usage error; returns CLI_EXIT_INPUT. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

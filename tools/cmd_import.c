@@ -47,7 +47,17 @@ static void usage(FILE *out)
             "                       directory); needed when a node has MIG on\n"
             "  --horizon DURATION   simulated time (default 24h)\n"
             "  --duration DURATION  how long each imported pod runs (default: the horizon)\n"
-            "  --seed N             the scenario's seed (default 1)\n");
+            "  --seed N             the scenario's seed (default 1)\n"
+            "\n"
+            "usage: slicesim import workload MANIFEST|DIR... --cluster SCENARIO.yaml -o OUT.yaml\n"
+            "                       [--rate R | --interval D] [--count N] [--duration D]\n"
+            "  Writes SCENARIO.yaml with its workload replaced by one job class per batch/v1 Job,\n"
+            "  v1 Pod and kubeflow.org/v1 PyTorchJob of the manifests (YAML files, several\n"
+            "  documents each; a directory: its *.yaml and *.yml): requests, workers (Master and\n"
+            "  Worker replicas as one gang), priority (the manifests' PriorityClass values).\n"
+            "  Arrivals, count and run time from the annotations slicesim.io/rate or interval,\n"
+            "  slicesim.io/count, slicesim.io/duration (and slicesim.io/profile), else the\n"
+            "  options.\n");
 }
 
 typedef struct opts {
@@ -244,8 +254,9 @@ static int parse_args(int argc, char **argv, opts *o)
     const char **const dst[] = {&o->out, &o->name, &o->mig_parted, &o->horizon, &o->duration,
                                 &o->seed};
     if (argc < 2 || strcmp(argv[1], "cluster")) {
-        return cli_usage_error(CMD, "expected: import cluster SNAPSHOT.json -o SCENARIO.yaml, "
-                                    "got '%s'",
+        return cli_usage_error(CMD, "expected: import cluster SNAPSHOT.json -o SCENARIO.yaml, or "
+                                    "import workload MANIFEST... --cluster SCENARIO.yaml -o "
+                                    "OUT.yaml, got '%s'",
                                argc < 2 ? "" : argv[1]);
     }
     for (int i = 2; i < argc; i++) {
@@ -355,6 +366,15 @@ static int import_cluster(const opts *o, arena *a, diag *d)
 
 int cmd_import(int argc, char **argv)
 {
+    if (argc >= 2 && !strcmp(argv[1], "workload")) {
+        for (int i = 2; i < argc; i++) {
+            if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+                usage(stdout);
+                return CLI_EXIT_OK;
+            }
+        }
+        return cmd_import_workload(argc, argv);
+    }
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             usage(stdout);

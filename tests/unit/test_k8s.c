@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "experiments/catalog_load.h"
+#include "experiments/k8s_manifest.h"
 #include "experiments/k8s_snapshot.h"
 #include "sim/arena.h"
 #include "sim/diag.h"
@@ -218,4 +219,116 @@ Test(k8s, bad_input_corpus_gives_exact_messages, .timeout = 60)
     }
     closedir(dp);
     cr_assert_geq(n, 9);
+}
+
+/* The manifests of experiments/k8s/manifests/ (the training-operator's PyTorchJob examples,
+ * the device plugin's test Job, dcgm-exporter's test Pod): a PyTorchJob's Master and Worker are
+ * one gang of two workers; the CPU-only examples are left out. */
+Test(k8s, manifests_become_job_classes)
+{
+    kfx f;
+    kfx_init(&f);
+    static const char *const files[] = {
+        "experiments/k8s/manifests/dcgm-exporter-gpu-pod.yaml",
+        "experiments/k8s/manifests/device-plugin-job-1.yaml",
+        "experiments/k8s/manifests/training-operator-deepspeed.yaml",
+        "experiments/k8s/manifests/training-operator-elastic-imagenet.yaml",
+        "experiments/k8s/manifests/training-operator-mnist-nccl.yaml",
+        "experiments/k8s/manifests/training-operator-simple.yaml"};
+    k8s_workload w;
+    cr_assert_eq(k8s_manifests_load(files, 6, f.a, f.d, &w), 0, "%s", diag_message(f.d, 0));
+    cr_assert_eq(w.n, 4);
+    cr_assert_eq(w.n_skipped, 2); /* elastic imagenet (cpu only) and simple (no resources) */
+    cr_assert_str_eq(w.classes[0].kind, "Pod");
+    cr_assert_str_eq(w.classes[0].name, "nbody-pod");
+    cr_assert_eq(w.classes[0].cpu_milli, 100); /* the request, not the 200m limit */
+    cr_assert_eq(w.classes[0].mem_bytes, 128ull << 20);
+    cr_assert_str_eq(w.classes[1].kind, "Job");
+    cr_assert_eq(w.classes[1].jobs, 1);
+    for (size_t i = 2; i < 4; i++) {
+        cr_assert_str_eq(w.classes[i].kind, "PyTorchJob");
+        cr_assert_eq(w.classes[i].workers, 2); /* Master 1 + Worker 1 */
+        cr_assert_str_eq(w.classes[i].resource, "nvidia.com/gpu");
+        cr_assert_eq(w.classes[i].per_worker, 1);
+    }
+    kfx_fini(&f);
+}
+
+/* Annotations, completions and PriorityClass values in one multi-document file. */
+Test(k8s, manifest_annotations_and_priorities)
+{
+    kfx f;
+    kfx_init(&f);
+    const char *y = "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: high}\n"
+                    "value: 1000\n---\n"
+                    "apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: sweep\n  annotations:\n"
+                    "    slicesim.io/interval: 10m\n    slicesim.io/duration: 45m\n"
+                    "    slicesim.io/profile: resnet50-train\n"
+                    "spec:\n  completions: 5\n  template:\n    spec:\n"
+                    "      priorityClassName: high\n"
+                    "      containers: [{name: a, resources: {limits: {nvidia.com/mig-1g.5gb: 1}}},"
+                    " {name: b, resources: {requests: {nvidia.com/mig-1g.5gb: 1, cpu: 2}}}]\n";
+    k8s_workload w;
+    cr_assert_eq(k8s_manifests_load_buffer("m.yaml", y, strlen(y), f.a, f.d, &w), 0, "%s",
+                 diag_message(f.d, 0));
+    cr_assert_eq(w.n, 1);
+    cr_assert_eq(w.n_priority_classes, 1);
+    const k8s_job_class *k = &w.classes[0];
+    cr_assert_eq(k->jobs, 5);
+    cr_assert_eq(k->per_worker, 2); /* two containers' units */
+    cr_assert_eq(k->cpu_milli, 2000);
+    cr_assert_eq(k->priority, 1000);
+    cr_assert_str_eq(k->interval, "10m");
+    cr_assert_str_eq(k->duration, "45m");
+    cr_assert_str_eq(k->profile, "resnet50-train");
+    cr_assert_null(k->rate);
+    kfx_fini(&f);
+}
+
+/* import workload adds the classes to the imported cluster's scenario, which then runs. */
+Test(k8s, import_workload_adds_classes_and_runs, .timeout = 60)
+{
+    char dir[64], cmd[1024], out[4096];
+    cr_assert(test_tmpdir(dir, sizeof dir, "k8swl"));
+    snprintf(cmd, sizeof cmd,
+             "mkdir -p %s/k8s %s/mig && cp experiments/mig/config-default.yaml %s/mig/ && "
+             "./slicesim import workload experiments/k8s/manifests --cluster "
+             "experiments/k8s/gfd-readme-cluster.yaml -o %s/k8s/w.yaml --rate 2/h --count 4 "
+             "--duration 30m 2>&1 && ./slicesim run %s/k8s/w.yaml -o %s/run 2>&1",
+             dir, dir, dir, dir, dir, dir);
+    cr_assert_eq(test_sh(cmd, out, sizeof out), 0, "%s", out);
+    cr_assert(strstr(out, "4 job class(es) from 6 file(s); 2 object(s) asking for no GPU left "
+                          "out"),
+              "%s", out);
+    /* the snapshot's 8 pods and 4 jobs of each of the 4 manifests' classes */
+    cr_assert(strstr(out, "jobs: 24: "), "%s", out);
+    test_rm_rf(dir);
+}
+
+Test(k8s, manifest_bad_input_corpus_gives_exact_messages, .timeout = 60)
+{
+    char expect[8192];
+    cr_assert(test_read_text("tests/bad_input/manifests/expect.txt", expect, sizeof expect));
+    DIR *dp = opendir("tests/bad_input/manifests");
+    cr_assert_not_null(dp);
+    struct dirent *de;
+    int n = 0;
+    while ((de = readdir(dp))) {
+        if (!strstr(de->d_name, ".yaml")) {
+            continue;
+        }
+        char path[512], cmd[1024], out[2048];
+        snprintf(path, sizeof path, "tests/bad_input/manifests/%s", de->d_name);
+        snprintf(cmd, sizeof cmd,
+                 "./slicesim import workload %s --cluster experiments/k8s/gfd-readme-cluster.yaml"
+                 " -o /tmp/slicesim-k8s-wl-bad.yaml --rate 1/h --duration 1h 2>&1",
+                 path);
+        cr_assert_eq(test_sh(cmd, out, sizeof out), 2, "%s: %s", path, out);
+        cr_assert_neq(access("/tmp/slicesim-k8s-wl-bad.yaml", F_OK), 0, "%s: a file was written",
+                      path);
+        cr_assert_not_null(strstr(expect, out), "%s: got %s", path, out);
+        n++;
+    }
+    closedir(dp);
+    cr_assert_geq(n, 7);
 }
