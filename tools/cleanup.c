@@ -1,9 +1,15 @@
 /* tools/cleanup.c - remove registered paths on SIGINT/SIGTERM (see cleanup.h). */
 #include "tools/cleanup.h"
 
+#include <errno.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 
 typedef struct cleanup_slot {
     char path[CLEANUP_PATH_MAX];
@@ -15,6 +21,8 @@ typedef struct cleanup_slot {
 static cleanup_slot slots[CLEANUP_MAX_PATHS];
 static volatile sig_atomic_t installed;
 static unsigned long next_seq;
+/* worker processes to stop before exiting (0: free slot); changed with the signals blocked */
+static volatile pid_t children[CLEANUP_MAX_CHILDREN];
 
 /* write(2) a NUL-terminated string; errors are ignored (nothing can be done in a handler). */
 static void say(const char *s)
@@ -42,8 +50,37 @@ static const char *decimal(int v, char *buf)
     return p;
 }
 
+/* Pass the signal on to every registered worker, then reap them: no worker outlives the process
+ * or writes after it said it stopped. Returns how many were stopped. */
+static int stop_children(int sig)
+{
+    int n = 0;
+    for (int i = 0; i < CLEANUP_MAX_CHILDREN; i++) {
+        if (children[i] > 0) {
+            kill(children[i], sig);
+        }
+    }
+    for (int i = 0; i < CLEANUP_MAX_CHILDREN; i++) {
+        if (children[i] > 0) {
+            while (waitpid(children[i], NULL, 0) < 0 && errno == EINTR) {
+            }
+            children[i] = 0;
+            n++;
+        }
+    }
+    return n;
+}
+
 static void on_signal(int sig)
 {
+    int n_children = stop_children(sig);
+    if (n_children > 0) {
+        char b[16];
+        say(sig == SIGINT ? "slicesim: interrupted (SIGINT): stopped " : "slicesim: terminated "
+                                                                         "(SIGTERM): stopped ");
+        say(decimal(n_children, b));
+        say(n_children == 1 ? " worker process\n" : " worker processes\n");
+    }
     int n_files = 0, n_dirs = 0;
     for (int i = 0; i < CLEANUP_MAX_PATHS; i++) { /* files first */
         if (slots[i].used && !slots[i].is_dir) {
@@ -142,4 +179,54 @@ int cleanup_count(void)
         n += slots[i].used != 0;
     }
     return n;
+}
+
+pid_t cleanup_fork(void)
+{
+    sigset_t old;
+    block(&old);
+    int slot = -1;
+    for (int i = 0; i < CLEANUP_MAX_CHILDREN && slot < 0; i++) {
+        slot = children[i] == 0 ? i : -1;
+    }
+    if (slot < 0) {
+        sigprocmask(SIG_SETMASK, &old, NULL);
+        errno = EAGAIN;
+        return -1;
+    }
+    pid_t parent = getpid();
+    pid_t pid = fork();
+    if (pid == 0) { /* the parent's paths and workers are not the worker's to remove or stop */
+        for (int i = 0; i < CLEANUP_MAX_PATHS; i++) {
+            slots[i].used = 0;
+        }
+        for (int i = 0; i < CLEANUP_MAX_CHILDREN; i++) {
+            children[i] = 0;
+        }
+#ifdef __linux__
+        /* a parent killed outright (SIGKILL, which no handler sees) still stops its workers */
+        prctl(PR_SET_PDEATHSIG, SIGTERM);
+        if (getppid() != parent) {
+            _exit(128 + SIGTERM);
+        }
+#else
+        (void)parent;
+#endif
+    } else if (pid > 0) {
+        children[slot] = pid;
+    }
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    return pid;
+}
+
+void cleanup_child_done(pid_t pid)
+{
+    sigset_t old;
+    block(&old);
+    for (int i = 0; i < CLEANUP_MAX_CHILDREN; i++) {
+        if (children[i] == pid) {
+            children[i] = 0;
+        }
+    }
+    sigprocmask(SIG_SETMASK, &old, NULL);
 }

@@ -18,23 +18,26 @@
 #include "tools/sweep_run.h"
 
 static const char usage_text[] =
-    "usage: slicesim sweep FILE [-o DIR] [-j N] [--set PATH=VALUE]...\n"
-    "       mpirun -np K slicesim sweep FILE [-o DIR] [-j N] [--set PATH=VALUE]...\n"
+    "usage: slicesim sweep FILE [-o DIR] [-j N] [--force] [--set PATH=VALUE]...\n"
+    "       mpirun -np K slicesim sweep FILE [-o DIR] [-j N] [--force] [--set PATH=VALUE]...\n"
     "\n"
     "Runs every point of the scenario's sweep: section (each combination of the axes' values,\n"
     "each replication) into DIR/points/cC-rR/, then writes DIR/summary.csv and summary.json:\n"
     "per combination the mean of each figure over the replications and its 95 % confidence\n"
     "half-width. Points already done (their point.json exists) are not run again, so an\n"
-    "interrupted sweep resumes. Every combination is validated before anything runs.\n"
+    "interrupted sweep resumes; DIR/inputs.json records what they were computed from, and a\n"
+    "DIR of other inputs (scenario, seed, --set values, referenced files) is refused.\n"
+    "Every combination is validated before anything runs.\n"
     "  -o DIR            output directory (default: the scenario's outputs.dir)\n"
     "  -j N              run up to N points at once in worker processes (default 1)\n"
+    "  --force           run every point again when DIR holds points of other inputs\n"
     "  --set PATH=VALUE  override one scenario field at every point (repeatable)\n"
     "Under mpirun the points are dealt to the ranks; results are identical to -j 1.\n"
     "Exit status: 0 done, 1 a file could not be read or written, 2 bad input or usage.\n";
 
 static const char plan_usage_text[] =
-    "usage: slicesim plan FILE [-o DIR] [-j N] [--set PATH=VALUE]...\n"
-    "       mpirun -np K slicesim plan FILE [-o DIR] [-j N] [--set PATH=VALUE]...\n"
+    "usage: slicesim plan FILE [-o DIR] [-j N] [--force] [--set PATH=VALUE]...\n"
+    "       mpirun -np K slicesim plan FILE [-o DIR] [-j N] [--force] [--set PATH=VALUE]...\n"
     "\n"
     "Capacity planning: runs every candidate of the scenario's plan: section (each combination\n"
     "of its axes, e.g. node counts x layouts, with its replications) as a sweep into DIR, then\n"
@@ -43,6 +46,8 @@ static const char plan_usage_text[] =
     "against each SLO), and the answer as mig-parted.yaml and device-plugin-config.yaml.\n"
     "  -o DIR            output directory (default: the scenario's outputs.dir)\n"
     "  -j N              run up to N candidates' runs at once in worker processes (default 1)\n"
+    "  --force           run every candidate again when DIR holds runs of other inputs\n"
+    "                    (without it such a directory is refused, as a sweep's)\n"
     "  --set PATH=VALUE  override one scenario field in every run (repeatable)\n"
     "  --fail-on EXPR    with -o DIR: exit 3 when the answer's figure (its mean over the\n"
     "                    replications) violates EXPR, or when there is no answer, e.g.\n"
@@ -51,8 +56,8 @@ static const char plan_usage_text[] =
     "Exit status: 0 done (also when no candidate meets the SLOs), 1 a file could not be read\n"
     "or written, 2 bad input or usage, 3 a --fail-on gate violated.\n";
 
-#define SWEEP_USAGE "expected: sweep FILE [-o DIR] [-j N] [--set PATH=VALUE]..."
-#define PLAN_USAGE "expected: plan FILE [-o DIR] [-j N] [--set PATH=VALUE]..."
+#define SWEEP_USAGE "expected: sweep FILE [-o DIR] [-j N] [--force] [--set PATH=VALUE]..."
+#define PLAN_USAGE "expected: plan FILE [-o DIR] [-j N] [--force] [--set PATH=VALUE]..."
 
 /* plan --fail-on: the gates on the answer's runs (DIR/plan.json chosen.candidate C: the points
  * cC-rR); every gate fails when no candidate met the SLOs. */
@@ -110,6 +115,10 @@ static int sweep_or_plan(int argc, char **argv, bool plan)
             fputs(plan ? plan_usage_text : usage_text, stdout);
             free(sets);
             return CLI_EXIT_OK;
+        }
+        if (!strcmp(a, "--force")) {
+            o.force = true;
+            continue;
         }
         bool takes_value = !strcmp(a, "-o") || !strcmp(a, "-j");
         if (takes_value && i + 1 >= argc) {

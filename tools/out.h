@@ -14,6 +14,7 @@
 #define SIMPROJ_TOOLS_OUT_H
 
 #include <cjson/cJSON.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -38,8 +39,26 @@ FILE *out_stage_open(out_stage *st, const char *name);
 /* Close every file, check for write errors, rename them into place. Frees st. Returns 0 or
  * SIM_EIO (message printed, temporary files removed). */
 int out_stage_commit(out_stage *st);
-/* Close and remove every temporary file; frees st. NULL is a no-op. */
+/* Close and remove every temporary file; frees st. NULL is a no-op. A file whose write had
+ * failed is reported ("slicesim: DIR/NAME: write failed: REASON", errno's text) here as at
+ * commit, so a writer that gives up on a full disk leaves a message, not only exit status 1. */
 void out_stage_abort(out_stage *st);
+
+/* One run per output directory at a time: an exclusive fcntl(2) record lock on DIR/.lock, taken
+ * after the input is validated and before the directory is looked at or written, held until
+ * out_lock_release (the kernel drops it when the process ends, however it ends; forked workers
+ * do not inherit it). The lock file stays (empty) in the directory: removing it could let two
+ * processes lock two different files. */
+typedef struct out_lock out_lock;
+
+/* Create DIR (with parents) when missing and lock it. Returns 0 and sets *out (caller owns,
+ * out_lock_release); SIM_EIO after printing why: "slicesim WHO: error: output directory 'DIR' is
+ * in use by another slicesim (pid N: 'COMMAND', holding DIR/.lock); ..." when another process
+ * holds it, or the file and strerror(errno) when the directory or the lock file cannot be made. */
+int out_lock_take(const char *dir, const char *who, out_lock **out);
+/* Release the lock. With failed, a directory the lock created is removed again (its lock file,
+ * then the directories when empty), so a run that wrote nothing leaves nothing. NULL: no-op. */
+void out_lock_release(out_lock *l, bool failed);
 
 /* A number for JSON output: integral values within +-2^53 as integers, others with %.17g;
  * NaN/Inf are a bug (SIM_ASSERT); the text of jsonw_number (tools/jsonw.h). Caller owns the

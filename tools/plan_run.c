@@ -18,6 +18,7 @@
 #include "tools/out.h"
 #include "tools/plot.h"
 #include "tools/run_build.h"
+#include "tools/sweep_mpi.h"
 
 typedef struct cand {
     size_t combo;
@@ -564,17 +565,26 @@ int plan_run(const sweep_run_opts *o)
         arena_destroy(a);
         return rc;
     }
+    const char *dir = o->out_dir ? o->out_dir : base->outputs.dir;
+    out_lock *lock = NULL; /* held over the candidates' runs and the answer's files */
+    rc = o->mpi->rank == 0 ? out_lock_take(dir, "plan", &lock) : 0;
+    if (sweep_mpi_max(o->mpi, rc == 0 ? 0 : 1) != 0) {
+        arena_destroy(a);
+        return SIM_EIO;
+    }
     sweep_run_opts so = *o;
     so.sw = &ps->sw;
+    so.dir_locked = true;
     rc = sweep_run(&so);
     if (rc != 0 || o->mpi->rank != 0) {
+        out_lock_release(lock, false);
         arena_destroy(a);
         return rc;
     }
     plan_ctx x = {.o = o,
                   .ps = ps,
                   .base = base,
-                  .dir = o->out_dir ? o->out_dir : base->outputs.dir,
+                  .dir = dir,
                   .horizon_h = sim_time_to_s(base->horizon_ns) / 3600.0};
     rc = read_candidates(&x);
     if (rc == 0) {
@@ -602,6 +612,7 @@ int plan_run(const sweep_run_opts *o)
         }
     }
     free(x.c);
+    out_lock_release(lock, false);
     arena_destroy(a);
     return rc;
 }

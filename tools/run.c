@@ -1071,12 +1071,21 @@ int run_scenario(const run_opts *o)
     if (o->dir_used) {
         snprintf(o->dir_used, o->dir_used_len, "%s", dir);
     }
+    if (o->on_spec) {
+        o->on_spec(o->on_spec_ctx, r.spec);
+    }
+    out_lock *lock = NULL;
+    if (!o->check_only && !o->dir_locked && out_lock_take(dir, "run", &lock) != 0) {
+        run_fini(&r);
+        return SIM_EIO;
+    }
     char earlier[256];
     if (!o->check_only && !o->force && earlier_outputs(dir, earlier, sizeof earlier)) {
         fprintf(err,
                 "slicesim run: error: output directory '%s' holds an earlier run's files (%s); "
                 "expected a new or empty directory, or --force to replace them\n",
                 dir, earlier);
+        out_lock_release(lock, false);
         run_fini(&r);
         return SIM_EINPUT;
     }
@@ -1113,6 +1122,7 @@ int run_scenario(const run_opts *o)
     }
     progress_note(pg, "writing outputs");
     rc = write_outputs(&r, o, dir);
+    out_lock_release(lock, rc != 0);
     progress_destroy(pg);
     if (rc == 0 && o->summary) {
         if (r.has_trace) {

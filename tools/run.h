@@ -50,10 +50,17 @@ typedef struct run_opts {
     char *dir_used;                /* when not NULL, receives the output directory (the caller's
                                     * buffer of dir_used_len bytes; --fail-on reads the run back) */
     size_t dir_used_len;
+    bool dir_locked;               /* the caller holds out_dir's parent lock (a sweep point):
+                                    * no lock of its own (tools/out.h out_lock_take) */
+    void (*on_spec)(void *ctx, const scenario_spec *s); /* when set, called with the loaded and
+                                                         * checked scenario (a sweep's record of
+                                                         * its inputs); borrowed for the call */
+    void *on_spec_ctx;
 } run_opts;
 
-/* Run the scenario. An output directory holding files a run writes (run.json, run_info.json,
- * jobs.csv, ...) is refused unless o->force. Before any job is generated, the run's cost is estimated and compared with
+/* Run the scenario. The output directory is locked (tools/out.h out_lock_take: a second run
+ * into it at the same time is refused, exit 1) unless o->dir_locked. An output directory holding
+ * files a run writes (run.json, run_info.json, jobs.csv, ...) is refused unless o->force. Before any job is generated, the run's cost is estimated and compared with
  * the scenario's limits (tools/estimate.h): a run beyond them is bad input. Returns 0; SIM_EINPUT (bad input, errors printed to o->errors, nothing
  * written); SIM_ENOENT / SIM_EIO (a file could not be read or written; message printed). */
 int run_scenario(const run_opts *o);

@@ -3,6 +3,7 @@
 #include "tools/sweep_run.h"
 
 #include <cjson/cJSON.h>
+#include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,13 +19,17 @@
 #include "sim/err.h"
 #include "sim/stats.h"
 #include "sim/xalloc.h"
+#include "tools/cleanup.h"
 #include "tools/out.h"
 #include "tools/run.h"
 #include "tools/runstats.h"
+#include "tools/sha256.h"
 #include "tools/sweep_report.h"
 
 #define POINT_FILE "point.json"
 #define POINT_INFO_FILE "point_info.json"
+#define INPUTS_FILE "inputs.json"
+#define INPUTS_SCHEMA 1
 
 typedef struct sweep_ctx {
     const sweep_run_opts *o;
@@ -100,7 +105,8 @@ static int run_point(const sweep_ctx *x, size_t p)
                    .errors = stderr,
                    .edit = &edit,
                    .result = &rs,
-                   .force = true}; /* a point left unfinished is run again over its files */
+                   .force = true, /* a point left unfinished is run again over its files */
+                   .dir_locked = true}; /* the sweep holds its directory's lock */
     double t0 = now_s();
     int rc = run_scenario(&ro);
     double wall_s = now_s() - t0;
@@ -198,7 +204,7 @@ static int run_points(const sweep_ctx *x, const size_t *todo, size_t n)
     fflush(NULL); /* children must not inherit buffered output */
     while (done < n && (running > 0 || (next < n && rc == 0))) {
         while (rc == 0 && next < n && running < x->o->jobs) {
-            pid_t c = fork();
+            pid_t c = cleanup_fork(); /* SIGINT/SIGTERM to this process stop it too */
             if (c < 0) {
                 fprintf(stderr, "slicesim sweep: fork: %s\n", strerror(errno));
                 rc = SIM_EIO;
@@ -231,6 +237,7 @@ static int run_points(const sweep_ctx *x, const size_t *todo, size_t n)
             rc = SIM_EIO;
             break;
         }
+        cleanup_child_done(c);
         for (unsigned k = 0; k < x->o->jobs; k++) {
             if (pid[k] == c) {
                 pid[k] = 0;
@@ -418,6 +425,265 @@ static int write_summary(const sweep_ctx *x)
     return out_stage_commit(st);
 }
 
+/* ---- what the points were computed from: DIR/inputs.json -------------------------------------
+ *
+ * A point is skipped when its point.json exists, which is right only when the point would be
+ * computed from the same inputs now. inputs.json records them: the scenario file's bytes, the
+ * --set values, the seed, the replications and axes, every combination's resolved scenario (the
+ * tree run.json's "config" holds: defaults filled in, units converted) and the content of every
+ * file a combination refers to (mig-parted and device-plugin configs, traces, calibrations), each
+ * as a SHA-256, and one digest over all of them. A directory whose record differs is refused
+ * (naming what changed) unless --force, which runs every point again. */
+
+typedef struct inputs_rec {
+    sha256_ctx resolved; /* every combination's resolved scenario, in combination order */
+    cJSON *files;        /* path -> SHA-256 of its content, first reference first */
+    int rc;              /* SIM_EIO when a referenced file could not be read (message printed) */
+} inputs_rec;
+
+/* SHA-256 of the file at path into hex; 0 or SIM_EIO (message printed). */
+static int file_sha256(const char *path, char *hex)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    if (fileio_read_all(path, FILEIO_MAX_BYTES, &buf, &len) != 0) {
+        fprintf(stderr, "slicesim sweep: %s: %s\n", path, strerror(errno));
+        return SIM_EIO;
+    }
+    sha256_ctx c;
+    sha256_init(&c);
+    sha256_update(&c, buf, len);
+    sha256_final_hex(&c, hex);
+    free(buf);
+    return 0;
+}
+
+/* run_opts.on_spec: one combination's resolved scenario and the files it refers to. */
+static void inputs_add_spec(void *ctx, const scenario_spec *s)
+{
+    inputs_rec *rec = ctx;
+    cJSON *cfg = out_config_json(s);
+    char *text = cJSON_PrintUnformatted(cfg);
+    sha256_update_str(&rec->resolved, text ? text : "");
+    free(text);
+    cJSON_Delete(cfg);
+    for (size_t i = 0; i < s->n_refs; i++) {
+        char hex[SHA256_HEX_LEN + 1];
+        if (cJSON_GetObjectItemCaseSensitive(rec->files, s->refs[i].path)) {
+            continue;
+        }
+        if (file_sha256(s->refs[i].path, hex) != 0) {
+            rec->rc = SIM_EIO;
+            continue;
+        }
+        cJSON_AddStringToObject(rec->files, s->refs[i].path, hex);
+    }
+}
+
+/* inputs.json's tree for this sweep (caller owns); NULL (message printed) when the scenario file
+ * cannot be read. */
+static cJSON *inputs_json(const sweep_ctx *x, inputs_rec *rec)
+{
+    char hex[SHA256_HEX_LEN + 1];
+    if (file_sha256(x->o->scenario, hex) != 0) {
+        return NULL;
+    }
+    cJSON *root = cJSON_CreateObject();
+    cJSON_AddItemToObject(root, "schema", out_json_number(INPUTS_SCHEMA));
+    cJSON *sc = cJSON_AddObjectToObject(root, "scenario");
+    cJSON_AddStringToObject(sc, "file", x->o->scenario);
+    cJSON_AddStringToObject(sc, "sha256", hex);
+    cJSON *sets = cJSON_AddArrayToObject(root, "set");
+    for (size_t i = 0; i < x->o->n_sets; i++) {
+        cJSON_AddItemToArray(sets, cJSON_CreateString(x->o->sets[i]));
+    }
+    cJSON_AddItemToObject(root, "seed", out_json_u64(x->seed));
+    cJSON_AddItemToObject(root, "replications", out_json_number(x->sw->replications));
+    cJSON *axes = cJSON_AddArrayToObject(root, "axes");
+    for (size_t a = 0; a < x->sw->n_axes; a++) {
+        cJSON *ax = cJSON_CreateObject();
+        cJSON_AddStringToObject(ax, "path", x->sw->axes[a].path);
+        cJSON *vals = cJSON_AddArrayToObject(ax, "values");
+        for (size_t v = 0; v < x->sw->axes[a].n_values; v++) {
+            cJSON_AddItemToArray(vals, cJSON_CreateString(x->sw->axes[a].labels[v]));
+        }
+        cJSON_AddItemToArray(axes, ax);
+    }
+    sha256_final_hex(&rec->resolved, hex);
+    cJSON_AddStringToObject(root, "resolved_sha256", hex);
+    cJSON_AddItemToObject(root, "files", rec->files);
+    rec->files = NULL;
+    /* the digest of everything above except the scenario's display name */
+    cJSON *body = cJSON_Duplicate(root, true);
+    cJSON_DeleteItemFromObjectCaseSensitive(cJSON_GetObjectItemCaseSensitive(body, "scenario"),
+                                            "file");
+    char *text = cJSON_PrintUnformatted(body);
+    sha256_ctx c;
+    sha256_init(&c);
+    sha256_update_str(&c, text ? text : "");
+    sha256_final_hex(&c, hex);
+    free(text);
+    cJSON_Delete(body);
+    cJSON_AddStringToObject(root, "digest", hex);
+    /* as read back from the file (raw number items become numbers), to compare like with like */
+    text = cJSON_PrintUnformatted(root);
+    cJSON_Delete(root);
+    root = text ? cJSON_Parse(text) : NULL;
+    free(text);
+    return root;
+}
+
+/* Append ", what" (or "what" first) to buf. */
+static void add_diff(char *buf, size_t n, const char *what)
+{
+    size_t used = strlen(buf);
+    snprintf(buf + used, n - used, "%s%s", used ? ", " : "", what);
+}
+
+/* What differs between the recorded inputs `old` and `now`, as "the seed, input file 'x'" into
+ * buf. */
+static void describe_diff(const cJSON *old, const cJSON *now, char *buf, size_t n)
+{
+    static const struct {
+        const char *key, *what;
+    } parts[] = {
+        {"set", "the --set values"},
+        {"seed", "the seed"},
+        {"replications", "the replications"},
+        {"axes", "the sweep's axes"},
+    };
+    buf[0] = '\0';
+    const cJSON *sc_old = cJSON_GetObjectItemCaseSensitive(old, "scenario");
+    const cJSON *sc_now = cJSON_GetObjectItemCaseSensitive(now, "scenario");
+    if (!cJSON_Compare(cJSON_GetObjectItemCaseSensitive(sc_old, "sha256"),
+                       cJSON_GetObjectItemCaseSensitive(sc_now, "sha256"), true)) {
+        add_diff(buf, n, "the scenario file's content");
+    }
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
+        if (!cJSON_Compare(cJSON_GetObjectItemCaseSensitive(old, parts[i].key),
+                           cJSON_GetObjectItemCaseSensitive(now, parts[i].key), true)) {
+            add_diff(buf, n, parts[i].what);
+        }
+    }
+    const cJSON *fo = cJSON_GetObjectItemCaseSensitive(old, "files");
+    const cJSON *fn = cJSON_GetObjectItemCaseSensitive(now, "files");
+    const cJSON *f;
+    cJSON_ArrayForEach(f, fn)
+    {
+        if (!cJSON_Compare(f, cJSON_GetObjectItemCaseSensitive(fo, f->string), true)) {
+            char what[600];
+            snprintf(what, sizeof what, "input file '%.500s'", f->string);
+            add_diff(buf, n, what);
+        }
+    }
+    cJSON_ArrayForEach(f, fo)
+    {
+        if (!cJSON_GetObjectItemCaseSensitive(fn, f->string)) {
+            char what[600];
+            snprintf(what, sizeof what, "input file '%.500s' (no longer used)", f->string);
+            add_diff(buf, n, what);
+        }
+    }
+    if (!buf[0]) { /* only the resolved scenario: e.g. a default of this build changed */
+        add_diff(buf, n, "the resolved scenario");
+    }
+}
+
+/* Files of an earlier sweep or plan in DIR that --force removes before running again (a
+ * summary or an answer left from other inputs must not survive a failed rerun). */
+static const char *const result_files[] = {
+    "summary.csv", "summary.json",    "report.html",      "plan.csv",
+    "plan.json",   "plan.html",       "mig-parted.yaml",  "device-plugin-config.yaml",
+};
+
+/* --force: every point's point.json (what marks it done) and the earlier results go. */
+static int forget_points(const sweep_ctx *x)
+{
+    char path[4096];
+    for (size_t i = 0; i < sizeof result_files / sizeof result_files[0]; i++) {
+        snprintf(path, sizeof path, "%s/%s", x->dir, result_files[i]);
+        if (remove(path) != 0 && errno != ENOENT) {
+            fprintf(stderr, "slicesim sweep: %s: cannot remove: %s\n", path, strerror(errno));
+            return SIM_EIO;
+        }
+    }
+    snprintf(path, sizeof path, "%s/points", x->dir);
+    DIR *d = opendir(path);
+    if (!d) {
+        return 0;
+    }
+    int rc = 0;
+    struct dirent *e;
+    while (rc == 0 && (e = readdir(d))) {
+        if (e->d_name[0] != 'c') {
+            continue;
+        }
+        snprintf(path, sizeof path, "%s/points/%s/%s", x->dir, e->d_name, POINT_FILE);
+        if (remove(path) != 0 && errno != ENOENT && errno != ENOTDIR) {
+            fprintf(stderr, "slicesim sweep: %s: cannot remove: %s\n", path, strerror(errno));
+            rc = SIM_EIO;
+        }
+    }
+    closedir(d);
+    return rc;
+}
+
+/* Compare DIR/inputs.json with these inputs: 0 when they match or the directory holds no sweep
+ * yet (inputs.json is written then), SIM_EINPUT (message printed) when they differ and not
+ * --force; with --force the points are forgotten and the record rewritten. */
+static int check_inputs(const sweep_ctx *x, inputs_rec *rec)
+{
+    const char *cmd = x->o->sw ? "plan" : "sweep";
+    cJSON *now = rec->rc == 0 ? inputs_json(x, rec) : NULL;
+    if (!now) {
+        return SIM_EIO;
+    }
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", x->dir, INPUTS_FILE);
+    char *buf = NULL;
+    size_t len = 0;
+    cJSON *old = NULL;
+    if (fileio_read_all(path, FILEIO_MAX_BYTES, &buf, &len) == 0) {
+        old = cJSON_ParseWithLength(buf, len);
+        free(buf);
+    }
+    char points[4096], summary[4096];
+    snprintf(points, sizeof points, "%s/points", x->dir);
+    snprintf(summary, sizeof summary, "%s/summary.json", x->dir);
+    bool has_sweep = access(points, F_OK) == 0 || access(summary, F_OK) == 0;
+    const cJSON *d_old = cJSON_GetObjectItemCaseSensitive(old, "digest");
+    const cJSON *d_now = cJSON_GetObjectItemCaseSensitive(now, "digest");
+    bool same = old && cJSON_Compare(d_old, d_now, true);
+    int rc = 0;
+    if (!same && (old || has_sweep) && !x->o->force) {
+        char diff[2048];
+        if (old) {
+            describe_diff(old, now, diff, sizeof diff);
+            fprintf(stderr,
+                    "slicesim %s: error: output directory '%s' holds points computed from other "
+                    "inputs (%s: %s differ%s); expected the same scenario, seed, --set values "
+                    "and input files to resume, or --force to run every point again\n",
+                    cmd, x->dir, path, diff, strchr(diff, ',') ? "" : "s");
+        } else {
+            fprintf(stderr,
+                    "slicesim %s: error: output directory '%s' holds a sweep's points but no "
+                    "record of their inputs (%s missing or unreadable); expected a directory "
+                    "this version of slicesim made, or --force to run every point again\n",
+                    cmd, x->dir, path);
+        }
+        rc = SIM_EINPUT;
+    } else if (!same) {
+        rc = x->o->force && (old || has_sweep) ? forget_points(x) : 0;
+        out_stage *st = rc == 0 ? out_stage_begin(x->dir) : NULL;
+        FILE *f = st ? out_stage_open(st, INPUTS_FILE) : NULL;
+        rc = rc ? rc : f ? out_write_json(f, now) : SIM_EIO;
+        rc = rc == 0 ? out_stage_commit(st) : (out_stage_abort(st), rc);
+    }
+    cJSON_Delete(old);
+    cJSON_Delete(now);
+    return rc;
+}
+
 /* ---- entry points -----------------------------------------------------------------------------
  */
 
@@ -425,7 +691,7 @@ static int write_summary(const sweep_ctx *x)
  * (errors printed to err). */
 static int load_and_check(const char *scenario, const sweep_spec *given, const char *const *sets,
                           size_t n_sets, arena *a, FILE *err, const sweep_spec **sw_out,
-                          scenario_spec **base)
+                          scenario_spec **base, inputs_rec *rec)
 {
     diag *d = diag_create();
     sweep_spec *sw = NULL;
@@ -454,7 +720,9 @@ static int load_and_check(const char *scenario, const sweep_spec *given, const c
                        .n_sets = n_sets,
                        .errors = err,
                        .edit = &edit,
-                       .check_only = true};
+                       .check_only = true,
+                       .on_spec = rec ? inputs_add_spec : NULL,
+                       .on_spec_ctx = rec};
         rc = run_scenario(&ro);
     }
     return rc;
@@ -466,7 +734,7 @@ int sweep_check(const char *scenario, const char *const *sets, size_t n_sets, FI
     arena *a = arena_create();
     const sweep_spec *sw = NULL;
     scenario_spec *base = NULL;
-    int rc = load_and_check(scenario, NULL, sets, n_sets, a, err, &sw, &base);
+    int rc = load_and_check(scenario, NULL, sets, n_sets, a, err, &sw, &base, NULL);
     *n_points = rc == 0 && sw ? sw->n_points : 0;
     arena_destroy(a);
     return rc;
@@ -484,7 +752,9 @@ int sweep_run(const sweep_run_opts *o)
     arena *a = arena_create();
     const sweep_spec *sw = NULL;
     scenario_spec *base = NULL;
-    int rc = load_and_check(o->scenario, o->sw, o->sets, o->n_sets, a, err, &sw, &base);
+    inputs_rec rec = {.files = cJSON_CreateObject()};
+    sha256_init(&rec.resolved);
+    int rc = load_and_check(o->scenario, o->sw, o->sets, o->n_sets, a, err, &sw, &base, &rec);
     if (rc == 0 && !sw) {
         fprintf(err,
                 "%s:1:1: error: sweep: missing; expected a sweep: section with axes or "
@@ -496,6 +766,7 @@ int sweep_run(const sweep_run_opts *o)
         fclose(devnull);
     }
     if (rc != 0) {
+        cJSON_Delete(rec.files);
         arena_destroy(a);
         return rc;
     }
@@ -505,6 +776,20 @@ int sweep_run(const sweep_run_opts *o)
                    .dir = o->out_dir ? o->out_dir : base->outputs.dir,
                    .w_combo = digits(sw->n_combos - 1),
                    .w_rep = digits(sw->replications - 1)};
+    /* rank 0 locks the directory and checks (or, with --force, resets) what its points were
+     * computed from; every rank waits for that before listing the points still to run */
+    out_lock *lock = NULL;
+    if (mpi->rank == 0) {
+        rc = o->dir_locked ? 0 : out_lock_take(x.dir, o->sw ? "plan" : "sweep", &lock);
+        rc = rc ? rc : check_inputs(&x, &rec);
+    }
+    cJSON_Delete(rec.files);
+    int first = sweep_mpi_max(mpi, rc == 0 ? 0 : rc == SIM_EINPUT ? 2 : 1);
+    if (first != 0) {
+        out_lock_release(lock, false);
+        arena_destroy(a);
+        return rc ? rc : first == 2 ? SIM_EINPUT : SIM_EIO;
+    }
     size_t *todo = xcalloc(sw->n_points, sizeof *todo, "sweep points");
     size_t n_todo = 0;
     for (size_t p = 0; p < sw->n_points; p++) {
@@ -537,6 +822,7 @@ int sweep_run(const sweep_run_opts *o)
     } else if (worst != 0 && rc == 0) {
         rc = worst == 2 ? SIM_EINPUT : SIM_EIO; /* another rank failed */
     }
+    out_lock_release(lock, false);
     arena_destroy(a);
     return rc;
 }

@@ -12,9 +12,17 @@
  *                         degrees of freedom; empty/null with fewer than 2 replications)
  *   DIR/report.html       the summary as a page with the frontier of GPUs against the p95
  *                         wait and the mean JCT (tools/sweep_report.h)
+ *   DIR/inputs.json       what the points are computed from: SHA-256 digests of the scenario
+ *                         file, of every combination's resolved scenario and of every file they
+ *                         refer to, the --set values, the seed, replications and axes
+ *   DIR/.lock             the directory's lock (tools/out.h): one sweep or plan at a time
  * Resuming: points whose point.json exists are not run again; the summary is rebuilt from every
  * point.json, so an interrupted sweep started again ends with the same files as an
  * uninterrupted one (run_info.json and point_info.json aside, which record the wall clock).
+ * Only points of the same inputs are resumed: a directory whose inputs.json differs (a rate, the
+ * seed, a --set value or a referenced file changed) is refused, naming what changed, exit 2;
+ * with --force every point runs again (the earlier point.json files and results are removed
+ * first). A directory holding points but no inputs.json is refused the same way.
  * Parallelism: -j N runs up to N points at once in forked worker processes. Under mpirun the
  * points still to run are dealt round-robin to the ranks (point k of that list to rank
  * k mod size), each rank runs its share (with its own -j), and rank 0 writes the summary. A
@@ -47,6 +55,9 @@ typedef struct sweep_run_opts {
     bool progress;            /* draw a progress line on stderr (rank 0) */
     const sweep_mpi *mpi;     /* ranks; borrowed */
     FILE *out;                /* where the closing lines go (rank 0); NULL: none */
+    bool force;               /* --force: run every point again when DIR/inputs.json records
+                               * other inputs (otherwise such a directory is refused) */
+    bool dir_locked;          /* the caller (plan) holds DIR's lock (tools/out.h) */
 } sweep_run_opts;
 
 /* Run the sweep. Returns 0; SIM_EINPUT (bad input: errors printed, nothing written);

@@ -1,12 +1,16 @@
 /* What `slicesim run` leaves in its output directory: seeds recorded exactly (64-bit integers,
  * never through a double), and no mix of two runs' files (an earlier run's directory is refused
  * unless --force, which also removes the files this run does not write). */
+#include <cjson/cJSON.h>
 #include <criterion/criterion.h>
+#include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "experiments/fileio.h"
 #include "tests/unit/sh.h"
 
 static char dir[64];
@@ -136,4 +140,87 @@ Test(outputs, jobs_csv_flags_censored_waits_and_gives_slowdown, .init = setup, .
                           "0.000000000,done,0,1\n"
                           "90.000000000,running,0,\n"
                           "120.000000000,queued,1,\n");
+}
+
+/* A full disk: the staged run.json is a link to /dev/full, whose writes fail with ENOSPC. The
+ * run says which file and why, exits 1, and leaves no output file (nor the staged one). */
+Test(outputs, a_failed_write_names_the_file_and_the_reason, .init = setup, .fini = teardown)
+{
+    char cmd[1024], out[4096], want[512];
+    const char *names[] = {"run.json", "jobs.csv"};
+    for (int i = 0; i < 2; i++) {
+        snprintf(cmd, sizeof cmd,
+                 "mkdir -p %s/full%d && ln -s /dev/full %s/full%d/.%s.tmp && ./slicesim run "
+                 "experiments/default.yaml -o %s/full%d 2>&1 >/dev/null",
+                 dir, i, dir, i, names[i], dir, i);
+        cr_expect_eq(test_sh(cmd, out, sizeof out), 1, "%s", out);
+        snprintf(want, sizeof want,
+                 "slicesim: %s/full%d/%s: write failed: No space left on device; none of the "
+                 "files being written is kept\n",
+                 dir, i, names[i]);
+        cr_expect_str_eq(out, want);
+        snprintf(cmd, sizeof cmd, "ls -A %s/full%d", dir, i);
+        cr_expect_eq(test_sh(cmd, out, sizeof out), 0);
+        cr_expect_str_eq(out, ".lock\n"); /* the directory existed: only its lock stays */
+    }
+    /* a directory the run made is removed again, lock file and all */
+    snprintf(cmd, sizeof cmd,
+             "./slicesim run experiments/default.yaml -o /dev/full/x 2>&1 >/dev/null; ls %s", dir);
+    test_sh(cmd, out, sizeof out);
+    cr_expect_not_null(strstr(out, "cannot create directory"), "%s", out);
+}
+
+/* Two runs into one directory at once: one is refused (the lock, exit 1; or, should the first
+ * have finished already, its files: exit 2), the other's files are whole and its own. */
+Test(outputs, two_runs_into_one_directory_one_refused, .init = setup, .fini = teardown)
+{
+    char cmd[2048], out[8192];
+    /* the lock held (by this test): refused at once, naming the holder; nothing written */
+    char lock[128], want[1024];
+    snprintf(cmd, sizeof cmd, "mkdir %s/held", dir);
+    cr_assert_eq(test_sh(cmd, out, sizeof out), 0);
+    snprintf(lock, sizeof lock, "%s/held/.lock", dir);
+    int fd = open(lock, O_RDWR | O_CREAT, 0644);
+    struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+    cr_assert_eq(fcntl(fd, F_SETLK, &fl), 0);
+    snprintf(cmd, sizeof cmd, "./slicesim run experiments/default.yaml -o %s/held 2>&1", dir);
+    cr_expect_eq(test_sh(cmd, out, sizeof out), 1);
+    snprintf(want, sizeof want,
+             "slicesim run: error: output directory '%s/held' is in use by another slicesim "
+             "(pid %ld: '",
+             dir, (long)getpid());
+    cr_expect_eq(strncmp(out, want, strlen(want)), 0, "%s", out);
+    cr_expect_not_null(strstr(out, "expected one run per output directory at a time"), "%s", out);
+    close(fd);
+    snprintf(cmd, sizeof cmd, "ls -A %s/held", dir);
+    cr_expect_eq(test_sh(cmd, out, sizeof out), 0);
+    cr_expect_str_eq(out, ".lock\n");
+    for (int trial = 0; trial < 3; trial++) {
+        snprintf(cmd, sizeof cmd,
+                 "d=%s/t%d; (./slicesim run experiments/default.yaml --set workload.jobs[0]."
+                 "count=3000 -o $d >/dev/null 2>$d.a; echo $? >$d.ra) & "
+                 "(./slicesim run experiments/default.yaml --seed 5 --set workload.jobs[0]."
+                 "count=3000 -o $d >/dev/null 2>$d.b; echo $? >$d.rb) & wait; "
+                 "cat $d.ra $d.rb $d.a $d.b",
+                 dir, trial);
+        cr_assert_eq(test_sh(cmd, out, sizeof out), 0);
+        bool a_won = !strncmp(out, "0\n", 2), b_won = !strncmp(out + 2, "0\n", 2);
+        cr_expect(a_won != b_won, "exactly one run must succeed:\n%s", out);
+        cr_expect(strstr(out, "is in use by another slicesim (pid ") ||
+                      strstr(out, "holds an earlier run's files"),
+                  "%s", out);
+        char name[32];
+        snprintf(name, sizeof name, "t%d/run.json", trial);
+        cr_expect_eq(count_in(name, a_won ? "\"seed\":\t42," : "\"seed\":\t5,"), 2);
+        snprintf(name, sizeof name, "t%d/run_info.json", trial);
+        cr_expect_eq(count_in(name, a_won ? "\"seed\":\t42," : "\"seed\":\t5,"), 1);
+        char path[256], *text = NULL;
+        size_t len = 0;
+        snprintf(path, sizeof path, "%s/t%d/run.json", dir, trial);
+        cr_assert_eq(fileio_read_all(path, FILEIO_MAX_BYTES, &text, &len), 0);
+        cJSON *j = cJSON_ParseWithLength(text, len);
+        cr_expect_not_null(j, "%s is not valid JSON", path);
+        cJSON_Delete(j);
+        free(text);
+    }
 }

@@ -5,11 +5,15 @@
  * missing mpirun fails the MPI test, it is not skipped. */
 #include <cjson/cJSON.h>
 #include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "experiments/fileio.h"
@@ -19,6 +23,7 @@
 #include "tests/unit/browser.h"
 #include "tests/unit/corpus.h"
 #include "tests/unit/sh.h"
+#include "tools/sha256.h"
 #include "tools/sweep_mpi.h"
 
 #define HAND "tests/reports/sweep-hand.yaml"
@@ -260,4 +265,177 @@ Test(sweep, service_figures_are_the_worst_service_of_the_run, .timeout = 120)
     cJSON_Delete(pt);
     cJSON_Delete(run);
     rm_tree(dir);
+}
+
+Test(sweep, sha256_gives_the_standards_examples)
+{
+    /* FIPS 180-2 appendix B: "abc", the 448-bit two-block message, one million 'a' */
+    static const struct {
+        const char *msg;
+        size_t repeat;
+        const char *want;
+    } ex[] = {
+        {"abc", 1, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"},
+        {"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq", 1,
+         "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"},
+        {"a", 1000000, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0"},
+    };
+    for (size_t i = 0; i < sizeof ex / sizeof ex[0]; i++) {
+        sha256_ctx c;
+        char hex[SHA256_HEX_LEN + 1];
+        sha256_init(&c);
+        for (size_t r = 0; r < ex[i].repeat; r++) {
+            sha256_update(&c, ex[i].msg, strlen(ex[i].msg));
+        }
+        sha256_final_hex(&c, hex);
+        cr_expect_str_eq(hex, ex[i].want, "example %zu", i);
+    }
+}
+
+/* Run `cmd` (stderr captured too); expect exit status `want` and `part` in what it printed. */
+static void expect_sh(const char *cmd, int want, const char *part)
+{
+    char out[8192];
+    int rc = test_sh(cmd, out, sizeof out);
+    cr_expect_eq(rc, want, "%s: exit %d, expected %d:\n%s", cmd, rc, want, out);
+    cr_expect_not_null(strstr(out, part), "%s: expected '%s' in:\n%s", cmd, part, out);
+}
+
+Test(sweep, other_inputs_are_refused_and_force_runs_every_point_again, .timeout = 120)
+{
+    char *dir = mkdir_tmp(), *fresh = mkdir_tmp();
+    char cmd[1024], want[1024];
+    sweep_into(SMALL, dir, "");
+    /* the same inputs resume (nothing to run); a --set seed does not */
+    snprintf(cmd, sizeof cmd, "./slicesim sweep %s -o %s 2>&1", SMALL, dir);
+    expect_sh(cmd, 0, "0 run now, 8 were done");
+    snprintf(cmd, sizeof cmd, "./slicesim sweep %s -o %s --set seed=8 2>&1", SMALL, dir);
+    snprintf(want, sizeof want,
+             "slicesim sweep: error: output directory '%s' holds points computed from other "
+             "inputs (%s/inputs.json: the --set values, the seed differ); expected the same "
+             "scenario, seed, --set values and input files to resume, or --force to run every "
+             "point again\n",
+             dir, dir);
+    char out[4096];
+    cr_expect_eq(test_sh(cmd, out, sizeof out), 2);
+    cr_expect_str_eq(out, want);
+    /* --force: every point again, the same files as a fresh sweep of the new inputs */
+    snprintf(cmd, sizeof cmd, "./slicesim sweep %s -o %s --set seed=8 --force 2>&1", SMALL, dir);
+    expect_sh(cmd, 0, "8 run now, 0 were done");
+    sweep_into(SMALL, fresh, "--set seed=8");
+    assert_same_tree(dir, fresh);
+    /* points without a record of their inputs (an older slicesim's) are refused too */
+    snprintf(cmd, sizeof cmd, "rm %s/inputs.json && ./slicesim sweep %s -o %s --set seed=8 2>&1",
+             dir, SMALL, dir);
+    expect_sh(cmd, 2, "holds a sweep's points but no record of their inputs");
+    rm_tree(dir);
+    rm_tree(fresh);
+}
+
+Test(sweep, a_changed_referenced_file_is_named, .timeout = 120)
+{
+    /* the scenario and its device-plugin config in one folder; the config's replicas change */
+    char *dir = mkdir_tmp();
+    char path[512], cmd[1024], text[2048];
+    snprintf(path, sizeof path, "%s/ts.yaml", dir);
+    cr_assert(test_write_text(path, "version: v1\nsharing:\n  timeSlicing:\n    renameByDefault: "
+                                    "true\n    resources:\n      - name: nvidia.com/gpu\n"
+                                    "        replicas: 2\n"));
+    snprintf(text, sizeof text,
+             "name: s\nseed: 1\nhorizon: 2h\ncluster:\n  nodes:\n    - {name: a, gpu: "
+             "A100-SXM4-40GB, gpus_per_node: 2, sharing: {timeslice: {file: ts.yaml}}}\n"
+             "workload:\n  jobs:\n    - {name: j, rate: 4/h, duration: 10m, request: "
+             "{nvidia.com/gpu.shared: 1}}\noutputs: {files: [run.json]}\n"
+             "sweep:\n  axes:\n    - {path: \"cluster.nodes[0].count\", values: [1, 2]}\n");
+    snprintf(path, sizeof path, "%s/s.yaml", dir);
+    cr_assert(test_write_text(path, text));
+    snprintf(cmd, sizeof cmd, "./slicesim sweep %s -o %s/out 2>&1", path, dir);
+    expect_sh(cmd, 0, "2 run now");
+    snprintf(cmd, sizeof cmd,
+             "sed -i 's/replicas: 2/replicas: 3/' %s/ts.yaml && ./slicesim sweep %s -o %s/out "
+             "2>&1",
+             dir, path, dir);
+    snprintf(text, sizeof text, "(%s/out/inputs.json: input file '%s/ts.yaml' differs)", dir, dir);
+    expect_sh(cmd, 2, text);
+    rm_tree(dir);
+}
+
+Test(sweep, a_directory_in_use_is_refused_naming_its_holder, .timeout = 60)
+{
+    char *dir = mkdir_tmp();
+    char path[512], cmd[1024], want[256];
+    snprintf(path, sizeof path, "%s/.lock", dir);
+    int fd = open(path, O_RDWR | O_CREAT, 0644);
+    cr_assert_geq(fd, 0);
+    struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+    cr_assert_eq(fcntl(fd, F_SETLK, &fl), 0);
+    snprintf(want, sizeof want, "is in use by another slicesim (pid %ld: '", (long)getpid());
+    const char *cmds[] = {"sweep", "plan"};
+    const char *files[] = {SMALL, "experiments/examples/plan-a100-pool.yaml"};
+    for (int i = 0; i < 2; i++) {
+        snprintf(cmd, sizeof cmd, "./slicesim %s %s -o %s 2>&1", cmds[i], files[i], dir);
+        expect_sh(cmd, 1, want);
+    }
+    snprintf(cmd, sizeof cmd, "ls %s/points 2>&1", dir);
+    expect_sh(cmd, 2, "No such file"); /* refused before any point ran */
+    close(fd);
+    rm_tree(dir);
+}
+
+static void sleep_ms(long ms)
+{
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+    }
+}
+
+Test(sweep, sigterm_to_the_parent_stops_its_workers, .timeout = 120)
+{
+    char *dir = mkdir_tmp();
+    char first[600];
+    snprintf(first, sizeof first, "%s/points", dir);
+    fflush(NULL);
+    pid_t pid = fork();
+    cr_assert_geq(pid, 0);
+    if (pid == 0) { /* its own process group: the workers are found through it afterwards */
+        setpgid(0, 0);
+        int null = open("/dev/null", O_WRONLY);
+        dup2(null, STDOUT_FILENO);
+        dup2(null, STDERR_FILENO);
+        execl("./slicesim", "slicesim", "sweep", SMALL, "-o", dir, "-j", "2", "--set",
+              "horizon=3000h", (char *)NULL);
+        _exit(127);
+    }
+    setpgid(pid, pid);
+    /* wait until the workers are running (the points folder is made by the first of them) */
+    for (int i = 0; i < 2000 && access(first, F_OK) != 0; i++) {
+        sleep_ms(5);
+    }
+    cr_assert_eq(access(first, F_OK), 0, "the sweep did not start");
+    sleep_ms(200);
+    cr_assert_eq(kill(pid, SIGTERM), 0);
+    int st;
+    cr_assert_eq(waitpid(pid, &st, 0), pid);
+    cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 128 + SIGTERM, "status %d", st);
+    /* no worker outlives the parent: the process group is empty */
+    errno = 0;
+    cr_expect_eq(kill(-pid, 0), -1, "a worker of the sweep is still running");
+    cr_expect_eq(errno, ESRCH);
+    /* nothing is written after the parent exited: the tree stays as it is, with no staged
+     * file and no summary */
+    char cmd[1024], before[8192], after[8192];
+    snprintf(cmd, sizeof cmd, "cd %s && find . | sort", dir);
+    test_sh(cmd, before, sizeof before);
+    sleep_ms(1500);
+    test_sh(cmd, after, sizeof after);
+    cr_expect_str_eq(after, before);
+    cr_expect_null(strstr(after, ".tmp"), "%s", after);
+    cr_expect_null(strstr(after, "summary.json"), "%s", after);
+    /* and the sweep resumes from there to the files of an uninterrupted one */
+    char *whole = mkdir_tmp();
+    sweep_into(SMALL, dir, "-j 2 --set horizon=3000h");
+    sweep_into(SMALL, whole, "-j 2 --set horizon=3000h");
+    assert_same_tree(dir, whole);
+    rm_tree(dir);
+    rm_tree(whole);
 }
