@@ -69,23 +69,14 @@ static void add_slo(plan_spec *ps, const char *figure, const char *key, double v
     }
 }
 
-/* Read the plan section of a parsed scenario document; destroys doc. */
-static int load_doc(yamlx_doc *doc, arena *a, diag *d, plan_spec **out)
+int plan_walk(cfg_walker *w, yaml_node_t *node, plan_spec **out)
 {
-    int rc;
-    yaml_node_t *node = yamlx_map_get(doc, yamlx_root(doc), "plan");
-    if (!node) {
-        yamlx_destroy(doc);
-        return 0;
-    }
+    *out = NULL;
+    diag *d = w->diag;
     int before = diag_error_count(d);
-    raw_plan *rp = arena_calloc(a, 1, sizeof *rp);
+    raw_plan *rp = arena_calloc(w->arena, 1, sizeof *rp);
     plan_spec *ps = &rp->ps;
-    cfg_walker w;
-    cfg_walker_init(&w, doc, a, d, NULL);
-    cfg_walk_map(&w, node, "plan", plan_fields, rp);
-    cfg_walker_fini(&w);
-    yamlx_destroy(doc);
+    cfg_walk_map(w, node, "plan", plan_fields, rp);
     raw_slo *r = &rp->slo;
     add_slo(ps, "wait_mean_s", "wait_mean", r->wait_mean, r->wait_mean_at);
     add_slo(ps, "wait_p95_s", "wait_p95", r->wait_p95, r->wait_p95_at);
@@ -106,12 +97,28 @@ static int load_doc(yamlx_doc *doc, arena *a, diag *d, plan_spec **out)
                    "mapping");
     }
     ps->sw.at = ps->at;
-    rc = sweep_count(&ps->sw, before, d);
+    int rc = sweep_count(&ps->sw, "plan", before, d);
     if (rc != 0) {
         return rc;
     }
     *out = ps;
     return 0;
+}
+
+/* Read the plan section of a parsed scenario document; destroys doc. */
+static int load_doc(yamlx_doc *doc, arena *a, diag *d, plan_spec **out)
+{
+    yaml_node_t *node = yamlx_map_get(doc, yamlx_root(doc), "plan");
+    if (!node) {
+        yamlx_destroy(doc);
+        return 0;
+    }
+    cfg_walker w;
+    cfg_walker_init(&w, doc, a, d, NULL);
+    int rc = plan_walk(&w, node, out);
+    cfg_walker_fini(&w);
+    yamlx_destroy(doc);
+    return rc;
 }
 
 int plan_load_file(const char *path, arena *a, diag *d, plan_spec **out)

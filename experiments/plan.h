@@ -50,6 +50,11 @@ typedef struct plan_spec {
     src_loc at;
 } plan_spec;
 
+/* Walk the `plan:` mapping `node` of the walker's document (the scenario loader calls this, so
+ * `check`, `run` and `plan` refuse the same plan errors, --set overrides of it included) into a
+ * new spec in the walker's arena. 0 and *out set, or SIM_EINPUT (errors reported, *out NULL). */
+int plan_walk(cfg_walker *w, yaml_node_t *node, plan_spec **out);
+
 /* Read the `plan:` section of the scenario file at `path`. Returns 0 and sets *out (NULL when
  * the file has no plan section); SIM_EINPUT after reporting problems to d; SIM_ENOENT / SIM_EIO
  * when the file cannot be read (errno holds the cause). */

@@ -872,16 +872,26 @@ static bool parse_calibration(cfg_walker *w, yaml_node_t *node, const char *path
  * which walk them with their own schemas; a run of the scenario itself only requires a mapping.
  * Their nodes are not visited here: a sweep's values become the scenario's own nodes at a point
  * (yamlx_set_node), and are walked there. */
-static bool parse_elsewhere(cfg_walker *w, yaml_node_t *node, const char *path, const cfg_field *f,
-                            void *dst)
+static bool parse_sweep(cfg_walker *w, yaml_node_t *node, const char *path, const cfg_field *f,
+                        void *dst)
 {
     (void)f;
-    (void)dst;
-    if (node->type != YAML_MAPPING_NODE) {
-        cfg_error(w, node, path, "wrong type; expected a mapping, got %s", yamlx_kind(node));
-        return false;
-    }
-    return true;
+    (void)path;
+    sweep_spec *s = NULL;
+    bool ok = sweep_walk(w, node, &s) == 0;
+    *(const sweep_spec **)dst = s;
+    return ok;
+}
+
+static bool parse_plan(cfg_walker *w, yaml_node_t *node, const char *path, const cfg_field *f,
+                       void *dst)
+{
+    (void)f;
+    (void)path;
+    plan_spec *p = NULL;
+    bool ok = plan_walk(w, node, &p) == 0;
+    *(const plan_spec **)dst = p;
+    return ok;
 }
 
 static const cfg_field scenario_fields[] = {
@@ -904,8 +914,8 @@ static const cfg_field scenario_fields[] = {
     {"faults", CFG_MAP, .sub = scenario_faults_fields, .off = offsetof(scenario_spec, faults)},
     {"services", CFG_SEQ, CFG_MIN(1), CFG_MAX(1000),
      CFG_SEQ_OF(scenario_spec, services, n_services, scenario_service, scenario_service_fields)},
-    {"sweep", CFG_CUSTOM, .parse = parse_elsewhere, .off = 0},
-    {"plan", CFG_CUSTOM, .parse = parse_elsewhere, .off = 0},
+    {"sweep", CFG_CUSTOM, .parse = parse_sweep, .off = offsetof(scenario_spec, sweep)},
+    {"plan", CFG_CUSTOM, .parse = parse_plan, .off = offsetof(scenario_spec, plan)},
     {"repartition", CFG_MAP, .sub = scenario_repartition_fields,
      .off = offsetof(scenario_spec, repartition)},
     {0},
@@ -1000,6 +1010,60 @@ static const char *job_name(const scenario_spec *s, size_t i)
 static src_loc job_at(const scenario_spec *s, size_t i)
 {
     return s->workload.jobs[i].at;
+}
+static const char *service_name(const scenario_spec *s, size_t i)
+{
+    return s->services[i].name;
+}
+static src_loc service_at(const scenario_spec *s, size_t i)
+{
+    return s->services[i].at;
+}
+
+/* Services and job classes are counted by name (jobs.csv's class, run.json's per-class figures,
+ * a service's replicas are pods of its class): two services of one name, or a service named like
+ * a job class, would merge their statistics. */
+static void check_service_names(load_ctx *c)
+{
+    const scenario_spec *s = c->spec;
+    check_unique(c, "service", "services", s->n_services, service_name, service_at);
+    for (size_t i = 0; i < s->n_services; i++) {
+        for (size_t j = 0; j < s->workload.n_jobs && s->services[i].name; j++) {
+            if (s->workload.jobs[j].name && !strcmp(s->services[i].name, s->workload.jobs[j].name)) {
+                char p[PATH_LEN];
+                snprintf(p, sizeof p, "services[%zu].name", i);
+                diag_error(c->d, s->services[i].at, p,
+                           "the name of job class workload.jobs[%zu] (line %d); expected a name no "
+                           "job class has (their statistics are kept by name), got '%s'",
+                           j, s->workload.jobs[j].at.line, s->services[i].name);
+                break;
+            }
+        }
+    }
+}
+
+/* A scenario is a sweep or a plan, not both (a plan's candidates are its own axes: a sweep:
+ * beside it would be silently ignored); a plan's service SLOs need services. */
+static void check_sweep_plan(load_ctx *c)
+{
+    const scenario_spec *s = c->spec;
+    if (s->sweep && s->plan) {
+        diag_error(c->d, s->sweep->at, "sweep",
+                   "a sweep beside plan: (line %d); expected one of sweep: or plan: (a plan's "
+                   "candidates are its plan.axes, with plan.replications), got both",
+                   s->plan->at.line);
+    }
+    for (size_t k = 0; s->plan && k < s->plan->n_slos; k++) {
+        const plan_slo *slo = &s->plan->slos[k];
+        if (s->n_services == 0 && !strncmp(slo->figure, "service_", 8)) {
+            char path[64];
+            snprintf(path, sizeof path, "plan.slo.%s", slo->key);
+            diag_error(c->d, slo->at, path,
+                       "the scenario has no services; expected an SLO on its jobs (wait_mean, "
+                       "wait_p95, jct_mean, jct_p95, slowdown_mean, failed), got '%s'",
+                       slo->key);
+        }
+    }
 }
 
 /* Is `base` (an un-renamed resource) replicated by the rules of sh? */
@@ -1175,6 +1239,8 @@ static void check_spec(load_ctx *c)
     scenario_spec *s = c->spec;
     check_unique(c, "node group", "cluster.nodes", s->cluster.n_groups, group_name, group_at);
     check_unique(c, "job class", "workload.jobs", s->workload.n_jobs, job_name, job_at);
+    check_service_names(c);
+    check_sweep_plan(c);
     scenario_check_repartition(s, c->d);
     scenario_resolve_repartition(s, c->d);
     scenario_check_any_slice(s, c->d);

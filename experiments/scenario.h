@@ -26,7 +26,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "experiments/plan.h"
 #include "experiments/scenario_dyn.h"
+#include "experiments/sweep.h"
 #include "experiments/yamlx.h"
 #include "model/calapply.h"
 #include "model/catalog.h"
@@ -344,6 +346,9 @@ typedef struct scenario_spec {
     scenario_repartition repartition; /* experiments/scenario_dyn.h */
     size_t n_refs;
     scenario_ref *refs;
+    const sweep_spec *sweep; /* the `sweep:` section (experiments/sweep.h), or NULL */
+    const plan_spec *plan;   /* the `plan:` section (experiments/plan.h), or NULL; a scenario
+                              * has at most one of the two */
     src_loc at, name_at, seed_at, horizon_at;
 } scenario_spec;
 

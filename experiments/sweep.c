@@ -122,8 +122,41 @@ static const cfg_field sweep_fields[] = {
     {0},
 };
 
-int sweep_count(sweep_spec *s, int before, diag *d)
+/* Each axis names a scenario path once, and none inside the sweep: or plan: sections (which a
+ * point never reads: `sweep.replications` as an axis would change nothing). */
+static void check_axis_paths(const sweep_spec *s, const char *section, diag *d)
 {
+    for (size_t i = 0; i < s->n_axes; i++) {
+        const sweep_axis *ax = &s->axes[i];
+        char p[96];
+        snprintf(p, sizeof p, "%s.axes[%zu].path", section, i);
+        if (!ax->path) {
+            continue;
+        }
+        size_t n = strcspn(ax->path, ".[");
+        if ((n == 5 && !strncmp(ax->path, "sweep", 5)) || (n == 4 && !strncmp(ax->path, "plan", 4))) {
+            diag_error(d, ax->at, p,
+                       "names the %.*s: section, which no point reads; expected a scenario path "
+                       "like cluster.nodes[0].count (the replications are %s.replications), got "
+                       "'%s'",
+                       (int)n, ax->path, section, ax->path);
+            continue;
+        }
+        for (size_t j = 0; j < i; j++) {
+            if (s->axes[j].path && !strcmp(s->axes[j].path, ax->path)) {
+                diag_error(d, ax->at, p,
+                           "the same path as %s.axes[%zu] (line %d); expected each path in one "
+                           "axis (list all its values there), got '%s'",
+                           section, j, s->axes[j].at.line, ax->path);
+                break;
+            }
+        }
+    }
+}
+
+int sweep_count(sweep_spec *s, const char *section, int before, diag *d)
+{
+    check_axis_paths(s, section, d);
     s->n_combos = 1;
     for (size_t i = 0; i < s->n_axes && diag_error_count(d) == before; i++) {
         if (s->axes[i].n_values > SWEEP_MAX_POINTS / s->n_combos) {
@@ -147,6 +180,16 @@ int sweep_count(sweep_spec *s, int before, diag *d)
     return 0;
 }
 
+int sweep_walk(cfg_walker *w, yaml_node_t *node, sweep_spec **out)
+{
+    int before = diag_error_count(w->diag);
+    sweep_spec *s = arena_calloc(w->arena, 1, sizeof *s);
+    cfg_walk_map(w, node, "sweep", sweep_fields, s);
+    int rc = sweep_count(s, "sweep", before, w->diag);
+    *out = rc == 0 ? s : NULL;
+    return rc;
+}
+
 /* Read the sweep section of a parsed scenario document; destroys doc. */
 static int load_doc(yamlx_doc *doc, arena *a, diag *d, sweep_spec **out)
 {
@@ -155,15 +198,11 @@ static int load_doc(yamlx_doc *doc, arena *a, diag *d, sweep_spec **out)
         yamlx_destroy(doc);
         return 0;
     }
-    int before = diag_error_count(d);
-    sweep_spec *s = arena_calloc(a, 1, sizeof *s);
     cfg_walker w;
     cfg_walker_init(&w, doc, a, d, NULL);
-    cfg_walk_map(&w, node, "sweep", sweep_fields, s);
+    int rc = sweep_walk(&w, node, out);
     cfg_walker_fini(&w);
     yamlx_destroy(doc);
-    int rc = sweep_count(s, before, d);
-    *out = rc == 0 ? s : NULL;
     return rc;
 }
 

@@ -67,10 +67,17 @@ int sweep_load_buffer(const char *name, const void *buf, size_t len, arena *a, d
 /* The schema of one `axes:` item (path, values), for sections that embed a sweep (the plan's,
  * experiments/plan.h). */
 extern const cfg_field sweep_axis_fields[];
-/* After a walk into s (replications, axes), count its combinations and points; reports a sweep
- * too large. `before` is d's error count before the walk. 0 or SIM_EINPUT (also when the walk
- * reported errors). */
-int sweep_count(sweep_spec *s, int before, diag *d);
+/* After a walk into s (replications, axes) of section `section` ("sweep" or "plan"), check the
+ * axes' paths (each once; none inside the sweep: or plan: sections, e.g. sweep.replications,
+ * which a point never reads) and count its combinations and points; reports a sweep too large.
+ * `before` is d's error count before the walk. 0 or SIM_EINPUT (also when the walk reported
+ * errors). */
+int sweep_count(sweep_spec *s, const char *section, int before, diag *d);
+/* Walk the `sweep:` mapping `node` of the walker's document (the scenario loader calls this, so
+ * every command that loads a scenario checks its sweep section, --set overrides of it included)
+ * into a new spec in the walker's arena. 0 and *out set, or SIM_EINPUT (errors reported, *out
+ * NULL). */
+int sweep_walk(cfg_walker *w, yaml_node_t *node, sweep_spec **out);
 
 /* Value index of each axis (idx[n_axes]) at combination c (< n_combos). */
 void sweep_combo_values(const sweep_spec *s, size_t combo, size_t *idx);

@@ -489,6 +489,96 @@ bad_value:
     return rc;
 }
 
+/* Copy node `src` of the parsed override `from` into doc (labelled as the override). Returns the
+ * new node's id, or 0 when the value nests deeper than YAMLX_MAX_DEPTH or libyaml fails. */
+static int copy_node(yamlx_doc *doc, yaml_document_t *from, const yaml_node_t *src,
+                     const char *label, int depth)
+{
+    if (!src || depth > YAMLX_MAX_DEPTH) {
+        return 0;
+    }
+    if (src->type == YAML_SCALAR_NODE) {
+        return add_scalar(doc, (const char *)src->data.scalar.value, src->data.scalar.length,
+                          label);
+    }
+    if (src->type == YAML_SEQUENCE_NODE) {
+        int id = yaml_document_add_sequence(&doc->ydoc, NULL, YAML_FLOW_SEQUENCE_STYLE);
+        if (!id) {
+            return 0;
+        }
+        label_node(doc, id, label);
+        for (yaml_node_item_t *it = src->data.sequence.items.start;
+             it < src->data.sequence.items.top; it++) {
+            int item = copy_node(doc, from, yaml_document_get_node(from, *it), label, depth + 1);
+            if (!item || !yaml_document_append_sequence_item(&doc->ydoc, id, item)) {
+                return 0;
+            }
+        }
+        return id;
+    }
+    int id = add_mapping(doc, label);
+    if (!id) {
+        return 0;
+    }
+    for (yaml_node_pair_t *p = src->data.mapping.pairs.start; p < src->data.mapping.pairs.top;
+         p++) {
+        int k = copy_node(doc, from, yaml_document_get_node(from, p->key), label, depth + 1);
+        int v = k ? copy_node(doc, from, yaml_document_get_node(from, p->value), label, depth + 1)
+                  : 0;
+        if (!v || !yaml_document_append_mapping_pair(&doc->ydoc, id, k, v)) {
+            return 0;
+        }
+    }
+    return id;
+}
+
+/* An override's VALUE that opens with '{' or '[' is a YAML flow mapping or sequence (the form
+ * `slicesim plan` prints its answer in, and a sweep axis's values take): parse it and copy its
+ * nodes into doc. Returns the root's id, or 0 after reporting to d. */
+static int flow_value(yamlx_doc *doc, const char *path, const char *value, const char *label,
+                      src_loc at, diag *d)
+{
+    yaml_parser_t p;
+    yaml_document_t tmp;
+    if (!yaml_parser_initialize(&p)) {
+        out_of_memory("yaml parser");
+    }
+    yaml_parser_set_input_string(&p, (const unsigned char *)value, strlen(value));
+    int id = 0;
+    if (!yaml_parser_load(&p, &tmp)) {
+        diag_error(d, at, path,
+                   "not a YAML flow value (%s); expected a mapping like {key: value, ...} or a "
+                   "sequence like [a, b], got '%s'",
+                   p.problem ? p.problem : "syntax error", value);
+        yaml_parser_delete(&p);
+        return 0;
+    }
+    /* one value and nothing after it: "{a: 1} x" is refused, not read as {a: 1} */
+    yaml_document_t rest;
+    bool more = true;
+    if (yaml_parser_load(&p, &rest)) {
+        more = yaml_document_get_root_node(&rest) != NULL;
+        yaml_document_delete(&rest);
+    }
+    yaml_node_t *root = more ? NULL : yaml_document_get_root_node(&tmp);
+    bool flow = root && ((root->type == YAML_MAPPING_NODE &&
+                          root->data.mapping.style == YAML_FLOW_MAPPING_STYLE) ||
+                         (root->type == YAML_SEQUENCE_NODE &&
+                          root->data.sequence.style == YAML_FLOW_SEQUENCE_STYLE));
+    if (!flow) {
+        diag_error(d, at, path,
+                   "not a YAML flow value; expected one mapping like {key: value, ...} or one "
+                   "sequence like [a, b], got '%s'",
+                   value);
+    } else if (!(id = copy_node(doc, &tmp, root, label, 0))) {
+        diag_error(d, at, path, "nesting too deep; expected at most %d levels, got '%s'",
+                   YAMLX_MAX_DEPTH, value);
+    }
+    yaml_document_delete(&tmp);
+    yaml_parser_delete(&p);
+    return id;
+}
+
 int yamlx_set(yamlx_doc *doc, const char *assignment, diag *d)
 {
     size_t alen = strlen(assignment);
@@ -513,6 +603,9 @@ int yamlx_set(yamlx_doc *doc, const char *assignment, diag *d)
                    "malformed path; expected keys and [N] indices like "
                    "workload.jobs[0].rate, got '%s'",
                    path);
+    } else if (eq[1] == '{' || eq[1] == '[') {
+        int id = flow_value(doc, path, eq + 1, label, at, d);
+        rc = id ? set_path(doc, path, NULL, id, label, at, d) : SIM_EINPUT;
     } else {
         rc = set_path(doc, path, eq + 1, 0, label, at, d);
     }

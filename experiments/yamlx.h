@@ -6,7 +6,8 @@
  * Syntax errors are reported through diag as `FILE:LINE:COL: error: PROBLEM`.
  *
  * Overrides (`--set path=value`, yamlx_set) edit the tree before a schema walk (experiments/cfg.h)
- * reads it: the value becomes a plain scalar node, absent keys and mappings on the way are added.
+ * reads it: the value becomes a plain scalar node (or, written as {...} or [...], the YAML flow
+ * mapping or sequence it spells), absent keys and mappings on the way are added.
  * Nodes made by an override report their location as the override itself
  * ("--set workload.jobs[0].rate=2/h", no line), so a bad override value names the override.
  *
@@ -84,7 +85,10 @@ yaml_node_t *yamlx_map_get(yamlx_doc *doc, const yaml_node_t *map, const char *k
 
 /* Apply one override `PATH=VALUE` (PATH like `cluster.nodes[1].count`; a mapping key that
  * contains dots, such as `nvidia.com/gpu`, is matched against the keys present). The value
- * becomes a plain scalar. Missing keys (and mappings leading to them) are added, so the schema
+ * becomes a plain scalar; a VALUE opening with '{' or '[' is read as one YAML flow mapping or
+ * sequence (`cluster.nodes[0].sharing={timeslice: {replicas: 4}}`, the form `slicesim plan`
+ * prints its answer in), whose nodes are added (a value that is not one, or nests deeper than
+ * YAMLX_MAX_DEPTH, is refused). Missing keys (and mappings leading to them) are added, so the schema
  * walk later reports an unknown key against the override. Returns 0, or SIM_EINPUT after
  * reporting to d a malformed assignment, an index out of range, or a path through a scalar. */
 int yamlx_set(yamlx_doc *doc, const char *assignment, diag *d);

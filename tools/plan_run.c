@@ -529,30 +529,21 @@ int plan_run(const sweep_run_opts *o)
 {
     arena *a = arena_create();
     diag *d = diag_create();
-    plan_spec *ps = NULL;
+    const plan_spec *ps = NULL;
     scenario_spec *base = NULL;
-    int rc = plan_load_file(o->scenario, a, d, &ps);
+    /* the plan section is checked by the scenario loader, as `check` and `run` check it */
+    int rc = scenario_load_file(o->scenario, o->sets, o->n_sets, 0, a, d, &base);
     if (rc == SIM_ENOENT || rc == SIM_EIO) {
         fprintf(stderr, "slicesim plan: error: cannot read '%s': %s\n", o->scenario,
                 strerror(errno));
-    } else if (rc == 0 && !ps) {
+    } else if (rc == 0 && !base->plan) {
         fprintf(stderr,
                 "%s:1:1: error: plan: missing; expected a plan: section with axes, slo "
                 "and cost, got none\n",
                 o->scenario);
         rc = SIM_EINPUT;
     } else if (rc == 0) {
-        rc = scenario_load_file(o->scenario, o->sets, o->n_sets, 0, a, d, &base);
-    }
-    for (size_t k = 0; rc == 0 && k < ps->n_slos; k++) {
-        if (base->n_services == 0 && !strncmp(ps->slos[k].figure, "service_", 8)) {
-            char path[64];
-            snprintf(path, sizeof path, "plan.slo.%s", ps->slos[k].key);
-            diag_error(d, ps->slos[k].at, path,
-                       "the scenario has no services; expected an SLO on its jobs (wait_mean, "
-                       "wait_p95, jct_mean, jct_p95, slowdown_mean, failed), got '%s'",
-                       ps->slos[k].key);
-        }
+        ps = base->plan;
     }
     if (rc == SIM_EINPUT || diag_error_count(d) > 0) {
         if (o->mpi->rank == 0) {

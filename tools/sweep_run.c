@@ -687,23 +687,25 @@ static int check_inputs(const sweep_ctx *x, inputs_rec *rec)
 /* ---- entry points -----------------------------------------------------------------------------
  */
 
-/* Load the sweep and the base scenario; validate every combination. 0 or a SIM_E* status
+/* Load the base scenario (its sweep: section with the --set overrides applied, as every
+ * point's); validate every combination of `given` (a plan's candidates), else of the sweep
+ * section (any_section: else of the plan section too, for `check`). 0 or a SIM_E* status
  * (errors printed to err). */
-static int load_and_check(const char *scenario, const sweep_spec *given, const char *const *sets,
-                          size_t n_sets, arena *a, FILE *err, const sweep_spec **sw_out,
-                          scenario_spec **base, inputs_rec *rec)
+static int load_and_check(const char *scenario, const sweep_spec *given, bool any_section,
+                          const char *const *sets, size_t n_sets, arena *a, FILE *err,
+                          const sweep_spec **sw_out, scenario_spec **base, inputs_rec *rec)
 {
     diag *d = diag_create();
-    sweep_spec *sw = NULL;
-    int rc = given ? 0 : sweep_load_file(scenario, a, d, &sw);
-    const sweep_spec *use = given ? given : sw;
+    int rc = scenario_load_file(scenario, sets, n_sets, 0, a, d, base);
     if (rc == SIM_ENOENT || rc == SIM_EIO) {
         fprintf(err, "slicesim: %s: %s\n", scenario, strerror(errno));
         diag_destroy(d);
         return rc;
     }
-    if (rc == 0) {
-        rc = scenario_load_file(scenario, sets, n_sets, 0, a, d, base);
+    const sweep_spec *use = given;
+    if (rc == 0 && !use) {
+        use = (*base)->sweep;
+        use = !use && any_section && (*base)->plan ? &(*base)->plan->sw : use;
     }
     if (rc != 0) {
         diag_print(d, err);
@@ -734,7 +736,7 @@ int sweep_check(const char *scenario, const char *const *sets, size_t n_sets, FI
     arena *a = arena_create();
     const sweep_spec *sw = NULL;
     scenario_spec *base = NULL;
-    int rc = load_and_check(scenario, NULL, sets, n_sets, a, err, &sw, &base, NULL);
+    int rc = load_and_check(scenario, NULL, true, sets, n_sets, a, err, &sw, &base, NULL);
     *n_points = rc == 0 && sw ? sw->n_points : 0;
     arena_destroy(a);
     return rc;
@@ -754,7 +756,8 @@ int sweep_run(const sweep_run_opts *o)
     scenario_spec *base = NULL;
     inputs_rec rec = {.files = cJSON_CreateObject()};
     sha256_init(&rec.resolved);
-    int rc = load_and_check(o->scenario, o->sw, o->sets, o->n_sets, a, err, &sw, &base, &rec);
+    int rc =
+        load_and_check(o->scenario, o->sw, false, o->sets, o->n_sets, a, err, &sw, &base, &rec);
     if (rc == 0 && !sw) {
         fprintf(err,
                 "%s:1:1: error: sweep: missing; expected a sweep: section with axes or "

@@ -1,10 +1,11 @@
 /* tests/fuzz/fuzz_scenario.c - libFuzzer target: arbitrary bytes loaded as a scenario.
  *
  * The input is a scenario YAML; if it starts with a line "--set PATH=VALUE", that line is applied
- * as an override first (exercising yamlx_set). Referenced files are resolved but never opened
- * (SCENARIO_NO_FILES), so the fuzzer cannot reach the file system; a spec that loads and names no
- * mig-parted file is then validated against the embedded GPU catalog (loaded once, kept for the
- * process). Every other allocation is released: a crash, a sanitizer report or a leak is a bug.
+ * as an override first (exercising yamlx_set, and with a VALUE opening with { or [ its YAML
+ * flow values; the sweep: and plan: sections are walked by the scenario loader too). Referenced
+ * files are resolved but never opened (SCENARIO_NO_FILES), so the fuzzer cannot reach the file
+ * system; a spec that loads and names no mig-parted file is then validated against the embedded
+ * GPU catalog (loaded once, kept for the process). Every other allocation is released: a crash, a sanitizer report or a leak is a bug.
  */
 #include <stdbool.h>
 #include <stddef.h>

@@ -439,3 +439,68 @@ Test(sweep, sigterm_to_the_parent_stops_its_workers, .timeout = 120)
     rm_tree(dir);
     rm_tree(whole);
 }
+
+Test(sweep, set_overrides_reach_the_sweep_and_plan_sections, .timeout = 120)
+{
+    char *dir = mkdir_tmp();
+    char cmd[1024], out[4096];
+    /* acted on: one replication instead of the file's two */
+    snprintf(cmd, sizeof cmd, "./slicesim sweep %s -o %s/a --set sweep.replications=1 2>&1",
+             SMALL, dir);
+    expect_sh(cmd, 0, "sweep: 4 points (4 combinations x 1 replications): 4 run now");
+    /* an unknown key there is refused, by sweep and by check alike */
+    const char *cmds[] = {"sweep", "check"};
+    for (int i = 0; i < 2; i++) {
+        snprintf(cmd, sizeof cmd, "./slicesim %s %s %s --set sweep.replication=3 2>&1", cmds[i],
+                 SMALL, i == 0 ? "-o /nonexistent/x" : "");
+        cr_expect_eq(test_sh(cmd, out, sizeof out), 2, "%s", cmd);
+        cr_expect_str_eq(out, "--set sweep.replication=3: error: sweep.replication: unknown key; "
+                              "expected one of [replications, axes], got 'replication'\n");
+    }
+    /* a plan's SLO: plan and check refuse the same typo with the same message */
+    const char *plan = "experiments/examples/plan-a100-pool.yaml";
+    const char *pcmds[] = {"plan", "check"};
+    for (int i = 0; i < 2; i++) {
+        snprintf(cmd, sizeof cmd, "./slicesim %s %s %s --set plan.slo.wait_p99=10m 2>&1",
+                 pcmds[i], plan, i == 0 ? "-o /nonexistent/x" : "");
+        cr_expect_eq(test_sh(cmd, out, sizeof out), 2, "%s", cmd);
+        cr_expect_str_eq(out, "--set plan.slo.wait_p99=10m: error: plan.slo.wait_p99: unknown "
+                              "key; expected one of [wait_mean, wait_p95, jct_mean, jct_p95, "
+                              "slowdown_mean, failed, latency_p95, latency_p99, attainment], "
+                              "got 'wait_p99'\n");
+    }
+    /* and a plan's axes are acted on: check counts the candidates' runs under the override */
+    snprintf(cmd, sizeof cmd, "./slicesim check %s --set plan.replications=1 2>&1", plan);
+    expect_sh(cmd, 0, "sweep of 24 points: every combination checked");
+    rm_tree(dir);
+}
+
+Test(sweep, a_point_is_run_with_set_of_its_values_flow_mappings_included, .timeout = 120)
+{
+    /* README: a one-replication point is exactly `slicesim run FILE --set ...`, with a mapping
+     * value written as the summary (and plan's answer) prints it */
+    char *dir = mkdir_tmp();
+    char cmd[1024], out[4096];
+    sweep_into(SMALL, dir, "");
+    snprintf(cmd, sizeof cmd,
+             "./slicesim run %s -o %s/run --set cluster.nodes[0].gpus_per_node=3 --set "
+             "'cluster.nodes[1].sharing={timeslice: {replicas: 4, rename_by_default: true}}' "
+             ">/dev/null 2>&1 && cmp %s/run/run.json %s/points/c3-r0/run.json && cmp "
+             "%s/run/jobs.csv %s/points/c3-r0/jobs.csv",
+             SMALL, dir, dir, dir, dir, dir);
+    cr_expect_eq(test_sh(cmd, out, sizeof out), 0, "%s", out);
+    /* a value that is not one flow mapping or sequence is refused, naming the override */
+    snprintf(cmd, sizeof cmd,
+             "./slicesim check %s --set 'cluster.nodes[1].sharing={timeslice: {replicas: 4}' 2>&1",
+             SMALL);
+    cr_expect_eq(test_sh(cmd, out, sizeof out), 2);
+    cr_expect_str_eq(out, "--set cluster.nodes[1].sharing={timeslice: {replicas: 4}: error: "
+                          "cluster.nodes[1].sharing: not a YAML flow value (did not find expected "
+                          "',' or '}'); expected a mapping like {key: value, ...} or a sequence "
+                          "like [a, b], got '{timeslice: {replicas: 4}'\n");
+    snprintf(cmd, sizeof cmd, "./slicesim check %s --set 'cluster.nodes[1].sharing={mps: {}} x' 2>&1",
+             SMALL);
+    expect_sh(cmd, 2, "not a YAML flow value; expected one mapping like {key: value, ...} or "
+                      "one sequence like [a, b], got '{mps: {}} x'");
+    rm_tree(dir);
+}
