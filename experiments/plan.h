@@ -16,7 +16,7 @@
  *       gpu_hour: 2.50                 # per GPU-hour over the horizon
  *       energy_kwh: 0.20               # per kWh the GPUs draw
  *
- * Ownership: everything lives in the arena given to plan_load_file; the embedded sweep_spec's
+ * Ownership: everything lives in the arena given to plan_walk (or plan_load_buffer); the embedded sweep_spec's
  * node ids refer to the scenario file's document (as a sweep's do).
  */
 #ifndef SIMPROJ_EXPERIMENTS_PLAN_H
@@ -55,11 +55,10 @@ typedef struct plan_spec {
  * new spec in the walker's arena. 0 and *out set, or SIM_EINPUT (errors reported, *out NULL). */
 int plan_walk(cfg_walker *w, yaml_node_t *node, plan_spec **out);
 
-/* Read the `plan:` section of the scenario file at `path`. Returns 0 and sets *out (NULL when
- * the file has no plan section); SIM_EINPUT after reporting problems to d; SIM_ENOENT / SIM_EIO
- * when the file cannot be read (errno holds the cause). */
-int plan_load_file(const char *path, arena *a, diag *d, plan_spec **out);
-/* Same for `len` bytes at `buf` under the display name `name` (fuzzing). */
+/* Read the `plan:` section of the scenario text of `len` bytes at `buf` (display name `name`).
+ * Returns 0 and sets *out (NULL when it has no plan section); SIM_EINPUT after reporting problems
+ * to d. The commands read it through the scenario loader (scenario_spec.plan); this serves the
+ * fuzz target. */
 int plan_load_buffer(const char *name, const void *buf, size_t len, arena *a, diag *d,
                      plan_spec **out);
 
