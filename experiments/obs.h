@@ -264,6 +264,7 @@ typedef struct obs_fit_report {
     int status; /* 0, or SIM_ENOCONV (the profile holds the last iterate) */
     int iterations;
     double chisq;
+    double data_chisq; /* the observations' part of chisq (no prior terms) */
     int dof;
     int n_params;
     obs_fit_param params[OBS_MAX_FIT_PARAMS];
@@ -273,6 +274,21 @@ typedef struct obs_fit_report {
     bool grad_fitted;  /* obs_fit_ddp fitted grad_bytes (the file gave none) */
     char error[256];   /* why obs_fit returned SIM_EINPUT */
 } obs_fit_report;
+
+/* A fit whose observations disagree with the model far beyond their noise: the data chi^2
+ * (residuals in units of the noise the fit assumes, WFIT_TIME_REL_SD of a time and WFIT_UTIL_SD
+ * of a gpu_util) is refused when it would be improbable, p < OBS_POOR_FIT_P, even were that
+ * noise OBS_POOR_FIT_NOISE_FACTOR times larger, with max(dof, 1) degrees of freedom. Why so
+ * loose: the stated noise is a timer's (2 % of a time), but the model itself misses real runs by
+ * a few per cent (validate's lines: 1-5 %), so a chi^2 test at the stated noise would refuse
+ * honest fits; 5 x the noise (10 % of a time) at p = 0.001 still refuses contradictions (one
+ * residual above ~33 % of a time at 1 degree of freedom: chi^2 > 25 x 10.8 = 271; the issue's
+ * +100 % residual is chi^2 ~1e3-1e6) while the shipped examples (chi^2 <= 0.07) pass. */
+#define OBS_POOR_FIT_NOISE_FACTOR 5.0
+#define OBS_POOR_FIT_P 1e-3
+
+/* The largest data chi^2 rep's fit may have (see OBS_POOR_FIT_P), for its degrees of freedom. */
+double obs_fit_chisq_limit(const obs_fit_report *rep);
 
 /* Fit a profile to the observations of f under class prior pc and model parameters m.
  * On success returns 0 (or SIM_ENOCONV when the fit did not converge; *out is still set) and

@@ -30,6 +30,8 @@
 #include "sim/err.h"
 #include "sim/xalloc.h"
 
+#include <gsl/gsl_cdf.h>
+
 /* Start value and prior of one free parameter. */
 typedef struct free_param {
     wl_param which;
@@ -303,6 +305,7 @@ int obs_fit(const obs_file *f, const obs_prior_class *pc, const phys_params *m, 
     rep->status = st;
     rep->iterations = res.iterations;
     rep->chisq = res.chisq;
+    rep->data_chisq = res.data_chisq;
     rep->dof = res.dof;
     double best_data_chisq = res.data_chisq;
 
@@ -741,4 +744,11 @@ int obs_fit_ddp(const obs_file *f, obs_profile *p, const phys_params *m, const c
     free(os);
     free(row);
     return 0;
+}
+
+double obs_fit_chisq_limit(const obs_fit_report *rep)
+{
+    double k = rep->dof > 1 ? rep->dof : 1;
+    return OBS_POOR_FIT_NOISE_FACTOR * OBS_POOR_FIT_NOISE_FACTOR *
+           gsl_cdf_chisq_Qinv(OBS_POOR_FIT_P, k);
 }

@@ -4,9 +4,10 @@
  * Prints the fitted parameters with their standard errors, names every parameter the data did
  * not pin together with the prior it was left to, prints the residual of every observation, and
  * writes PROFILE.yaml atomically (nothing is written on error). Exit 0 on success, 2 on bad input
- * (observations, priors, usage) and on a fit that does not converge or leaves a parameter or
- * chi^2 not finite (the report is printed, no profile written), 1 when a file cannot be read or
- * written. */
+ * (observations, priors, usage), on a fit that does not converge or leaves a parameter or
+ * chi^2 not finite, and on a fit whose observations disagree with the model far beyond their
+ * noise (experiments/obs.h OBS_POOR_FIT_P; unless --accept-poor-fit) (the report is printed, no
+ * profile written), 1 when a file cannot be read or written. */
 #include "tools/cli.h"
 
 #include <errno.h>
@@ -33,7 +34,7 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: slicesim fit-workload OBS.yaml -o PROFILE.yaml [--class NAME] [--priors FILE]\n"
             "                             [--source TEXT] [--calibration MODEL.json\n"
-            "                             [--calibration-gpu NAME]]\n"
+            "                             [--calibration-gpu NAME]] [--accept-poor-fit]\n"
             "  Fits a workload profile (host time, compute, parallelism, memory traffic,\n"
             "  footprint) to the runs in OBS.yaml (format: DESIGN.md section 8) and writes it to\n"
             "  PROFILE.yaml, which `slicesim predict` and scenarios read.\n"
@@ -42,6 +43,8 @@ static void usage(FILE *out)
             "  --priors FILE  read priors from FILE instead of the built-in " PRIORS_PATH "\n"
             "  --source TEXT  where the observations come from, written as the profile's\n"
             "                 provenance\n"
+            "  --accept-poor-fit  write the profile even when the observations disagree with the\n"
+            "                 model far beyond their noise (refused otherwise, exit 2)\n"
             "  --calibration MODEL.json  a measured node (`slicesim fit` output) in place of\n"
             "                 the catalog defaults of its GPU type (OBS.yaml's gpu must be it)\n"
             "  --calibration-gpu NAME    the catalog GPU type the model applies to, when the\n"
@@ -185,6 +188,7 @@ int cmd_fit_workload(int argc, char **argv)
     const char *obs_path = NULL, *out_path = NULL, *cls = NULL, *priors_path = NULL;
     const char *source = NULL;
     cli_calib cal = {0};
+    bool accept_poor = false;
     static const char *const opts[] = {"-o", "--class", "--priors", "--source"};
     const char **const dsts[] = {&out_path, &cls, &priors_path, &source};
     for (int i = 1; i < argc; i++) {
@@ -194,6 +198,8 @@ int cmd_fit_workload(int argc, char **argv)
             return CLI_EXIT_INPUT;
         } else if (took) {
             continue;
+        } else if (!strcmp(argv[i], "--accept-poor-fit")) {
+            accept_poor = true;
         } else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
             usage(stdout);
             return CLI_EXIT_OK;
@@ -279,6 +285,34 @@ int cmd_fit_workload(int argc, char **argv)
                 obs_path, rep.chisq, rep.iterations, n_bad, rep.n_params, out_path);
         status = CLI_EXIT_INPUT;
         goto done;
+    }
+    double limit = obs_fit_chisq_limit(&rep);
+    if (rep.data_chisq > limit) {
+        int worst = -1;
+        for (size_t i = 0; i < rep.n_rows; i++) {
+            const obs_fit_row *r = &rep.rows[i];
+            if (r->used && (worst < 0 || fabs(r->rel_residual) > fabs(rep.rows[worst].rel_residual))) {
+                worst = (int)i;
+            }
+        }
+        fprintf(stderr,
+                "%s: error: fit: the observations disagree with the model far beyond their "
+                "noise; expected a chi^2 of the observations of at most %.4g (p >= %g were the "
+                "noise %g times the stated %g %% of a time, %d degree%s of freedom), got %.4g",
+                obs_path, limit, OBS_POOR_FIT_P, OBS_POOR_FIT_NOISE_FACTOR,
+                100.0 * WFIT_TIME_REL_SD, rep.dof > 1 ? rep.dof : 1, rep.dof > 1 ? "s" : "",
+                rep.data_chisq);
+        if (worst >= 0) {
+            fprintf(stderr, " (largest residual %+.1f %% at observations[%d])",
+                    100.0 * rep.rows[worst].rel_residual, worst);
+        }
+        if (!accept_poor) {
+            fprintf(stderr, "; nothing written to '%s' (--accept-poor-fit writes it anyway)\n",
+                    out_path);
+            status = CLI_EXIT_INPUT;
+            goto done;
+        }
+        fprintf(stderr, "; written anyway (--accept-poor-fit)\n");
     }
     char comment[1024];
     snprintf(comment, sizeof comment,

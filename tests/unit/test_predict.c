@@ -698,3 +698,40 @@ Test(predict, lowest_eta_takes_the_lowest_class)
     predict_lowest_eta(1, 3, table_eta, &t, eta); /* one class: its own */
     cr_assert(eta[2] == 0.9 && eta[3] == 1.2);
 }
+
+Test(predict, cli_fit_workload_refuses_a_fit_far_outside_the_noise)
+{
+    fixture fx;
+    fx_init(&fx);
+    char prof[128], out[128], err[128], cmd[512];
+    snprintf(prof, sizeof prof, "%s/p.yaml", fx.dir);
+    snprintf(out, sizeof out, "%s/out.txt", fx.dir);
+    snprintf(err, sizeof err, "%s/err.txt", fx.dir);
+    /* the same run timed at t and 2t: residuals +41 % and -29 % of a time, data chi^2 600.6
+     * against a limit of 25 x 10.83 = 270.7 (chi^2 quantile at p = 0.001, 1 degree of freedom) */
+    snprintf(cmd, sizeof cmd, "./slicesim fit-workload tests/reports/obs-contradictory.yaml -o %s",
+             prof);
+    cr_assert_eq(run(cmd, out, err), 2);
+    char want[1024];
+    snprintf(want, sizeof want,
+             "tests/reports/obs-contradictory.yaml: error: fit: the observations disagree with "
+             "the model far beyond their noise; expected a chi^2 of the observations of at most "
+             "270.7 (p >= 0.001 were the noise 5 times the stated 2 %% of a time, 1 degree of "
+             "freedom), got 600.6 (largest residual +41.4 %% at observations[0]); nothing "
+             "written to '%s' (--accept-poor-fit writes it anyway)\n",
+             prof);
+    cr_assert_str_eq(slurp(err), want);
+    cr_assert_not_null(strstr(slurp(out), "+41.41%"), "the report is printed: %s", slurp(out));
+    struct stat st;
+    cr_assert_neq(stat(prof, &st), 0, "no profile may be written on a refused fit");
+    snprintf(cmd, sizeof cmd,
+             "./slicesim fit-workload tests/reports/obs-contradictory.yaml -o %s --accept-poor-fit",
+             prof);
+    cr_assert_eq(run(cmd, out, err), 0);
+    cr_assert_eq(stat(prof, &st), 0, "--accept-poor-fit writes the profile");
+    /* one consistent observation less: the shipped example passes far below the limit */
+    snprintf(cmd, sizeof cmd,
+             "./slicesim fit-workload experiments/examples/byom/observations.yaml -o %s", prof);
+    cr_assert_eq(run(cmd, out, err), 0, "%s", slurp(err));
+    fx_fini(&fx);
+}
