@@ -300,7 +300,7 @@ static void check_requests(run_ctx *r, const synth_class *cls)
         char path[128];
         snprintf(path, sizeof path, "workload.jobs[%zu].request", i);
         if (!job_any_slice(&(job_spec){.req = cls[i].req}) &&
-            !run_build_request_fits(c, &cls[i].req)) {
+            !run_build_request_fits(c, &cls[i].req, NULL)) {
             char have[512];
             diag_error(r->d, jc->request.at, path,
                        "no node can hold it; expected at most the units one node advertises "
@@ -796,14 +796,15 @@ static double trace_jobs_estimate(const run_ctx *r)
 }
 
 /* Can the empty cluster ever hold job s? A CPU-only pod (per_worker 0) needs one node with its
- * CPU and memory (capacity 0 = not modelled); others, the units (run_build_request_fits). */
+ * CPU and memory (capacity 0 = not modelled); others, the units on GPUs its gpu_spec allows
+ * (run_build_request_fits): an openb pod asking for a GPU model no node has is never placeable. */
 static bool fits_somewhere(const cluster *c, const job_spec *s)
 {
     if (job_any_slice(s)) {
         return true; /* the layout policy finds it a slice (scenario_check_any_slice) */
     }
     if (s->req.per_worker > 0) {
-        return run_build_request_fits(c, &s->req);
+        return run_build_request_fits(c, &s->req, s->pod.gpu_spec);
     }
     for (node_id n = 0; n < cluster_n_nodes(c); n++) {
         uint64_t cpu = cluster_node_cpu_capacity(c, n), mem = cluster_node_mem_capacity(c, n);

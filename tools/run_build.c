@@ -9,6 +9,7 @@
 
 #include "experiments/migparted.h"
 #include "model/mig.h"
+#include "model/policy/frag.h"
 #include "sim/err.h"
 
 /* GPU number idx of a group under its mig-parted config: the layout mig-parted would apply.
@@ -110,23 +111,32 @@ void run_build_cluster(arena *a, diag *d, const scenario_spec *s, const gpu_cata
     *out = (cluster_cfg){.n_nodes = n, .nodes = nodes};
 }
 
-bool run_build_request_fits(const cluster *c, const job_request *req)
+bool run_build_request_fits(const cluster *c, const job_request *req, const char *gpu_spec)
 {
     res_id r;
     if (!cluster_resource_find(c, req->resource, &r)) {
         return false;
     }
+    bool any_gpu = !gpu_spec || !*gpu_spec;
     uint32_t workers = 0;
     for (node_id n = 0; n < cluster_n_nodes(c) && workers < req->n_workers; n++) {
         /* a re-partitioned GPU may come to advertise its inactive candidates: counted as the
          * most it could (their number is each classic profile's placements) */
-        uint32_t cap = cluster_capacity(c, n, r);
+        uint32_t cap = any_gpu ? cluster_capacity(c, n, r) : 0;
         dev_id first;
         uint32_t nd;
         cluster_node_devices(c, n, &first, &nd);
         for (dev_id d = first; d < first + nd; d++) {
             const cluster_device *cd = cluster_device_get(c, d);
-            cap += !cd->active && cd->resource == r ? cd->slots : 0;
+            if (cd->resource != r || (any_gpu && cd->active)) {
+                continue;
+            }
+            /* a pod's gpu_spec allows GPUs by the name the policies match (model/policy/view.c:
+             * the node's label for its model, else the catalog name) */
+            const cluster_gpu *g = cluster_gpu_get(c, cd->gpu);
+            cap += any_gpu || frag_type_allowed(gpu_spec, g->label ? g->label : g->type->name)
+                       ? cd->slots
+                       : 0;
         }
         workers += cap / req->per_worker;
     }

@@ -25,8 +25,9 @@ void run_build_cluster(arena *a, diag *d, const scenario_spec *s, const gpu_cata
                        cluster_cfg *out);
 
 /* True when some node of the empty cluster advertises per_worker units of the request's
- * resource for each worker (n_workers nodes, or fewer nodes holding several workers). */
-bool run_build_request_fits(const cluster *c, const job_request *req);
+ * resource for each worker (n_workers nodes, or fewer nodes holding several workers), counting
+ * only GPUs whose model gpu_spec allows (a pod's '|'-separated list; NULL or "": any GPU). */
+bool run_build_request_fits(const cluster *c, const job_request *req, const char *gpu_spec);
 
 /* "NAME xN per node max, ..." for every advertised resource, into buf. Returns buf. */
 const char *run_build_advertised(const cluster *c, char *buf, size_t len);

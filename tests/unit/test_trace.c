@@ -23,6 +23,7 @@
 #include "sim/diag.h"
 #include "sim/err.h"
 #include "tests/unit/phys_fixture.h"
+#include "tests/unit/sh.h"
 #include "tools/run.h"
 #include "workloads/csvin.h"
 #include "workloads/trace.h"
@@ -1013,6 +1014,33 @@ Test(trace_run, service_requests_follow_the_dlrm_instances)
     cr_assert_eq(cJSON_GetObjectItemCaseSensitive(sv, "done")->valuedouble, 15.0);
     cr_assert_eq(cJSON_GetObjectItemCaseSensitive(sv, "slo_attainment")->valuedouble, 1.0);
     cJSON_Delete(root);
+    free(text);
+    cr_assert(test_rm_rf(dir));
+}
+
+Test(traceload, a_pod_whose_gpu_spec_no_node_has_is_never_placeable_not_blocking)
+{
+    /* before: the V100M16 pod headed the FIFO queue of an A100 cluster and all 4 pods stayed
+     * queued to the horizon ("0 done, 4 queued"); now it is counted as never placeable and the
+     * other 3 (no gpu_spec, A100-SXM4-40GB, V100M16|A100-SXM4-40GB) run */
+    char dir[64], cmd[512], out[4096];
+    cr_assert(test_tmpdir(dir, sizeof dir, "gpuspec"));
+    snprintf(cmd, sizeof cmd, "./slicesim run tests/traces/openb-gpu-spec.yaml -o %s/o 2>&1", dir);
+    cr_assert_eq(test_sh(cmd, out, sizeof out), 0, "%s", out);
+    cr_expect_not_null(strstr(out, "trace: 4 rows -> 3 jobs (0 CPU-only, 0 CPU-only skipped, 0 "
+                                   "outside the window, 1 never placeable"),
+                       "%s", out);
+    cr_expect_not_null(strstr(out, "jobs: 3: 3 done, 0 failed (OOM), 0 running, 0 queued"), "%s",
+                       out);
+    char path[128], *text = NULL;
+    size_t len = 0;
+    snprintf(path, sizeof path, "%s/o/run.json", dir);
+    cr_assert_eq(fileio_read_all(path, FILEIO_MAX_BYTES, &text, &len), 0);
+    cJSON *run = cJSON_ParseWithLength(text, len);
+    const cJSON *tr = cJSON_GetObjectItemCaseSensitive(run, "trace");
+    cr_expect_eq(cJSON_GetObjectItemCaseSensitive(tr, "unplaceable_dropped")->valuedouble, 1);
+    cr_expect_eq(cJSON_GetObjectItemCaseSensitive(tr, "jobs")->valuedouble, 3);
+    cJSON_Delete(run);
     free(text);
     cr_assert(test_rm_rf(dir));
 }
