@@ -683,6 +683,18 @@ static void rule_work(run_ctx *r, const cluster *c, const gpu_type *traced, cons
     }
 }
 
+/* Memory of the largest GPU of c that takes fractional shares (cluster_device.shareable); 0 when
+ * none does. */
+static uint64_t largest_share_gpu_mem(const cluster *c)
+{
+    uint64_t best = 0;
+    for (dev_id d = 0; d < cluster_n_devices(c); d++) {
+        const cluster_device *dv = cluster_device_get(c, d);
+        best = dv->shareable && dv->mem_bytes > best ? dv->mem_bytes : best;
+    }
+    return best;
+}
+
 /* Read the scenario's trace into t (chronological). Returns 0, SIM_EINPUT (reported), SIM_EIO. */
 static int load_trace(run_ctx *r, const cluster *c, job_table *t)
 {
@@ -728,6 +740,7 @@ static int load_trace(run_ctx *r, const cluster *c, job_table *t)
         .shuffle = tr->shuffle,
         .inflate = tr->inflate,
         .capacity_milli = 1000u * (uint64_t)cluster_n_gpus(c),
+        .share_mem_bytes = largest_share_gpu_mem(c),
         .interval_s = sim_time_to_s(tr->interval_ns),
         .seed = r->spec->seed,
     };

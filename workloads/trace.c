@@ -1,7 +1,9 @@
 /* workloads/trace.c - trace formats as column mappings over csvin (see trace.h). */
 #include "workloads/trace.h"
 
+
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -388,4 +390,18 @@ int trace_next(trace_reader *r, trace_record *out)
     }
     r->rows++;
     return read_row(r, out) ? 1 : SIM_EINPUT;
+}
+
+bool trace_error_gpu_milli(trace_reader *r, const char *fmt, ...)
+{
+    if (r->col[C_GPU_MILLI] < 0) {
+        return false;
+    }
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    csvin_error(r->in, (size_t)r->col[C_GPU_MILLI], "%s", msg);
+    return true;
 }

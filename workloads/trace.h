@@ -119,6 +119,11 @@ int trace_open(const trace_src *src, FILE *f, diag *d, trace_reader **out);
 int trace_next(trace_reader *r, trace_record *out);
 /* Free the reader; NULL is a no-op. */
 void trace_close(trace_reader *r);
+/* Report a problem (a bad-input error, FILE:LINE:COL: error: gpu_milli: MESSAGE) with the
+ * gpu_milli cell of the row trace_next last returned; false (nothing reported) when the format
+ * has no gpu_milli column. */
+bool trace_error_gpu_milli(trace_reader *r, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 /* Rows read so far (data lines, helios bins). */
 uint64_t trace_rows(const trace_reader *r);

@@ -2,6 +2,7 @@
 #include "workloads/traceload.h"
 
 #include <fnmatch.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -238,7 +239,25 @@ int traceload_jobs(trace_reader *r, const traceload_opts *o, arena *a, diag *d, 
             cap = cap ? 2 * cap : 1024;
             all = xrealloc(all, cap * sizeof *all, "traced jobs");
         }
-        to_job(o, &rec, format, &ss, seq++, &all[n++]);
+        to_job(o, &rec, format, &ss, seq++, &all[n]);
+        const job_spec *js = &all[n].spec;
+        uint32_t m = js->pod.gpu_milli;
+        if (m > 0 && o->share_mem_bytes > 0 &&
+            (double)js->mem_bytes > (double)o->share_mem_bytes * m / 1000.0 &&
+            trace_error_gpu_milli(r, "memory need %.3g GiB is more than a %" PRIu32
+                                     "-milli share of the largest GPU's %.3g GiB; expected a "
+                                     "gpu_milli of at least %.0f, got '%" PRIu32 "'",
+                                  (double)js->mem_bytes / 1073741824.0, m,
+                                  (double)o->share_mem_bytes / 1073741824.0,
+                                  ceil(1000.0 * (double)js->mem_bytes /
+                                       (double)o->share_mem_bytes),
+                                  m)) {
+            if (diag_error_count(d) >= DIAG_MAX_ERRORS) {
+                break;
+            }
+            continue;
+        }
+        n++;
     }
     free(ss.slot);
     if (rc == SIM_EIO || diag_error_count(d) > errors) {

@@ -71,6 +71,11 @@ typedef struct traceload_opts {
     bool keep_cpu_pods;        /* pods asking for no GPU become CPU-only jobs (per_worker 0) */
     double fallback_factor;    /* work_factor of jobs that no rule gives a profile */
     uint64_t fallback_mem_bytes;
+    uint64_t share_mem_bytes;  /* memory of the largest whole GPU a fractional pod may share (the
+                                * cluster's); a pod of gpu_milli m whose memory need is more than
+                                * m / 1000 of it can never run (its memory slice,
+                                * alibaba/clusterdata issue 193): an error at its gpu_milli cell.
+                                * 0 = not checked */
     size_t n_rules;
     const traceload_rule *rules;
     /* arrival-only */
