@@ -754,6 +754,7 @@ static const cfg_field limits_fields[] = {
      .off = offsetof(scenario_limits, output_bytes)},
     {"memory", CFG_BYTES, CFG_MIN(1), .dflt = "16GiB",
      .off = offsetof(scenario_limits, memory_bytes)},
+    {"events", CFG_U64, CFG_MIN(1), .dflt = "1000000000", .off = offsetof(scenario_limits, events)},
     {0},
 };
 

@@ -298,6 +298,7 @@ typedef struct scenario_limits {
     uint64_t timeseries_rows; /* rows of timeseries.csv (default 10 000 000) */
     uint64_t output_bytes;    /* all output files together (default 8 GiB) */
     uint64_t memory_bytes;    /* memory the run holds (default 16 GiB) */
+    uint64_t events;          /* engine events the run executes (default 1 000 000 000) */
     src_loc at;
 } scenario_limits;
 

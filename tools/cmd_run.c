@@ -39,8 +39,9 @@ static const char check_usage_text[] =
     "\n"
     "Loads and checks everything `slicesim run FILE` would load (the scenario, the files it\n"
     "names, workload profiles, calibrations, the policy and the cluster), estimates the run's\n"
-    "jobs, timeseries rows, output bytes and memory, and refuses it when the estimate exceeds\n"
-    "the scenario's limits (`limits:`). Runs nothing and writes nothing.\n"
+    "jobs, timeseries rows, events, CPU time, output bytes and memory (jobs, cluster, faults,\n"
+    "service requests, autoscaler and re-partitioner steps), and refuses it when the estimate\n"
+    "exceeds the scenario's limits (`limits:`). Runs nothing and writes nothing.\n"
     "  --set PATH=VALUE  override one scenario field, e.g. --set limits.jobs=20000000\n"
     "                    (repeatable)\n"
     "Exit status: 0 ok, 1 a file could not be read, 2 bad input or usage.\n";

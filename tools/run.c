@@ -68,6 +68,8 @@ typedef struct run_ctx {
     traceload_stats tstats;           /* what reading it did */
     uint64_t n_unplaceable;           /* traced jobs no node of the empty cluster could ever hold,
                                        * dropped */
+    double *svc_batch_s;              /* per service: a batch of its largest size alone on its
+                                       * partition, s (0: unknown), for the estimate */
     reconf *reconf;                   /* NULL without a repartition section */
     actlog act;                       /* device activity (metrics.om, report.html) */
     bool has_act;                     /* act recorded: one of those files is written */
@@ -285,8 +287,28 @@ static synth_class *build_classes(run_ctx *r)
     return cls;
 }
 
+static bool partition_for(const cluster *c, const char *res, partition_cfg *part);
+
+/* The time of a batch of service i's largest size alone on the first device of c advertising
+ * its resource (seconds), for the estimate; 0 when unknown (build_services reports why). */
+static double service_batch_s(const run_ctx *r, const cluster *c, size_t i)
+{
+    const scenario_service *sv = &r->spec->services[i];
+    partition_cfg pc;
+    if (!r->svc_prof[i] || !partition_for(c, sv->resource, &pc)) {
+        return 0;
+    }
+    speed_result sr;
+    predict_unit_estimate(r->svc_prof[i]->p, sv->batch, &pc, &r->phys, &sr);
+    if (sr.outcome != SPEED_OK) {
+        return 0;
+    }
+    return sr.unit_time_s * wl_units_per_iter(r->svc_prof[i]->p, sv->batch);
+}
+
 /* Every class's request must be satisfiable on the empty cluster: under FIFO one job that can
- * never start would block every later job forever. */
+ * never start would block every later job forever. Also the services' batch times (for the
+ * estimate), while the cluster exists. */
 static void check_requests(run_ctx *r, const synth_class *cls)
 {
     char why[256];
@@ -294,6 +316,10 @@ static void check_requests(run_ctx *r, const synth_class *cls)
     if (cluster_create(&r->cc, &c, why, sizeof why) != 0) {
         diag_error(r->d, r->spec->cluster.at, "cluster", "%s", why);
         return;
+    }
+    r->svc_batch_s = arena_calloc(r->a, r->spec->n_services + 1, sizeof *r->svc_batch_s);
+    for (size_t i = 0; i < r->spec->n_services; i++) {
+        r->svc_batch_s[i] = service_batch_s(r, c, i);
     }
     for (size_t i = 0; i < r->spec->workload.n_jobs; i++) {
         const scenario_job_class *jc = &r->spec->workload.jobs[i];
@@ -348,7 +374,7 @@ static void add_replicas(run_ctx *r, job_table *jobs)
 
 /* Spare replica pods of autoscaled services, after every other job, submitted only by the
  * autoscaler: a scale-up after a scale-down takes fresh pods, so a service gets max pods for every
- * stabilization window (or interval) of the horizon, at most 100000. Fills the replica id
+ * stabilization window (or interval) of the horizon, at most EST_MAX_SPARES. Fills the replica id
  * lists. */
 static void add_spares(run_ctx *r, job_table *jobs)
 {
@@ -368,7 +394,7 @@ static void add_spares(run_ctx *r, job_table *jobs)
             cfg_present(as->at) && window > 0
                 ? (double)as->max * (1.0 + ceil((double)r->spec->horizon_ns / (double)window))
                 : 0;
-        uint32_t spares = want > 100000 ? 100000 : (uint32_t)want;
+        uint32_t spares = want > EST_MAX_SPARES ? EST_MAX_SPARES : (uint32_t)want;
         uint32_t pool = sv->replicas + spares;
         job_id *ids = arena_calloc(r->a, pool, sizeof *ids);
         for (uint32_t k = 0; k < sv->replicas; k++) {
@@ -537,9 +563,10 @@ static void build_repartition(run_ctx *r)
     }
 }
 
-/* The scenario's faults: the seeded process and the listed events, resolved on the built
- * cluster (a listed node, GPU or instance that does not exist is reported at its field). */
-static void build_faults(run_ctx *r)
+/* The scenario's faults: the seeded process (unless `listed_only`: check draws none) and the
+ * listed events, resolved on the built cluster (a listed node, GPU or instance that does not
+ * exist is reported at its field). */
+static void build_faults(run_ctx *r, bool listed_only)
 {
     const scenario_faults *sf = &r->spec->faults;
     if (!cfg_present(sf->at)) {
@@ -558,7 +585,9 @@ static void build_faults(run_ctx *r)
     rng_root root = rng_root_make(r->spec->seed);
     fault_event *ev = NULL;
     size_t n = 0;
-    fault_generate(c, &p, &root, r->spec->horizon_ns, &ev, &n);
+    if (!listed_only) {
+        fault_generate(c, &p, &root, r->spec->horizon_ns, &ev, &n);
+    }
     ev = xrealloc(ev, (n + sf->n_events + 1) * sizeof *ev, "fault events");
     for (size_t i = 0; i < sf->n_events; i++) {
         const scenario_fault_event *se = &sf->events[i];
@@ -995,7 +1024,14 @@ int run_scenario(const run_opts *o)
     }
     synth_class *cls = NULL;
     const comm_net *net = NULL;
-    if (rc == 0) {
+    run_estimate est;
+    double n_traced = 0;
+    if (rc == 0 && diag_error_count(r.d) == 0) { /* before the cluster is built */
+        n_traced = cfg_present(r.spec->workload.trace.at) ? trace_jobs_estimate(&r) : 0;
+        est_scenario(r.spec, &r.cat, n_traced, NULL, &est);
+        est_check_limits(r.spec, &est, r.d);
+    }
+    if (rc == 0 && diag_error_count(r.d) == 0) {
         if (o->has_seed) {
             r.spec->seed = o->seed;
         }
@@ -1009,10 +1045,8 @@ int run_scenario(const run_opts *o)
             check_requests(&r, cls);
         }
     }
-    run_estimate est;
-    if (rc == 0 && diag_error_count(r.d) == 0) { /* before anything is generated */
-        double traced = cfg_present(r.spec->workload.trace.at) ? trace_jobs_estimate(&r) : 0;
-        est_scenario(r.spec, traced, &est);
+    if (rc == 0 && diag_error_count(r.d) == 0) { /* with the services' capacities */
+        est_scenario(r.spec, &r.cat, n_traced, r.svc_batch_s, &est);
         est_check_limits(r.spec, &est, r.d);
         if (o->estimate) {
             *o->estimate = est;
@@ -1022,7 +1056,9 @@ int run_scenario(const run_opts *o)
         job_table *jobs = job_table_create();
         rng_root root = rng_root_make(r.spec->seed);
         add_replicas(&r, jobs); /* at t = 0: before every generated job */
-        synth_generate(cls, r.spec->workload.n_jobs, &root, r.spec->horizon_ns, jobs);
+        if (!o->check_only) { /* check runs nothing: the jobs are counted, not generated */
+            synth_generate(cls, r.spec->workload.n_jobs, &root, r.spec->horizon_ns, jobs);
+        }
         r.has_trace = cfg_present(r.spec->workload.trace.at);
         if (r.has_trace) {
             char why[256];
@@ -1071,7 +1107,7 @@ int run_scenario(const run_opts *o)
                         .checkpoint_s = sim_time_to_s(r.spec->faults.checkpoint_ns)};
         rc = world_create(&wc, jobs, r.d, r.spec->cluster.at, &r.w);
         if (rc == 0) {
-            build_faults(&r);
+            build_faults(&r, o->check_only);
             build_services(&r);
             build_repartition(&r);
         }

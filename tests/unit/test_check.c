@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "experiments/scenario.h"
@@ -19,6 +20,7 @@
 #include "sim/diag.h"
 #include "tests/unit/sh.h"
 #include "tools/estimate.h"
+#include "tools/run.h"
 
 Test(check, run_corpus_gives_exact_messages_from_check_and_run, .timeout = 60)
 {
@@ -70,7 +72,7 @@ static void load(const char *const *sets, size_t n_sets, run_estimate *e, diag *
     cr_assert_eq(scenario_load_buffer("est.yaml", ".", est_text, strlen(est_text), sets, n_sets, 0,
                                       a, d, &s),
                  0);
-    est_scenario(s, 0, e);
+    est_scenario(s, NULL, 0, NULL, e);
     est_check_limits(s, e, d);
     arena_destroy(a);
 }
@@ -88,7 +90,10 @@ Test(check, estimate_counts_jobs_rows_bytes)
     /* timeseries.csv 12 rows x (64 + 16 x 3 x 1 group) B, run.json + jobs.csv 108 jobs x
      * (600 + 160) B, metrics.om 12 samples x 8 GPUs x 1536 B */
     cr_assert_float_eq(e.output_bytes, 12 * 112.0 + 108 * 760.0 + 12 * 8 * 1536.0, 1e-6);
-    cr_assert_float_eq(e.memory_bytes, 108 * 4096.0, 1e-6);
+    /* the program (6 MiB), 108 jobs x (400 + 700 for run.json's tree) B, 1 node x 200 B + 8 GPUs
+     * x (64 + 80) B */
+    cr_assert_float_eq(e.memory_bytes, 6 * 1048576.0 + 108 * 1100.0 + 200 + 8 * 144.0, 1e-6);
+    cr_assert_float_eq(e.events, 108 * 3.0, 1e-9);
     cr_assert_eq(diag_error_count(d), 0);
     diag_destroy(d);
 }
@@ -123,7 +128,7 @@ Test(check, limits_are_configurable)
     expect_refused(bytes, 1,
                    "est.yaml:12:28: error: outputs.sample_interval: the run is too large: about "
                    "2.31e+05 bytes of output (limits.output 1024); " RAISE ", got '3600s'");
-    const char *mem[] = {"limits.memory=442368B"}; /* 108 x 4096 B: at the limit is allowed */
+    const char *mem[] = {"limits.memory=6411608B"}; /* the estimate: at the limit is allowed */
     diag *d = diag_create();
     run_estimate e;
     load(mem, 1, &e, d);
@@ -139,10 +144,248 @@ Test(check, check_prints_the_estimate_and_writes_nothing)
     cr_assert_eq(rc, 0, "%s", out);
     /* nodes: whole 2 x 8 GPUs, mig 1 x 8, ts 1 x 4 = 4 nodes, 28 GPUs.
      * train: 2/h x 2 h = 4; notebook: min(10, 2 h / 5 min + 1 = 25) = 10; infer: 10/h x 2 h = 20;
-     * no timeseries.csv (files: run.json, jobs.csv); output 34 x 760 B; memory 34 x 4096 B */
+     * no timeseries.csv (files: run.json, jobs.csv); output 34 x 760 B; memory 6 MiB + 34 x
+     * 1100 B + 4 nodes x 200 B + 28 GPUs x 64 B + 76 devices x 80 B (16 whole, 8 x 7 MIG, 4
+     * time-sliced); events 34 x 3 */
     cr_assert_str_eq(out, "experiments/examples/small-mixed.yaml: ok (4 nodes, 28 GPUs, 3 job "
                           "classes)\nestimate: about 34 jobs, 0 timeseries rows, 0.0258 MB of "
-                          "output, 0.139 MB of memory\n");
+                          "output, 6.34 MB of memory\nestimate: about 102 events, 0.00041 s of "
+                          "CPU (28 GPUs, 76 devices, 0 faults, 0 service requests, 0 autoscaler "
+                          "and re-partitioner steps)\n");
+}
+
+/* ---- the estimate against measured runs, one cost source at a time ----------------------------
+ * Each scenario below is dominated by one source. The estimate comes from `run_scenario` in check
+ * mode (as `slicesim check` computes it); the measured figures from `slicesim bench run` in a
+ * child: the engine's event count (counted, so exact on any machine) and the child's peak
+ * resident memory (getrusage). Both must lie within 2x of the estimate. Peak memory is compared
+ * only without AddressSanitizer, whose shadow memory and quarantine multiply it by design. */
+
+/* The figures of one measured run. */
+typedef struct measured {
+    double events, rss_bytes;
+} measured;
+
+/* Write `yaml` to a scenario file in a fresh directory (dir, n >= 64), its MIG references
+ * resolved against this checkout; returns the file's path in file. */
+static void write_scenario(const char *yaml, char *dir, size_t n, char *file, size_t fn)
+{
+    cr_assert(test_tmpdir(dir, n, "cost"));
+    snprintf(file, fn, "%s/s.yaml", dir);
+    char cwd[1024], text[8192];
+    cr_assert_not_null(getcwd(cwd, sizeof cwd));
+    /* "@MIG@" stands for the shipped mig-parted file */
+    const char *at = strstr(yaml, "@MIG@");
+    if (at) {
+        snprintf(text, sizeof text, "%.*s%s/experiments/mig/config-default.yaml%s",
+                 (int)(at - yaml), yaml, cwd, at + 5);
+    } else {
+        snprintf(text, sizeof text, "%s", yaml);
+    }
+    cr_assert(test_write_text(file, text));
+}
+
+static void estimate_of(const char *file, run_estimate *e)
+{
+    FILE *devnull = fopen("/dev/null", "w");
+    run_opts o = {.scenario = file, .errors = devnull, .check_only = true, .estimate = e};
+    int rc = run_scenario(&o);
+    fclose(devnull);
+    cr_assert_eq(rc, 0, "check %s failed", file);
+}
+
+static void measure(const char *file, const char *dir, measured *m)
+{
+    char cmd[1024], out[1024];
+    snprintf(cmd, sizeof cmd, "./slicesim bench run %s -o %s/out", file, dir);
+    cr_assert_eq(test_sh(cmd, out, sizeof out), 0, "%s", out);
+    const char *ev = strstr(out, "events="), *rss = strstr(out, "max_rss_mb=");
+    cr_assert(ev && rss, "%s", out);
+    m->events = strtod(ev + 7, NULL);
+    m->rss_bytes = strtod(rss + 11, NULL) * 1048576.0;
+}
+
+static bool sanitized(void)
+{
+#if defined(__SANITIZE_ADDRESS__)
+    return true;
+#else
+    return false;
+#endif
+}
+
+#define EXPECT_WITHIN_2X(est, meas, what)                                                          \
+    cr_expect((est) <= 2 * (meas) && (meas) <= 2 * (est), "%s: estimate %.4g, measured %.4g",    \
+              what, (double)(est), (double)(meas))
+
+/* Estimate and measure `yaml`; events are compared when `events`, memory when `memory`. */
+static void compare(const char *yaml, bool events, bool memory, run_estimate *e, measured *m)
+{
+    char dir[64], file[128];
+    write_scenario(yaml, dir, sizeof dir, file, sizeof file);
+    estimate_of(file, e);
+    measure(file, dir, m);
+    cr_log_info("estimate %.4g events, %.4g MB; measured %.4g events, %.4g MB", e->events,
+                e->memory_bytes / 1e6, m->events, m->rss_bytes / 1e6);
+    if (events) {
+        EXPECT_WITHIN_2X(e->events, m->events, "events");
+    }
+    if (memory && !sanitized()) {
+        EXPECT_WITHIN_2X(e->memory_bytes, m->rss_bytes, "peak memory");
+    }
+    test_rm_rf(dir);
+}
+
+#define COST_HEAD "name: cost\nseed: 1\noutputs: {files: [run.json]}\n"
+/* two nodes of eight A100s */
+#define A100X16 "cluster: {nodes: [{name: a, count: 2, gpu: A100-SXM4-40GB, gpus_per_node: 8}]}\n"
+/* one job class on `res` (rate `rate`, one minute each) */
+#define JOBS(rate, res)                                                                            \
+    "workload: {jobs: [{name: p, rate: " rate ", duration: 1m, request: {" res ": 1}}]}\n"
+/* one node of `gpus` A100s in all-1g.5gb, named m */
+#define MIG_NODE(gpus)                                                                             \
+    "cluster:\n  nodes:\n    - name: m\n      gpu: A100-SXM4-40GB\n      gpus_per_node: " gpus    \
+    "\n      sharing: {mig: {file: @MIG@, config: all-1g.5gb}}\n"
+
+Test(check, estimate_of_jobs_within_2x_of_a_run, .timeout = 120)
+{
+    /* 20 000 one-minute jobs on 2 x 8 A100s: 60 000 events, 22 MB of job records */
+    run_estimate e;
+    measured m;
+    compare(COST_HEAD "horizon: 10h\n"
+                      A100X16 JOBS("2000/h", "nvidia.com/gpu"),
+            true, true, &e, &m);
+    cr_assert_float_eq(e.jobs, 20000, 1e-6);
+}
+
+Test(check, estimate_of_the_cluster_within_2x_of_a_run, .timeout = 120)
+{
+    /* 20 000 nodes of eight A100s and 2 000 of eight in all-1g.5gb: no events to speak of */
+    run_estimate e;
+    measured m;
+    compare(COST_HEAD "horizon: 1h\n"
+                      "cluster:\n  nodes:\n"
+                      "    - {name: a, count: 20000, gpu: A100-SXM4-40GB, gpus_per_node: 8}\n"
+                      "    - name: m\n      count: 2000\n      gpu: A100-SXM4-40GB\n"
+                      "      gpus_per_node: 8\n"
+                      "      sharing: {mig: {file: @MIG@, config: all-1g.5gb}}\n"
+                      "workload: {jobs: [{name: p, rate: 1/h, count: 1, duration: 1m,\n"
+                      "                   request: {nvidia.com/gpu: 1}}]}\n",
+            false, true, &e, &m);
+    cr_assert_float_eq(e.gpus, 176000, 1e-6);
+    cr_assert_float_eq(e.devices, 160000 + 16000 * 7, 1e-6);
+}
+
+Test(check, estimate_of_faults_within_2x_of_a_run, .timeout = 120)
+{
+    /* 16 GPUs failing every 2 s for 4 h, repaired after 1 s: 115 200 faults, two events each */
+    run_estimate e;
+    measured m;
+    compare(COST_HEAD "horizon: 4h\n"
+                      A100X16 JOBS("1/h", "nvidia.com/gpu")
+                      "faults: {process: {gpu: {mtbf: 2s, repair: 1s}}}\n",
+            true, true, &e, &m);
+    cr_assert_float_eq(e.faults, 16 * 4 * 3600 / 2.0, 1e-6);
+}
+
+Test(check, estimate_of_service_requests_within_2x_of_a_run, .timeout = 120)
+{
+    /* 1000 requests/s for 1 h on two MIG 1g.5gb replicas that serve about 108/s: 3.2e6 wait */
+    run_estimate e;
+    measured m;
+    compare(COST_HEAD "horizon: 1h\n"
+                      MIG_NODE("1") JOBS("1/h", "nvidia.com/mig-1g.5gb")
+                      "services:\n"
+                      "  - {name: s, replicas: 2, resource: nvidia.com/mig-1g.5gb,\n"
+                      "     profile: vit-b16-infer, rate: 1000/s, slo: 100ms, batch: 4}\n",
+            true, true, &e, &m);
+    cr_assert_float_eq(e.requests, 3.6e6, 1e-3);
+    cr_assert_gt(e.queued, 1e6);
+}
+
+Test(check, estimate_of_repartitioner_steps_within_2x_of_a_run, .timeout = 120)
+{
+    /* a re-partitioner stepping every 0.1 s for 4 h: 144 000 steps */
+    run_estimate e;
+    measured m;
+    compare(COST_HEAD "horizon: 4h\n"
+                      MIG_NODE("4") JOBS("1/h", "nvidia.com/mig-1g.5gb")
+                      "repartition: {groups: [m], policy: demand, interval: 0.1s}\n",
+            true, true, &e, &m);
+    cr_assert_float_eq(e.ticks, 144000, 1e-6);
+}
+
+Test(check, estimate_of_autoscaler_steps_within_2x_of_a_run, .timeout = 120)
+{
+    /* an autoscaler stepping every 1 s for 10 h at 0.01 requests/s: 36 000 steps; 4 pods per 5
+     * min window: 4 x 121 = 484 spare pods */
+    run_estimate e;
+    measured m;
+    compare(COST_HEAD "horizon: 10h\n"
+                      MIG_NODE("1") JOBS("1/h", "nvidia.com/mig-1g.5gb")
+                      "services:\n"
+                      "  - {name: s, replicas: 2, resource: nvidia.com/mig-1g.5gb,\n"
+                      "     profile: vit-b16-infer, rate: 0.01/s, slo: 100ms, batch: 4,\n"
+                      "     autoscale: {metric: queue, target: 1, min: 1, max: 4, interval: 1s}}\n",
+            true, false, &e, &m);
+    cr_assert_float_eq(e.ticks, 36000, 1e-6);
+    cr_assert_float_eq(e.spares, 484, 1e-6);
+}
+
+/* The issue's cases: check answers at once, small, without generating what it counts. */
+static double check_child(const char *args, char *out, size_t n, int *rc)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "./slicesim check %s 2>&1", args);
+    *rc = test_sh(cmd, out, n);
+    struct rusage u;
+    getrusage(RUSAGE_CHILDREN, &u);
+    return (double)u.ru_maxrss * 1024.0; /* Linux: kilobytes */
+}
+
+Test(check, a_1ms_fault_process_is_counted_not_drawn)
+{
+    char out[2048];
+    int rc;
+    /* 28 GPUs x 2 h / 1 ms = 2.0e8 faults x 112 B: over the 16 GiB default */
+    double rss = check_child("experiments/examples/small-mixed.yaml --set faults.process.gpu.mtbf=1ms",
+                             out, sizeof out, &rc);
+    cr_assert_eq(rc, 2, "%s", out);
+    cr_assert(strstr(out, "error: faults.process.gpu.mtbf: the run is too large: about 2.26e+10 "
+                          "bytes of memory (limits.memory 17179869184);"),
+              "%s", out);
+    /* with the limit raised, check passes and still draws no fault */
+    rss = check_child("experiments/examples/small-mixed.yaml --set faults.process.gpu.mtbf=1ms "
+                      "--set limits.memory=64GiB",
+                      out, sizeof out, &rc);
+    cr_assert_eq(rc, 0, "%s", out);
+    cr_assert(strstr(out, "2.02e+08 faults"), "%s", out);
+    cr_expect_lt(rss, 256e6, "check itself peaked at %.0f MB", rss / 1e6);
+}
+
+Test(check, a_huge_cluster_is_refused_before_it_is_built)
+{
+    /* 100 groups of 100 000 nodes of eight A100s: 10^7 nodes, 8 x 10^7 GPUs: 13.5 GB */
+    char dir[64], file[128], yaml[8192], out[2048];
+    size_t used = (size_t)snprintf(yaml, sizeof yaml, COST_HEAD "horizon: 1h\ncluster:\n  nodes:\n");
+    for (int g = 0; g < 100; g++) {
+        used += (size_t)snprintf(yaml + used, sizeof yaml - used,
+                                 "    - {name: g%d, count: 100000, gpu: A100-SXM4-40GB, "
+                                 "gpus_per_node: 8}\n",
+                                 g);
+    }
+    snprintf(yaml + used, sizeof yaml - used,
+             "workload: {jobs: [{name: p, rate: 1/h, duration: 1m,\n"
+             "                   request: {nvidia.com/gpu: 1}}]}\nlimits: {memory: 4GiB}\n");
+    write_scenario(yaml, dir, sizeof dir, file, sizeof file);
+    int rc;
+    double rss = check_child(file, out, sizeof out, &rc);
+    cr_assert_eq(rc, 2, "%s", out);
+    cr_assert(strstr(out, ":7:7: error: cluster.nodes[0].count: the run is too large: about "
+                          "1.35e+10 bytes of memory (limits.memory 4294967296);"),
+              "%s", out);
+    cr_expect_lt(rss, 256e6, "check itself peaked at %.0f MB", rss / 1e6);
+    test_rm_rf(dir);
 }
 
 /* A job rate below ~1e-10/s (issue 22: `check` and `run` aborted converting an inter-arrival
