@@ -11,6 +11,7 @@
 #   make fgd-table  print the README's FGD side-by-side on openb (runs each policy; ../shared)
 #   make timed-table  print the README's openb-in-time JCT/slowdown per policy (../shared)
 #   make fuzz       build libFuzzer targets (clang) and run each for FUZZ_SECONDS
+#   make fuzz-long  every target until 10^7 executions in all (not in CI; about an hour)
 #   make calib      build the CUDA calibration programs (needs nvcc; never part of all/test)
 #   make echo       print the effective flags and git revision;  V=1 echoes commands
 .DEFAULT_GOAL := all
@@ -69,7 +70,7 @@ EMBED_DATA := $(sort $(wildcard model/*.yaml workloads/*.yaml workloads/library/
                                 experiments/*.yaml \
                                 experiments/mig/*.yaml experiments/sharing/*.yaml))
 
-.PHONY: all run test check bench bench-sweep bench-tables screenshot validate fuzz calib deps deps-test echo clean format \
+.PHONY: all run test check bench bench-sweep bench-tables screenshot validate fuzz fuzz-long calib deps deps-test echo clean format \
         golden-update FORCE compare-repartition compare-philly docs-check docs-update fgd-table \
         timed-table
 
@@ -284,6 +285,19 @@ fuzz: $(FUZZ_BIN)
 	      build/fuzz/corpus-$$n tests/fuzz/corpus/$$n > build/fuzz/$$n.log 2>&1 \
 	    || { tail -n 40 build/fuzz/$$n.log; exit 1; }; \
 	  grep -E "^(#[0-9]+ *DONE|Done)" build/fuzz/$$n.log | tail -n 1; \
+	done
+
+# make fuzz-long (not in CI): every target in rounds of FUZZ_LONG_SECONDS each until they have
+# made FUZZ_LONG_RUNS executions in all (about an hour on 2 shared cores).
+FUZZ_LONG_SECONDS ?= 300
+FUZZ_LONG_RUNS    ?= 10000000
+fuzz-long: $(FUZZ_BIN)
+	@total=0; round=0; while [ $$total -lt $(FUZZ_LONG_RUNS) ]; do round=$$((round + 1)); \
+	  $(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(FUZZ_LONG_SECONDS) \
+	    > build/fuzz/long-$$round.log 2>&1 || { cat build/fuzz/long-$$round.log; exit 1; }; \
+	  n=$$(grep -Eo '^Done [0-9]+' build/fuzz/long-$$round.log | awk '{s += $$2} END {print s + 0}'); \
+	  [ "$$n" -gt 0 ] || { echo "fuzz-long: round $$round made no execution"; exit 1; }; \
+	  total=$$((total + n)); echo "fuzz-long round $$round: $$n executions ($$total in all)"; \
 	done
 
 NVCC ?= nvcc

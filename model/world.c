@@ -84,6 +84,8 @@ struct world {
     uint32_t n_obs;
     world_progress_fn *progress; /* progress display, or NULL */
     void *progress_user;
+    uint64_t progress_every; /* events between progress calls */
+    uint64_t max_events;     /* stop the run after this many events (0: no bound) */
     world_reconfigure_fn *reconf_fn; /* handles POL_RECONFIGURE; NULL: refused */
     void *reconf_ctx;
     world_active_change *act; /* world_set_active's changes, in order */
@@ -898,7 +900,14 @@ void world_destroy(world *w)
 
 static void report_progress(const sim_ctx *ctx, void *user)
 {
-    const world *w = user;
+    world *w = user;
+    uint64_t n = sim_get_counters(ctx)->n_executed;
+    if (w->max_events > 0 && n >= w->max_events) {
+        sim_stop(w->ctx);
+    }
+    if (!w->progress || (w->progress_every > 0 && n % w->progress_every != 0)) {
+        return;
+    }
     world_progress p = {.now = sim_now(ctx),
                         .until = w->until,
                         .n_events = sim_get_counters(ctx)->n_executed,
@@ -909,11 +918,26 @@ static void report_progress(const sim_ctx *ctx, void *user)
     w->progress(w->progress_user, &p);
 }
 
+/* The engine's observer: every event while a bound is set (it must stop on the event that
+ * reaches it), else every progress_every events while a display is set, else none. */
+static void arm_observer(world *w)
+{
+    uint64_t every = w->max_events > 0 ? 1 : w->progress ? w->progress_every : 0;
+    sim_set_observer(w->ctx, every, report_progress, w);
+}
+
 void world_set_progress(world *w, uint64_t every_events, world_progress_fn *fn, void *user)
 {
     w->progress = fn;
     w->progress_user = user;
-    sim_set_observer(w->ctx, fn ? every_events : 0, report_progress, w);
+    w->progress_every = fn ? every_events : 0;
+    arm_observer(w);
+}
+
+void world_set_max_events(world *w, uint64_t n)
+{
+    w->max_events = n;
+    arm_observer(w);
 }
 
 void world_run(world *w)

@@ -122,6 +122,10 @@ typedef void world_progress_fn(void *user, const world_progress *p);
  * the world's life. */
 void world_set_progress(world *w, uint64_t every_events, world_progress_fn *fn, void *user);
 
+/* Stop world_run after n engine events (0: no bound), as if the horizon came then (a fuzz
+ * target bounds a run this way). Call before world_run. */
+void world_set_max_events(world *w, uint64_t n);
+
 const cluster *world_cluster(const world *w);
 const job_table *world_jobs(const world *w);
 /* Running jobs holding at least one unit on GPU g (g < cluster_n_gpus), unordered; *n gets how

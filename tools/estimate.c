@@ -12,8 +12,7 @@
  * 415 bytes of run.json and 116 bytes of jobs.csv per job; a timeseries row is 41 bytes with one
  * resource column and grows ~12 bytes per column. Rounded up, so that the estimate errs on the
  * large side. Memory per job (bench run, 20 000 against 100 000 one-minute jobs on 16 A100s):
- * 330 B with jobs.csv alone, 1.0 KiB when run.json is written (its JSON tree holds every job at
- * once). */
+ * 330 B with jobs.csv alone, 1.0 KiB when run.json is written too. */
 #define EST_RUN_JSON_BYTES_PER_JOB 600.0
 #define EST_JOBS_CSV_BYTES_PER_JOB 160.0
 #define EST_MEMORY_BYTES_PER_JOB 400.0

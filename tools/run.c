@@ -928,12 +928,47 @@ static cJSON *trace_json(const run_ctx *r)
     return o;
 }
 
+/* Where write_outputs writes: a stage in the output directory, or (st NULL) memory streams that
+ * are dropped once written (run_opts.outputs_in_memory). */
+typedef struct out_sink {
+    out_stage *st;
+    FILE *mem[SCN_OUT_COUNT + 1];
+    char *buf[SCN_OUT_COUNT + 1];
+    size_t len[SCN_OUT_COUNT + 1];
+    int n;
+} out_sink;
+
+static FILE *sink_open(out_sink *k, const char *name)
+{
+    if (k->st) {
+        return out_stage_open(k->st, name);
+    }
+    SIM_ASSERT(k->n < SCN_OUT_COUNT + 1);
+    k->mem[k->n] = open_memstream(&k->buf[k->n], &k->len[k->n]);
+    return k->mem[k->n++];
+}
+
+/* Close and free the memory streams; SIM_EIO when one failed. */
+static int sink_drop(out_sink *k)
+{
+    int rc = 0;
+    for (int i = 0; i < k->n; i++) {
+        rc = k->mem[i] && fclose(k->mem[i]) == 0 ? rc : SIM_EIO;
+        free(k->buf[i]);
+    }
+    return rc;
+}
+
 static int write_outputs(run_ctx *r, const run_opts *o, const char *dir)
 {
     unsigned files = r->spec->outputs.files;
-    out_stage *st = out_stage_begin(dir);
-    if (!st) {
-        return SIM_EIO;
+    out_sink sink = {0};
+    out_stage *st = NULL;
+    if (!o->outputs_in_memory) {
+        st = sink.st = out_stage_begin(dir);
+        if (!st) {
+            return SIM_EIO;
+        }
     }
     int rc = 0;
     if (files & SCN_OUT_RUN_JSON) {
@@ -967,34 +1002,38 @@ static int write_outputs(run_ctx *r, const run_opts *o, const char *dir)
             cJSON_AddNumberToObject(act, "sm_active_mean", sm);
         }
         meta.metrics_extra = extra;
-        FILE *f = out_stage_open(st, "run.json");
+        FILE *f = sink_open(&sink, "run.json");
         rc = f ? out_run_json_write(f, r->w, &meta) : SIM_EIO;
         cJSON_Delete(extra);
         cJSON_Delete(trace);
         cJSON_Delete(cfg);
         cJSON *info =
             out_run_info(r->spec->seed, o->scenario, o->command_line ? o->command_line : "");
-        f = rc ? NULL : out_stage_open(st, "run_info.json");
+        f = rc ? NULL : sink_open(&sink, "run_info.json");
         rc = rc ? rc : f ? out_write_json(f, info) : SIM_EIO;
         cJSON_Delete(info);
     }
     if (rc == 0 && (files & SCN_OUT_JOBS_CSV)) {
-        FILE *f = out_stage_open(st, "jobs.csv");
+        FILE *f = sink_open(&sink, "jobs.csv");
         rc = f ? out_jobs_csv(f, r->w) : SIM_EIO;
     }
     if (rc == 0 && (files & SCN_OUT_TIMESERIES_CSV)) {
-        FILE *f = out_stage_open(st, "timeseries.csv");
+        FILE *f = sink_open(&sink, "timeseries.csv");
         rc = f ? out_timeseries_csv(f, r->w, r->spec->outputs.sample_interval_ns) : SIM_EIO;
     }
     if (rc == 0 && (files & SCN_OUT_METRICS_OM)) {
-        FILE *f = out_stage_open(st, "metrics.om");
+        FILE *f = sink_open(&sink, "metrics.om");
         rc = f ? out_metrics_om(f, r->w, &r->phys, &r->act, r->spec->outputs.sample_interval_ns,
                                 r->spec->outputs.start_unix_ns)
                : SIM_EIO;
     }
     if (rc == 0 && (files & SCN_OUT_REPORT_HTML)) {
-        FILE *f = out_stage_open(st, "report.html");
+        FILE *f = sink_open(&sink, "report.html");
         rc = f ? out_report_html(f, r->w, &r->act, r->spec, r->pol->name) : SIM_EIO;
+    }
+    if (!st) {
+        int drop = sink_drop(&sink);
+        return rc ? rc : drop;
     }
     if (rc != 0) {
         out_stage_abort(st);
@@ -1008,8 +1047,11 @@ int run_scenario(const run_opts *o)
 {
     run_ctx r = {.a = arena_create(), .d = diag_create()};
     FILE *err = o->errors ? o->errors : stderr;
-    int rc =
-        scenario_load_file_edit(o->scenario, o->sets, o->n_sets, o->edit, 0, r.a, r.d, &r.spec);
+    int rc = o->text ? scenario_load_buffer_edit(o->scenario, o->text_dir, o->text, o->text_len,
+                                                 o->sets, o->n_sets, o->edit, 0, r.a, r.d,
+                                                 &r.spec)
+                     : scenario_load_file_edit(o->scenario, o->sets, o->n_sets, o->edit, 0, r.a,
+                                               r.d, &r.spec);
     if (rc == SIM_ENOENT || rc == SIM_EIO) {
         fprintf(err, "slicesim %s: error: cannot read '%s': %s\n", o->check_only ? "check" : "run",
                 o->scenario, strerror(errno));
@@ -1125,12 +1167,14 @@ int run_scenario(const run_opts *o)
         o->on_spec(o->on_spec_ctx, r.spec);
     }
     out_lock *lock = NULL;
-    if (!o->check_only && !o->dir_locked && out_lock_take(dir, "run", &lock) != 0) {
+    if (!o->check_only && !o->dir_locked && !o->outputs_in_memory &&
+        out_lock_take(dir, "run", &lock) != 0) {
         run_fini(&r);
         return SIM_EIO;
     }
     char earlier[256];
-    if (!o->check_only && !o->force && earlier_outputs(dir, earlier, sizeof earlier)) {
+    if (!o->check_only && !o->force && !o->outputs_in_memory &&
+        earlier_outputs(dir, earlier, sizeof earlier)) {
         fprintf(err,
                 "slicesim run: error: output directory '%s' holds an earlier run's files (%s); "
                 "expected a new or empty directory, or --force to replace them\n",
@@ -1162,6 +1206,7 @@ int run_scenario(const run_opts *o)
         actlog_init(&r.act, r.w, &r.rate);
         r.has_act = true;
     }
+    world_set_max_events(r.w, o->max_events);
     world_run(r.w);
     if (r.has_act) {
         actlog_finish(&r.act);

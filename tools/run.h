@@ -56,6 +56,14 @@ typedef struct run_opts {
                                                          * checked scenario (a sweep's record of
                                                          * its inputs); borrowed for the call */
     void *on_spec_ctx;
+    /* For a fuzz target (tests/fuzz/fuzz_run.c): */
+    const char *text;     /* when not NULL, the scenario's text (text_len bytes), `scenario`
+                           * its display name and text_dir the directory its references
+                           * resolve against; borrowed */
+    size_t text_len;
+    const char *text_dir;
+    uint64_t max_events;  /* stop the run after this many engine events (0: none) */
+    bool outputs_in_memory; /* write every output to memory and drop it: nothing on disk */
 } run_opts;
 
 /* Run the scenario. The output directory is locked (tools/out.h out_lock_take: a second run
