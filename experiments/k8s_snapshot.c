@@ -866,3 +866,33 @@ int k8s_snapshot_load_file(const char *path, const gpu_catalog *cat, arena *a, d
     free(buf);
     return rc;
 }
+
+static int cmp_i32(const void *a, const void *b)
+{
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return (x > y) - (x < y);
+}
+
+int k8s_priority_rank(const k8s_snapshot *s, int32_t p)
+{
+    int32_t *v = xcalloc(s->n_classes ? s->n_classes : 1, sizeof *v, "priorities");
+    for (size_t i = 0; i < s->n_classes; i++) {
+        v[i] = s->classes[i].priority;
+    }
+    qsort(v, s->n_classes, sizeof *v, cmp_i32);
+    int rank = 0;
+    for (size_t i = 0; i < s->n_classes && v[i] < p; i++) {
+        rank += i == 0 || v[i] != v[i - 1];
+    }
+    free(v);
+    return rank;
+}
+
+size_t k8s_running_most(const k8s_snapshot *s)
+{
+    size_t most = 0;
+    for (size_t c = 0; c < s->n_classes; c++) {
+        most = s->classes[c].running && s->classes[c].n_pods > most ? s->classes[c].n_pods : most;
+    }
+    return most;
+}

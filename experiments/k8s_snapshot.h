@@ -95,6 +95,13 @@ int k8s_snapshot_load_buffer(const char *name, const char *buf, size_t len, cons
 int k8s_snapshot_load_file(const char *path, const gpu_catalog *cat, arena *a, diag *d,
                            k8s_snapshot *out);
 
+/* Rank of priority p among the distinct priorities of the snapshot's classes (0 = the lowest):
+ * the order kube-scheduler sees, in the scenario's priority range. */
+int k8s_priority_rank(const k8s_snapshot *s, int32_t p);
+/* Pods of the largest running class: pending classes start after that many milliseconds, so
+ * that every running pod holds its node before the queue is placed. */
+size_t k8s_running_most(const k8s_snapshot *s);
+
 /* Parse a Kubernetes quantity ("500m", "96", "32Gi", "1e3", "128974848Ki") into units of
  * 1/scale (scale 1000 for milli-cores, 1 for bytes), rounded up; false when it is not one. */
 bool k8s_quantity(const char *s, double scale, uint64_t *out);

@@ -284,6 +284,8 @@ static const cfg_field cluster_fields[] = {
      CFG_SEQ_OF(scenario_cluster, groups, n_groups, scenario_node_group, group_fields)},
     {"trace", CFG_MAP, .sub = scenario__cluster_trace_fields,
      .off = offsetof(scenario_cluster, trace)},
+    {"snapshot", CFG_MAP, .sub = scenario__snapshot_fields,
+     .off = offsetof(scenario_cluster, snapshot)},
     {0},
 };
 
@@ -1589,6 +1591,7 @@ static int load_doc(yamlx_doc *doc, const char *dir, const char *const *sets, si
      * left unset. Requests are matched against the cluster only when everything else is sound:
      * after an error the cluster may be incomplete and a mismatch would be noise. */
     scenario__check_traces(&c);
+    scenario__add_snapshot(&c);
     check_spec(&c);
     if (diag_error_count(d) == before) {
         if (flags & SCENARIO_NO_FILES) {

@@ -147,6 +147,18 @@ typedef struct scenario_cluster_trace {
     src_loc at, file_at;
 } scenario_cluster_trace;
 
+/* `cluster.snapshot`: the cluster as `kubectl get nodes,pods -A -o json` saw it
+ * (experiments/k8s_snapshot.h), as `slicesim import cluster` writes it: its node groups are
+ * appended to the cluster's (each with its name as `label`), its running and pending GPU pods
+ * to the workload's job classes (named snapshot-running-K, snapshot-pending-K). */
+typedef struct scenario_cluster_snapshot {
+    const char *file;       /* resolved path */
+    const char *mig_parted; /* resolved mig-parted config the nodes' mig.config labels name, or
+                             * NULL (then no node may have MIG on) */
+    int64_t duration_ns;    /* run time of each imported pod; 0 = the horizon */
+    src_loc at, file_at, mig_parted_at;
+} scenario_cluster_snapshot;
+
 typedef struct scenario_cluster {
     uint32_t driver; /* NVIDIA driver branch (535 for R535); 0 = newest, no restriction */
     const char *interconnect; /* nodes' network (a name of model/comm.yaml), or NULL: its
@@ -155,6 +167,7 @@ typedef struct scenario_cluster {
     size_t n_groups;
     scenario_node_group *groups;
     scenario_cluster_trace trace; /* present when cfg_present(trace.at) */
+    scenario_cluster_snapshot snapshot; /* present when cfg_present(snapshot.at) */
     src_loc at;
 } scenario_cluster;
 

@@ -46,4 +46,9 @@ extern const cfg_field scenario__workload_trace_fields[];
  * header and first rows. Files are not opened under SCENARIO_NO_FILES. */
 void scenario__check_traces(load_ctx *c);
 
+/* Schema of `cluster.snapshot` (scenario_k8s.c), and after the walk: read the snapshot into node
+ * groups and job classes appended to the spec's (not under SCENARIO_NO_FILES). */
+extern const cfg_field scenario__snapshot_fields[];
+void scenario__add_snapshot(load_ctx *c);
+
 #endif

@@ -460,13 +460,13 @@ void scenario__check_traces(load_ctx *c)
     /* `nodes: []` and the like were reported by the walk: no second message for them */
     bool walked_clean = diag_error_count(c->d) == 0;
     if (walked_clean && s->cluster.n_groups == 0 && !cfg_present(s->cluster.trace.at) &&
-        cfg_present(s->cluster.at)) {
+        !cfg_present(s->cluster.snapshot.at) && cfg_present(s->cluster.at)) {
         diag_error(c->d, s->cluster.at, "cluster.nodes",
                    "missing required field; expected nodes, or a trace with a node list, got "
                    "nothing");
     }
     if (walked_clean && s->workload.n_jobs == 0 && !cfg_present(s->workload.trace.at) &&
-        cfg_present(s->workload.at)) {
+        !cfg_present(s->cluster.snapshot.at) && cfg_present(s->workload.at)) {
         diag_error(c->d, s->workload.at, "workload.jobs",
                    "missing required field; expected jobs, or a trace, got nothing");
     }

@@ -101,31 +101,6 @@ static void put_names(FILE *f, const char *const *names, size_t n, size_t max)
     }
 }
 
-static int cmp_i32(const void *a, const void *b)
-{
-    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-    return (x > y) - (x < y);
-}
-
-/* Rank of priority p among the distinct values of the classes (0 = the lowest). */
-static int priority_rank(const k8s_snapshot *s, int32_t p)
-{
-    int32_t *v = calloc(s->n_classes ? s->n_classes : 1, sizeof *v);
-    if (!v) {
-        return 0;
-    }
-    for (size_t i = 0; i < s->n_classes; i++) {
-        v[i] = s->classes[i].priority;
-    }
-    qsort(v, s->n_classes, sizeof *v, cmp_i32);
-    int rank = 0;
-    for (size_t i = 0; i < s->n_classes && v[i] < p; i++) {
-        rank += i == 0 || v[i] != v[i - 1];
-    }
-    free(v);
-    return rank;
-}
-
 static void write_group(FILE *f, const k8s_group *g, const opts *o)
 {
     fprintf(f, "    - name: %s\n", g->name);
@@ -174,17 +149,12 @@ static void write_class(FILE *f, const k8s_snapshot *s, size_t i, int serial, co
     }
     fprintf(f, "      arrival: fixed\n      interval: 1ms\n");
     if (!k->running) { /* after every running pod: those hold their nodes from the start */
-        size_t most = 0;
-        for (size_t c = 0; c < s->n_classes; c++) {
-            most = s->classes[c].running && s->classes[c].n_pods > most ? s->classes[c].n_pods
-                                                                       : most;
-        }
-        fprintf(f, "      start: %zums\n", most);
+        fprintf(f, "      start: %zums\n", k8s_running_most(s));
     }
     fprintf(f, "      count: %zu\n", k->n_pods);
     fprintf(f, "      duration: %s\n", o->duration ? o->duration : o->horizon);
     fprintf(f, "      request: {%s: %u}\n", k->resource, k->count);
-    fprintf(f, "      priority: %d\n", priority_rank(s, k->priority));
+    fprintf(f, "      priority: %d\n", k8s_priority_rank(s, k->priority));
     fprintf(f, "      nodes: [");
     for (const char *p = k->groups; *p; p++) {
         fputs(*p == '|' ? ", " : (char[]){*p, 0}, f);

@@ -5,12 +5,14 @@
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "experiments/catalog_load.h"
 #include "experiments/k8s_manifest.h"
 #include "experiments/k8s_snapshot.h"
+#include "experiments/scenario.h"
 #include "sim/arena.h"
 #include "sim/diag.h"
 #include "sim/err.h"
@@ -331,4 +333,54 @@ Test(k8s, manifest_bad_input_corpus_gives_exact_messages, .timeout = 60)
     }
     closedir(dp);
     cr_assert_geq(n, 7);
+}
+
+/* `cluster.snapshot` reads the snapshot at load: the same groups and classes `import cluster`
+ * writes, and the same run (the README's worked example: wait mean 1858.1 s, p95 7200 s). */
+Test(k8s, scenario_key_reads_a_snapshot, .timeout = 60)
+{
+    char dir[64], path[128], out[4096];
+    cr_assert(test_tmpdir(dir, sizeof dir, "k8skey"));
+    snprintf(path, sizeof path, "%s/s.yaml", dir);
+    char text[1024];
+    snprintf(text, sizeof text,
+             "name: snap\nseed: 1\nhorizon: 12h\ncluster:\n  snapshot: {file: %s/experiments/k8s/"
+             "mig-queue-cluster.json, mig_parted: %s/experiments/mig/config-default.yaml, "
+             "duration: 2h}\nworkload: {}\n",
+             getenv("PWD"), getenv("PWD"));
+    cr_assert(test_write_text(path, text));
+    kfx f;
+    kfx_init(&f);
+    scenario_spec *s = NULL;
+    cr_assert_eq(scenario_load_file(path, NULL, 0, 0, f.a, f.d, &s), 0, "%s",
+                 diag_message(f.d, 0));
+    cr_assert_eq(s->cluster.n_groups, 2);
+    cr_assert_str_eq(s->cluster.groups[1].label, "a100-sxm4-40gb-8g-2");
+    cr_assert_str_eq(s->cluster.groups[1].sharing.mig.config, "all-balanced");
+    cr_assert_eq(s->workload.n_jobs, 4);
+    cr_assert_str_eq(s->workload.jobs[3].name, "snapshot-pending-1");
+    cr_assert_eq(s->workload.jobs[3].start_ns, 24000000); /* after the 24 running notebooks */
+    cr_assert_str_eq(s->workload.jobs[3].nodes, "a100-sxm4-40gb-8g-2");
+    kfx_fini(&f);
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "./slicesim run %s -o %s/run 2>&1", path, dir);
+    cr_assert_eq(test_sh(cmd, out, sizeof out), 0, "%s", out);
+    cr_assert(strstr(out, "wait: mean 1858.1 s, p50 0.0 s, p95 7200.0 s"), "%s", out);
+    /* a MIG node without mig_parted */
+    snprintf(text, sizeof text,
+             "name: snap\nseed: 1\nhorizon: 12h\ncluster:\n  snapshot: {file: %s/experiments/k8s/"
+             "mig-queue-cluster.json}\nworkload: {}\n",
+             getenv("PWD"));
+    cr_assert(test_write_text(path, text));
+    kfx_init(&f);
+    cr_assert_eq(scenario_load_file(path, NULL, 0, 0, f.a, f.d, &s), SIM_EINPUT);
+    char want[512];
+    snprintf(want, sizeof want,
+             "%s:5:13: error: cluster.snapshot.mig_parted: missing; expected the mig-parted config "
+             "the nodes' labels name (group a100-sxm4-40gb-8g has nvidia.com/mig.config="
+             "all-balanced), got nothing",
+             path);
+    cr_assert_str_eq(diag_message(f.d, 0), want);
+    kfx_fini(&f);
+    test_rm_rf(dir);
 }
