@@ -8,7 +8,7 @@
 #   make bench-tables rewrite the README's measured speed tables (BENCH_BEFORE=REV: a before column)
 #   make validate   reproduce the published tables
 #   make docs-check fail when a generated README block differs from the program (docs-update fixes)
-#   make fgd-table  print the README's FGD side-by-side on openb (runs each policy; ../shared)
+#   make fgd-table  print the README's FGD side-by-side on openb (each policy, seeds 42-51; ../shared)
 #   make timed-table  print the README's openb-in-time JCT/slowdown per policy (../shared)
 #   make fuzz       build libFuzzer targets (clang) and run each for FUZZ_SECONDS
 #   make fuzz-long  every target until 10^7 executions in all (not in CI; 16-32 min)
@@ -242,7 +242,8 @@ compare-philly: all
 
 # README blocks marked <!-- docs-check: CMD --> / <!-- docs-gen: CMD --> are the program's output:
 # docs-check fails (with a diff) when they drift, docs-update rewrites them for review.
-# The README's FGD side-by-side on openb (one openb-fgd.yaml run per policy; needs ../shared):
+# The README's FGD side-by-side on openb (openb-fgd.yaml per policy, tie rule and seed 42-51,
+# beside experiments/traces/fgd-reference.csv; needs ../shared):
 fgd-table: all
 	tools/fgd-table.sh
 # The README's openb-in-time table: JCT and slowdown per policy once sharing slows pods.

@@ -587,7 +587,8 @@ static bool parse_params(cfg_walker *w, yaml_node_t *node, const char *path, con
             }
         }
         pol->params[pol->n_params++] =
-            (scenario_param){arena_strdup(w->arena, ks), arena_strdup(w->arena, vs), cfg_loc(w, k)};
+            (scenario_param){arena_strdup(w->arena, ks), arena_strdup(w->arena, vs), cfg_loc(w, k),
+                             cfg_loc(w, v)};
     }
     return ok;
 }
@@ -1162,7 +1163,8 @@ static void check_policy(load_ctx *c)
     pol_param *items =
         pol->n_params ? xcalloc(pol->n_params, sizeof *items, "policy params") : NULL;
     for (size_t i = 0; i < pol->n_params; i++) {
-        items[i] = (pol_param){pol->params[i].key, pol->params[i].value, pol->params[i].at};
+        items[i] = (pol_param){pol->params[i].key, pol->params[i].value, pol->params[i].at,
+                               pol->params[i].value_at};
     }
     param_set ps = {pol->n_params, items, "policy.params", pol->at};
     void *state = xcalloc(1, ops->state_size ? ops->state_size : 1, "policy state");

@@ -285,7 +285,7 @@ typedef struct scenario_workload {
 /* A `key: value` policy parameter, kept as text for the policy's own init to check. */
 typedef struct scenario_param {
     const char *key, *value;
-    src_loc at;
+    src_loc at, value_at; /* positions of the key and of the value */
 } scenario_param;
 
 typedef struct scenario_policy {

@@ -16,13 +16,14 @@ void fragstat_typical(const job_table *t, frag_typical *out)
 {
     size_t n = 0;
     for (job_id j = 0; j < job_table_count(t); j++) {
-        n += job_table_get(t, j)->spec.req.n_workers;
+        const job_spec *s = &job_table_get(t, j)->spec;
+        n += s->pod.clone ? 0 : s->req.n_workers;
     }
     frag_pod *pods = xcalloc(n ? n : 1, sizeof *pods, "workload pods");
     size_t i = 0;
     for (job_id j = 0; j < job_table_count(t); j++) {
         const job_spec *s = &job_table_get(t, j)->spec;
-        for (uint32_t w = 0; w < s->req.n_workers; w++) {
+        for (uint32_t w = 0; !s->pod.clone && w < s->req.n_workers; w++) {
             pods[i++] = shape_of(s);
         }
     }

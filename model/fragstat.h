@@ -26,7 +26,8 @@ typedef struct fragstat {
     double frag_ratio; /* frag_milli / milli_idle (0 when nothing is idle) */
 } fragstat;
 
-/* Typical pods of the jobs of t (one shape per worker), threshold 95 % (FGD's setting). */
+/* Typical pods of the jobs of t (one shape per worker), threshold 95 % (FGD's setting). As FGD's
+ * simulator, from the pods before inflation: clones (job_pod.clone) are left out. */
 void fragstat_typical(const job_table *t, frag_typical *out);
 /* The figures of cluster c now. */
 void fragstat_measure(const cluster *c, const frag_typical *typ, fragstat *out);

@@ -51,6 +51,9 @@ typedef struct job_pod {
     const char *qos;         /* the trace's QoS class (openb: LS, BE, ...), or NULL */
     const char *user;        /* submitting user, or NULL */
     const char *queue;       /* queue or virtual cluster, or NULL */
+    bool clone;              /* a copy of another pod, added by arrival-only tuning to inflate the
+                              * workload (workloads/traceload.h); FGD's typical pods are those
+                              * of the list before inflation, so they leave it out */
 } job_pod;
 
 typedef struct job_spec {

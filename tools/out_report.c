@@ -146,7 +146,8 @@ static void summary(rep *r, const char *policy)
 
 /* ---- time series (utilisation, queue, fragmentation) --------------------------------------- */
 
-/* Typical pod shapes of the jobs on GPUs without MIG (FGD's frag_typical over them). */
+/* Typical pod shapes of the jobs on GPUs without MIG (FGD's frag_typical over them), clones of
+ * an inflated workload left out (job_pod.clone). */
 static bool typical_pods(const rep *r, frag_typical *typ)
 {
     const job_table *jt = world_jobs(r->w);
@@ -155,7 +156,7 @@ static bool typical_pods(const rep *r, frag_typical *typ)
     for (job_id j = 0; j < n; j++) {
         const job_spec *s = &job_table_get(jt, j)->spec;
         res_id res;
-        if (!cluster_resource_find(r->c, s->req.resource, &res)) {
+        if (s->pod.clone || !cluster_resource_find(r->c, s->req.resource, &res)) {
             continue;
         }
         const cluster_device *dev = NULL;

@@ -100,7 +100,8 @@ static void build_policy(run_ctx *r)
     SIM_ASSERT(r->pol != NULL);
     pol_param *items = arena_calloc(r->a, p->n_params ? p->n_params : 1, sizeof *items);
     for (size_t i = 0; i < p->n_params; i++) {
-        items[i] = (pol_param){p->params[i].key, p->params[i].value, p->params[i].at};
+        items[i] = (pol_param){p->params[i].key, p->params[i].value, p->params[i].at,
+                               p->params[i].value_at};
     }
     r->params = (param_set){.n = p->n_params, .items = items, .path = "policy.params", .at = p->at};
 }
@@ -548,7 +549,7 @@ static void build_repartition(run_ctx *r)
     for (int i = 0; i < 4; i++) {
         char *v = arena_alloc(r->a, 32);
         snprintf(v, 32, "%.17g", vals[i]);
-        items[i] = (pol_param){keys[i], v, rp->at};
+        items[i] = (pol_param){keys[i], v, rp->at, rp->at};
     }
     param_set ps = {.n = 4, .items = items, .path = "repartition", .at = rp->at};
     reconf_cfg rc = {.delay_s = sim_time_to_s(rp->delay_ns),

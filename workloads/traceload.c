@@ -193,6 +193,7 @@ static kept *arrival_only(const traceload_opts *o, kept *all, size_t *n, tracelo
                 }
                 all[m] = all[j];
                 all[m].seq = m;
+                all[m].spec.pod.clone = true;
                 total += all[m].milli;
                 m++;
                 st->inflated++;

@@ -4,12 +4,14 @@
  *
  * As its simulator defines it (hkust-adsl/kubernetes-scheduler-simulator,
  * pkg/simulator/plugin/fgd_score.go; written anew here): a node's score is
- * sigmoid((F_before - F_after) / 1000) * 100, where F is the node's fragmentation under the
- * workload's typical pods (model/policy/frag.h) before and after placing the pod; the node that
- * grows the fragmentation least wins. A fractional pod goes to the GPU whose use grows the
- * fragmentation least (lowest index on ties); whole GPUs are the lowest-numbered idle ones.
- * Every feasible node is scored (the simulator scores all). Differences from the simulator: the
- * score is not truncated to an integer, so fewer ties reach the random tie-break.
+ * int64(sigmoid((F_before - F_after) / 1000) * 100), where F is the node's fragmentation under
+ * the workload's typical pods (model/policy/frag.h; from the pods before inflation) before and
+ * after placing the pod; the node that grows the fragmentation least wins. The score is
+ * truncated to an integer as there, so most feasible nodes tie and the tie rule (kube.h; default
+ * the simulator's fixed node order) decides most placements. A fractional pod goes to the GPU
+ * with the highest such integer score, the lowest index among equal ones (as
+ * calculateGpuShareFragExtendScore); whole GPUs are the lowest-numbered idle ones. Every
+ * feasible node is scored (the simulator scores all).
  */
 #include <math.h>
 #include <stdbool.h>
@@ -47,10 +49,11 @@ static frag_node after(const kube_pod *p, const kube_node *n, int gi)
     return a;
 }
 
+/* int64(sigmoid(d) * 100) in the simulator's order of operations (plugin_utils.go's sigmoid). */
 static double sigmoid_score(kube *k, double before, const frag_node *a)
 {
     double d = (before - kube_frag(k, a)) / 1000.0;
-    return 100.0 / (1.0 + exp(-d));
+    return trunc(1.0 / (1.0 + exp(-d)) * 100.0);
 }
 
 /* Does an earlier usable GPU than i have the same free share? The fragmentation depends on the
@@ -104,8 +107,11 @@ static int fgd_gpu(kube *k, const kube_pod *p, const kube_node *n)
     return g;
 }
 
-static const kube_policy fgd_desc = {
-    .name = "fgd", .score = fgd_score, .select_gpu = fgd_gpu, .typical = true};
+static const kube_policy fgd_desc = {.name = "fgd",
+                                     .score = fgd_score,
+                                     .select_gpu = fgd_gpu,
+                                     .typical = true,
+                                     .fixed_order = true};
 
 KUBE_POLICY(fgd, "Fragmentation Gradient Descent (Weng et al., ATC '23): least growth of "
                  "fragmentation under the typical pods")

@@ -6,11 +6,17 @@
  * with the GPU selection each uses in its experiments (experiments/run_scripts/
  * generate_run_scripts.py: Random with random GPU selection, DotProd with best-fit GPUs and
  * "merge"/"max" vectors, the others best-fit); written anew here. Normalisers as there:
- * MaxSpecCpu 128 cores, MaxSpecGpu 8 GPUs. The integer arithmetic of GpuPacking and
- * GpuClustering is kept (their scores are bands); BestFit and DotProduct keep the fraction.
- * Every feasible node is scored; ties are broken at random with the run's seed, as there.
- * A node that does not state its CPU counts 0 CPU left in these formulas.
+ * MaxSpecCpu 128 cores, MaxSpecGpu 8 GPUs. Scores are integers as there: GpuPacking and
+ * GpuClustering compute in integers (their scores are bands), BestFit is int64(score) and
+ * DotProduct int64(100 * score), in the simulator's order of operations so that the truncation
+ * falls where it falls there (BestFit's NormalizeScore keeps the best node's score the highest,
+ * so it changes no choice and is left out). Every feasible node is scored; ties go by default to
+ * the run's fixed node order, as the simulator's selectHost does (kube.h), except under Random,
+ * whose every node ties and is drawn uniformly. A node that does not state its CPU counts 0 CPU
+ * left in these formulas.
  */
+#include <math.h>
+
 #include "model/policy/kube.h"
 
 #define MAX_SPEC_CPU 128000.0 /* milli-cores */
@@ -31,10 +37,10 @@ static double pod_gpu(const kube_pod *p)
 static double bestfit_score(kube *k, const kube_pod *p, const kube_node *n)
 {
     (void)k;
-    double left = 0.5 * (cpu_left(n) - (n->cpu_cap ? (double)p->shape.cpu_milli : 0)) /
-                      MAX_SPEC_CPU +
-                  0.5 * ((double)frag_idle(&n->fn) - pod_gpu(p)) / MAX_SPEC_GPU;
-    return 100 * (1 - left);
+    double left = (cpu_left(n) - (n->cpu_cap ? (double)p->shape.cpu_milli : 0)) / MAX_SPEC_CPU *
+                  0.5;
+    left += ((double)frag_idle(&n->fn) - pod_gpu(p)) / MAX_SPEC_GPU * 0.5;
+    return trunc((1.0 - left) * 100);
 }
 
 /* DotProduct ("merge" GPU dimension, "max" normalisation): 1 - the dot product of the node's
@@ -42,10 +48,10 @@ static double bestfit_score(kube *k, const kube_pod *p, const kube_node *n)
 static double dotprod_score(kube *k, const kube_pod *p, const kube_node *n)
 {
     (void)k;
-    double dot = cpu_left(n) / MAX_SPEC_CPU * (n->cpu_cap ? (double)p->shape.cpu_milli : 0) /
-                     MAX_SPEC_CPU +
-                 (double)frag_idle(&n->fn) / MAX_SPEC_GPU * pod_gpu(p) / MAX_SPEC_GPU;
-    return 100 * (1 - dot / 2);
+    double dot = cpu_left(n) / MAX_SPEC_CPU *
+                 ((n->cpu_cap ? (double)p->shape.cpu_milli : 0) / MAX_SPEC_CPU);
+    dot += (double)frag_idle(&n->fn) / MAX_SPEC_GPU * (pod_gpu(p) / MAX_SPEC_GPU);
+    return trunc(100 * (1 - dot / 2));
 }
 
 static uint32_t fully_free(const kube_node *n)
@@ -146,13 +152,16 @@ static int random_gpu(kube *k, const kube_pod *p, const kube_node *n)
     return -1;
 }
 
-static const kube_policy bestfit_desc = {.name = "bestfit", .score = bestfit_score};
-static const kube_policy dotprod_desc = {.name = "dotprod", .score = dotprod_score};
-static const kube_policy gpupacking_desc = {.name = "gpupacking", .score = gpupacking_score};
-static const kube_policy gpuclustering_desc = {.name = "gpuclustering",
-                                               .score = gpuclustering_score};
+static const kube_policy bestfit_desc = {
+    .name = "bestfit", .score = bestfit_score, .fixed_order = true};
+static const kube_policy dotprod_desc = {
+    .name = "dotprod", .score = dotprod_score, .fixed_order = true};
+static const kube_policy gpupacking_desc = {
+    .name = "gpupacking", .score = gpupacking_score, .fixed_order = true};
+static const kube_policy gpuclustering_desc = {
+    .name = "gpuclustering", .score = gpuclustering_score, .fixed_order = true};
 static const kube_policy random_desc = {
-    .name = "random", .score = random_score, .select_gpu = random_gpu};
+    .name = "random", .score = random_score, .select_gpu = random_gpu, .uniform = true};
 
 KUBE_POLICY(bestfit, "FGD simulator's BestFit: the node left with the least CPU and GPU")
 KUBE_POLICY(dotprod, "FGD simulator's DotProduct: least dot product of free and requested "

@@ -2,6 +2,7 @@
 #include "model/policy/kube.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -103,6 +104,19 @@ static void setup(kube *k, const cluster_view *cv)
     k->placed = xcalloc(k->n_jobs ? k->n_jobs : 1, sizeof(node_id *), "placed jobs");
     rng_root root = rng_root_make(pol_seed(cv));
     k->rng = rng_stream_open(&root, "policy", 0);
+    if (k->fixed_order) { /* rand.Perm's node prefixes: node n is rank[n]-th */
+        k->rank = xcalloc(k->n_nodes ? k->n_nodes : 1, sizeof(uint32_t), "node order");
+        rng_stream *s = rng_stream_open(&root, "policy.order", 0);
+        for (uint32_t i = 0; i < k->n_nodes; i++) {
+            k->rank[i] = i;
+        }
+        for (uint32_t i = k->n_nodes; i > 1; i--) { /* Fisher-Yates */
+            uint32_t j = (uint32_t)rng_uniform_int(s, i), t = k->rank[i - 1];
+            k->rank[i - 1] = k->rank[j];
+            k->rank[j] = t;
+        }
+        rng_stream_close(s);
+    }
     uint32_t max_devs = 1;
     for (node_id n = 0; n < k->n_nodes; n++) {
         dev_id first;
@@ -122,18 +136,20 @@ static void setup(kube *k, const cluster_view *cv)
     c->max_shapes = k->n_nodes ? CACHE_ENTRIES / k->n_nodes : 0;
     c->max_shapes = c->max_shapes < CACHE_SHAPES ? c->max_shapes : CACHE_SHAPES;
     k->cache = c;
-    if (k->pol->typical) {
+    if (k->pol->typical) { /* from the pods before inflation (clones left out), as FGD's */
         size_t n = 0;
         for (job_id j = 0; j < k->n_jobs; j++) {
             pol_job pj;
             pol_job_get(cv, j, &pj);
-            n += pj.n_workers;
+            n += pj.pod.clone ? 0 : pj.n_workers;
         }
         frag_pod *pods = xcalloc(n ? n : 1, sizeof *pods, "workload pods");
         size_t i = 0;
         for (job_id j = 0; j < k->n_jobs; j++) {
             kube_pod kp;
-            uint32_t n_workers = job_pod_of(cv, j, &kp);
+            pol_job pj;
+            pol_job_get(cv, j, &pj);
+            uint32_t n_workers = pj.pod.clone ? 0 : job_pod_of(cv, j, &kp);
             for (uint32_t w = 0; w < n_workers; w++) {
                 pods[i++] = kp.shape;
             }
@@ -147,7 +163,28 @@ static void setup(kube *k, const cluster_view *cv)
 int kube_init(kube *k, const kube_policy *pol, const param_set *params, diag *d)
 {
     k->pol = pol;
-    return pol_reject_params(pol->name, params, d);
+    k->fixed_order = pol->fixed_order;
+    int rc = 0;
+    for (size_t i = 0; params && i < params->n; i++) {
+        const pol_param *p = &params->items[i];
+        char path[256];
+        snprintf(path, sizeof path, "%s.%s", params->path ? params->path : "policy.params",
+                 p->key);
+        if (strcmp(p->key, "tie_break") != 0) {
+            diag_error(d, p->at, path, "unknown parameter; expected one of [tie_break], got '%s'",
+                       p->key);
+            rc = SIM_EINPUT;
+        } else if (!strcmp(p->value, "random")) {
+            k->fixed_order = false;
+        } else if (!strcmp(p->value, "fixed-order") && !pol->uniform) {
+            k->fixed_order = true;
+        } else {
+            diag_error(d, p->value_at, path, "unknown value; expected one of [%s], got '%s'",
+                       pol->uniform ? "random" : "fixed-order, random", p->value);
+            rc = SIM_EINPUT;
+        }
+    }
+    return rc;
 }
 
 void kube_fini(void *self)
@@ -161,6 +198,7 @@ void kube_fini(void *self)
     free(k->placed);
     free(k->placed_prio);
     free(k->placed_count);
+    free(k->rank);
     rng_stream_close(k->rng);
     frag_typical_fini(&k->typ);
     frag_memo_fini(&k->memo);
@@ -585,7 +623,11 @@ static bool choose_node(kube *k, const cluster_view *cv, const pol_job *j, const
                 best = sc;
                 ties = 1;
                 chosen = n;
-            } else if (sc == best && kube_draw(k, ++ties) == 0) {
+            } else if (sc < best) {
+                continue;
+            } else if (k->fixed_order) {
+                chosen = k->rank[n] < k->rank[chosen] ? n : chosen; /* first in the run's order */
+            } else if (kube_draw(k, ++ties) == 0) {
                 chosen = n; /* reservoir sampling */
             }
         }

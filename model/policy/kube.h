@@ -17,8 +17,15 @@
  *    Filter and score results are cached per pod shape (everything of the pod that they read)
  *    and node, and reused while the node's version (pol_node_version) and its affinity counts
  *    are unchanged: the same results, computed once per node change rather than per cycle.
- *  - Score: the policy's function; the highest wins, ties broken uniformly at random with the
- *    run's seed (selectHost's reservoir sampling).
+ *  - Score: the policy's function; the highest wins. Ties (parameter `tie_break`, default the
+ *    policy's reference, kube_policy.fixed_order):
+ *    `random`: uniformly at random with the run's seed (upstream selectHost's reservoir
+ *    sampling; k8s, binpack, random);
+ *    `fixed-order`: the first node in an order of the nodes drawn once per run from the seed
+ *    (stream "policy.order"). FGD's simulator (hkust-adsl/kubernetes-scheduler-simulator) forks
+ *    selectHost to take the smallest node name among the best scores and prefixes the node
+ *    names with a seeded rand.Perm once per run (pkg/simulator/simulator.go), which is this
+ *    order (fgd, bestfit, dotprod, gpupacking, gpuclustering).
  *  - Bind: whole units go to the node's devices of the resource with the fewest units in use
  *    first, then lowest id (the device plugin hands out the replicas of time-sliced GPUs spread
  *    over the GPUs before stacking them); a fractional pod goes to the GPU the policy picks.
@@ -78,6 +85,8 @@ typedef struct kube_policy {
     bool sample;     /* kube-scheduler's adaptive percentage of nodes to score */
     bool preempt;    /* priority preemption */
     bool typical;    /* needs the workload's typical pods (kube_frag) */
+    bool fixed_order; /* ties by default to the run's fixed node order (else a uniform draw) */
+    bool uniform;    /* ties are the policy itself (random): only `tie_break: random` */
 } kube_policy;
 
 struct kube {
@@ -92,6 +101,8 @@ struct kube {
     size_t n_failed;
     struct kube_scratch *scratch; /* node states for filtering and scoring; owned */
     rng_stream *rng;      /* ties and random choices; opened from the run's seed */
+    bool fixed_order;     /* ties to the lowest rank (tie_break: fixed-order) */
+    uint32_t *rank;       /* fixed_order: each node's place in the run's node order */
     node_id next_start;   /* where the sampled search starts */
     uint32_t *affinity;   /* n_nodes * KUBE_TAGS */
     node_id **placed;     /* per job: node of each worker while running */
@@ -108,7 +119,8 @@ struct kube {
     size_t cap_units, cap_nodes;
 };
 
-/* The policy_ops callbacks shared by every kube policy; each policy's init calls kube_init. */
+/* The policy_ops callbacks shared by every kube policy; each policy's init calls kube_init,
+ * which takes one parameter, `tie_break: fixed-order | random` (kube.h's Score). */
 int kube_init(kube *k, const kube_policy *pol, const param_set *params, diag *d);
 void kube_fini(void *self);
 void kube_on_arrival(void *self, const cluster_view *cv, job_id j, decision_buf *out);

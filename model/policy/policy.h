@@ -33,6 +33,7 @@ typedef struct pol_param {
     const char *key;   /* borrowed */
     const char *value; /* borrowed */
     src_loc at;        /* position of the key */
+    src_loc value_at;  /* position of the value */
 } pol_param;
 
 /* The parameters given to a policy (may be empty). */

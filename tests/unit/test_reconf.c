@@ -450,9 +450,9 @@ static reconf *miso_run(env *e, world **w, job_table *t, const char *min_gain, c
     e->fx.wc.slice_speed = table_speed;
     e->fx.wc.rate = table_rate;
     *w = fx_world(&e->fx.wc, t);
-    pol_param items[] = {{"min_gain", min_gain, {"x", 1, 1}},
-                         {"hold_s", hold_s, {"x", 1, 1}},
-                         {"evict", evict, {"x", 1, 1}}};
+    pol_param items[] = {{"min_gain", min_gain, {"x", 1, 1}, {"x", 1, 11}},
+                         {"hold_s", hold_s, {"x", 1, 1}, {"x", 1, 9}},
+                         {"evict", evict, {"x", 1, 1}, {"x", 1, 8}}};
     param_set ps = {.n = 3, .items = items, .path = "repartition"};
     reconf_cfg rc = {.delay_s = 20,
                      .reset_s = 30,

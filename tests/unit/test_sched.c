@@ -365,6 +365,55 @@ Test(sched, each_policy_picks_the_hand_solved_node)
     cr_assert(on0_fgd > 0 && on0_fgd < 20, "fgd chose n0 %u of 20 times", on0_fgd);
 }
 
+/* Nodes of 10 one-GPU pods of `policy` under tie rule `tie` on 2 nodes x 1 GPU, each pod ending
+ * before the next arrives, so each sees both nodes idle: a tie. Bit n of the result: a pod went
+ * to node n. */
+static unsigned tie_nodes(const char *policy, const char *tie, uint64_t seed)
+{
+    uint32_t per[2] = {1, 1};
+    senv e;
+    senv_init(&e, policy, 2, per);
+    e.wc.seed = seed;
+    pol_param item = {"tie_break", tie, {"x", 1, 1}, {"x", 1, 12}};
+    param_set ps = {1, &item, "policy.params", {"x", 1, 1}};
+    e.wc.params = &ps;
+    for (int i = 0; i < 10; i++) {
+        sadd(&e, 10 * i, 1, 1, 5, 0, 0);
+    }
+    world *w = srun(&e, 0);
+    unsigned used = 0;
+    for (job_id j = 0; j < 10; j++) {
+        cr_assert_eq(sjob(w, j)->state, JOB_DONE);
+        used |= 1u << node_of(w, j, 0);
+    }
+    world_destroy(w);
+    return used;
+}
+
+Test(sched, fixed_order_ties_go_to_one_node_per_run_random_ties_to_both)
+{
+    /* fixed-order (FGD's simulator: the smallest rand.Perm-prefixed node name): every tie of a
+     * run goes to the same node, the first in that run's order, and over 20 seeds that node is
+     * n0 in some runs and n1 in others (all 20 alike: probability 2 * 2^-20). random: each tie
+     * is a fresh draw, so within a run both nodes occur (one node for all 10: 2 * 2^-10 per
+     * run; checked over 3 seeds). Both hold for a score that ties every node (gpupacking: 33 -
+     * idle GPUs on both) and for FGD's (one typical pod, 1 GPU: F 0 before and after). */
+    static const char *const pols[] = {"gpupacking", "fgd", "bestfit"};
+    for (size_t p = 0; p < sizeof pols / sizeof pols[0]; p++) {
+        unsigned seen = 0;
+        for (uint64_t s = 1; s <= 20; s++) {
+            unsigned u = tie_nodes(pols[p], "fixed-order", s);
+            cr_assert(u == 1 || u == 2, "%s seed %lu: nodes %u", pols[p], (unsigned long)s, u);
+            seen |= u;
+        }
+        cr_assert_eq(seen, 3, "%s", pols[p]);
+        for (uint64_t s = 1; s <= 3; s++) {
+            cr_assert_eq(tie_nodes(pols[p], "random", s), 3, "%s seed %lu", pols[p],
+                         (unsigned long)s);
+        }
+    }
+}
+
 Test(sched, fgd_packs_shares_to_keep_a_whole_gpu_and_k8s_spreads_them)
 {
     /* 1 node x 2 GPUs. Pods: 500 milli at 0, 500 milli at 1, 1 whole GPU at 2 (all long).
