@@ -38,14 +38,17 @@ another is measured; the exclusive workers are spawned anew after the daemon has
 GPU's compute processes are listed (NVML) before each exclusive window ("gpu_procs").
 
 Usage:  python3 calib/coloc/coloc.py --out DIR [--budget-s 540] [--fake] [--only W1,W2]
-            [--phases census,ts,pairs-ts,caps,capsweep,mps,pairs-mps,capblock] [--repeats 3]
-            [--window-s 3] [--blocks 1]
+            [--phases census,ts,pairs-ts,caps,capsweep,mps,pairs-mps,capblock,bracket]
+            [--repeats 3] [--window-s 3] [--blocks 1] [--gpu 0] [--mps-dir /tmp/coloc-mps]
         (--fake: CPU sleep workloads and no NVML, to test the coordination without a GPU)
 Phases: census = only the kernel census and the GPU tail (tail_census) of each workload alone;
 ts = solo + k time-sliced peers; pairs-ts / pairs-mps = the PAIRS; caps = one client
 alone at each of CAPS; capsweep = the stream alone at SWEEP_CAPS (its bandwidth against the SM
 cap); mps = k MPS clients (and one uncapped MPS client alone); capblock = the cap blocks above
-(before the other MPS phases).
+(before the other MPS phases); bracket = Run.bracket (caps 75/50/25 % and 2/3/4/6/8 clients, each
+between two solos of the same MPS client; exclusive solos before and after; census first).
+Two GPUs at once (run_x2.sh): one invocation per GPU, each with CUDA_VISIBLE_DEVICES=N, --gpu N
+and its own --mps-dir, so that each has its own MPS control daemon.
 Output: DIR/coloc.json (rewritten after every measurement, so a cut-off run keeps what it had).
 """
 import argparse
@@ -75,6 +78,7 @@ WORKLOADS = {
     "tfm_train": ("BERT-base (transformers BertForSequenceClassification) training, seq 128, "
                   "bf16 autocast, AdamW", 16, "sample"),
     "cnn_infer_b1": ("ResNet-50 inference, batch 1, bf16 autocast (launch-bound)", 1, "sample"),
+    "cnn_infer_b8": ("ResNet-50 inference, batch 8, bf16 autocast", 8, "sample"),
     "cnn_infer_b128": ("ResNet-50 inference, batch 128, bf16 autocast", 128, "sample"),
     "tfm_infer": ("GPT-2 small (transformers GPT2LMHeadModel) forward, seq 512, bf16", 4,
                   "sample"),
@@ -91,6 +95,9 @@ PAIRS = [("cnn_train", "tfm_train"), ("cnn_train", "host_loop"), ("tfm_train", "
 KS = [2, 4, 8]
 CAPS = [25, 50]
 SWEEP_CAPS = [5, 10, 15]
+BRACKET_CAPS = [75, 50, 25]      # --phases bracket: thread caps, each between two solos
+BRACKET_KS = [2, 3, 4, 6, 8]     # --phases bracket: identical MPS clients, each between two solos
+GPU = {"index": 0, "mps_dir": "/tmp/coloc-mps"}   # --gpu (NVML index), --mps-dir
 
 
 # ---------------------------------------------------------------- worker side
@@ -466,7 +473,7 @@ class Util:
             import pynvml
             pynvml.nvmlInit()
             self.nv = pynvml
-            self.h = pynvml.nvmlDeviceGetHandleByIndex(0)
+            self.h = pynvml.nvmlDeviceGetHandleByIndex(GPU["index"])
             try:
                 sup = pynvml.nvmlGpmQueryDeviceSupport(self.h)
                 if not sup.isSupportedDevice:
@@ -573,9 +580,12 @@ def env_info(fake):
     import torchvision
     import transformers
     pynvml.nvmlInit()
-    h = pynvml.nvmlDeviceGetHandleByIndex(0)
+    h = pynvml.nvmlDeviceGetHandleByIndex(GPU["index"])
     p = torch.cuda.get_device_properties(0)
     info.update({
+        "nvml_index": GPU["index"], "cuda_visible_devices": os.environ.get("CUDA_VISIBLE_DEVICES"),
+        "torch_uuid": str(getattr(p, "uuid", "")),
+        "cpu_affinity": sorted(os.sched_getaffinity(0)),
         "gpu": pynvml.nvmlDeviceGetName(h), "driver": pynvml.nvmlSystemGetDriverVersion(),
         "uuid": pynvml.nvmlDeviceGetUUID(h), "sms": p.multi_processor_count,
         "mem_bytes": p.total_memory, "torch": torch.__version__, "cuda": torch.version.cuda,
@@ -788,6 +798,81 @@ class Run:
             stop_mps()
             self.exclusive_solos(env, b, 5)
 
+    def bracket(self, env, mps_env):
+        """Bracketed table (--phases bracket): every workload alone without MPS (its kernel
+        census and GPU tail first, then its exclusive solo); with the daemon started, per
+        workload one uncapped client alone (solo-mps), then each configuration (one client at
+        each of BRACKET_CAPS, then BRACKET_KS identical uncapped clients) followed by the
+        uncapped client alone again, so that every configuration sits between two solos
+        measured seconds before and after it; the daemon stopped, every workload alone without
+        MPS again. Each record carries "bracket": {"workload", "pos"} (pos counts the
+        workload's MPS measurements from 0, solos at even positions). The MPS processes of a
+        workload (max(BRACKET_KS) uncapped + one per cap) are spawned together, idle on their
+        stdin while another is measured, and quit before the next workload's are spawned."""
+        names = list(WORKLOADS)
+        n_cfg = len(BRACKET_CAPS) + len(BRACKET_KS)
+        ws = self.try_spawn(names, env, "bracket exclusive")
+        for w in ws or []:
+            try:
+                self.doc["census"][w.name] = w.census(timeout=120, tail=True)
+            except RuntimeError as e:
+                self.doc["errors"].append({"what": "census", "workloads": [w.name],
+                                           "error": str(e)[-1500:]})
+            self.record("exclusive", "solo", [w], {"bracket": {"workload": w.name, "pos": "first"},
+                                                   "gpu_procs": self.util.compute_procs()})
+        self.kill(ws or [])
+        reserve = self.need(len(names)) + 20       # the closing exclusive solos
+        if start_mps(mps_env, self.doc, self.args.fake):
+            for name in names:
+                if self.left() < self.need(2 * n_cfg + 1) + reserve:
+                    self.doc["skipped"].append({"kind": "bracket", "workloads": [name],
+                                                "why": "time budget"})
+                    continue
+                # all of the workload's MPS processes start at once (a spawn is the slow part)
+                envs = [mps_env] * max(BRACKET_KS) + \
+                    [dict(mps_env, CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=str(p)) for p in BRACKET_CAPS]
+                every = [Worker(name, self.args.fake, e) for e in envs]
+                self.live += every
+                try:
+                    for w in every:
+                        w.wait_ready(timeout=240)
+                except RuntimeError as e:
+                    self.doc["errors"].append({"what": "bracket mps spawn", "workloads": [name],
+                                               "error": str(e)[-1500:]})
+                    self.kill(every)
+                    self.save()
+                    continue
+                ws = every[:max(BRACKET_KS)]
+                cw = dict(zip(BRACKET_CAPS, every[max(BRACKET_KS):]))
+                self.doc.setdefault("spawn_s", []).append({"workload": name, "mps": True,
+                                                           "n": len(every), "t_s": time.time() - self.t0})
+                pos = 0
+                self.record("mps", "solo", ws[:1], {"bracket": {"workload": name, "pos": pos}})
+                if "server_list" not in self.doc["mps_daemon"] and not self.args.fake:
+                    self.doc["mps_daemon"]["server_list"] = mps_server_list(mps_env)
+                cfgs = [("cap", pct) for pct in BRACKET_CAPS if pct in cw] + \
+                       [("peers", k) for k in BRACKET_KS]
+                for kind, v in cfgs:
+                    if self.left() < 2 * self.need(1, spawn=False) + reserve:
+                        self.doc["skipped"].append({"kind": kind, "v": v, "workloads": [name],
+                                                    "why": "time budget"})
+                        break
+                    pos += 1
+                    if kind == "cap":
+                        self.record("mps", "cap", [cw[v]], {"mps_percent": v,
+                                                            "bracket": {"workload": name, "pos": pos}})
+                    else:
+                        self.record("mps", "peers", ws[:v], {"bracket": {"workload": name, "pos": pos}})
+                    pos += 1
+                    self.record("mps", "solo", ws[:1], {"bracket": {"workload": name, "pos": pos}})
+                self.kill(ws + list(cw.values()))
+            stop_mps()
+        ws = self.try_spawn(names, env, "bracket exclusive end")
+        for w in ws or []:
+            self.record("exclusive", "solo", [w], {"bracket": {"workload": w.name, "pos": "last"},
+                                                   "gpu_procs": self.util.compute_procs()})
+        self.kill(ws or [])
+
 
 MPS = {"started": False}
 
@@ -803,8 +888,8 @@ def mps_server_list(env):
 
 def mps_env_of(env):
     """The environment of the MPS clients: a private pipe and log directory."""
-    return dict(env, CUDA_MPS_PIPE_DIRECTORY="/tmp/coloc-mps-pipe",
-                CUDA_MPS_LOG_DIRECTORY="/tmp/coloc-mps-log")
+    return dict(env, CUDA_MPS_PIPE_DIRECTORY=GPU["mps_dir"] + "-pipe",
+                CUDA_MPS_LOG_DIRECTORY=GPU["mps_dir"] + "-log")
 
 
 def start_mps(mps_env, doc, fake):
@@ -863,8 +948,14 @@ def main():
     ap.add_argument("--blocks", type=int, default=1, help="capblock: blocks per workload")
     ap.add_argument("--repeats", type=int, default=REPEATS)
     ap.add_argument("--window-s", type=float, default=WINDOW_S)
+    ap.add_argument("--gpu", type=int, default=0,
+                    help="NVML index of the GPU the workers see (set CUDA_VISIBLE_DEVICES to it "
+                    "and CUDA_DEVICE_ORDER=PCI_BUS_ID, so that both count alike)")
+    ap.add_argument("--mps-dir", default="/tmp/coloc-mps",
+                    help="prefix of this invocation's MPS pipe (-pipe) and log (-log) directories")
     args = ap.parse_args()
     WINDOW_S = args.window_s
+    GPU.update(index=args.gpu, mps_dir=args.mps_dir)
     if args.worker:
         worker_main(args.worker, args.fake)
         return
@@ -883,6 +974,9 @@ def main():
     mps_phases = {"caps", "capsweep", "mps", "pairs-mps"} & phases
     run.doc["phases"] = sorted(phases)
     try:
+        if "bracket" in phases:
+            run.doc["bracket"] = {"caps": BRACKET_CAPS, "ks": BRACKET_KS}
+            run.bracket(env, mps_env_of(env))
         if "capblock" in phases:
             run.doc["blocks"] = args.blocks
             run.capblocks(env, mps_env_of(env), args.blocks)
