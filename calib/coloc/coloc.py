@@ -822,6 +822,10 @@ class Run:
                                                    "gpu_procs": self.util.compute_procs()})
         self.kill(ws or [])
         reserve = self.need(len(names)) + 20       # the closing exclusive solos
+        # an MPS client's CUDA_VISIBLE_DEVICES counts the devices its server sees: the daemon
+        # started with CUDA_VISIBLE_DEVICES=N sees one GPU, which its clients call 0 (a client
+        # left with N > 0 found 'No CUDA GPUs are available' on the 2026-11-28 H200 run)
+        cenv = dict(mps_env, CUDA_VISIBLE_DEVICES="0") if mps_env.get("CUDA_VISIBLE_DEVICES") else mps_env
         if start_mps(mps_env, self.doc, self.args.fake):
             for name in names:
                 if self.left() < self.need(2 * n_cfg + 1) + reserve:
@@ -829,8 +833,8 @@ class Run:
                                                 "why": "time budget"})
                     continue
                 # all of the workload's MPS processes start at once (a spawn is the slow part)
-                envs = [mps_env] * max(BRACKET_KS) + \
-                    [dict(mps_env, CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=str(p)) for p in BRACKET_CAPS]
+                envs = [cenv] * max(BRACKET_KS) + \
+                    [dict(cenv, CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=str(p)) for p in BRACKET_CAPS]
                 every = [Worker(name, self.args.fake, e) for e in envs]
                 self.live += every
                 try:
