@@ -34,6 +34,7 @@ typedef struct mctx {
     int32_t *pc_value;
     size_t n_pc, cap_pc;
     src_loc *pc_ref_at; /* per class, where it names its priority class */
+    const char **pc_ref_path; /* per class, the field path there (doc[N]....priorityClassName) */
 } mctx;
 
 static yaml_node_t *node_of(const mctx *c, int id)
@@ -191,15 +192,18 @@ static k8s_job_class *new_class(mctx *c, const yaml_node_t *meta, const char *ba
         c->cap = c->cap ? 2 * c->cap : 16;
         k8s_job_class *nc = arena_calloc(c->a, c->cap, sizeof *nc);
         src_loc *nl = xrealloc(c->pc_ref_at, c->cap * sizeof *nl, "classes");
+        const char **np = xrealloc(c->pc_ref_path, c->cap * sizeof *np, "classes");
         if (w->n) {
             memcpy(nc, w->classes, w->n * sizeof *nc);
         }
         w->classes = nc;
         c->pc_ref_at = nl;
+        c->pc_ref_path = np;
     }
     k8s_job_class *k = &w->classes[w->n];
     memset(k, 0, sizeof *k);
     c->pc_ref_at[w->n] = (src_loc){0};
+    c->pc_ref_path[w->n] = NULL;
     const yaml_node_t *name = get(c, meta, "name");
     char p[PATH_LEN];
     snprintf(p, sizeof p, "%s.metadata.name", base);
@@ -221,13 +225,112 @@ static k8s_job_class *new_class(mctx *c, const yaml_node_t *meta, const char *ba
     return k;
 }
 
-/* The class's priority class (spec.priorityClassName of its pod spec). */
-static void note_priority(mctx *c, k8s_job_class *k, const yaml_node_t *podspec)
+/* The class's priority class (priorityClassName of its pod spec, at field path `path`). */
+static void note_priority(mctx *c, k8s_job_class *k, const yaml_node_t *podspec,
+                          const char *path)
 {
     const yaml_node_t *pc = get(c, podspec, "priorityClassName");
     if (scalar(pc)) {
         k->priority_class = arena_strdup(c->a, scalar(pc));
         c->pc_ref_at[c->out->n] = loc(c, pc);
+        char p[PATH_LEN + 32];
+        snprintf(p, sizeof p, "%s.priorityClassName", path);
+        c->pc_ref_path[c->out->n] = arena_strdup(c->a, p);
+    }
+}
+
+static const char *const effect_expect = "NoSchedule, PreferNoSchedule, NoExecute or empty";
+
+/* One toleration (mapping t at path p) into *out; false after reporting a malformed one. */
+static bool read_toleration(mctx *c, const yaml_node_t *t, const char *p, taint_toleration *out)
+{
+    char fp[PATH_LEN + 256];
+    if (!t || t->type != YAML_MAPPING_NODE) {
+        bad(c, t, p, "a toleration {key, operator, value, effect}", t);
+        return false;
+    }
+    const yaml_node_t *kn = get(c, t, "key"), *on = get(c, t, "operator");
+    const yaml_node_t *vn = get(c, t, "value"), *en = get(c, t, "effect");
+    const char *k = scalar(kn), *op = scalar(on), *v = scalar(vn), *e = scalar(en);
+    const yaml_node_t *fields[] = {kn, on, vn, en};
+    static const char *const names[] = {"key", "operator", "value", "effect"};
+    for (int i = 0; i < 4; i++) {
+        if (fields[i] && !scalar(fields[i])) {
+            snprintf(fp, sizeof fp, "%s.%s", p, names[i]);
+            bad(c, fields[i], fp, "a string", fields[i]);
+            return false;
+        }
+    }
+    taint_effect eff = TAINT_ANY;
+    bool exists = op && !strcmp(op, "Exists");
+    if (op && !exists && strcmp(op, "Equal")) {
+        snprintf(fp, sizeof fp, "%s.operator", p);
+        bad(c, on, fp, "Equal or Exists", on);
+        return false;
+    }
+    if (e && *e && !taint_effect_parse(e, &eff)) {
+        snprintf(fp, sizeof fp, "%s.effect", p);
+        bad(c, en, fp, effect_expect, en);
+        return false;
+    }
+    if ((!k || !*k) && !exists) {
+        snprintf(fp, sizeof fp, "%s.operator", p);
+        bad(c, on ? on : t, fp, "Exists with an empty key (it tolerates every taint), or a key",
+            on);
+        return false;
+    }
+    if (exists && v && *v) {
+        snprintf(fp, sizeof fp, "%s.value", p);
+        bad(c, vn, fp, "no value with operator Exists (it matches any value)", vn);
+        return false;
+    }
+    *out = (taint_toleration){arena_strdup(c->a, k ? k : ""), exists,
+                              arena_strdup(c->a, exists || !v ? "" : v), eff};
+    return true;
+}
+
+/* The pod spec's nodeSelector and tolerations (ps at field path `path`) into *out. */
+static void read_place(mctx *c, const yaml_node_t *ps, const char *path, taint_pod *out)
+{
+    *out = (taint_pod){0};
+    char p[PATH_LEN + 64];
+    const yaml_node_t *sel = get(c, ps, "nodeSelector");
+    snprintf(p, sizeof p, "%s.nodeSelector", path);
+    if (sel && sel->type != YAML_MAPPING_NODE) {
+        bad(c, sel, p, "a mapping of label keys to values", sel);
+    } else if (sel) {
+        size_t n = (size_t)(sel->data.mapping.pairs.top - sel->data.mapping.pairs.start);
+        taint_label *ls = arena_calloc(c->a, n + 1, sizeof *ls);
+        for (yaml_node_pair_t *pr = sel->data.mapping.pairs.start;
+             pr < sel->data.mapping.pairs.top; pr++) {
+            const char *k = scalar(node_of(c, pr->key)), *v = scalar(node_of(c, pr->value));
+            if (!k || !*k || !v) {
+                char lp[PATH_LEN + 128];
+                snprintf(lp, sizeof lp, "%s.%s", p, k ? k : "?");
+                bad(c, k ? node_of(c, pr->value) : node_of(c, pr->key), lp,
+                    "a label key and a string value", k ? node_of(c, pr->value) : NULL);
+                continue;
+            }
+            ls[out->n_selector++] =
+                (taint_label){arena_strdup(c->a, k), arena_strdup(c->a, v)};
+        }
+        out->selector = ls;
+    }
+    const yaml_node_t *tols = get(c, ps, "tolerations");
+    snprintf(p, sizeof p, "%s.tolerations", path);
+    if (tols && tols->type != YAML_SEQUENCE_NODE) {
+        bad(c, tols, p, "a list of tolerations", tols);
+    } else if (tols) {
+        size_t n = (size_t)(tols->data.sequence.items.top - tols->data.sequence.items.start);
+        taint_toleration *ts = arena_calloc(c->a, n + 1, sizeof *ts);
+        int i = 0;
+        for (yaml_node_item_t *it = tols->data.sequence.items.start;
+             it < tols->data.sequence.items.top; it++, i++) {
+            char tp[PATH_LEN + 96];
+            snprintf(tp, sizeof tp, "%s[%d]", p, i);
+            out->n_tolerations += read_toleration(c, node_of(c, *it), tp, &ts[out->n_tolerations]);
+        }
+        out->tolerations = ts;
     }
 }
 
@@ -272,6 +375,8 @@ static void read_pytorchjob(mctx *c, const yaml_node_t *obj, const char *base)
     podreq all = {0};
     uint64_t workers = 0;
     const yaml_node_t *first_spec = NULL;
+    char first_path[PATH_LEN + 128] = "";
+    const char *first_type = "";
     for (yaml_node_pair_t *pr = reps->data.mapping.pairs.start; pr < reps->data.mapping.pairs.top;
          pr++) {
         const char *type = scalar(node_of(c, pr->key));
@@ -296,7 +401,21 @@ static void read_pytorchjob(mctx *c, const yaml_node_t *obj, const char *base)
         snprintf(np, sizeof np, "%s.template.spec", rp);
         podreq q;
         read_podspec(c, ps, np, &q);
-        first_spec = first_spec ? first_spec : ps;
+        taint_pod pl;
+        read_place(c, ps, np, &pl);
+        if (!first_spec) {
+            first_spec = ps;
+            snprintf(first_path, sizeof first_path, "%s", np);
+            first_type = type;
+            k->place = pl;
+        } else if (!taint_pod_same(&pl, &k->place)) {
+            diag_error(c->d, loc(c, ps), np,
+                       "expected every replica with the same nodeSelector and tolerations (the "
+                       "workers of one job are placed alike), got other ones than %s's",
+                       first_type);
+            c->errors++;
+            continue;
+        }
         if (workers && (q.count != all.count ||
                         (q.resource && all.resource && strcmp(q.resource, all.resource)))) {
             bad(c, q.at ? q.at : ps, np,
@@ -314,7 +433,7 @@ static void read_pytorchjob(mctx *c, const yaml_node_t *obj, const char *base)
     const yaml_node_t *nproc = get(c, spec, "nprocPerNode");
     k->nproc = scalar(nproc) ? arena_strdup(c->a, scalar(nproc)) : NULL;
     k->workers = (uint32_t)(workers ? workers : 1);
-    note_priority(c, k, first_spec);
+    note_priority(c, k, first_spec, first_path);
     keep(c, k, &all, base, obj);
 }
 
@@ -340,7 +459,8 @@ static void read_job_or_pod(mctx *c, const yaml_node_t *obj, const char *base, b
     }
     podreq q;
     read_podspec(c, ps, p, &q);
-    note_priority(c, k, ps);
+    read_place(c, ps, p, &k->place);
+    note_priority(c, k, ps, p);
     keep(c, k, &q, base, obj);
 }
 
@@ -457,7 +577,7 @@ static void resolve_priorities(mctx *c)
         if (j < c->n_pc) {
             k->priority = c->pc_value[j];
         } else {
-            diag_error(c->d, c->pc_ref_at[i], "spec.priorityClassName",
+            diag_error(c->d, c->pc_ref_at[i], c->pc_ref_path[i],
                        "no PriorityClass of that name among the manifests; expected one defined "
                        "beside them (scheduling.k8s.io/v1, with its value), got '%s'",
                        k->priority_class);
@@ -474,6 +594,7 @@ static int finish(mctx *c)
     free(c->pc_name);
     free(c->pc_value);
     free(c->pc_ref_at);
+    free(c->pc_ref_path);
     return c->errors ? SIM_EINPUT : 0;
 }
 

@@ -16,9 +16,12 @@
  *   slicesim.io/count: 10                                  (jobs of the class; 0: to the horizon)
  *   slicesim.io/duration: 45m                              (run time of each job)
  *   slicesim.io/profile: resnet50-train                    (a workload profile of the library)
+ * A pod spec's nodeSelector and tolerations are kept (the scenario's policies evaluate them
+ * against the node groups' labels and taints).
  * Errors name FILE:LINE:COL and the document's field path (`doc[2].spec.pytorchReplicaSpecs.
  * Worker.replicas`): malformed YAML, an unknown kind or apiVersion, a bad quantity or
- * annotation, replicas asking for different GPUs, a priority class nobody defines.
+ * annotation, replicas asking for different GPUs or placed differently, a malformed
+ * nodeSelector or toleration, a priority class nobody defines.
  * Ownership: every string of a k8s_workload lives in the arena given to the loader.
  */
 #ifndef SIMPROJ_EXPERIMENTS_K8S_MANIFEST_H
@@ -27,6 +30,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "model/taint.h"
 #include "sim/arena.h"
 #include "sim/diag.h"
 
@@ -43,6 +47,8 @@ typedef struct k8s_job_class {
     const char *priority_class;                               /* spec.priorityClassName, or NULL */
     int32_t priority;                                         /* its value (0 without one) */
     const char *rate, *interval, *count, *duration, *profile; /* annotations, or NULL */
+    taint_pod place; /* the pod spec's nodeSelector and tolerations (a PyTorchJob: its first
+                      * replica's; they must agree) */
 } k8s_job_class;
 
 typedef struct k8s_workload {

@@ -26,6 +26,7 @@ typedef struct node_rec {
     k8s_group g;      /* its would-be group (name, nodes unset) */
     const cJSON *adv; /* status.allocatable */
     size_t group;     /* index into the groups once grouped */
+    uint32_t index;   /* its index within the group */
 } node_rec;
 
 typedef struct ctx {
@@ -334,7 +335,12 @@ static bool read_node(ctx *c, const cJSON *it, const char *base, node_rec *rec)
         const char *key = get_str(c, tn, tp, "key", true);
         const char *effect = get_str(c, tn, tp, "effect", true);
         const char *value = get_str(c, tn, tp, "value", false);
-        if (key && effect && strcmp(effect, "PreferNoSchedule")) { /* a preference binds nothing */
+        taint_effect e;
+        if (effect && !taint_effect_parse(effect, &e)) {
+            char ep[PATH_LEN + 96];
+            snprintf(ep, sizeof ep, "%s.effect", tp);
+            bad(c, ep, "NoSchedule, PreferNoSchedule or NoExecute", jsonrd_get(tn, "effect"), tn);
+        } else if (key && effect) {
             g->taints[g->n_taints++] =
                 (k8s_taint){keep(c, key), keep(c, value ? value : ""), keep(c, effect)};
         }
@@ -391,8 +397,27 @@ static void group_nodes(ctx *c)
             o->n_groups++;
         }
         k8s_group *grp = &o->groups[g];
+        c->nodes[i].index = (uint32_t)grp->n_nodes;
         grp->nodes[grp->n_nodes++] = c->nodes[i].name;
         c->nodes[i].group = g;
+    }
+    /* a group's labels: those of its first node that every node of it has, with that value */
+    for (size_t g = 0; g < o->n_groups; g++) {
+        const cJSON *l0 = c->nodes[first[g]].labels;
+        k8s_group *grp = &o->groups[g];
+        grp->labels = arena_calloc(c->a, (size_t)cJSON_GetArraySize(l0) + 1, sizeof *grp->labels);
+        for (const cJSON *l = l0 ? l0->child : NULL; l; l = l->next) {
+            bool all = cJSON_IsString(l);
+            for (size_t i = first[g] + 1; i < c->n_nodes && all; i++) {
+                const char *v = c->nodes[i].group == g ? str_at(c->nodes[i].labels, l->string)
+                                                       : l->valuestring;
+                all = v && !strcmp(v, l->valuestring);
+            }
+            if (all) {
+                grp->labels[grp->n_labels++] =
+                    (taint_label){keep(c, l->string), keep(c, l->valuestring)};
+            }
+        }
     }
     free(first);
     /* names: the GPU type in lower case and the GPUs per node; "-2", "-3" for groups alike */
@@ -420,16 +445,13 @@ static void group_nodes(ctx *c)
 
 /* ------------------------------------------------------------------ pods */
 
-static bool tolerates(const cJSON *tols, const k8s_taint *t)
+/* Does pod place p tolerate taint t of a node? */
+static bool tolerates(const taint_pod *p, const k8s_taint *t)
 {
-    for (const cJSON *x = tols ? tols->child : NULL; x; x = x->next) {
-        const char *key = str_at(x, "key"), *op = str_at(x, "operator");
-        const char *value = str_at(x, "value"), *effect = str_at(x, "effect");
-        bool exists = op && !strcmp(op, "Exists");
-        bool key_ok = (!key || !*key) ? exists : !strcmp(key, t->key);
-        bool value_ok = exists || !strcmp(value ? value : "", t->value);
-        bool effect_ok = !effect || !*effect || !strcmp(effect, t->effect);
-        if (key_ok && value_ok && effect_ok) {
+    taint_entry x = {t->key, t->value, TAINT_NO_SCHEDULE};
+    taint_effect_parse(t->effect, &x.effect);
+    for (size_t i = 0; i < p->n_tolerations; i++) {
+        if (taint_tolerates(&p->tolerations[i], &x)) {
             return true;
         }
     }
@@ -464,19 +486,17 @@ static bool expr_matches(const cJSON *e, const cJSON *labels)
     return false; /* Gt, Lt: refused when read (check_pod_selectors) */
 }
 
-/* May a pending pod (spec) use the nodes of record n? */
-static bool pod_fits_node(const cJSON *spec, const node_rec *n)
+/* May a pending pod (spec, its nodeSelector and tolerations p) use the nodes of record n? */
+static bool pod_fits_node(const cJSON *spec, const taint_pod *p, const node_rec *n)
 {
-    const cJSON *tols = jsonrd_get(spec, "tolerations");
     for (size_t i = 0; i < n->g.n_taints; i++) {
-        if (!tolerates(tols, &n->g.taints[i])) {
+        if (strcmp(n->g.taints[i].effect, "PreferNoSchedule") && !tolerates(p, &n->g.taints[i])) {
             return false;
         }
     }
-    const cJSON *sel = jsonrd_get(spec, "nodeSelector");
-    for (const cJSON *s = sel ? sel->child : NULL; s; s = s->next) {
-        const char *have = str_at(n->labels, s->string);
-        if (!have || !cJSON_IsString(s) || strcmp(have, s->valuestring)) {
+    for (size_t i = 0; i < p->n_selector; i++) {
+        const char *have = str_at(n->labels, p->selector[i].key);
+        if (!have || strcmp(have, p->selector[i].value)) {
             return false;
         }
     }
@@ -532,6 +552,79 @@ static void note_selectors(ctx *c, const cJSON *spec, const char *base)
             add_sel_key(c, key);
         }
     }
+}
+
+/* A pending pod's nodeSelector and tolerations into *p (arena), and their text into *key;
+ * false after reporting a malformed one. */
+static bool read_place(ctx *c, const cJSON *spec, const char *base, taint_pod *p,
+                       const char **key)
+{
+    char path[PATH_LEN + 96];
+    char text[2048];
+    size_t w = 0;
+    text[0] = 0;
+    *p = (taint_pod){0};
+    const cJSON *sel = jsonrd_get(spec, "nodeSelector");
+    taint_label *ls = arena_calloc(c->a, (size_t)cJSON_GetArraySize(sel) + 1, sizeof *ls);
+    for (const cJSON *x = cJSON_IsObject(sel) ? sel->child : NULL; x; x = x->next) {
+        if (!cJSON_IsString(x)) {
+            snprintf(path, sizeof path, "%s.spec.nodeSelector.%s", base, x->string);
+            bad(c, path, "a label value (a string)", x, sel);
+            return false;
+        }
+        ls[p->n_selector++] = (taint_label){keep(c, x->string), keep(c, x->valuestring)};
+        w += (size_t)snprintf(text + w, w < sizeof text ? sizeof text - w : 0, "s:%s=%s;",
+                              x->string, x->valuestring);
+        w = w < sizeof text ? w : sizeof text - 1;
+    }
+    p->selector = ls;
+    const cJSON *tols = jsonrd_get(spec, "tolerations");
+    if (tols && !cJSON_IsArray(tols)) {
+        snprintf(path, sizeof path, "%s.spec.tolerations", base);
+        bad(c, path, "an array of tolerations", tols, spec);
+        return false;
+    }
+    taint_toleration *ts = arena_calloc(c->a, (size_t)cJSON_GetArraySize(tols) + 1, sizeof *ts);
+    int i = 0;
+    for (const cJSON *x = tols ? tols->child : NULL; x; x = x->next, i++) {
+        char tp[PATH_LEN + 64];
+        snprintf(tp, sizeof tp, "%s.spec.tolerations[%d]", base, i);
+        const char *k = get_str(c, x, tp, "key", false), *op = get_str(c, x, tp, "operator", false);
+        const char *v = get_str(c, x, tp, "value", false), *e = get_str(c, x, tp, "effect", false);
+        taint_effect eff = TAINT_ANY;
+        if (op && strcmp(op, "Equal") && strcmp(op, "Exists")) {
+            snprintf(path, sizeof path, "%s.operator", tp);
+            bad(c, path, "Equal or Exists", jsonrd_get(x, "operator"), x);
+            return false;
+        }
+        if (e && *e && !taint_effect_parse(e, &eff)) {
+            snprintf(path, sizeof path, "%s.effect", tp);
+            bad(c, path, "NoSchedule, PreferNoSchedule, NoExecute or empty (every effect)",
+                jsonrd_get(x, "effect"), x);
+            return false;
+        }
+        bool exists = op && !strcmp(op, "Exists");
+        if ((!k || !*k) && !exists) {
+            snprintf(path, sizeof path, "%s.operator", tp);
+            bad(c, path, "Exists with an empty key (it tolerates every taint), or a key",
+                jsonrd_get(x, "operator") ? jsonrd_get(x, "operator") : x, x);
+            return false;
+        }
+        if (exists && v && *v) {
+            snprintf(path, sizeof path, "%s.value", tp);
+            bad(c, path, "no value with operator Exists (it matches any value)",
+                jsonrd_get(x, "value"), x);
+            return false;
+        }
+        ts[p->n_tolerations++] = (taint_toleration){keep(c, k ? k : ""), exists,
+                                                    keep(c, exists || !v ? "" : v), eff};
+        w += (size_t)snprintf(text + w, w < sizeof text ? sizeof text - w : 0, "t:%s|%d|%s|%d;",
+                              k ? k : "", exists, v ? v : "", (int)eff);
+        w = w < sizeof text ? w : sizeof text - 1;
+    }
+    p->tolerations = ts;
+    *key = arena_strdup(c->a, text);
+    return true;
 }
 
 /* Sum of the containers' requests (limits where a request is absent) of resource `name`... per
@@ -617,7 +710,7 @@ static void list_advertised(const ctx *c, char *out, size_t n)
     }
 }
 
-static void add_pod(ctx *c, const k8s_pod_class *key, const char *who)
+static void add_pod(ctx *c, const k8s_pod_class *key, const char *who, uint32_t node_index)
 {
     k8s_snapshot *o = c->out;
     size_t i = 0;
@@ -626,18 +719,28 @@ static void add_pod(ctx *c, const k8s_pod_class *key, const char *who)
         if (k->running == key->running && !strcmp(k->resource, key->resource) &&
             k->count == key->count && k->priority == key->priority &&
             same_str(k->priority_class, key->priority_class) && k->cpu_milli == key->cpu_milli &&
-            k->mem_bytes == key->mem_bytes && !strcmp(k->groups, key->groups)) {
+            k->mem_bytes == key->mem_bytes && same_str(k->groups, key->groups) &&
+            same_str(k->place_key, key->place_key)) {
             break;
         }
     }
     if (i == o->n_classes) {
         o->classes[o->n_classes++] = *key;
         o->classes[i].pods = NULL;
+        o->classes[i].node_index = NULL;
     }
     k8s_pod_class *k = &o->classes[i];
     const char **pods = arena_calloc(c->a, k->n_pods + 1, sizeof *pods);
     if (k->n_pods) {
         memcpy(pods, k->pods, k->n_pods * sizeof *pods);
+    }
+    if (k->running) { /* each pod's node, in pod order */
+        uint32_t *ix = arena_calloc(c->a, k->n_pods + 1, sizeof *ix);
+        if (k->n_pods) {
+            memcpy(ix, k->node_index, k->n_pods * sizeof *ix);
+        }
+        ix[k->n_pods] = node_index;
+        k->node_index = ix;
     }
     pods[k->n_pods++] = arena_strdup(c->a, who);
     k->pods = pods;
@@ -694,18 +797,23 @@ static void read_pod(ctx *c, const cJSON *it, const char *base)
     snprintf(p, sizeof p, "%s.spec", base);
     k.priority_class = get_str(c, spec, p, "priorityClassName", false);
     const char *node = get_str(c, spec, p, "nodeName", false);
+    if (!node && !read_place(c, spec, base, &k.place, &k.place_key)) {
+        return;
+    }
     char groups[2048];
     size_t w = 0;
     groups[0] = 0;
     bool *allowed = xcalloc(c->out->n_groups ? c->out->n_groups : 1, sizeof *allowed, "groups");
     bool found_node = false;
+    uint32_t node_index = 0;
     for (size_t i = 0; i < c->n_nodes; i++) {
         const node_rec *n = &c->nodes[i];
         if (node) {
             if (!strcmp(n->name, node)) {
                 allowed[n->group] = found_node = true;
+                node_index = n->index;
             }
-        } else if (pod_fits_node(spec, n) && node_advertises(n, q.resource)) {
+        } else if (pod_fits_node(spec, &k.place, n) && node_advertises(n, q.resource)) {
             allowed[n->group] = true;
         }
     }
@@ -736,12 +844,15 @@ static void read_pod(ctx *c, const cJSON *it, const char *base)
         c->r.errors++;
         return;
     }
-    k.groups = arena_strdup(c->a, groups);
+    /* a bound pod: its node's group; a pending one: the groups only where its required node
+     * affinity (which the scenario cannot state) narrows them */
+    const cJSON *terms = affinity_terms(spec);
+    k.groups = node || (terms && terms->child) ? arena_strdup(c->a, groups) : NULL;
     k.resource = keep(c, k.resource);
     k.priority_class = keep(c, k.priority_class);
     char who[PATH_LEN];
     snprintf(who, sizeof who, "%s/%s", ns ? ns : "default", name ? name : "?");
-    add_pod(c, &k, who);
+    add_pod(c, &k, who, node_index);
 }
 
 /* ------------------------------------------------------------------ the document */

@@ -10,15 +10,18 @@
  *    node with neither is a CPU node and is left out (counted). Identical nodes form one group:
  *    same GPU type and count, MIG config and strategy, sharing, CPU and memory, taints, and the
  *    same values of every label some pod's nodeSelector or required node affinity names.
+ *    A group keeps every taint (each effect) and the labels all its nodes share.
  *  - Pods: those Running or Pending that request an nvidia.com/ resource (the sum over their
  *    containers of requests, or of limits where a request is absent); others are counted and
- *    left out. A pod's priority (spec.priority) is kept; where it may run is resolved here into
- *    the groups it may use: a bound pod (spec.nodeName) its node's group; a pending one every
- *    group whose NoSchedule/NoExecute taints it tolerates, whose labels match its nodeSelector
- *    and its required node affinity (In, NotIn, Exists, DoesNotExist). A pod asking for a
- *    resource no node advertises, or that may run nowhere, is an error.
- *  Pods alike in all of that (phase, group set, resource and count, priority, CPU, memory) form
- *  one class.
+ *    left out. A pod's priority (spec.priority) is kept. A bound pod (spec.nodeName) keeps its
+ *    node: its group and its index there. A pending one keeps its nodeSelector and tolerations
+ *    (the scenario's policies evaluate them); its required node affinity (In, NotIn, Exists,
+ *    DoesNotExist), which the scenario cannot state, is resolved here into the groups it admits.
+ *    A pod asking for a resource no node advertises, or that no node admits (its taints,
+ *    nodeSelector and affinity), is an error, as is a toleration with an unknown operator or
+ *    effect, an empty key with Equal, or a value with Exists.
+ *  Pods alike in all of that (phase, group, resource and count, priority, CPU, memory,
+ *  nodeSelector and tolerations) form one class.
  * Errors name FILE:LINE:COL and the JSON path (items[3].metadata.labels.nvidia.com/gpu.count),
  * with what was expected; all are reported (up to the diag cap).
  * Ownership: every string and array of a k8s_snapshot lives in the arena passed to the loader.
@@ -31,6 +34,7 @@
 #include <stdint.h>
 
 #include "model/catalog.h"
+#include "model/taint.h"
 #include "sim/arena.h"
 #include "sim/diag.h"
 
@@ -58,7 +62,9 @@ typedef struct k8s_group {
     uint64_t cpu_milli;     /* allocatable CPU */
     uint64_t mem_bytes;     /* allocatable memory */
     size_t n_taints;
-    k8s_taint *taints;
+    k8s_taint *taints;      /* every effect: NoSchedule, PreferNoSchedule, NoExecute */
+    size_t n_labels;        /* labels every node of the group has, with the same value */
+    taint_label *labels;
     size_t n_nodes;
     const char **nodes; /* node names, in snapshot order */
 } k8s_group;
@@ -71,9 +77,14 @@ typedef struct k8s_pod_class {
     int32_t priority;     /* spec.priority (0 when absent) */
     const char *priority_class; /* spec.priorityClassName, or NULL */
     uint64_t cpu_milli, mem_bytes; /* requests per pod (0: none) */
-    const char *groups;   /* names of the groups it may use, '|'-separated */
+    const char *groups;   /* running: its node's group; pending: with required node affinity,
+                           * the groups it admits ('|'-separated), else NULL (its selector and
+                           * tolerations say where it may run) */
+    taint_pod place;      /* pending: its nodeSelector and tolerations; running: none */
+    const char *place_key; /* place as text (classes differ when it differs) */
     size_t n_pods;
     const char **pods; /* namespace/name of each, in snapshot order */
+    uint32_t *node_index; /* running: each pod's node (index within its group), else NULL */
 } k8s_pod_class;
 
 typedef struct k8s_snapshot {

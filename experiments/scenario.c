@@ -249,6 +249,82 @@ bool scenario__parse_sharing(cfg_walker *w, yaml_node_t *node, const char *path,
     return ok;
 }
 
+/* ---- Kubernetes labels, taints and tolerations (model/taint.h) ----------------------------- */
+
+#define LABELS_EXPECT "a mapping of label keys to values like {nvidia.com/gpu.product: A100}"
+
+/* `labels: {key: value, ...}` (and `node_selector:`) -> scenario_labels, keys unique. */
+static bool parse_labels(cfg_walker *w, yaml_node_t *node, const char *path, const cfg_field *f,
+                         void *dst)
+{
+    (void)f;
+    scenario_labels *l = dst;
+    if (!cfg_visit(w, node, path)) {
+        return false;
+    }
+    if (node->type != YAML_MAPPING_NODE) {
+        cfg_error(w, node, path, "wrong type; expected %s, got %s", LABELS_EXPECT,
+                  yamlx_kind(node));
+        return false;
+    }
+    size_t n = (size_t)(node->data.mapping.pairs.top - node->data.mapping.pairs.start);
+    taint_label *items = arena_calloc(w->arena, n ? n : 1, sizeof *items);
+    l->items = items;
+    l->at = cfg_loc(w, node);
+    bool ok = true;
+    for (size_t i = 0; i < n; i++) {
+        yaml_node_t *k = yamlx_node(w->doc, node->data.mapping.pairs.start[i].key);
+        yaml_node_t *v = yamlx_node(w->doc, node->data.mapping.pairs.start[i].value);
+        const char *ks = yamlx_scalar(k), *vs = yamlx_scalar(v);
+        char lpath[PATH_LEN];
+        cfg_path_key(lpath, sizeof lpath, path, ks ? ks : "?");
+        if (!ks || !*ks || !vs) {
+            cfg_error(w, ks && *ks ? v : k, lpath,
+                      "wrong type; expected a label key and a scalar value, got %s",
+                      ks && *ks ? yamlx_kind(v) : ks ? "an empty key" : yamlx_kind(k));
+            ok = false;
+            continue;
+        }
+        for (size_t j = 0; j < l->n; j++) {
+            if (!strcmp(l->items[j].key, ks)) {
+                cfg_error(w, k, lpath, "duplicate label; expected each key once, got '%s'", ks);
+                ok = false;
+            }
+        }
+        items[l->n++] = (taint_label){arena_strdup(w->arena, ks), arena_strdup(w->arena, vs)};
+    }
+    return ok;
+}
+
+static const char *const taint_effect_names[] = {"NoSchedule", "PreferNoSchedule", "NoExecute",
+                                                 NULL};
+/* a toleration's effect: "" (every effect) then the three, so the index is a taint_effect */
+static const char *const toleration_effect_names[] = {"", "NoSchedule", "PreferNoSchedule",
+                                                      "NoExecute", NULL};
+static const char *const toleration_op_names[] = {"Equal", "Exists", NULL};
+
+static const cfg_field taint_fields[] = {
+    CFG_SELF(scenario_taint, at),
+    {"key", CFG_STRING, .required = true, .off = offsetof(scenario_taint, key)},
+    {"value", CFG_STRING, .dflt = "", .off = offsetof(scenario_taint, value)},
+    {"effect", CFG_ENUM, .required = true, .names = taint_effect_names,
+     .off = offsetof(scenario_taint, effect)},
+    {0},
+};
+
+static const cfg_field toleration_fields[] = {
+    CFG_SELF(scenario_toleration, at),
+    {"key", CFG_STRING, .dflt = "", .off = offsetof(scenario_toleration, key),
+     CFG_LOC(scenario_toleration, key_at)},
+    {"operator", CFG_ENUM, .dflt = "Equal", .names = toleration_op_names,
+     .off = offsetof(scenario_toleration, op)},
+    {"value", CFG_STRING, .dflt = "", .off = offsetof(scenario_toleration, value),
+     CFG_LOC(scenario_toleration, value_at)},
+    {"effect", CFG_ENUM, .dflt = "", .names = toleration_effect_names,
+     .off = offsetof(scenario_toleration, effect)},
+    {0},
+};
+
 /* ---- cluster ------------------------------------------------------------------------------- */
 
 static const cfg_field group_fields[] = {
@@ -270,6 +346,10 @@ static const cfg_field group_fields[] = {
      .expect = "a name for job classes' nodes constraints", CFG_LOC(scenario_node_group, label_at)},
     {"cpu_milli", CFG_U64, CFG_MAX(1e9), .off = offsetof(scenario_node_group, cpu_milli)},
     {"host_memory", CFG_BYTES, .off = offsetof(scenario_node_group, host_mem_bytes)},
+    {"labels", CFG_CUSTOM, .parse = parse_labels, .expect = LABELS_EXPECT,
+     .off = offsetof(scenario_node_group, labels)},
+    {"taints", CFG_SEQ, CFG_MAX(64),
+     CFG_SEQ_OF(scenario_node_group, taints, n_taints, scenario_taint, taint_fields)},
     {0},
 };
 
@@ -499,6 +579,39 @@ static bool parse_nodes(cfg_walker *w, yaml_node_t *node, const char *path, cons
     return true;
 }
 
+#define NODE_INDEX_EXPECT "a list of node indices within the group `nodes` names, like [0, 0, 3]"
+
+/* `node_index: [i, ...]` -> n_node_index and node_index (dst is &n_node_index; the array follows
+ * it in scenario_job_class). */
+static bool parse_node_index(cfg_walker *w, yaml_node_t *node, const char *path,
+                             const cfg_field *f, void *dst)
+{
+    (void)f;
+    scenario_job_class *j = (scenario_job_class *)((char *)dst -
+                                                   offsetof(scenario_job_class, n_node_index));
+    if (!cfg_visit(w, node, path)) {
+        return false;
+    }
+    if (node->type != YAML_SEQUENCE_NODE ||
+        node->data.sequence.items.top == node->data.sequence.items.start) {
+        cfg_error(w, node, path, "wrong type; expected %s, got %s", NODE_INDEX_EXPECT,
+                  yamlx_kind(node));
+        return false;
+    }
+    size_t n = (size_t)(node->data.sequence.items.top - node->data.sequence.items.start);
+    j->node_index = arena_calloc(w->arena, n, sizeof *j->node_index);
+    static const cfg_field item = {"node_index", CFG_U32, CFG_MAX(99999), .off = 0};
+    bool ok = true;
+    for (size_t i = 0; i < n; i++) {
+        char ipath[PATH_LEN];
+        cfg_path_index(ipath, sizeof ipath, path, i);
+        ok &= cfg_walk_field(w, yamlx_node(w->doc, node->data.sequence.items.start[i]), ipath,
+                             &item, &j->node_index[i]);
+    }
+    j->n_node_index = n;
+    return ok;
+}
+
 static const cfg_field job_fields[] = {
     CFG_SELF(scenario_job_class, at),
     {"name", CFG_STRING, .required = true, .off = offsetof(scenario_job_class, name)},
@@ -534,6 +647,13 @@ static const cfg_field job_fields[] = {
      .off = offsetof(scenario_job_class, nodes), CFG_LOC(scenario_job_class, nodes_at)},
     {"cpu_milli", CFG_U64, CFG_MAX(4e9), .off = offsetof(scenario_job_class, cpu_milli)},
     {"host_memory", CFG_BYTES, .off = offsetof(scenario_job_class, host_mem_bytes)},
+    {"node_selector", CFG_CUSTOM, .parse = parse_labels, .expect = LABELS_EXPECT,
+     .off = offsetof(scenario_job_class, node_selector)},
+    {"tolerations", CFG_SEQ, CFG_MAX(64),
+     CFG_SEQ_OF(scenario_job_class, tolerations, n_tolerations, scenario_toleration,
+                toleration_fields)},
+    {"node_index", CFG_CUSTOM, .parse = parse_node_index, .expect = NODE_INDEX_EXPECT,
+     .off = offsetof(scenario_job_class, n_node_index), CFG_LOC(scenario_job_class, node_index_at)},
     {0},
 };
 
@@ -1236,6 +1356,128 @@ static void check_nodes(load_ctx *c, const scenario_job_class *j, const char *jp
     }
 }
 
+bool scenario_group_named(const scenario_node_group *g, const char *nodes)
+{
+    const char *name = g->label ? g->label : g->gpu;
+    for (const char *p = nodes; p && *p;) {
+        size_t n = strcspn(p, "|");
+        if (name && strlen(name) == n && !strncmp(name, p, n)) {
+            return true;
+        }
+        p += n + (p[n] == '|');
+    }
+    return !nodes;
+}
+
+/* An absent string of a taint or toleration is the empty one. */
+static const char *str0(const char *s)
+{
+    return s ? s : "";
+}
+
+/* The group's labels and taints as model/taint.h sees them (arrays from the arena). */
+void scenario_group_meta(const scenario_node_group *g, arena *a, taint_node *out)
+{
+    taint_entry *t = arena_calloc(a, g->n_taints ? g->n_taints : 1, sizeof *t);
+    for (size_t i = 0; i < g->n_taints; i++) {
+        t[i] = (taint_entry){str0(g->taints[i].key), str0(g->taints[i].value),
+                             (taint_effect)(g->taints[i].effect + TAINT_NO_SCHEDULE)};
+    }
+    *out = (taint_node){g->labels.n, g->labels.items, g->n_taints, t};
+}
+
+void scenario_class_place(const scenario_job_class *j, arena *a, taint_pod *out)
+{
+    taint_toleration *t = arena_calloc(a, j->n_tolerations ? j->n_tolerations : 1, sizeof *t);
+    for (size_t i = 0; i < j->n_tolerations; i++) {
+        const scenario_toleration *x = &j->tolerations[i];
+        t[i] = (taint_toleration){str0(x->key), x->op == 1, str0(x->value),
+                                  (taint_effect)x->effect};
+    }
+    *out = (taint_pod){j->node_selector.n, j->node_selector.items, j->n_tolerations, t};
+}
+
+/* A class's tolerations are well formed, its node_index fits its one group, and some group of
+ * its `nodes` admits it (its nodeSelector and tolerations against the groups' labels and
+ * NoSchedule/NoExecute taints): else no job of it could ever start. */
+static void check_place(load_ctx *c, const scenario_job_class *j, const char *jpath)
+{
+    char path[PATH_LEN];
+    for (size_t i = 0; i < j->n_tolerations; i++) {
+        const scenario_toleration *t = &j->tolerations[i];
+        char tp[PATH_LEN];
+        cfg_path_key(tp, sizeof tp, jpath, "tolerations");
+        cfg_path_index(path, sizeof path, tp, i);
+        if (!str0(t->key)[0] && t->op == 0) {
+            char kp[PATH_LEN];
+            cfg_path_key(kp, sizeof kp, path, "operator");
+            diag_error(c->d, t->at, kp,
+                       "an empty key tolerates every taint only with operator Exists; expected "
+                       "operator: Exists, or a key, got operator Equal");
+        } else if (t->op == 1 && str0(t->value)[0]) {
+            char vp[PATH_LEN];
+            cfg_path_key(vp, sizeof vp, path, "value");
+            diag_error(c->d, t->value_at, vp,
+                       "a toleration with operator Exists matches any value; expected no value, "
+                       "got '%s'",
+                       str0(t->value));
+        }
+    }
+    const scenario_cluster *cl = &c->spec->cluster;
+    if (j->n_node_index) {
+        cfg_path_key(path, sizeof path, jpath, "node_index");
+        size_t n_named = 0, gi = 0;
+        for (size_t g = 0; g < cl->n_groups; g++) {
+            if (j->nodes && scenario_group_named(&cl->groups[g], j->nodes)) {
+                n_named++;
+                gi = g;
+            }
+        }
+        if (n_named != 1) {
+            diag_error(c->d, j->node_index_at, path,
+                       "needs the one group its nodes are in; expected `nodes` naming exactly "
+                       "one node group, got %zu",
+                       n_named);
+        } else if (j->count != j->n_node_index) {
+            diag_error(c->d, j->node_index_at, path,
+                       "one node per job; expected %zu entries (count: %zu), got %zu",
+                       (size_t)j->count, (size_t)j->count, j->n_node_index);
+        } else {
+            for (size_t i = 0; i < j->n_node_index; i++) {
+                if (j->node_index[i] >= cl->groups[gi].count) {
+                    diag_error(c->d, j->node_index_at, path,
+                               "entry %zu is past the group; expected a node index below %u "
+                               "(group %s has %u nodes), got %u",
+                               i, cl->groups[gi].count, cl->groups[gi].name,
+                               cl->groups[gi].count, j->node_index[i]);
+                    break;
+                }
+            }
+        }
+    }
+    if (cfg_present(cl->trace.at) || diag_error_count(c->d) > 0 || j->n_node_index) {
+        /* traced groups come later; an error before (a bad taint) would mislead; pinned jobs
+         * go to their nodes whatever these say */
+        return;
+    }
+    taint_pod p;
+    scenario_class_place(j, c->a, &p);
+    for (size_t g = 0; g < cl->n_groups; g++) {
+        taint_node m;
+        scenario_group_meta(&cl->groups[g], c->a, &m);
+        if (scenario_group_named(&cl->groups[g], j->nodes) && taint_admits(&m, &p)) {
+            return;
+        }
+    }
+    const char *key = j->node_selector.n ? "node_selector" : "tolerations";
+    cfg_path_key(path, sizeof path, jpath, key);
+    diag_error(c->d, j->node_selector.n ? j->node_selector.at : j->at, path,
+               "no node group admits the class; expected a group%s whose labels match its "
+               "node_selector and whose NoSchedule/NoExecute taints its tolerations tolerate, "
+               "got none of %zu",
+               j->nodes ? " of its nodes" : "", cl->n_groups);
+}
+
 static void check_spec(load_ctx *c)
 {
     check_name(c);
@@ -1255,6 +1497,7 @@ static void check_spec(load_ctx *c)
         check_arrivals(c, &s->workload.jobs[i], jpath);
         check_work(c, &s->workload.jobs[i], jpath);
         check_nodes(c, &s->workload.jobs[i], jpath);
+        check_place(c, &s->workload.jobs[i], jpath);
     }
 }
 

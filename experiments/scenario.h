@@ -32,6 +32,7 @@
 #include "experiments/yamlx.h"
 #include "model/calapply.h"
 #include "model/catalog.h"
+#include "model/taint.h"
 #include "sim/arena.h"
 #include "sim/diag.h"
 #include "workloads/trace.h"
@@ -104,6 +105,29 @@ typedef struct scenario_sharing {
     src_loc at, sharing_file_at;
 } scenario_sharing;
 
+/* A mapping of Kubernetes labels (`labels:` of a node group, `node_selector:` of a job class),
+ * in file order. */
+typedef struct scenario_labels {
+    size_t n;
+    const taint_label *items; /* n entries, arena */
+    src_loc at;         /* of the mapping; 0 when absent */
+} scenario_labels;
+
+/* One `taints:` entry of a node group (a node's spec.taints). */
+typedef struct scenario_taint {
+    const char *key, *value; /* value "" when absent */
+    int effect;              /* index into NoSchedule, PreferNoSchedule, NoExecute */
+    src_loc at;
+} scenario_taint;
+
+/* One `tolerations:` entry of a job class (a pod's spec.tolerations). */
+typedef struct scenario_toleration {
+    const char *key, *value; /* "" when absent */
+    int op;                  /* 0 Equal, 1 Exists */
+    int effect;              /* taint_effect: 0 (absent or "") every effect */
+    src_loc at, key_at, value_at;
+} scenario_toleration;
+
 /* `count` identical nodes named NAME-0 .. NAME-(count-1). */
 typedef struct scenario_node_group {
     const char *name;
@@ -120,6 +144,9 @@ typedef struct scenario_node_group {
     const char *label;       /* the name a job class's `nodes` constraint gives these nodes
                               * (`label:`; the snapshot importer writes the group's name), or
                               * NULL: they are named by their GPU type */
+    scenario_labels labels;  /* Kubernetes labels of every node (`labels:`), for nodeSelectors */
+    size_t n_taints;         /* `taints:` of every node (model/taint.h) */
+    scenario_taint *taints;
     src_loc at, gpu_at, topology_at, label_at;
 } scenario_node_group;
 
@@ -222,7 +249,14 @@ typedef struct scenario_job_class {
                                  * job_pod.gpu_spec; NULL = any node */
     uint64_t cpu_milli;         /* CPU each worker requests, milli-cores; 0 = not stated */
     uint64_t host_mem_bytes;    /* host memory each worker requests; 0 = not stated */
-    src_loc nodes_at;
+    scenario_labels node_selector; /* labels a node must have (`node_selector:`) */
+    size_t n_tolerations;          /* `tolerations:` (model/taint.h) */
+    scenario_toleration *tolerations;
+    size_t n_node_index;        /* `node_index: [i, ...]`: the node (index within the one group
+                                 * `nodes` names) of each job, in arrival order: a snapshot's
+                                 * running pods on their spec.nodeName; 0 = not stated */
+    uint32_t *node_index;
+    src_loc nodes_at, node_index_at;
     src_loc at, rate_at, interval_at, profile_at, duration_at, workers_at, per_gpu_at,
         samples_at, batch_at, priority_at, duration_on_at;
 } scenario_job_class;
@@ -436,5 +470,14 @@ trace_src scenario_service_trace_source(const scenario_spec *s, size_t i);
 /* Totals over the cluster: nodes and GPUs. */
 uint64_t scenario_node_count(const scenario_spec *s);
 uint64_t scenario_gpu_count(const scenario_spec *s);
+
+/* Node group g's labels and taints, and job class j's nodeSelector and tolerations, as
+ * model/taint.h sees them (borrowing the spec's strings; arrays allocated from a). */
+void scenario_group_meta(const scenario_node_group *g, arena *a, taint_node *out);
+void scenario_class_place(const scenario_job_class *j, arena *a, taint_pod *out);
+
+/* Does group g match an entry of a class's `nodes` (its label, or without one its GPU type;
+ * '|'-separated)? NULL matches every group. */
+bool scenario_group_named(const scenario_node_group *g, const char *nodes);
 
 #endif

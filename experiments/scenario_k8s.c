@@ -46,7 +46,17 @@ static scenario_node_group group_of(load_ctx *c, const k8s_group *g)
         sh.rules = arena_calloc(c->a, 1, sizeof *sh.rules);
         sh.rules[0] = (scenario_replica_rule){NULL, g->replicas, sn->at};
     }
+    scenario_taint *taints = arena_calloc(c->a, g->n_taints + 1, sizeof *taints);
+    for (size_t i = 0; i < g->n_taints; i++) {
+        taint_effect e = TAINT_NO_SCHEDULE;
+        taint_effect_parse(g->taints[i].effect, &e);
+        taints[i] = (scenario_taint){g->taints[i].key, g->taints[i].value,
+                                     (int)e - TAINT_NO_SCHEDULE, sn->at};
+    }
     return (scenario_node_group){.name = g->name,
+                                 .labels = {g->n_labels, g->labels, sn->at},
+                                 .n_taints = g->n_taints,
+                                 .taints = taints,
                                  .count = (uint32_t)g->n_nodes,
                                  .gpu = g->gpu,
                                  .gpus_per_node = g->gpus_per_node,
@@ -67,7 +77,25 @@ static scenario_job_class class_of(load_ctx *c, const k8s_snapshot *snap, const 
     char name[64];
     snprintf(name, sizeof name, "snapshot-%s-%d", k->running ? "running" : "pending", serial);
     int64_t dur = sn->duration_ns ? sn->duration_ns : c->spec->horizon_ns;
+    const taint_pod *pl = &k->place;
+    scenario_toleration *tols = arena_calloc(c->a, pl->n_tolerations + 1, sizeof *tols);
+    for (size_t i = 0; i < pl->n_tolerations; i++) {
+        const taint_toleration *t = &pl->tolerations[i];
+        tols[i] = (scenario_toleration){.key = t->key,
+                                        .value = t->value,
+                                        .op = t->exists,
+                                        .effect = (int)t->effect,
+                                        .at = sn->at,
+                                        .key_at = sn->at,
+                                        .value_at = sn->at};
+    }
     return (scenario_job_class){
+        .node_selector = {pl->n_selector, pl->selector, sn->at},
+        .n_tolerations = pl->n_tolerations,
+        .tolerations = tols,
+        .n_node_index = k->node_index ? k->n_pods : 0,
+        .node_index = k->node_index,
+        .node_index_at = sn->at,
         .name = arena_strdup(c->a, name),
         .arrival = SCN_ARRIVAL_FIXED,
         .interval_ns = 1000000, /* one a millisecond, as import cluster writes them */

@@ -13,6 +13,7 @@
 struct cluster {
     uint32_t n_nodes, n_gpus, n_devs, n_res;
     char **node_names;
+    const taint_node **node_meta; /* per node, borrowed (cluster_node_cfg.meta) */
     dev_id *node_first; /* n_nodes + 1: devices of node n are node_first[n] .. [n+1]-1 */
     cluster_gpu *gpus;
     cluster_device *devs;
@@ -257,6 +258,7 @@ int cluster_create(const cluster_cfg *cfg, cluster **out, char *why, size_t why_
     }
     c->n_nodes = cfg->n_nodes;
     c->node_names = xcalloc(cfg->n_nodes, sizeof(char *), "node names");
+    c->node_meta = xcalloc(cfg->n_nodes, sizeof *c->node_meta, "node labels");
     c->node_first = xcalloc(cfg->n_nodes + 1, sizeof(dev_id), "node devices");
     c->node_first_gpu = xcalloc(cfg->n_nodes + 1, sizeof(gpu_id), "node gpus");
     c->cpu_cap = xcalloc(cfg->n_nodes, sizeof(uint64_t), "node cpu");
@@ -269,6 +271,7 @@ int cluster_create(const cluster_cfg *cfg, cluster **out, char *why, size_t why_
     for (node_id n = 0; n < cfg->n_nodes; n++) {
         const cluster_node_cfg *nc = &cfg->nodes[n];
         c->node_names[n] = xstrdup(nc->name, "node name");
+        c->node_meta[n] = nc->meta;
         c->node_first[n] = c->n_devs;
         c->node_first_gpu[n] = c->n_gpus;
         c->cpu_cap[n] = nc->cpu_milli;
@@ -346,6 +349,7 @@ void cluster_destroy(cluster *c)
     free(c->mem_used);
     free(c->node_ver);
     free(c->node_names);
+    free(c->node_meta);
     free(c->node_first);
     free(c->gpu_busy_devs);
     free(c->res_used);
@@ -383,6 +387,12 @@ void cluster_node_devices(const cluster *c, node_id n, dev_id *first, uint32_t *
     SIM_ASSERT(n < c->n_nodes);
     *first = c->node_first[n];
     *count = c->node_first[n + 1] - c->node_first[n];
+}
+
+const taint_node *cluster_node_meta(const cluster *c, node_id n)
+{
+    SIM_ASSERT(n < c->n_nodes);
+    return c->node_meta[n];
 }
 
 const char *cluster_node_name(const cluster *c, node_id n)

@@ -45,6 +45,7 @@
 
 #include "model/catalog.h"
 #include "model/ids.h"
+#include "model/taint.h"
 
 #define CLUSTER_RES_GPU "nvidia.com/gpu"
 #define CLUSTER_RES_MIG_PREFIX "nvidia.com/mig-"
@@ -98,6 +99,8 @@ typedef struct cluster_node_cfg {
     const cluster_gpu_cfg *gpus; /* n_gpus entries; borrowed during cluster_create */
     uint64_t cpu_milli;          /* CPU capacity, milli-cores; 0 = not modelled (unlimited) */
     uint64_t host_mem_bytes;     /* host memory capacity, bytes; 0 = not modelled (unlimited) */
+    const taint_node *meta;      /* labels and taints (model/taint.h), or NULL: none; borrowed
+                                  * for the cluster's life */
 } cluster_node_cfg;
 
 typedef struct cluster_cfg {
@@ -160,6 +163,8 @@ uint32_t cluster_n_resources(const cluster *c);
 
 /* Devices of node n: ids first .. first + count - 1 (devices are node-major). */
 void cluster_node_devices(const cluster *c, node_id n, dev_id *first, uint32_t *count);
+/* Labels and taints of node n (cluster_node_cfg.meta, borrowed), or NULL. */
+const taint_node *cluster_node_meta(const cluster *c, node_id n);
 /* Node name (copied at create). */
 const char *cluster_node_name(const cluster *c, node_id n);
 /* GPU and device by id (id < count). */

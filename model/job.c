@@ -73,6 +73,14 @@ bool job_any_slice(const job_spec *s)
     return s->req.resource && !strcmp(s->req.resource, JOB_RES_MIG_ANY);
 }
 
+bool job_pod_admits(const job_pod *p, node_id n, const taint_node *meta)
+{
+    if (p->node_pin) { /* spec.nodeName bypasses the scheduler: its node, whatever its taints */
+        return n == p->node_pin - 1;
+    }
+    return (!meta && !p->place) || taint_admits(meta, p->place);
+}
+
 void job_submit_early(job_table *t, job_id id, sim_time now)
 {
     job *j = get_mut(t, id);

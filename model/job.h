@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "model/ids.h"
+#include "model/taint.h"
 #include "sim/simtime.h"
 
 typedef enum job_state {
@@ -51,6 +52,10 @@ typedef struct job_pod {
     const char *qos;         /* the trace's QoS class (openb: LS, BE, ...), or NULL */
     const char *user;        /* submitting user, or NULL */
     const char *queue;       /* queue or virtual cluster, or NULL */
+    const taint_pod *place;  /* nodeSelector and tolerations (model/taint.h), or NULL: none;
+                              * borrowed */
+    uint32_t node_pin;       /* 1 + the node it must run on (a running pod of a kubectl
+                              * snapshot: spec.nodeName), or 0: any node */
     bool clone;              /* a copy of another pod, added by arrival-only tuning to inflate the
                               * workload (workloads/traceload.h); FGD's typical pods are those
                               * of the list before inflation, so they leave it out */
@@ -134,6 +139,11 @@ uint32_t job_units(const job_spec *s);
 #define JOB_RES_MIG_ANY "nvidia.com/mig-any"
 /* Whether the job asks for any MIG slice (its resource is JOB_RES_MIG_ANY). */
 bool job_any_slice(const job_spec *s);
+/* May pod p run on node n, whose labels and taints are meta (NULL: none)? A pinned pod only on
+ * its node, whatever the node's taints and labels (a pod bound by spec.nodeName never meets the
+ * scheduler's filters); another when the node admits its nodeSelector and tolerations
+ * (model/taint.h taint_admits). */
+bool job_pod_admits(const job_pod *p, node_id n, const taint_node *meta);
 
 /* Lower-case name of a state ("queued", "running", "done", "failed_oom",
  * "failed_request", "pending"). Static. */

@@ -358,6 +358,7 @@ static bool valid_place(world *w, const pol_decision *d)
         const cluster_gpu *cg = cd ? cluster_gpu_get(w->c, cd->gpu) : NULL;
         return cd && d->n_nodes == 0 && cd->profile && cd->active && !cd->cordoned &&
                cd->used < cd->slots && cg->reconfigurable && node_room(w, j, d, cd->node) &&
+               job_pod_admits(&j->spec.pod, cd->node, cluster_node_meta(w->c, cd->node)) &&
                pol_job_slice_speed(&w->view, d->job, cd->gpu,
                                    (int)(cd->profile - cg->type->profiles)) > 0;
     }
@@ -371,7 +372,8 @@ static bool valid_place(world *w, const pol_decision *d)
     }
     for (uint32_t k = 0; k < j->spec.req.n_workers; k++) {
         node_id n = worker_node(w, j, d, k);
-        if (n >= cluster_n_nodes(w->c) || !node_room(w, j, d, n)) {
+        if (n >= cluster_n_nodes(w->c) || !node_room(w, j, d, n) ||
+            !job_pod_admits(&j->spec.pod, n, cluster_node_meta(w->c, n))) {
             return false;
         }
     }

@@ -17,7 +17,8 @@
  * A fractional job (pod.gpu_milli 1..999, one unit per worker) takes that share of a shareable
  * GPU (cluster_take_share), and fails with OOM when its memory need exceeds that share of the
  * GPU's memory (cluster_share_mem_fits); every worker takes its pod's CPU and host memory on its node; a
- * decision that names a GPU outside the pod's gpu_spec, or overfills a node, is refused. A
+ * decision that names a GPU outside the pod's gpu_spec, a node that does not admit the pod (its
+ * pinned node, nodeSelector and tolerations: job_pod_admits), or overfills a node, is refused. A
  * preemption decision stops a running job, frees what it holds and queues it again.
  * With a policy that has `pick`, each event is followed by pick/apply cycles until the policy
  * has nothing more to place: every cycle sees the state its predecessors left.

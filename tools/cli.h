@@ -18,6 +18,8 @@
 #include "sim/arena.h"
 #include "sim/diag.h"
 
+#include "model/taint.h"
+
 #define CLI_EXIT_OK 0
 #define CLI_EXIT_ENV 1
 #define CLI_EXIT_INPUT 2
@@ -27,6 +29,10 @@ typedef int cli_cmd_fn(int argc, char **argv);
 cli_cmd_fn cmd_run, cmd_sweep, cmd_plan, cmd_check, cmd_profiles, cmd_layouts, cmd_bench, cmd_validate,
     cmd_fit, cmd_fit_workload, cmd_predict, cmd_policies, cmd_import, cmd_diff,
     cmd_import_workload;
+
+/* Write a job class's `node_selector:` and `tolerations:` (scenario YAML, class indentation)
+ * for `import cluster` and `import workload`; nothing when p states neither. */
+void import_put_place(FILE *f, const taint_pod *p);
 
 /* Print "slicesim CMD: MSG" to stderr for a usage error; returns CLI_EXIT_INPUT. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -3,10 +3,11 @@
  * (experiments/k8s_snapshot.h reads it).
  *
  * The scenario holds one node group per set of identical GPU nodes (each with a `label` its
- * pods' `nodes` constraints name) and one job class per set of alike GPU pods: running pods are
- * submitted in the first milliseconds (one every millisecond, in snapshot order) and may run
- * only on their node's group; pending pods follow, on the groups their tolerations, nodeSelector
- * and node affinity admit. A snapshot does not say when a pod ends: each runs for --duration
+ * pods' `nodes` constraints name, the labels its nodes share and their taints) and one job class
+ * per set of alike GPU pods: running pods are submitted in the first milliseconds (one every
+ * millisecond, in snapshot order), each on its node (`nodes` and `node_index`: spec.nodeName);
+ * pending pods follow with their nodeSelector and tolerations (and, where a required node
+ * affinity narrows them, the `nodes` it admits). A snapshot does not say when a pod ends: each runs for --duration
  * (default: the horizon, i.e. to the end). The scheduler is k8s (kube-scheduler's default), and
  * pods' priorities keep their order (spec.priority values ranked from 0). The text is loaded as a
  * scenario before it is written (a MIG config the --mig-parted file lacks is refused there); on
@@ -101,6 +102,64 @@ static void put_names(FILE *f, const char *const *names, size_t n, size_t max)
     }
 }
 
+/* A YAML double-quoted scalar (labels and taints may hold any text in a snapshot). */
+static void put_q(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\') {
+            fprintf(f, "\\%c", *p);
+        } else if (*p < 0x20 || *p == 0x7f) {
+            fprintf(f, "\\x%02X", *p);
+        } else {
+            fputc(*p, f);
+        }
+    }
+    fputc('"', f);
+}
+
+/* `key: {"k": "v", ...}` of a label mapping (nothing when empty). */
+static void put_labels(FILE *f, const char *indent, const char *key, const taint_label *l, size_t n)
+{
+    if (n == 0) {
+        return;
+    }
+    fprintf(f, "%s%s:\n", indent, key);
+    for (size_t i = 0; i < n; i++) {
+        fprintf(f, "%s  ", indent);
+        put_q(f, l[i].key);
+        fputs(": ", f);
+        put_q(f, l[i].value);
+        fputc('\n', f);
+    }
+}
+
+void import_put_place(FILE *f, const taint_pod *p)
+{
+    put_labels(f, "      ", "node_selector", p->selector, p->n_selector);
+    if (p->n_tolerations) {
+        fprintf(f, "      tolerations:\n");
+        for (size_t q = 0; q < p->n_tolerations; q++) {
+            const taint_toleration *t = &p->tolerations[q];
+            fprintf(f, "        - {");
+            if (t->key[0]) { /* absent: every key (with Exists) */
+                fprintf(f, "key: ");
+                put_q(f, t->key);
+                fprintf(f, ", ");
+            }
+            fprintf(f, "operator: %s", t->exists ? "Exists" : "Equal");
+            if (!t->exists && t->value[0]) {
+                fprintf(f, ", value: ");
+                put_q(f, t->value);
+            }
+            if (t->effect != TAINT_ANY) {
+                fprintf(f, ", effect: %s", taint_effect_name(t->effect));
+            }
+            fprintf(f, "}\n");
+        }
+    }
+}
+
 static void write_group(FILE *f, const k8s_group *g, const opts *o)
 {
     fprintf(f, "    - name: %s\n", g->name);
@@ -134,6 +193,19 @@ static void write_group(FILE *f, const k8s_group *g, const opts *o)
         fprintf(f, "      ");
         put_bytes(f, "host_memory", g->mem_bytes);
     }
+    put_labels(f, "      ", "labels", g->labels, g->n_labels);
+    if (g->n_taints) {
+        fprintf(f, "      taints:\n");
+        for (size_t t = 0; t < g->n_taints; t++) {
+            fprintf(f, "        - {key: ");
+            put_q(f, g->taints[t].key);
+            if (g->taints[t].value[0]) { /* absent: the empty value */
+                fprintf(f, ", value: ");
+                put_q(f, g->taints[t].value);
+            }
+            fprintf(f, ", effect: %s}\n", g->taints[t].effect);
+        }
+    }
 }
 
 static void write_class(FILE *f, const k8s_snapshot *s, size_t i, int serial, const opts *o)
@@ -155,11 +227,21 @@ static void write_class(FILE *f, const k8s_snapshot *s, size_t i, int serial, co
     fprintf(f, "      duration: %s\n", o->duration ? o->duration : o->horizon);
     fprintf(f, "      request: {%s: %u}\n", k->resource, k->count);
     fprintf(f, "      priority: %d\n", k8s_priority_rank(s, k->priority));
-    fprintf(f, "      nodes: [");
-    for (const char *p = k->groups; *p; p++) {
-        fputs(*p == '|' ? ", " : (char[]){*p, 0}, f);
+    if (k->groups) { /* a running pod's group, or what a pending one's node affinity admits */
+        fprintf(f, "      nodes: [");
+        for (const char *p = k->groups; *p; p++) {
+            fputs(*p == '|' ? ", " : (char[]){*p, 0}, f);
+        }
+        fprintf(f, "]\n");
     }
-    fprintf(f, "]\n");
+    if (k->node_index) { /* each running pod on its node (spec.nodeName) */
+        fprintf(f, "      node_index: [");
+        for (size_t q = 0; q < k->n_pods; q++) {
+            fprintf(f, "%s%" PRIu32, q ? ", " : "", k->node_index[q]);
+        }
+        fprintf(f, "]\n");
+    }
+    import_put_place(f, &k->place);
     if (k->cpu_milli) {
         fprintf(f, "      cpu_milli: %" PRIu64 "\n", k->cpu_milli);
     }
@@ -180,9 +262,9 @@ static void write_scenario(FILE *f, const k8s_snapshot *s, const opts *o)
             "# %zu GPU node%s in %zu group%s (%zu node%s without GPUs left out); %zu GPU pod%s in "
             "%zu class%s\n# (%zu running, %zu pending; %zu pod%s left out: finished or asking for "
             "no GPU).\n"
-            "# Running pods arrive one a millisecond and stay on their node's group, pending ones\n"
-            "# after them; a snapshot does not say when a pod ends: each runs for the duration\n"
-            "# below.\n",
+            "# Running pods arrive one a millisecond, each on its node (node_index), pending ones\n"
+            "# after them, where their nodeSelector and tolerations allow; a snapshot does not say\n"
+            "# when a pod ends: each runs for the duration below.\n",
             o->snapshot, s->n_gpu_nodes, s->n_gpu_nodes == 1 ? "" : "s", s->n_groups,
             s->n_groups == 1 ? "" : "s", s->n_cpu_nodes, s->n_cpu_nodes == 1 ? "" : "s",
             s->n_pods, s->n_pods == 1 ? "" : "s", s->n_classes, s->n_classes == 1 ? "" : "es",

@@ -231,6 +231,7 @@ static void write_items(FILE *f, const wopts *o, const k8s_workload *w)
         if (k->mem_bytes) {
             fprintf(f, "      host_memory: %" PRIu64 "B\n", k->mem_bytes);
         }
+        import_put_place(f, &k->place);
     }
 }
 

@@ -141,6 +141,18 @@ static cJSON *duration_json(const scenario_duration *d)
     return o;
 }
 
+/* A label mapping (labels, node_selector); absent when empty. */
+static void add_labels(cJSON *o, const char *key, const scenario_labels *l)
+{
+    if (l->n == 0) {
+        return;
+    }
+    cJSON *m = cJSON_AddObjectToObject(o, key);
+    for (size_t i = 0; i < l->n; i++) {
+        add_str(m, l->items[i].key, l->items[i].value);
+    }
+}
+
 static cJSON *job_class_json(const scenario_job_class *j)
 {
     cJSON *o = cJSON_CreateObject();
@@ -166,6 +178,25 @@ static cJSON *job_class_json(const scenario_job_class *j)
     if (j->cpu_milli || j->host_mem_bytes) {
         add_n(o, "cpu_milli", (double)j->cpu_milli);
         add_n(o, "host_mem_bytes", (double)j->host_mem_bytes);
+    }
+    add_labels(o, "node_selector", &j->node_selector);
+    if (j->n_tolerations) {
+        cJSON *a = cJSON_AddArrayToObject(o, "tolerations");
+        for (size_t i = 0; i < j->n_tolerations; i++) {
+            const scenario_toleration *t = &j->tolerations[i];
+            cJSON *tj = cJSON_CreateObject();
+            add_str(tj, "key", t->key);
+            add_str(tj, "operator", t->op ? "Exists" : "Equal");
+            add_str(tj, "value", t->value);
+            add_str(tj, "effect", taint_effect_name((taint_effect)t->effect));
+            cJSON_AddItemToArray(a, tj);
+        }
+    }
+    if (j->n_node_index) {
+        cJSON *a = cJSON_AddArrayToObject(o, "node_index");
+        for (size_t i = 0; i < j->n_node_index; i++) {
+            cJSON_AddItemToArray(a, cJSON_CreateNumber(j->node_index[i]));
+        }
     }
     return o;
 }
@@ -238,6 +269,18 @@ cJSON *out_config_json(const scenario_spec *s)
         if (g->trace_model || g->cpu_milli || g->host_mem_bytes) {
             add_n(gj, "cpu_milli", (double)g->cpu_milli);
             add_n(gj, "host_mem_bytes", (double)g->host_mem_bytes);
+        }
+        add_labels(gj, "labels", &g->labels);
+        if (g->n_taints) {
+            cJSON *a = cJSON_AddArrayToObject(gj, "taints");
+            for (size_t t = 0; t < g->n_taints; t++) {
+                cJSON *tj = cJSON_CreateObject();
+                add_str(tj, "key", g->taints[t].key);
+                add_str(tj, "value", g->taints[t].value);
+                add_str(tj, "effect",
+                        taint_effect_name((taint_effect)(g->taints[t].effect + TAINT_NO_SCHEDULE)));
+                cJSON_AddItemToArray(a, tj);
+            }
         }
         cJSON_AddItemToArray(nodes, gj);
     }

@@ -264,6 +264,25 @@ static synth_class *build_classes(run_ctx *r)
         k->profile = jc->profile;
         k->priority = (int32_t)jc->priority;
         k->gpu_spec = jc->nodes;
+        if (jc->node_selector.n || jc->n_tolerations) {
+            taint_pod *tp = arena_calloc(r->a, 1, sizeof *tp);
+            scenario_class_place(jc, r->a, tp);
+            k->place = tp;
+        }
+        if (jc->n_node_index) { /* a snapshot's running pods: each on its node (node id + 1) */
+            uint32_t first = 0;
+            size_t g = 0;
+            while (g < r->spec->cluster.n_groups &&
+                   !scenario_group_named(&r->spec->cluster.groups[g], jc->nodes)) {
+                first += r->spec->cluster.groups[g++].count;
+            }
+            uint32_t *pin = arena_calloc(r->a, jc->n_node_index, sizeof *pin);
+            for (size_t q = 0; q < jc->n_node_index; q++) {
+                pin[q] = first + jc->node_index[q] + 1;
+            }
+            k->node_pin = pin;
+            k->n_node_pin = jc->n_node_index;
+        }
         k->cpu_milli = (uint32_t)jc->cpu_milli;
         k->host_mem_bytes = jc->host_mem_bytes;
         char path[128];

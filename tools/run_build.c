@@ -98,6 +98,11 @@ void run_build_cluster(arena *a, diag *d, const scenario_spec *s, const gpu_cata
                                   ? s->repartition.timeslice.replicas
                                   : 0;
         }
+        taint_node *meta = NULL;
+        if (grp->labels.n || grp->n_taints) {
+            meta = arena_calloc(a, 1, sizeof *meta);
+            scenario_group_meta(grp, a, meta);
+        }
         for (uint32_t k = 0; k < grp->count; k++) {
             char name[160];
             snprintf(name, sizeof name, "%s-%" PRIu32, grp->name, k);
@@ -105,7 +110,8 @@ void run_build_cluster(arena *a, diag *d, const scenario_spec *s, const gpu_cata
                                             .n_gpus = grp->gpus_per_node,
                                             .gpus = gpus,
                                             .cpu_milli = grp->cpu_milli,
-                                            .host_mem_bytes = grp->host_mem_bytes};
+                                            .host_mem_bytes = grp->host_mem_bytes,
+                                            .meta = meta};
         }
     }
     *out = (cluster_cfg){.n_nodes = n, .nodes = nodes};

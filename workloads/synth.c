@@ -80,7 +80,9 @@ size_t synth_generate(const synth_class *classes, size_t n, const rng_root *root
                          .pod = {.priority = k->priority,
                                  .gpu_spec = k->gpu_spec,
                                  .cpu_milli = k->cpu_milli,
-                                 .host_mem_bytes = k->host_mem_bytes}},
+                                 .host_mem_bytes = k->host_mem_bytes,
+                                 .place = k->place,
+                                 .node_pin = seq < k->n_node_pin ? k->node_pin[seq] : 0}},
                 .cls = c,
                 .seq = seq,
             };

@@ -50,6 +50,9 @@ typedef struct synth_class {
     const char *gpu_spec;    /* job_pod.gpu_spec of its jobs (where they may run), or NULL */
     uint32_t cpu_milli;      /* job_pod.cpu_milli (per worker), 0 = not stated */
     uint64_t host_mem_bytes; /* job_pod.host_mem_bytes (per worker), 0 = not stated */
+    const taint_pod *place;  /* job_pod.place (nodeSelector, tolerations), or NULL; borrowed */
+    const uint32_t *node_pin; /* job_pod.node_pin of its k-th job (k < n_node_pin), or NULL */
+    size_t n_node_pin;
 } synth_class;
 
 /* Draw one value of d from stream s (seconds, > 0 for valid parameters). */

@@ -213,7 +213,8 @@ static bool same_request(const pol_job *a, const pol_job *b)
 {
     return a->per_worker == b->per_worker && a->n_workers == b->n_workers &&
            a->pod.cpu_milli == b->pod.cpu_milli &&
-           a->pod.host_mem_bytes == b->pod.host_mem_bytes &&
+           a->pod.host_mem_bytes == b->pod.host_mem_bytes && a->pod.node_pin == b->pod.node_pin &&
+           taint_pod_same(a->pod.place, b->pod.place) &&
            (a->resource == b->resource ||
             !strcmp(a->resource ? a->resource : "", b->resource ? b->resource : "")) &&
            (a->pod.gpu_spec == b->pod.gpu_spec ||

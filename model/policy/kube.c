@@ -605,7 +605,7 @@ static bool choose_node(kube *k, const cluster_view *cv, const pol_job *j, const
     bool sample = k->pol->sample;
     uint32_t want = sample ? feasible_to_find(n_nodes) : n_nodes;
     node_id start = sample ? k->next_start % n_nodes : 0;
-    uint32_t found = 0, ties = 0;
+    uint32_t found = 0, ties = 0, best_pen = UINT32_MAX;
     double best = -INFINITY;
     node_id last = start, chosen = 0;
     centry *ce = known ? cache_of(k, p) : NULL;
@@ -615,15 +615,18 @@ static bool choose_node(kube *k, const cluster_view *cv, const pol_job *j, const
              n = next_candidate(cv, p, known, n + 1)) {
             double sc;
             last = n;
-            if (!filter_score(k, cv, j, p, w, ce, n, &sc)) {
+            if (!pol_node_admits(cv, j, n) || !filter_score(k, cv, j, p, w, ce, n, &sc)) {
                 continue;
             }
             found++;
-            if (sc > best) {
+            /* fewer untolerated PreferNoSchedule taints first (policy.h), then the score */
+            uint32_t pen = pol_node_prefer_penalty(cv, j, n);
+            if (pen < best_pen || (pen == best_pen && sc > best)) {
                 best = sc;
+                best_pen = pen;
                 ties = 1;
                 chosen = n;
-            } else if (sc < best) {
+            } else if (pen > best_pen || sc < best) {
                 continue;
             } else if (k->fixed_order) {
                 chosen = k->rank[n] < k->rank[chosen] ? n : chosen; /* first in the run's order */
@@ -791,6 +794,10 @@ static bool try_preempt(kube *k, const cluster_view *cv, const pol_job *j, decis
         while (end < nv && vs[end].node == vs[first].node) {
             end++;
         }
+        if (!pol_node_admits(cv, j, vs[first].node)) {
+            first = end;
+            continue;
+        }
         load_node(cv, k, vs[first].node, &p, j, 0, &s->trial);
         size_t used = 0;
         while (first + used < end && !fits(&p, &s->trial)) {
@@ -824,7 +831,8 @@ static bool same_shape(const pol_job *a, const pol_job *b)
     return a->per_worker == b->per_worker && a->n_workers == b->n_workers &&
            a->pod.gpu_milli == b->pod.gpu_milli && a->pod.cpu_milli == b->pod.cpu_milli &&
            a->pod.host_mem_bytes == b->pod.host_mem_bytes && a->pod.gpu_spec == b->pod.gpu_spec &&
-           a->pod.priority == b->pod.priority &&
+           a->pod.priority == b->pod.priority && a->pod.node_pin == b->pod.node_pin &&
+           taint_pod_same(a->pod.place, b->pod.place) &&
            (a->resource == b->resource ||
             !strcmp(a->resource ? a->resource : "", b->resource ? b->resource : ""));
 }

@@ -338,6 +338,51 @@ static bool node_room(const cluster_view *cv, const pol_scratch *s, node_id n, c
     return (cpu == UINT64_MAX || cpu_used <= cpu) && (mem == UINT64_MAX || mem_used <= mem);
 }
 
+/* Does node n take one more worker of j (its constraints, free units, CPU and memory)? */
+static bool worker_fits(const cluster_view *cv, const pol_scratch *s, const pol_job *j, res_id r,
+                        node_id n)
+{
+    return pol_node_admits(cv, j, n) &&
+           (j->per_worker == 0 || node_free_for(cv, s, n, r, j) >= j->per_worker) &&
+           node_room(cv, s, n, j);
+}
+
+/* The node for the next worker of j: the lowest-numbered one where it fits among those with the
+ * fewest PreferNoSchedule taints it does not tolerate; pol_n_nodes when none. */
+static node_id fit_node(const cluster_view *cv, const pol_scratch *s, const pol_job *j, res_id r)
+{
+    uint32_t n_nodes = pol_n_nodes(cv), best_pen = UINT32_MAX;
+    node_id best = n_nodes;
+    /* the free-capacity index skips nodes without per_worker free units, unless the scratch
+     * counts held units as free (pol_scratch_give) or the worker holds no GPU unit: then every
+     * node is looked at */
+    bool scan = s->n_given || j->per_worker == 0;
+    for (node_id n = scan ? 0 : pol_next_node(cv, r, j->per_worker, 0); n < n_nodes;
+         n = scan ? n + 1 : pol_next_node(cv, r, j->per_worker, n + 1)) {
+        if (j->pod.node_pin && n < j->pod.node_pin - 1) { /* straight to its node */
+            n = j->pod.node_pin - 1;
+            if (!scan && pol_next_node(cv, r, j->per_worker, n) != n) {
+                break;
+            }
+        }
+        if (!worker_fits(cv, s, j, r, n)) {
+            if (j->pod.node_pin) {
+                break;
+            }
+            continue;
+        }
+        uint32_t pen = pol_node_prefer_penalty(cv, j, n);
+        if (pen < best_pen) {
+            best = n;
+            best_pen = pen;
+        }
+        if (pen == 0 || j->pod.node_pin) {
+            break;
+        }
+    }
+    return best;
+}
+
 bool pol_first_fit(const cluster_view *cv, pol_scratch *s, const pol_job *j, dev_id *units,
                    node_id *nodes)
 {
@@ -349,20 +394,7 @@ bool pol_first_fit(const cluster_view *cv, pol_scratch *s, const pol_job *j, dev
     uint32_t got = 0;
     size_t used0 = s->n_used;
     for (uint32_t w = 0; w < j->n_workers; w++) {
-        node_id n;
-        if (j->per_worker == 0) { /* CPU-only: the lowest node with its CPU and memory */
-            for (n = 0; n < n_nodes && !node_room(cv, s, n, j); n++) {
-            }
-        } else {
-            /* the free-capacity index skips nodes without per_worker free units, unless the
-             * scratch counts held units as free (pol_scratch_give): then every node is looked
-             * at */
-            n = s->n_given ? 0 : pol_next_node(cv, r, j->per_worker, 0);
-            while (n < n_nodes &&
-                   (node_free_for(cv, s, n, r, j) < j->per_worker || !node_room(cv, s, n, j))) {
-                n = s->n_given ? n + 1 : pol_next_node(cv, r, j->per_worker, n + 1);
-            }
-        }
+        node_id n = fit_node(cv, s, j, r);
         if (n == n_nodes) {
             s->n -= got; /* undo this job's records */
             s->n_used = used0;

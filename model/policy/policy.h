@@ -97,6 +97,15 @@ void pol_job_get(const cluster_view *cv, job_id j, pol_job *out);
 uint32_t pol_n_gpus(const cluster_view *cv);
 const gpu_type *pol_gpu_type(const cluster_view *cv, gpu_id g);
 bool pol_gpu_reconfigurable(const cluster_view *cv, gpu_id g);
+/* May job j run on node n: its pinned node (pod.node_pin), the node's labels against its
+ * nodeSelector, the node's NoSchedule/NoExecute taints against its tolerations (model/taint.h)?
+ * Every policy's filter asks this; the model refuses a placement on a node that does not admit
+ * the job. */
+bool pol_node_admits(const cluster_view *cv, const pol_job *j, node_id n);
+/* PreferNoSchedule taints of node n that job j does not tolerate: the policies prefer nodes
+ * with fewer of them (before their own score; kube-scheduler adds TaintToleration's normalised
+ * score to the others instead, so this is a stronger preference). */
+uint32_t pol_node_prefer_penalty(const cluster_view *cv, const pol_job *j, node_id n);
 /* Whether job j waits for a placement now. */
 bool pol_job_queued(const cluster_view *cv, job_id j);
 /* Devices job j holds while running (worker-major; NULL and 0 otherwise): *units borrowed until

@@ -400,6 +400,13 @@ static bool can_take(miso_state *s, const cluster_view *cv, const ginfo *x, uint
     if (x->busy || x->n_run + x->n_new >= MAXJ) {
         return false;
     }
+    pol_job j;
+    pol_gpu pg;
+    pol_job_get(cv, s->any[k], &j);
+    pol_gpu_get(cv, x->g, &pg);
+    if (!pol_node_admits(cv, &j, pg.node)) { /* its nodeSelector, tolerations, pinned node */
+        return false;
+    }
     int placed;
     keep_value(s, cv, x, k, NULL, &placed);
     if (placed == x->n_new + 1) {

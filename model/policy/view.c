@@ -174,3 +174,13 @@ uint32_t pol_job_placement(const cluster_view *cv, job_id id, const dev_id **uni
     *units = *running ? j->units : NULL;
     return *running ? j->n_units : 0;
 }
+
+bool pol_node_admits(const cluster_view *cv, const pol_job *j, node_id n)
+{
+    return job_pod_admits(&j->pod, n, cluster_node_meta(cv->c, n));
+}
+
+uint32_t pol_node_prefer_penalty(const cluster_view *cv, const pol_job *j, node_id n)
+{
+    return taint_prefer_count(cluster_node_meta(cv->c, n), j->pod.place);
+}

@@ -150,18 +150,35 @@ Test(k8s, example_snapshot_groups_and_classes)
     cr_assert_eq(nb->n_pods, 2); /* notebook-a and -b are alike */
     cr_assert(nb->running);
     cr_assert_str_eq(nb->groups, "a100-sxm4-40gb-8g");
+    cr_assert_eq(nb->node_index[0], 0); /* both on mig-single-0, the group's first node */
+    cr_assert_eq(nb->node_index[1], 0);
+    cr_assert_eq(nb->place.n_tolerations, 0); /* bound: its node, whatever it tolerates */
     cr_assert_eq(nb->cpu_milli, 500);
+    /* the group keeps its taint and the labels its nodes share (not their host names) */
+    cr_assert_str_eq(single->taints[0].effect, "NoSchedule");
+    bool host = false, machine = false;
+    for (size_t i = 0; i < dgx->n_labels; i++) {
+        host |= !strcmp(dgx->labels[i].key, "kubernetes.io/hostname");
+        machine |= !strcmp(dgx->labels[i].key, "nvidia.com/gpu.machine") &&
+                   !strcmp(dgx->labels[i].value, "NVIDIA DGX-2H");
+    }
+    cr_assert_not(host);
+    cr_assert(machine);
     const k8s_pod_class *tr = class_of(&s, "ml/train-0");
     cr_assert_eq(tr->priority, 1000);
     cr_assert_str_eq(tr->priority_class, "training");
     cr_assert_eq(tr->mem_bytes, 64ull << 30);
-    /* pending: nodeSelector pool=inference -> the mixed MIG node only */
-    cr_assert_str_eq(class_of(&s, "serving/batch-infer")->groups, "a100-sxm4-40gb-8g-2");
-    /* required affinity on gpu.machine -> the DGX group */
+    /* pending: nodeSelector pool=inference kept for the policies (no `nodes` list) */
+    const k8s_pod_class *bi = class_of(&s, "serving/batch-infer");
+    cr_assert_null(bi->groups);
+    cr_assert_eq(bi->place.n_selector, 1);
+    cr_assert_str_eq(bi->place.selector[0].key, "pool");
+    cr_assert_str_eq(bi->place.selector[0].value, "inference");
+    /* required affinity on gpu.machine (the scenario cannot state it) -> the DGX group */
     cr_assert_str_eq(class_of(&s, "ml/train-1")->groups, "a100-sxm4-40gb-1g");
-    /* no constraint: every group advertising nvidia.com/gpu whose taints it tolerates (not the
-     * tainted single-strategy node; not the mixed node, which advertises MIG resources only) */
-    cr_assert_str_eq(class_of(&s, "dev/any-gpu")->groups, "a100-sxm4-40gb-1g|a100-sxm4-40gb-8g-3");
+    /* no constraint: no list; the tainted single-strategy node refuses it in the run */
+    cr_assert_null(class_of(&s, "dev/any-gpu")->groups);
+    cr_assert_eq(class_of(&s, "dev/any-gpu")->place.n_tolerations, 0);
     kfx_fini(&f);
 }
 
@@ -360,7 +377,15 @@ Test(k8s, scenario_key_reads_a_snapshot, .timeout = 60)
     cr_assert_eq(s->workload.n_jobs, 4);
     cr_assert_str_eq(s->workload.jobs[3].name, "snapshot-pending-1");
     cr_assert_eq(s->workload.jobs[3].start_ns, 24000000); /* after the 24 running notebooks */
-    cr_assert_str_eq(s->workload.jobs[3].nodes, "a100-sxm4-40gb-8g-2");
+    cr_assert_null(s->workload.jobs[3].nodes); /* pending: its selector and toleration */
+    cr_assert_eq(s->workload.jobs[3].node_selector.n, 1);
+    cr_assert_str_eq(s->workload.jobs[3].node_selector.items[0].value, "notebooks");
+    cr_assert_eq(s->workload.jobs[3].n_tolerations, 1);
+    cr_assert_str_eq(s->workload.jobs[3].tolerations[0].key, "dedicated");
+    cr_assert_eq(s->cluster.groups[1].n_taints, 1);
+    /* running: each on its node, train-0 and train-1 alternating */
+    cr_assert_eq(s->workload.jobs[0].n_node_index, 6);
+    cr_assert_eq(s->workload.jobs[0].node_index[1], 1);
     kfx_fini(&f);
     char cmd[512];
     snprintf(cmd, sizeof cmd, "./slicesim run %s -o %s/run 2>&1", path, dir);
