@@ -307,6 +307,12 @@ static const struct {
     {"h100-coloc", val_build_coloc},
     {"h100-coloc-ts2", val_build_coloc},
     {"h100-coloc-run4", val_build_coloc},
+    {"h200-coloc-a", val_build_coloc},
+    {"h200-coloc-b", val_build_coloc},
+    {"h200-coloc-c", val_build_coloc},
+    {"h200-coloc-a-bracketed", val_build_coloc},
+    {"h200-coloc-b-bracketed", val_build_coloc},
+    {"h200-coloc-c-bracketed", val_build_coloc},
     {"calib-h100-mps", val_build_calib_mps},
     {"calib-h100-timeslice", val_build_calib_ts},
     {"calib-h100-timeslice-run2", val_build_calib_ts},
@@ -743,7 +749,7 @@ static int run_table(const val_scenario *sc, const char *scen_path, const char *
                    "no model mapping for this table; expected one of cern-simpletrack, "
                    "chep-timeslicing, cern-mig-flops, cern-finetune, migprofiler-*, "
                    "nos-yolos-sharing, h100-coloc, h100-coloc-ts2, h100-coloc-run4, "
-                   "calib-h100-mps, calib-h100-timeslice, calib-h100-timeslice-run2, "
+                   "h200-coloc-{a,b,c}[-bracketed], calib-h100-mps, calib-h100-timeslice, calib-h100-timeslice-run2, "
                    "h200x4-ddp, got '%s'",
                    sc->table);
         return SIM_EINPUT;

@@ -13,8 +13,8 @@ One row per figure: throughput of one process (iterations/s) of WORKLOAD in conf
   solo-mps                  one uncapped MPS client alone: every solo measurement with sharing
                             mps (run3c/d: the one opening the MPS phase and, where taken, the
                             one at the end of the run; run4: the two inside each cap block)
-  mps2 mps4 mps8            k identical MPS clients
-  cap5 .. cap50             one MPS client alone with CUDA_MPS_ACTIVE_THREAD_PERCENTAGE
+  mps2 mps3 mps4 mps6 mps8  k identical MPS clients
+  cap5 .. cap75             one MPS client alone with CUDA_MPS_ACTIVE_THREAD_PERCENTAGE
   pair-ts pair-mps          WORKLOAD beside WITH, time-sliced / under MPS
 Columns beside the rate:
   n          measurements (runs) that went into the row
@@ -50,6 +50,9 @@ Usage: python3 calib/coloc/table.py RUN.json... > TABLE.csv   (runs of one machi
        python3 calib/coloc/table.py --out UUID=TABLE.csv [--out UUID2=TABLE2.csv ...] RUN.json...
                   (one table per machine; UUID: a prefix of the env's GPU uuid; a machine whose
                   runs have no --out is an error)
+       python3 calib/coloc/table.py --bracketed [--out UUID=TABLE.csv ...] RUN.json...
+                  (bracketed runs, coloc.py --phases bracket: each MPS configuration's rate
+                  corrected for drift by the solos just before and after it, see write_table)
        python3 calib/coloc/table.py --blocks RUN.json...   (the cap blocks side by side: per
        workload and block, exclusive solo, MPS uncapped, cap 50, cap 25, MPS uncapped, exclusive
        solo, each as its mean over the sub-windows +- their sd; then exclusive against MPS)
@@ -68,7 +71,7 @@ def machine(d):
     return d["env"].get("uuid", "")
 
 
-def main(paths, outs=None):
+def main(paths, outs=None, bracketed=False):
     """Writes one table per machine (GPU UUID) of the files that measured rates: to outs[uuid]
     (outs maps a UUID prefix to a path), or to stdout when no outs are given and one machine
     measured them all. Census-only files (no runs) feed every machine's census columns; the
@@ -83,7 +86,7 @@ def main(paths, outs=None):
             sys.exit("table.py: runs from %d machines (%s); give --out UUID=PATH for each"
                      % (len(groups), ", ".join(groups)))
         for u, files in groups.items():
-            write_table(sys.stdout, u, files, docs)
+            write_table(sys.stdout, u, files, docs, bracketed)
         return
     for u, files in groups.items():
         path = [v for k, v in outs.items() if u.startswith(k)]
@@ -91,13 +94,24 @@ def main(paths, outs=None):
             sys.exit(f"table.py: {len(path)} --out entries match machine {u} "
                      f"({', '.join(p for p, _ in files)}); expected one")
         with open(path[0], "w") as out:
-            write_table(out, u, files, docs)
+            write_table(out, u, files, docs, bracketed)
 
 
-def write_table(out, uuid, files, docs):
+def bracket_solos(d):
+    """{(workload, pos): rate} of the uncapped MPS client's solos of a bracketed file
+    (coloc.py --phases bracket)."""
+    out = {}
+    for r in d["runs"]:
+        b = r.get("bracket")
+        if b and r["sharing"] == "mps" and r["kind"] == "solo":
+            out[(b["workload"], b["pos"])] = r["clients"][0]["rate_iter_per_s"]
+    return out
+
+
+def write_table(out, uuid, files, docs, bracketed=False):
     """The table of one machine: the rows of files (all measured on GPU uuid), the census
     columns from the census of that machine's files first, then from the other files in the
-    order given."""
+    order given. bracketed: the drift-corrected table of a bracketed run (--bracketed below)."""
     rates = defaultdict(list)     # key -> run means
     subs = defaultdict(list)      # key -> sub-window rates
     util = defaultdict(list)
@@ -113,12 +127,21 @@ def write_table(out, uuid, files, docs):
                 if k not in census.setdefault(w, {}):
                     census[w][k] = v
                     census_src[k].add(p)
+    brk = {}                      # key -> [(bracket mean, drift)] of each bracketed record
     for p, d in files:
         envs.append((p, d["env"], d.get("window_s"), d.get("repeats")))
+        solos = bracket_solos(d)
         for r in d["runs"]:
             names = [c["workload"] for c in r["clients"]]
             cl = r["clients"]
             reps = [c.get("rate_reps", []) for c in cl]
+            b = r.get("bracket")
+            if bracketed and r["sharing"] == "mps":
+                if r["kind"] == "solo" or not b:
+                    continue      # the brackets themselves and unbracketed records
+                a, z = solos.get((b["workload"], b["pos"] - 1)), solos.get((b["workload"], b["pos"] + 1))
+                if a is None or z is None:
+                    continue
             if r["kind"] in ("solo", "solo_after", "solo_end") and r["sharing"] == "mps":
                 keys = [(names[0], "solo-mps", "")]
                 vals = [cl[0]["rate_iter_per_s"]]
@@ -148,9 +171,29 @@ def write_table(out, uuid, files, docs):
                 vals = [c["rate_iter_per_s"] for c in cl]
                 sub = reps
             for k, v, s in zip(keys, vals, sub):
+                if bracketed and r["sharing"] == "mps":
+                    brk.setdefault(k, []).append(((a + z) / 2, abs(a - z) / (a + z), len(s)))
                 rates[k].append(v)
                 subs[k] += s
-    out.write("# Co-location of PyTorch workloads on one NVIDIA H100 80GB HBM3, measured by this project\n")
+    if bracketed:
+        # drift-corrected: each configuration's rates times the workload's exclusive solo over
+        # the mean of its two bracketing solos; its noise adds the brackets' half-difference
+        drift = {}
+        for k, lst in brk.items():
+            solo = rates.get((k[0], "solo", ""))
+            if not solo:
+                continue
+            s_mean = sum(solo) / len(solo)
+            f = [s_mean / m for m, _, _ in lst]
+            rates[k] = [v * fi for v, fi in zip(rates[k], f)]
+            sc, i = [], 0
+            for fi, (_, _, n) in zip(f, lst):
+                sc += [x * fi for x in subs[k][i:i + n]]
+                i += n
+            subs[k] = sc
+            drift[k] = sum(dr for _, dr, _ in lst) / len(lst)
+    gpus = sorted({e.get("gpu", "?") for _, e, _, _ in envs})
+    out.write(f"# Co-location of PyTorch workloads on one {', '.join(gpus)}, measured by this project\n")
     out.write(f"# with calib/coloc/coloc.py and averaged by calib/coloc/table.py, on one machine (GPU {uuid}), from:\n")
     for p, e, w, rp in envs:
         out.write(f"#   {p}: {e['date_utc']} {e['gpu']} driver {e['driver']} torch {e['torch']} "
@@ -164,6 +207,11 @@ def write_table(out, uuid, files, docs):
                 "this machine" if machine(d) == uuid else f"another machine, GPU {machine(d)}")
                 + ")" for p, d in docs if p in src)
             out.write(f"# {cols} from {where}\n")
+    if bracketed:
+        out.write("# BRACKETED (table.py --bracketed): every MPS configuration's rate_per_s is its measured rate\n"
+                  "# times the workload's exclusive solo over the mean of the uncapped client's two solos\n"
+                  "# measured just before and after it (drift removed); its rel_sd adds in quadrature the\n"
+                  "# two solos' half-difference over their mean; the solos under MPS themselves are left out\n")
     out.write("# rate_per_s: iterations/s of one process; gpu_util: NVML utilisation (solo rows only);\n")
     out.write("# rel_sd: sd of the sub-window rates / mean (the measurement noise); busy_frac, kernels:\n")
     out.write("# torch.profiler kernel census; sm_active, dram_util: NVML GPM (solo rows only);\n")
@@ -171,14 +219,16 @@ def write_table(out, uuid, files, docs):
     out.write("# gpu_tail_frac: GPU time left after the last launch / kernel-busy time (coloc.py tail_census)\n")
     out.write("figure,workload,kind,with,rate_per_s,gpu_util,n,rel_sd,busy_frac,kernels,sm_active,"
               "dram_util,serial_host_s,gpu_tail_frac\n")
-    order = ["solo", "ts2", "ts4", "ts8", "solo-mps", "mps2", "mps4", "mps8", "cap5", "cap10", "cap15",
-             "cap25", "cap50", "pair-ts", "pair-mps"]
+    order = ["solo", "ts2", "ts4", "ts8", "solo-mps", "mps2", "mps3", "mps4", "mps6", "mps8", "cap5",
+             "cap10", "cap15", "cap25", "cap50", "cap75", "pair-ts", "pair-mps"]
     for k in sorted(rates, key=lambda k: (order.index(k[1]), k[0], k[2])):
         w, kind, with_ = k
         mean = sum(rates[k]) / len(rates[k])
         label = f"{w}/{kind}" + (f":{with_}" if with_ else "")
         s = subs[k]
         rel_sd = f"{statistics.stdev(s) / (sum(s) / len(s)):.4f}" if len(s) >= 2 else ""
+        if bracketed and k in drift and rel_sd:
+            rel_sd = f"{(float(rel_sd) ** 2 + drift[k] ** 2) ** 0.5:.4f}"
         u = f"{sum(util[k]) / len(util[k]):.4f}" if util[k] else ""
         busy = kern = sm = dram = ser = tail = ""
         if kind == "solo":
@@ -257,8 +307,10 @@ if __name__ == "__main__":
         blocks(args[1:])
     else:
         outs = {}
+        brk_mode = args[:1] == ["--bracketed"]
+        args = args[1:] if brk_mode else args
         while args[:1] == ["--out"] and len(args) > 1 and "=" in args[1]:
             k, v = args[1].split("=", 1)
             outs[k] = v
             args = args[2:]
-        main(args, outs)
+        main(args, outs, brk_mode)
