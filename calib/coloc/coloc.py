@@ -799,8 +799,8 @@ class Run:
             self.exclusive_solos(env, b, 5)
 
     def bracket(self, env, mps_env):
-        """Bracketed table (--phases bracket): every workload alone without MPS (its kernel
-        census and GPU tail first, then its exclusive solo); with the daemon started, per
+        """Bracketed table (--phases bracket): every workload alone without MPS (its exclusive
+        solo, then its kernel census and GPU tail; the 2026-11-28 runs took the census first); with the daemon started, per
         workload one uncapped client alone (solo-mps), then each configuration (one client at
         each of BRACKET_CAPS, then BRACKET_KS identical uncapped clients) followed by the
         uncapped client alone again, so that every configuration sits between two solos
@@ -813,13 +813,17 @@ class Run:
         n_cfg = len(BRACKET_CAPS) + len(BRACKET_KS)
         ws = self.try_spawn(names, env, "bracket exclusive")
         for w in ws or []:
+            # the solo before the census: torch.profiler leaves CUPTI attached in its process
+            # after it exits (pytorch/pytorch issue 144455), which slowed the first solos of the
+            # 2026-11-28 run (census first) by up to 38 %
+            self.record("exclusive", "solo", [w], {"bracket": {"workload": w.name, "pos": "first"},
+                                                   "gpu_procs": self.util.compute_procs()})
+        for w in ws or []:
             try:
                 self.doc["census"][w.name] = w.census(timeout=120, tail=True)
             except RuntimeError as e:
                 self.doc["errors"].append({"what": "census", "workloads": [w.name],
                                            "error": str(e)[-1500:]})
-            self.record("exclusive", "solo", [w], {"bracket": {"workload": w.name, "pos": "first"},
-                                                   "gpu_procs": self.util.compute_procs()})
         self.kill(ws or [])
         reserve = self.need(len(names)) + 20       # the closing exclusive solos
         # an MPS client's CUDA_VISIBLE_DEVICES counts the devices its server sees: the daemon
