@@ -122,7 +122,9 @@ static void print_scope(const side *a, const side *b, const char *kind, const ch
         put_value(va, f);
         put_value(vb, f);
         put_value(m, f);
-        if (isnan(h)) {
+        if (a->n == 1) {
+            printf("  n=1\n"); /* one pair: no spread to estimate */
+        } else if (isnan(h)) {
             printf("  -\n");
         } else {
             printf("  +-");
@@ -205,7 +207,8 @@ int cmd_diff(int argc, char **argv)
     if (st == CLI_EXIT_OK) {
         printf("diff %s -> %s: %zu replication%s%s\n", a.arg, b.arg, a.n, a.n == 1 ? "" : "s",
                a.n > 1 ? ", paired by seed (common random numbers), 95% CI of the change"
-                       : " (no interval: sweep replications give one)");
+                       : " (n=1: no confidence interval of the change; the replications of a "
+                         "sweep give one)");
         printf("%-28s %-16s %12s %12s %12s  %s\n", "scope", "figure", "A", "B", "change", "95% CI");
         for (int pass = 0; pass < 2; pass++) { /* A's scopes, then those only B has */
             const runfig_set *src = pass ? &b.rep[0] : &a.rep[0];

@@ -9,6 +9,7 @@
 #include <cjson/cJSON.h>
 
 #include "experiments/fileio.h"
+#include "experiments/scenario.h"
 #include "sim/err.h"
 #include "sim/xalloc.h"
 #include "tools/cli.h"
@@ -169,6 +170,7 @@ static int sweep_or_plan(int argc, char **argv, bool plan)
     }
     o.sets = sets;
     o.mpi = &mpi;
+    o.need_files = n_gates > 0 ? SCN_OUT_RUN_JSON | SCN_OUT_JOBS_CSV : 0;
     o.progress = isatty(STDERR_FILENO);
     o.out = mpi.rank == 0 ? stdout : NULL;
     char *line = cli_join_args(argc, argv);

@@ -542,6 +542,20 @@ int plan_run(const sweep_run_opts *o)
                 "and cost, got none\n",
                 o->scenario);
         rc = SIM_EINPUT;
+    } else if (rc == 0 && (base->outputs.files & o->need_files) != o->need_files) {
+        /* found now, not after every candidate ran */
+        char have[160] = "";
+        for (unsigned b = 0; b < SCN_OUT_COUNT; b++) {
+            if (base->outputs.files & (1u << b)) {
+                snprintf(have + strlen(have), sizeof have - strlen(have), "%s%s",
+                         have[0] ? ", " : "", scenario_output_name(b));
+            }
+        }
+        diag_error(d, cfg_present(base->outputs.files_at) ? base->outputs.files_at : base->outputs.at,
+                   "outputs.files",
+                   "plan --fail-on reads each run's run.json and jobs.csv back; expected both "
+                   "among the outputs (or --set 'outputs.files=[run.json, jobs.csv]'), got [%s]",
+                   have);
     } else if (rc == 0) {
         ps = base->plan;
     }

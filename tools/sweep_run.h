@@ -58,6 +58,9 @@ typedef struct sweep_run_opts {
     bool force;               /* --force: run every point again when DIR/inputs.json records
                                * other inputs (otherwise such a directory is refused) */
     bool dir_locked;          /* the caller (plan) holds DIR's lock (tools/out.h) */
+    unsigned need_files;      /* plan: SCN_OUT_* outputs each point must write (--fail-on reads
+                               * run.json and jobs.csv back); refused before anything runs when
+                               * the scenario's outputs.files lacks one; 0: none */
 } sweep_run_opts;
 
 /* Run the sweep. Returns 0; SIM_EINPUT (bad input: errors printed, nothing written);

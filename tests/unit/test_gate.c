@@ -121,7 +121,12 @@ Test(gate, diff_and_run_gates, .timeout = 120)
     snprintf(cmd, sizeof cmd, "./slicesim diff %s/a %s/a 2>&1 | grep '^all *wait_p95_s'", dir,
              dir);
     cr_assert_eq(test_sh(cmd, out, sizeof out), 0, "%s", out);
-    cr_assert(strstr(out, " 0.0  -"), "%s", out);
+    cr_assert(strstr(out, " 0.0  n=1"), "%s", out); /* one pair: no interval, said so */
+    snprintf(cmd, sizeof cmd, "./slicesim diff %s/a %s/a 2>&1 | head -1", dir, dir);
+    cr_assert_eq(test_sh(cmd, out, sizeof out), 0, "%s", out);
+    cr_assert(strstr(out, ": 1 replication (n=1: no confidence interval of the change; the "
+                          "replications of a sweep give one)"),
+              "%s", out);
     snprintf(cmd, sizeof cmd,
              "./slicesim diff %s/a %s/b --fail-on 'wait_p95>1h' --fail-on "
              "'pool=mig/delta.alloc<0' 2>&1",
@@ -208,4 +213,24 @@ Test(gate, validate_and_plan_gates, .timeout = 120)
                          out, sizeof out),
                  2);
     cr_assert(strstr(out, "--fail-on reads the answer's runs back; expected -o DIR"), "%s", out);
+    /* the example writes no jobs.csv: refused before any candidate runs, nothing written */
+    char dir[64], cmd[512];
+    cr_assert(test_tmpdir(dir, sizeof dir, "plangate"));
+    snprintf(cmd, sizeof cmd,
+             "./slicesim plan experiments/examples/plan-a100-pool.yaml -o %s/p --fail-on "
+             "'wait_p95>15m' 2>&1; test ! -e %s/p",
+             dir, dir);
+    cr_assert_eq(test_sh(cmd, out, sizeof out), 0, "%s", out);
+    cr_assert(strstr(out, "experiments/examples/plan-a100-pool.yaml:38:10: error: outputs.files: "
+                          "plan --fail-on reads each run's run.json and jobs.csv back; expected "
+                          "both among the outputs (or --set 'outputs.files=[run.json, "
+                          "jobs.csv]'), got [run.json, report.html]"),
+              "%s", out);
+    snprintf(cmd, sizeof cmd,
+             "./slicesim plan experiments/examples/plan-a100-pool.yaml -o %s/p --fail-on "
+             "'wait_p95>15m' >/dev/null 2>&1; echo $?",
+             dir);
+    cr_assert_eq(test_sh(cmd, out, sizeof out), 0, "%s", out);
+    cr_assert_str_eq(out, "2\n");
+    test_rm_rf(dir);
 }
