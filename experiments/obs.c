@@ -1056,3 +1056,14 @@ const obs_prior_class *obs_priors_find(const obs_priors *p, const char *name)
     }
     return NULL;
 }
+
+double obs_footprint_bytes(const obs_entry *e)
+{
+    const obs_telemetry *t = &e->telemetry;
+    if (!t->at.line || !(t->fb_used_bytes > 0) || e->outcome == OBS_OUTCOME_OOM ||
+        e->config.n_with) {
+        return 0;
+    }
+    /* identical co-runners (peers) share the frame buffer: each holds an equal part */
+    return t->fb_used_bytes / (double)(e->config.peers > 1 ? e->config.peers : 1);
+}

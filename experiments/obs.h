@@ -367,4 +367,9 @@ int obs_load_profile(const char *path, const void *buf, size_t len, const phys_p
  * errno set (nothing is left behind). */
 int obs_write_profile(const char *path, const obs_profile *p, const char *comment);
 
+/* The device-memory footprint one process of observation e showed: its telemetry's largest
+ * frame buffer in use (FB used) over its identical peers; 0 when it has none (no telemetry or
+ * no FB reading, an oom outcome, co-location with other workloads). */
+double obs_footprint_bytes(const obs_entry *e);
+
 #endif

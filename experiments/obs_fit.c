@@ -170,6 +170,7 @@ int obs_fit(const obs_file *f, const obs_prior_class *pc, const phys_params *m, 
         w->is_oom = e->outcome == OBS_OUTCOME_OOM;
         w->unit_time_s = e->unit_time_s;
         w->gpu_util = e->gpu_util;
+        w->footprint_bytes = obs_footprint_bytes(e);
         r->used = true;
         r->fit_index = n_wo++;
         if (!bmin || e->batch < bmin) {
@@ -232,6 +233,21 @@ int obs_fit(const obs_file *f, const obs_prior_class *pc, const phys_params *m, 
         c0 = ms.compute_sm_s;
     }
     double fp0 = pc->footprint_gib.mean * 1073741824.0;
+    /* a measured footprint (the frame buffer in use, model/wfit.h) starts it, under a wide prior
+     * where the class gives none: the readings pin it */
+    double fp_meas = obs_footprint_bytes(ref);
+    for (size_t i = 0; i < f->n && !(fp_meas > 0); i++) {
+        fp_meas = obs_footprint_bytes(&f->obs[i]);
+    }
+    obs_prior_value fp_prior = pc->footprint_gib;
+    if (fp_meas > 0) {
+        fp0 = fp_meas;
+        if (!(pc->footprint_gib.mean > 0)) {
+            fp_prior = (obs_prior_value){.mean = fp_meas / 1073741824.0,
+                                         .rel_sd = 2.0,
+                                         .src = "telemetry: the frame buffer in use"};
+        }
+    }
     double share = multi_batch ? pc->batch_share.mean : 0.0;
     if (share >= 1.0) {
         share = 0.5;
@@ -249,7 +265,7 @@ int obs_fit(const obs_file *f, const obs_prior_class *pc, const phys_params *m, 
         {WL_P_COMPUTE_FIXED, WL_P_COMPUTE_PER_SAMPLE, c0, NULL, true, true},
         {WL_P_MEM_TRAFFIC_FIXED, WL_P_MEM_TRAFFIC_PER_SAMPLE, m0, &pc->mem_fraction,
          measured || pc->mem_fraction.mean > 0, true},
-        {WL_P_MEM_FOOTPRINT_FIXED, WL_P_MEM_FOOTPRINT_PER_SAMPLE, fp0, &pc->footprint_gib, fp0 > 0,
+        {WL_P_MEM_FOOTPRINT_FIXED, WL_P_MEM_FOOTPRINT_PER_SAMPLE, fp0, &fp_prior, fp0 > 0,
          false},
     };
     for (size_t k = 0; k < sizeof base / sizeof base[0]; k++) {

@@ -125,14 +125,24 @@ static void install(fit_ctx *ctx, const gsl_vector *x)
     }
 }
 
-/* Residuals of one observation: [time or oom, util]; n_util rows exist only when measured. */
-static void obs_residuals(const fit_ctx *ctx, const wfit_obs *o, double *r_time, double *r_util)
+/* Has observation o a measured footprint row? */
+static bool has_footprint(const wfit_obs *o)
+{
+    return o->footprint_bytes > 0 && !o->is_oom;
+}
+
+/* Residuals of one observation: [time or oom, util, footprint]; the util and footprint rows
+ * exist only when measured (the others are 0). */
+static void obs_residuals(const fit_ctx *ctx, const wfit_obs *o, double *r_time, double *r_util,
+                          double *r_mem)
 {
     const wl_profile *p = &ctx->prof[o->profile];
     double sd = o->rel_sd > 0 ? o->rel_sd : WFIT_TIME_REL_SD;
     double mem = speed_partition_mem_bytes(&o->cfg);
     double need = 0;
     share_mem_fits(p, o->batch, &o->cfg, &need);
+    double fp = wl_mem_footprint_bytes(p, o->batch);
+    *r_mem = has_footprint(o) && fp > 0 ? log(fp / o->footprint_bytes) / WFIT_MEM_REL_SD : 0.0;
     if (o->is_oom) {
         *r_time = mem > 0 && need > 0 ? fmax(0.0, log(mem / need) + sd) / sd : 0.0;
         *r_util = 0;
@@ -161,11 +171,14 @@ static int resid_f(const gsl_vector *x, void *params, gsl_vector *f)
     install(ctx, x);
     size_t row = 0;
     for (int i = 0; i < ctx->n_obs; i++) {
-        double rt, ru;
-        obs_residuals(ctx, &ctx->obs[i], &rt, &ru);
+        double rt, ru, rm;
+        obs_residuals(ctx, &ctx->obs[i], &rt, &ru, &rm);
         gsl_vector_set(f, row++, rt);
         if (ctx->obs[i].gpu_util >= 0 && !ctx->obs[i].is_oom) {
             gsl_vector_set(f, row++, ru);
+        }
+        if (has_footprint(&ctx->obs[i])) {
+            gsl_vector_set(f, row++, rm);
         }
     }
     const wfit_spec *s = ctx->spec;
@@ -183,7 +196,7 @@ static int data_rows(int n_obs, const wfit_obs *obs)
 {
     int n = 0;
     for (int i = 0; i < n_obs; i++) {
-        n += 1 + (obs[i].gpu_util >= 0 && !obs[i].is_oom ? 1 : 0);
+        n += 1 + (obs[i].gpu_util >= 0 && !obs[i].is_oom ? 1 : 0) + has_footprint(&obs[i]);
     }
     return n;
 }
@@ -443,9 +456,9 @@ static bool refit_held(const fit_ctx *ctx, size_t n_data, const gsl_vector *xb, 
         gsl_vector_free(x);
         mb->data_chisq = 0;
         for (int k = 0; k < ctx->n_obs; k++) {
-            double rt, ru;
-            obs_residuals(&c2, &ctx->obs[k], &rt, &ru);
-            mb->data_chisq += rt * rt + ru * ru;
+            double rt, ru, rm;
+            obs_residuals(&c2, &ctx->obs[k], &rt, &ru, &rm);
+            mb->data_chisq += rt * rt + ru * ru + rm * rm;
         }
     }
     memcpy(mb->profiles, c2.prof, sizeof mb->profiles);

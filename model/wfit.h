@@ -5,6 +5,7 @@
  * as log(p - 1), so p >= 1), and every residual is relative:
  *   time observation:    log(predicted time / measured time) / rel_sd
  *   gpu_util:            (predicted - measured) / util_sd
+ *   footprint (FB used): log(predicted footprint / measured) / WFIT_MEM_REL_SD
  *   outcome = oom:       max(0, log(memory / footprint) + rel_sd) / rel_sd  (the footprint must
  *                        exceed the memory by the observation's uncertainty)
  *   outcome ok:          max(0, log(footprint / memory) + rel_sd) / rel_sd  (and stay below it)
@@ -61,6 +62,10 @@
  * sample periods (above), so it is coarser than a timed run. */
 #define WFIT_TIME_REL_SD 0.02
 #define WFIT_UTIL_SD 0.05
+/* WFIT_MEM_REL_SD: sd of log(footprint) of a device-memory reading: the frame buffer in use
+ * counts the CUDA context (some hundred MiB) and what a caching allocator keeps reserved beyond
+ * the live tensors, so it stands for the footprint to about 10 % (an assumption, as above). */
+#define WFIT_MEM_REL_SD 0.10
 
 #define WFIT_MAX_PROFILES 8
 #define WFIT_MAX_PARAMS 48
@@ -97,6 +102,8 @@ typedef struct wfit_obs {
     bool is_oom;           /* outcome: out of memory (time ignored) */
     double unit_time_s;    /* measured wall time per unit of work; > 0 unless is_oom */
     double gpu_util;       /* measured GPU busy fraction, or < 0 when not measured */
+    double footprint_bytes; /* measured device memory in use (DCGM_FI_DEV_FB_USED, nvidia-smi
+                             * memory.used), or <= 0 when not measured */
     double rel_sd;         /* relative uncertainty of the time (0 = WFIT_TIME_REL_SD) */
 } wfit_obs;
 

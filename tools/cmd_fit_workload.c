@@ -51,19 +51,20 @@ static void usage(FILE *out)
             "                 measured device name does not say\n");
 }
 
-/* What each observation's `telemetry:` gave (experiments/telemetry.h): the gpu_util the fit
- * used, and the readings it does not fit (the device memory in use, power), for the user to hold
- * the profile against. */
+/* What each observation's `telemetry:` gave (experiments/telemetry.h): the gpu_util and the
+ * footprint (the largest frame buffer in use, over the peers: obs_footprint_bytes) the fit used,
+ * and power, which it prints only (why: below). */
 static void print_telemetry(const obs_file *f)
 {
-    bool any = false;
+    bool any = false, power = false;
     for (size_t i = 0; i < f->n; i++) {
         const obs_telemetry *t = &f->obs[i].telemetry;
         if (!t->at.line || !t->util_source) {
             continue;
         }
         if (!any) {
-            printf("\ntelemetry (the observations' gpu_util; FB used and power are not fitted):\n");
+            printf("\ntelemetry (fitted: gpu_util, and FB used over the peers as the device-memory "
+                   "footprint; power printed only):\n");
             any = true;
         }
         printf("%5zu  GPU %u%s%.0d: %zu samples of %s -> gpu_util %.3f", i, t->gpu,
@@ -77,11 +78,24 @@ static void print_telemetry(const obs_file *f)
         }
         if (!isnan(t->fb_used_bytes)) {
             printf(", FB used max %.2f GiB", t->fb_used_bytes / 1073741824.0);
+            double fp = obs_footprint_bytes(&f->obs[i]);
+            if (fp > 0) {
+                printf(" -> footprint %.2f GiB", fp / 1073741824.0);
+            }
         }
         if (!isnan(t->power_w)) {
             printf(", power %.1f W", t->power_w);
+            power = true;
         }
         printf("\n");
+    }
+    if (power) {
+        printf("power is printed only: the model's power terms (model/physics.yaml power_sm_w "
+               "per work class,\npower_alpha, power_idle_frac) are device physics shared by "
+               "every workload, not parameters\nof this profile, and act only by lowering the "
+               "clock when the busy SMs' demand exceeds the\nboard's budget (the catalog's "
+               "tdp_w); a reading below the cap says nothing about run time,\nand a board "
+               "reading also counts memory and static power the model does not split out\n");
     }
 }
 

@@ -211,8 +211,19 @@ Test(telemetry, fit_workload_reads_telemetry, .timeout = 60)
                      out, sizeof out);
     cr_assert_eq(rc, 0, "%s", out);
     cr_assert(strstr(out, "    0  GPU 0: 122 samples of DCGM_FI_PROF_GR_ENGINE_ACTIVE -> gpu_util "
-                          "0.931, FB used max 3.84 GiB"),
+                          "0.931, FB used max 3.84 GiB -> footprint 3.84 GiB"),
               "%s", out);
+    /* the four frame-buffer readings (3.84, 3.92, 4.00, 4.23 GiB) pin the footprint, which the
+     * class prior alone left NOT PINNED (4.0 GiB +- a factor e): their log mean, 4.00 GiB, to
+     * within the 10 % each reading is trusted to over four readings (5 %) */
+    const char *fp = strstr(out, "\nmem_footprint_bytes_fixed");
+    cr_assert_not_null(fp, "%s", out);
+    double v = 0, se = 0;
+    char status[32] = "";
+    cr_assert_eq(sscanf(fp, " mem_footprint_bytes_fixed %lf %lf %31s", &v, &se, status), 3);
+    cr_assert_str_eq(status, "fitted");
+    cr_assert(v > 3.84 * 1073741824.0 && v < 4.23 * 1073741824.0, "footprint %g", v);
+    cr_assert(se < 0.06 * v, "std_err %g of %g", se, v);
     cr_assert(strstr(out, "    3  GPU 0: 122 samples of DCGM_FI_PROF_GR_ENGINE_ACTIVE -> gpu_util "
                           "0.676"),
               "%s", out);
