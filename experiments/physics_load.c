@@ -32,7 +32,7 @@ typedef struct sm_w {
 typedef struct physics_doc {
     int version;
     sourced roofline_p, bw_stream_eff, bw_drive_sm_frac, mig_sm_eff, power_alpha,
-        power_idle_frac, clock_min_frac, power_window_s, mps_bw_contention, mps_kernel_wait, mps_sm_granule,
+        power_idle_frac, power_board_idle_frac, clock_min_frac, power_window_s, mps_bw_contention, mps_kernel_wait, mps_sm_granule,
         mps_min_sms, param_rel_sd, mig_apply_s, meas_prior_rel_sd, meas_compute_floor,
         meas_host_floor, ts_quantum_s, ts_switch_s;
     sm_w power_sm_w;
@@ -90,6 +90,7 @@ static const cfg_field doc_fields[] = {
     REQ_MAP(mig_sm_eff, sourced_0_1),
     REQ_MAP(power_alpha, sourced_0_1000),
     REQ_MAP(power_idle_frac, sourced_0_1),
+    REQ_MAP(power_board_idle_frac, sourced_0_1),
     REQ_MAP(clock_min_frac, sourced_0_1),
     REQ_MAP(power_window_s, sourced_0_1000),
     REQ_MAP(mps_bw_contention, sourced_0_1000),
@@ -115,6 +116,7 @@ static void check_doc(const physics_doc *pd, diag *d)
 {
     const sourced *all[] = {&pd->roofline_p,      &pd->bw_stream_eff,   &pd->bw_drive_sm_frac,
                             &pd->mig_sm_eff,      &pd->power_alpha,     &pd->power_idle_frac,
+                            &pd->power_board_idle_frac,
                             &pd->clock_min_frac,  &pd->power_window_s, &pd->mps_bw_contention,
                             &pd->param_rel_sd,
                             &pd->mig_apply_s,     &pd->mps_kernel_wait,
@@ -167,6 +169,7 @@ static void finish(const void *dst, void *ctx, diag *d)
     out->mig_sm_eff = pd->mig_sm_eff.value;
     out->power_alpha = pd->power_alpha.value;
     out->power_idle_frac = pd->power_idle_frac.value;
+    out->power_board_idle_frac = pd->power_board_idle_frac.value;
     out->clock_min_frac = pd->clock_min_frac.value;
     out->power_window_s = pd->power_window_s.value;
     out->mps_bw_contention = pd->mps_bw_contention.value;

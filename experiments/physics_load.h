@@ -4,6 +4,7 @@
  * every number of the physics names its source):
  *   version: 1
  *   roofline_p, bw_stream_eff, bw_drive_sm_frac, mig_sm_eff, power_alpha, power_idle_frac,
+ *   power_board_idle_frac,
  *   clock_min_frac, power_window_s, mps_bw_contention, mps_kernel_wait, mps_sm_granule, mps_min_sms,
  *   param_rel_sd, mig_apply_s, meas_compute_floor, meas_host_floor, ts_quantum_s, ts_switch_s
  *   (fractions or seconds, 0..1),

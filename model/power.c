@@ -41,3 +41,16 @@ double power_busy_weight(double busy_s, double period_s, double window_s)
     double u = (n * busy_s + fmin(busy_s, rest)) / window_s;
     return u < 1.0 ? u : 1.0;
 }
+
+double power_board_w(const gpu_type *g, const phys_params *m,
+                     const double busy_sms[WL_CLASS_COUNT], const double peak_sms[WL_CLASS_COUNT])
+{
+    if (!g || !(g->tdp_w > 0)) {
+        return 0.0;
+    }
+    double f = power_clock_factor(g, m, peak_sms);
+    double budget_w = g->tdp_w * (1.0 - m->power_idle_frac);
+    double idle_w = g->tdp_w * m->power_board_idle_frac;
+    double d = budget_w > 0 ? power_sm_demand_w(m, busy_sms, f) / budget_w : 0.0;
+    return idle_w + (g->tdp_w - idle_w) * d;
+}

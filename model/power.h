@@ -36,4 +36,17 @@ double power_sm_demand_w(const phys_params *m, const double busy_sms[WL_CLASS_CO
  * cap): 1; busy_s <= 0: 0. */
 double power_busy_weight(double busy_s, double period_s, double window_s);
 
+/* Board power (W) of GPU g whose SMs are busy_sms[c] on average over a span (class c; the
+ * time-average of the SMs kept busy, as DCGM_FI_PROF_SM_ACTIVE x SMs) while peak_sms[c] are busy
+ * in its busy phases (what the cap sees when those phases outlast m->power_window_s): the cap's
+ * clock factor f = power_clock_factor(peak_sms), the SMs' mean draw D = power_sm_demand_w(
+ * busy_sms, f), and the board
+ *   P = I + (tdp_w - I) D / (tdp_w (1 - power_idle_frac)),  I = power_board_idle_frac x tdp_w:
+ * idle power with no SM busy, the TDP when the SMs take the whole budget, linear in the busy SMs
+ * between (the clock model's per-SM watts have the idle share folded in, physics.yaml, so D is
+ * mapped onto (I, tdp_w] rather than added to I; the clock factor is unchanged). A GPU whose TDP
+ * is unsourced (0): 0. */
+double power_board_w(const gpu_type *g, const phys_params *m,
+                     const double busy_sms[WL_CLASS_COUNT], const double peak_sms[WL_CLASS_COUNT]);
+
 #endif

@@ -187,6 +187,8 @@ typedef struct phys_params {
                                  count the catalog already removes); 1 = none */
     double power_alpha;       /* SM power ∝ f^alpha at clock factor f */
     double power_idle_frac;   /* board power not available to SMs, fraction of TDP */
+    double power_board_idle_frac; /* board power with no SM busy, fraction of TDP (reported power
+                                   * and energy only: power_board_w) */
     double power_sm_w[WL_CLASS_COUNT]; /* watts per busy SM at the reference clock, per class */
     double clock_min_frac;    /* lowest clock factor the power cap can force */
     double power_window_s;    /* window over which the power cap averages the board power (s) */

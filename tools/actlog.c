@@ -139,6 +139,11 @@ void actlog_cursor_advance(actlog_cursor *c, sim_time t)
     c->t = t;
 }
 
+sim_time actlog_cursor_next_time(const actlog_cursor *c)
+{
+    return c->next < c->stop ? c->a->recs[c->next].t : SIM_TIME_MAX;
+}
+
 double actlog_dev_weight(const cluster *c, dev_id d)
 {
     const cluster_device *dev = cluster_device_get(c, d);

@@ -83,5 +83,7 @@ void actlog_means(const actlog *a, const cluster *c, sim_time end, double *util_
                   double *sm_mean);
 /* Integrate up to t (>= the time reached) and apply the records at or before t. */
 void actlog_cursor_advance(actlog_cursor *c, sim_time t);
+/* Time of the device's next change (SIM_TIME_MAX when none). */
+sim_time actlog_cursor_next_time(const actlog_cursor *c);
 
 #endif

@@ -187,11 +187,6 @@ void devlog_cursor_advance(devlog_cursor *cur, sim_time t)
     integrate(cur, t);
 }
 
-sim_time devlog_cursor_next_time(const devlog_cursor *cur)
-{
-    return cur->next < cur->n_ev ? cur->ev[cur->next].t : SIM_TIME_MAX;
-}
-
 void devlog_cursor_fini(devlog_cursor *cur)
 {
     free(cur->ev);

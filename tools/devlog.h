@@ -83,8 +83,6 @@ void devlog_cursor_init(devlog_cursor *cur, const devlog *l, const cluster *c, g
 /* Apply every event at or before t (>= the time reached), adding the busy times of
  * (previous t, t]. */
 void devlog_cursor_advance(devlog_cursor *cur, sim_time t);
-/* Time of the next event not yet applied; SIM_TIME_MAX when none is left. */
-sim_time devlog_cursor_next_time(const devlog_cursor *cur);
 void devlog_cursor_fini(devlog_cursor *cur);
 
 /* Which of one GPU's devices exist (are advertised), walked through increasing times. */

@@ -113,17 +113,56 @@ static void put_timestamp(const om_ctx *x, sim_time t)
     }
 }
 
-/* Board power (W) of the GPU in the cursor's current state. */
-static double power_now(const om_ctx *x, const devlog_cursor *cur, const gpu_type *type)
+/* Board power (W) of GPU g with its devices' activity as the cursors acts[0 .. n) hold it: a
+ * device keeps sm x its SMs busy on average and sm / util of them in its busy phases (as fp32
+ * work; model/power.h power_board_w). */
+static double power_now(const cluster *c, const phys_params *phys, gpu_id g,
+                        const actlog_cursor *acts, uint32_t n)
 {
-    double busy[WL_CLASS_COUNT] = {0};
-    for (uint32_t d = 0; d < cur->n_devs; d++) {
-        if (cur->used[d] > 0) {
-            busy[WL_CLASS_FP32] += cluster_device_get(x->c, cur->first_dev + d)->sms;
+    const cluster_gpu *cg = cluster_gpu_get(c, g);
+    double busy[WL_CLASS_COUNT] = {0}, peak[WL_CLASS_COUNT] = {0};
+    for (uint32_t k = 0; k < n; k++) {
+        double sms = cluster_device_get(c, cg->first_dev + k)->sms;
+        busy[WL_CLASS_FP32] += acts[k].sm * sms;
+        peak[WL_CLASS_FP32] += acts[k].util > 0 ? fmin(1.0, acts[k].sm / acts[k].util) * sms : 0;
+    }
+    return power_board_w(cg->type, phys, busy, peak);
+}
+
+/* Energy (J) GPU g draws from the cursors' common time to t (>= it), the cursors acts[0 .. n)
+ * advanced to t, piece by piece between the devices' activity changes. */
+static double energy_to(const cluster *c, const phys_params *phys, gpu_id g, actlog_cursor *acts,
+                        uint32_t n, sim_time t)
+{
+    double e = 0;
+    sim_time at = n ? acts[0].t : t;
+    for (;;) {
+        sim_time nt = t;
+        for (uint32_t k = 0; k < n; k++) {
+            sim_time kt = actlog_cursor_next_time(&acts[k]);
+            nt = kt < nt ? kt : nt;
+        }
+        e += power_now(c, phys, g, acts, n) * sim_time_to_s(nt - at);
+        for (uint32_t k = 0; k < n; k++) {
+            actlog_cursor_advance(&acts[k], nt);
+        }
+        at = nt;
+        if (nt >= t) {
+            return e;
         }
     }
-    double f = power_clock_factor(type, x->phys, busy);
-    return type->tdp_w * x->phys->power_idle_frac + power_sm_demand_w(x->phys, busy, f);
+}
+
+/* Cursors over the devices of GPU g (at most DEVLOG_MAX_DEVS); their count. */
+static uint32_t gpu_cursors(const cluster *c, const actlog *act, gpu_id g,
+                            actlog_cursor acts[DEVLOG_MAX_DEVS])
+{
+    const cluster_gpu *cg = cluster_gpu_get(c, g);
+    uint32_t n = cg->n_devs < DEVLOG_MAX_DEVS ? cg->n_devs : DEVLOG_MAX_DEVS;
+    for (uint32_t k = 0; k < n; k++) {
+        actlog_cursor_init(&acts[k], act, cg->first_dev + k);
+    }
+    return n;
 }
 
 /* Activity integrals (fraction x ns) of device index d of GPU g (-1: all its devices) over
@@ -154,14 +193,10 @@ static void series_values(const om_ctx *x, const struct family *fam, gpu_id g, i
     devlog_cursor cur;
     devlog_cursor_init(&cur, x->log, x->c, g);
     actlog_cursor acts[DEVLOG_MAX_DEVS];
-    for (uint32_t k = 0; k < cg->n_devs && k < DEVLOG_MAX_DEVS; k++) {
-        actlog_cursor_init(&acts[k], x->act, cg->first_dev + k);
-    }
-    uint32_t n_acts = cg->n_devs < DEVLOG_MAX_DEVS ? cg->n_devs : DEVLOG_MAX_DEVS;
+    uint32_t n_acts = gpu_cursors(x->c, x->act, g, acts);
     bool util = fam->kind != FAM_SM_ACTIVE;
     sim_time prev = 0;
     double act_prev = 0;
-    double energy_j = 0; /* integral of power over (prev, cur.t] */
     for (size_t s = 0; s < x->n_times; s++) {
         sim_time t = x->times[s];
         bool show = true;
@@ -170,16 +205,9 @@ static void series_values(const om_ctx *x, const struct family *fam, gpu_id g, i
             show = d >= 0 ? lay->on[d] : fam->kind == FAM_POWER || !devlog_layout_mig(lay);
         }
         double value = 0;
-        if (fam->kind == FAM_POWER) {
-            while (devlog_cursor_next_time(&cur) <= t) {
-                sim_time nt = devlog_cursor_next_time(&cur);
-                energy_j += power_now(x, &cur, cg->type) * sim_time_to_s(nt - cur.t);
-                devlog_cursor_advance(&cur, nt);
-            }
-            energy_j += power_now(x, &cur, cg->type) * sim_time_to_s(t - cur.t);
-            devlog_cursor_advance(&cur, t);
-            value = t > prev ? energy_j / sim_time_to_s(t - prev) : power_now(x, &cur, cg->type);
-            energy_j = 0;
+        if (fam->kind == FAM_POWER) { /* the mean over (prev, t]; at t = 0 the power then */
+            double e = energy_to(x->c, x->phys, g, acts, n_acts, t);
+            value = t > prev ? e / sim_time_to_s(t - prev) : power_now(x->c, x->phys, g, acts, n_acts);
         } else if (fam->kind == FAM_FB_USED || fam->kind == FAM_FB_FREE) {
             devlog_cursor_advance(&cur, t);
             uint64_t used = 0;
@@ -308,26 +336,28 @@ static void put_series(om_ctx *x, const struct family *fam, gpu_id g, int d, dev
     free(held);
 }
 
-double out_energy_j(const world *w, const phys_params *phys)
+double out_energy_j(const world *w, const phys_params *phys, const actlog *act)
 {
-    devlog log;
-    devlog_build(w, &log);
-    om_ctx x = {.c = world_cluster(w), .log = &log, .phys = phys};
+    const cluster *c = world_cluster(w);
+    sim_time end = world_get_totals(w).horizon;
     double e = 0;
-    for (gpu_id g = 0; g < cluster_n_gpus(x.c); g++) {
-        const cluster_gpu *cg = cluster_gpu_get(x.c, g);
-        devlog_cursor cur;
-        devlog_cursor_init(&cur, &log, x.c, g);
-        while (devlog_cursor_next_time(&cur) <= log.end) {
-            sim_time nt = devlog_cursor_next_time(&cur);
-            e += power_now(&x, &cur, cg->type) * sim_time_to_s(nt - cur.t);
-            devlog_cursor_advance(&cur, nt);
-        }
-        e += power_now(&x, &cur, cg->type) * sim_time_to_s(log.end - cur.t);
-        devlog_cursor_fini(&cur);
+    for (gpu_id g = 0; g < cluster_n_gpus(c); g++) {
+        actlog_cursor acts[DEVLOG_MAX_DEVS];
+        uint32_t n = gpu_cursors(c, act, g, acts);
+        e += energy_to(c, phys, g, acts, n, end);
     }
-    devlog_fini(&log);
     return e;
+}
+
+double out_power_mean_w(const world *w, double energy_j)
+{
+    const cluster *c = world_cluster(w);
+    double h = sim_time_to_s(world_get_totals(w).horizon);
+    uint32_t n = 0;
+    for (gpu_id g = 0; g < cluster_n_gpus(c); g++) {
+        n += cluster_gpu_get(c, g)->type->tdp_w > 0;
+    }
+    return n > 0 && h > 0 ? energy_j / (h * n) : 0.0;
 }
 
 int out_metrics_om(FILE *f, const world *w, const phys_params *phys, const actlog *act,

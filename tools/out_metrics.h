@@ -23,9 +23,11 @@
  * from the physics (tools/actlog.h) averaged over the interval that ends at the sample (as DCGM
  * averages over its sampling window; the sample at t = 0 is the activity then; a GPU-level
  * series over several instances sums them, at most 1); FB_USED is the memory the jobs hold at
- * the sample (jobs that state none count 0); power is the time average over the interval of
- * idle power (power_idle_frac x TDP) plus the draw of the held devices' SMs at the power model's
- * clock factor (model/power.h), counting them as fp32 work.
+ * the sample (jobs that state none count 0); power is the time average over the interval of the
+ * power model's board power (model/power.h power_board_w) driven by the activity: idle power
+ * (power_board_idle_frac x TDP) when no SM is busy, plus the SMs each device keeps busy on
+ * average (SM_ACTIVE x its SMs), counted as fp32 work, at the clock the cap leaves while its
+ * busy phases run (sm / util of its SMs busy then).
  * Samples: every outputs.sample_interval of simulated time from 0, and one at the end of the
  * observed window (the horizon, as timeseries.csv).
  * Timestamps are epoch + simulated time (epoch: outputs.start_time, or the Unix epoch); when the
@@ -46,9 +48,13 @@
 #include "model/world.h"
 #include "tools/actlog.h"
 
-/* Energy (J) the GPUs draw over [0, horizon] under the same power model as
- * DCGM_FI_DEV_POWER_USAGE (GPUs with an unsourced TDP count 0). */
-double out_energy_j(const world *w, const phys_params *phys);
+/* Energy (J) the GPUs draw over [0, horizon] under the same power model and activity as
+ * DCGM_FI_DEV_POWER_USAGE (GPUs with an unsourced TDP count 0); act: the run's activity
+ * (finished). */
+double out_energy_j(const world *w, const phys_params *phys, const actlog *act);
+/* Mean board power (W) of the GPUs with a sourced TDP over [0, horizon] of w when they draw
+ * energy_j (out_energy_j) in all: each one's time average, averaged over them; 0 without any. */
+double out_power_mean_w(const world *w, double energy_j);
 /* Write metrics.om for the finished run w whose device activity act recorded (finished,
  * tools/actlog.h); timestamps are epoch_ns (Unix time of simulated time 0, ns) + simulated
  * time. 0 or SIM_EIO. */

@@ -11,6 +11,7 @@
 #include "sim/err.h"
 #include "sim/xalloc.h"
 #include "tools/actlog.h"
+#include "tools/out_metrics.h"
 #include "tools/devlog.h"
 #include "tools/gantt.h"
 #include "tools/plot.h"
@@ -26,6 +27,7 @@ typedef struct rep {
     plot_dir *pd;
     devlog log;
     const actlog *act; /* device activity (finished) */
+    double energy_j;   /* the GPUs' energy over [0, horizon] (out_energy_j) */
     size_t n_classes; /* distinct class names, first-seen order */
     const char **classes;
     sim_time horizon;
@@ -132,15 +134,19 @@ static void summary(rep *r, const char *policy)
         fputs("</tr>\n", f);
     }
     fputs("</table>\n<table>\n<tr><th>units held</th><th>GPUs busy</th><th>SMs busy</th>"
-          "<th>jobs queued (mean)</th></tr>\n<tr>",
+          "<th>jobs queued (mean)</th><th>GPU power (mean, W)</th><th>energy (kWh)</th></tr>\n<tr>",
           f);
     put_fig(f, &rs, RS_UNITS_UTIL, 1, 100);
     put_fig(f, &rs, RS_GPUS_BUSY, 1, 100);
     put_fig(f, &rs, RS_SMS_BUSY, 1, 100);
     put_fig(f, &rs, RS_QUEUED_MEAN, 2, 1);
+    fprintf(f, "<td>%.1f</td><td>%.2f</td>", out_power_mean_w(r->w, r->energy_j),
+            r->energy_j / 3.6e6);
     fputs(
         "</tr>\n</table>\n<p class=\"note\">Time-weighted over [0, horizon]; slowdown is JCT over "
-        "the job's run time alone on what it asked for.</p>\n</section>\n",
+        "the job's run time alone on what it asked for; power and energy are the power model's "
+        "from the GPUs' activity (idle power included), as metrics.om's "
+        "DCGM_FI_DEV_POWER_USAGE.</p>\n</section>\n",
         f);
 }
 
@@ -631,12 +637,13 @@ static int gantt_section(rep *r)
     return rc;
 }
 
-int out_report_html(FILE *f, const world *w, const actlog *act, const scenario_spec *spec,
-                    const char *policy)
+int out_report_html(FILE *f, const world *w, const actlog *act, double energy_j,
+                    const scenario_spec *spec, const char *policy)
 {
     rep r = {.f = f,
              .w = w,
              .act = act,
+             .energy_j = energy_j,
              .c = world_cluster(w),
              .spec = spec,
              .horizon = world_get_totals(w).horizon};

@@ -41,10 +41,10 @@
 #define OUT_REPORT_CLASSES 10
 #define OUT_REPORT_GANTT_ROWS 48
 
-/* Write report.html for the finished run w (its activity: act, finished) of scenario spec under
- * policy `policy`. 0 or SIM_EIO
- * (gnuplot missing or failing: message printed). */
-int out_report_html(FILE *f, const world *w, const actlog *act, const scenario_spec *spec,
-                    const char *policy);
+/* Write report.html for the finished run w (its activity: act, finished; the GPUs' energy over
+ * [0, horizon]: energy_j, tools/out_metrics.h out_energy_j) of scenario spec under policy
+ * `policy`. 0 or SIM_EIO (gnuplot missing or failing: message printed). */
+int out_report_html(FILE *f, const world *w, const actlog *act, double energy_j,
+                    const scenario_spec *spec, const char *policy);
 
 #endif

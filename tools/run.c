@@ -72,7 +72,9 @@ typedef struct run_ctx {
                                        * partition, s (0: unknown), for the estimate */
     reconf *reconf;                   /* NULL without a repartition section */
     actlog act;                       /* device activity (metrics.om, report.html) */
-    bool has_act;                     /* act recorded: one of those files is written */
+    bool has_act;                     /* act recorded: one of those files is written, or a
+                                       * sweep/plan point's figures are wanted */
+    double energy_j;                  /* the GPUs' energy over [0, horizon] (has_act) */
     const traceload_rule *trules;     /* the trace's rules with their work factors (arena) */
     double fallback_factor;           /* work factor of jobs no rule maps */
 } run_ctx;
@@ -1020,6 +1022,8 @@ static int write_outputs(run_ctx *r, const run_opts *o, const char *dir)
             cJSON *act = cJSON_AddObjectToObject(extra, "activity");
             cJSON_AddNumberToObject(act, "gpu_util_mean", util);
             cJSON_AddNumberToObject(act, "sm_active_mean", sm);
+            cJSON_AddNumberToObject(act, "power_mean_w", out_power_mean_w(r->w, r->energy_j));
+            cJSON_AddNumberToObject(act, "energy_kwh", r->energy_j / 3.6e6);
         }
         meta.metrics_extra = extra;
         FILE *f = sink_open(&sink, "run.json");
@@ -1049,7 +1053,7 @@ static int write_outputs(run_ctx *r, const run_opts *o, const char *dir)
     }
     if (rc == 0 && (files & SCN_OUT_REPORT_HTML)) {
         FILE *f = sink_open(&sink, "report.html");
-        rc = f ? out_report_html(f, r->w, &r->act, r->spec, r->pol->name) : SIM_EIO;
+        rc = f ? out_report_html(f, r->w, &r->act, r->energy_j, r->spec, r->pol->name) : SIM_EIO;
     }
     if (!st) {
         int drop = sink_drop(&sink);
@@ -1222,7 +1226,8 @@ int run_scenario(const run_opts *o)
     }
     progress *pg = progress_create(err, false);
     world_set_progress(r.w, PROGRESS_EVERY_EVENTS, progress_observe, pg);
-    if (r.spec->outputs.files & (SCN_OUT_METRICS_OM | SCN_OUT_REPORT_HTML | SCN_OUT_RUN_JSON)) {
+    if ((r.spec->outputs.files & (SCN_OUT_METRICS_OM | SCN_OUT_REPORT_HTML | SCN_OUT_RUN_JSON)) ||
+        o->result) {
         actlog_init(&r.act, r.w, &r.rate);
         r.has_act = true;
     }
@@ -1230,6 +1235,7 @@ int run_scenario(const run_opts *o)
     world_run(r.w);
     if (r.has_act) {
         actlog_finish(&r.act);
+        r.energy_j = out_energy_j(r.w, &r.phys, &r.act);
     }
     if (o->stats) {
         *o->stats = (run_stats){.n_jobs = job_table_count(world_jobs(r.w)),
@@ -1273,7 +1279,7 @@ int run_scenario(const run_opts *o)
     }
     if (rc == 0 && o->result) {
         runstats_compute(r.w, o->result);
-        o->result->v[RS_ENERGY_KWH] = out_energy_j(r.w, &r.phys) / 3.6e6;
+        o->result->v[RS_ENERGY_KWH] = r.energy_j / 3.6e6;
         o->result->has[RS_ENERGY_KWH] = true;
         for (size_t i = 0; i < r.spec->n_services; i++) { /* the worst service */
             service_stats ss = service_get_stats(r.svcs[i]);

@@ -139,12 +139,16 @@ Test(metrics, mig_instances_have_their_own_series)
 
 Test(metrics, power_of_busy_sms_at_full_clock)
 {
-    /* model/physics.yaml: 2.45 W per busy fp32 SM, idle share 0, alpha 2.37; A100-SXM4-40GB:
-     * 108 SMs, TDP 400 W. A busy whole GPU wants 108 x 2.45 = 264.6 W < 400 W: no throttling.
-     * One busy 1g.5gb instance (14 SMs): 14 x 2.45 = 34.3 W. */
-    cr_expect_float_eq(value("DCGM_FI_DEV_POWER_USAGE", WHOLE, 900), 264.6, 1e-3);
-    cr_expect_float_eq(value("DCGM_FI_DEV_POWER_USAGE", WHOLE, 1200), 0, 1e-3);
-    cr_expect_float_eq(value("DCGM_FI_DEV_POWER_USAGE", MIGGPU, 1200), 34.3, 1e-3);
+    /* model/physics.yaml: 2.45 W per busy fp32 SM, board idle 0.19 of the TDP, cap idle share 0,
+     * alpha 2.37; A100-SXM4-40GB: 108 SMs, TDP 400 W, so idle I = 76 W and the SMs' draw D maps
+     * to P = 76 + (400 - 76) D / 400 (model/power.h power_board_w). A busy whole GPU (the job is
+     * GPU-bound: SM activity 1) wants D = 108 x 2.45 = 264.6 W < 400 W: no throttling,
+     * P = 76 + 324 x 0.6615 = 290.326 W over (600, 900]; idle over (900, 1200]: 76 W. One busy
+     * 1g.5gb instance (14 SMs): D = 34.3 W, P = 76 + 324 x 0.08575 = 103.783 W. */
+    cr_expect_float_eq(value("DCGM_FI_DEV_POWER_USAGE", WHOLE, 900), 290.326, 1e-3);
+    cr_expect_float_eq(value("DCGM_FI_DEV_POWER_USAGE", WHOLE, 1200), 76, 1e-3);
+    cr_expect_float_eq(value("DCGM_FI_DEV_POWER_USAGE", MIGGPU, 1200), 103.783, 1e-3);
+    cr_expect_float_eq(value("DCGM_FI_DEV_POWER_USAGE", MIGGPU, 600), 76, 1e-3);
 }
 
 /* promtool check metrics on dir/metrics.om: only dcgm-exporter's label-name finding allowed. */
@@ -327,6 +331,9 @@ Test(metrics_prom, prometheus_answers_promql_with_the_runs_own_figure)
     const char *key = strstr(json, "\"gpu_util_mean\":");
     cr_assert_not_null(key, "run.json has no metrics.activity.gpu_util_mean");
     double run_util = strtod(key + strlen("\"gpu_util_mean\":"), NULL);
+    key = strstr(json, "\"power_mean_w\":");
+    cr_assert_not_null(key, "run.json has no metrics.activity.power_mean_w");
+    double run_power = strtod(key + strlen("\"power_mean_w\":"), NULL);
     /* a port of our own (the pid spreads parallel runs), the server in the background; its pid
      * to stop it, and retention long enough for blocks of any date */
     int port = 20000 + (int)(getpid() % 20000);
@@ -343,8 +350,9 @@ Test(metrics_prom, prometheus_answers_promql_with_the_runs_own_figure)
              ">/dev/null 2>&1 && exit 0; sleep 0.5; done; cat %s/prometheus.log; exit 1",
              port, dir);
     int ready = test_sh(cmd, out, sizeof out);
-    double util = 0, gr = 0;
+    double util = 0, gr = 0, power = 0;
     if (ready == 0) {
+        power = promql(port, "avg_over_time(DCGM_FI_DEV_POWER_USAGE{gpu=\"0\",Hostname=\"h100-0\"}[1h])");
         util = promql(port, "avg_over_time(DCGM_FI_DEV_GPU_UTIL{gpu=\"0\",Hostname=\"h100-0\"}[1h])");
         gr = promql(port, "avg_over_time(DCGM_FI_PROF_GR_ENGINE_ACTIVE{gpu=\"0\","
                           "Hostname=\"h100-0\"}[1h])");
@@ -356,8 +364,16 @@ Test(metrics_prom, prometheus_answers_promql_with_the_runs_own_figure)
                 "run.json activity.gpu_util_mean %g",
                 util, gr, run_util);
     printf("metrics-prom: PromQL avg_over_time(DCGM_FI_DEV_GPU_UTIL[1h]) = %g %%, "
-           "avg_over_time(DCGM_FI_PROF_GR_ENGINE_ACTIVE[1h]) = %g; run.json gpu_util_mean %g\n",
-           util, gr, run_util);
+           "avg_over_time(DCGM_FI_PROF_GR_ENGINE_ACTIVE[1h]) = %g; run.json gpu_util_mean %g; "
+           "avg_over_time(DCGM_FI_DEV_POWER_USAGE[1h]) = %g W; run.json power_mean_w %g W\n",
+           util, gr, run_util, power, run_power);
+    /* power by hand (model/physics.yaml, model/gpus.yaml; model/power.h power_board_w): H100
+     * TDP 700 W, idle 0.19 x 700 = 133 W; the job keeps its 132 SMs busy 0.3739 of the time,
+     * D = 0.3739 x 132 x 2.45 W = 120.918 W (its busy phases draw 323.4 W < 700 W: full clock),
+     * P = 133 + (700 - 133) x 120.918 / 700 = 230.945 W, where allocation said 323.4 W. Each
+     * sample is its minute's mean, so the hour's average is the run's own mean. */
+    cr_expect_float_eq(run_power, 133 + 567 * 0.3739 * 132 * 2.45 / 700, 1e-6);
+    cr_expect_float_eq(power, run_power, 1e-3); /* metrics.om prints W with 3 decimals */
     cr_expect_float_eq(gr, run_util, 1e-6);
     cr_expect_float_eq(util, round(100 * run_util), 1e-9); /* GPU_UTIL is a whole percent */
     cr_expect(run_util > 0.3 && run_util < 0.45, "the job's activity, not its allocation: %g",

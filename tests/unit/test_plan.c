@@ -58,12 +58,14 @@ Test(plan, hand_solved_answer_costs_and_frontier)
     cr_expect_eq(get(search, "candidates")->valueint, 3);
     cr_expect_eq(get(search, "runs")->valueint, 6);
     const cJSON *cands = get(plan, "candidates");
-    /* cost = 1 x GPUs x 3 h + 1 x 0.441 kWh; p95 waits 2565, 300, 0 s (the scenario's header) */
-    const double cost[3] = {3.441, 6.441, 9.441}, p95[3] = {2565, 300, 0};
+    /* cost = 1 x GPUs x 3 h + 1 x (0.228 GPUs + 0.357210) kWh; p95 waits 2565, 300, 0 s (the
+     * scenario's header) */
+    const double energy[3] = {0.585210, 0.813210, 1.041210};
+    const double cost[3] = {3.585210, 6.813210, 10.041210}, p95[3] = {2565, 300, 0};
     for (int i = 0; i < 3; i++) {
         const cJSON *c = cJSON_GetArrayItem(cands, i);
         cr_expect_float_eq(get(c, "cost")->valuedouble, cost[i], 1e-9, "candidate %d", i);
-        cr_expect_float_eq(get(c, "energy_kwh")->valuedouble, 0.441, 1e-9);
+        cr_expect_float_eq(get(c, "energy_kwh")->valuedouble, energy[i], 1e-9, "candidate %d", i);
         const cJSON *s = get(get(c, "slo"), "wait_p95_s");
         cr_expect_float_eq(get(s, "mean")->valuedouble, p95[i], 1e-9, "candidate %d", i);
         cr_expect_float_eq(get(s, "ci95")->valuedouble, 0, 1e-12);

@@ -171,6 +171,33 @@ Test(power, cap_lowers_clock_as_alpha_says)
     cr_assert_float_eq(power_clock_factor(&g, &m, busy), 1.0, 1e-12);
 }
 
+/* Reported board power (power_board_w) by hand: TDP 200 W, idle 0.2 x 200 = 40 W, so the SMs'
+ * draw D maps to P = 40 + 160 D / 200. fp32 at 1 W per SM: 100 SMs busy in the busy phases
+ * (100 W < 200 W: full clock) and 50 on average (busy half of the time): D = 50 W, P = 80 W.
+ * Tensor at 4 W per SM: the busy phases want 400 W, the clock drops to f = 0.5^(1/3) (alpha 3),
+ * so they draw the budget and 50 SMs on average draw D = 50 x 4 x 0.5 = 100 W: P = 120 W, idle
+ * plus half the range to the TDP. No SM busy: the idle 40 W; an unsourced TDP: 0. */
+Test(power, board_power_at_a_known_busy_fraction)
+{
+    gpu_type g = fixture_gpu();
+    g.tdp_w = 200;
+    phys_params m = fixture_params();
+    m.power_board_idle_frac = 0.2;
+    m.power_sm_w[WL_CLASS_FP32] = 1;
+    m.power_sm_w[WL_CLASS_TENSOR] = 4;
+    double busy[WL_CLASS_COUNT] = {0}, peak[WL_CLASS_COUNT] = {0};
+    cr_assert_float_eq(power_board_w(&g, &m, busy, peak), 40.0, 1e-12);
+    busy[WL_CLASS_FP32] = 50;
+    peak[WL_CLASS_FP32] = 100;
+    cr_assert_float_eq(power_board_w(&g, &m, busy, peak), 80.0, 1e-12);
+    busy[WL_CLASS_FP32] = peak[WL_CLASS_FP32] = 0;
+    busy[WL_CLASS_TENSOR] = 50;
+    peak[WL_CLASS_TENSOR] = 100;
+    cr_assert_float_eq(power_board_w(&g, &m, busy, peak), 120.0, 1e-9);
+    g.tdp_w = 0;
+    cr_assert_float_eq(power_board_w(&g, &m, busy, peak), 0.0, 1e-12);
+}
+
 Test(power, busy_mig_instances_share_the_budget)
 {
     gpu_type g = fixture_gpu();
