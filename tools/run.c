@@ -347,12 +347,16 @@ static void check_requests(run_ctx *r, const synth_class *cls)
         const scenario_job_class *jc = &r->spec->workload.jobs[i];
         char path[128];
         snprintf(path, sizeof path, "workload.jobs[%zu].request", i);
+        /* where its node_selector and tolerations admit it (its `nodes` groups were checked
+         * at load) */
+        job_pod pod = {.place = cls[i].place};
         if (!job_any_slice(&(job_spec){.req = cls[i].req}) &&
-            !run_build_request_fits(c, &cls[i].req, NULL)) {
+            !run_build_request_fits(c, &cls[i].req, &pod)) {
             char have[512];
             diag_error(r->d, jc->request.at, path,
-                       "no node can hold it; expected at most the units one node advertises "
+                       "no node%s can hold it; expected at most the units one node advertises "
                        "(%s), got %" PRIu32 " x '%s'",
+                       cls[i].place ? " its node_selector and tolerations admit" : "",
                        run_build_advertised(c, have, sizeof have), cls[i].req.per_worker,
                        jc->request.resource);
         }
@@ -868,7 +872,7 @@ static bool fits_somewhere(const cluster *c, const job_spec *s)
         return true; /* the layout policy finds it a slice (scenario_check_any_slice) */
     }
     if (s->req.per_worker > 0) {
-        return run_build_request_fits(c, &s->req, s->pod.gpu_spec);
+        return run_build_request_fits(c, &s->req, &s->pod);
     }
     for (node_id n = 0; n < cluster_n_nodes(c); n++) {
         uint64_t cpu = cluster_node_cpu_capacity(c, n), mem = cluster_node_mem_capacity(c, n);

@@ -117,8 +117,9 @@ void run_build_cluster(arena *a, diag *d, const scenario_spec *s, const gpu_cata
     *out = (cluster_cfg){.n_nodes = n, .nodes = nodes};
 }
 
-bool run_build_request_fits(const cluster *c, const job_request *req, const char *gpu_spec)
+bool run_build_request_fits(const cluster *c, const job_request *req, const job_pod *pod)
 {
+    const char *gpu_spec = pod ? pod->gpu_spec : NULL;
     res_id r;
     if (!cluster_resource_find(c, req->resource, &r)) {
         return false;
@@ -126,6 +127,9 @@ bool run_build_request_fits(const cluster *c, const job_request *req, const char
     bool any_gpu = !gpu_spec || !*gpu_spec;
     uint32_t workers = 0;
     for (node_id n = 0; n < cluster_n_nodes(c) && workers < req->n_workers; n++) {
+        if (pod && !job_pod_admits(pod, n, cluster_node_meta(c, n))) {
+            continue;
+        }
         /* a re-partitioned GPU may come to advertise its inactive candidates: counted as the
          * most it could (their number is each classic profile's placements) */
         uint32_t cap = any_gpu ? cluster_capacity(c, n, r) : 0;

@@ -26,8 +26,10 @@ void run_build_cluster(arena *a, diag *d, const scenario_spec *s, const gpu_cata
 
 /* True when some node of the empty cluster advertises per_worker units of the request's
  * resource for each worker (n_workers nodes, or fewer nodes holding several workers), counting
- * only GPUs whose model gpu_spec allows (a pod's '|'-separated list; NULL or "": any GPU). */
-bool run_build_request_fits(const cluster *c, const job_request *req, const char *gpu_spec);
+ * only GPUs whose model pod->gpu_spec allows (a '|'-separated list; NULL or "": any GPU) on nodes
+ * that admit the pod (its nodeSelector, tolerations and pinned node: job_pod_admits). pod NULL:
+ * any GPU of any node. */
+bool run_build_request_fits(const cluster *c, const job_request *req, const job_pod *pod);
 
 /* "NAME xN per node max, ..." for every advertised resource, into buf. Returns buf. */
 const char *run_build_advertised(const cluster *c, char *buf, size_t len);
