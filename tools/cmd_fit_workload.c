@@ -91,11 +91,12 @@ static void print_telemetry(const obs_file *f)
     }
     if (power) {
         printf("power is printed only: the model's power terms (model/physics.yaml power_sm_w "
-               "per work class,\npower_alpha, power_idle_frac) are device physics shared by "
-               "every workload, not parameters\nof this profile, and act only by lowering the "
-               "clock when the busy SMs' demand exceeds the\nboard's budget (the catalog's "
-               "tdp_w); a reading below the cap says nothing about run time,\nand a board "
-               "reading also counts memory and static power the model does not split out\n");
+               "per work class,\npower_alpha, power_idle_frac, power_board_idle_frac) are device "
+               "physics shared by every\nworkload, not parameters of this profile; they lower "
+               "the clock only when the busy SMs'\ndemand exceeds the board's budget (the "
+               "catalog's tdp_w), so a reading below the cap says\nnothing about run time, and "
+               "the board power the model reports (model/power.h power_board_w:\nidle share plus "
+               "the busy SMs' draw) has no term for memory traffic to lay a reading on\n");
     }
 }
 

@@ -230,3 +230,36 @@ Test(telemetry, fit_workload_reads_telemetry, .timeout = 60)
     cr_assert(strstr(out, "host_s_fixed") && !strstr(out, "host_s_fixed: prior"), "%s", out);
     remove("/tmp/slicesim-telemetry-fit.yaml");
 }
+
+/* An nvidia-smi log with memory.used and power.draw: the frame buffer (over the observation's two
+ * peers) becomes the footprint fitted, and the power is printed with why it is not fitted. */
+Test(telemetry, fit_workload_footprint_over_peers_and_power_printed_only, .timeout = 60)
+{
+    char dir[64], path[128], out[16384];
+    cr_assert(test_tmpdir(dir, sizeof dir, "telpow"));
+    snprintf(path, sizeof path, "%s/smi.csv", dir);
+    cr_assert(test_write_text(
+        path, "timestamp, index, utilization.gpu [%], memory.used [MiB], power.draw [W]\n"
+              "2024/05/01 10:00:00.100, 0, 80 %, 20480 MiB, 245.10 W\n"
+              "2024/05/01 10:00:01.100, 0, 90 %, 20480 MiB, 255.10 W\n"));
+    snprintf(path, sizeof path, "%s/obs.yaml", dir);
+    cr_assert(test_write_text(path,
+                              "workload: w\ngpu: A100-SXM4-40GB\nunit: sample\nobservations:\n"
+                              "  - config: {partition: full, sharing: timeslice, peers: 2}\n"
+                              "    batch: 8\n    throughput: 100\n"
+                              "    telemetry: {file: smi.csv}\n"
+                              "  - config: {partition: 3g.20gb}\n    batch: 8\n    throughput: 60\n"));
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "./slicesim fit-workload %s -o %s/p.yaml --accept-poor-fit 2>&1",
+             path, dir);
+    test_sh(cmd, out, sizeof out);
+    cr_assert(strstr(out, "FB used max 20.00 GiB -> footprint 10.00 GiB, power 250.1 W"), "%s",
+              out);
+    cr_assert(strstr(out, "power is printed only: the model's power terms"), "%s", out);
+    const char *fp = strstr(out, "\nmem_footprint_bytes_fixed");
+    cr_assert_not_null(fp, "%s", out);
+    double v = 0;
+    cr_assert_eq(sscanf(fp, " mem_footprint_bytes_fixed %lf", &v), 1);
+    cr_assert_float_eq(v / 1073741824.0, 10.0, 0.05, "%s", out); /* the one reading, per peer */
+    test_rm_rf(dir);
+}
