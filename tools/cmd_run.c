@@ -129,18 +129,15 @@ static int run_or_check(int argc, char **argv, bool check)
         o.summary = hold;
     }
     int st = run_scenario(&o);
-    size_t n_points = 0;
+    sweep_check_info ci = {0};
     if (check && st == 0) {
-        st = sweep_check(o.scenario, sets, o.n_sets, stderr, &n_points);
+        st = sweep_check(o.scenario, sets, o.n_sets, stderr, &ci);
     }
     if (hold) {
         fclose(hold);
         if (st == 0) {
             fwrite(held, 1, held_len, stdout);
-            if (n_points > 0) {
-                printf("%s: sweep of %zu points: every combination checked\n", o.scenario,
-                       n_points);
-            }
+            sweep_check_print(stdout, o.scenario, &ci);
         }
         free(held);
     }

@@ -20,6 +20,7 @@
 #include "sim/stats.h"
 #include "sim/xalloc.h"
 #include "tools/cleanup.h"
+#include "tools/estimate.h"
 #include "tools/out.h"
 #include "tools/run.h"
 #include "tools/runstats.h"
@@ -687,13 +688,58 @@ static int check_inputs(const sweep_ctx *x, inputs_rec *rec)
 /* ---- entry points -----------------------------------------------------------------------------
  */
 
+/* CPU of one point beyond its run (the worker's fork, the scenario's load, its files, the
+ * summary's row): 50 points of sweep-shared.yaml at horizon 1s take 0.41-0.43 CPU-s with -j 1
+ * (release build, this 2-core VM at load ~6; sys is half of it). */
+#define SWEEP_CPU_S_PER_POINT 8.4e-3
+
+/* The combinations `check` loads (each one a load of the scenario, ~2-5 ms): all of them up to
+ * SWEEP_CHECK_ALL; beyond, a cover in which every value of every axis appears at least once (the
+ * first combination, then each axis's other values with the other axes at their first value, then
+ * the last combination), thinned to SWEEP_CHECK_ALL evenly spaced entries when still larger. A
+ * 10^6-point sweep of six axes of ten values then loads 56 scenarios, not 10^6 (about 80 minutes).
+ * `sweep` itself checks every combination before its first point runs. Returns NULL (all
+ * n_combos, *n unchanged) or a new array of *n combination indices; *cover tells which. */
+static size_t *check_combos(const sweep_spec *sw, size_t *n, sweep_cover *cover)
+{
+    if (sw->n_combos <= SWEEP_CHECK_ALL) {
+        *cover = SWEEP_COVER_ALL;
+        return NULL;
+    }
+    size_t len = 2;
+    for (size_t i = 0; i < sw->n_axes; i++) {
+        len += sw->axes[i].n_values - 1;
+    }
+    size_t *all = xcalloc(len, sizeof *all, "sweep check cover");
+    size_t used = 0, stride = 1;
+    all[used++] = 0;
+    for (size_t i = sw->n_axes; i-- > 0;) { /* the last axis varies fastest */
+        for (size_t v = 1; v < sw->axes[i].n_values; v++) {
+            all[used++] = v * stride;
+        }
+        stride *= sw->axes[i].n_values;
+    }
+    all[used++] = sw->n_combos - 1;
+    *cover = SWEEP_COVER_VALUES;
+    if (used > SWEEP_CHECK_ALL) {
+        for (size_t k = 0; k < SWEEP_CHECK_ALL; k++) {
+            all[k] = all[k * (used - 1) / (SWEEP_CHECK_ALL - 1)];
+        }
+        used = SWEEP_CHECK_ALL;
+        *cover = SWEEP_COVER_SPACED;
+    }
+    *n = used;
+    return all;
+}
+
 /* Load the base scenario (its sweep: section with the --set overrides applied, as every
  * point's); validate every combination of `given` (a plan's candidates), else of the sweep
  * section (any_section: else of the plan section too, for `check`). 0 or a SIM_E* status
  * (errors printed to err). */
 static int load_and_check(const char *scenario, const sweep_spec *given, bool any_section,
                           const char *const *sets, size_t n_sets, arena *a, FILE *err,
-                          const sweep_spec **sw_out, scenario_spec **base, inputs_rec *rec)
+                          const sweep_spec **sw_out, scenario_spec **base, inputs_rec *rec,
+                          sweep_check_info *ci)
 {
     diag *d = diag_create();
     int rc = scenario_load_file(scenario, sets, n_sets, 0, a, d, base);
@@ -714,32 +760,86 @@ static int load_and_check(const char *scenario, const sweep_spec *given, bool an
     }
     diag_destroy(d);
     *sw_out = use;
-    for (size_t c = 0; use && c < use->n_combos && rc == 0; c++) {
-        sweep_combo ce = {use, c};
+    size_t n_check = use ? use->n_combos : 0;
+    size_t *which = NULL; /* the combinations checked, when not all */
+    if (ci && use) {
+        which = check_combos(use, &n_check, &ci->cover);
+    }
+    for (size_t k = 0; k < n_check && rc == 0; k++) {
+        sweep_combo ce = {use, which ? which[k] : k};
         scenario_edit edit = {sweep_combo_edit, &ce};
+        run_estimate e;
         run_opts ro = {.scenario = scenario,
                        .sets = sets,
                        .n_sets = n_sets,
                        .errors = err,
                        .edit = &edit,
                        .check_only = true,
+                       .estimate = ci ? &e : NULL,
                        .on_spec = rec ? inputs_add_spec : NULL,
                        .on_spec_ctx = rec};
         rc = run_scenario(&ro);
+        if (rc == 0 && ci) {
+            ci->checked++;
+            ci->cpu_s += e.cpu_s;
+            ci->events += e.events;
+            ci->output_bytes += e.output_bytes;
+            ci->memory_bytes = e.memory_bytes > ci->memory_bytes ? e.memory_bytes : ci->memory_bytes;
+        }
+    }
+    free(which);
+    if (rc == 0 && ci && use && ci->checked > 0) {
+        /* the checked combinations' mean stands for every combination; every replication costs
+         * what its combination does (only the seed differs) */
+        double per = (double)use->n_points / (double)ci->checked;
+        ci->n_points = use->n_points;
+        ci->n_combos = use->n_combos;
+        ci->cpu_s = ci->cpu_s * per + (double)use->n_points * SWEEP_CPU_S_PER_POINT;
+        ci->events *= per;
+        ci->output_bytes *= per;
     }
     return rc;
 }
 
 int sweep_check(const char *scenario, const char *const *sets, size_t n_sets, FILE *err,
-                size_t *n_points)
+                sweep_check_info *ci)
 {
+    *ci = (sweep_check_info){0};
     arena *a = arena_create();
     const sweep_spec *sw = NULL;
     scenario_spec *base = NULL;
-    int rc = load_and_check(scenario, NULL, true, sets, n_sets, a, err, &sw, &base, NULL);
-    *n_points = rc == 0 && sw ? sw->n_points : 0;
+    int rc = load_and_check(scenario, NULL, true, sets, n_sets, a, err, &sw, &base, NULL, ci);
+    if (rc != 0) {
+        *ci = (sweep_check_info){0};
+    }
     arena_destroy(a);
     return rc;
+}
+
+void sweep_check_print(FILE *f, const char *scenario, const sweep_check_info *ci)
+{
+    if (ci->n_points == 0) {
+        return;
+    }
+    char reps[48];
+    snprintf(reps, sizeof reps, "%zu replication%s", ci->n_points / ci->n_combos,
+             ci->n_points == ci->n_combos ? "" : "s");
+    if (ci->cover == SWEEP_COVER_ALL) {
+        fprintf(f, "%s: sweep of %zu points (%zu combinations x %s): every combination checked\n",
+                scenario, ci->n_points, ci->n_combos, reps);
+    } else {
+        fprintf(f,
+                "%s: sweep of %zu points (%zu combinations x %s): %zu combinations checked, %s "
+                "(`sweep` checks all %zu before its first point runs)\n",
+                scenario, ci->n_points, ci->n_combos, reps, ci->checked,
+                ci->cover == SWEEP_COVER_VALUES ? "covering every axis value"
+                                                : "evenly spaced over every axis value",
+                ci->n_combos);
+    }
+    fprintf(f,
+            "estimate: the sweep in all: about %.3g events, %.2g s of CPU, %.3g MB of output; "
+            "one point at most %.3g MB of memory (each worker of -j N)\n",
+            ci->events, ci->cpu_s, ci->output_bytes / 1e6, ci->memory_bytes / 1e6);
 }
 
 int sweep_run(const sweep_run_opts *o)
@@ -757,7 +857,8 @@ int sweep_run(const sweep_run_opts *o)
     inputs_rec rec = {.files = cJSON_CreateObject()};
     sha256_init(&rec.resolved);
     int rc =
-        load_and_check(o->scenario, o->sw, false, o->sets, o->n_sets, a, err, &sw, &base, &rec);
+        load_and_check(o->scenario, o->sw, false, o->sets, o->n_sets, a, err, &sw, &base, &rec,
+                       NULL);
     if (rc == 0 && !sw) {
         fprintf(err,
                 "%s:1:1: error: sweep: missing; expected a sweep: section with axes or "

@@ -67,10 +67,35 @@ typedef struct sweep_run_opts {
  * SIM_ENOENT / SIM_EIO (a file could not be read or written, or a point failed). */
 int sweep_run(const sweep_run_opts *o);
 
-/* Validate every combination of the sweep in `scenario` (as `slicesim check` does for one
- * scenario) and print errors to err. Returns 0, SIM_EINPUT, or SIM_ENOENT / SIM_EIO; *n_points
- * gets the number of points (0 when the file has no sweep section). */
+/* Most combinations `slicesim check` loads one by one; a larger sweep is checked on a cover of
+ * its axis values (tools/sweep_run.c check_combos). 256 loads take ~0.5-1.3 s. */
+#define SWEEP_CHECK_ALL 256
+
+/* Which combinations `check` loaded. */
+typedef enum sweep_cover {
+    SWEEP_COVER_ALL,    /* every one */
+    SWEEP_COVER_VALUES, /* a cover in which every axis value appears at least once */
+    SWEEP_COVER_SPACED, /* SWEEP_CHECK_ALL evenly spaced entries of that cover */
+} sweep_cover;
+
+/* What `check` saw of a sweep and what the whole sweep will cost (tools/estimate.h's figures of
+ * each checked combination; the checked combinations' mean stands for every combination, and
+ * every replication costs what its combination does). Units: counts, s, bytes. */
+typedef struct sweep_check_info {
+    size_t n_points, n_combos; /* 0 when the scenario has no sweep (or plan) section */
+    size_t checked;            /* combinations loaded and checked */
+    sweep_cover cover;
+    double events, cpu_s, output_bytes; /* the sweep in all */
+    double memory_bytes;                /* the largest checked point's peak */
+} sweep_check_info;
+
+/* Validate the combinations of the sweep in `scenario` (as `slicesim check` does for one
+ * scenario; all of them up to SWEEP_CHECK_ALL, else a cover of every axis value) and print
+ * errors to err. Returns 0, SIM_EINPUT, or SIM_ENOENT / SIM_EIO; *ci gets what was checked and
+ * the sweep's estimate (zero when the file has no sweep section or on error). */
 int sweep_check(const char *scenario, const char *const *sets, size_t n_sets, FILE *err,
-                size_t *n_points);
+                sweep_check_info *ci);
+/* Two lines: what was checked and the sweep's estimate in all; nothing without a sweep. */
+void sweep_check_print(FILE *f, const char *scenario, const sweep_check_info *ci);
 
 #endif

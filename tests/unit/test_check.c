@@ -17,6 +17,7 @@
 
 #include "experiments/scenario.h"
 #include "sim/arena.h"
+#include "tools/sweep_run.h"
 #include "sim/diag.h"
 #include "tests/unit/sh.h"
 #include "tools/estimate.h"
@@ -408,4 +409,100 @@ Test(check, a_rate_below_1e_minus_10_per_s_runs_without_its_jobs)
     snprintf(cmd, sizeof cmd, "grep -c ',train-1gpu,' %s/r/jobs.csv", dir);
     cr_assert_eq(test_sh(cmd, out, sizeof out), 0, "the other classes ran: %s", out);
     cr_assert(test_rm_rf(dir));
+}
+
+/* ---- sweeps: what check loads, and the whole sweep's estimate against the sweep it describes */
+
+/* sweep-shared.yaml without its sweep section, then `sweep` (a YAML block) appended. */
+static void write_sweep(const char *sweep, char *dir, size_t n, char *file, size_t fn)
+{
+    char cwd[1024], cmd[2048], out[256];
+    cr_assert_not_null(getcwd(cwd, sizeof cwd));
+    cr_assert(test_tmpdir(dir, n, "sweepcost"));
+    snprintf(file, fn, "%s/s.yaml", dir);
+    /* its mig-parted and device-plugin references (../mig, ../sharing) made absolute */
+    snprintf(cmd, sizeof cmd,
+             "sed -e '/^sweep:/,$d' -e 's|file: \\.\\./|file: %s/experiments/|' "
+             "experiments/examples/sweep-shared.yaml > %s",
+             cwd, file);
+    cr_assert_eq(test_sh(cmd, out, sizeof out), 0, "%s", out);
+    FILE *f = fopen(file, "a");
+    cr_assert_not_null(f);
+    fputs(sweep, f);
+    fclose(f);
+}
+
+/* A 10^6-point sweep (six axes of ten values): check loads the 56 combinations that hold every
+ * axis value once (not 10^6, ~80 minutes) and prints the whole sweep's estimate. */
+Test(check, a_million_point_sweep_is_checked_on_a_cover_of_its_values, .timeout = 60)
+{
+    char dir[64], file[128], out[4096];
+    write_sweep("sweep:\n  axes:\n"
+                "    - path: seed\n      values: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\n"
+                "    - path: cluster.nodes[2].count\n      values: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\n"
+                "    - path: cluster.nodes[0].count\n      values: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\n"
+                "    - path: cluster.nodes[1].count\n      values: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\n"
+                "    - path: workload.jobs[0].rate\n"
+                "      values: [1/h, 2/h, 3/h, 4/h, 5/h, 6/h, 7/h, 8/h, 9/h, 10/h]\n"
+                "    - path: workload.jobs[1].rate\n"
+                "      values: [1/h, 2/h, 3/h, 4/h, 5/h, 6/h, 7/h, 8/h, 9/h, 10/h]\n",
+                dir, sizeof dir, file, sizeof file);
+    int rc;
+    check_child(file, out, sizeof out, &rc);
+    cr_assert_eq(rc, 0, "%s", out);
+    cr_assert(strstr(out, "sweep of 1000000 points (1000000 combinations x 1 replication): 56 "
+                          "combinations checked, covering every axis value (`sweep` checks all "
+                          "1000000 before its first point runs)\n"),
+              "%s", out);
+    cr_assert_not_null(strstr(out, "\nestimate: the sweep in all: about "), "%s", out);
+    /* a bad value far inside the product is still found: the cover holds every value */
+    char set[256];
+    snprintf(set, sizeof set, "%s --set 'sweep.axes[3].values=[1, 2, 3, 4, 5, 6, 7, 8, 9, -1]'",
+             file);
+    check_child(set, out, sizeof out, &rc);
+    cr_assert_eq(rc, 2, "%s", out);
+    cr_assert_not_null(strstr(out, "cluster.nodes[1].count"), "%s", out);
+    test_rm_rf(dir);
+}
+
+/* The sweep's estimate within 2x of the sweep run: engine events and output bytes summed over
+ * its points' run.json and files, CPU of the sweep process (without sanitizers, which multiply
+ * it by design). 6 combinations x 4 replications of sweep-shared.yaml. */
+Test(check, estimate_of_a_sweep_within_2x_of_the_sweep, .timeout = 120)
+{
+    char dir[64], file[128], cmd[1024], out[4096];
+    write_sweep("sweep:\n  replications: 4\n  axes:\n"
+                "    - path: cluster.nodes[2].count\n      values: [1, 2]\n"
+                "    - path: workload.jobs[0].rate\n      values: [2/h, 6/h, 12/h]\n",
+                dir, sizeof dir, file, sizeof file);
+    FILE *devnull = fopen("/dev/null", "w");
+    sweep_check_info ci;
+    cr_assert_eq(sweep_check(file, NULL, 0, devnull, &ci), 0);
+    fclose(devnull);
+    cr_assert_eq(ci.n_points, 24);
+    cr_assert_eq(ci.checked, 6);
+    struct rusage before, after;
+    getrusage(RUSAGE_CHILDREN, &before);
+    snprintf(cmd, sizeof cmd,
+             "./slicesim sweep %s -o %s/out -j 1 >/dev/null && "
+             "cat %s/out/points/*/run.json | jq -s 'map(.metrics.counts.events) | add' && "
+             "du -sb %s/out/points | cut -f1",
+             file, dir, dir, dir);
+    cr_assert_eq(test_sh(cmd, out, sizeof out), 0, "%s", out);
+    getrusage(RUSAGE_CHILDREN, &after);
+    double events = 0, bytes = 0;
+    cr_assert_eq(sscanf(out, "%lf %lf", &events, &bytes), 2, "%s", out);
+    double cpu = (double)(after.ru_utime.tv_sec - before.ru_utime.tv_sec) +
+                 (double)(after.ru_stime.tv_sec - before.ru_stime.tv_sec) +
+                 1e-6 * (double)(after.ru_utime.tv_usec - before.ru_utime.tv_usec +
+                                 after.ru_stime.tv_usec - before.ru_stime.tv_usec);
+    cr_log_info("sweep: estimate %.4g events, %.4g MB, %.3g CPU-s; measured %.4g events, %.4g MB, "
+                "%.3g CPU-s",
+                ci.events, ci.output_bytes / 1e6, ci.cpu_s, events, bytes / 1e6, cpu);
+    EXPECT_WITHIN_2X(ci.events, events, "sweep events");
+    EXPECT_WITHIN_2X(ci.output_bytes, bytes, "sweep output bytes");
+    if (!sanitized()) {
+        EXPECT_WITHIN_2X(ci.cpu_s, cpu, "sweep CPU");
+    }
+    test_rm_rf(dir);
 }
