@@ -471,7 +471,7 @@ Test(sweep, set_overrides_reach_the_sweep_and_plan_sections, .timeout = 120)
     }
     /* and a plan's axes are acted on: check counts the candidates' runs under the override */
     snprintf(cmd, sizeof cmd, "./slicesim check %s --set plan.replications=1 2>&1", plan);
-    expect_sh(cmd, 0, "sweep of 24 points (6 combinations x 4 replications): every combination checked");
+    expect_sh(cmd, 0, "sweep of 24 points (24 combinations x 1 replication): every combination checked");
     rm_tree(dir);
 }
 
