@@ -452,3 +452,28 @@ Test(obs, fit_workload_on_an_h200_fits)
     cr_assert_null(strstr(out, "invalid input"), "%s", out);
     cr_assert(test_rm_rf(dir));
 }
+
+/* Issue 22: `fit-workload` with 1 000 observations ran for a long time silently. A fit estimated
+ * at a second or more says so on stderr before it starts (170 observations x 6 ms); a small one
+ * says nothing. The observations: byom's two runs repeated. */
+Test(obs, a_long_fit_says_so_before_it_starts, .timeout = 120)
+{
+    char dir[64], cmd[1024], out[8192];
+    cr_assert(test_tmpdir(dir, sizeof dir, "longfit"));
+    snprintf(cmd, sizeof cmd,
+             "f=experiments/examples/byom/observations.yaml; "
+             "{ sed '/^observations:/q' $f; for i in $(seq 85); do "
+             "sed '1,/^observations:/d' $f; done; } > %s/o.yaml && "
+             "./slicesim fit-workload %s/o.yaml -o %s/p.yaml 2>&1 >/dev/null | head -1",
+             dir, dir, dir);
+    cr_assert_eq(test_sh(cmd, out, sizeof out), 0, "%s", out);
+    cr_assert_str_eq(out, "slicesim fit-workload: 170 observations: the fit takes about 1 s of "
+                          "CPU (up to 6 ms per observation, measured)\n");
+    snprintf(cmd, sizeof cmd,
+             "./slicesim fit-workload experiments/examples/byom/observations.yaml -o %s/q.yaml "
+             "2>&1 >/dev/null",
+             dir);
+    cr_assert_eq(test_sh(cmd, out, sizeof out), 0, "%s", out);
+    cr_assert_str_eq(out, "");
+    cr_assert(test_rm_rf(dir));
+}
