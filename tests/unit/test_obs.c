@@ -436,7 +436,7 @@ Test(obs, byom_h100_example_files_load_with_measurements)
 /* Issue 22: `fit-workload` on an H200 failed with only "the fit rejected the observations
  * (invalid input)" (no sms_total in the catalog). The H200 now has its 132 SMs: the byom-h100
  * time-only run, relabelled H200, fits and is written; a GPU whose catalog entry lacks a figure
- * the fit needs is refused naming it (tests/bad_input/obs/obs_gpu_no_bandwidth.yaml). */
+ * the fit needs is refused naming it (tests/bad_input/obs/obs_profile_no_sms.yaml). */
 Test(obs, fit_workload_on_an_h200_fits)
 {
     char dir[64], cmd[1024], out[8192];
