@@ -272,6 +272,12 @@ typedef struct obs_fit_report {
     obs_fit_row *rows; /* arena-owned */
     int n_ddp;         /* DDP observations used by obs_fit_ddp */
     bool grad_fitted;  /* obs_fit_ddp fitted grad_bytes (the file gave none) */
+    bool grad_pinned;  /* ... and the DDP observations pin it (no size a factor 2 or more away
+                          fits them within one more unit of chi^2) */
+    double grad_alt_bytes; /* when not pinned: the other gradient size (bytes) that fits as
+                              well (with its own solo time from DDP runs alone); 0 = none */
+    bool derived_last; /* obs_fit_from_ddp: the last row is the one-process run the DDP
+                          observations imply, not a measurement */
     char error[256];   /* why obs_fit returned SIM_EINPUT */
 } obs_fit_report;
 
@@ -296,6 +302,25 @@ double obs_fit_chisq_limit(const obs_fit_report *rep);
  * be fitted (no timed single-process run). All inputs borrowed. */
 int obs_fit(const obs_file *f, const obs_prior_class *pc, const phys_params *m, arena *a,
             obs_profile **out, obs_fit_report *rep);
+
+/* True when f has no timed one-process run (obs_fit's reference) but at least one timed ok DDP
+ * observation: obs_fit_from_ddp then fits it. */
+bool obs_fit_needs_ddp(const obs_file *f);
+
+/* Fit a profile to DDP observations alone (obs_fit_needs_ddp): the one-process run they imply
+ * is derived through the DDP model (model/ddp.h) and fitted as obs_fit fits a timed run. The
+ * derived run is the first timed DDP observation's partition and batch, exclusive, one worker;
+ * its time per unit t is chosen with the gradient size G (the file's grad_bytes, or fitted at
+ * each t) to minimise the DDP observations' squared log residuals: the profile that obs_fit
+ * makes from a run of t per unit, with its host, compute and memory traffic scaled together, is
+ * stepped through model/ddp.h (scan of log t below the observations' perfect-scaling time, then
+ * golden section). *f_out is f with the derived run appended (arena a; the report's last row,
+ * rep->derived_last); the caller then runs obs_fit_ddp on it. The other parameters are the
+ * priors' (one timed run pins one quantity), reported NOT PINNED. Returns as obs_fit (with
+ * cm: a DDP observation whose job or ring cannot be built is not used). */
+int obs_fit_from_ddp(const obs_file *f, const obs_prior_class *pc, const phys_params *m,
+                     const comm_params *cm, arena *a, const obs_file **f_out, obs_profile **out,
+                     obs_fit_report *rep);
 
 /* Use the DDP observations of f (obs_config_is_ddp) with the profile p that obs_fit made from
  * the single-process runs, under communication model cm. When f gives no grad_bytes, fit the

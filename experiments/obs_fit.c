@@ -144,7 +144,7 @@ int obs_fit(const obs_file *f, const obs_prior_class *pc, const phys_params *m, 
     if (!ref) {
         snprintf(rep->error, sizeof rep->error,
                  "no usable observation; expected at least one timed run of one process "
-                 "(exclusive, no DDP keys, no with)");
+                 "(exclusive, no DDP keys, no with) or a timed DDP run");
         return SIM_EINPUT;
     }
     /* usable observations */
@@ -681,6 +681,68 @@ static double ddp_cost(ddp_obs *os, int n, const comm_params *cm, const phys_par
     return sum;
 }
 
+/* The x in [lo, hi] that minimises cost(ctx, x), by golden section (at most max_it steps, until
+ * the bracket is narrower than tol); cost is taken to be unimodal there. */
+static double golden_min(double lo, double hi, double (*cost)(void *, double), void *ctx,
+                         double tol, int max_it)
+{
+    const double phi = (sqrt(5.0) - 1) / 2;
+    double x1 = hi - phi * (hi - lo), x2 = lo + phi * (hi - lo);
+    double c1 = cost(ctx, x1), c2 = cost(ctx, x2);
+    for (int it = 0; it < max_it && hi - lo > tol; it++) {
+        if (c1 <= c2) {
+            hi = x2;
+            x2 = x1;
+            c2 = c1;
+            x1 = hi - phi * (hi - lo);
+            c1 = cost(ctx, x1);
+        } else {
+            lo = x1;
+            x1 = x2;
+            c1 = c2;
+            x2 = lo + phi * (hi - lo);
+            c2 = cost(ctx, x2);
+        }
+    }
+    return (lo + hi) / 2;
+}
+
+/* What the DDP costs need, for golden_min: the observations, the profile to scale and the
+ * gradient size (scale_cost only), the models. */
+typedef struct fit_ctx {
+    ddp_obs *os;
+    int n;
+    const wl_profile *p0;
+    double g;
+    const comm_params *cm;
+    const phys_params *m;
+} fit_ctx;
+
+/* ddp_cost at G = 10^x. */
+static double grad_cost(void *ctx, double x)
+{
+    fit_ctx *g = ctx;
+    return ddp_cost(g->os, g->n, g->cm, g->m, pow(10, x));
+}
+
+/* log10 of the gradient size that minimises ddp_cost: the cost is not monotone in G (the bucket
+ * sizes change with it), so x = log10 G is scanned over [3, 12] in steps of `step`, then refined
+ * around the best point by golden section. */
+static double fit_log_grad(ddp_obs *os, int n, const comm_params *cm, const phys_params *m,
+                           double step)
+{
+    double best_x = 3, best_c = HUGE_VAL;
+    for (int k = 0; 3 + step * k <= 12 + 1e-9; k++) {
+        double x = 3 + step * k, c = ddp_cost(os, n, cm, m, pow(10, x));
+        if (c < best_c) {
+            best_c = c;
+            best_x = x;
+        }
+    }
+    fit_ctx g = {os, n, NULL, 0, cm, m};
+    return golden_min(best_x - step, best_x + step, grad_cost, &g, 1e-10, 100);
+}
+
 int obs_fit_ddp(const obs_file *f, obs_profile *p, const phys_params *m, const comm_params *cm,
                 obs_fit_report *rep)
 {
@@ -706,37 +768,29 @@ int obs_fit_ddp(const obs_file *f, obs_profile *p, const phys_params *m, const c
     }
     rep->n_ddp = n;
     if (n > 0 && !(f->grad_bytes > 0) && n_ok > 0) {
-        /* the cost is not monotone in G (the bucket sizes change with it): scan x = log10 G
-         * over [3, 12] in steps of 0.005, then refine around the best point by golden section */
-        double best_x = 3, best_c = HUGE_VAL;
-        for (int k = 0; k <= 1800; k++) {
-            double x = 3 + 0.005 * k, c = ddp_cost(os, n, cm, m, pow(10, x));
-            if (c < best_c) {
-                best_c = c;
-                best_x = x;
-            }
-        }
-        const double phi = (sqrt(5.0) - 1) / 2;
-        double lo = best_x - 0.005, hi = best_x + 0.005;
-        double x1 = hi - phi * (hi - lo), x2 = lo + phi * (hi - lo);
-        double c1 = ddp_cost(os, n, cm, m, pow(10, x1)), c2 = ddp_cost(os, n, cm, m, pow(10, x2));
-        for (int it = 0; it < 100 && hi - lo > 1e-10; it++) {
-            if (c1 <= c2) {
-                hi = x2;
-                x2 = x1;
-                c2 = c1;
-                x1 = hi - phi * (hi - lo);
-                c1 = ddp_cost(os, n, cm, m, pow(10, x1));
-            } else {
-                lo = x1;
-                x1 = x2;
-                c1 = c2;
-                x2 = lo + phi * (hi - lo);
-                c2 = ddp_cost(os, n, cm, m, pow(10, x2));
-            }
-        }
-        p->p.grad_bytes = pow(10, (lo + hi) / 2);
+        p->p.grad_bytes = pow(10, fit_log_grad(os, n, cm, m, 0.005));
         rep->grad_fitted = true;
+        /* pinned when no gradient size a factor 2 or more away fits within one more unit of
+         * chi^2 (residuals in units of WFIT_TIME_REL_SD): hidden communication leaves it open,
+         * and so does a second branch of the bucket-count sawtooth (ddp_buckets); from DDP runs
+         * alone also one that fits with another solo time (obs_fit_from_ddp's grad_alt_bytes) */
+        double lim = ddp_cost(os, n, cm, m, p->p.grad_bytes) + WFIT_TIME_REL_SD * WFIT_TIME_REL_SD;
+        double xg = log10(p->p.grad_bytes), alt_c = HUGE_VAL, alt = 0;
+        for (int k = 0; k <= 900; k++) {
+            double x = 3 + 0.01 * k;
+            if (fabs(x - xg) < log10(2.0)) {
+                continue;
+            }
+            double c = ddp_cost(os, n, cm, m, pow(10, x));
+            if (c <= lim && c < alt_c) {
+                alt_c = c;
+                alt = pow(10, x);
+            }
+        }
+        if (!(rep->derived_last && rep->grad_alt_bytes > 0)) {
+            rep->grad_alt_bytes = alt;
+        }
+        rep->grad_pinned = !(rep->grad_alt_bytes > 0);
     }
     for (int k = 0; k < n; k++) {
         const obs_entry *e = os[k].e;
@@ -767,4 +821,198 @@ double obs_fit_chisq_limit(const obs_fit_report *rep)
     double k = rep->dof > 1 ? rep->dof : 1;
     return OBS_POOR_FIT_NOISE_FACTOR * OBS_POOR_FIT_NOISE_FACTOR *
            gsl_cdf_chisq_Qinv(OBS_POOR_FIT_P, k);
+}
+
+/* ---- a fit from DDP observations alone ------------------------------------------------------ */
+
+bool obs_fit_needs_ddp(const obs_file *f)
+{
+    if (reference_obs(f)) {
+        return false;
+    }
+    for (size_t i = 0; i < f->n; i++) {
+        const obs_entry *e = &f->obs[i];
+        if (obs_config_is_ddp(&e->config) && e->outcome == OBS_OUTCOME_OK &&
+            e->unit_time_s > 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* p's host time, compute work and memory traffic (fixed and per sample) times s: its time on any
+ * partition scales by s (the roofline g is homogeneous of degree 1); parallelism and footprint
+ * stay. */
+static void scale_times(wl_profile *p, double s)
+{
+    p->host_s_fixed *= s;
+    p->host_s_per_sample *= s;
+    for (int c = 0; c < WL_CLASS_COUNT; c++) {
+        p->compute_sm_s_fixed[c] *= s;
+        p->compute_sm_s_per_sample[c] *= s;
+    }
+    p->mem_traffic_bytes_fixed *= s;
+    p->mem_traffic_bytes_per_sample *= s;
+}
+
+/* Best ddp_cost of the DDP observations os with profile p0 scaled by s (scale_times), at the
+ * given gradient size g (> 0) or at the best one. */
+static double scaled_cost(ddp_obs *os, int n, const wl_profile *p0, double s, double g,
+                          const comm_params *cm, const phys_params *m)
+{
+    wl_profile ps = *p0;
+    scale_times(&ps, s);
+    for (int i = 0; i < n; i++) {
+        os[i].job.profile = &ps;
+    }
+    if (!(g > 0)) {
+        g = pow(10, fit_log_grad(os, n, cm, m, 0.02));
+    }
+    double c = ddp_cost(os, n, cm, m, g);
+    for (int i = 0; i < n; i++) {
+        os[i].job.profile = p0;
+    }
+    return c;
+}
+
+/* scaled_cost at a scale of 10^x. */
+static double scale_cost(void *ctx, double x)
+{
+    fit_ctx *c = ctx;
+    return scaled_cost(c->os, c->n, c->p0, pow(10, x), c->g, c->cm, c->m);
+}
+
+/* log10 of the scale of p0 (scale_times) that minimises scaled_cost at gradient size g (or the
+ * best one at each scale when g is 0): x = log10 s scanned over [-3, 0.1] (the solo time is at
+ * most the perfect-scaling one) in steps of `step`, then golden section (max_it steps); the
+ * cost there in *cost. */
+static double best_log_scale(ddp_obs *os, int n, const wl_profile *p0, double g,
+                             const comm_params *cm, const phys_params *m, double step, int max_it,
+                             double *cost)
+{
+    double best_x = 0, best_c = HUGE_VAL;
+    for (int k = 0; -3 + step * k <= 0.1 + 1e-9; k++) {
+        double x = -3 + step * k, c = scaled_cost(os, n, p0, pow(10, x), g, cm, m);
+        if (c < best_c) {
+            best_c = c;
+            best_x = x;
+        }
+    }
+    fit_ctx sc = {os, n, p0, g, cm, m};
+    double x = golden_min(best_x - step, best_x + step, scale_cost, &sc, 1e-9, max_it);
+    double c = scaled_cost(os, n, p0, pow(10, x), g, cm, m);
+    *cost = c < best_c ? c : best_c;
+    return c < best_c ? x : best_x;
+}
+
+int obs_fit_from_ddp(const obs_file *f, const obs_prior_class *pc, const phys_params *m,
+                     const comm_params *cm, arena *a, const obs_file **f_out, obs_profile **out,
+                     obs_fit_report *rep)
+{
+    *f_out = f;
+    const obs_entry *e0 = NULL;
+    for (size_t i = 0; i < f->n && !e0; i++) {
+        const obs_entry *e = &f->obs[i];
+        if (obs_config_is_ddp(&e->config) && e->outcome == OBS_OUTCOME_OK &&
+            e->unit_time_s > 0) {
+            e0 = e;
+        }
+    }
+    ddp_job j0;
+    char why[256];
+    if (!e0 || obs_ddp_job(&e0->config, f->gpu, cm, &j0, why, sizeof why) != 0) {
+        return obs_fit(f, pc, m, a, out, rep); /* says why nothing can be fitted */
+    }
+    /* f with the derived one-process run appended; its first time assumes perfect scaling */
+    obs_file *f2 = arena_calloc(a, 1, sizeof *f2);
+    *f2 = *f;
+    f2->obs = arena_calloc(a, f->n + 1, sizeof *f2->obs);
+    memcpy(f2->obs, f->obs, f->n * sizeof *f->obs);
+    obs_entry *d = &f2->obs[f->n];
+    memset(d, 0, sizeof *d);
+    d->at = e0->at;
+    d->config.partition = e0->config.partition;
+    d->config.peers = 1;
+    d->batch = e0->batch;
+    d->mig = e0->mig;
+    d->gpu_util = -1;
+    d->outcome = OBS_OUTCOME_OK;
+    double t0 = e0->unit_time_s * j0.workers;
+    d->unit_time_s = t0;
+    f2->n = f->n + 1;
+    f2->measured = -1;
+    int rc = obs_fit(f2, pc, m, a, out, rep);
+    if (rc == SIM_EINPUT) {
+        return rc;
+    }
+    /* the DDP observations' jobs and rings */
+    ddp_obs *os = xcalloc(f->n, sizeof *os, "DDP observations");
+    int n = 0;
+    for (size_t i = 0; i < f->n; i++) {
+        const obs_entry *e = &f->obs[i];
+        if (!obs_config_is_ddp(&e->config) || e->outcome != OBS_OUTCOME_OK) {
+            continue;
+        }
+        ddp_obs *o = &os[n];
+        o->e = e;
+        o->ok = obs_ddp_job(&e->config, f->gpu, cm, &o->job, why, sizeof why) == 0;
+        if (o->ok) {
+            o->job.profile = &(*out)->p;
+            o->job.batch = e->batch;
+            o->ok = ddp_ring(&o->job, cm, &o->ring, why, sizeof why) == 0;
+            n++;
+        }
+    }
+    /* the solo time is at most the perfect-scaling one (communication only adds) */
+    const wl_profile p0 = (*out)->p;
+    double g = f->grad_bytes, best_c;
+    double best = best_log_scale(os, n, &p0, g, cm, m, 0.02, 60, &best_c);
+    /* what the runs leave open: another gradient size, a factor 2 or more away, with which some
+     * solo time fits them within one unit of chi^2 (the profile likelihood over G, the solo time
+     * re-fitted at each G: the bucket count is an integer, so the cost is a sawtooth in G and two
+     * branches can fit as well); scanned over log10 G in [3, 12] in steps of 0.05 */
+    double g_alt = 0;
+    if (!(g > 0) && n > 0) {
+        wl_profile pb = p0;
+        scale_times(&pb, pow(10, best));
+        for (int i = 0; i < n; i++) {
+            os[i].job.profile = &pb;
+        }
+        double xg = fit_log_grad(os, n, cm, m, 0.02), alt_c = HUGE_VAL;
+        for (int i = 0; i < n; i++) {
+            os[i].job.profile = &p0;
+        }
+        double lim = best_c + WFIT_TIME_REL_SD * WFIT_TIME_REL_SD;
+        for (int k = 0; k <= 180; k++) {
+            double x = 3 + 0.05 * k, c;
+            if (fabs(x - xg) < log10(2.0)) {
+                continue;
+            }
+            best_log_scale(os, n, &p0, pow(10, x), cm, m, 0.05, 40, &c);
+            if (c <= lim && c < alt_c) {
+                alt_c = c;
+                g_alt = pow(10, x);
+            }
+        }
+    }
+    for (int i = 0; i < n; i++) {
+        comm_ring_fini(&os[i].ring);
+    }
+    free(os);
+    /* the derived run: the profile's solo time per unit at the best scale, refitted */
+    speed_result r;
+    partition_cfg c;
+    partition_cfg_init(&c, f->gpu);
+    c.mig = e0->mig;
+    wl_profile ps = p0;
+    scale_times(&ps, pow(10, best));
+    predict_unit_estimate(&ps, e0->batch, &c, m, &r);
+    if (r.outcome == SPEED_OK) {
+        d->unit_time_s = r.unit_time_s;
+    }
+    rc = obs_fit(f2, pc, m, a, out, rep);
+    rep->derived_last = true;
+    rep->grad_alt_bytes = g_alt;
+    *f_out = f2;
+    return rc;
 }

@@ -175,12 +175,26 @@ static void print_report(const obs_file *f, const obs_profile *p, const obs_fit_
         }
     }
     if (rep->n_ddp > 0) {
+        char open[160];
+        snprintf(open, sizeof open,
+                 "NOT PINNED by the DDP observations: %.3g fits them as well (hidden "
+                 "communication, or another bucket count)",
+                 rep->grad_alt_bytes);
         printf("\ngrad_bytes %.6g (%s); %d DDP observations: time per unit of the whole job\n",
                p->p.grad_bytes,
-               rep->grad_fitted ? "fitted to the DDP observations"
-               : p->p.grad_bytes > 0 ? "given"
+               rep->grad_fitted && rep->grad_pinned ? "fitted to the DDP observations"
+               : rep->grad_fitted                   ? open
+               : p->p.grad_bytes > 0                ? "given"
                                      : "unknown: give grad_bytes or a timed DDP observation",
                rep->n_ddp);
+    }
+    if (rep->derived_last) {
+        const obs_entry *e = &f->obs[f->n - 1];
+        printf("\nno one-process run: observation %zu below is derived, the one-process run on %s "
+               "at batch %u that the DDP observations imply through the DDP model (its time per "
+               "unit chosen with grad_bytes to fit them; both lean on the host/GPU split the class "
+               "priors give, which DDP runs alone cannot pin); the profile is fitted to it\n",
+               f->n - 1, e->config.partition, e->batch);
     }
     printf("\n%5s  %-10s %-9s %5s %5s %14s %14s %9s\n", "obs", "partition", "sharing", "peers",
            "batch", "measured_s/u", "predicted_s/u", "residual");
@@ -293,15 +307,17 @@ int cmd_fit_workload(int argc, char **argv)
     }
     obs_profile *p = NULL;
     obs_fit_report rep;
-    rc = obs_fit(f, pc, &phys, a, &p, &rep);
+    const obs_file *fit_on = f;
+    rc = obs_fit_needs_ddp(f) ? obs_fit_from_ddp(f, pc, &phys, &comm, a, &fit_on, &p, &rep)
+                              : obs_fit(f, pc, &phys, a, &p, &rep);
     if (rc == SIM_EINPUT) {
         fprintf(stderr, "%s: error: %s\n", obs_path, rep.error);
         status = CLI_EXIT_INPUT;
         goto done;
     }
     p->p.provenance = source;
-    obs_fit_ddp(f, p, &phys, &comm, &rep);
-    print_report(f, p, &rep);
+    obs_fit_ddp(fit_on, p, &phys, &comm, &rep);
+    print_report(fit_on, p, &rep);
     int n_bad = 0;
     for (int i = 0; i < rep.n_params; i++) {
         n_bad += !isfinite(rep.params[i].value);
