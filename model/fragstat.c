@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "sim/err.h"
+#include "sim/stats.h"
 #include "sim/xalloc.h"
 
 static frag_pod shape_of(const job_spec *s)
@@ -77,16 +78,19 @@ typedef struct cevent {
     job_id j;
 } cevent;
 
-static int by_time(const void *pa, const void *pb)
+/* Sort ev[0..n) by time, stably. */
+static void sort_by_time(cevent *ev, size_t n)
 {
-    const cevent *a = pa, *b = pb;
-    if (a->t != b->t) {
-        return a->t < b->t ? -1 : 1;
+    stats_kv *kv = xmalloc((n ? n : 1) * sizeof *kv, "curve sort");
+    for (size_t i = 0; i < n; i++) {
+        SIM_ASSERT(ev[i].t >= 0);
+        kv[i] = (stats_kv){(uint64_t)ev[i].t, (uint64_t)ev[i].kind << 32 | ev[i].j};
     }
-    if (a->kind != b->kind) {
-        return a->kind - b->kind;
+    stats_sort_kv(kv, n);
+    for (size_t i = 0; i < n; i++) {
+        ev[i] = (cevent){(sim_time)kv[i].key, (int)(kv[i].val >> 32), (job_id)kv[i].val};
     }
-    return a->j < b->j ? -1 : a->j > b->j;
+    free(kv);
 }
 
 size_t fragstat_curve(const cluster *c, const job_table *t, double step, fragstat_point **out)
@@ -94,20 +98,23 @@ size_t fragstat_curve(const cluster *c, const job_table *t, double step, fragsta
     SIM_ASSERT(step > 0);
     size_t n_jobs = job_table_count(t), n_ev = 0;
     cevent *ev = xcalloc(3 * n_jobs + 1, sizeof *ev, "curve events");
-    for (job_id j = 0; j < n_jobs; j++) {
-        const job *jb = job_table_get(t, j);
-        if (jb->state == JOB_PENDING) {
-            continue;
-        }
-        ev[n_ev++] = (cevent){jb->spec.submit, 1, j};
-        if (jb->state == JOB_RUNNING || jb->state == JOB_DONE) {
-            ev[n_ev++] = (cevent){jb->start, 2, j};
-            if (jb->state == JOB_DONE) {
-                ev[n_ev++] = (cevent){jb->end, 0, j};
+    /* ends, then submissions, then starts, each by job: a stable sort by time then gives the
+     * order (time, kind, job), so at equal times ends free first and starts follow */
+    for (int kind = 0; kind < 3; kind++) {
+        for (job_id j = 0; j < n_jobs; j++) {
+            const job *jb = job_table_get(t, j);
+            bool on = kind == 1   ? jb->state != JOB_PENDING
+                      : kind == 2 ? jb->state == JOB_RUNNING || jb->state == JOB_DONE
+                                  : jb->state == JOB_DONE;
+            if (on) {
+                ev[n_ev++] = (cevent){kind == 0   ? jb->end
+                                      : kind == 1 ? jb->spec.submit
+                                                  : jb->start,
+                                      kind, j};
             }
         }
     }
-    qsort(ev, n_ev, sizeof *ev, by_time);
+    sort_by_time(ev, n_ev);
     uint32_t n_gpus = cluster_n_gpus(c);
     uint32_t *held = xcalloc(n_gpus ? n_gpus : 1, sizeof(uint32_t), "curve gpus");
     double total = (double)n_gpus * CLUSTER_MILLI;

@@ -6,6 +6,7 @@
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 #include <math.h>
+#include <string.h>
 
 stats_running stats_running_make(void)
 {
@@ -86,10 +87,74 @@ double stats_timeavg_mean(const stats_timeavg *a, sim_time t_end)
     return area / sim_time_to_s(t_end - a->t0);
 }
 
+/* The order-preserving unsigned key of a double: negative values' bits inverted, positive ones'
+ * sign bit set, so that unsigned order is numeric order (-0 before +0; no NaN here). */
+static uint64_t order_key(double v)
+{
+    uint64_t b;
+    memcpy(&b, &v, sizeof b);
+    return b >> 63 ? ~b : b | 0x8000000000000000ULL;
+}
+
+void stats_sort_kv(stats_kv *a, size_t n)
+{
+    if (n < 2) {
+        return;
+    }
+    /* LSD radix sort, 16 bits a pass; passes whose digit never varies are skipped */
+    stats_kv *b = xmalloc(n * sizeof *b, "sort"), *src = a, *dst = b;
+    size_t(*count)[1 << 16] = xcalloc(4, sizeof *count, "sort counts");
+    for (size_t i = 0; i < n; i++) {
+        for (int d = 0; d < 4; d++) {
+            count[d][(a[i].key >> (16 * d)) & 0xFFFF]++;
+        }
+    }
+    for (int d = 0; d < 4; d++) {
+        if (count[d][(src[0].key >> (16 * d)) & 0xFFFF] == n) {
+            continue;
+        }
+        size_t sum = 0;
+        for (size_t k = 0; k < (1 << 16); k++) {
+            size_t c = count[d][k];
+            count[d][k] = sum;
+            sum += c;
+        }
+        for (size_t i = 0; i < n; i++) {
+            dst[count[d][(src[i].key >> (16 * d)) & 0xFFFF]++] = src[i];
+        }
+        stats_kv *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != a) {
+        memcpy(a, src, n * sizeof *a);
+    }
+    free(count);
+    free(b);
+}
+
+void stats_sort(double *data, size_t n)
+{
+    if (n < 256) { /* small: the library's sort */
+        gsl_sort(data, 1, n);
+        return;
+    }
+    stats_kv *kv = xmalloc(n * sizeof *kv, "sort keys");
+    for (size_t i = 0; i < n; i++) {
+        kv[i] = (stats_kv){order_key(data[i]), 0};
+    }
+    stats_sort_kv(kv, n);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t k = kv[i].key >> 63 ? kv[i].key & 0x7FFFFFFFFFFFFFFFULL : ~kv[i].key;
+        memcpy(&data[i], &k, sizeof k);
+    }
+    free(kv);
+}
+
 double stats_quantile_inplace(double *data, size_t n, double p)
 {
     SIM_ASSERT(n >= 1);
-    gsl_sort(data, 1, n);
+    stats_sort(data, n);
     return stats_quantile_sorted(data, n, p);
 }
 

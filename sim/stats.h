@@ -53,6 +53,17 @@ double stats_timeavg_mean(const stats_timeavg *a, sim_time t_end);
 
 /* Sort data[0..n) ascending in place and return its p-quantile (0 <= p <= 1, n >= 1). */
 double stats_quantile_inplace(double *data, size_t n, double p);
+/* Sort n doubles (no NaN) ascending in place: a radix sort, linear in n (large n allocates 32 n
+ * bytes and 2 MiB of counts while it runs). */
+void stats_sort(double *data, size_t n);
+/* A record for stats_sort_kv: sorted by key; val is carried along. */
+typedef struct stats_kv {
+    uint64_t key;
+    uint64_t val;
+} stats_kv;
+/* Sort a[0..n) by key ascending, stably (records of equal keys keep their order): a radix sort,
+ * linear in n; allocates 16 n bytes and 2 MiB of counts while it runs. */
+void stats_sort_kv(stats_kv *a, size_t n);
 /* p-quantile of data already sorted ascending (n >= 1). */
 double stats_quantile_sorted(const double *data, size_t n, double p);
 

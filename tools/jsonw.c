@@ -14,30 +14,21 @@
 
 #include "sim/err.h"
 #include "sim/xalloc.h"
+#include "tools/numfmt.h"
 
 char *jsonw_format_number(char *buf, double v)
 {
     SIM_ASSERT(isfinite(v));
     if (v == floor(v) && fabs(v) <= 9007199254740992.0) {
-        /* the digits "%.0f" prints, without printf's multi-precision path; -0 becomes 0 */
+        /* the digits "%.0f" prints; -0 becomes 0 */
         int64_t i = (int64_t)v;
-        uint64_t m = i < 0 ? (uint64_t)0 - (uint64_t)i : (uint64_t)i;
-        char digits[24];
-        size_t n = 0;
-        do {
-            digits[n++] = (char)('0' + m % 10);
-            m /= 10;
-        } while (m);
         size_t k = 0;
         if (i < 0) {
             buf[k++] = '-';
         }
-        while (n) {
-            buf[k++] = digits[--n];
-        }
-        buf[k] = '\0';
+        numfmt_u64(buf + k, i < 0 ? (uint64_t)0 - (uint64_t)i : (uint64_t)i);
     } else {
-        snprintf(buf, JSONW_NUM_LEN, "%.17g", v);
+        numfmt_g17(buf, v);
     }
     return buf;
 }
@@ -221,10 +212,9 @@ void jsonw_number(jsonw *w, double v)
 
 void jsonw_u64(jsonw *w, uint64_t v)
 {
-    char buf[24];
+    char buf[NUMFMT_LEN];
     before_value(w);
-    snprintf(buf, sizeof buf, "%" PRIu64, v);
-    put_s(w, buf);
+    put(w, buf, numfmt_u64(buf, v));
 }
 
 void jsonw_string(jsonw *w, const char *s)

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "experiments/catalog_load.h"
@@ -985,6 +986,14 @@ static int sink_drop(out_sink *k)
     return rc;
 }
 
+/* The process's CPU time so far (user + system), in seconds. */
+static double process_cpu_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 static int write_outputs(run_ctx *r, const run_opts *o, const char *dir)
 {
     unsigned files = r->spec->outputs.files;
@@ -1241,12 +1250,14 @@ int run_scenario(const run_opts *o)
         actlog_finish(&r.act);
         r.energy_j = out_energy_j(r.w, &r.phys, &r.act);
     }
+    progress_note(pg, "writing outputs");
+    double out_cpu0 = process_cpu_s();
+    rc = write_outputs(&r, o, dir);
     if (o->stats) {
         *o->stats = (run_stats){.n_jobs = job_table_count(world_jobs(r.w)),
-                                .n_events = world_get_totals(r.w).n_events};
+                                .n_events = world_get_totals(r.w).n_events,
+                                .out_cpu_s = process_cpu_s() - out_cpu0};
     }
-    progress_note(pg, "writing outputs");
-    rc = write_outputs(&r, o, dir);
     out_lock_release(lock, rc != 0);
     progress_destroy(pg);
     if (rc == 0 && o->summary) {

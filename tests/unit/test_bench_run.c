@@ -37,6 +37,12 @@ Test(bench_run, runs_the_scenario_and_prints_the_verdict)
     snprintf(head, sizeof head, "bench=run scenario=%s jobs=5 events=", path);
     cr_assert_eq(strncmp(out, head, strlen(head)), 0, "got '%s'", out);
     cr_assert_not_null(strstr(out, " max_rss_mb="), "%s", out);
+    /* the writers' part of the CPU time: a share between 0 and 1 */
+    const char *share = strstr(out, " out_share=");
+    cr_assert_not_null(strstr(out, " out_cpu_s="), "%s", out);
+    cr_assert_not_null(share, "%s", out);
+    double sh = strtod(share + strlen(" out_share="), NULL);
+    cr_assert(sh >= 0 && sh <= 1, "%s", out);
     cr_assert_not_null(strstr(out, " target_s=1000 target_mb=100000 verdict=within\n"), "%s", out);
     /* it wrote what `run` writes (and replaces it the next time, as --force) */
     snprintf(path, sizeof path, "%s/out/run.json", dir);

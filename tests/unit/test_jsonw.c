@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "tools/jsonw.h"
+#include "tools/numfmt.h"
 #include "tools/out.h"
 
 /* Write item through the writer as it would be streamed; containers at depth 4 go through
@@ -164,4 +165,75 @@ Test(jsonw, numbers_are_integers_or_17_significant_digits)
     cr_assert_str_eq(jsonw_format_number(buf, 0.1), "0.10000000000000001");
     cr_assert_str_eq(jsonw_format_number(buf, 9007199254740994.0), "9007199254740994");
     cr_assert_str_eq(jsonw_format_number(buf, 1e17), "1e+17");
+}
+
+/* numfmt_g17 against the C library's own "%.17g" (the reference): a splitmix64 stream of bit
+ * patterns over every exponent, doubles of every magnitude between 1e-6 and 1e18, nanosecond
+ * times as seconds, values next to powers of ten, and exact ties (a dyadic value whose 18th
+ * significant digit is its last, a 5: rounded to even). */
+static uint64_t splitmix(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
+static void same_as_printf(double v)
+{
+    char want[64], got[NUMFMT_LEN];
+    snprintf(want, sizeof want, "%.17g", v);
+    size_t n = numfmt_g17(got, v);
+    cr_assert_str_eq(got, want, "%.17g", v);
+    cr_assert_eq(n, strlen(want));
+}
+
+Test(jsonw, numfmt_g17_prints_what_printf_prints)
+{
+    uint64_t s = 42;
+    for (int i = 0; i < 300000; i++) {
+        uint64_t b = splitmix(&s);
+        double v;
+        memcpy(&v, &b, sizeof v);
+        if (isfinite(v)) {
+            same_as_printf(v);
+        }
+        same_as_printf(ldexp((double)(splitmix(&s) >> 11), -53) *
+                       pow(10.0, (double)(int)(splitmix(&s) % 25) - 6.0));
+        same_as_printf((double)(int64_t)(splitmix(&s) >> 10) / 1e9); /* ns up to ~570 years */
+        same_as_printf(-(double)(splitmix(&s) % 100000000000ULL) / 1e9);
+    }
+    for (int k = -6; k <= 18; k++) { /* either side of 10^k */
+        double p = pow(10.0, k);
+        same_as_printf(p);
+        same_as_printf(nextafter(p, 0));
+        same_as_printf(nextafter(p, INFINITY));
+        same_as_printf(nextafter(nextafter(p, 0), 0));
+    }
+    for (int sh = 1; sh <= 17; sh++) { /* m / 2^sh has sh decimals: 18 significant digits */
+        for (int i = 0; i < 2000; i++) {
+            double lo = pow(10.0, 17 - sh),
+                   m = floor(lo * (1 + (double)(splitmix(&s) % 1000) / 128));
+            same_as_printf(ldexp(m * 2 + 1, -sh));
+        }
+    }
+    same_as_printf(0.1);
+    same_as_printf(1e-4);
+    same_as_printf(9007199254740991.5);
+    same_as_printf(123456.789);
+}
+
+Test(jsonw, numfmt_integers_and_nanosecond_times)
+{
+    char b[NUMFMT_LEN];
+    cr_assert_eq(numfmt_u64(b, 0), 1);
+    cr_assert_str_eq(b, "0");
+    numfmt_u64(b, UINT64_MAX);
+    cr_assert_str_eq(b, "18446744073709551615");
+    cr_assert_eq(numfmt_fixed9(b, 0), 11);
+    cr_assert_str_eq(b, "0.000000000");
+    numfmt_fixed9(b, 1234567890123LL);
+    cr_assert_str_eq(b, "1234.567890123");
+    numfmt_fixed9(b, 5);
+    cr_assert_str_eq(b, "0.000000005");
 }

@@ -4,6 +4,7 @@
 #include <gsl/gsl_errno.h>
 #include <math.h>
 #include <signal.h>
+#include <stdlib.h>
 
 #include "sim/gslerr.h"
 #include "sim/rng.h"
@@ -192,6 +193,51 @@ static void raise_gsl_error(void *arg)
     (void)arg;
     sim_gsl_install_handler();
     gsl_error("test failure", "here.c", 12, GSL_EDOM);
+}
+
+static int cmp_double(const void *pa, const void *pb)
+{
+    double a = *(const double *)pa, b = *(const double *)pb;
+    return a < b ? -1 : a > b;
+}
+
+/* The radix sort against qsort: doubles of both signs, many magnitudes and repeats, in sizes
+ * below and above the small-array cutoff; equal keys keep their order in stats_sort_kv. */
+Test(stats, radix_sorts_agree_with_qsort_and_are_stable)
+{
+    rng_root root = rng_root_make(11);
+    rng_stream *st = rng_stream_open(&root, "sort", 0);
+    const size_t sizes[] = {0, 1, 5, 255, 256, 4097, 100000};
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        size_t n = sizes[s];
+        double *x = malloc((n ? n : 1) * sizeof *x), *y = malloc((n ? n : 1) * sizeof *y);
+        for (size_t i = 0; i < n; i++) {
+            double u = rng_uniform01(st);
+            x[i] = i % 7 == 0 ? (double)(i % 13) : (u - 0.3) * pow(10, (double)(i % 17) - 8);
+            y[i] = x[i];
+        }
+        stats_sort(x, n);
+        qsort(y, n, sizeof *y, cmp_double);
+        for (size_t i = 0; i < n; i++) {
+            cr_assert_eq(x[i], y[i], "n %zu at %zu: %g vs %g", n, i, x[i], y[i]);
+        }
+        free(x);
+        free(y);
+    }
+    size_t n = 50000;
+    stats_kv *kv = malloc(n * sizeof *kv);
+    for (size_t i = 0; i < n; i++) { /* keys spread over 64 bits, and few distinct ones */
+        uint64_t k = (uint64_t)(rng_uniform01(st) * 1000) << (i % 2 ? 50 : 3);
+        kv[i] = (stats_kv){k, i};
+    }
+    rng_stream_close(st);
+    stats_sort_kv(kv, n);
+    for (size_t i = 1; i < n; i++) {
+        cr_assert(kv[i - 1].key < kv[i].key ||
+                      (kv[i - 1].key == kv[i].key && kv[i - 1].val < kv[i].val),
+                  "at %zu", i);
+    }
+    free(kv);
 }
 
 Test(gslerr, handler_prints_and_aborts)
