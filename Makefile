@@ -60,13 +60,13 @@ ALL_CFLAGS   = -std=c11 -D_POSIX_C_SOURCE=200809L -ffp-contract=off $(WARN) \
 ALL_LDFLAGS  = $(if $(filter asan,$(BUILD)),$(SAN)) $(LDFLAGS)
 LIBS         = $(PKG_LIBS) $(MPI_LIBS) -lm
 
-LIB_SRC   := $(sort $(wildcard sim/*.c model/*.c model/policy/*.c workloads/*.c \
+LIB_SRC   := $(sort $(wildcard sim/*.c model/*/*.c workloads/*.c \
                                experiments/*.c tools/*.c))
 LIB_SRC   := $(filter-out tools/main.c,$(LIB_SRC))
 LIB_OBJ   := $(LIB_SRC:%.c=$(O)/%.o)
 TEST_SRC  := $(sort $(wildcard tests/unit/*.c))
 TEST_OBJ  := $(TEST_SRC:%.c=$(O)/%.o)
-EMBED_DATA := $(sort $(wildcard model/*.yaml workloads/*.yaml workloads/library/*.yaml \
+EMBED_DATA := $(sort $(wildcard model/*/*.yaml workloads/*.yaml workloads/library/*.yaml \
                                 experiments/*.yaml \
                                 experiments/mig/*.yaml experiments/sharing/*.yaml))
 

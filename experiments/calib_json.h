@@ -1,5 +1,5 @@
 /* experiments/calib_json.h - read calibration JSON (calib/run-all.sh output, schema
- * "slicesim-calib" v1) into plain structs for model/calfit.h, and load fitted model files
+ * "slicesim-calib" v1) into plain structs for model/fit/calfit.h, and load fitted model files
  * (`slicesim fit` output, schema "slicesim-calmodel" v1) for scenarios (`calibration:` key).
  * Both schemas, and the time-slice probe's (calib/tslice.cu), are documented in calib/README.md.
  *
@@ -19,10 +19,10 @@
 
 #include <stddef.h>
 
-#include "model/calapply.h"
-#include "model/calfit.h"
-#include "model/catalog.h"
-#include "model/tsprobe.h"
+#include "model/fit/calapply.h"
+#include "model/fit/calfit.h"
+#include "model/hw/catalog.h"
+#include "model/fit/tsprobe.h"
 #include "sim/diag.h"
 
 #define CALIB_JSON_SCHEMA "slicesim-calib"

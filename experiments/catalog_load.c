@@ -15,7 +15,7 @@
 #include "experiments/cfg.h"
 #include "experiments/embedded.h"
 #include "experiments/yamlx.h"
-#include "model/mig.h"
+#include "model/hw/mig.h"
 #include "sim/err.h"
 
 /* ---- a list of strings that keeps each item's location ---- */
@@ -708,7 +708,7 @@ static void build(ctx *c, const raw_catalog *raw, gpu_catalog *out)
             }
             snprintf(p, sizeof p, "validity_rules[%zu].id", i);
             diag_error(c->d, r->id_loc, p,
-                       "not a rule model/mig.c implements; expected one of %s, got '%s'", list, r->id);
+                       "not a rule model/hw/mig.c implements; expected one of %s, got '%s'", list, r->id);
         }
         snprintf(p, sizeof p, "validity_rules[%zu].src", i);
         check_src(c, &r->src, p);

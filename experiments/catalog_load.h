@@ -1,12 +1,12 @@
-/* experiments/catalog_load.h - load the GPU catalog (model/catalog.h) from YAML.
+/* experiments/catalog_load.h - load the GPU catalog (model/hw/catalog.h) from YAML.
  *
- * The format is model/gpus.yaml's (its header comment describes it); that file is embedded in the
+ * The format is model/hw/gpus.yaml's (its header comment describes it); that file is embedded in the
  * binary and is what catalog_load_default reads. Every figure keeps its source tags; a figure
  * that is absent must be listed under the entry's `unsourced:` (and one listed there must be
  * absent), so a value is never silently missing. Checks beyond the schema: profile names agree
  * with their compute slices ("3g.20gb" has 3), placements are well formed and fit the memory
  * slices, names, aliases and profile ids are unique, sms_mig_full equals the largest profile's
- * SMs, every src tag is defined under `sources:`, every validity rule id is one model/mig.c
+ * SMs, every src tag is defined under `sources:`, every validity rule id is one model/hw/mig.c
  * implements, and the catalog's fixed-size arrays are not overflowed.
  * Units are converted here (GB/s -> bytes/s, TFLOPS -> FLOP/s, GiB -> bytes, R510 -> 510).
  *
@@ -19,12 +19,12 @@
 
 #include <stddef.h>
 
-#include "model/catalog.h"
+#include "model/hw/catalog.h"
 #include "sim/arena.h"
 #include "sim/diag.h"
 
 /* Repository path of the embedded catalog, also its display name in messages. */
-#define CATALOG_DEFAULT_PATH "model/gpus.yaml"
+#define CATALOG_DEFAULT_PATH "model/hw/gpus.yaml"
 
 /* Load the catalog compiled into the binary. Returns 0, or SIM_EINPUT (a bug in the shipped
  * file, reported to d). */

@@ -1,4 +1,4 @@
-/* experiments/comm_load.c - model/comm.yaml -> comm_params (see comm_load.h). */
+/* experiments/comm_load.c - model/physics/comm.yaml -> comm_params (see comm_load.h). */
 #include "experiments/comm_load.h"
 
 #include <stdio.h>
@@ -262,9 +262,9 @@ int comm_load_default(diag *d, comm_params *out)
 {
     const unsigned char *data;
     size_t len;
-    if (!embedded_get("model/comm.yaml", &data, &len)) {
-        diag_error(d, (src_loc){"model/comm.yaml", 0, 0}, "", "not embedded in this build");
+    if (!embedded_get("model/physics/comm.yaml", &data, &len)) {
+        diag_error(d, (src_loc){"model/physics/comm.yaml", 0, 0}, "", "not embedded in this build");
         return SIM_EINPUT;
     }
-    return comm_load_buffer("model/comm.yaml", data, len, d, out);
+    return comm_load_buffer("model/physics/comm.yaml", data, len, d, out);
 }

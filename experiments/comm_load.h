@@ -1,5 +1,5 @@
-/* experiments/comm_load.h - load the communication model's parameters (model/comm.yaml) into
- * comm_params (model/comm.h).
+/* experiments/comm_load.h - load the communication model's parameters (model/physics/comm.yaml) into
+ * comm_params (model/physics/comm.h).
  *
  * Schema (every number is a mapping {value, src, note?} with a non-empty src):
  *   version: 1
@@ -11,7 +11,7 @@
  *                                            unique names; what a node group's topology: names)
  *   ddp: {bucket_bytes, backward_frac, grad_copy_frac, nccl_buffer_bytes}
  * Errors go through diag with the fixed message shape.
- * Ownership: comm_params is plain data filled in the caller's struct. Units: as in model/comm.h
+ * Ownership: comm_params is plain data filled in the caller's struct. Units: as in model/physics/comm.h
  * (seconds, bytes, bytes/s; line_gbit_s is converted to bytes/s).
  */
 #ifndef SIMPROJ_EXPERIMENTS_COMM_LOAD_H
@@ -19,7 +19,7 @@
 
 #include <stddef.h>
 
-#include "model/comm.h"
+#include "model/physics/comm.h"
 #include "sim/diag.h"
 
 /* Parse `len` bytes of YAML named `name`. Returns 0, or SIM_EINPUT after reporting to d. */
@@ -30,7 +30,7 @@ int comm_load_buffer(const char *name, const void *buf, size_t len, diag *d, com
 int comm_load_net(const comm_params *p, const char *name, src_loc at, const char *field,
                   diag *d);
 
-/* Load the embedded model/comm.yaml. Returns 0, or SIM_EINPUT (reported) when it is broken. */
+/* Load the embedded model/physics/comm.yaml. Returns 0, or SIM_EINPUT (reported) when it is broken. */
 int comm_load_default(diag *d, comm_params *out);
 
 #endif

@@ -11,9 +11,9 @@
             ".previous\n");                                                                 \
     extern const unsigned char sym##_start[], sym##_end[];
 
-EMBED(emb_gpus, "model/gpus.yaml")
-EMBED(emb_physics, "model/physics.yaml")
-EMBED(emb_comm, "model/comm.yaml")
+EMBED(emb_gpus, "model/hw/gpus.yaml")
+EMBED(emb_physics, "model/physics/physics.yaml")
+EMBED(emb_comm, "model/physics/comm.yaml")
 EMBED(emb_priors, "workloads/priors.yaml")
 EMBED(emb_wl_bert_base_train, "workloads/library/bert-base-train.yaml")
 EMBED(emb_wl_cern_finetune, "workloads/library/cern-finetune.yaml")
@@ -30,9 +30,9 @@ typedef struct embedded_file {
 #define ENTRY(sym, path) {path, sym##_start, sym##_end}
 
 static const embedded_file files[] = {
-    ENTRY(emb_gpus, "model/gpus.yaml"),
-    ENTRY(emb_physics, "model/physics.yaml"),
-    ENTRY(emb_comm, "model/comm.yaml"),
+    ENTRY(emb_gpus, "model/hw/gpus.yaml"),
+    ENTRY(emb_physics, "model/physics/physics.yaml"),
+    ENTRY(emb_comm, "model/physics/comm.yaml"),
     ENTRY(emb_priors, "workloads/priors.yaml"),
     ENTRY(emb_wl_bert_base_train, "workloads/library/bert-base-train.yaml"),
     ENTRY(emb_wl_cern_finetune, "workloads/library/cern-finetune.yaml"),

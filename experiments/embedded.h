@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* Find the embedded file with this repository path ("model/gpus.yaml"). On success sets *data
+/* Find the embedded file with this repository path ("model/hw/gpus.yaml"). On success sets *data
  * (static storage, followed by one NUL byte not counted in *len) and *len and returns true. */
 bool embedded_get(const char *path, const unsigned char **data, size_t *len);
 /* Repository path of embedded file i, or NULL when i is past the last one. Static storage. */

@@ -30,7 +30,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "model/taint.h"
+#include "model/cluster/taint.h"
 #include "sim/arena.h"
 #include "sim/diag.h"
 

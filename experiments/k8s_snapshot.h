@@ -33,8 +33,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "model/catalog.h"
-#include "model/taint.h"
+#include "model/hw/catalog.h"
+#include "model/cluster/taint.h"
 #include "sim/arena.h"
 #include "sim/diag.h"
 

@@ -23,7 +23,7 @@
  * Applying a config to GPU number i of type g: the entries whose device-filter matches one of
  * g's PCI device ids (vendor 0x10DE) - or that have no filter - and whose devices include i
  * select that GPU; at most one entry may select it. Its instances are placed by mig_place
- * (model/mig.h): largest profile first, each at its highest free allowed start, backtracking
+ * (model/hw/mig.h): largest profile first, each at its highest free allowed start, backtracking
  * until a layout fits. This is deterministic and reproduces the first choices that the MIG user
  * guide shows for the driver (1g@6, 2g@4, 3g@4 on an empty A100), whose full policy NVIDIA does
  * not document (gpus.yaml validity_rules auto_placement).
@@ -39,8 +39,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "model/catalog.h"
-#include "model/mig.h"
+#include "model/hw/catalog.h"
+#include "model/hw/mig.h"
 #include "sim/arena.h"
 #include "sim/diag.h"
 

@@ -12,7 +12,7 @@
 #include "experiments/fileio.h"
 #include "experiments/telemetry.h"
 #include "experiments/yamlx.h"
-#include "model/ddp.h"
+#include "model/physics/ddp.h"
 #include "sim/err.h"
 #include "sim/xalloc.h"
 
@@ -153,7 +153,7 @@ static const cfg_field param_fields[] = {
     {0},
 };
 
-/* The parameter names in wl_param order (model/speed.h); checked against wl_param_name. */
+/* The parameter names in wl_param order (model/physics/speed.h); checked against wl_param_name. */
 #define PROFILE_PARAMS(X)                                                                          \
     X(host_s_fixed)                                                                                \
     X(host_s_per_sample) X(compute_sm_s_fixed) X(compute_sm_s_per_sample) X(max_sms_fixed)         \
@@ -393,22 +393,22 @@ static const gpu_type *resolve_gpu(const gpu_catalog *cat, const char *name, src
 }
 
 /* The figures fit-workload and predict compute with that the catalog may leave unsourced
- * (model/gpus.yaml `unsourced:`): each missing one is an error naming the field and where to give
+ * (model/hw/gpus.yaml `unsourced:`): each missing one is an error naming the field and where to give
  * it, instead of a fit that fails later with "invalid input". A --calibration run measures the SM
- * count (model/calapply.h); the datasheet bandwidth comes from the catalog only. */
+ * count (model/fit/calapply.h); the datasheet bandwidth comes from the catalog only. */
 static void check_gpu_figures(const gpu_type *g, src_loc at, diag *d)
 {
     if (g->sms_total <= 0) {
         diag_error(d, at, "gpu",
                    "the catalog has no whole-GPU SM count (gpus[%s].sms_total); expected it "
                    "from --calibration MODEL.json (calib/ measures it) or in the catalog "
-                   "(model/gpus.yaml), got none",
+                   "(model/hw/gpus.yaml), got none",
                    g->name);
     }
     if (!(g->mem_bw_bytes_per_s > 0)) {
         diag_error(d, at, "gpu",
                    "the catalog has no memory bandwidth (gpus[%s].mem_bandwidth_gb_s, the "
-                   "datasheet figure); expected it in the catalog (model/gpus.yaml), got none",
+                   "datasheet figure); expected it in the catalog (model/hw/gpus.yaml), got none",
                    g->name);
     }
 }
@@ -420,7 +420,7 @@ static void check_profile_figures(const gpu_type *g, const mig_profile *p, src_l
     if (p->sms <= 0 || p->mem_bytes == 0) {
         diag_error(d, at, path,
                    "the catalog has no %s for MIG profile %s of %s (gpus[%s].profiles[%s].%s); "
-                   "expected it in the catalog (model/gpus.yaml, from nvidia-smi mig -lgip), got "
+                   "expected it in the catalog (model/hw/gpus.yaml, from nvidia-smi mig -lgip), got "
                    "none",
                    p->sms <= 0 ? "SM count" : "memory size", p->name, g->name, g->name, p->name,
                    p->sms <= 0 ? "sms" : "mem_gib");

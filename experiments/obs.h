@@ -38,10 +38,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "model/catalog.h"
-#include "model/comm.h"
-#include "model/ddp.h"
-#include "model/speed.h"
+#include "model/hw/catalog.h"
+#include "model/physics/comm.h"
+#include "model/physics/ddp.h"
+#include "model/physics/speed.h"
 #include "sim/arena.h"
 #include "sim/diag.h"
 
@@ -101,7 +101,7 @@ typedef struct obs_entry {
     src_loc gpu_util_at;
     int outcome; /* obs_outcome */
     src_loc work_at, time_s_at, throughput_at, outcome_at;
-    /* Measurements of a solo run (model/wmeas.h; 0 = absent). At most one observation carries
+    /* Measurements of a solo run (model/fit/wmeas.h; 0 = absent). At most one observation carries
      * them, an ok exclusive one-process run; the GPM three (kernel_busy, sm_activity,
      * dram_util) come together, beside gpu_util, on a run on the whole GPU. */
     double kernels_per_iter; /* CUDA kernels per iteration (torch.profiler or nsys census) */
@@ -127,10 +127,10 @@ typedef struct obs_file {
     const gpu_type *gpu; /* borrowed from the catalog */
     double grad_bytes;   /* optional `grad_bytes:` (DDP gradient size); 0 = not given */
     double kernels_per_iter; /* optional `kernels_per_iter:` (CUDA kernels per iteration, for
-                                MPS queueing, model/share_mps.h); 0 = not given (an observation
+                                MPS queueing, model/physics/share_mps.h); 0 = not given (an observation
                                 may give it instead, obs_entry) */
     src_loc kernels_per_iter_at;
-    double host_overlap; /* optional `host_overlap:` in [0, 1] (model/speed.h): 1 for a loop that
+    double host_overlap; /* optional `host_overlap:` in [0, 1] (model/physics/speed.h): 1 for a loop that
                             launches asynchronously and synchronises once per iteration;
                             default 0 */
     int measured; /* index of the observation with solo measurements, or -1 */
@@ -183,7 +183,7 @@ typedef struct obs_profile {
     int src[WL_P_COUNT];                   /* obs_param_src */
     double ref_batch; /* batch of the observations (the smallest when several) */
     /* The family of profiles along the parallelism P (refits that fit the observations as well,
-     * model/wfit.h) and refits with each other assumed parameter at the ends of its prior range:
+     * model/fit/wfit.h) and refits with each other assumed parameter at the ends of its prior range:
      * predict evaluates all of them to carry the uncertainty into time_s_lo/time_s_hi. */
     int n_variants;
     wl_profile variants[OBS_MAX_VARIANTS];
@@ -206,7 +206,7 @@ typedef struct obs_prior_class {
     src_loc at;
     const char *name, *summary;
     int work_class;                    /* wl_class */
-    const char *ts_class;              /* time-slice class of model/physics.yaml */
+    const char *ts_class;              /* time-slice class of model/physics/physics.yaml */
     obs_prior_value host_fraction;     /* H / solo iteration time on the whole GPU */
     obs_prior_value mem_fraction;      /* memory time / GPU time on the whole GPU */
     obs_prior_value parallel_fraction; /* P / SMs of the whole GPU (>= 1: no limit) */
@@ -244,7 +244,7 @@ typedef struct obs_fit_param {
     char assumed[128];   /* what was assumed when not pinned (wfit's words) */
     double prior_median; /* its prior: median and one-sd range (median * e^(+-rel_sd)) */
     double prior_lo, prior_hi;
-    double family_lo, family_hi; /* its range over the family of profiles (model/wfit.h) */
+    double family_lo, family_hi; /* its range over the family of profiles (model/fit/wfit.h) */
     bool family_open;            /* the family fits it from family_lo upwards (parallelism) */
     const char *prior_src; /* provenance of its prior; borrowed */
 } obs_fit_param;
@@ -308,12 +308,12 @@ int obs_fit(const obs_file *f, const obs_prior_class *pc, const phys_params *m, 
 bool obs_fit_needs_ddp(const obs_file *f);
 
 /* Fit a profile to DDP observations alone (obs_fit_needs_ddp): the one-process run they imply
- * is derived through the DDP model (model/ddp.h) and fitted as obs_fit fits a timed run. The
+ * is derived through the DDP model (model/physics/ddp.h) and fitted as obs_fit fits a timed run. The
  * derived run is the first timed DDP observation's partition and batch, exclusive, one worker;
  * its time per unit t is chosen with the gradient size G (the file's grad_bytes, or fitted at
  * each t) to minimise the DDP observations' squared log residuals: the profile that obs_fit
  * makes from a run of t per unit, with its host, compute and memory traffic scaled together, is
- * stepped through model/ddp.h (scan of log t below the observations' perfect-scaling time, then
+ * stepped through model/physics/ddp.h (scan of log t below the observations' perfect-scaling time, then
  * golden section). *f_out is f with the derived run appended (arena a; the report's last row,
  * rep->derived_last); the caller then runs obs_fit_ddp on it. The other parameters are the
  * priors' (one timed run pins one quantity), reported NOT PINNED. Returns as obs_fit (with
@@ -345,13 +345,13 @@ typedef struct obs_prediction {
 /* Answer query qi of qs with profile p; `others` (n_others, borrowed) are the profiles that
  * `with:` may name (by workload name). Never fails: a configuration that cannot be evaluated
  * gives outcome invalid with a reason. A DDP query (obs_config_is_ddp) is answered by
- * model/ddp.h under the communication model cm (NULL: invalid): `workers` (default: the sum of
+ * model/physics/ddp.h under the communication model cm (NULL: invalid): `workers` (default: the sum of
  * `topology`, else 1), `per_gpu` (default 1), `topology` or `nodes` (default: as few nodes as
  * hold the workers), `gpus_per_node` (default: enough for the fullest node of `topology`, else
- * 8), `interconnect` (a network of model/comm.yaml; default its default_network); the profile's
+ * 8), `interconnect` (a network of model/physics/comm.yaml; default its default_network); the profile's
  * grad_bytes is the all-reduced size. time_s is for `work` units of the whole job (all workers
  * together) and throughput is the job's units/s. A DDP query's sharing keys apply to every
- * worker's GPU (model/ddp.h ddp_job.share): `sharing`, `mps_percent`, `mig_busy` (default: the
+ * worker's GPU (model/physics/ddp.h ddp_job.share): `sharing`, `mps_percent`, `mig_busy` (default: the
  * job's own instances on the GPU, per_gpu), `with` (single-process co-runners beside each
  * worker), `peers` (k identical gangs on the same GPUs, one worker of each per GPU, whose k
  * rings share the links max-min fairly). */
@@ -359,7 +359,7 @@ void obs_predict(const obs_profile *p, const obs_profile *const *others, size_t 
                  const obs_queries *qs, size_t qi, const phys_params *m, const comm_params *cm,
                  obs_prediction *out);
 
-/* The DDP job configuration cf describes on GPU g (model/ddp.h), with the defaults of
+/* The DDP job configuration cf describes on GPU g (model/physics/ddp.h), with the defaults of
  * obs_predict; cm (may be NULL: the shape only) resolves `interconnect`. Returns 0, or -1 with the
  * reason in why (an unknown partition or interconnect, or a shape ddp_shape refuses). The
  * profile, batch and grad_bytes are left for the caller. */

@@ -1,5 +1,5 @@
-/* experiments/obs_fit.c - fit a profile to loaded observations (model/wfit.h) and answer queries
- * with it (model/speed.h): the logic behind `slicesim fit-workload` and `slicesim predict`.
+/* experiments/obs_fit.c - fit a profile to loaded observations (model/fit/wfit.h) and answer queries
+ * with it (model/physics/speed.h): the logic behind `slicesim fit-workload` and `slicesim predict`.
  *
  * Parameterisation. Free parameters are H, C, P (in every class) and (when the class gives it)
  * M, plus the footprint; with observations at two or more batch sizes each gets a fixed and a
@@ -23,10 +23,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/ddp.h"
-#include "model/predict.h"
-#include "model/wfit.h"
-#include "model/wmeas.h"
+#include "model/physics/ddp.h"
+#include "model/physics/predict.h"
+#include "model/fit/wfit.h"
+#include "model/fit/wmeas.h"
 #include "sim/err.h"
 #include "sim/xalloc.h"
 
@@ -205,7 +205,7 @@ int obs_fit(const obs_file *f, const obs_prior_class *pc, const phys_params *m, 
     }
     double g0 = t_iter - h0;
     /* a measured utilisation of the reference run replaces the class's host fraction: it gives
-     * the GPU time G = u t and, with the loop's host_overlap, H (model/wmeas.h) */
+     * the GPU time G = u t and, with the loop's host_overlap, H (model/fit/wmeas.h) */
     bool util_measured = ref->gpu_util > 0;
     if (util_measured) {
         h0 = wmeas_host_s(m, t_iter, ref->gpu_util, f->host_overlap);
@@ -217,7 +217,7 @@ int obs_fit(const obs_file *f, const obs_prior_class *pc, const phys_params *m, 
     double c0 = (g0 - mem_t) * s_eff;
     double m0 = mem_t * speed_partition_bandwidth(&ref_cfg, s_eff, m);
     /* The solo run's GPM measurements replace the class's split of the GPU time into compute,
-     * memory and parallelism (model/wmeas.h, the split validate's h100-coloc tables use) */
+     * memory and parallelism (model/fit/wmeas.h, the split validate's h100-coloc tables use) */
     wmeas_split ms;
     bool measured =
         has_gpm(ref) &&
@@ -233,7 +233,7 @@ int obs_fit(const obs_file *f, const obs_prior_class *pc, const phys_params *m, 
         c0 = ms.compute_sm_s;
     }
     double fp0 = pc->footprint_gib.mean * 1073741824.0;
-    /* a measured footprint (the frame buffer in use, model/wfit.h) starts it, under a wide prior
+    /* a measured footprint (the frame buffer in use, model/fit/wfit.h) starts it, under a wide prior
      * where the class gives none: the readings pin it */
     double fp_meas = obs_footprint_bytes(ref);
     for (size_t i = 0; i < f->n && !(fp_meas > 0); i++) {
@@ -302,7 +302,7 @@ int obs_fit(const obs_file *f, const obs_prior_class *pc, const phys_params *m, 
         double sd = pc->parallel_fraction.rel_sd > 1.0 ? pc->parallel_fraction.rel_sd : 1.0;
         const char *src = pc->parallel_fraction.src;
         if (measured) {
-            /* measured: GPM SM activity over the kernel-busy share (model/wmeas.h) */
+            /* measured: GPM SM activity over the kernel-busy share (model/fit/wmeas.h) */
             sd = m->meas_prior_rel_sd;
             src = WMEAS_SOURCE;
         }

@@ -1,4 +1,4 @@
-/* experiments/physics_load.c - model/physics.yaml -> phys_params (see physics_load.h). */
+/* experiments/physics_load.c - model/physics/physics.yaml -> phys_params (see physics_load.h). */
 #include "experiments/physics_load.h"
 
 #include <stdio.h>
@@ -212,9 +212,9 @@ int physics_load_default(diag *d, phys_params *out)
 {
     const unsigned char *data;
     size_t len;
-    if (!embedded_get("model/physics.yaml", &data, &len)) {
-        diag_error(d, (src_loc){"model/physics.yaml", 0, 0}, "", "not embedded in this build");
+    if (!embedded_get("model/physics/physics.yaml", &data, &len)) {
+        diag_error(d, (src_loc){"model/physics/physics.yaml", 0, 0}, "", "not embedded in this build");
         return SIM_EINPUT;
     }
-    return physics_load_buffer("model/physics.yaml", data, len, d, out);
+    return physics_load_buffer("model/physics/physics.yaml", data, len, d, out);
 }

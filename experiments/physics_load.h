@@ -1,4 +1,4 @@
-/* experiments/physics_load.h - load the model's loss factors (model/physics.yaml) into phys_params.
+/* experiments/physics_load.h - load the model's loss factors (model/physics/physics.yaml) into phys_params.
  *
  * Schema (every scalar entry is a mapping {value, src, note?}; src must be non-empty, because
  * every number of the physics names its source):
@@ -16,7 +16,7 @@
  *              k beyond the list uses the last value)
  * Errors go through diag with the fixed message shape.
  * Ownership: phys_params is plain data (no pointers), filled in the caller's struct; nothing to
- * free. Units: as documented on phys_params (model/speed.h): watts, fractions, exponents,
+ * free. Units: as documented on phys_params (model/physics/speed.h): watts, fractions, exponents,
  * seconds.
  */
 #ifndef SIMPROJ_EXPERIMENTS_PHYSICS_LOAD_H
@@ -24,7 +24,7 @@
 
 #include <stddef.h>
 
-#include "model/speed.h"
+#include "model/physics/speed.h"
 #include "sim/diag.h"
 
 /* Parse `len` bytes of physics YAML named `name` into *out. Returns 0, or SIM_EINPUT after
@@ -32,7 +32,7 @@
 int physics_load_buffer(const char *name, const void *buf, size_t len, diag *d,
                         phys_params *out);
 
-/* Load the embedded model/physics.yaml. Returns 0, or SIM_EINPUT (reported to d) when the
+/* Load the embedded model/physics/physics.yaml. Returns 0, or SIM_EINPUT (reported to d) when the
  * embedded file is broken (a build bug caught by the tests). */
 int physics_load_default(diag *d, phys_params *out);
 

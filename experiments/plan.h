@@ -9,7 +9,7 @@
  *     slo:                             # at least one; each a limit on a run figure
  *       wait_p95: 15m                  # (tools/runstats.h): wait_mean, wait_p95, jct_mean,
  *       slowdown_mean: 2.0             # jct_p95 (durations), slowdown_mean, failed (jobs);
- *                                      # with services (model/service.h): latency_p95,
+ *                                      # with services (model/cluster/service.h): latency_p95,
  *                                      # latency_p99 (the worst service's request latency) and
  *                                      # attainment (at least this share served within SLO)
  *     cost:

@@ -12,8 +12,8 @@
 #include "experiments/migparted.h"
 #include "experiments/timeslicing.h"
 #include "experiments/yamlx.h"
-#include "model/ddp.h"
-#include "model/mig.h"
+#include "model/physics/ddp.h"
+#include "model/hw/mig.h"
 #include "model/policy/policy.h"
 #include "sim/err.h"
 #include "sim/xalloc.h"
@@ -249,7 +249,7 @@ bool scenario__parse_sharing(cfg_walker *w, yaml_node_t *node, const char *path,
     return ok;
 }
 
-/* ---- Kubernetes labels, taints and tolerations (model/taint.h) ----------------------------- */
+/* ---- Kubernetes labels, taints and tolerations (model/cluster/taint.h) ----------------------------- */
 
 #define LABELS_EXPECT "a mapping of label keys to values like {nvidia.com/gpu.product: A100}"
 
@@ -340,7 +340,7 @@ static const cfg_field group_fields[] = {
     {"sharing", CFG_CUSTOM, .parse = scenario__parse_sharing, .expect = SHARING_EXPECT,
      .off = offsetof(scenario_node_group, sharing)},
     {"topology", CFG_STRING, .off = offsetof(scenario_node_group, topology),
-     .expect = "a topology of model/comm.yaml, like nvswitch or pcie",
+     .expect = "a topology of model/physics/comm.yaml, like nvswitch or pcie",
      CFG_LOC(scenario_node_group, topology_at)},
     {"label", CFG_STRING, .off = offsetof(scenario_node_group, label),
      .expect = "a name for job classes' nodes constraints", CFG_LOC(scenario_node_group, label_at)},
@@ -358,7 +358,7 @@ static const cfg_field cluster_fields[] = {
     {"driver", CFG_U32, CFG_MAX(9999), .dflt = "0", .off = offsetof(scenario_cluster, driver),
      .expect = "a driver branch like 535 (0: newest)"},
     {"interconnect", CFG_STRING, .off = offsetof(scenario_cluster, interconnect),
-     .expect = "a network of model/comm.yaml like eth-100g",
+     .expect = "a network of model/physics/comm.yaml like eth-100g",
      CFG_LOC(scenario_cluster, interconnect_at)},
     {"nodes", CFG_SEQ, CFG_MIN(1), CFG_MAX(10000),
      CFG_SEQ_OF(scenario_cluster, groups, n_groups, scenario_node_group, group_fields)},
@@ -445,7 +445,7 @@ static const cfg_field request_count_field = {
     "nvidia.com/gpu, nvidia.com/gpu.shared, nvidia.com/mig-<profile> or nvidia.com/mig-any"
 
 /* Resource names as the NVIDIA device plugin advertises them, and the pseudo-resource of a job
- * asking for any MIG slice (model/job.h). */
+ * asking for any MIG slice (model/cluster/job.h). */
 static bool resource_name_ok(const char *r)
 {
     if (!strcmp(r, JOB_RES_MIG_ANY)) {
@@ -486,7 +486,7 @@ static bool resource_name_ok(const char *r)
     if (p == end) {
         return true;
     }
-    /* "+me" profiles are advertised with '.' ("nvidia.com/mig-1g.5gb.me", model/cluster.h) */
+    /* "+me" profiles are advertised with '.' ("nvidia.com/mig-1g.5gb.me", model/cluster/cluster.h) */
     if (*p != '.' || end - p < 2) {
         return false;
     }
@@ -1202,7 +1202,7 @@ static bool rule_covers(const scenario_sharing *sh, const char *base, size_t n)
     return false;
 }
 
-/* Does node group g advertise resource r (device-plugin naming, model/cluster.h)? */
+/* Does node group g advertise resource r (device-plugin naming, model/cluster/cluster.h)? */
 static bool group_offers(const scenario_node_group *g, const char *r)
 {
     const scenario_sharing *sh = &g->sharing;
@@ -1296,7 +1296,7 @@ static void check_policy(load_ctx *c)
     free(items);
 }
 
-/* MPS replicas are for whole GPUs only (model/cluster.h). */
+/* MPS replicas are for whole GPUs only (model/cluster/cluster.h). */
 static void check_sharing(load_ctx *c)
 {
     const scenario_cluster *cl = &c->spec->cluster;
@@ -1333,7 +1333,7 @@ static void check_name(load_ctx *c)
 }
 
 /* Every name of a class's `nodes` constraint is a node group's label, or the GPU type of a
- * group without a label (what a placement matches: model/world.c gpu_allowed). */
+ * group without a label (what a placement matches: model/cluster/world.c gpu_allowed). */
 static void check_nodes(load_ctx *c, const scenario_job_class *j, const char *jpath)
 {
     const scenario_cluster *cl = &c->spec->cluster;
@@ -1375,7 +1375,7 @@ static const char *str0(const char *s)
     return s ? s : "";
 }
 
-/* The group's labels and taints as model/taint.h sees them (arrays from the arena). */
+/* The group's labels and taints as model/cluster/taint.h sees them (arrays from the arena). */
 void scenario_group_meta(const scenario_node_group *g, arena *a, taint_node *out)
 {
     taint_entry *t = arena_calloc(a, g->n_taints ? g->n_taints : 1, sizeof *t);
@@ -1545,7 +1545,7 @@ static const char *set_list(const name_set *ns, char *buf, size_t n)
 }
 
 /* Record the resource a device advertises: `base` (un-renamed), ".shared" when its replicas are
- * renamed (device plugin renameByDefault, model/cluster.h). */
+ * renamed (device plugin renameByDefault, model/cluster/cluster.h). */
 static void offer(name_set *ns, const scenario_sharing *sh, const char *base, arena *a)
 {
     if (sh->mode != SCN_SHARE_EXCLUSIVE && sh->rename_by_default &&
@@ -1560,7 +1560,7 @@ static void offer(name_set *ns, const scenario_sharing *sh, const char *base, ar
 }
 
 /* Resource of a MIG instance of profile `prof` under the mixed strategy: "+me" is advertised as
- * ".me" (model/cluster.h). */
+ * ".me" (model/cluster/cluster.h). */
 static const char *mig_resource(const char *prof, arena *a)
 {
     size_t n = strlen("nvidia.com/mig-") + strlen(prof) + 1;

@@ -30,9 +30,9 @@
 #include "experiments/scenario_dyn.h"
 #include "experiments/sweep.h"
 #include "experiments/yamlx.h"
-#include "model/calapply.h"
-#include "model/catalog.h"
-#include "model/taint.h"
+#include "model/fit/calapply.h"
+#include "model/hw/catalog.h"
+#include "model/cluster/taint.h"
 #include "sim/arena.h"
 #include "sim/diag.h"
 #include "workloads/trace.h"
@@ -132,20 +132,20 @@ typedef struct scenario_toleration {
 typedef struct scenario_node_group {
     const char *name;
     uint32_t count;
-    const char *gpu; /* catalog GPU type name (model/catalog.h), checked at load; NULL only on a
+    const char *gpu; /* catalog GPU type name (model/hw/catalog.h), checked at load; NULL only on a
                       * traced CPU-only group (gpus_per_node 0) */
     uint32_t gpus_per_node;
     scenario_sharing sharing;
     uint64_t cpu_milli;      /* CPU capacity per node, milli-cores; 0 = not stated */
     uint64_t host_mem_bytes; /* host memory per node, bytes; 0 = not stated */
     const char *trace_model; /* the GPU model as a node-list trace names it, or NULL */
-    const char *topology;    /* how the nodes' GPUs are wired: a topology of model/comm.yaml
+    const char *topology;    /* how the nodes' GPUs are wired: a topology of model/physics/comm.yaml
                               * (checked by the run), or NULL: as the GPU type says */
     const char *label;       /* the name a job class's `nodes` constraint gives these nodes
                               * (`label:`; the snapshot importer writes the group's name), or
                               * NULL: they are named by their GPU type */
     scenario_labels labels;  /* Kubernetes labels of every node (`labels:`), for nodeSelectors */
-    size_t n_taints;         /* `taints:` of every node (model/taint.h) */
+    size_t n_taints;         /* `taints:` of every node (model/cluster/taint.h) */
     scenario_taint *taints;
     src_loc at, gpu_at, topology_at, label_at;
 } scenario_node_group;
@@ -188,7 +188,7 @@ typedef struct scenario_cluster_snapshot {
 
 typedef struct scenario_cluster {
     uint32_t driver; /* NVIDIA driver branch (535 for R535); 0 = newest, no restriction */
-    const char *interconnect; /* nodes' network (a name of model/comm.yaml), or NULL: its
+    const char *interconnect; /* nodes' network (a name of model/physics/comm.yaml), or NULL: its
                                * default_network */
     src_loc interconnect_at;
     size_t n_groups;
@@ -209,7 +209,7 @@ typedef struct scenario_duration {
 
 /* A pod's GPU request, as the device plugin names resources: `nvidia.com/gpu`,
  * `nvidia.com/gpu.shared` (renamed time-sliced/MPS replicas), `nvidia.com/mig-<profile>`
- * (mixed strategy; a "+me" profile as `nvidia.com/mig-1g.5gb.me`, as model/cluster.h advertises
+ * (mixed strategy; a "+me" profile as `nvidia.com/mig-1g.5gb.me`, as model/cluster/cluster.h advertises
  * it; `.shared` appended when replicated and renamed). */
 typedef struct scenario_request {
     const char *resource;
@@ -234,7 +234,7 @@ typedef struct scenario_job_class {
     int priority;               /* larger runs first under priority policies (default 0) */
     uint32_t workers;           /* pods of one job, placed and started together (gang); a
                                  * profile with grad_bytes makes it a data-parallel job whose step
-                                 * model/ddp.h gives (default 1) */
+                                 * model/physics/ddp.h gives (default 1) */
     uint32_t per_gpu;           /* most workers one GPU may hold (checked against the partition
                                  * the request names: 1 for a whole GPU, the profile's instance
                                  * count for MIG); 0 = not stated */
@@ -250,7 +250,7 @@ typedef struct scenario_job_class {
     uint64_t cpu_milli;         /* CPU each worker requests, milli-cores; 0 = not stated */
     uint64_t host_mem_bytes;    /* host memory each worker requests; 0 = not stated */
     scenario_labels node_selector; /* labels a node must have (`node_selector:`) */
-    size_t n_tolerations;          /* `tolerations:` (model/taint.h) */
+    size_t n_tolerations;          /* `tolerations:` (model/cluster/taint.h) */
     scenario_toleration *tolerations;
     size_t n_node_index;        /* `node_index: [i, ...]`: the node (index within the one group
                                  * `nodes` names) of each job, in arrival order: a snapshot's
@@ -350,7 +350,7 @@ typedef struct scenario_limits {
 } scenario_limits;
 
 /* A node measured with calib/ and fitted with `slicesim fit` (`calibration:`), replacing the
- * catalog defaults of one GPU type (model/calapply.h says what it replaces). Forms:
+ * catalog defaults of one GPU type (model/fit/calapply.h says what it replaces). Forms:
  *   calibration: FILE
  *   calibration: {file: FILE, gpu: CATALOG-NAME}
  *   calibration: [FILE, {file: FILE, gpu: NAME}, ...]      (one per GPU type)
@@ -450,7 +450,7 @@ int scenario_validate(const scenario_spec *s, const gpu_catalog *cat, arena *a, 
  * device; see calmodel_target), or NULL (scenario_validate reported why). Borrowed from cat. */
 const gpu_type *scenario_calibration_gpu(const scenario_calibration *c, const gpu_catalog *cat);
 
-/* Put every calibration of s in place of its GPU type's defaults in cat (model/calapply.h), in
+/* Put every calibration of s in place of its GPU type's defaults in cat (model/fit/calapply.h), in
  * place: cat is the caller's own copy of the catalog. m gives the time-slice classes. Returns 0,
  * or SIM_EINPUT after reporting to d (a model that scenario_validate would have refused). */
 int scenario_apply_calibrations(const scenario_spec *s, gpu_catalog *cat, const phys_params *m,
@@ -472,7 +472,7 @@ uint64_t scenario_node_count(const scenario_spec *s);
 uint64_t scenario_gpu_count(const scenario_spec *s);
 
 /* Node group g's labels and taints, and job class j's nodeSelector and tolerations, as
- * model/taint.h sees them (borrowing the spec's strings; arrays allocated from a). */
+ * model/cluster/taint.h sees them (borrowing the spec's strings; arrays allocated from a). */
 void scenario_group_meta(const scenario_node_group *g, arena *a, taint_node *out);
 void scenario_class_place(const scenario_job_class *j, arena *a, taint_pod *out);
 

@@ -6,7 +6,7 @@
 
 #include "experiments/physics_load.h"
 #include "experiments/scenario.h"
-#include "model/job.h"
+#include "model/cluster/job.h"
 
 static const char *const fault_kinds[] = {"gpu", "instance", "node", "nvlink", NULL};
 

@@ -3,7 +3,7 @@
  *
  *   faults:
  *     checkpoint: 30m          # a job checkpoints every 30 min of its work; absent: from zero
- *     process:                 # Poisson failures per component (model/fault.h)
+ *     process:                 # Poisson failures per component (model/cluster/fault.h)
  *       gpu: {mtbf: 50000h, repair: 4h}        # per GPU: the board fails
  *       instance: {mtbf: 2000h, repair: 1m}    # per GPU: a fault inside one device
  *       node: {mtbf: 20000h, repair: 8h}       # per node
@@ -28,7 +28,7 @@
  *         file: ../traces/dlrm.csv        #   (Alibaba DLRM inference instances)
  *         app: app_0                      #   optional: every app
  *         spacing: poisson                #   poisson (default) | even (deterministic)
- *       autoscale:                        # optional (model/service.h): `replicas` to start
+ *       autoscale:                        # optional (model/cluster/service.h): `replicas` to start
  *         metric: queue                   # queue (requests waiting per replica) | utilisation
  *         target: 4                       # per replica; utilisation: busy fraction (0, 1]
  *         min: 1
@@ -36,7 +36,7 @@
  *         interval: 15s                   # default: the HPA's sync period (15 s)
  *         stabilization: 5m               # default: the HPA's downscale stabilization (5 min)
  *
- * Units after loading: times in sim ns, rates per second. Kind names are model/fault.h's
+ * Units after loading: times in sim ns, rates per second. Kind names are model/cluster/fault.h's
  * (fault_kind_find); `node` is a node name (GROUP-INDEX), `gpu` its GPU index, `instance` the
  * device index on that GPU (MIG instances in placement order; 0 for a GPU without MIG); they are
  * checked against the built cluster when the run starts (tools/run.c). No MTBF or repair time has a
@@ -82,7 +82,7 @@ typedef struct scenario_faults {
     src_loc at; /* cfg_present(at): the scenario has a faults section */
 } scenario_faults;
 
-/* Dynamic MIG re-partitioning (model/reconf.h):
+/* Dynamic MIG re-partitioning (model/cluster/reconf.h):
  *   repartition:
  *     groups: [mig]        # node groups whose GPUs may change layout (MIG, mixed, exclusive)
  *     policy: demand       # the layout policy (model/policy/repart.h)
@@ -114,7 +114,7 @@ typedef struct scenario_repartition {
     bool evict;
     bool enabled;
     scenario_repart_ts timeslice;
-    src_loc at, groups_at, delay_at; /* delay absent: model/physics.yaml mig_apply_s */
+    src_loc at, groups_at, delay_at; /* delay absent: model/physics/physics.yaml mig_apply_s */
 } scenario_repartition;
 
 /* Arrival process of a service (scenario_service.arrival). */
@@ -179,7 +179,7 @@ bool scenario_group_reconfigurable(const struct scenario_spec *s, size_t gi);
  * problems to d. */
 void scenario_check_repartition(const struct scenario_spec *s, diag *d);
 /* Fill `repartition.delay` when the scenario leaves it out: the measured MIG apply time of the
- * embedded model/physics.yaml (mig_apply_s). */
+ * embedded model/physics/physics.yaml (mig_apply_s). */
 void scenario_resolve_repartition(struct scenario_spec *s, diag *d);
 /* Check the job classes asking for any MIG slice (request nvidia.com/mig-any, JOB_RES_MIG_ANY):
  * one unit, one worker, a workload profile (the physics gives its speed on each slice), no

@@ -19,13 +19,13 @@
 #include "experiments/cfg.h"
 #include "experiments/fileio.h"
 #include "experiments/yamlx.h"
-#include "model/calapply.h"
-#include "model/calfit.h"
-#include "model/comm.h"
-#include "model/ddp.h"
-#include "model/predict.h"
-#include "model/speed.h"
-#include "model/wmeas.h"
+#include "model/fit/calapply.h"
+#include "model/fit/calfit.h"
+#include "model/physics/comm.h"
+#include "model/physics/ddp.h"
+#include "model/physics/predict.h"
+#include "model/physics/speed.h"
+#include "model/fit/wmeas.h"
 #include "sim/arena.h"
 #include "sim/err.h"
 #include "sim/xalloc.h"
@@ -321,10 +321,10 @@ static const struct {
 
 /* ---- all-reduce sweeps ---- */
 
-/* The sweep's ring as model/comm.yaml and the catalog see it: `ranks` whole GPUs of the table's
+/* The sweep's ring as model/physics/comm.yaml and the catalog see it: `ranks` whole GPUs of the table's
  * type, gpus_per_node of them per node (one node when the scenario does not say), the nodes
- * joined by the scenario's interconnect (model/comm.yaml's default network when it names none),
- * placed and ordered as model/ddp.h places a job's workers. Returns 0, or SIM_EINPUT reported
+ * joined by the scenario's interconnect (model/physics/comm.yaml's default network when it names none),
+ * placed and ordered as model/physics/ddp.h places a job's workers. Returns 0, or SIM_EINPUT reported
  * to d. */
 static int sweep_ring(const val_scenario *sc, const gpu_type *g, const comm_params *cp, diag *d,
                       comm_ring *ring)
@@ -380,15 +380,15 @@ static void table_errors(val_table *t)
 }
 
 /* An NCCL all-reduce sweep (columns bytes, algbw_gb_s), two ways.
- * Fitted: the ring alpha-beta model of model/comm.h, t = 2(n-1) alpha + 2(n-1)/n S / beta,
+ * Fitted: the ring alpha-beta model of model/physics/comm.h, t = 2(n-1) alpha + 2(n-1)/n S / beta,
  * fitted per protocol (LL up to ll_max_bytes, where the sweep shows NCCL's tuner switching;
- * Simple above) on the scenario's fitted rows with the calibration fit (model/calfit.h: weighted
+ * Simple above) on the scenario's fitted rows with the calibration fit (model/fit/calfit.h: weighted
  * least squares in relative error, alpha and beta positive; a parameter the rows cannot pin is
- * held at the ring's model/comm.yaml value), every row predicted as algbw = S / t.
+ * held at the ring's model/physics/comm.yaml value), every row predicted as algbw = S / t.
  * From data (out->from_data, table NAME-from-data): nothing fitted; every row predicted by
- * model/comm.h on the ring the catalog and model/comm.yaml make (sweep_ring: link line rates and
+ * model/physics/comm.h on the ring the catalog and model/physics/comm.yaml make (sweep_ring: link line rates and
  * efficiencies, alpha and LL switch point per link class, ring or tree as the tuner would pick),
- * exactly as a run costs a data-parallel job's all-reduce. Rows that model/comm.yaml's own
+ * exactly as a run costs a data-parallel job's all-reduce. Rows that model/physics/comm.yaml's own
  * numbers were computed from are excluded there (from_data_exclude, with the reason).
  * Rows below min_bytes are shown but excluded in both. */
 static int run_comm_table(const val_scenario *sc, const gpu_type *g, const csv_table *t,
@@ -480,7 +480,7 @@ static int run_comm_table(const val_scenario *sc, const gpu_type *g, const csv_t
                 s.n++;
             }
         }
-        /* held where the rows cannot pin them: the ring's own model/comm.yaml values */
+        /* held where the rows cannot pin them: the ring's own model/physics/comm.yaml values */
         cal_ar_assume as = {ring.alpha_s[pr],
                             pr == COMM_PROTO_LL ? rate * cp.ll_bw_frac : rate};
         const char *proto = pr == COMM_PROTO_LL ? "ll" : "simple";
@@ -504,7 +504,7 @@ static int run_comm_table(const val_scenario *sc, const gpu_type *g, const csv_t
             pa->std_err = ps[i].v.se;
             pa->pinned = ps[i].pinned;
             snprintf(pa->assumed, sizeof pa->assumed,
-                     "this ring's model/comm.yaml value (these rows cannot pin it)");
+                     "this ring's model/physics/comm.yaml value (these rows cannot pin it)");
         }
     }
     for (int k = 0; k < n; k++) {
@@ -700,7 +700,7 @@ static void fit_and_predict(builder *b, val_table *out)
             f->cfg.with_batch[0] = 1;
             f->cfg.with_n[0] = f->with_n;
         }
-        if (f->workers >= 2) { /* a DDP job: model/ddp.h, no family range */
+        if (f->workers >= 2) { /* a DDP job: model/physics/ddp.h, no family range */
             f->f.predicted = val_ddp_rate(b, f, &out->fit.profiles[f->profile], &out->fit.model);
             f->f.lo = f->f.hi = f->f.predicted;
             out->figures[k] = f->f;

@@ -21,13 +21,13 @@
  * An all-reduce table (an NCCL sweep: columns bytes, algbw_gb_s) says instead how it ran:
  *   ranks: 16                        # GPUs of the ring
  *   gpus_per_node: 8                 # optional: per node (default: all on one node)
- *   interconnect: a3-mega            # optional: the nodes' network (model/comm.yaml)
+ *   interconnect: a3-mega            # optional: the nodes' network (model/physics/comm.yaml)
  *   ll_max_bytes: 16777216           # largest message NCCL sent with LL in the sweep
  *   min_bytes: 1048576               # optional: smaller rows shown, not counted
  *   from_data_exclude: [{figure: "33554432/algbw", reason: "..."}]  # optional: rows that
- *                                    # model/comm.yaml's numbers were computed from
+ *                                    # model/physics/comm.yaml's numbers were computed from
  * and gets two tables: NAME (alpha-beta fitted on the `fit` rows) and NAME-from-data (every row
- * predicted from model/comm.yaml and the catalog alone, nothing fitted; val_table.from_data).
+ * predicted from model/physics/comm.yaml and the catalog alone, nothing fitted; val_table.from_data).
  * A table of calibration runs names the recordings instead of `csv` (calib/run-all.sh JSON of the
  * scenario's GPU, read by experiments/calib_json.h; paths relative to the scenario's directory):
  *   calib_runs: [../../calib/results/2026-11-22-h100-sxm.json, ...]   # figures runN-... per file
@@ -39,9 +39,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "model/catalog.h"
-#include "model/speed.h"
-#include "model/wfit.h"
+#include "model/hw/catalog.h"
+#include "model/physics/speed.h"
+#include "model/fit/wfit.h"
 #include "sim/diag.h"
 
 typedef struct val_figure {
@@ -55,7 +55,7 @@ typedef struct val_figure {
     double noise_pct;    /* measured relative noise of the published value (percent, one
                             standard deviation), 0 = not stated by the table */
     double lo, hi;       /* range of the prediction over the fit's family of profiles
-                            (model/wfit.h): every profile set that fits the fitted rows as well;
+                            (model/fit/wfit.h): every profile set that fits the fitted rows as well;
                             = predicted when the family has no other member */
 } val_figure;
 
@@ -75,7 +75,7 @@ typedef struct val_table {
     bool by_kind;        /* labels are WORKLOAD/KIND[:WITH]: validate also prints the error of
                             the predicted figures per KIND (digits dropped: ts2, ts4 -> ts) */
     struct val_table *from_data; /* all-reduce tables: the same rows predicted from
-                                    model/comm.yaml alone, nothing fitted (owned), or NULL */
+                                    model/physics/comm.yaml alone, nothing fitted (owned), or NULL */
 } val_table;
 
 /* A figure's error: |predicted / published - 1| in percent, 100 when that is not finite (no

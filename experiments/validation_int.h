@@ -15,10 +15,10 @@
 
 #include "experiments/calib_json.h"
 #include "experiments/validation.h"
-#include "model/catalog.h"
-#include "model/comm.h"
-#include "model/speed.h"
-#include "model/wfit.h"
+#include "model/hw/catalog.h"
+#include "model/physics/comm.h"
+#include "model/physics/speed.h"
+#include "model/fit/wfit.h"
 #include "sim/err.h"
 
 typedef struct val_exclude {
@@ -38,7 +38,7 @@ typedef struct val_scenario {
     const char *cls;     /* precision class of the workload's compute, or NULL (fp32) */
     int ranks;           /* all-reduce tables: ranks of the sweep (0 = a workload table) */
     int gpus_per_node;   /* all-reduce tables: ranks per node (0 = all on one node) */
-    const char *interconnect; /* all-reduce tables: the nodes' network (model/comm.yaml) */
+    const char *interconnect; /* all-reduce tables: the nodes' network (model/physics/comm.yaml) */
     val_exclude *fd_exclude;  /* all-reduce tables: rows left out of the from-data errors */
     size_t n_fd_exclude;
     double ll_max_bytes; /* all-reduce tables: largest message NCCL sent with LL in the sweep */
@@ -91,7 +91,7 @@ typedef struct builder {
     cal_data *runs;                    /* the scenario's calib_runs, loaded (owned) */
     int n_runs;
     bool by_kind;                      /* labels are WORKLOAD/KIND[:WITH] (val_table.by_kind) */
-    comm_params comm;                  /* model/comm.yaml, for DDP figures (workers >= 2) */
+    comm_params comm;                  /* model/physics/comm.yaml, for DDP figures (workers >= 2) */
 } builder;
 
 /* Column index of NAME in the table's header, or -1. */
@@ -129,7 +129,7 @@ void val_build_calib_mps(builder *b, const csv_table *t);
 void val_build_calib_ts(builder *b, const csv_table *t);
 void val_build_ddp(builder *b, const csv_table *t);
 /* Iterations per second of one worker of figure f's DDP job (f->workers >= 2) with profile p
- * and model m (model/ddp.h on the builder's GPU and comm); NaN when the model cannot place or
+ * and model m (model/physics/ddp.h on the builder's GPU and comm); NaN when the model cannot place or
  * evaluate it. */
 double val_ddp_rate(const builder *b, const fig_spec *f, const wl_profile *p,
                     const phys_params *m);

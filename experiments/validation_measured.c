@@ -11,13 +11,13 @@
 #include <string.h>
 
 #include "experiments/cfg.h"
-#include "model/calapply.h"
-#include "model/calfit.h"
-#include "model/ddp.h"
+#include "model/fit/calapply.h"
+#include "model/fit/calfit.h"
+#include "model/physics/ddp.h"
 #include "experiments/comm_load.h"
 #include "sim/diag.h"
-#include "model/predict.h"
-#include "model/wmeas.h"
+#include "model/physics/predict.h"
+#include "model/fit/wmeas.h"
 
 /* Column indices of a co-location table; -1 where the column is absent. */
 typedef struct coloc_cols {
@@ -104,7 +104,7 @@ static bool coloc_profiles(builder *b, const csv_table *t, const coloc_cols *col
                                                   .sm_activity = sm_act,
                                                   .dram_util = dram},
                                     &ms) == 0) {
-            /* measured: the split of model/wmeas.h, the one fit-workload uses */
+            /* measured: the split of model/fit/wmeas.h, the one fit-workload uses */
             p->max_sms_fixed = ms.max_sms;
             p->mem_traffic_bytes_fixed = ms.mem_traffic_bytes;
             p->compute_sm_s_fixed[cls] = ms.compute_sm_s;
@@ -214,11 +214,11 @@ static void coloc_figures(builder *b, const csv_table *t, const coloc_cols *col,
  * (tensor class; fp32 for the memory stream), M and P. The solo time and utilisation pin H and
  * G = C/min(s, P) + M/BW(s). How G splits into compute, memory and parallelism: where the table
  * has the solo run's measurements (calib/coloc/table.py: kernel census and NVML GPM), P, M and C
- * start at model/wmeas.h's split of them (the one `fit-workload` uses for an observation's
+ * start at model/fit/wmeas.h's split of them (the one `fit-workload` uses for an observation's
  * sm_activity, dram_util and kernel_busy): P at the SMs with a resident warp while a kernel runs,
  * M at the bytes GPM's DRAM utilisation gives, C at what the GPU time leaves, with priors of
- * meas_prior_rel_sd (model/physics.yaml, log sd) on P and M; the
- * profile's kernels_per_iter is the census count (MPS kernel queueing, model/share_mps.h). The
+ * meas_prior_rel_sd (model/physics/physics.yaml, log sd) on P and M; the
+ * profile's kernels_per_iter is the census count (MPS kernel queueing, model/physics/share_mps.h). The
  * utilisation fitted stays NVML's: with the census' kernel-busy fraction instead, the
  * time-sliced rows' error rose from 4.6 to 8.4 % (NVML's counter also covers copies and the
  * launch gaps inside a busy sample). Without those columns: weak priors (P at the GPU's SM
@@ -305,8 +305,8 @@ static double mps_mean_wall(const cal_data *d, int pct, int n_c, int n_m, bool i
  * client is C fp32 SM-seconds on up to all the GPU's SMs, the memory client M bytes and no
  * compute (its time on s SMs is M over the bandwidth-vs-SMs curve of the scenario's
  * calibration), both without host time and with the kernels they launched (kernels_per_iter:
- * MPS kernel queueing, model/share_mps.h). Free: C and M, fitted on the recording's uncapped solo
- * runs, as `slicesim fit` takes them (model/calfit.h); every other run is predicted by the
+ * MPS kernel queueing, model/physics/share_mps.h). Free: C and M, fitted on the recording's uncapped solo
+ * runs, as `slicesim fit` takes them (model/fit/calfit.h); every other run is predicted by the
  * sharing physics: k identical clients (mpsK), one client or k identical ones under a thread
  * cap of P % (capP, capP-mpsK), a compute and a memory client side by side (pair-mps,
  * capP-pair-mps; other mixes mix-cNmM). A figure is the mean wall time of the clients of one
@@ -438,8 +438,8 @@ static int ts_class_for(const phys_params *m, double kernel_ms)
  * fitted on the solo run (`solo`); the profile with gaps, the same C (the solo back-to-back time,
  * as calfit_ts_gap_check takes it) and the host time per kernel H, free H fitted on its solo run
  * (`gap-solo`). Predicted: k >= 2 processes time-sliced (`tsK`, `gap-tsK`) by the exact MVA of
- * model/share_ts.h with eta(k) of the physics class nearest to the kernel length, which the
- * scenario's calibration sets from its measured back-to-back eta (model/calapply.h), for the
+ * model/physics/share_ts.h with eta(k) of the physics class nearest to the kernel length, which the
+ * scenario's calibration sets from its measured back-to-back eta (model/fit/calapply.h), for the
  * profiles with gaps at most G / (G + s) per kernel (each kernel a round, kernels_per_iter 1:
  * the switch per GPU phase, share_ts_eta_phases): rows that
  * calibration was measured on must be excluded by the scenario. Labels LEN/KIND (LENms: the
@@ -581,8 +581,8 @@ double val_ddp_rate(const builder *b, const fig_spec *f, const wl_profile *p,
  * prior), so the solo rate and utilisation pin H and G. The DDP columns of the row (grad_bytes,
  * grad_tensors, buffer_tensors, buckets, backward_frac, optimizer_frac: measured on the solo
  * run and from DDP's logging data, calib/ddp/table.py) go into the profile; every DDP row is
- * predicted by model/ddp.h with model/comm.yaml (nothing of them fitted). k gangs on the same
- * GPUs: each worker's partition shared with k - 1 identical workers (model/ddp.h job.share),
+ * predicted by model/physics/ddp.h with model/physics/comm.yaml (nothing of them fitted). k gangs on the same
+ * GPUs: each worker's partition shared with k - 1 identical workers (model/physics/ddp.h job.share),
  * each ring at 1/k of the ring's rate. */
 void val_build_ddp(builder *b, const csv_table *t)
 {
@@ -601,7 +601,7 @@ void val_build_ddp(builder *b, const csv_table *t)
     int rc = comm_load_default(d, &b->comm);
     diag_destroy(d);
     if (rc != 0) {
-        snprintf(b->err, sizeof b->err, "model/comm.yaml does not load");
+        snprintf(b->err, sizeof b->err, "model/physics/comm.yaml does not load");
         return;
     }
     int ts8 = phys_ts_class_index(b->m, "kernel-8ms");

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "experiments/cfg.h"
-#include "model/predict.h"
+#include "model/physics/predict.h"
 
 /* The simpletrack tables: a wide matrix ROW x COLUMN of seconds for ROW particles per process.
  * Profile per particle: host time H and fp32 compute C (seed: "heavy on GPU usage, low on
@@ -246,7 +246,7 @@ void val_build_batch_latency(builder *b, const csv_table *t)
  * - each pod loops model(**inputs) and reads nothing back (client/main.py:9-11, 23-25), so no
  *   call synchronises: Python launches while the GPU runs and, once CUDA's launch queue is full,
  *   each timed call lasts one GPU period. Hence host_overlap = 1 (t = max(H, G)) and no
- *   kernels_per_iter (not a round ending in a synchronisation, model/speed.h).
+ *   kernels_per_iter (not a round ending in a synchronisation, model/physics/speed.h).
  * - MPS: the fork's Allocate gives a client only CUDA_MPS_PINNED_DEVICE_MEM_LIMIT and the pipe
  *   directory (cmd/nvidia-device-plugin/server.go:307-321), the server starts with no default
  *   thread percentage (deployments/mps-server/entrypoint.sh:5-9), and nos adds one gpu-10gb slice

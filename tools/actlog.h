@@ -29,8 +29,8 @@
 
 #include <stddef.h>
 
-#include "model/jobrate.h"
-#include "model/world.h"
+#include "model/cluster/jobrate.h"
+#include "model/cluster/world.h"
 
 typedef struct actlog_rec {
     sim_time t;

@@ -14,11 +14,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "model/catalog.h"
+#include "model/hw/catalog.h"
 #include "sim/arena.h"
 #include "sim/diag.h"
 
-#include "model/taint.h"
+#include "model/cluster/taint.h"
 
 #define CLI_EXIT_OK 0
 #define CLI_EXIT_ENV 1
@@ -43,7 +43,7 @@ int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format
  * CLI_EXIT_INPUT otherwise, printing d's messages. */
 int cli_load_status(const char *cmd, const char *path, int rc, const diag *d);
 
-/* Load the GPU catalog for command `cmd`: the file `path`, or the embedded model/gpus.yaml when
+/* Load the GPU catalog for command `cmd`: the file `path`, or the embedded model/hw/gpus.yaml when
  * path is NULL, into *cat (its data lives in arena a). When `gpu` is not NULL, also look it up
  * (a catalog name or alias) into *g; g may be NULL when gpu is. Prints what went wrong and returns
  * the exit status: CLI_EXIT_OK; CLI_EXIT_ENV when the file cannot be read; CLI_EXIT_INPUT for a

@@ -1,6 +1,6 @@
 /* tools/cli_calib.h - the `--calibration MODEL.json [--calibration-gpu NAME]` options of
  * `slicesim fit-workload` and `slicesim predict`: a measured node (`slicesim fit` output) in place
- * of a catalog GPU type's defaults (model/calapply.h says what it replaces).
+ * of a catalog GPU type's defaults (model/fit/calapply.h says what it replaces).
  * Ownership: every pointer is borrowed; the calibrated type lives in the caller's catalog.
  */
 #ifndef SIMPROJ_TOOLS_CLI_CALIB_H
@@ -8,9 +8,9 @@
 
 #include <stdbool.h>
 
-#include "model/calapply.h"
-#include "model/catalog.h"
-#include "model/speed.h"
+#include "model/fit/calapply.h"
+#include "model/hw/catalog.h"
+#include "model/physics/speed.h"
 #include "sim/diag.h"
 
 /* What the options asked for and what they changed. */

@@ -17,9 +17,9 @@
 
 #include "experiments/calib_json.h"
 #include "experiments/fileio.h"
-#include "model/calapply.h"
-#include "model/calfit.h"
-#include "model/catalog.h"
+#include "model/fit/calapply.h"
+#include "model/fit/calfit.h"
+#include "model/hw/catalog.h"
 #include "sim/arena.h"
 #include "sim/diag.h"
 #include "sim/gslerr.h"
@@ -36,7 +36,7 @@ static void usage(FILE *out)
             "  and writes MODEL.json for scenarios (calibration: key).\n"
             "  --compare       print measured whole-GPU figures against the catalog's datasheet\n"
             "  --gpu NAME      catalog GPU to compare with (default: guessed from the device name)\n"
-            "  --catalog FILE  catalog file instead of the built-in model/gpus.yaml\n"
+            "  --catalog FILE  catalog file instead of the built-in model/hw/gpus.yaml\n"
             "  --mig-device N  fit the sections of MIG device N (mig_devices[N]) of a node\n"
             "                  measured with MIG on, instead of the whole-GPU sections\n");
 }

@@ -22,7 +22,7 @@
 #include "experiments/comm_load.h"
 #include "experiments/physics_load.h"
 #include "tools/cli_calib.h"
-#include "model/wfit.h"
+#include "model/fit/wfit.h"
 #include "sim/arena.h"
 #include "sim/diag.h"
 #include "sim/err.h"
@@ -97,12 +97,12 @@ static void print_telemetry(const obs_file *f)
         printf("\n");
     }
     if (power) {
-        printf("power is printed only: the model's power terms (model/physics.yaml power_sm_w "
+        printf("power is printed only: the model's power terms (model/physics/physics.yaml power_sm_w "
                "per work class,\npower_alpha, power_idle_frac, power_board_idle_frac) are device "
                "physics shared by every\nworkload, not parameters of this profile; they lower "
                "the clock only when the busy SMs'\ndemand exceeds the board's budget (the "
                "catalog's tdp_w), so a reading below the cap says\nnothing about run time, and "
-               "the board power the model reports (model/power.h power_board_w:\nidle share plus "
+               "the board power the model reports (model/physics/power.h power_board_w:\nidle share plus "
                "the busy SMs' draw) has no term for memory traffic to lay a reading on\n");
     }
 }

@@ -1,5 +1,5 @@
 /* tools/cmd_layouts.c - `slicesim layouts GPU ...`: every valid maximal MIG layout of a GPU,
- * enumerated from the catalog's placement rules (model/mig.h), or the layouts that a mig-parted
+ * enumerated from the catalog's placement rules (model/hw/mig.h), or the layouts that a mig-parted
  * config file gives that GPU (experiments/migparted.h).
  *
  * Profiles enumerated by default: the classic set (no +me, no 1-compute-slice profile spanning
@@ -14,9 +14,9 @@
 
 #include "experiments/migparted.h"
 #include "experiments/timeslicing.h"
-#include "model/catalog.h"
-#include "model/cluster.h"
-#include "model/mig.h"
+#include "model/hw/catalog.h"
+#include "model/cluster/cluster.h"
+#include "model/hw/mig.h"
 #include "sim/arena.h"
 #include "sim/diag.h"
 
@@ -265,7 +265,7 @@ static void advert_add(advert *ad, const timeslicing_config *ts, const char *res
 }
 
 /* "4 x nvidia.com/gpu.shared" etc. for one GPU laid out as r, under the sharing config ts
- * (naming as model/cluster.h: nvidia.com/mig-<profile> with '+' -> '.', mixed strategy). */
+ * (naming as model/cluster/cluster.h: nvidia.com/mig-<profile> with '+' -> '.', mixed strategy). */
 static const char *advertises(const gpu_type *g, const migparted_result *r,
                               const timeslicing_config *ts, char *buf, size_t n)
 {

@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "model/catalog.h"
+#include "model/hw/catalog.h"
 #include "sim/arena.h"
 #include "sim/diag.h"
 
@@ -18,7 +18,7 @@ static void usage(FILE *out)
     fprintf(out, "usage: slicesim profiles [GPU] [--catalog FILE]\n"
                  "  Prints the MIG GPU-instance profiles of GPU (a name from the catalog, or an\n"
                  "  alias such as A100-40GB); without GPU, lists the catalog's GPU types.\n"
-                 "  --catalog FILE  read this catalog instead of the built-in model/gpus.yaml\n");
+                 "  --catalog FILE  read this catalog instead of the built-in model/hw/gpus.yaml\n");
 }
 
 static void num_or_dash(char *buf, size_t n, int v, bool known)

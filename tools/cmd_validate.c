@@ -3,7 +3,7 @@
  * Runs every scenario in every experiments/validation/NAME.yaml (sorted by name), prints every figure
  * (table, row, published value, prediction, error, fitted or predicted), the fitted parameters
  * with their standard errors (an all-reduce table is followed by its NAME-from-data table:
- * the same rows predicted from model/comm.yaml alone), then one summary line per table in the
+ * the same rows predicted from model/physics/comm.yaml alone), then one summary line per table in the
  * fixed form
  *   table NAME rows_fitted=N rows_predicted=M mape_predicted=X.X% max_predicted=Y.Y%
  * then, for tables labelled by kind, one `kind` line per kind and one `pooled` line per kind of

@@ -28,8 +28,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "model/cluster.h"
-#include "model/world.h"
+#include "model/cluster/cluster.h"
+#include "model/cluster/world.h"
 
 typedef struct devlog_span {
     sim_time start, end; /* [start, end), ns */

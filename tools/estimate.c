@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "experiments/cfg.h"
-#include "model/mig.h"
+#include "model/hw/mig.h"
 #include "sim/simtime.h"
 
 /* Sizes per item, measured on the opt build: 200 000 one-GPU jobs on 16 A100s (2 nodes) wrote
@@ -85,7 +85,7 @@ static double class_jobs(const scenario_spec *s, const scenario_job_class *j)
 
 /* Devices of one GPU of group g: 1 whole (time-sliced or MPS: one device with replicas), the
  * type's most MIG instances, or every candidate placement of a re-partitioned GPU (the whole GPU
- * and a time-sliced one included), as model/cluster.c builds them. */
+ * and a time-sliced one included), as model/cluster/cluster.c builds them. */
 static double group_devices_per_gpu(const scenario_spec *s, const gpu_catalog *cat, size_t g)
 {
     const scenario_node_group *grp = &s->cluster.groups[g];

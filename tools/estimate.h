@@ -32,7 +32,7 @@
 #include <stdio.h>
 
 #include "experiments/scenario.h"
-#include "model/catalog.h"
+#include "model/hw/catalog.h"
 #include "sim/diag.h"
 
 /* Most spare replica pods one autoscaled service gets (tools/run.c makes them). */

@@ -23,7 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "model/cluster.h"
+#include "model/cluster/cluster.h"
 #include "tools/devlog.h"
 
 #define GANTT_NO_ROW UINT32_MAX

@@ -19,10 +19,10 @@
 #include <stdio.h>
 
 #include "experiments/scenario.h"
-#include "model/fault.h"
-#include "model/reconf.h"
-#include "model/service.h"
-#include "model/world.h"
+#include "model/cluster/fault.h"
+#include "model/cluster/reconf.h"
+#include "model/cluster/service.h"
+#include "model/cluster/world.h"
 
 #define OUT_SCHEMA_VERSION 1
 

@@ -257,7 +257,7 @@ cJSON *out_config_json(const scenario_spec *s)
         add_str(gj, "gpu", g->gpu);
         add_n(gj, "gpus_per_node", g->gpus_per_node);
         cJSON_AddItemToObject(gj, "sharing", sharing_json(&g->sharing));
-        if (g->topology) { /* absent: the GPU type's links (model/ddp.h ddp_node) */
+        if (g->topology) { /* absent: the GPU type's links (model/physics/ddp.h ddp_node) */
             add_str(gj, "topology", g->topology);
         }
         if (g->trace_model) { /* a group read from cluster.trace */

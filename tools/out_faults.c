@@ -1,5 +1,5 @@
 /* tools/out_faults.c - the fault report of a run: run.json's metrics.faults and a summary line
- * (see out.h; the figures come from model/fault.h). */
+ * (see out.h; the figures come from model/cluster/fault.h). */
 #include "tools/out.h"
 
 static void add(cJSON *o, const char *k, double v)

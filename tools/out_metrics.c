@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/power.h"
+#include "model/physics/power.h"
 #include "sim/err.h"
 #include "sim/xalloc.h"
 #include "tools/actlog.h"
@@ -115,7 +115,7 @@ static void put_timestamp(const om_ctx *x, sim_time t)
 
 /* Board power (W) of GPU g with its devices' activity as the cursors acts[0 .. n) hold it: a
  * device keeps sm x its SMs busy on average and sm / util of them in its busy phases (as fp32
- * work; model/power.h power_board_w). */
+ * work; model/physics/power.h power_board_w). */
 static double power_now(const cluster *c, const phys_params *phys, gpu_id g,
                         const actlog_cursor *acts, uint32_t n)
 {

@@ -24,7 +24,7 @@
  * averages over its sampling window; the sample at t = 0 is the activity then; a GPU-level
  * series over several instances sums them, at most 1); FB_USED is the memory the jobs hold at
  * the sample (jobs that state none count 0); power is the time average over the interval of the
- * power model's board power (model/power.h power_board_w) driven by the activity: idle power
+ * power model's board power (model/physics/power.h power_board_w) driven by the activity: idle power
  * (power_board_idle_frac x TDP) when no SM is busy, plus the SMs each device keeps busy on
  * average (SM_ACTIVE x its SMs), counted as fp32 work, at the clock the cap leaves while its
  * busy phases run (sm / util of its SMs busy then).
@@ -44,8 +44,8 @@
 
 #include <stdio.h>
 
-#include "model/speed.h"
-#include "model/world.h"
+#include "model/physics/speed.h"
+#include "model/cluster/world.h"
 #include "tools/actlog.h"
 
 /* Energy (J) the GPUs draw over [0, horizon] under the same power model and activity as

@@ -1,5 +1,5 @@
 /* tools/out_repart.c - the re-partitioning report: run.json's metrics.repartition and a summary
- * line (see out.h; the figures come from model/reconf.h). */
+ * line (see out.h; the figures come from model/cluster/reconf.h). */
 #include "tools/out.h"
 
 static void add(cJSON *o, const char *k, double v)

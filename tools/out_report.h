@@ -33,7 +33,7 @@
 #include <stdio.h>
 
 #include "experiments/scenario.h"
-#include "model/world.h"
+#include "model/cluster/world.h"
 #include "tools/actlog.h"
 
 #define OUT_REPORT_POINTS 600

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/fragstat.h"
+#include "model/cluster/fragstat.h"
 #include "sim/xalloc.h"
 #include "tools/out.h"
 

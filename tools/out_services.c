@@ -1,5 +1,5 @@
 /* tools/out_services.c - the inference services' report: run.json's metrics.services entries
- * and summary lines (see out.h; the figures come from model/service.h). */
+ * and summary lines (see out.h; the figures come from model/cluster/service.h). */
 #include "tools/out.h"
 
 static void add(cJSON *o, const char *k, double v)

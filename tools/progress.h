@@ -5,7 +5,7 @@
  *   simulated 12.3 d of 30.0 d (41%), jobs 410000 of 1000000 ended, 312k events/s, ETA 14 s
  * and erases it when the run is over (the summary follows on standard output). Only a terminal
  * gets it: when the stream is not a terminal (a pipe, a file, CI), nothing is written, so logs
- * and outputs stay free of carriage returns. It observes the world (model/world.h,
+ * and outputs stay free of carriage returns. It observes the world (model/cluster/world.h,
  * world_set_progress) and reads the wall clock, which only tools/ may do: simulated results never
  * depend on it. ETA: the wall time so far scaled by the fraction of simulated time still to go
  * (of jobs still to end when the run has no horizon); events/s is the mean over the run so far.
@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "model/world.h"
+#include "model/cluster/world.h"
 
 #define PROGRESS_DELAY_S 2.0       /* no line for runs shorter than this */
 #define PROGRESS_REFRESH_S 0.25    /* at most four redraws a second */

@@ -16,15 +16,15 @@
 #include "experiments/obs.h"
 #include "experiments/physics_load.h"
 #include "experiments/scenario.h"
-#include "model/cluster.h"
-#include "model/fault.h"
-#include "model/reconf.h"
-#include "model/service.h"
-#include "model/jobrate.h"
-#include "model/mig.h"
+#include "model/cluster/cluster.h"
+#include "model/cluster/fault.h"
+#include "model/cluster/reconf.h"
+#include "model/cluster/service.h"
+#include "model/cluster/jobrate.h"
+#include "model/hw/mig.h"
 #include "model/policy/policy.h"
-#include "model/predict.h"
-#include "model/world.h"
+#include "model/physics/predict.h"
+#include "model/cluster/world.h"
 #include "sim/arena.h"
 #include "sim/err.h"
 #include "sim/rng.h"
@@ -36,7 +36,7 @@
 #include "tools/out_report.h"
 #include "tools/progress.h"
 #include "tools/run_build.h"
-#include "model/tracework.h"
+#include "model/physics/tracework.h"
 #include "tools/run_ddp.h"
 #include "workloads/synth.h"
 #include "workloads/traceload.h"
@@ -186,7 +186,7 @@ static const jobrate_profile *load_profile(run_ctx *r, const char *name, src_loc
 
 /* A class asking for any MIG slice states its duration on MIG profile duration_on of the pool's
  * GPU type (the first re-partitioned group's): its work is counted on the largest profile
- * (model/jobrate.h), so its durations are scaled by the job's speed on duration_on relative to
+ * (model/cluster/jobrate.h), so its durations are scaled by the job's speed on duration_on relative to
  * the largest, from the physics (jobrate_slice_speed). An unknown profile is reported there. */
 static void any_slice_duration(run_ctx *r, size_t i, synth_class *k)
 {
@@ -700,7 +700,7 @@ static bool partition_for(const cluster *c, const char *res, partition_cfg *part
     return false;
 }
 
-/* Work factor (model/tracework.h) and device memory of jobs asking for `res` with profile `prof`
+/* Work factor (model/physics/tracework.h) and device memory of jobs asking for `res` with profile `prof`
  * (NULL: GPU-bound); problems reported at `at`. */
 static void rule_work(run_ctx *r, const cluster *c, const gpu_type *traced, const char *res,
                       const char *prof, src_loc at, const char *path, traceload_rule *out)
@@ -1223,7 +1223,7 @@ int run_scenario(const run_opts *o)
     world_totals tot = world_get_totals(r.w);
     if (tot.n_gpus_no_sms) {
         fprintf(err,
-                "slicesim %s: warning: the catalog has no sourced SM count for %s (model/gpus.yaml "
+                "slicesim %s: warning: the catalog has no sourced SM count for %s (model/hw/gpus.yaml "
                 "lists sms_total as unsourced): SM utilisation is reported as n/a\n",
                 o->check_only ? "check" : "run", tot.no_sms_type);
     }

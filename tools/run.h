@@ -2,8 +2,8 @@
  *
  * Data flow: scenario YAML (experiments/scenario.h, with --set overrides) + the embedded GPU
  * catalog + the referenced mig-parted and device-plugin configs -> a cluster config
- * (model/cluster.h), synthetic jobs (workloads/synth.h), a policy (model/policy/policy.h) ->
- * model/world.h runs it on the engine -> tools/out.h writes run.json, run_info.json, jobs.csv,
+ * (model/cluster/cluster.h), synthetic jobs (workloads/synth.h), a policy (model/policy/policy.h) ->
+ * model/cluster/world.h runs it on the engine -> tools/out.h writes run.json, run_info.json, jobs.csv,
  * timeseries.csv (those the scenario asks for) and prints a short summary.
  * All input is validated before anything is written: on bad input every error is printed
  * (file:line:col: error: field: ...), nothing is written, and the status is SIM_EINPUT.

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "experiments/migparted.h"
-#include "model/mig.h"
+#include "model/hw/mig.h"
 #include "model/policy/frag.h"
 #include "sim/err.h"
 

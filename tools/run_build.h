@@ -2,7 +2,7 @@
  *
  * The cluster: each node group becomes `count` nodes named GROUP-0 .. GROUP-(count-1), each
  * with gpus_per_node GPUs of the catalog type; a GPU's MIG layout comes from the named config
- * of the mig-parted file (placed on memory slices by model/mig.h), its time-slicing / MPS
+ * of the mig-parted file (placed on memory slices by model/hw/mig.h), its time-slicing / MPS
  * replicas from the device-plugin config. Problems are reported through diag with the position
  * of the field that caused them.
  * Ownership: everything built is allocated in the arena given; catalog entries are borrowed.
@@ -14,9 +14,9 @@
 #include <stddef.h>
 
 #include "experiments/scenario.h"
-#include "model/catalog.h"
-#include "model/cluster.h"
-#include "model/job.h"
+#include "model/hw/catalog.h"
+#include "model/cluster/cluster.h"
+#include "model/cluster/job.h"
 #include "sim/arena.h"
 #include "sim/diag.h"
 

@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "experiments/comm_load.h"
-#include "model/ddp.h"
-#include "model/predict.h"
+#include "model/physics/ddp.h"
+#include "model/physics/predict.h"
 
 #define MIG_PREFIX "nvidia.com/mig-"
 
@@ -157,7 +157,7 @@ const comm_topo **run_ddp_topologies(const scenario_spec *spec, const gpu_catalo
                        !(t->nvlink_bytes_per_s > 0)) {
                 diag_error(d, g->topology_at, path,
                            "the catalog gives %s no NVLink rate; expected a topology with "
-                           "nvlink: none in model/comm.yaml (like pcie), got '%s'",
+                           "nvlink: none in model/physics/comm.yaml (like pcie), got '%s'",
                            t->name, g->topology);
             } else {
                 topo = &cp->topos[i];

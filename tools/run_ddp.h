@@ -12,10 +12,10 @@
  *   a CUDA process sees one MIG device (../shared/data/mig-facts.md §6), so the worker could not
  *   use them.
  * samples: the job's work is samples x (time per unit of one worker alone on the partition) /
- * workers, i.e. seconds of one worker's solo iterations (model/jobrate.h counts a gang's work so).
+ * workers, i.e. seconds of one worker's solo iterations (model/cluster/jobrate.h counts a gang's work so).
  * batch: a class may run its profile at another batch per worker than the profile's (`batch:`).
  * Memory: a data-parallel class (workers >= 2, a profile with grad_bytes) needs per unit the
- * worker memory of model/ddp.h (the profile's footprint, bucket copies and NCCL buffers), unless
+ * worker memory of model/physics/ddp.h (the profile's footprint, bucket copies and NCCL buffers), unless
  * `memory` says otherwise.
  * Ownership: everything borrowed for the call. Units: seconds, bytes.
  */
@@ -25,8 +25,8 @@
 #include <stddef.h>
 
 #include "experiments/scenario.h"
-#include "model/comm.h"
-#include "model/jobrate.h"
+#include "model/physics/comm.h"
+#include "model/cluster/jobrate.h"
 #include "sim/arena.h"
 #include "sim/diag.h"
 #include "workloads/synth.h"

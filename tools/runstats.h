@@ -12,7 +12,7 @@
  *   gpus                        GPUs in the cluster
  *   energy_kwh                  energy the GPUs draw over [0, horizon] (tools/out_metrics.h's
  *                               power model; set by the run, which has the physics)
- *   service_latency_p95_s,      inference services (model/service.h), when the scenario has any:
+ *   service_latency_p95_s,      inference services (model/cluster/service.h), when the scenario has any:
  *   service_latency_p99_s       the worst (largest) request-latency percentile over its services
  *   service_attainment          the worst (smallest) share of requests served within their SLO
  *                               (set by the run; absent without services)
@@ -25,7 +25,7 @@
 
 #include <stdbool.h>
 
-#include "model/world.h"
+#include "model/cluster/world.h"
 
 enum {
     RS_JOBS,

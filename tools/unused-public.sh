@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
 # tools/unused-public.sh - list public functions nobody calls.
 #
-# A public function is one declared at the start of a line in a module header (sim/ model/
-# model/policy/ workloads/ experiments/ tools/ *.h) as `TYPE name(...);`. It is unused when
+# A public function is one declared at the start of a line in a module header (sim/ model/*/
+# workloads/ experiments/ tools/ *.h) as `TYPE name(...);`. It is unused when
 # nothing but its declaration and its definition names it: no call anywhere, its own module,
 # tests and fuzz targets included. Status codes of sim/err.h that nothing returns or tests are
 # listed too. Prints `header: name` for each and exits 1 when there is any (CI runs it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-headers=$(ls sim/*.h model/*.h model/policy/*.h workloads/*.h experiments/*.h tools/*.h 2>/dev/null)
-sources=$(ls sim/*.[ch] model/*.[ch] model/policy/*.[ch] workloads/*.[ch] experiments/*.[ch] \
+headers=$(ls sim/*.h model/*/*.h workloads/*.h experiments/*.h tools/*.h 2>/dev/null)
+sources=$(ls sim/*.[ch] model/*/*.[ch] workloads/*.[ch] experiments/*.[ch] \
              tools/*.[ch] tests/unit/*.[ch] tests/fuzz/*.c 2>/dev/null)
 n=0
 for h in $headers; do

@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "model/job.h"
+#include "model/cluster/job.h"
 #include "sim/rng.h"
 
 /* Stream names: renaming one changes results. */

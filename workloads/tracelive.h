@@ -1,5 +1,5 @@
 /* workloads/tracelive.h - a trace's live instances over time: the step function that drives a
- * service's request arrivals (model/service.h SERVICE_STEPS).
+ * service's request arrivals (model/cluster/service.h SERVICE_STEPS).
  *
  * Every record of the trace (workloads/trace.h) whose class key equals `klass` (NULL: any) and
  * that asks for a GPU (gpus > 0: DLRM's HN instances; the CPU-only CN instances are left out)

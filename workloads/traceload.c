@@ -64,7 +64,7 @@ typedef struct kept {
 
 void traceload_split(uint32_t g, uint32_t max_per_worker, uint32_t *per_worker, uint32_t *n_workers)
 {
-    if (g == 0) { /* a CPU-only pod: one worker holding no GPU (model/job.h) */
+    if (g == 0) { /* a CPU-only pod: one worker holding no GPU (model/cluster/job.h) */
         *per_worker = 0;
         *n_workers = 1;
         return;

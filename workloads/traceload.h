@@ -8,7 +8,7 @@
  *    divisor of G not above max_per_worker (12 GPUs, 8 per node -> 2 workers of 6);
  *  - timed: submit time (re-based on the window's start) and work = D x work_factor, where D is
  *    the traced run time on the traced device and work_factor (work-seconds per traced second,
- *    filled by the caller from the physics: model/tracework.h) carries D to what the job asks
+ *    filled by the caller from the physics: model/physics/tracework.h) carries D to what the job asks
  *    for. A job whose rule names no profile takes the GPU-bound fallback factor and is counted in
  *    n_fallback. A record without an end is open-ended: work TRACELOAD_OPEN_WORK_S, which never
  *    completes (the run stops at its horizon) and is counted in n_open;
@@ -21,7 +21,7 @@
  *    until the next clone's per-GPU milli-GPU would pass the target (FGD compares the clone's
  *    per-GPU share, then adds its total). Jobs arrive one per `interval_s`, in list order.
  * Pods asking for no GPU (openb's CPU-only pods, DLRM's CPU-node instances) become CPU-only jobs
- * (model/job.h: per_worker 0, one worker, the default resource named but unused) with
+ * (model/cluster/job.h: per_worker 0, one worker, the default resource named but unused) with
  * keep_cpu_pods, else they are skipped; both are counted. Records are kept in compact arrays (one
  * job_spec each, strings interned in the arena), sorted by submission (ties: file order), and added
  * to the job table in that order, so job ids are chronological as the world requires. Ownership:
@@ -35,7 +35,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "model/job.h"
+#include "model/cluster/job.h"
 #include "sim/arena.h"
 #include "sim/diag.h"
 #include "workloads/trace.h"

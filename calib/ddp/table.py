@@ -21,7 +21,7 @@ Printed, not written: the least-squares fit of DDP's host time per step against 
 on the bucket-size sweep rows (ddp2-b5, ddp2-b100 of ResNet-152, GPT-2, ViT-B/16: 6 rows that
 are not in the validation table), dH = the host time from the step's start to the end of the
 optimiser call, DDP run minus solo run; broadcasts = 2 when the model has buffers (float and
-int64, one coalesced broadcast per dtype), else 0. model/comm.yaml's ddp.host_launch_s and
+int64, one coalesced broadcast per dtype), else 0. model/physics/comm.yaml's ddp.host_launch_s and
 ddp.host_collective_s are these two numbers.
 """
 import argparse

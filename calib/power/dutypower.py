@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Board power against busy share from a powertau run (calib/power/powertau.py), beside what
-slicesim's reported power (model/power.h power_board_w) gives for the same busy share.
+slicesim's reported power (model/physics/power.h power_board_w) gives for the same busy share.
 
     python3 calib/power/dutypower.py calib/power/2026-11-24-h100-powertau.json.gz [--idle-frac F]
 
@@ -24,7 +24,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("run")
     ap.add_argument("--idle-frac", type=float, default=0.19,
-                    help="model/physics.yaml power_board_idle_frac")
+                    help="model/physics/physics.yaml power_board_idle_frac")
     a = ap.parse_args()
     opener = gzip.open if a.run.endswith(".gz") else open
     with opener(a.run, "rt") as f:

@@ -3,7 +3,7 @@
 # predictions ("Data-parallel jobs"): one row per message size, one column per `NAME-from-data`
 # table of `slicesim validate` (in the order validate prints them), each cell the error of the
 # prediction (algbw, predicted against measured); a figure validate excludes (latency-bound below
-# 1 MiB, or one that model/comm.yaml's numbers were computed from) in parentheses. Run from the
+# 1 MiB, or one that model/physics/comm.yaml's numbers were computed from) in parentheses. Run from the
 # repository root (or tools/docs-check.sh).
 set -eu
 ./slicesim validate | awk '

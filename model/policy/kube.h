@@ -10,7 +10,7 @@
  *    shape that failed is not tried again (capacity only shrinks during a round).
  *  - Filter: the node has the GPUs (whole units of the requested resource, or a shareable GPU
  *    with the pod's gpu_milli free), GPU types allowed by gpu_spec, and the CPU and host memory
- *    of the pod. Candidates come from the free-capacity index (model/cluster.h), so a full node
+ *    of the pod. Candidates come from the free-capacity index (model/cluster/cluster.h), so a full node
  *    costs nothing. With `sample`, the search stops after kube-scheduler's numFeasibleNodesToFind
  *    (percentageOfNodesToScore adaptive: 50% - nodes/125, at least 5%, at least 100 nodes) and
  *    starts where the previous cycle stopped; otherwise every feasible node is scored.

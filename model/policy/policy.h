@@ -20,9 +20,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "model/catalog.h"
-#include "model/ids.h"
-#include "model/job.h"
+#include "model/hw/catalog.h"
+#include "model/cluster/ids.h"
+#include "model/cluster/job.h"
 #include "sim/diag.h"
 #include "sim/simtime.h"
 
@@ -46,7 +46,7 @@ typedef struct param_set {
 
 /* ---- read-only cluster view ---------------------------------------------------------------- */
 
-typedef struct cluster_view cluster_view; /* opaque; built by the model (model/world.c) */
+typedef struct cluster_view cluster_view; /* opaque; built by the model (model/cluster/world.c) */
 
 /* A device as the policy sees it. */
 typedef struct pol_device {
@@ -58,7 +58,7 @@ typedef struct pol_device {
     const char *profile;       /* MIG profile name, or NULL for a whole GPU */
     uint32_t slots;            /* units it advertises */
     uint32_t free;             /* units not held by a job (0 while cordoned or inactive) */
-    bool active;               /* advertised now (model/cluster.h: reconfigurable GPUs) */
+    bool active;               /* advertised now (model/cluster/cluster.h: reconfigurable GPUs) */
     bool cordoned;             /* takes no new pod (draining, or down after a fault) */
     uint32_t used;             /* units held by jobs */
     int mig_start;             /* placement start of a MIG instance, -1 for a whole GPU */
@@ -93,12 +93,12 @@ void pol_device_get(const cluster_view *cv, dev_id d, pol_device *out);
 /* Job j (any job the policy was told about) into *out. */
 void pol_job_get(const cluster_view *cv, job_id j, pol_job *out);
 /* GPUs (ids 0 .. n-1, node-major); GPU g's catalog type (re-partitioners enumerate its layouts)
- * and whether its MIG layout may change (a reconfigurable GPU: model/cluster.h). */
+ * and whether its MIG layout may change (a reconfigurable GPU: model/cluster/cluster.h). */
 uint32_t pol_n_gpus(const cluster_view *cv);
 const gpu_type *pol_gpu_type(const cluster_view *cv, gpu_id g);
 bool pol_gpu_reconfigurable(const cluster_view *cv, gpu_id g);
 /* May job j run on node n: its pinned node (pod.node_pin), the node's labels against its
- * nodeSelector, the node's NoSchedule/NoExecute taints against its tolerations (model/taint.h)?
+ * nodeSelector, the node's NoSchedule/NoExecute taints against its tolerations (model/cluster/taint.h)?
  * Every policy's filter asks this; the model refuses a placement on a node that does not admit
  * the job. */
 bool pol_node_admits(const cluster_view *cv, const pol_job *j, node_id n);
@@ -121,7 +121,7 @@ uint64_t pol_seed(const cluster_view *cv);
 
 /* Predicted normalised speed of job spec js alone on MIG profile p of GPU type g: its throughput
  * there over its throughput alone on the type's largest classic MIG profile; 0 when it cannot
- * run there. The model's physics supplies it (model/jobrate.h jobrate_slice_speed); pointers
+ * run there. The model's physics supplies it (model/cluster/jobrate.h jobrate_slice_speed); pointers
  * borrowed for the call. */
 typedef double pol_slice_speed_fn(void *ctx, const job_spec *js, const gpu_type *g,
                                   const mig_profile *p);
@@ -173,10 +173,10 @@ typedef enum pol_decision_kind {
     POL_PREEMPT, /* stop running job `job` and queue it again (it restarts from the beginning;
                   * the policy re-queues it itself) */
     POL_EVICT,   /* kill running job `job`; it is queued again, keeping its last checkpoint, and
-                  * the policy hears of it through on_arrival (model/world.h world_kill) */
+                  * the policy hears of it through on_arrival (model/cluster/world.h world_kill) */
     POL_RECONFIGURE, /* give reconfigurable GPU `gpu` the layout whose devices are `units` (its
                       * candidate devices: MIG instances, or the one whole-GPU device); the
-                      * model drains the GPU first, evicting its pods when `evict` (model/reconf.h) */
+                      * model drains the GPU first, evicting its pods when `evict` (model/cluster/reconf.h) */
 } pol_decision_kind;
 
 typedef struct pol_decision {

@@ -1,5 +1,5 @@
 /* model/policy/repart.h - layout policies: plug-ins that decide when a reconfigurable GPU should
- * change its MIG layout (model/reconf.h runs them every interval and applies their decisions).
+ * change its MIG layout (model/cluster/reconf.h runs them every interval and applies their decisions).
  *
  * A layout policy sees the read-only cluster view (model/policy/policy.h) and appends
  * POL_RECONFIGURE (and POL_EVICT) decisions; the model checks and carries them out, so a buggy
@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "model/mig.h"
+#include "model/hw/mig.h"
 #include "model/policy/policy.h"
 
 typedef struct repart_ops {

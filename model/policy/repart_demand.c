@@ -9,7 +9,7 @@
  * supply, r_p = max(0, demand_p - (supply_p - on_g_p)); a layout L serves
  * score(L) = sum_p min(count_L(p), r_p) x compute slices of p (a whole GPU serves one
  * nvidia.com/gpu unit worth all the GPU's compute slices; a GPU with a time-sliced candidate of N
- * replicas (model/cluster.h ts_replicas) may instead serve N nvidia.com/gpu.shared units, each
+ * replicas (model/cluster/cluster.h ts_replicas) may instead serve N nvidia.com/gpu.shared units, each
  * worth 1/N of them): compute slices of demand served. So GPUs turn time-sliced while requests
  * for replicas wait that the other GPUs do not serve, and back to MIG or whole when they stop.
  * The best layout (ties: the enumeration's order, then whole GPU, then time-sliced) replaces
@@ -17,7 +17,7 @@
  * when it serves at least `min_gain` more compute slices (hysteresis), g has not been
  * reconfigured in the last `hold_s` seconds, and fewer than `max_concurrent` GPUs are being
  * reconfigured. GPUs with the fewest running pods are considered first, so idle ones are
- * re-laid out without a drain. Reconfiguration cost is counted by the model (model/reconf.h);
+ * re-laid out without a drain. Reconfiguration cost is counted by the model (model/cluster/reconf.h);
  * the policy weighs it only through min_gain and hold_s. `evict: 1` evicts the pods of a GPU
  * it reconfigures instead of waiting for them.
  * Parameters (policy params, plain numbers): min_gain (compute slices, default 1), hold_s
@@ -27,7 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/mig.h"
+#include "model/hw/mig.h"
 #include "model/policy/repart.h"
 #include "sim/err.h"
 #include "sim/xalloc.h"

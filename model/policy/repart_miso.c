@@ -6,7 +6,7 @@
  * each GPU the partition, and each of its jobs the slice, that maximise the sum of the jobs'
  * predicted normalised throughputs, re-partitioning (checkpoint, reconfigure, restart) as jobs
  * arrive and leave. Here the prediction is the model's own physics (pol_job_slice_speed:
- * predict_unit_estimate through model/jobrate.h), without MISO's profiling run or its prediction
+ * predict_unit_estimate through model/cluster/jobrate.h), without MISO's profiling run or its prediction
  * error. Normalisation (MISO's): a job's throughput on a slice over its throughput alone on the
  * GPU type's largest classic profile (7g.40gb on an A100), so a job alone on 7g counts 1 and the
  * objective of a GPU is V = sum over its jobs of v(job, slice).
@@ -33,7 +33,7 @@
  * (MISO migrates jobs: checkpoint and restart; without evict only an idle GPU is re-laid out);
  * at most max_concurrent GPUs are reconfigured at once. Hysteresis: min_gain and hold_s. The
  * cost (evicted jobs' lost GPU-hours, drain and apply time) is counted by the model
- * (model/reconf.h, run.json metrics.repartition).
+ * (model/cluster/reconf.h, run.json metrics.repartition).
  * Parameters: min_gain (compute slices, default 1), hold_s (default 600), max_concurrent
  * (default 1), evict (0 or 1, default 0).
  */
@@ -41,7 +41,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/mig.h"
+#include "model/hw/mig.h"
 #include "model/policy/repart.h"
 #include "sim/err.h"
 #include "sim/xalloc.h"

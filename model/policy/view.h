@@ -1,14 +1,14 @@
 /* model/policy/view.h - how the model builds the read-only cluster_view it hands to policies.
  *
- * Only the model (model/world.c, tests) includes this; policies see cluster_view as opaque
+ * Only the model (model/cluster/world.c, tests) includes this; policies see cluster_view as opaque
  * (model/policy/policy.h). The view borrows the cluster and the job table; it is valid while
  * both live and is refreshed (its `now`) before each policy call.
  */
 #ifndef SIMPROJ_MODEL_POLICY_VIEW_H
 #define SIMPROJ_MODEL_POLICY_VIEW_H
 
-#include "model/cluster.h"
-#include "model/job.h"
+#include "model/cluster/cluster.h"
+#include "model/cluster/job.h"
 #include "model/policy/policy.h"
 
 struct cluster_view {

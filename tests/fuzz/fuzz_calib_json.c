@@ -1,7 +1,7 @@
 /* tests/fuzz/fuzz_calib_json.c - libFuzzer target: arbitrary bytes read as a calibration JSON
  * (calib_json_load_buffer, and its first MIG device with calib_json_load_buffer_mig), as a model
  * file (calmodel_load_source_buffer; one that reads is applied to its catalog GPU type through
- * model/calapply.h and queried), and, when the calibration reads cleanly, fitted (calfit_all,
+ * model/fit/calapply.h and queried), and, when the calibration reads cleanly, fitted (calfit_all,
  * calfit_holdout, calfit_ts_gap_check), and as a time-slice probe file (tslice_json_load_buffer;
  * one that reads is analysed by tsp_analyse). Every allocation is released: a crash, a
  * sanitizer report or a leak is a bug. */
@@ -12,9 +12,9 @@
 #include "experiments/calib_json.h"
 #include "experiments/catalog_load.h"
 #include "experiments/physics_load.h"
-#include "model/calapply.h"
-#include "model/calfit.h"
-#include "model/speed.h"
+#include "model/fit/calapply.h"
+#include "model/fit/calfit.h"
+#include "model/physics/speed.h"
 #include "sim/arena.h"
 #include "sim/diag.h"
 

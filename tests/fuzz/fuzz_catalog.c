@@ -1,11 +1,11 @@
 /* tests/fuzz/fuzz_catalog.c - libFuzzer target: arbitrary bytes loaded as a GPU catalog
- * (model/gpus.yaml format), then every loaded GPU's layouts enumerated, so that whatever the
- * loader accepts is safe for model/mig.c too. A crash, a sanitizer report or a leak is a bug. */
+ * (model/hw/gpus.yaml format), then every loaded GPU's layouts enumerated, so that whatever the
+ * loader accepts is safe for model/hw/mig.c too. A crash, a sanitizer report or a leak is a bug. */
 #include <stddef.h>
 #include <stdint.h>
 
 #include "experiments/catalog_load.h"
-#include "model/mig.h"
+#include "model/hw/mig.h"
 #include "sim/arena.h"
 #include "sim/diag.h"
 

@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "experiments/comm_load.h"
-#include "model/comm.h"
-#include "model/ddp.h"
+#include "model/physics/comm.h"
+#include "model/physics/ddp.h"
 #include "sim/diag.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

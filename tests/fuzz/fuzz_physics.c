@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "experiments/physics_load.h"
-#include "model/predict.h"
-#include "model/speed.h"
+#include "model/physics/predict.h"
+#include "model/physics/speed.h"
 #include "sim/diag.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "model/job.h"
+#include "model/cluster/job.h"
 #include "sim/arena.h"
 #include "sim/diag.h"
 #include "workloads/trace.h"

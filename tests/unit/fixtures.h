@@ -8,7 +8,7 @@
 #ifndef SIMPROJ_TESTS_UNIT_FIXTURES_H
 #define SIMPROJ_TESTS_UNIT_FIXTURES_H
 
-#include "model/catalog.h"
+#include "model/hw/catalog.h"
 
 gpu_type test_gpu(void);
 

@@ -6,8 +6,8 @@
 
 #include <string.h>
 
-#include "model/predict.h"
-#include "model/speed.h"
+#include "model/physics/predict.h"
+#include "model/physics/speed.h"
 
 static inline gpu_type fixture_gpu(void)
 {
@@ -39,7 +39,7 @@ static inline gpu_type fixture_gpu(void)
 }
 
 /* Sum roofline, full bandwidth, no MIG loss, no power cap, η = 0.8; a measured split's compute
- * and host floors of 1 % and a prior log-sd of 0.25 (model/wmeas.h). */
+ * and host floors of 1 % and a prior log-sd of 0.25 (model/fit/wmeas.h). */
 static inline phys_params fixture_params(void)
 {
     phys_params m;

@@ -7,7 +7,7 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "model/world.h"
+#include "model/cluster/world.h"
 #include "tests/unit/fixtures.h"
 #include "tests/unit/worldfx.h"
 

@@ -145,9 +145,9 @@ Test(embedded, catalog_is_compiled_in)
 {
     const unsigned char *data = NULL;
     size_t len = 0;
-    cr_assert(embedded_get("model/gpus.yaml", &data, &len));
+    cr_assert(embedded_get("model/hw/gpus.yaml", &data, &len));
     cr_assert_gt(len, 0);
     cr_assert_eq(data[len], '\0');
     cr_assert_not(embedded_get("no/such.yaml", &data, &len));
-    cr_assert_str_eq(embedded_path(0), "model/gpus.yaml");
+    cr_assert_str_eq(embedded_path(0), "model/hw/gpus.yaml");
 }

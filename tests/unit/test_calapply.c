@@ -1,4 +1,4 @@
-/* Unit tests for a measured node in place of a catalog GPU type (model/calapply.h), its loaders
+/* Unit tests for a measured node in place of a catalog GPU type (model/fit/calapply.h), its loaders
  * (experiments/calib_json.h calmodel_*), the scenario key `calibration:` and
  * `slicesim predict/fit-workload --calibration`. Expected values are derived at test time from the
  * recorded model file (calib/results/, `slicesim fit` of an H100 80GB HBM3 measured with calib/),
@@ -19,9 +19,9 @@
 #include "experiments/obs.h"
 #include "experiments/physics_load.h"
 #include "experiments/scenario.h"
-#include "model/calapply.h"
-#include "model/predict.h"
-#include "model/speed.h"
+#include "model/fit/calapply.h"
+#include "model/physics/predict.h"
+#include "model/physics/speed.h"
 #include "sim/arena.h"
 #include "sim/diag.h"
 #include "sim/err.h"

@@ -1,4 +1,4 @@
-/* Unit tests for calibration reading and fitting (experiments/calib_json.h, model/calfit.h) and
+/* Unit tests for calibration reading and fitting (experiments/calib_json.h, model/fit/calfit.h) and
  * `slicesim fit`. They run the fits on the files recorded on real GPUs (calib/results/), on
  * synthetic data with known parameters, and on ../shared/validation/h100-probe.csv when present.
  * Bounds on fitted values are sanity bounds (physically possible per-SM rates and bandwidths),
@@ -12,7 +12,7 @@
 #include <sys/wait.h>
 
 #include "experiments/calib_json.h"
-#include "model/calfit.h"
+#include "model/fit/calfit.h"
 #include "sim/diag.h"
 #include "sim/err.h"
 #include "sim/xalloc.h"

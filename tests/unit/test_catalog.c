@@ -1,5 +1,5 @@
-/* Unit tests for the GPU catalog: model/gpus.yaml as loaded by experiments/catalog_load.c, the
- * layout counts it records (each with its source) against the enumeration of model/mig.c, the
+/* Unit tests for the GPU catalog: model/hw/gpus.yaml as loaded by experiments/catalog_load.c, the
+ * layout counts it records (each with its source) against the enumeration of model/hw/mig.c, the
  * A100-40GB layouts against ../shared/data/gpus.yaml, and bad catalog input. */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -8,8 +8,8 @@
 
 #include "experiments/catalog_load.h"
 #include "experiments/fileio.h"
-#include "model/catalog.h"
-#include "model/mig.h"
+#include "model/hw/catalog.h"
+#include "model/hw/mig.h"
 #include "sim/err.h"
 
 static arena *A;
@@ -328,7 +328,7 @@ Test(catalog_bad, cross_references)
     s = strstr(buf, "id: no_overlap");
     memcpy(s, "id: no_overlaq", 14);
     cr_assert_str_eq(load_bad(buf),
-                     "bad.yaml:5:10: error: validity_rules[0].id: not a rule model/mig.c implements; "
+                     "bad.yaml:5:10: error: validity_rules[0].id: not a rule model/hw/mig.c implements; "
                      "expected one of no_overlap, max_instances, compute_budget, pre_r510_4g_3g, "
                      "driver_minimums, auto_placement, got 'no_overlaq'");
 }

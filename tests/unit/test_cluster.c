@@ -5,8 +5,8 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "model/cluster.h"
-#include "model/job.h"
+#include "model/cluster/cluster.h"
+#include "model/cluster/job.h"
 #include "model/policy/policy.h"
 #include "model/policy/view.h"
 #include "sim/diag.h"

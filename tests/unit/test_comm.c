@@ -1,4 +1,4 @@
-/* Unit tests for model/comm.h and experiments/comm_load.h. The parameters here are chosen by
+/* Unit tests for model/physics/comm.h and experiments/comm_load.h. The parameters here are chosen by
  * hand (not the data file), and every expected value is worked out in the comment beside it. */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -7,7 +7,7 @@
 
 #include "experiments/comm_load.h"
 #include "experiments/embedded.h"
-#include "model/comm.h"
+#include "model/physics/comm.h"
 #include "sim/diag.h"
 #include "sim/err.h"
 
@@ -279,7 +279,7 @@ Test(comm_load, duplicate_topology_refused)
 {
     const unsigned char *data;
     size_t len;
-    cr_assert(embedded_get("model/comm.yaml", &data, &len));
+    cr_assert(embedded_get("model/physics/comm.yaml", &data, &len));
     char *y = malloc(len + 200);
     memcpy(y, data, len);
     static const char extra[] = "  - {name: pcie, nvlink: none, gpus_per_root: 4, src: again}\n";

@@ -1,10 +1,10 @@
-/* Unit tests for model/ddp.h on the synthetic TEST-GPU (phys_fixture.h) with hand-chosen link
+/* Unit tests for model/physics/ddp.h on the synthetic TEST-GPU (phys_fixture.h) with hand-chosen link
  * parameters: placement checks, the bucketed step time worked out by hand, and an OOM. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <string.h>
 
-#include "model/ddp.h"
+#include "model/physics/ddp.h"
 #include "phys_fixture.h"
 #include "sim/xalloc.h"
 

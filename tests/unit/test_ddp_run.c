@@ -14,7 +14,7 @@
 #include "experiments/catalog_load.h"
 #include "experiments/comm_load.h"
 #include "experiments/physics_load.h"
-#include "model/ddp.h"
+#include "model/physics/ddp.h"
 #include "sim/arena.h"
 #include "sim/diag.h"
 #include "tests/unit/sh.h"
@@ -218,7 +218,7 @@ Test(ddp_run, topology_study_is_deterministic, .timeout = 60)
 
 /* A node group's `topology:` sets the links of a gang's ring. One 4-worker job on one node of 4
  * whole A100-SXM4-40GB, a profile whose iteration is H = 0.1 s of host time and ~1e-11 s of GPU
- * time, with G = 100 MiB of gradients: 4 buckets of 25 MiB (model/comm.yaml's bucket_bytes), all
+ * time, with G = 100 MiB of gradients: 4 buckets of 25 MiB (model/physics/comm.yaml's bucket_bytes), all
  * ready as the bucket copy (the whole backward: the pass itself takes ~0 s) goes, all-reduced
  * back to back, so step = H + dH + [copy beside the all-reduces] + copy back (ddp.h),
  *   t = 2(n-1) alpha + 2(n-1)/n S / x = 6 alpha_simple + 1.5 S / x

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/fault.h"
-#include "model/world.h"
+#include "model/cluster/fault.h"
+#include "model/cluster/world.h"
 #include "tests/unit/fixtures.h"
 #include "tests/unit/worldfx.h"
 

@@ -2,7 +2,7 @@
  * co-runners. Different workloads on one time-sliced GPU get the mixed product form
  * (share_ts_solve), with a job without a profile as a GPU-bound class (host time 0); different
  * profiles under MPS get share_mps_solve; identical co-runners keep the peers rule. The GPU is the
- * catalog's A100-SXM4-40GB and the physics model/physics.yaml (both embedded); the profiles are
+ * catalog's A100-SXM4-40GB and the physics model/physics/physics.yaml (both embedded); the profiles are
  * made up. Expected values are computed here through the solvers' public interfaces. */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -10,11 +10,11 @@
 
 #include "experiments/catalog_load.h"
 #include "experiments/physics_load.h"
-#include "model/jobrate.h"
-#include "model/predict.h"
-#include "model/share_mps.h"
-#include "model/share_ts.h"
-#include "model/world.h"
+#include "model/cluster/jobrate.h"
+#include "model/physics/predict.h"
+#include "model/physics/share_mps.h"
+#include "model/physics/share_ts.h"
+#include "model/cluster/world.h"
 #include "sim/arena.h"
 #include "sim/diag.h"
 
@@ -516,7 +516,7 @@ Test(jobrate, two_half_gpu_pods_each_run_at_half_of_eta2)
 /* A GPU-bound pod of 300 milli beside a 700-milli pod that spends 4/5 of its solo time on the
  * host: the GPU is shared in proportion to the shares of the contexts that want it, and what the
  * host-heavy pod leaves idle goes to the other (work-conserving), so the 300-milli pod gets far
- * more than 300 milli of the GPU's time. By hand (the mean field of model/share_ts.h): the
+ * more than 300 milli of the GPU's time. By hand (the mean field of model/physics/share_ts.h): the
  * host-heavy pod (H = 4G, weight 0.7) always finds the GPU-bound one there, so its GPU phase
  * stretches by S0 = (0.7 + 0.3) / (0.7 eta(2)) and it wants the GPU b0 = G S0 / (H + G S0) of the
  * time; the GPU-bound pod meets it that often: S1 = (0.3 + 0.7 b0) / (0.3 eta(1 + b0)), eta

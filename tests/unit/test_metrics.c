@@ -139,9 +139,9 @@ Test(metrics, mig_instances_have_their_own_series)
 
 Test(metrics, power_of_busy_sms_at_full_clock)
 {
-    /* model/physics.yaml: 2.45 W per busy fp32 SM, board idle 0.19 of the TDP, cap idle share 0,
+    /* model/physics/physics.yaml: 2.45 W per busy fp32 SM, board idle 0.19 of the TDP, cap idle share 0,
      * alpha 2.37; A100-SXM4-40GB: 108 SMs, TDP 400 W, so idle I = 76 W and the SMs' draw D maps
-     * to P = 76 + (400 - 76) D / 400 (model/power.h power_board_w). A busy whole GPU (the job is
+     * to P = 76 + (400 - 76) D / 400 (model/physics/power.h power_board_w). A busy whole GPU (the job is
      * GPU-bound: SM activity 1) wants D = 108 x 2.45 = 264.6 W < 400 W: no throttling,
      * P = 76 + 324 x 0.6615 = 290.326 W over (600, 900]; idle over (900, 1200]: 76 W. One busy
      * 1g.5gb instance (14 SMs): D = 34.3 W, P = 76 + 324 x 0.08575 = 103.783 W. */
@@ -367,7 +367,7 @@ Test(metrics_prom, prometheus_answers_promql_with_the_runs_own_figure)
            "avg_over_time(DCGM_FI_PROF_GR_ENGINE_ACTIVE[1h]) = %g; run.json gpu_util_mean %g; "
            "avg_over_time(DCGM_FI_DEV_POWER_USAGE[1h]) = %g W; run.json power_mean_w %g W\n",
            util, gr, run_util, power, run_power);
-    /* power by hand (model/physics.yaml, model/gpus.yaml; model/power.h power_board_w): H100
+    /* power by hand (model/physics/physics.yaml, model/hw/gpus.yaml; model/physics/power.h power_board_w): H100
      * TDP 700 W, idle 0.19 x 700 = 133 W; the job keeps its 132 SMs busy 0.3739 of the time,
      * D = 0.3739 x 132 x 2.45 W = 120.918 W (its busy phases draw 323.4 W < 700 W: full clock),
      * P = 133 + (700 - 133) x 120.918 / 700 = 230.945 W, where allocation said 323.4 W. Each

@@ -1,10 +1,10 @@
-/* Unit tests for model/mig.c on GPU types built in code (toy geometries, counted by hand).
+/* Unit tests for model/hw/mig.c on GPU types built in code (toy geometries, counted by hand).
  * The real catalog's counts are checked in test_catalog.c against the data file's sources. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "model/mig.h"
+#include "model/hw/mig.h"
 
 static mig_profile prof(const char *name, int cs, int ms, int max, const int *starts, int n_starts)
 {

@@ -97,7 +97,7 @@ Test(outputs, empty_existing_dir_is_fine, .init = setup, .fini = teardown)
 }
 
 /* The A30-24GB had no sourced SM count until issue 22 (SM utilisation n/a, null in run.json);
- * its 56 SMs (model/gpus.yaml, A30-SEC) now count: no warning, 112 SMs for two GPUs in run.json
+ * its 56 SMs (model/hw/gpus.yaml, A30-SEC) now count: no warning, 112 SMs for two GPUs in run.json
  * and an SM utilisation. The n/a path for a catalog entry without one:
  * world::a_gpu_without_an_sm_count_is_counted_not_summed. */
 Test(outputs, the_a30_has_an_sm_count, .init = setup, .fini = teardown)

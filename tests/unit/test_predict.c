@@ -19,8 +19,8 @@
 #include "experiments/embedded.h"
 #include "experiments/obs.h"
 #include "experiments/physics_load.h"
-#include "model/predict.h"
-#include "model/wmeas.h"
+#include "model/physics/predict.h"
+#include "model/fit/wmeas.h"
 #include "sim/arena.h"
 #include "sim/diag.h"
 #include "sim/err.h"
@@ -693,7 +693,7 @@ Test(predict, ddp_observations_alone_fit_a_profile)
     fx_fini(&fx);
 }
 
-/* A solo run with the measurements the h100-coloc table uses (model/wmeas.h). On the A100
+/* A solo run with the measurements the h100-coloc table uses (model/fit/wmeas.h). On the A100
  * (108 SMs) one run of t = 0.1 s at u = 0.6, kernel-busy b = 0.5, SM activity a = 0.2, DRAM
  * utilisation d = 0.1 sets the priors by hand: P = a / b * 108 = 43.2 SMs, M = d * BW * t =
  * 0.01 BW bytes (BW the datasheet bandwidth), H = (1 - u) t = 0.04 s (host_overlap 0), P and M

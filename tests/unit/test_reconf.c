@@ -11,8 +11,8 @@
 
 #include "experiments/catalog_load.h"
 #include "experiments/fileio.h"
-#include "model/reconf.h"
-#include "model/world.h"
+#include "model/cluster/reconf.h"
+#include "model/cluster/world.h"
 #include "sim/arena.h"
 #include "sim/diag.h"
 #include "tools/run.h"
@@ -388,7 +388,7 @@ Test(reconf, the_demand_policy_time_slices_for_replica_requests_then_goes_back)
     env_done(&e, w, r);
 }
 
-/* A scenario without `repartition.delay` gets model/physics.yaml's mig_apply_s, 0.282 s (the
+/* A scenario without `repartition.delay` gets model/physics/physics.yaml's mig_apply_s, 0.282 s (the
  * measured create + destroy of an A100's GPU instances): tests/reports/repart-default-delay.yaml
  * asks at 300 s for a layout on an idle GPU, so its 3g.20gb job starts at 300.282 s. */
 Test(reconf, the_delay_defaults_to_the_measured_apply_time)

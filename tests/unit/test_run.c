@@ -13,7 +13,7 @@
 #include "experiments/catalog_load.h"
 #include "experiments/fileio.h"
 #include "experiments/scenario.h"
-#include "model/cluster.h"
+#include "model/cluster/cluster.h"
 #include "sim/arena.h"
 #include "sim/diag.h"
 #include "sim/err.h"
@@ -360,7 +360,7 @@ Test(run, all_balanced_a100_40gb_advertises_what_mig_parted_lists)
         cr_assert_eq(cluster_capacity(c, 0, r), per_node_whole0[i], "%s", names[i]);
         cr_assert_eq(cluster_capacity(c, 4, r), per_node_shared0[i], "%s", names[i]);
     }
-    /* placements follow model/mig.h: valid, and instance memory/SMs come from the catalog */
+    /* placements follow model/hw/mig.h: valid, and instance memory/SMs come from the catalog */
     const cluster_gpu *g = cluster_gpu_get(c, 8); /* mig-0, GPU 0 */
     cr_assert(g->mig_enabled);
     cr_assert_eq(g->n_devs, 4);

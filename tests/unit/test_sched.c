@@ -1,5 +1,5 @@
 /* Unit tests for scheduling: utilisation up to the horizon, the free-capacity index
- * (model/capidx.h), fractional-GPU and node CPU/memory bookkeeping (model/cluster.h).
+ * (model/cluster/capidx.h), fractional-GPU and node CPU/memory bookkeeping (model/cluster/cluster.h).
  * Expected values are worked out by hand in each test. The GPU type is the made-up fixture
  * TEST-GPU (tests/unit/fixtures.h), not catalog data. */
 #include <criterion/criterion.h>
@@ -7,10 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/capidx.h"
-#include "model/fragstat.h"
-#include "model/cluster.h"
-#include "model/world.h"
+#include "model/cluster/capidx.h"
+#include "model/cluster/fragstat.h"
+#include "model/cluster/cluster.h"
+#include "model/cluster/world.h"
 #include "sim/diag.h"
 #include "tests/unit/fixtures.h"
 #include "tests/unit/sh.h"

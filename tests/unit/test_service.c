@@ -8,9 +8,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "model/fault.h"
-#include "model/service.h"
-#include "model/world.h"
+#include "model/cluster/fault.h"
+#include "model/cluster/service.h"
+#include "model/cluster/world.h"
 #include "tests/unit/fixtures.h"
 #include "tests/unit/worldfx.h"
 

@@ -1,4 +1,4 @@
-/* Unit tests for model/share_ts.h and model/share_mps.h: exact time-slicing solutions against
+/* Unit tests for model/physics/share_ts.h and model/physics/share_mps.h: exact time-slicing solutions against
  * each other and against a birth-death chain, the per-iteration round-robin simulation against
  * the fluid mode, MPS. */
 #include <criterion/criterion.h>
@@ -6,10 +6,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "model/predict.h"
-#include "model/share.h"
-#include "model/share_mps.h"
-#include "model/share_ts.h"
+#include "model/physics/predict.h"
+#include "model/physics/share.h"
+#include "model/physics/share_mps.h"
+#include "model/physics/share_ts.h"
 #include "sim/err.h"
 #include "tests/unit/phys_fixture.h"
 

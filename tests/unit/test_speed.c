@@ -1,4 +1,4 @@
-/* Unit tests for model/speed.h, model/power.h and experiments/physics_load.h.
+/* Unit tests for model/physics/speed.h, model/physics/power.h and experiments/physics_load.h.
  * The GPU here is synthetic (a made-up "TEST-GPU"), so the formulas are checked on round numbers;
  * the published tables are checked by tests/unit/test_validate.c. */
 #include <criterion/criterion.h>
@@ -7,9 +7,9 @@
 
 #include "experiments/physics_load.h"
 #include "tests/unit/phys_fixture.h"
-#include "model/power.h"
-#include "model/predict.h"
-#include "model/speed.h"
+#include "model/physics/power.h"
+#include "model/physics/predict.h"
+#include "model/physics/speed.h"
 #include "sim/diag.h"
 #include "sim/err.h"
 
@@ -31,7 +31,7 @@ Test(physics, default_file_loads_with_sources)
 }
 
 /* Each bad file's first error, exactly. A prior's log-sd of 0 would pin P and M to the GPM split
- * (model/wmeas.h): the loader refuses it. */
+ * (model/fit/wmeas.h): the loader refuses it. */
 Test(physics, bad_file_gives_exact_message)
 {
     static const struct {

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "model/policy/policy.h"
-#include "model/taint.h"
+#include "model/cluster/taint.h"
 #include "tests/unit/sh.h"
 
 static const taint_entry no_sched = {"dedicated", "train", TAINT_NO_SCHEDULE};

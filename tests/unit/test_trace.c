@@ -1,6 +1,6 @@
 /* Unit tests for the trace readers: workloads/csvin.h, workloads/trace.h (every format, good and
  * bad rows), workloads/tracenodes.h, workloads/traceload.h (window, worker split, duration ->
- * work, FGD's arrival-only tuning) and model/tracework.h (duration conversion by the physics).
+ * work, FGD's arrival-only tuning) and model/physics/tracework.h (duration conversion by the physics).
  * Inputs are small CSV texts written here; expected values are worked out by hand in comments. */
 #include <cjson/cJSON.h>
 #include <criterion/criterion.h>
@@ -17,8 +17,8 @@
 #include "experiments/obs.h"
 #include "experiments/physics_load.h"
 #include "experiments/scenario.h"
-#include "model/predict.h"
-#include "model/tracework.h"
+#include "model/physics/predict.h"
+#include "model/physics/tracework.h"
 #include "sim/arena.h"
 #include "sim/diag.h"
 #include "sim/err.h"
@@ -588,7 +588,7 @@ Test(traceload, arrival_only_shuffle_is_seeded)
     arena_destroy(a);
 }
 
-/* ---- duration -> work (model/tracework.h) ------------------------------------------------------
+/* ---- duration -> work (model/physics/tracework.h) ------------------------------------------------------
  */
 
 Test(tracework, gpu_bound_scales_with_sms_and_mig_efficiency)

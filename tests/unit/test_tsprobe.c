@@ -1,7 +1,7 @@
 /* Unit tests for the time-slice probe's reader and analysis (experiments/calib_json.h
- * tslice_json_*, model/tsprobe.h): a hand-made pair of timelines with known slices and
+ * tslice_json_*, model/fit/tsprobe.h): a hand-made pair of timelines with known slices and
  * switches, bad input, and the file recorded on the H100 (calib/results/), whose figures are
- * the source of model/physics.yaml's ts_quantum_s and ts_switch_s. */
+ * the source of model/physics/physics.yaml's ts_quantum_s and ts_switch_s. */
 #include <criterion/criterion.h>
 
 #include <math.h>
@@ -10,7 +10,7 @@
 
 #include "experiments/calib_json.h"
 #include "experiments/physics_load.h"
-#include "model/tsprobe.h"
+#include "model/fit/tsprobe.h"
 #include "sim/diag.h"
 #include "sim/err.h"
 #include "sim/xalloc.h"
@@ -140,7 +140,7 @@ Test(tsprobe, recorded_h100_probe_is_consistent)
     double eta = r.slice_median_ms / (r.slice_median_ms + r.switch_median_ms);
     cr_assert_float_eq(eta, 0.9055, 0.03 * 0.9055);
     cr_assert_gt(r.ret_busy_ms, r.ret_alone_ms + r.switch_median_ms);
-    /* model/physics.yaml cites this file: its quantum and switch gap are these, to the us */
+    /* model/physics/physics.yaml cites this file: its quantum and switch gap are these, to the us */
     phys_params m;
     dg = diag_create();
     cr_assert_eq(physics_load_default(dg, &m), 0);

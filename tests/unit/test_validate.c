@@ -289,7 +289,7 @@ Test(validate, calib_h100_timeslice)
  * processes share the GPU at eta(2): 100 x 2 G / eta(2). With gaps, the closed network of 2
  * jobs (delay H, GPU of rate e / G with 2 jobs at it, e = min(eta(2), G / (G + s)): each
  * kernel ends with the context idle, so while the other waits it costs a switch s,
- * model/physics.yaml ts_switch_s): p1 / p0 = 2 G / H = 2, p2 / p1 = G / (H e) = 1 / e; the GPU
+ * model/physics/physics.yaml ts_switch_s): p1 / p0 = 2 G / H = 2, p2 / p1 = G / (H e) = 1 / e; the GPU
  * completes (p1 + p2 e) / G kernels per second, 4 / (3 + 2 / e) per ms for both, so the
  * makespan is 100 x (3 + 2 / e) / 2 ms. */
 Test(validate, calib_timeslice_runs_replay_hand_solved)
@@ -334,7 +334,7 @@ Test(validate, calib_timeslice_runs_replay_hand_solved)
     env_close(&e);
 }
 
-/* The range of each prediction over the fit's family of profiles (model/wfit.h): it holds the
+/* The range of each prediction over the fit's family of profiles (model/fit/wfit.h): it holds the
  * prediction itself, the count of published values inside it is what the table reports, and
  * simpletrack's two fitted rows leave a family (host time against compute: the scan of H). */
 Test(validate, family_range_brackets_each_prediction)
@@ -441,7 +441,7 @@ Test(validate, runs_outside_the_repository_root, .timeout = 120)
 /* The NCCL sweeps: every fitted parameter positive with a non-negative standard error. In the 8x
  * H200 sweep the LL rows (32, 128, 512 KiB: 40.0, 40.1, 38.3 us) fall with size, so least
  * squares alone gives a negative bandwidth; the fit holds it at the ring's own
- * model/comm.yaml value instead, NOT PINNED: NVLink line rate per direction (the catalog's
+ * model/physics/comm.yaml value instead, NOT PINNED: NVLink line rate per direction (the catalog's
  * total / 2) x eff(nvlink) x ll_bw_frac. */
 Test(validate, nccl_fits_are_positive_and_unpinned_bandwidth_is_held)
 {
@@ -468,7 +468,7 @@ Test(validate, nccl_fits_are_positive_and_unpinned_bandwidth_is_held)
                 double beta = h200->nvlink_bytes_per_s / 2 * cp.eff[COMM_LINK_NVLINK] *
                               cp.ll_bw_frac;
                 cr_assert_float_eq(p->value, beta, 1e-6 * beta);
-                cr_assert(strstr(p->assumed, "model/comm.yaml"));
+                cr_assert(strstr(p->assumed, "model/physics/comm.yaml"));
             }
         }
         val_table_fini(&t);
@@ -476,7 +476,7 @@ Test(validate, nccl_fits_are_positive_and_unpinned_bandwidth_is_held)
     env_close(&e);
 }
 
-/* Predicted from data: nothing fitted, every row from model/comm.yaml and the catalog. On 2x H200
+/* Predicted from data: nothing fitted, every row from model/physics/comm.yaml and the catalog. On 2x H200
  * (one node, NVLink) a 1 GiB all-reduce is Simple (above nvlink.ll_max_bytes), and the ring
  * (2 steps, 2(n-1)/n = 1) beats the tree (2 S / beta): t = 2 alpha_simple + S / beta, beta = the
  * NVLink line rate per direction x eff(nvlink); algbw = S / t. */
@@ -510,7 +510,7 @@ Test(validate, nccl_from_data_is_the_comm_model_alone)
             cr_assert(!f->excluded);
             found++;
         }
-        if (!strcmp(f->label, "4194304/algbw")) { /* a source row of model/comm.yaml */
+        if (!strcmp(f->label, "4194304/algbw")) { /* a source row of model/physics/comm.yaml */
             cr_assert(f->excluded);
             cr_assert(strstr(f->reason, "alpha_simple_s"));
             found++;

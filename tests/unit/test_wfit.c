@@ -1,4 +1,4 @@
-/* Unit tests for model/wfit.h: recover known profile parameters from synthetic observations,
+/* Unit tests for model/fit/wfit.h: recover known profile parameters from synthetic observations,
  * report unpinned parameters with the prior used, and fit OOM outcomes. */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -7,8 +7,8 @@
 
 #include "sim/err.h"
 #include "tests/unit/phys_fixture.h"
-#include "model/predict.h"
-#include "model/wfit.h"
+#include "model/physics/predict.h"
+#include "model/fit/wfit.h"
 
 static wfit_obs observe(const wl_profile *truth, const gpu_type *g, const mig_profile *mig,
                         const phys_params *m)

@@ -1,10 +1,10 @@
-/* Unit tests for model/wmeas.h: the split of a solo run's GPM and kernel-census measurements
+/* Unit tests for model/fit/wmeas.h: the split of a solo run's GPM and kernel-census measurements
  * into P, M and C, and the host time a run's time and utilisation imply. The GPU is the
  * synthetic TEST-GPU (100 SMs, 1 TB/s, every SM drives the whole bandwidth), so every expected
  * value is worked out by hand in the comment beside it. */
 #include <criterion/criterion.h>
 
-#include "model/wmeas.h"
+#include "model/fit/wmeas.h"
 #include "tests/unit/phys_fixture.h"
 
 /* The split of (t, u, b, a, d) on TEST-GPU; the call must succeed. */

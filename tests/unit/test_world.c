@@ -8,9 +8,9 @@
 
 #include "experiments/catalog_load.h"
 #include "experiments/physics_load.h"
-#include "model/jobrate.h"
-#include "model/predict.h"
-#include "model/world.h"
+#include "model/cluster/jobrate.h"
+#include "model/physics/predict.h"
+#include "model/cluster/world.h"
 #include "sim/diag.h"
 #include "sim/err.h"
 #include "tests/unit/fixtures.h"
@@ -295,7 +295,7 @@ Test(world, time_sliced_co_runners_share_the_gpu_with_eta)
 
 /* Two jobs of a made-up profile (host time equal to the GPU time of an iteration on the
  * catalog's A100-SXM4-40GB) share one GPU under `sharing` with 4 replicas: job 0 runs 50 s
- * alone, job 1 joins at t = 50 s. Their end times must follow the rate model/speed.h gives two
+ * alone, job 1 joins at t = 50 s. Their end times must follow the rate model/physics/speed.h gives two
  * peers on that partition, divided into the time alone; that rate is returned. */
 static double profiled_pair(cluster_sharing sharing, share_mode mode)
 {

@@ -7,7 +7,7 @@
 #ifndef SIMPROJ_TESTS_UNIT_WORLDFX_H
 #define SIMPROJ_TESTS_UNIT_WORLDFX_H
 
-#include "model/world.h"
+#include "model/cluster/world.h"
 
 typedef struct fx_node {
     cluster_node_cfg node;

@@ -1,7 +1,7 @@
 #!/bin/sh
 # workloads/library/fit-all.sh - regenerate every library profile from its observations in obs/
 # with `slicesim fit-workload` (run from the repository root after `make`). Re-run it when
-# model/physics.yaml or workloads/priors.yaml change, and review the diff.
+# model/physics/physics.yaml or workloads/priors.yaml change, and review the diff.
 set -eu
 L=workloads/library
 fit() { # NAME CLASS SOURCE

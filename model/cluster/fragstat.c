@@ -1,0 +1,167 @@
+/* model/cluster/fragstat.c - FGD's cluster figures (see fragstat.h). */
+#include "model/cluster/fragstat.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/err.h"
+#include "sim/stats.h"
+#include "sim/xalloc.h"
+
+static frag_pod shape_of(const job_spec *s)
+{
+    return frag_pod_make(s->req.per_worker, s->pod.gpu_milli, s->pod.cpu_milli, s->pod.gpu_spec);
+}
+
+void fragstat_typical(const job_table *t, frag_typical *out)
+{
+    size_t n = 0;
+    for (job_id j = 0; j < job_table_count(t); j++) {
+        const job_spec *s = &job_table_get(t, j)->spec;
+        n += s->pod.clone ? 0 : s->req.n_workers;
+    }
+    frag_pod *pods = xcalloc(n ? n : 1, sizeof *pods, "workload pods");
+    size_t i = 0;
+    for (job_id j = 0; j < job_table_count(t); j++) {
+        const job_spec *s = &job_table_get(t, j)->spec;
+        for (uint32_t w = 0; !s->pod.clone && w < s->req.n_workers; w++) {
+            pods[i++] = shape_of(s);
+        }
+    }
+    frag_typical_build(pods, n, 0.95, out);
+    free(pods);
+}
+
+/* Milli-GPU held on GPU g: shares, or 1000 when any of its units is held. */
+static uint32_t gpu_held(const cluster *c, gpu_id g)
+{
+    const cluster_gpu *cg = cluster_gpu_get(c, g);
+    uint32_t held = 0;
+    for (dev_id d = cg->first_dev; d < cg->first_dev + cg->n_devs; d++) {
+        const cluster_device *cd = cluster_device_get(c, d);
+        if (cd->active) {
+            held = cd->shareable ? cd->milli_used : cd->used ? CLUSTER_MILLI : held;
+        }
+    }
+    return held > CLUSTER_MILLI ? CLUSTER_MILLI : held;
+}
+
+void fragstat_measure(const cluster *c, const frag_typical *typ, fragstat *out)
+{
+    memset(out, 0, sizeof *out);
+    for (node_id n = 0; n < cluster_n_nodes(c); n++) {
+        gpu_id g0;
+        uint32_t ng;
+        cluster_node_gpus(c, n, &g0, &ng);
+        frag_node fn = {.cpu_left = cluster_node_cpu_free(c, n)};
+        for (uint32_t i = 0; i < ng; i++) {
+            const cluster_gpu *cg = cluster_gpu_get(c, g0 + i);
+            uint32_t held = gpu_held(c, g0 + i);
+            out->gpus_total++;
+            out->gpus_alloc += held > 0;
+            out->milli_total += CLUSTER_MILLI;
+            out->milli_alloc += held;
+            if (i < FRAG_MAX_GPUS) {
+                fn.milli_left[fn.n_gpus++] = CLUSTER_MILLI - held;
+                fn.gpu_type = fn.gpu_type ? fn.gpu_type : cg->label ? cg->label : cg->type->name;
+            }
+        }
+        out->milli_idle += frag_idle(&fn);
+        out->frag_milli += frag_node_amount(&fn, typ);
+    }
+    out->frag_ratio = out->milli_idle ? out->frag_milli / (double)out->milli_idle : 0;
+}
+
+typedef struct cevent {
+    sim_time t;
+    int kind; /* 0 end, 1 submit, 2 start: at equal times ends free first, starts follow */
+    job_id j;
+} cevent;
+
+/* Sort ev[0..n) by time, stably. */
+static void sort_by_time(cevent *ev, size_t n)
+{
+    stats_kv *kv = xmalloc((n ? n : 1) * sizeof *kv, "curve sort");
+    for (size_t i = 0; i < n; i++) {
+        SIM_ASSERT(ev[i].t >= 0);
+        kv[i] = (stats_kv){(uint64_t)ev[i].t, (uint64_t)ev[i].kind << 32 | ev[i].j};
+    }
+    stats_sort_kv(kv, n);
+    for (size_t i = 0; i < n; i++) {
+        ev[i] = (cevent){(sim_time)kv[i].key, (int)(kv[i].val >> 32), (job_id)kv[i].val};
+    }
+    free(kv);
+}
+
+size_t fragstat_curve(const cluster *c, const job_table *t, double step, fragstat_point **out)
+{
+    SIM_ASSERT(step > 0);
+    size_t n_jobs = job_table_count(t), n_ev = 0;
+    cevent *ev = xcalloc(3 * n_jobs + 1, sizeof *ev, "curve events");
+    /* ends, then submissions, then starts, each by job: a stable sort by time then gives the
+     * order (time, kind, job), so at equal times ends free first and starts follow */
+    for (int kind = 0; kind < 3; kind++) {
+        for (job_id j = 0; j < n_jobs; j++) {
+            const job *jb = job_table_get(t, j);
+            bool on = kind == 1   ? jb->state != JOB_PENDING
+                      : kind == 2 ? jb->state == JOB_RUNNING || jb->state == JOB_DONE
+                                  : jb->state == JOB_DONE;
+            if (on) {
+                ev[n_ev++] = (cevent){kind == 0   ? jb->end
+                                      : kind == 1 ? jb->spec.submit
+                                                  : jb->start,
+                                      kind, j};
+            }
+        }
+    }
+    sort_by_time(ev, n_ev);
+    uint32_t n_gpus = cluster_n_gpus(c);
+    uint32_t *held = xcalloc(n_gpus ? n_gpus : 1, sizeof(uint32_t), "curve gpus");
+    double total = (double)n_gpus * CLUSTER_MILLI;
+    uint64_t arrived = 0, alloc = 0;
+    uint32_t busy = 0;
+    size_t n_pts = 0, cap = 16;
+    fragstat_point *pts = xcalloc(cap, sizeof *pts, "curve");
+    double next = step;
+    for (size_t i = 0; i < n_ev; i++) {
+        const job *jb = job_table_get(t, ev[i].j);
+        frag_pod p = shape_of(&jb->spec);
+        if (ev[i].kind == 1) {
+            arrived += (uint64_t)p.milli * p.n_gpu * jb->spec.req.n_workers;
+        } else {
+            for (uint32_t u = 0; u < jb->n_units; u++) {
+                gpu_id g = cluster_device_get(c, jb->units[u])->gpu;
+                uint32_t before = held[g];
+                if (ev[i].kind == 2) {
+                    held[g] += p.milli;
+                } else {
+                    held[g] -= p.milli;
+                }
+                busy += before == 0 && held[g] > 0;
+                busy -= before > 0 && held[g] == 0;
+                /* a GPU counts at most 1000 (several MIG or replica units on one GPU) */
+                alloc += (held[g] < CLUSTER_MILLI ? held[g] : CLUSTER_MILLI);
+                alloc -= (before < CLUSTER_MILLI ? before : CLUSTER_MILLI);
+            }
+        }
+        if ((i + 1 < n_ev && ev[i + 1].t == ev[i].t) || total <= 0) {
+            continue; /* the state after everything at this time */
+        }
+        double a = (double)arrived / total;
+        bool crossed = a >= next, final = i + 1 == n_ev;
+        if (crossed || final) {
+            if (n_pts == cap) {
+                cap *= 2;
+                pts = xrealloc(pts, cap * sizeof *pts, "curve");
+            }
+            pts[n_pts++] = (fragstat_point){a, (double)busy / n_gpus, (double)alloc / total};
+        }
+        while (next <= a) {
+            next += step;
+        }
+    }
+    free(held);
+    free(ev);
+    *out = pts;
+    return n_pts;
+}

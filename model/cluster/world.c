@@ -1,0 +1,1174 @@
+/* model/cluster/world.c - the event-driven cluster world (see world.h).
+ *
+ * Progress is delegated to the fluid solver (sim/fluid.h): every running job is one activity
+ * whose work is its solo run time (seconds) and whose rate cap is the rate function's answer
+ * (1 without one). The solver integrates progress between changes and moves the completion event
+ * whenever a cap changes, so the physics can slow co-runners (time-slicing eta(k), MPS bandwidth
+ * contention, a MIG GPU's shared power budget) without any change here: it only has to answer
+ * "how fast does job j run now".
+ */
+#include "model/cluster/world.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/policy/frag.h"
+#include "model/policy/view.h"
+#include "sim/engine.h"
+#include "sim/err.h"
+#include "sim/fluid.h"
+#include "sim/xalloc.h"
+
+/* Priorities at equal times: the fluid solver flushes at SIM_PRIO_MAX; completions fire at the
+ * fluid's priority; arrivals come last so that units freed at t are free for jobs arriving at t. */
+#define PRIO_ARRIVAL (SIM_PRIO_MIN + 1)
+/* Component timers (faults, repairs, reconfigurations): after completions, before arrivals. */
+#define PRIO_TIMER (SIM_PRIO_MIN + 2)
+
+typedef struct wjob {
+    struct world *w;
+    job_id id;
+    fluid_act_id act;
+    size_t run_pos; /* index in world.run while running */
+    double rate;    /* current rate cap */
+    /* checkpoints (world_cfg.checkpoint_s): progress is linear between rate changes, so the
+     * time a checkpoint was written follows from the segment it fell in */
+    sim_time seg_t, ckpt_t; /* start of the current rate segment; time of the last checkpoint */
+    double seg_p, ckpt_p;   /* progress (work seconds, done_s included) at those times */
+    node_id *nodes;         /* node of each worker while running (owned), else NULL */
+} wjob;
+
+typedef struct wtimer {
+    world_timer_fn *fn;
+    void *ctx;
+} wtimer;
+
+typedef struct wobserver {
+    world_observer_fn *fn;
+    void *ctx;
+} wobserver;
+
+struct world {
+    sim_ctx *ctx;
+    fluid_sys *fluid;
+    cluster *c;
+    job_table *jobs;
+    cluster_view view;
+    const policy_ops *pol;
+    void *pol_state;
+    decision_buf *dec;
+    wjob *wj;    /* one per job */
+    job_id *run; /* running jobs (unordered set; positions in wjob.run_pos) */
+    size_t n_run;
+    job_id *gang; /* running jobs with two or more workers, in start order */
+    size_t n_gang, cap_gang;
+    job_id **gpu_run; /* per GPU: running jobs holding a unit on it (unordered) */
+    uint32_t *gpu_n, *gpu_cap;
+    world_rate_fn *rate;
+    void *rate_ctx;
+    sim_time until;
+    job_id next_arrival; /* jobs are chronological: the next one to submit */
+    /* failure notifications waiting for the policy (jobs that failed with OOM) */
+    job_id *ended;
+    size_t n_ended, cap_ended;
+    uint32_t *count; /* validation scratch: units asked per device */
+    double checkpoint_s;
+    wtimer *timers; /* registered timer clients */
+    uint32_t n_timers;
+    job_id *killed; /* jobs killed since the last settle, in kill order */
+    size_t n_killed, cap_killed;
+    uint64_t n_kills;
+    wobserver *obs; /* job start/end/kill observers */
+    uint32_t n_obs;
+    world_progress_fn *progress; /* progress display, or NULL */
+    void *progress_user;
+    uint64_t progress_every; /* events between progress calls */
+    uint64_t max_events;     /* stop the run after this many events (0: no bound) */
+    world_reconfigure_fn *reconf_fn; /* handles POL_RECONFIGURE; NULL: refused */
+    void *reconf_ctx;
+    world_active_change *act; /* world_set_active's changes, in order */
+    size_t n_act, cap_act;
+    world_killed_unit *ku; /* the units of the runs requeue_running ended, in kill order */
+    size_t n_ku, cap_ku;
+    world_slice_fn *slice_fn; /* told of queued any-slice jobs; NULL: nobody */
+    void *slice_ctx;
+    world_sample *samples;
+    uint32_t *res_used; /* n_samples * n_res */
+    size_t n_samples, cap_samples;
+    world_totals tot;
+};
+
+/* ---- sampling ------------------------------------------------------------------------------ */
+
+static void record(world *w)
+{
+    sim_time now = sim_now(w->ctx);
+    uint32_t n_res = cluster_n_resources(w->c);
+    if (w->n_samples > 0 && w->samples[w->n_samples - 1].t == now) {
+        w->n_samples--; /* the state at a time is its last state */
+    }
+    if (w->n_samples == w->cap_samples) {
+        w->cap_samples = w->cap_samples ? 2 * w->cap_samples : 256;
+        w->samples = xrealloc(w->samples, w->cap_samples * sizeof *w->samples, "samples");
+        w->res_used = xrealloc(w->res_used, w->cap_samples * (n_res ? n_res : 1) * sizeof(uint32_t),
+                               "sample resources");
+    }
+    world_sample *s = &w->samples[w->n_samples];
+    uint32_t *ru = &w->res_used[w->n_samples * n_res];
+    memset(s, 0, sizeof *s);
+    s->t = now;
+    s->queued = w->tot.n_queued;
+    s->running = w->tot.n_running;
+    s->units_used = cluster_units_used(w->c);
+    s->gpus_busy = cluster_gpus_busy(w->c);
+    s->sms_busy = cluster_sms_busy(w->c);
+    for (res_id r = 0; r < n_res; r++) {
+        ru[r] = cluster_res_used(w->c, r);
+    }
+    w->n_samples++;
+    w->tot.end = now;
+}
+
+/* ---- progress ------------------------------------------------------------------------------ */
+
+static void on_done(fluid_sys *sys, fluid_act_id act, void *user);
+
+static double job_rate(world *w, job_id id)
+{
+    if (!w->rate) {
+        return 1.0;
+    }
+    double r = w->rate(w->rate_ctx, w, id);
+    SIM_ASSERT(r > 0 && isfinite(r));
+    return r;
+}
+
+/* Distinct GPUs of job j into g (at most j->n_units); returns how many. */
+static uint32_t job_gpus(const world *w, const job *j, gpu_id *g)
+{
+    uint32_t n = 0;
+    for (uint32_t u = 0; u < j->n_units; u++) {
+        gpu_id x = cluster_device_get(w->c, j->units[u])->gpu;
+        bool seen = false;
+        for (uint32_t k = 0; k < n && !seen; k++) {
+            seen = g[k] == x;
+        }
+        if (!seen) {
+            g[n++] = x;
+        }
+    }
+    return n;
+}
+
+/* Add (on) or remove (off) job id in the running lists of its GPUs. */
+static void index_gpus(world *w, const job *j, bool on)
+{
+    gpu_id small[16];
+    gpu_id *g = j->n_units <= 16 ? small : xcalloc(j->n_units, sizeof *g, "job gpus");
+    uint32_t n = job_gpus(w, j, g);
+    for (uint32_t k = 0; k < n; k++) {
+        gpu_id x = g[k];
+        if (on) {
+            if (w->gpu_n[x] == w->gpu_cap[x]) {
+                w->gpu_cap[x] = w->gpu_cap[x] ? 2 * w->gpu_cap[x] : 4;
+                w->gpu_run[x] = xrealloc(w->gpu_run[x], w->gpu_cap[x] * sizeof(job_id), "gpu jobs");
+            }
+            w->gpu_run[x][w->gpu_n[x]++] = j->id;
+        } else {
+            uint32_t i = 0;
+            while (w->gpu_run[x][i] != j->id) {
+                i++;
+            }
+            w->gpu_run[x][i] = w->gpu_run[x][--w->gpu_n[x]];
+        }
+    }
+    if (g != small) {
+        free(g);
+    }
+}
+
+/* Progress of running job id now: work seconds done, done_s of earlier runs included. */
+static double progress_now(const world *w, job_id id)
+{
+    double left = fluid_remaining(w->fluid, w->wj[id].act);
+    SIM_ASSERT(isfinite(left));
+    return job_table_get(w->jobs, id)->spec.work_s - left;
+}
+
+/* Close job id's current rate segment at now: note the last checkpoint written in it. */
+static void advance_checkpoint(world *w, job_id id)
+{
+    wjob *wj = &w->wj[id];
+    sim_time now = sim_now(w->ctx);
+    if (wj->rate <= 0) { /* not started yet */
+        return;
+    }
+    double p = progress_now(w, id);
+    if (w->checkpoint_s > 0) {
+        double b = floor(p / w->checkpoint_s) * w->checkpoint_s;
+        if (b > wj->ckpt_p) { /* written at seg_t + (b - seg_p) / rate, inside this segment */
+            sim_time at = wj->seg_t + sim_time_from_s((b - wj->seg_p) / wj->rate);
+            wj->ckpt_t = at < wj->seg_t ? wj->seg_t : at > now ? now : at;
+            wj->ckpt_p = b;
+        }
+    }
+    wj->seg_t = now;
+    wj->seg_p = p;
+}
+
+static void set_rate(world *w, job_id id)
+{
+    double r = job_rate(w, id);
+    if (r != w->wj[id].rate) { /* an unchanged cap costs the solver nothing */
+        advance_checkpoint(w, id);
+        w->wj[id].rate = r;
+        fluid_set_rate_cap(w->fluid, w->wj[id].act, r);
+    }
+}
+
+static void start_progress(world *w, job_id id)
+{
+    const job *j = job_table_get(w->jobs, id);
+    sim_time now = sim_now(w->ctx);
+    w->wj[id].act = fluid_start(w->fluid, j->spec.work_s - j->done_s, NULL, 0, on_done, &w->wj[id]);
+    w->wj[id].seg_t = w->wj[id].ckpt_t = now;
+    w->wj[id].seg_p = w->wj[id].ckpt_p = j->done_s;
+    w->wj[id].run_pos = w->n_run;
+    w->run[w->n_run++] = id;
+    index_gpus(w, j, true);
+    if (j->spec.req.n_workers > 1) {
+        if (w->n_gang == w->cap_gang) {
+            w->cap_gang = w->cap_gang ? 2 * w->cap_gang : 8;
+            w->gang = xrealloc(w->gang, w->cap_gang * sizeof *w->gang, "gang jobs");
+        }
+        w->gang[w->n_gang++] = id;
+    }
+    w->wj[id].rate = -1;
+    set_rate(w, id);
+}
+
+static void stop_progress(world *w, job_id id)
+{
+    size_t pos = w->wj[id].run_pos;
+    SIM_ASSERT(pos < w->n_run && w->run[pos] == id);
+    w->run[pos] = w->run[--w->n_run];
+    w->wj[w->run[pos]].run_pos = pos;
+    w->wj[id].act = FLUID_ACT_NONE;
+    index_gpus(w, job_table_get(w->jobs, id), false);
+    for (size_t i = 0; i < w->n_gang; i++) {
+        if (w->gang[i] == id) {
+            memmove(&w->gang[i], &w->gang[i + 1], (w->n_gang - i - 1) * sizeof *w->gang);
+            w->n_gang--;
+            break;
+        }
+    }
+}
+
+/* Re-apply the rate function to the running jobs that share a GPU with job j (which just
+ * started or ended): their co-runners changed. */
+static void rerate_neighbours(world *w, const job *j)
+{
+    if (!w->rate) {
+        return;
+    }
+    gpu_id small[16];
+    gpu_id *g = j->n_units <= 16 ? small : xcalloc(j->n_units, sizeof *g, "job gpus");
+    uint32_t n = job_gpus(w, j, g);
+    for (uint32_t k = 0; k < n; k++) {
+        for (uint32_t i = 0; i < w->gpu_n[g[k]]; i++) {
+            job_id o = w->gpu_run[g[k]][i];
+            if (o != j->id) {
+                set_rate(w, o);
+            }
+        }
+    }
+    if (g != small) {
+        free(g);
+    }
+    if (j->spec.req.n_workers > 1) { /* gangs share links beyond their GPUs */
+        for (size_t i = 0; i < w->n_gang; i++) {
+            if (w->gang[i] != j->id) {
+                set_rate(w, w->gang[i]);
+            }
+        }
+    }
+}
+
+/* ---- applying decisions -------------------------------------------------------------------- */
+
+static void notify(world *w, job_id id, world_job_event ev)
+{
+    for (uint32_t i = 0; i < w->n_obs; i++) {
+        w->obs[i].fn(w, w->obs[i].ctx, id, ev);
+    }
+}
+
+/* Milli-GPU share each unit of job spec s holds, or 0 for whole units. */
+static uint32_t share_of(const job_spec *s)
+{
+    return s->pod.gpu_milli > 0 && s->pod.gpu_milli < CLUSTER_MILLI ? s->pod.gpu_milli : 0;
+}
+
+/* May a pod with this gpu_spec use GPU g? (its label, or else its catalog name) */
+static bool gpu_allowed(const char *spec, const cluster_gpu *g)
+{
+    return frag_type_allowed(spec, g->label ? g->label : g->type->name);
+}
+
+/* Node of worker k of placement d of job j. */
+static node_id worker_node(const world *w, const job *j, const pol_decision *d, uint32_t k)
+{
+    if (d->n_nodes > 0) {
+        return d->nodes[k];
+    }
+    return cluster_device_get(w->c, d->units[k * j->spec.req.per_worker])->node;
+}
+
+/* CPU and host memory of the workers placed on node n by d fit there. */
+static bool node_room(const world *w, const job *j, const pol_decision *d, node_id n)
+{
+    uint64_t cpu = 0, mem = 0;
+    for (uint32_t k = 0; k < j->spec.req.n_workers; k++) {
+        if (worker_node(w, j, d, k) == n) {
+            cpu += j->spec.pod.cpu_milli;
+            mem += j->spec.pod.host_mem_bytes;
+        }
+    }
+    return cpu <= cluster_node_cpu_free(w->c, n) && mem <= cluster_node_mem_free(w->c, n);
+}
+
+/* Check a placement against the real state; true when it may be applied. */
+static bool valid_place(world *w, const pol_decision *d)
+{
+    if (d->job >= job_table_count(w->jobs)) {
+        return false;
+    }
+    const job *j = job_table_get(w->jobs, d->job);
+    if (j->state != JOB_QUEUED || d->n_units != job_units(&j->spec) ||
+        (d->n_nodes != 0 && d->n_nodes != j->spec.req.n_workers) ||
+        (j->spec.req.per_worker == 0 && d->n_nodes == 0)) {
+        return false;
+    }
+    if (job_any_slice(&j->spec)) { /* one unit on a MIG instance of a reconfigurable GPU */
+        const cluster_device *cd = d->n_units == 1 && d->units[0] < cluster_n_devices(w->c)
+                                       ? cluster_device_get(w->c, d->units[0])
+                                       : NULL;
+        const cluster_gpu *cg = cd ? cluster_gpu_get(w->c, cd->gpu) : NULL;
+        return cd && d->n_nodes == 0 && cd->profile && cd->active && !cd->cordoned &&
+               cd->used < cd->slots && cg->reconfigurable && node_room(w, j, d, cd->node) &&
+               job_pod_admits(&j->spec.pod, cd->node, cluster_node_meta(w->c, cd->node)) &&
+               pol_job_slice_speed(&w->view, d->job, cd->gpu,
+                                   (int)(cd->profile - cg->type->profiles)) > 0;
+    }
+    res_id r = 0;
+    if (d->n_units > 0 && !cluster_resource_find(w->c, j->spec.req.resource, &r)) {
+        return false;
+    }
+    uint32_t n_devs = cluster_n_devices(w->c), milli = share_of(&j->spec);
+    if (milli && j->spec.req.per_worker != 1) {
+        return false;
+    }
+    for (uint32_t k = 0; k < j->spec.req.n_workers; k++) {
+        node_id n = worker_node(w, j, d, k);
+        if (n >= cluster_n_nodes(w->c) || !node_room(w, j, d, n) ||
+            !job_pod_admits(&j->spec.pod, n, cluster_node_meta(w->c, n))) {
+            return false;
+        }
+    }
+    bool ok = true;
+    for (uint32_t k = 0; k < d->n_units && ok; k++) {
+        dev_id dv = d->units[k];
+        if (dv >= n_devs) {
+            ok = false;
+            break;
+        }
+        const cluster_device *cd = cluster_device_get(w->c, dv);
+        node_id want = worker_node(w, j, d, k / j->spec.req.per_worker);
+        ok = cd->resource == r && cd->node == want && !cd->cordoned && cd->active &&
+             gpu_allowed(j->spec.pod.gpu_spec, cluster_gpu_get(w->c, cd->gpu));
+        if (ok && milli) {
+            w->count[dv] += milli;
+            ok = w->count[dv] <= cluster_share_free(w->c, dv);
+        } else if (ok) {
+            ok = ++w->count[dv] <= cd->slots - cd->used;
+        }
+    }
+    for (uint32_t k = 0; k < d->n_units; k++) { /* reset the scratch counts */
+        if (d->units[k] < n_devs) {
+            w->count[d->units[k]] = 0;
+        }
+    }
+    return ok;
+}
+
+/* True when the device plugin refuses placement d: a worker asks for more than one unit and
+ * is given a device that allows one per request. */
+static bool refused_request(const world *w, const pol_decision *d)
+{
+    const job *j = job_table_get(w->jobs, d->job);
+    if (j->spec.req.per_worker <= 1) {
+        return false;
+    }
+    for (uint32_t k = 0; k < d->n_units; k++) {
+        if (cluster_device_get(w->c, d->units[k])->one_per_request) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static void push_ended(world *w, job_id id)
+{
+    if (w->n_ended == w->cap_ended) {
+        w->cap_ended = w->cap_ended ? 2 * w->cap_ended : 16;
+        w->ended = xrealloc(w->ended, w->cap_ended * sizeof(job_id), "ended jobs");
+    }
+    w->ended[w->n_ended++] = id;
+}
+
+/* Give back what running (or just-placed) job j holds: its units or shares, and its workers'
+ * CPU and memory. */
+static void release(world *w, const job *j)
+{
+    uint32_t milli = share_of(&j->spec);
+    for (uint32_t k = 0; k < j->n_units; k++) {
+        if (milli) {
+            cluster_give_share(w->c, j->units[k], milli, j->spec.mem_bytes);
+        } else {
+            cluster_give(w->c, j->units[k], j->spec.mem_bytes);
+        }
+    }
+    node_id *nodes = w->wj[j->id].nodes;
+    for (uint32_t k = 0; nodes && k < j->spec.req.n_workers; k++) {
+        cluster_node_give(w->c, nodes[k], j->spec.pod.cpu_milli, j->spec.pod.host_mem_bytes);
+    }
+    free(nodes);
+    w->wj[j->id].nodes = NULL;
+}
+
+/* Preempt running job id: it gives everything back and is queued again. */
+static void requeue_running(world *w, job_id id, world_kill_info *info);
+
+static void preempt(world *w, job_id id)
+{
+    requeue_running(w, id, NULL);
+    job_note_preempted(w->jobs, id);
+    w->tot.n_preemptions++;
+}
+
+static void apply(world *w)
+{
+    sim_time now = sim_now(w->ctx);
+    for (size_t i = 0; i < decision_buf_count(w->dec); i++) {
+        pol_decision d;
+        decision_buf_get(w->dec, i, &d);
+        if (d.kind == POL_PREEMPT) {
+            if (d.job < job_table_count(w->jobs) &&
+                job_table_get(w->jobs, d.job)->state == JOB_RUNNING) {
+                preempt(w, d.job);
+            } else {
+                w->tot.n_rejected++;
+            }
+            continue;
+        }
+        if (d.kind == POL_EVICT) { /* valid while the job runs */
+            bool ok = d.job < job_table_count(w->jobs) &&
+                      job_table_get(w->jobs, d.job)->state == JOB_RUNNING;
+            if (ok) {
+                world_kill(w, d.job, NULL);
+            }
+            w->tot.n_rejected += !ok;
+            continue;
+        }
+        if (d.kind == POL_RECONFIGURE) { /* the reconfiguration component checks and applies */
+            w->tot.n_rejected += !(w->reconf_fn && w->reconf_fn(w, w->reconf_ctx, &d));
+            continue;
+        }
+        if (d.kind != POL_PLACE || !valid_place(w, &d)) {
+            w->tot.n_rejected++;
+            continue;
+        }
+        if (refused_request(w, &d)) {
+            w->tot.n_queued--;
+            job_fail_request(w->jobs, d.job, now, d.units, d.n_units);
+            w->tot.n_failed_request++;
+            push_ended(w, d.job);
+            continue;
+        }
+        const job *j = job_table_get(w->jobs, d.job);
+        uint64_t mem = j->spec.mem_bytes;
+        uint32_t taken = 0, milli = share_of(&j->spec);
+        bool oom = false;
+        for (; taken < d.n_units; taken++) {
+            if (!cluster_mem_fits(w->c, d.units[taken], mem) ||
+                (milli && !cluster_share_mem_fits(w->c, d.units[taken], milli, mem))) {
+                oom = true;
+                break;
+            }
+            if (milli) {
+                cluster_take_share(w->c, d.units[taken], milli, mem);
+            } else {
+                cluster_take(w->c, d.units[taken], mem);
+            }
+        }
+        w->tot.n_queued--;
+        if (oom) {
+            for (uint32_t k = 0; k < taken; k++) {
+                if (milli) {
+                    cluster_give_share(w->c, d.units[k], milli, mem);
+                } else {
+                    cluster_give(w->c, d.units[k], mem);
+                }
+            }
+            job_fail_oom(w->jobs, d.job, now, d.units, d.n_units);
+            w->tot.n_oom++;
+            push_ended(w, d.job);
+            continue;
+        }
+        node_id *nodes = xcalloc(j->spec.req.n_workers, sizeof(node_id), "worker nodes");
+        for (uint32_t k = 0; k < j->spec.req.n_workers; k++) {
+            nodes[k] = worker_node(w, j, &d, k);
+            cluster_node_take(w->c, nodes[k], j->spec.pod.cpu_milli, j->spec.pod.host_mem_bytes);
+        }
+        w->wj[d.job].nodes = nodes;
+        job_start(w->jobs, d.job, now, d.units, d.n_units);
+        w->tot.n_running++;
+        start_progress(w, d.job);
+        rerate_neighbours(w, job_table_get(w->jobs, d.job));
+        notify(w, d.job, WORLD_JOB_STARTED);
+    }
+    decision_buf_clear(w->dec);
+}
+
+/* Job id was queued (submitted, or killed and queued again): the scheduler hears of it, or,
+ * for a job asking for any MIG slice, the component that places those. */
+static void tell_queued(world *w, job_id id)
+{
+    w->view.now = sim_now(w->ctx);
+    if (job_any_slice(&job_table_get(w->jobs, id)->spec)) {
+        if (w->slice_fn) {
+            w->slice_fn(w, w->slice_ctx, id);
+        }
+        return;
+    }
+    w->pol->on_arrival(w->pol_state, &w->view, id, w->dec);
+}
+
+/* Job id ended: the scheduler hears of it; of an any-slice job's end only that capacity
+ * changed (it never placed it). */
+static void tell_ended(world *w, job_id id)
+{
+    w->view.now = sim_now(w->ctx);
+    if (!job_any_slice(&job_table_get(w->jobs, id)->spec)) {
+        w->pol->on_finish(w->pol_state, &w->view, id, w->dec);
+    } else if (w->pol->on_capacity) {
+        w->pol->on_capacity(w->pol_state, &w->view, w->dec);
+    }
+}
+
+/* Tell the policy about jobs that ended while applying decisions, until none is left. */
+/* Jobs killed (a fault, an eviction) are queued again: the policy hears of them as arrivals,
+ * in kill order. */
+static void drain_killed(world *w)
+{
+    for (size_t i = 0; i < w->n_killed; i++) { /* apply may kill more: n_killed grows */
+        tell_queued(w, w->killed[i]);
+        apply(w);
+    }
+    w->n_killed = 0;
+}
+
+static void drain_ended(world *w)
+{
+    while (w->n_ended > 0 || w->n_killed > 0) {
+        if (w->n_ended == 0) {
+            drain_killed(w);
+            continue;
+        }
+        job_id id = w->ended[--w->n_ended];
+        tell_ended(w, id);
+        apply(w);
+    }
+}
+
+/* Scheduling cycles of a policy with `pick`, until it has nothing more to do now. */
+static void run_cycles(world *w)
+{
+    if (!w->pol->pick) {
+        return;
+    }
+    for (;;) {
+        w->view.now = sim_now(w->ctx);
+        if (!w->pol->pick(w->pol_state, &w->view, w->dec)) {
+            decision_buf_clear(w->dec);
+            return;
+        }
+        apply(w);
+        drain_ended(w);
+    }
+}
+
+/* ---- events -------------------------------------------------------------------------------- */
+
+/* Running job id is done now: its units go back and the policy hears of it. */
+static void finish_job(world *w, job_id id)
+{
+    sim_time now = sim_now(w->ctx);
+    const job *j = job_table_get(w->jobs, id);
+    release(w, j);
+    job_finish(w->jobs, id, now);
+    stop_progress(w, id);
+    w->tot.n_running--;
+    w->tot.n_done++;
+    rerate_neighbours(w, j);
+    notify(w, id, WORLD_JOB_ENDED);
+    tell_ended(w, id);
+    apply(w);
+    drain_ended(w);
+    run_cycles(w);
+    record(w);
+}
+
+static void on_done(fluid_sys *sys, fluid_act_id act, void *user)
+{
+    (void)sys;
+    (void)act;
+    wjob *wj = user;
+    finish_job(wj->w, wj->id);
+}
+
+/* Jobs submitted early (world_submit_now) are no longer pending: the arrivals skip them. */
+static void skip_submitted(world *w)
+{
+    while (w->next_arrival < job_table_count(w->jobs) &&
+           job_table_get(w->jobs, w->next_arrival)->state != JOB_PENDING) {
+        w->next_arrival++;
+    }
+}
+
+static void schedule_next_arrival(world *w);
+
+static void on_arrival(sim_ctx *ctx, const sim_event *ev)
+{
+    world *w = ev->user;
+    sim_time now = sim_now(ctx);
+    /* every job submitted at this instant, in id order */
+    skip_submitted(w);
+    while (w->next_arrival < job_table_count(w->jobs) &&
+           job_table_get(w->jobs, w->next_arrival)->spec.submit == now) {
+        job_id id = w->next_arrival++;
+        job_submit(w->jobs, id, now);
+        w->tot.n_pending--;
+        w->tot.n_queued++;
+        tell_queued(w, id);
+        apply(w);
+        drain_ended(w);
+        run_cycles(w);
+        skip_submitted(w);
+    }
+    record(w);
+    schedule_next_arrival(w);
+}
+
+static void schedule_next_arrival(world *w)
+{
+    skip_submitted(w);
+    if (w->next_arrival >= job_table_count(w->jobs)) {
+        return;
+    }
+    sim_time at = job_table_get(w->jobs, w->next_arrival)->spec.submit;
+    SIM_ASSERT(at >= sim_now(w->ctx)); /* jobs are chronological */
+    sim_schedule_at(w->ctx, at, PRIO_ARRIVAL, on_arrival, w, (sim_payload){{0, 0}});
+}
+
+/* ---- invariants (sim_verify) ---------------------------------------------------------------- */
+
+typedef struct world_comp {
+    const world *w;
+} world_comp;
+
+static int comp_init(sim_ctx *ctx, void *state, const void *arg)
+{
+    (void)ctx;
+    ((world_comp *)state)->w = arg;
+    return 0;
+}
+
+static int comp_verify(const sim_ctx *ctx, const void *state, char *why, size_t why_len)
+{
+    (void)ctx;
+    const world *w = ((const world_comp *)state)->w;
+    uint32_t n_devs = cluster_n_devices(w->c);
+    uint32_t *held = xcalloc(n_devs ? n_devs : 1, sizeof(uint32_t), "verify");
+    uint32_t by_state[JOB_FAILED_REQUEST + 1] = {0};
+    uint32_t *share = xcalloc(n_devs ? n_devs : 1, sizeof(uint32_t), "verify");
+    for (job_id k = 0; k < job_table_count(w->jobs); k++) {
+        const job *j = job_table_get(w->jobs, k);
+        by_state[j->state]++;
+        for (uint32_t u = 0; j->state == JOB_RUNNING && u < j->n_units; u++) {
+            if (share_of(&j->spec)) {
+                share[j->units[u]] += share_of(&j->spec);
+            } else {
+                held[j->units[u]]++;
+            }
+        }
+    }
+    for (dev_id d = 0; d < n_devs; d++) { /* shares of a GPU hold one unit together */
+        const cluster_device *cd = cluster_device_get(w->c, d);
+        held[d] += share[d] > 0;
+        if (cd->shareable && cd->milli_used != share[d] + (held[d] && !share[d] ? 1000u : 0u)) {
+            snprintf(why, why_len, "device %u: %u milli-GPU held, running jobs hold %u",
+                     (unsigned)d, (unsigned)cd->milli_used, (unsigned)share[d]);
+            free(share);
+            free(held);
+            return SIM_ERANGE;
+        }
+    }
+    int rc = 0;
+    uint32_t sms_busy = 0;
+    for (dev_id d = 0; d < n_devs; d++) {
+        const cluster_device *cd = cluster_device_get(w->c, d);
+        sms_busy += cd->used > 0 ? (uint32_t)cd->sms : 0;
+    }
+    if (sms_busy != cluster_sms_busy(w->c)) {
+        snprintf(why, why_len, "busy SMs %u, the cluster counts %u", (unsigned)sms_busy,
+                 (unsigned)cluster_sms_busy(w->c));
+        rc = SIM_ERANGE;
+    }
+    for (dev_id d = 0; d < n_devs && rc == 0; d++) {
+        const cluster_device *cd = cluster_device_get(w->c, d);
+        if (cd->used != held[d] || cd->used > cd->slots) {
+            snprintf(why, why_len, "device %u: %u units in use, running jobs hold %u, slots %u",
+                     (unsigned)d, (unsigned)cd->used, (unsigned)held[d], (unsigned)cd->slots);
+            rc = SIM_ERANGE;
+        }
+    }
+    /* the per-GPU index of running jobs (world_gpu_jobs) accounts for every unit in use */
+    memset(held, 0, (n_devs ? n_devs : 1) * sizeof(uint32_t));
+    for (job_id k = 0; k < job_table_count(w->jobs); k++) { /* share: GPU not yet counted */
+        const job *j = job_table_get(w->jobs, k);
+        for (uint32_t u = 0; j->state == JOB_RUNNING && u < j->n_units; u++) {
+            share[j->units[u]] = 1;
+        }
+    }
+    for (gpu_id g = 0; g < cluster_n_gpus(w->c) && rc == 0; g++) {
+        for (uint32_t i = 0; i < w->gpu_n[g] && rc == 0; i++) {
+            const job *j = job_table_get(w->jobs, w->gpu_run[g][i]);
+            uint32_t on_g = 0;
+            for (uint32_t u = 0; u < j->n_units; u++) {
+                dev_id x = j->units[u];
+                if (cluster_device_get(w->c, x)->gpu == g) {
+                    /* shares of a GPU hold one unit together: count the first only */
+                    held[x] += share_of(&j->spec) ? share[x] != 0 : 1;
+                    share[x] = share_of(&j->spec) ? 0 : share[x];
+                    on_g++;
+                }
+            }
+            if (j->state != JOB_RUNNING || on_g == 0) {
+                snprintf(why, why_len, "GPU %u lists job %u, which holds no unit on it",
+                         (unsigned)g, (unsigned)j->id);
+                rc = SIM_ERANGE;
+            }
+        }
+    }
+    for (dev_id d = 0; d < n_devs && rc == 0; d++) {
+        if (cluster_device_get(w->c, d)->used != held[d]) {
+            snprintf(why, why_len, "device %u: %u units in use, its GPU's job index holds %u",
+                     (unsigned)d, (unsigned)cluster_device_get(w->c, d)->used, (unsigned)held[d]);
+            rc = SIM_ERANGE;
+        }
+    }
+    if (rc == 0 &&
+        (by_state[JOB_RUNNING] != w->tot.n_running || w->n_run != w->tot.n_running ||
+         by_state[JOB_QUEUED] != w->tot.n_queued || by_state[JOB_DONE] != w->tot.n_done ||
+         by_state[JOB_FAILED_OOM] != w->tot.n_oom ||
+         by_state[JOB_FAILED_REQUEST] != w->tot.n_failed_request ||
+         by_state[JOB_PENDING] != w->tot.n_pending)) {
+        snprintf(why, why_len, "job counts disagree with job states");
+        rc = SIM_ERANGE;
+    }
+    free(held);
+    free(share);
+    return rc;
+}
+
+static const sim_component_ops world_comp_ops = {
+    .name = "world",
+    .state_size = sizeof(world_comp),
+    .init = comp_init,
+    .verify = comp_verify,
+};
+
+/* ---- lifecycle ----------------------------------------------------------------------------- */
+
+int world_create(const world_cfg *cfg, job_table *jobs, diag *d, src_loc at, world **out)
+{
+    char why[256];
+    cluster *c = NULL;
+    int rc = cluster_create(cfg->cluster, &c, why, sizeof why);
+    if (rc) {
+        diag_error(d, at, "cluster", "%s", why);
+        job_table_destroy(jobs);
+        return rc;
+    }
+    world *w = xcalloc(1, sizeof *w, "world");
+    w->c = c;
+    w->jobs = jobs;
+    w->pol = cfg->policy;
+    w->pol_state = xcalloc(1, cfg->policy->state_size ? cfg->policy->state_size : 1, "policy");
+    if (cfg->policy->init && cfg->policy->init(w->pol_state, cfg->params, d) != 0) {
+        free(w->pol_state);
+        w->pol_state = NULL; /* init failed: fini must not run */
+        world_destroy(w);
+        return SIM_EINPUT;
+    }
+    w->ctx = sim_create();
+    w->fluid = fluid_create(w->ctx);
+    sim_component_add(w->ctx, &world_comp_ops, w, NULL);
+    sim_set_verify_every(w->ctx, cfg->verify_every);
+    w->dec = decision_buf_create();
+    w->rate = cfg->rate;
+    w->rate_ctx = cfg->rate_ctx;
+    w->until = cfg->until;
+    w->checkpoint_s = cfg->checkpoint_s > 0 ? cfg->checkpoint_s : 0;
+    w->view = (cluster_view){.c = c,
+                             .jobs = jobs,
+                             .now = 0,
+                             .seed = cfg->seed,
+                             .slice_speed = cfg->slice_speed,
+                             .slice_ctx = cfg->slice_ctx};
+    uint32_t n_devs = cluster_n_devices(c);
+    w->count = xcalloc(n_devs ? n_devs : 1, sizeof(uint32_t), "validation counts");
+    size_t n_jobs = job_table_count(jobs);
+    w->wj = xcalloc(n_jobs ? n_jobs : 1, sizeof(wjob), "world jobs");
+    w->run = xcalloc(n_jobs ? n_jobs : 1, sizeof(job_id), "running jobs");
+    uint32_t n_gpus = cluster_n_gpus(c);
+    w->gpu_run = xcalloc(n_gpus ? n_gpus : 1, sizeof(job_id *), "gpu jobs");
+    w->gpu_n = xcalloc(n_gpus ? n_gpus : 1, sizeof(uint32_t), "gpu jobs");
+    w->gpu_cap = xcalloc(n_gpus ? n_gpus : 1, sizeof(uint32_t), "gpu jobs");
+    for (job_id k = 0; k < n_jobs; k++) {
+        w->wj[k] = (wjob){.w = w, .id = k, .act = FLUID_ACT_NONE};
+    }
+    w->tot.n_pending = (uint32_t)n_jobs;
+    for (gpu_id g = 0; g < cluster_n_gpus(c); g++) {
+        const gpu_type *t = cluster_gpu_get(c, g)->type;
+        w->tot.sms_total += (uint32_t)t->sms_total;
+        if (t->sms_total <= 0) {
+            w->tot.no_sms_type = w->tot.n_gpus_no_sms++ ? w->tot.no_sms_type : t->name;
+        }
+    }
+    *out = w;
+    return 0;
+}
+
+void world_destroy(world *w)
+{
+    if (!w) {
+        return;
+    }
+    if (w->pol_state && w->pol->fini) {
+        w->pol->fini(w->pol_state);
+    }
+    free(w->pol_state);
+    free(w->act);
+    free(w->ku);
+    sim_destroy(w->ctx);
+    decision_buf_destroy(w->dec);
+    for (size_t k = 0; w->wj && k < job_table_count(w->jobs); k++) {
+        free(w->wj[k].nodes);
+    }
+    job_table_destroy(w->jobs);
+    for (gpu_id g = 0; w->gpu_run && g < cluster_n_gpus(w->c); g++) {
+        free(w->gpu_run[g]);
+    }
+    cluster_destroy(w->c);
+    free(w->wj);
+    free(w->run);
+    free(w->gang);
+    free(w->gpu_run);
+    free(w->gpu_n);
+    free(w->gpu_cap);
+    free(w->ended);
+    free(w->killed);
+    free(w->timers);
+    free(w->obs);
+    free(w->count);
+    free(w->samples);
+    free(w->res_used);
+    free(w);
+}
+
+static void report_progress(const sim_ctx *ctx, void *user)
+{
+    world *w = user;
+    uint64_t n = sim_get_counters(ctx)->n_executed;
+    if (w->max_events > 0 && n >= w->max_events) {
+        sim_stop(w->ctx);
+    }
+    if (!w->progress || (w->progress_every > 0 && n % w->progress_every != 0)) {
+        return;
+    }
+    world_progress p = {.now = sim_now(ctx),
+                        .until = w->until,
+                        .n_events = sim_get_counters(ctx)->n_executed,
+                        .n_jobs = job_table_count(w->jobs),
+                        .n_ended = w->tot.n_done + w->tot.n_oom + w->tot.n_failed_request,
+                        .n_running = w->tot.n_running,
+                        .n_queued = w->tot.n_queued};
+    w->progress(w->progress_user, &p);
+}
+
+/* The engine's observer: every event while a bound is set (it must stop on the event that
+ * reaches it), else every progress_every events while a display is set, else none. */
+static void arm_observer(world *w)
+{
+    uint64_t every = w->max_events > 0 ? 1 : w->progress ? w->progress_every : 0;
+    sim_set_observer(w->ctx, every, report_progress, w);
+}
+
+void world_set_progress(world *w, uint64_t every_events, world_progress_fn *fn, void *user)
+{
+    w->progress = fn;
+    w->progress_user = user;
+    w->progress_every = fn ? every_events : 0;
+    arm_observer(w);
+}
+
+void world_set_max_events(world *w, uint64_t n)
+{
+    w->max_events = n;
+    arm_observer(w);
+}
+
+void world_run(world *w)
+{
+    record(w); /* the empty cluster at t = 0 */
+    schedule_next_arrival(w);
+    sim_run(w->ctx, w->until);
+    w->tot.horizon = w->until != SIM_TIME_MAX && w->until > w->tot.end ? w->until : w->tot.end;
+    w->tot.n_events = sim_get_counters(w->ctx)->n_executed;
+}
+
+const cluster *world_cluster(const world *w)
+{
+    return w->c;
+}
+
+const job_table *world_jobs(const world *w)
+{
+    return w->jobs;
+}
+
+const job_id *world_gang_jobs(const world *w, size_t *n)
+{
+    *n = w->n_gang;
+    return w->gang;
+}
+
+const job_id *world_gpu_jobs(const world *w, gpu_id g, uint32_t *n)
+{
+    SIM_ASSERT(g < cluster_n_gpus(w->c));
+    *n = w->gpu_n[g];
+    return w->gpu_run[g];
+}
+
+size_t world_n_samples(const world *w)
+{
+    return w->n_samples;
+}
+
+const world_sample *world_samples(const world *w)
+{
+    return w->samples;
+}
+
+uint32_t world_sample_res_used(const world *w, size_t i, res_id r)
+{
+    SIM_ASSERT(i < w->n_samples && r < cluster_n_resources(w->c));
+    return w->res_used[i * cluster_n_resources(w->c) + r];
+}
+
+world_totals world_get_totals(const world *w)
+{
+    return w->tot;
+}
+
+/* ---- component hooks (faults, re-partitioning) --------------------------------------------- */
+
+static void on_timer(sim_ctx *ctx, const sim_event *ev)
+{
+    (void)ctx;
+    world *w = ev->user;
+    uint64_t client = ev->data.u64[0];
+    SIM_ASSERT(client < w->n_timers);
+    w->timers[client].fn(w, w->timers[client].ctx, ev->data.u64[1]);
+}
+
+sim_time world_now(const world *w)
+{
+    return sim_now(w->ctx);
+}
+
+uint32_t world_timer_client(world *w, world_timer_fn *fn, void *ctx)
+{
+    w->timers = xrealloc(w->timers, (w->n_timers + 1) * sizeof *w->timers, "world timers");
+    w->timers[w->n_timers] = (wtimer){fn, ctx};
+    return w->n_timers++;
+}
+
+void world_at(world *w, sim_time t, uint32_t client, uint64_t tag)
+{
+    SIM_ASSERT(client < w->n_timers && t >= sim_now(w->ctx));
+    sim_schedule_at(w->ctx, t, PRIO_TIMER, on_timer, w, (sim_payload){.u64 = {client, tag}});
+}
+
+/* Stop running job id, give back what it holds and queue it again with the work of its last
+ * checkpoint kept (info as world_kill's). */
+static void requeue_running(world *w, job_id id, world_kill_info *info)
+{
+    const job *j = job_table_get(w->jobs, id);
+    SIM_ASSERT(j->state == JOB_RUNNING);
+    sim_time now = sim_now(w->ctx);
+    advance_checkpoint(w, id);
+    const wjob *wj = &w->wj[id];
+    double p = wj->seg_p, kept = wj->ckpt_p;
+    if (info) {
+        *info = (world_kill_info){.kept_s = kept,
+                                  .lost_work_s = p - kept,
+                                  .lost_wall_s = sim_time_to_s(now - wj->ckpt_t)};
+    }
+    SIM_ASSERT(fluid_cancel(w->fluid, wj->act, NULL));
+    for (uint32_t u = 0; u < j->n_units; u++) { /* the run's units, before they are lost */
+        if (w->n_ku == w->cap_ku) {
+            w->cap_ku = w->cap_ku ? 2 * w->cap_ku : 64;
+            w->ku = xrealloc(w->ku, w->cap_ku * sizeof *w->ku, "killed runs");
+        }
+        w->ku[w->n_ku++] = (world_killed_unit){j->run_start, now, j->units[u], id};
+    }
+    release(w, j);
+    stop_progress(w, id);
+    rerate_neighbours(w, j); /* before the requeue forgets the placement */
+    job_requeue(w->jobs, id, now, kept);
+    w->tot.n_running--;
+    w->tot.n_queued++;
+    notify(w, id, WORLD_JOB_KILLED);
+}
+
+void world_kill(world *w, job_id id, world_kill_info *info)
+{
+    requeue_running(w, id, info);
+    w->n_kills++;
+    if (w->n_killed == w->cap_killed) {
+        w->cap_killed = w->cap_killed ? 2 * w->cap_killed : 16;
+        w->killed = xrealloc(w->killed, w->cap_killed * sizeof(job_id), "killed jobs");
+    }
+    w->killed[w->n_killed++] = id;
+}
+
+void world_set_cordoned(world *w, dev_id d, bool on)
+{
+    cluster_set_cordoned(w->c, d, on);
+}
+
+void world_settle(world *w)
+{
+    w->view.now = sim_now(w->ctx);
+    apply(w); /* decisions a component's policy left in world_decisions */
+    drain_ended(w);
+    if (w->pol->on_capacity) {
+        w->pol->on_capacity(w->pol_state, &w->view, w->dec);
+        apply(w);
+        drain_ended(w);
+    }
+    run_cycles(w);
+    record(w);
+}
+
+uint64_t world_n_kills(const world *w)
+{
+    return w->n_kills;
+}
+
+void world_observe(world *w, world_observer_fn *fn, void *ctx)
+{
+    w->obs = xrealloc(w->obs, (w->n_obs + 1) * sizeof *w->obs, "world observers");
+    w->obs[w->n_obs++] = (wobserver){fn, ctx};
+}
+
+double world_job_rate(const world *w, job_id j)
+{
+    SIM_ASSERT(j < job_table_count(w->jobs) && job_table_get(w->jobs, j)->state == JOB_RUNNING);
+    return w->wj[j].rate;
+}
+
+void world_set_slice_handler(world *w, world_slice_fn *fn, void *ctx)
+{
+    w->slice_fn = fn;
+    w->slice_ctx = ctx;
+}
+
+void world_set_reconfigure_handler(world *w, world_reconfigure_fn *fn, void *ctx)
+{
+    w->reconf_fn = fn;
+    w->reconf_ctx = ctx;
+}
+
+decision_buf *world_decisions(world *w)
+{
+    return w->dec;
+}
+
+const cluster_view *world_view(world *w)
+{
+    w->view.now = sim_now(w->ctx);
+    return &w->view;
+}
+
+void world_set_mig_mode(world *w, gpu_id g, bool on)
+{
+    cluster_set_mig_mode(w->c, g, on);
+}
+
+void world_set_active(world *w, dev_id d, bool on)
+{
+    if (cluster_device_get(w->c, d)->active == on) {
+        return;
+    }
+    cluster_set_active(w->c, d, on);
+    if (w->n_act == w->cap_act) {
+        w->cap_act = w->cap_act ? 2 * w->cap_act : 64;
+        w->act = xrealloc(w->act, w->cap_act * sizeof *w->act, "layout changes");
+    }
+    w->act[w->n_act++] = (world_active_change){sim_now(w->ctx), d, on};
+}
+
+const world_active_change *world_active_log(const world *w, size_t *n)
+{
+    *n = w->n_act;
+    return w->act;
+}
+
+const world_killed_unit *world_killed_units(const world *w, size_t *n)
+{
+    *n = w->n_ku;
+    return w->ku;
+}
+
+void world_submit_now(world *w, job_id id)
+{
+    job_submit_early(w->jobs, id, sim_now(w->ctx));
+    w->tot.n_pending--;
+    w->tot.n_queued++;
+    tell_queued(w, id);
+    apply(w);
+    drain_ended(w);
+}
+
+void world_end_job(world *w, job_id id)
+{
+    SIM_ASSERT(job_table_get(w->jobs, id)->state == JOB_RUNNING);
+    SIM_ASSERT(fluid_cancel(w->fluid, w->wj[id].act, NULL));
+    finish_job(w, id);
+}

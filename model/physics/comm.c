@@ -1,0 +1,359 @@
+/* model/physics/comm.c - collective costs and link sharing (see comm.h). */
+#include "model/physics/comm.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/engine.h"
+#include "sim/fluid.h"
+#include "sim/xalloc.h"
+
+int comm_net_find(const comm_params *p, const char *name)
+{
+    for (int i = 0; i < p->n_nets; i++) {
+        if (!strcmp(p->nets[i].name, name)) {
+            return i;
+        }
+    }
+    return -1;
+}
+
+/* Names (stride bytes apart, each starting with its name) ", "-separated into buf. */
+static void names_list(const char *first, size_t stride, int count, char *buf, size_t n)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < count && used < n; i++) {
+        used += (size_t)snprintf(buf + used, n - used, "%s%s", i ? ", " : "",
+                                 first + (size_t)i * stride);
+    }
+}
+
+void comm_net_names(const comm_params *p, char *buf, size_t n)
+{
+    names_list(p->nets[0].name, sizeof p->nets[0], p->n_nets, buf, n);
+}
+
+int comm_topo_find(const comm_params *p, const char *name)
+{
+    for (int i = 0; i < p->n_topos; i++) {
+        if (!strcmp(p->topos[i].name, name)) {
+            return i;
+        }
+    }
+    return -1;
+}
+
+void comm_topo_names(const comm_params *p, char *buf, size_t n)
+{
+    names_list(p->topos[0].name, sizeof p->topos[0], p->n_topos, buf, n);
+}
+
+/* ---- closed forms ---- */
+
+double comm_ring_allreduce_s(int n, double bytes, double alpha_s, double beta_bytes_per_s)
+{
+    if (n <= 1) {
+        return 0;
+    }
+    return 2.0 * (n - 1) * alpha_s + 2.0 * (n - 1) / n * bytes / beta_bytes_per_s;
+}
+
+double comm_ring_reduce_scatter_s(int n, double bytes, double alpha_s, double beta_bytes_per_s)
+{
+    if (n <= 1) {
+        return 0;
+    }
+    return (n - 1) * alpha_s + (double)(n - 1) / n * bytes / beta_bytes_per_s;
+}
+
+double comm_ring_allgather_s(int n, double bytes, double alpha_s, double beta_bytes_per_s)
+{
+    return comm_ring_reduce_scatter_s(n, bytes, alpha_s, beta_bytes_per_s);
+}
+
+/* ceil(log2 n) for n >= 1 */
+static int log2_ceil(int n)
+{
+    int depth = 0;
+    while ((1 << depth) < n) {
+        depth++;
+    }
+    return depth;
+}
+
+/* Tree all-reduce of depth d: reduce up, broadcast down, pipelined. */
+static double tree_s(int depth, double bytes, double alpha_s, double beta_bytes_per_s)
+{
+    return 2.0 * depth * alpha_s + 2.0 * bytes / beta_bytes_per_s;
+}
+
+double comm_tree_allreduce_s(int n, double bytes, double alpha_s, double beta_bytes_per_s)
+{
+    return n <= 1 ? 0 : tree_s(log2_ceil(n), bytes, alpha_s, beta_bytes_per_s);
+}
+
+comm_proto comm_protocol(const comm_ring *r, double bytes)
+{
+    return bytes <= r->ll_max_bytes ? COMM_PROTO_LL : COMM_PROTO_SIMPLE;
+}
+
+/* ---- rings over links ---- */
+
+enum {
+    K_PCIE_UP,
+    K_PCIE_DN,
+    K_ROOT_UP,
+    K_ROOT_DN,
+    K_HOST,
+    K_NVL_OUT,
+    K_NVL_IN,
+    K_NIC_OUT,
+    K_NIC_IN,
+};
+
+static void add_use(comm_ring *r, size_t *cap, int kind, int node, int index, double coeff,
+                    double capacity);
+
+/* The GPUs (ascending, distinct) that ranks[] puts on `node`, into out (size >= n); the count. */
+static int ring_gpus_on(const comm_rank *ranks, int n, int node, int *out)
+{
+    int k = 0;
+    for (int i = 0; i < n; i++) {
+        if (ranks[i].node != node) {
+            continue;
+        }
+        int j = 0;
+        while (j < k && out[j] < ranks[i].gpu) {
+            j++;
+        }
+        if (j < k && out[j] == ranks[i].gpu) {
+            continue;
+        }
+        memmove(out + j + 1, out + j, (size_t)(k - j) * sizeof *out);
+        out[j] = ranks[i].gpu;
+        k++;
+    }
+    return k;
+}
+
+/* The PCIe side of a node-crossing hop at `node` (up: leaving it; else entering it): through the
+ * rank's own GPU, or spread over k of the ring's GPUs on the node when it has k >= 2 NICs. */
+static void nic_side(comm_ring *out, size_t *cap, const comm_node *nd, const comm_rank *ranks,
+                     int n, const comm_rank *at, bool up, double pcie)
+{
+    int gpr = nd->gpus_per_root > 0 ? nd->gpus_per_root : 1;
+    int kind_link = up ? K_PCIE_UP : K_PCIE_DN, kind_root = up ? K_ROOT_UP : K_ROOT_DN;
+    int k = 1, *gpus = NULL, count = 0;
+    if (nd->nics >= 2 && !at->mig) {
+        gpus = xcalloc((size_t)n, sizeof *gpus, "ring GPUs");
+        count = ring_gpus_on(ranks, n, at->node, gpus);
+        k = nd->nics < count ? nd->nics : count;
+    }
+    if (k <= 1) {
+        add_use(out, cap, kind_link, at->node, at->gpu, 1, pcie);
+        add_use(out, cap, kind_root, at->node, at->gpu / gpr, 1, pcie);
+    }
+    for (int j = 0; k > 1 && j < k; j++) {
+        int g = gpus[j * count / k];
+        add_use(out, cap, kind_link, at->node, g, 1.0 / k, pcie);
+        add_use(out, cap, kind_root, at->node, g / gpr, 1.0 / k, pcie);
+    }
+    free(gpus);
+}
+
+static void add_use(comm_ring *r, size_t *cap, int kind, int node, int index, double coeff,
+                    double capacity)
+{
+    for (size_t i = 0; i < r->n_uses; i++) {
+        comm_use *u = &r->uses[i];
+        if (u->kind == kind && u->node == node && u->index == index) {
+            u->coeff += coeff;
+            return;
+        }
+    }
+    if (r->n_uses == *cap) {
+        *cap = *cap ? 2 * *cap : 16;
+        r->uses = xrealloc(r->uses, *cap * sizeof *r->uses, "comm ring uses");
+    }
+    r->uses[r->n_uses++] = (comm_use){kind, node, index, coeff, capacity};
+}
+
+int comm_ring_build(const comm_params *p, const comm_node *nodes, int n_nodes,
+                    const comm_rank *ranks, int n, comm_ring *out, char *why, size_t why_len)
+{
+    memset(out, 0, sizeof *out);
+    out->n_ranks = n;
+    for (int i = 0; i < n; i++) {
+        const comm_rank *a = &ranks[i];
+        if (a->node < 0 || a->node >= n_nodes || a->gpu < 0 || a->gpu >= nodes[a->node].gpus) {
+            snprintf(why, why_len, "rank %d on node %d GPU %d: no such node or GPU", i, a->node,
+                     a->gpu);
+            return -1;
+        }
+        const comm_rank *b = i > 0 ? &ranks[i - 1] : NULL;
+        if (b && b->node == a->node && b->gpu == a->gpu && (!a->mig || !b->mig)) {
+            snprintf(why, why_len,
+                     "ranks %d and %d share GPU %d of node %d; expected one rank per whole "
+                     "GPU (several ranks on one GPU need MIG instances)",
+                     i - 1, i, a->gpu, a->node);
+            return -1;
+        }
+    }
+    size_t cap = 0;
+    bool used[COMM_LINK_COUNT] = {false};
+    for (int i = 0; i < n && n > 1; i++) {
+        const comm_rank *a = &ranks[i], *b = &ranks[(i + 1) % n];
+        const comm_node *na = &nodes[a->node], *nb = &nodes[b->node];
+        int gpr_a = na->gpus_per_root > 0 ? na->gpus_per_root : 1;
+        int gpr_b = nb->gpus_per_root > 0 ? nb->gpus_per_root : 1;
+        int ra = a->gpu / gpr_a, rb = b->gpu / gpr_b;
+        double pcie_a = na->pcie_bytes_per_s * p->eff[COMM_LINK_PCIE];
+        double pcie_b = nb->pcie_bytes_per_s * p->eff[COMM_LINK_PCIE];
+        bool staged = a->mig || b->mig;
+        int grp = na->nvlink_group;
+        bool nvl = na->nvlink_bytes_per_s > 0 && (grp <= 0 || a->gpu / grp == b->gpu / grp);
+        comm_link cls;
+        if (a->node != b->node) {
+            cls = COMM_LINK_NIC;
+            nic_side(out, &cap, na, ranks, n, a, true, pcie_a);
+            add_use(out, &cap, K_NIC_OUT, a->node, 0, 1,
+                    na->nic_bytes_per_s * p->eff[COMM_LINK_NIC]);
+            add_use(out, &cap, K_NIC_IN, b->node, 0, 1,
+                    nb->nic_bytes_per_s * p->eff[COMM_LINK_NIC]);
+            nic_side(out, &cap, nb, ranks, n, b, false, pcie_b);
+            if (a->mig) {
+                add_use(out, &cap, K_HOST, a->node, 0, 2, na->host_bytes_per_s);
+            }
+            if (b->mig) {
+                add_use(out, &cap, K_HOST, b->node, 0, 2, nb->host_bytes_per_s);
+            }
+        } else if (staged) {
+            cls = COMM_LINK_HOST;
+            add_use(out, &cap, K_PCIE_UP, a->node, a->gpu, 1, pcie_a);
+            add_use(out, &cap, K_ROOT_UP, a->node, ra, 1, pcie_a);
+            add_use(out, &cap, K_HOST, a->node, 0, 2, na->host_bytes_per_s);
+            add_use(out, &cap, K_ROOT_DN, b->node, rb, 1, pcie_b);
+            add_use(out, &cap, K_PCIE_DN, b->node, b->gpu, 1, pcie_b);
+        } else if (nvl) {
+            cls = COMM_LINK_NVLINK;
+            double nv = na->nvlink_bytes_per_s * p->eff[COMM_LINK_NVLINK];
+            add_use(out, &cap, K_NVL_OUT, a->node, a->gpu, 1, nv);
+            add_use(out, &cap, K_NVL_IN, b->node, b->gpu, 1, nv);
+        } else {
+            cls = COMM_LINK_PCIE;
+            add_use(out, &cap, K_PCIE_UP, a->node, a->gpu, 1, pcie_a);
+            if (ra != rb) {
+                add_use(out, &cap, K_ROOT_UP, a->node, ra, 1, pcie_a);
+                add_use(out, &cap, K_ROOT_DN, b->node, rb, 1, pcie_b);
+            }
+            add_use(out, &cap, K_PCIE_DN, b->node, b->gpu, 1, pcie_b);
+        }
+        out->hops[cls]++;
+        used[cls] = true;
+    }
+    /* NCCL's tree: a chain through the ranks of each node, a binary tree between nodes (ranks
+     * come node by node, so a node's ranks are contiguous runs) */
+    int node_runs = 0, most = 0, run = 0;
+    for (int i = 0; i < n; i++) {
+        bool same = i > 0 && ranks[i].node == ranks[i - 1].node;
+        run = same ? run + 1 : 1;
+        node_runs += !same;
+        most = run > most ? run : most;
+    }
+    out->tree_depth = n > 1 ? (most - 1) + log2_ceil(node_runs) : 0;
+    for (int pr = 0; pr < COMM_PROTO_COUNT; pr++) {
+        for (int l = 0; l < COMM_LINK_COUNT; l++) {
+            if (used[l]) {
+                out->alpha_s[pr] = fmax(out->alpha_s[pr], p->alpha_s[l][pr]);
+                out->ll_max_bytes = fmax(out->ll_max_bytes, p->ll_max_bytes[l]);
+            }
+        }
+    }
+    return 0;
+}
+
+void comm_ring_fini(comm_ring *r)
+{
+    free(r->uses);
+    memset(r, 0, sizeof *r);
+}
+
+double comm_ring_alone_rate(const comm_ring *r)
+{
+    double x = (double)INFINITY;
+    for (size_t i = 0; i < r->n_uses; i++) {
+        x = fmin(x, r->uses[i].capacity / r->uses[i].coeff);
+    }
+    return x;
+}
+
+/* ---- sharing through sim/fluid ---- */
+
+typedef struct res_key {
+    int kind, node, index;
+    fluid_res_id id;
+} res_key;
+
+void comm_share(const comm_ring *const *rings, size_t n, double *rates)
+{
+    sim_ctx *ctx = sim_create();
+    fluid_sys *sys = fluid_create(ctx);
+    size_t n_keys = 0, cap_keys = 0;
+    res_key *keys = NULL;
+    fluid_act_id *acts = xcalloc(n ? n : 1, sizeof *acts, "comm activities");
+    for (size_t j = 0; j < n; j++) {
+        const comm_ring *r = rings[j];
+        if (r->n_uses == 0) {
+            continue;
+        }
+        fluid_use *uses = xcalloc(r->n_uses, sizeof *uses, "comm uses");
+        for (size_t i = 0; i < r->n_uses; i++) {
+            const comm_use *u = &r->uses[i];
+            size_t k = 0;
+            while (k < n_keys && !(keys[k].kind == u->kind && keys[k].node == u->node &&
+                                   keys[k].index == u->index)) {
+                k++;
+            }
+            if (k == n_keys) {
+                if (n_keys == cap_keys) {
+                    cap_keys = cap_keys ? 2 * cap_keys : 32;
+                    keys = xrealloc(keys, cap_keys * sizeof *keys, "comm resources");
+                }
+                char name[64];
+                snprintf(name, sizeof name, "link%d.n%d.%d", u->kind, u->node, u->index);
+                keys[n_keys] = (res_key){u->kind, u->node, u->index,
+                                         fluid_resource_add(sys, name, u->capacity,
+                                                            &fluid_sharing_fair, NULL)};
+                n_keys++;
+            }
+            uses[i] = (fluid_use){keys[k].id, u->coeff, 0};
+        }
+        /* work large enough never to finish during the solve at time 0 */
+        acts[j] = fluid_start(sys, 1e300, uses, r->n_uses, NULL, NULL);
+        free(uses);
+    }
+    fluid_flush(sys);
+    for (size_t j = 0; j < n; j++) {
+        rates[j] = rings[j]->n_uses == 0 ? (double)INFINITY : fluid_rate(sys, acts[j]);
+    }
+    free(acts);
+    free(keys);
+    sim_destroy(ctx);
+}
+
+double comm_ring_allreduce_time(const comm_params *p, const comm_ring *r, double bytes,
+                                double rate)
+{
+    comm_proto pr = comm_protocol(r, bytes);
+    double beta = pr == COMM_PROTO_LL ? rate * p->ll_bw_frac : rate;
+    double ring = comm_ring_allreduce_s(r->n_ranks, bytes, r->alpha_s[pr], beta);
+    if (r->n_ranks <= 1) {
+        return ring;
+    }
+    int depth = r->tree_depth > 0 ? r->tree_depth : log2_ceil(r->n_ranks);
+    double tree = tree_s(depth, bytes, r->alpha_s[pr], beta);
+    return tree < ring ? tree : ring;
+}

@@ -1,0 +1,322 @@
+/* model/physics/ddp.c - DDP placement, step time and memory (see ddp.h). */
+#include "model/physics/ddp.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/physics/predict.h"
+
+static int per_gpu_max(const ddp_job *job)
+{
+    return job->mig ? job->mig->max_instances : 1;
+}
+
+int ddp_shape(ddp_job *job, char *why, size_t why_len)
+{
+    if (job->workers < 1 || job->per_gpu < 1 || job->gpus_per_node < 1) {
+        snprintf(why, why_len, "workers, per_gpu and gpus_per_node must be >= 1");
+        return -1;
+    }
+    if (job->workers > DDP_MAX_WORKERS) {
+        snprintf(why, why_len, "%d workers; at most %d are modelled", job->workers,
+                 DDP_MAX_WORKERS);
+        return -1;
+    }
+    int cap = per_gpu_max(job);
+    if (job->per_gpu > cap) {
+        if (job->mig) {
+            snprintf(why, why_len,
+                     "per_gpu %d: a GPU holds at most %d %s instances; expected per_gpu <= %d",
+                     job->per_gpu, cap, job->mig->name, cap);
+        } else {
+            snprintf(why, why_len,
+                     "per_gpu %d on whole GPUs: a whole GPU holds one worker; expected per_gpu "
+                     "1, or a MIG partition",
+                     job->per_gpu);
+        }
+        return -1;
+    }
+    int per_node = job->per_gpu * job->gpus_per_node;
+    if (job->n_nodes == 0) {
+        int n = (job->workers + per_node - 1) / per_node;
+        if (n > DDP_MAX_NODES) {
+            snprintf(why, why_len, "%d workers need %d nodes; at most %d are modelled",
+                     job->workers, n, DDP_MAX_NODES);
+            return -1;
+        }
+        job->n_nodes = n;
+        for (int i = 0; i < n; i++) {
+            int left = job->workers - i * per_node;
+            job->topology[i] = left < per_node ? left : per_node;
+        }
+    } else {
+        if (job->n_nodes > DDP_MAX_NODES) {
+            snprintf(why, why_len, "%d nodes; at most %d are modelled", job->n_nodes,
+                     DDP_MAX_NODES);
+            return -1;
+        }
+        int sum = 0;
+        for (int i = 0; i < job->n_nodes; i++) {
+            sum += job->topology[i];
+        }
+        if (sum == 0) {
+            for (int i = 0; i < job->n_nodes; i++) {
+                job->topology[i] = job->workers / job->n_nodes +
+                                   (i < job->workers % job->n_nodes ? 1 : 0);
+            }
+            sum = job->workers;
+        }
+        if (sum != job->workers) {
+            snprintf(why, why_len,
+                     "topology places %d workers over %d nodes; expected it to add up to "
+                     "workers = %d",
+                     sum, job->n_nodes, job->workers);
+            return -1;
+        }
+    }
+    job->mig_busy = job->mig ? job->per_gpu : 0;
+    for (int i = 0; i < job->n_nodes; i++) {
+        if (job->topology[i] < 1 || job->topology[i] > per_node) {
+            snprintf(why, why_len,
+                     "topology[%d] = %d workers; expected 1 to per_gpu x gpus_per_node = %d", i,
+                     job->topology[i], per_node);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+comm_node ddp_node(const comm_params *cp, const comm_topo *topo, const gpu_type *g, int gpus,
+                   double nic_bytes_per_s, int nics)
+{
+    comm_node n = {
+        .gpus = gpus,
+        .gpus_per_root = topo ? topo->gpus_per_root : cp->gpus_per_root,
+        .nvlink_bytes_per_s = g->nvlink_bytes_per_s / 2, /* the catalog's total is both ways */
+        .pcie_bytes_per_s = g->pcie_bytes_per_s,
+        .host_bytes_per_s = cp->host_mem_bytes_per_s,
+        .nic_bytes_per_s = nic_bytes_per_s,
+        .nvlink_group = 0,
+        .nics = nics,
+    };
+    if (topo && topo->nvlink == COMM_NVLINK_NONE) {
+        n.nvlink_bytes_per_s = 0;
+    } else if (topo && topo->nvlink == COMM_NVLINK_PAIRS) {
+        n.nvlink_group = 2;
+    }
+    return n;
+}
+
+void ddp_layout(const ddp_job *job, const comm_params *cp, comm_node *nodes, comm_rank *ranks)
+{
+    int k = 0;
+    for (int n = 0; n < job->n_nodes; n++) {
+        nodes[n] = ddp_node(cp, job->topo, job->gpu, job->gpus_per_node, job->nic_bytes_per_s,
+                            job->nics);
+        if (job->gpus_per_root > 0) {
+            nodes[n].gpus_per_root = job->gpus_per_root;
+        }
+        for (int w = 0; w < job->topology[n]; w++) {
+            ranks[k++] = (comm_rank){n, w / job->per_gpu, job->mig != NULL};
+        }
+    }
+}
+
+int ddp_ring(const ddp_job *job, const comm_params *cp, comm_ring *out, char *why,
+             size_t why_len)
+{
+    comm_node nodes[DDP_MAX_NODES];
+    comm_rank *ranks = calloc((size_t)job->workers, sizeof *ranks);
+    if (!ranks) {
+        snprintf(why, why_len, "out of memory");
+        memset(out, 0, sizeof *out);
+        return -1;
+    }
+    ddp_layout(job, cp, nodes, ranks);
+    int rc = comm_ring_build(cp, nodes, job->n_nodes, ranks, job->workers, out, why, why_len);
+    free(ranks);
+    return rc;
+}
+
+double ddp_worker_mem_bytes(const ddp_job *job, const comm_params *cp)
+{
+    double need = wl_mem_footprint_bytes(job->profile, job->batch);
+    if (job->workers > 1) {
+        need += cp->grad_copy_frac * job->grad_bytes + cp->nccl_buffer_bytes;
+    }
+    return need;
+}
+
+/* Memory the co-runners of a shared worker hold on its partition (bytes): share->peers - 1 more
+ * workers like it, and every with[i] co-runner's footprint (with_n of them; none for a co-runner
+ * without a profile). */
+static double corunner_mem_bytes(const partition_cfg *share, double worker_bytes)
+{
+    double b = (share->peers > 1 ? share->peers - 1 : 0) * worker_bytes;
+    for (int i = 0; i < share->n_with && i < PART_MAX_WITH; i++) {
+        if (share->with[i]) {
+            int n = share->with_n[i] > 0 ? share->with_n[i] : 1;
+            b += n * wl_mem_footprint_bytes(share->with[i], share->with_batch[i]);
+        }
+    }
+    return b;
+}
+
+/* True when the worker's GPU is shared with someone (time-slicing or MPS co-runners). */
+static bool is_shared(const partition_cfg *share)
+{
+    return share && share->sharing != SHARE_EXCLUSIVE && (share->peers > 1 || share->n_with > 0);
+}
+
+int ddp_buckets(const wl_profile *p, const comm_params *cp, double grad_bytes)
+{
+    if (p->grad_buckets >= 1) {
+        return (int)p->grad_buckets;
+    }
+    double k = ceil(grad_bytes / cp->bucket_bytes);
+    if (p->grad_tensors >= 1 && k > p->grad_tensors) {
+        k = p->grad_tensors;
+    }
+    return k >= 1 ? (int)k : 1;
+}
+
+double ddp_overlap(double fwd, double bwd, int k, double t_ar, double f_sm, double q)
+{
+    double t = fwd, w = 0, left = 0; /* clock, backward done, all-reduce left (alone s) */
+    int started = 0;                   /* buckets whose all-reduce has started */
+    for (;;) {
+        /* bucket i is ready once backward has done (i + 1) / k of its work */
+        int ready = bwd > 0 ? (int)floor(w / bwd * k + 1e-9) : k;
+        ready = ready > k ? k : ready;
+        if (!(left > 0) && started < ready) {
+            left = t_ar;
+            started++;
+        }
+        bool busy = w < bwd;
+        if (!(left > 0)) {
+            if (!busy) {
+                return t;
+            }
+            double next = (double)(ready + 1) / k * bwd;
+            t += fmin(next, bwd) - w;
+            w = fmin(next, bwd);
+            continue;
+        }
+        if (!busy) {
+            t += left;
+            left = 0;
+            continue;
+        }
+        /* both: backward at 1 - f_sm of its speed, the all-reduce at q of its rate */
+        double next = fmin((double)(ready + 1) / k * bwd, bwd);
+        double dt_w = (next - w) / (1 - f_sm), dt_c = left / q;
+        double dt = fmin(dt_w, dt_c);
+        t += dt;
+        w = dt == dt_w ? next : w + dt * (1 - f_sm);
+        left = dt == dt_c ? 0 : left - dt * q;
+    }
+}
+
+void ddp_step(const ddp_job *job, const comm_params *cp, const phys_params *m,
+              const comm_ring *ring, double ring_rate, ddp_result *out)
+{
+    memset(out, 0, sizeof *out);
+    partition_cfg c;
+    partition_cfg_init(&c, job->gpu);
+    c.mig = job->mig;
+    c.mig_busy = job->mig ? job->mig_busy : 0;
+    out->mem_bytes = ddp_worker_mem_bytes(job, cp);
+    out->mem_cap_bytes = speed_partition_mem_bytes(&c);
+    double others = job->share ? corunner_mem_bytes(job->share, out->mem_bytes) : 0;
+    if (out->mem_bytes + others > out->mem_cap_bytes) {
+        double fp = wl_mem_footprint_bytes(job->profile, job->batch);
+        int len = snprintf(out->reason, sizeof out->reason,
+                           "worker needs %.3g GiB (profile %.3g at batch %g + buckets %.3g + "
+                           "NCCL %.3g)",
+                           out->mem_bytes / 1073741824.0, fp / 1073741824.0, job->batch,
+                           job->workers > 1
+                               ? cp->grad_copy_frac * job->grad_bytes / 1073741824.0
+                               : 0.0,
+                           job->workers > 1 ? cp->nccl_buffer_bytes / 1073741824.0 : 0.0);
+        if (len > 0 && (size_t)len < sizeof out->reason) {
+            snprintf(out->reason + len, sizeof out->reason - (size_t)len,
+                     "%s%.3g GiB%s > partition's %.3g GiB", others > 0 ? ", co-runners " : "",
+                     others / 1073741824.0, others > 0 ? "" : " more",
+                     out->mem_cap_bytes / 1073741824.0);
+        }
+        out->outcome = SPEED_OOM;
+        return;
+    }
+    if (job->workers > 1 && !(job->grad_bytes > 0)) {
+        snprintf(out->reason, sizeof out->reason,
+                 "gradient size unknown: the profile needs grad_bytes for %d workers",
+                 job->workers);
+        out->outcome = SPEED_INVALID;
+        return;
+    }
+    const partition_cfg *pc = job->share ? job->share : &c;
+    speed_result r;
+    predict_unit_estimate(job->profile, job->batch, pc, m, &r);
+    if (r.outcome != SPEED_OK) {
+        out->outcome = r.outcome;
+        snprintf(out->reason, sizeof out->reason, "%s", r.reason);
+        return;
+    }
+    double upi = wl_units_per_iter(job->profile, job->batch);
+    double iter = r.unit_time_s * upi;
+    const wl_profile *p = job->profile;
+    double o = p->host_overlap < 0 ? 0 : p->host_overlap > 1 ? 1 : p->host_overlap;
+    out->host_s = r.iter_host_s;
+    /* G_t: the GPU time that gives the (possibly shared) iteration time with this H and o;
+     * the model's own G where the host sets the iteration */
+    double g_t = iter - (1 - o) * r.iter_host_s;
+    out->gpu_s = g_t > o * r.iter_host_s ? g_t : r.iter_gpu_s;
+    if (job->workers < 2) {
+        out->step_s = iter;
+        out->throughput = job->workers * upi / out->step_s;
+        out->outcome = SPEED_OK;
+        return;
+    }
+    /* time-slicing: NCCL's kernels run in the worker's slices, stretched as its GPU work is */
+    double stretch = 1;
+    if (is_shared(job->share) && job->share->sharing == SHARE_TIMESLICE) {
+        partition_cfg solo = *job->share;
+        solo.sharing = SHARE_EXCLUSIVE;
+        solo.peers = 1;
+        solo.n_with = 0;
+        speed_result rs;
+        predict_unit_estimate(job->profile, job->batch, &solo, m, &rs);
+        double g_solo = rs.outcome == SPEED_OK ? rs.iter_gpu_s : 0;
+        stretch = g_solo > 0 && out->gpu_s > g_solo ? out->gpu_s / g_solo : 1;
+    }
+    double x = ring_rate > 0 ? ring_rate : comm_ring_alone_rate(ring);
+    out->rate_bytes_per_s = x;
+    double G = job->grad_bytes;
+    int k = ddp_buckets(p, cp, G);
+    /* the GPU path: forward, backward with the bucket all-reduces beside it, the copy of the
+     * buckets back into the gradients, the optimiser step */
+    double opt = fmin(fmax(p->optimizer_frac, 0), 1) * out->gpu_s;
+    double bf = p->backward_frac > 0 && p->backward_frac < 1 ? p->backward_frac
+                                                               : cp->backward_frac;
+    double sms = speed_partition_sms(&c);
+    double bw = speed_partition_bandwidth(&c, sms, m);
+    double copy = bw > 0 ? 2 * G / bw : 0; /* read the gradient, write its copy (and back) */
+    double fwd = (1 - bf) * (out->gpu_s - opt), bwd = bf * (out->gpu_s - opt) + copy;
+    double f_sm = sms > 0 ? fmin(cp->nccl_channels / sms, DDP_MAX_SM_FRAC) : 0;
+    double t_ar = stretch * comm_ring_allreduce_time(cp, ring, G / k, x);
+    double end = ddp_overlap(fwd, bwd, k, t_ar, f_sm, cp->overlap_comm_frac);
+    out->comm_s = k * t_ar;
+    out->n_buckets = k;
+    double gpu_path = end + copy + opt;
+    /* the host: the reducer's launches (two per gradient tensor, one per broadcast buffer)
+     * and one collective per bucket and per buffer broadcast */
+    out->ddp_host_s = cp->host_launch_s * (2 * p->grad_tensors + p->buffer_tensors) +
+                      cp->host_collective_s *
+                          (k + (p->buffer_tensors > 0 ? cp->buffer_broadcasts : 0));
+    out->step_s = wl_iter_time(out->host_s + out->ddp_host_s, o, gpu_path);
+    out->exposed_s = out->step_s - iter;
+    out->throughput = job->workers * upi / out->step_s;
+    out->outcome = SPEED_OK;
+}
