@@ -5,11 +5,11 @@
 #   make test       install missing packages, build, run every test (Criterion)
 #   make bench      engine benchmarks and whole runs at scale (release build)
 #   make bench-sweep  sweep speed-up with -j and MPI ranks (release build)
-#   make bench-tables rewrite the README's measured speed tables (BENCH_BEFORE=REV: a before column)
+#   make bench-tables rewrite docs/engine.md's measured speed tables (BENCH_BEFORE=REV: a before column)
 #   make validate   reproduce the published tables
-#   make docs-check fail when a generated README block differs from the program (docs-update fixes)
-#   make fgd-table  print the README's FGD side-by-side on openb (each policy, seeds 42-51; ../shared)
-#   make timed-table  print the README's openb-in-time JCT/slowdown per policy (../shared)
+#   make docs-check fail when a generated block of README.md or docs/*.md drifts (docs-update fixes)
+#   make fgd-table  print docs/traces.md's FGD side-by-side on openb (each policy, seeds 42-51; ../shared)
+#   make timed-table  print docs/traces.md's openb-in-time JCT/slowdown per policy (../shared)
 #   make fuzz       build libFuzzer targets (clang) and run each for FUZZ_SECONDS
 #   make fuzz-long  every target until 10^7 executions in all (not in CI; 16-32 min)
 #   make calib      build the CUDA calibration programs (needs nvcc; never part of all/test)
@@ -194,7 +194,7 @@ bench: deps
 	    --target-s 30 --target-mb 2048
 	@rm -rf $(BENCH_OUT)
 
-# docs/report.png, the README's picture of report.html: the default scenario's page in headless
+# docs/report.png, docs/outputs.md's picture of report.html: the default scenario's page in headless
 # Chromium.
 screenshot: all
 	./slicesim run experiments/default.yaml -o build/docs-report --force >/dev/null
@@ -212,7 +212,7 @@ bench-sweep: deps-test
 validate: all
 	./slicesim validate
 
-# The README's measured speed tables (engine benchmarks; CPU seconds of runs that stress the
+# docs/engine.md's measured speed tables (engine benchmarks; CPU seconds of runs that stress the
 # scheduling cycle), written by tools/bench-table.sh under a caption naming the machine, date,
 # revision and this command: timings, so never compared by docs-check. BENCH_BEFORE=REV adds a
 # column for that revision to the scheduling table. Needs ../shared (the traces).
@@ -221,7 +221,7 @@ bench-tables: deps
 	@$(MAKE) --no-print-directory BUILD=release build/release/slicesim
 	tools/bench-table.sh --update $(if $(BENCH_BEFORE),--before $(BENCH_BEFORE)) engine sched
 
-# The README's re-partitioning comparison: one job trace on static all-balanced MIG, on MIG with
+# docs/repartition.md's re-partitioning comparison: one job trace on static all-balanced MIG, on MIG with
 # the demand-driven re-partitioner, on 7-way time-slicing, on a mixed pool, and with MISO's policy
 # (the jobs asking for any slice); the deciding metrics from run.json.
 CMP_DIR := results/compare-repartition
@@ -240,20 +240,22 @@ compare-philly: all
 	@printf '\n%-5s %-11s %6s %11s %11s %11s\n' pool class done wait_mean_s jct_mean_s work_mean_s
 	@for v in a100 mig ts4; do awk -F, -v pool=$$v 'NR==1{for(i=1;i<=NF;i++)c[$$i]=i;next} $$c["outcome"]=="done"{k=$$c["class"];n[k]++;w[k]+=$$c["wait_s"];j[k]+=$$c["jct_s"];u[k]+=$$c["work_s"]} END{for(k in n)printf "%-5s %-11s %6d %11.0f %11.0f %11.0f\n",pool,k,n[k],w[k]/n[k],j[k]/n[k],u[k]/n[k]}' $(PHILLY_DIR)/philly-$$v/jobs.csv | sort; done
 
-# README blocks marked <!-- docs-check: CMD --> / <!-- docs-gen: CMD --> are the program's output:
+# Blocks of README.md, docs/*.md and experiments/validation/README.md marked
+# <!-- docs-check: CMD --> / <!-- docs-gen: CMD --> are the program's output:
 # docs-check fails (with a diff) when they drift, docs-update rewrites them for review.
-# The README's FGD side-by-side on openb (openb-fgd.yaml per policy, tie rule and seed 42-51,
+# docs/traces.md's FGD side-by-side on openb (openb-fgd.yaml per policy, tie rule and seed 42-51,
 # beside experiments/traces/fgd-reference.csv; needs ../shared):
 fgd-table: all
 	tools/fgd-table.sh
-# The README's openb-in-time table: JCT and slowdown per policy once sharing slows pods.
+# docs/traces.md's openb-in-time table: JCT and slowdown per policy once sharing slows pods.
 timed-table: all
 	tools/timed-table.sh
 
+DOCS_MD := README.md $(sort $(wildcard docs/*.md)) experiments/validation/README.md
 docs-check: all
-	tools/docs-check.sh README.md experiments/validation/README.md
+	tools/docs-check.sh $(DOCS_MD)
 docs-update: all
-	tools/docs-check.sh --update README.md experiments/validation/README.md
+	tools/docs-check.sh --update $(DOCS_MD)
 
 FUZZ_SECONDS ?= 60
 FUZZ_SRC     := $(sort $(wildcard tests/fuzz/fuzz_*.c))

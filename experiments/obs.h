@@ -3,8 +3,8 @@
  * observations.yaml (input of `slicesim fit-workload`) and queries.yaml (input of `slicesim
  * predict`) follow the contract of DESIGN.md §8 "Observation and query files": its keys, plus
  * the solo measurements of an observation (obs_entry) and `host_overlap`, `grad_bytes`,
- * `kernels_per_iter` at the top of observations.yaml (README "What to measure for these
- * accuracies"); an unknown key is an error. profile.yaml is this project's format for a
+ * `kernels_per_iter` at the top of observations.yaml (docs/bring-your-own-model.md, "What to
+ * measure for these accuracies"); an unknown key is an error. profile.yaml is this project's format for a
  * fitted workload profile (written by obs_write_profile, read by predict and by scenarios); its
  * layout is documented at obs_write_profile and in workloads/library/README.md.
  *

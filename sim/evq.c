@@ -1,6 +1,6 @@
 /* sim/evq.c - 4-ary heap split over two arrays (times, slot indices) over a pool of slots.
  *
- * Why this layout (measured with `slicesim bench engine` against `bench heap`, see README):
+ * Why this layout (measured with `slicesim bench engine` against `bench heap`, see docs/engine.md):
  * sifting reads only the 8-byte event times of the four children, which sit in 32 contiguous
  * bytes (the arrays are offset so every sibling group is aligned), so a level costs half a
  * cache line, as in a bare heap of doubles; a 4-ary heap has half the levels of a binary one.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tools/bench-table.sh - the README's measured speed tables (`make bench-tables`).
+# tools/bench-table.sh - the measured speed tables of docs/engine.md (`make bench-tables`).
 #
 #   tools/bench-table.sh [--update] [--before REV] [--reps N] engine|sched...
 #
@@ -13,7 +13,7 @@
 #           scheduling cycle: openb-fgd under every policy, openb-timed, philly-mig; the median
 #           of N runs. With --before REV, a column for that revision too (its release build,
 #           made from `git archive REV` under build/bench-table/, on today's scenario files).
-# Without --update the tables are printed; with it, the block under each README marker
+# Without --update the tables are printed; with it, the block under each marker of docs/engine.md
 # "<!-- bench-table: NAME -->" (up to the next blank line) is replaced. Uses the release build
 # (build/release/slicesim; the make target builds it). Run from the repository root.
 set -euo pipefail
@@ -146,21 +146,22 @@ sched_table() {
     done <<<"$sched_runs"
 }
 
+doc=docs/engine.md # the file whose markers --update rewrites
 for t in "${tables[@]}"; do
     "${t}_table" >"$scratch/$t.md"
     if [ $update -eq 0 ]; then
         cat "$scratch/$t.md"
         continue
     fi
-    grep -q "^<!-- bench-table: $t -->\$" README.md ||
-        { echo "bench-table: README.md has no <!-- bench-table: $t --> marker" >&2; exit 2; }
+    grep -q "^<!-- bench-table: $t -->\$" "$doc" ||
+        { echo "bench-table: $doc has no <!-- bench-table: $t --> marker" >&2; exit 2; }
     awk -v table="$scratch/$t.md" -v marker="<!-- bench-table: $t -->" '
         skip == 1 && /^$/ { skip = 2; next }   # the caption paragraph
         skip == 2 && /^$/ { skip = 0 }         # the table
         skip { next }
         { print }
         $0 == marker { while ((getline l < table) > 0) print l; skip = 1 }
-    ' README.md >"$scratch/README.md"
-    mv "$scratch/README.md" README.md
-    echo "bench-table: rewrote the $t table of README.md"
+    ' "$doc" >"$scratch/doc.md"
+    mv "$scratch/doc.md" "$doc"
+    echo "bench-table: rewrote the $t table of $doc"
 done

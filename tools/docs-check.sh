@@ -1,16 +1,20 @@
 #!/usr/bin/env bash
-# tools/docs-check.sh - README blocks generated from the program, so that they cannot drift.
+# tools/docs-check.sh - blocks of README.md and docs/*.md generated from the program, so that they
+# cannot drift.
 #
-#   tools/docs-check.sh [--update] [FILE.md...]      (default: README.md; run from the repo root)
+#   tools/docs-check.sh [--update] [FILE.md...]      (default: README.md and docs/*.md; run from the
+#                                                    repo root; `make docs-check` adds
+#                                                    experiments/validation/README.md)
 #
 # Two markers, each on a line of its own:
 #   <!-- docs-check: CMD -->   the next fenced block (``` ... ```) holds, for this marker and
 #                              every docs-check marker right above it, "$ CMD" and CMD's output;
 #   <!-- docs-gen: CMD -->     the lines up to the next blank line are CMD's output (a table).
 # CMDs run with bash in a scratch directory (build/docs.PID/, removed at exit) where experiments,
-# workloads, calib, tests, tools and ./slicesim are links to the repository's, so what they write stays out of the tree
-# and the commands read as a user would type them. Without --update, any difference is printed
-# as a diff and the exit status is 1; with --update the files are rewritten.
+# workloads, calib, tests, tools and ./slicesim are links to the repository's, so what they write
+# stays out of the tree and the commands read as a user would type them, whichever file they are
+# in. Without --update, any difference is printed as a diff and the exit status is 1; with
+# --update the files are rewritten.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -22,7 +26,7 @@ for a in "$@"; do
     *) files+=("$a") ;;
     esac
 done
-[ ${#files[@]} -eq 0 ] && files=(README.md)
+[ ${#files[@]} -eq 0 ] && files=(README.md docs/*.md)
 [ -x ./slicesim ] || { echo "docs-check: ./slicesim is not built (make first)" >&2; exit 2; }
 
 scratch="$root/build/docs.$$" # one per invocation: tests may run two at once
@@ -33,7 +37,7 @@ for l in experiments workloads calib tests tools slicesim; do
     ln -s "$root/$l" "$scratch/$l"
 done
 
-# Run one CMD in the scratch directory; its stdout (stderr too: a README shows what a user sees).
+# Run one CMD in the scratch directory; its stdout (stderr too: the docs show what a user sees).
 run_cmd() {
     (cd "$scratch" && bash -c "$1" 2>&1) || true
 }

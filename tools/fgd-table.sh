@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tools/fgd-table.sh - the README's side-by-side of FGD's simulator policies on openb, generated
+# tools/fgd-table.sh - docs/traces.md's side-by-side of FGD's simulator policies on openb, generated
 # from the program (issue 7 item 6, issue 20 item 2).
 #
 #   tools/fgd-table.sh     (run from the repository root, or by tools/docs-check.sh)
@@ -15,7 +15,7 @@
 # simulator's published means, which it computes from experiments/traces/fgd-reference.csv (the
 # rows copied from the simulator's expected-results CSVs, with their source), and each policy's
 # rank at 130 % among the simulator's six under the same tie rule (`random` ranks in the
-# fixed-order group: its ties are its rule) beside its rank there. The README's table is its `<!-- docs-gen: tools/fgd-table.sh -->`
+# fixed-order group: its ties are its rule) beside its rank there. docs/traces.md's table is its `<!-- docs-gen: tools/fgd-table.sh -->`
 # block: `make docs-check` compares it, `make docs-update` rewrites it. Needs ../shared/traces.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -9,7 +9,7 @@
  * escaped as cJSON escapes them (\" \\ \b \f \n \r \t, other bytes below 0x20 as \u00XX, every
  * other byte verbatim). Small subtrees can still be built with cJSON and written in place
  * (jsonw_tree), indented for the level they sit at.
- * Numbers: jsonw_number prints the project's run.json number format (README "Output files"):
+ * Numbers: jsonw_number prints the project's run.json number format (docs/outputs.md):
  * integral values within +-2^53 as integers (-0 as 0), others with %.17g; NaN/Inf are a bug
  * (SIM_ASSERT). jsonw_format_number gives the same text for cJSON raw items (tools/out.h).
  * Misuse (a value in an object without a key, unbalanced ends, nesting deeper than

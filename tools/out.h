@@ -3,7 +3,7 @@
  *
  * No half-written outputs: every file is first written as DIR/.NAME.tmp; out_stage_commit
  * renames them all into place only when every write succeeded, and out_stage_abort removes them.
- * Formats (README "Output files"): run.json holds only simulated results (no wall clock, no host
+ * Formats (docs/outputs.md): run.json holds only simulated results (no wall clock, no host
  * data) with a stable key order; numbers read back are printed with %.17g (integers as
  * integers), times in seconds; undefined statistics (no jobs) are null, never NaN/Inf.
  * run_info.json holds the wall-clock, host, compiler, flags, git revision and seed.
@@ -93,7 +93,7 @@ typedef struct out_run_meta {
 /* Write run.json to f as it goes (tools/jsonw.h): the outer structure, the cluster and every
  * job are streamed, only small sections (config, metrics) are cJSON trees, so memory does not
  * grow with the number of jobs; the bytes are those cJSON_Print gives for the whole document
- * (README "Output files"), with a trailing newline. 0, SIM_EIO (write error) or SIM_ENOMEM. */
+ * (docs/outputs.md), with a trailing newline. 0, SIM_EIO (write error) or SIM_ENOMEM. */
 int out_run_json_write(FILE *f, const world *w, const out_run_meta *meta);
 /* One CSV field, quoted as RFC 4180 asks when it holds a comma, quote or line break. */
 void out_csv_field(FILE *f, const char *s);

@@ -1,4 +1,4 @@
-/* tools/out_json.c - run.json and run_info.json (see out.h and the README's "Output files"). */
+/* tools/out_json.c - run.json and run_info.json (see out.h and docs/outputs.md). */
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /* tools/out_sched.c - the scheduling metrics of run.json (metrics.scheduling) and of the summary
- * (see out.h and the README's "Scheduling metrics").
+ * (see out.h and docs/outputs.md, `scheduling`).
  *
  * Wait: started jobs wait from submission to their first start; a job still queued at the end
  * is *censored*: its wait so far (horizon - submit) is a lower bound, counted in

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tools/timed-table.sh - the README's openb-in-time table: what each policy's placements cost the
+# tools/timed-table.sh - docs/traces.md's openb-in-time table: what each policy's placements cost the
 # pods once fractional sharing slows them (issue 20 item 3), generated from the program.
 #
 #   tools/timed-table.sh             (run from the repository root, or by tools/docs-check.sh)
@@ -12,7 +12,7 @@
 # run.json: pods that shared a GPU long enough to be slowed by more than 1 % (jobs.csv), JCT
 # mean/p50/p95, slowdown (JCT / solo work) mean/p95/max, and pods still running at the horizon.
 # A packing-only simulator gives every policy the same JCTs (each pod's lifetime: nothing waits
-# in this replay). The README's table is its `<!-- docs-gen: tools/timed-table.sh -->` block:
+# in this replay). docs/traces.md's table is its `<!-- docs-gen: tools/timed-table.sh -->` block:
 # `make docs-check` compares it, `make docs-update` rewrites it. Needs ../shared/traces (openb).
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -1,5 +1,5 @@
 #!/bin/sh
-# experiments/examples/repartition-compare.sh - the README's re-partitioning comparison (`make
+# experiments/examples/repartition-compare.sh - docs/repartition.md's re-partitioning comparison (`make
 # compare-repartition`): one job trace on 8 A100s run five ways, one row per pool from the runs'
 # run.json: static all-balanced MIG (repartition.yaml with the re-partitioner off), the demand
 # re-partitioner (repartition.yaml), 7-way time-slicing (repartition-ts.yaml), a mixed pool

@@ -1,5 +1,5 @@
 #!/bin/sh
-# experiments/validation/from-data-table.sh - the README's table of the NCCL `-from-data`
+# experiments/validation/from-data-table.sh - docs/ddp.md's table of the NCCL `-from-data`
 # predictions ("Data-parallel jobs"): one row per message size, one column per `NAME-from-data`
 # table of `slicesim validate` (in the order validate prints them), each cell the error of the
 # prediction (algbw, predicted against measured); a figure validate excludes (latency-bound below

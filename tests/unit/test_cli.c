@@ -77,7 +77,7 @@ Test(cli, an_empty_output_path_is_a_usage_error)
     }
 }
 
-/* tools/docs-check.sh (make docs-check) fails on a README block that differs from what the
+/* tools/docs-check.sh (make docs-check) fails on a generated block that differs from what the
  * program prints, and passes once it matches. */
 Test(cli, docs_check_detects_drift, .timeout = 60)
 {

@@ -1,4 +1,4 @@
-/* Every scenario shipped in experiments/ and experiments/examples/ (the ones the README shows)
+/* Every scenario shipped in experiments/ and experiments/examples/ (the ones README.md and docs/ show)
  * passes `slicesim check` and runs to completion with all its outputs. */
 #include <criterion/criterion.h>
 #include <glob.h>
@@ -55,5 +55,5 @@ Test(examples, every_shipped_scenario_checks_and_runs, .timeout = 120)
     globfree(&g);
     snprintf(cmd_rm, sizeof cmd_rm, "rm -rf %s", dir);
     cr_assert_eq(system(cmd_rm), 0);
-    cr_assert_geq(n_run, 2, "expected the default scenario and the README example");
+    cr_assert_geq(n_run, 2, "expected the default scenario and the docs' example");
 }

@@ -353,7 +353,7 @@ Test(k8s, manifest_bad_input_corpus_gives_exact_messages, .timeout = 60)
 }
 
 /* `cluster.snapshot` reads the snapshot at load: the same groups and classes `import cluster`
- * writes, and the same run (the README's worked example: wait mean 1858.1 s, p95 7200 s). */
+ * writes, and the same run (docs/import.md's worked example: wait mean 1858.1 s, p95 7200 s). */
 Test(k8s, scenario_key_reads_a_snapshot, .timeout = 60)
 {
     char dir[64], path[128], out[4096];

@@ -123,7 +123,7 @@ Test(share, rr_rejects_bad_config)
  * MVA gives 0.4 iterations/s per job (p0 = 1/5). A quantum shorter than G keeps the two in step
  * (both at the GPU, then both at the host): 1/3 per job, 16.7 % below MVA. A quantum of G or more
  * serves them one after the other and they interleave perfectly: 0.5 per job, 25 % above. The
- * test pins these figures so the README's statement stays true. */
+ * test pins these figures so docs/physics.md's statement stays true. */
 Test(share, deterministic_phases_lock_step)
 {
     double eta[SHARE_MAX_JOBS + 1];

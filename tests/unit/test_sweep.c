@@ -477,7 +477,7 @@ Test(sweep, set_overrides_reach_the_sweep_and_plan_sections, .timeout = 120)
 
 Test(sweep, a_point_is_run_with_set_of_its_values_flow_mappings_included, .timeout = 120)
 {
-    /* README: a one-replication point is exactly `slicesim run FILE --set ...`, with a mapping
+    /* docs/sweeps-and-plans.md: a one-replication point is exactly `slicesim run FILE --set ...`, with a mapping
      * value written as the summary (and plan's answer) prints it */
     char *dir = mkdir_tmp();
     char cmd[1024], out[4096];

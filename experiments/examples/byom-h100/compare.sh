@@ -1,5 +1,5 @@
 #!/bin/sh
-# experiments/examples/byom-h100/compare.sh - the README's "what the measurements buy" table:
+# experiments/examples/byom-h100/compare.sh - docs/bring-your-own-model.md's "what the measurements buy" table:
 # fits resnet50-train.yaml (time, utilisation, GPM, kernel census), resnet50-train-time-only.yaml
 # (time and utilisation), the latter once more with host_overlap 0 (a loop that waited for each
 # GPU phase: what a wrong host_overlap predicts) and stream.yaml with `slicesim fit-workload`

@@ -1,5 +1,5 @@
 #!/bin/sh
-# experiments/examples/byom/compare.sh - the README's "predicted vs published" table for the
+# experiments/examples/byom/compare.sh - docs/bring-your-own-model.md's "predicted vs published" table for the
 # bring-your-own-model example: predicts queries.yaml with my-tracker.yaml (written by the
 # fit-workload step, in the current directory) and sets each prediction beside the published
 # figure that published.csv names. Run from the repository root (or tools/docs-check.sh).
