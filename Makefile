@@ -240,9 +240,9 @@ compare-philly: all
 	@printf '\n%-5s %-11s %6s %11s %11s %11s\n' pool class done wait_mean_s jct_mean_s work_mean_s
 	@for v in a100 mig ts4; do awk -F, -v pool=$$v 'NR==1{for(i=1;i<=NF;i++)c[$$i]=i;next} $$c["outcome"]=="done"{k=$$c["class"];n[k]++;w[k]+=$$c["wait_s"];j[k]+=$$c["jct_s"];u[k]+=$$c["work_s"]} END{for(k in n)printf "%-5s %-11s %6d %11.0f %11.0f %11.0f\n",pool,k,n[k],w[k]/n[k],j[k]/n[k],u[k]/n[k]}' $(PHILLY_DIR)/philly-$$v/jobs.csv | sort; done
 
-# Blocks of README.md, docs/*.md and experiments/validation/README.md marked
-# <!-- docs-check: CMD --> / <!-- docs-gen: CMD --> are the program's output:
-# docs-check fails (with a diff) when they drift, docs-update rewrites them for review.
+# Blocks of README.md and docs/*.md marked <!-- docs-check: CMD --> / <!-- docs-gen: CMD --> are
+# the program's output: docs-check fails (with a diff) when they drift, docs-update rewrites them
+# for review.
 # docs/traces.md's FGD side-by-side on openb (openb-fgd.yaml per policy, tie rule and seed 42-51,
 # beside experiments/traces/fgd-reference.csv; needs ../shared):
 fgd-table: all
@@ -251,7 +251,7 @@ fgd-table: all
 timed-table: all
 	tools/timed-table.sh
 
-DOCS_MD := README.md $(sort $(wildcard docs/*.md)) experiments/validation/README.md
+DOCS_MD := README.md $(sort $(wildcard docs/*.md))
 docs-check: all
 	tools/docs-check.sh $(DOCS_MD)
 docs-update: all

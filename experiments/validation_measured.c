@@ -230,7 +230,7 @@ static void coloc_figures(builder *b, const csv_table *t, const coloc_cols *col,
  * time-sliced row is (h100-coloc-ts2: it then moves only the workload's own H, C, M, P).
  * Columns read by name; two are recorded and deliberately not read: n (how many runs a row
  * averages) and gpu_tail_frac (the measured GPU tail, tried as a model term and rejected:
- * experiments/validation/README.md gives its figures). */
+ * docs/validation.md gives its figures). */
 void val_build_coloc(builder *b, const csv_table *t)
 {
     coloc_cols col = {.w = val_csv_col(t, "workload"),

@@ -2,9 +2,8 @@
 # tools/docs-check.sh - blocks of README.md and docs/*.md generated from the program, so that they
 # cannot drift.
 #
-#   tools/docs-check.sh [--update] [FILE.md...]      (default: README.md and docs/*.md; run from the
-#                                                    repo root; `make docs-check` adds
-#                                                    experiments/validation/README.md)
+#   tools/docs-check.sh [--update] [FILE.md...]      (default: README.md and docs/*.md, as
+#                                                    `make docs-check`; run from the repo root)
 #
 # Two markers, each on a line of its own:
 #   <!-- docs-check: CMD -->   the next fenced block (``` ... ```) holds, for this marker and

@@ -38,7 +38,7 @@
  * wait is weighted by the share of the SMs the other's kernel holds, min(1, a_j / SMs), and by ser.
  * beta leaves out the time a client waits for others: with it, a launch-bound loop beside the
  * memory stream would queue every kernel behind a whole stream kernel and run several times slower
- * than measured (calib/coloc; experiments/validation/README.md). The client's GPU time grows by the
+ * than measured (calib/coloc; docs/validation.md). The client's GPU time grows by the
  * waits: a memory stream's 0.26 ms kernels cost a training loop of ~900 kernels ~0.12 s per
  * iteration (measured 4-5x slower, calib/coloc), while the stream barely notices. Identical clients
  * are left to the SM split (their kernels alternate, which that split already describes); profiles

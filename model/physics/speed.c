@@ -5,7 +5,7 @@
  * G = g(C / (min(s, P) f e_mig), M / BW(s, slices)) (speed.h says what each symbol is). g is the
  * smooth roofline (a^p + b^p)^(1/p). Its exponent is a model parameter (model/physics/physics.yaml
  * roofline_p), chosen by fitting the published tables; the validation scenarios
- * (experiments/validation/README.md) record which table decided it.
+ * (docs/validation.md) record which table decided it.
  */
 #include "model/physics/speed.h"
 

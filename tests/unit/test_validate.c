@@ -257,7 +257,7 @@ static double mape_of(const val_table *t, const char *part, int *n)
 
 /* The time-slice runs of both H100 calibrations: within the tables' targets, and the
  * back-to-back rows (time-slicing proper) within issue 8's 5 %; the rows with host gaps are the
- * model's known misses (experiments/validation/README.md). */
+ * model's known misses (docs/validation.md). */
 Test(validate, calib_h100_timeslice)
 {
     static const char *const scen[] = {"experiments/validation/calib-h100-timeslice.yaml",
@@ -710,7 +710,7 @@ Test(validate, buffer_run_matches_file_run)
  * rows, so every configuration the twin keeps is predicted exactly as in the raw table (the twin
  * moves only the published value, by its brackets); the twin leaves out the solo-mps rows; every
  * predicted row states its measured noise. No MAPE target is asserted: the tables miss it, and
- * experiments/validation/README.md ("h200-coloc") says why. */
+ * docs/validation.md ("h200-coloc") says why. */
 Test(validate, h200_coloc_bracketed_twins_share_the_fit)
 {
     const char *tabs[] = {"a", "b", "c"};
