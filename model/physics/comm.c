@@ -6,8 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/engine.h"
-#include "sim/fluid.h"
+#include "sim/maxmin.h"
 #include "sim/xalloc.h"
 
 int comm_net_find(const comm_params *p, const char *name)
@@ -290,26 +289,33 @@ double comm_ring_alone_rate(const comm_ring *r)
     return x;
 }
 
-/* ---- sharing through sim/fluid ---- */
+/* ---- sharing: max-min fair rates (sim/maxmin) ---- */
 
 typedef struct res_key {
     int kind, node, index;
-    fluid_res_id id;
+    double capacity;
 } res_key;
 
 void comm_share(const comm_ring *const *rings, size_t n, double *rates)
 {
-    sim_ctx *ctx = sim_create();
-    fluid_sys *sys = fluid_create(ctx);
-    size_t n_keys = 0, cap_keys = 0;
+    /* One flow per ring that crosses a link (a one-rank ring runs at +infinity); resources
+     * numbered in order of first use, a resource's flows in ring order. */
+    size_t n_keys = 0, cap_keys = 0, n_uses = 0;
     res_key *keys = NULL;
-    fluid_act_id *acts = xcalloc(n ? n : 1, sizeof *acts, "comm activities");
+    for (size_t j = 0; j < n; j++) {
+        n_uses += rings[j]->n_uses;
+    }
+    uint32_t *flow_of = xcalloc(n ? n : 1, sizeof *flow_of, "comm flows");
+    uint32_t *flow_start = xcalloc(n + 1, sizeof *flow_start, "comm flows");
+    uint32_t *flow_res = xcalloc(n_uses ? n_uses : 1, sizeof *flow_res, "comm uses");
+    double *flow_coeff = xcalloc(n_uses ? n_uses : 1, sizeof *flow_coeff, "comm uses");
+    uint32_t n_flows = 0, u_at = 0;
     for (size_t j = 0; j < n; j++) {
         const comm_ring *r = rings[j];
         if (r->n_uses == 0) {
             continue;
         }
-        fluid_use *uses = xcalloc(r->n_uses, sizeof *uses, "comm uses");
+        flow_of[j] = n_flows;
         for (size_t i = 0; i < r->n_uses; i++) {
             const comm_use *u = &r->uses[i];
             size_t k = 0;
@@ -322,26 +328,60 @@ void comm_share(const comm_ring *const *rings, size_t n, double *rates)
                     cap_keys = cap_keys ? 2 * cap_keys : 32;
                     keys = xrealloc(keys, cap_keys * sizeof *keys, "comm resources");
                 }
-                char name[64];
-                snprintf(name, sizeof name, "link%d.n%d.%d", u->kind, u->node, u->index);
-                keys[n_keys] = (res_key){u->kind, u->node, u->index,
-                                         fluid_resource_add(sys, name, u->capacity,
-                                                            &fluid_sharing_fair, NULL)};
-                n_keys++;
+                keys[n_keys++] = (res_key){u->kind, u->node, u->index, u->capacity};
             }
-            uses[i] = (fluid_use){keys[k].id, u->coeff, 0};
+            for (uint32_t m = flow_start[n_flows]; m < u_at; m++) {
+                SIM_ASSERT(flow_res[m] != k); /* comm_ring_build merges a ring's uses */
+            }
+            flow_res[u_at] = (uint32_t)k;
+            flow_coeff[u_at] = u->coeff;
+            u_at++;
         }
-        /* work large enough never to finish during the solve at time 0 */
-        acts[j] = fluid_start(sys, 1e300, uses, r->n_uses, NULL, NULL);
-        free(uses);
+        flow_start[++n_flows] = u_at;
     }
-    fluid_flush(sys);
+    /* the same uses by resource, each resource's flows in flow order */
+    uint32_t *res_start = xcalloc(n_keys + 1, sizeof *res_start, "comm resources");
+    uint32_t *res_flow = xcalloc(u_at ? u_at : 1, sizeof *res_flow, "comm uses");
+    double *res_coeff = xcalloc(u_at ? u_at : 1, sizeof *res_coeff, "comm uses");
+    double *capacity = xcalloc(n_keys ? n_keys : 1, sizeof *capacity, "comm resources");
+    double *bound = xcalloc(n_flows ? n_flows : 1, sizeof *bound, "comm flows");
+    double *rate = xcalloc(n_flows ? n_flows : 1, sizeof *rate, "comm flows");
+    for (uint32_t k = 0; k < u_at; k++) {
+        res_start[flow_res[k] + 1]++;
+    }
+    for (size_t k = 0; k < n_keys; k++) {
+        res_start[k + 1] += res_start[k];
+        capacity[k] = keys[k].capacity;
+    }
+    uint32_t *fill = xcalloc(n_keys ? n_keys : 1, sizeof *fill, "comm resources");
+    for (uint32_t f = 0; f < n_flows; f++) {
+        bound[f] = (double)INFINITY;
+        for (uint32_t k = flow_start[f]; k < flow_start[f + 1]; k++) {
+            uint32_t at = res_start[flow_res[k]] + fill[flow_res[k]]++;
+            res_flow[at] = f;
+            res_coeff[at] = flow_coeff[k];
+        }
+    }
+    maxmin_problem p = {n_flows,    (uint32_t)n_keys, bound,    capacity, flow_start,
+                        flow_res,   flow_coeff,       res_start, res_flow, res_coeff};
+    maxmin_ws ws = {0};
+    maxmin_solve(&p, &ws, rate);
+    maxmin_ws_fini(&ws);
     for (size_t j = 0; j < n; j++) {
-        rates[j] = rings[j]->n_uses == 0 ? (double)INFINITY : fluid_rate(sys, acts[j]);
+        rates[j] = rings[j]->n_uses == 0 ? (double)INFINITY : rate[flow_of[j]];
     }
-    free(acts);
+    free(fill);
+    free(rate);
+    free(bound);
+    free(capacity);
+    free(res_coeff);
+    free(res_flow);
+    free(res_start);
+    free(flow_coeff);
+    free(flow_res);
+    free(flow_start);
+    free(flow_of);
     free(keys);
-    sim_destroy(ctx);
 }
 
 double comm_ring_allreduce_time(const comm_params *p, const comm_ring *r, double bytes,

@@ -1,6 +1,6 @@
 /* model/physics/comm.h - collective communication of data-parallel jobs (DESIGN.md §5): alpha-beta
  * costs of all-reduce, reduce-scatter and all-gather, the links a ring actually crosses, and
- * max-min sharing of those links between concurrent collectives (through sim/fluid).
+ * max-min sharing of those links between concurrent collectives (sim/maxmin's solver).
  *
  * Closed forms (n ranks, S bytes, per-step latency alpha, bus bandwidth beta of one flow):
  *   ring all-reduce      2(n-1) alpha + 2(n-1)/n * S / beta
@@ -35,11 +35,11 @@
  *           at the GPU nearest its NIC: each of those GPUs' links and roots carries 1/k of it
  *           (k = min(NICs, the ring's GPUs on the node), the GPUs evenly spaced among them). A MIG rank is
  *           also staged through host memory (no GPUDirect RDMA from a MIG instance is assumed).
- * A ring's hops progress together, so a ring is one fluid activity whose rate x (bytes/s per
+ * A ring's hops progress together, so a ring is one flow whose rate x (bytes/s per
  * hop) consumes c*x of every resource c of its hops cross; alone, x = min(capacity / c). Its
  * per-step latency is the largest alpha of the classes its hops use. Concurrent rings (several
- * jobs, or neighbours on a shared NIC or PCIe root) get the weighted max-min fair rates of
- * sim/fluid (comm_share).
+ * jobs, or neighbours on a shared NIC or PCIe root) get the max-min fair rates of sim/maxmin
+ * (comm_share), a pure solver: the physics creates no engine.
  *
  * Parameters (comm_params) come from model/physics/comm.yaml (loaded by experiments/comm_load.h), every
  * value with its source. This module does no I/O.
@@ -188,7 +188,7 @@ void comm_ring_fini(comm_ring *r);
 double comm_ring_alone_rate(const comm_ring *r);
 
 /* Max-min fair rates (bytes/s per hop) of n rings running at once, sharing every resource they
- * have in common (same kind, node and index), solved by sim/fluid's progressive filling.
+ * have in common (same kind, node and index), solved by sim/maxmin's progressive filling.
  * rates[i] for rings[i]; a one-rank ring gets +infinity. */
 void comm_share(const comm_ring *const *rings, size_t n, double *rates);
 
