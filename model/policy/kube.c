@@ -26,6 +26,7 @@ struct kube_scratch {
     nstate cand, best, trial;
     uint32_t max_devs;
     uint32_t *taken; /* units taken per device while binding */
+    node_id *tied;   /* nodes tied for the best score so far (tie_break: random), n_nodes */
 };
 typedef struct kube_scratch kscratch;
 
@@ -130,6 +131,7 @@ static void setup(kube *k, const cluster_view *cv)
     nstate_alloc(&s->best, max_devs);
     nstate_alloc(&s->trial, max_devs);
     s->taken = xcalloc(max_devs, sizeof(uint32_t), "kube scratch");
+    s->tied = xcalloc(k->n_nodes ? k->n_nodes : 1, sizeof(node_id), "kube scratch");
     k->scratch = s;
     struct kube_cache *c = xcalloc(1, sizeof *c, "kube cache");
     c->aver = xcalloc(k->n_nodes ? k->n_nodes : 1, sizeof(uint32_t), "kube cache");
@@ -218,6 +220,7 @@ void kube_fini(void *self)
         nstate_free(&s->best);
         nstate_free(&s->trial);
         free(s->taken);
+        free(s->tied);
         free(s);
     }
 }
@@ -624,16 +627,20 @@ static bool choose_node(kube *k, const cluster_view *cv, const pol_job *j, const
             if (pen < best_pen || (pen == best_pen && sc > best)) {
                 best = sc;
                 best_pen = pen;
-                ties = 1;
+                ties = 0;
+                s->tied[ties++] = n;
                 chosen = n;
             } else if (pen > best_pen || sc < best) {
                 continue;
             } else if (k->fixed_order) {
                 chosen = k->rank[n] < k->rank[chosen] ? n : chosen; /* first in the run's order */
-            } else if (kube_draw(k, ++ties) == 0) {
-                chosen = n; /* reservoir sampling */
+            } else {
+                s->tied[ties++] = n; /* drawn from once the scan is done */
             }
         }
+    }
+    if (!k->fixed_order && ties > 1) { /* uniform over the tied nodes: one draw per decision */
+        chosen = s->tied[kube_draw(k, ties)];
     }
     if (sample) {
         k->next_start = (last + 1) % n_nodes;

@@ -19,8 +19,10 @@
  *    are unchanged: the same results, computed once per node change rather than per cycle.
  *  - Score: the policy's function; the highest wins. Ties (parameter `tie_break`, default the
  *    policy's reference, kube_policy.fixed_order):
- *    `random`: uniformly at random with the run's seed (upstream selectHost's reservoir
- *    sampling; k8s, binpack, random);
+ *    `random`: uniformly at random with the run's seed (k8s, binpack, random): the
+ *    distribution of upstream selectHost's reservoir sampling, but the tied nodes are counted
+ *    during the scan and one number is drawn per decision (the reservoir draws one per tied
+ *    node after the first);
  *    `fixed-order`: the first node in an order of the nodes drawn once per run from the seed
  *    (stream "policy.order"). FGD's simulator (hkust-adsl/kubernetes-scheduler-simulator) forks
  *    selectHost to take the smallest node name among the best scores and prefixes the node

@@ -12,6 +12,7 @@
 #include "model/cluster/cluster.h"
 #include "model/cluster/world.h"
 #include "sim/diag.h"
+#include "sim/rng.h"
 #include "tests/unit/fixtures.h"
 #include "tests/unit/sh.h"
 #include "tools/out.h"
@@ -412,6 +413,32 @@ Test(sched, fixed_order_ties_go_to_one_node_per_run_random_ties_to_both)
                          (unsigned long)s);
         }
     }
+}
+
+Test(sched, random_ties_are_one_draw_per_decision_over_the_tied_nodes)
+{
+    /* 4 nodes x 1 GPU, k8s (tie_break random), 40 one-GPU pods each ending before the next
+     * arrives: every decision sees the 4 idle nodes tied (LeastAllocated scores them alike). The tied nodes are counted in scan order (n0..n3: under 100 nodes every node is
+     * scored from n0) and one number in [0, 4) is drawn per decision from the policy's stream,
+     * so pod i goes to node draw_i; reservoir sampling would draw 3 numbers per decision. */
+    uint32_t per[4] = {1, 1, 1, 1};
+    senv e;
+    senv_init(&e, "k8s", 4, per);
+    for (int i = 0; i < 40; i++) {
+        sadd(&e, 10 * i, 1, 1, 5, 0, 0);
+    }
+    world *w = srun(&e, 0);
+    rng_root root = rng_root_make(e.wc.seed);
+    rng_stream *s = rng_stream_open(&root, "policy", 0);
+    unsigned seen = 0;
+    for (job_id j = 0; j < 40; j++) {
+        node_id want = (node_id)rng_uniform_int(s, 4);
+        cr_assert_eq(node_of(w, j, 0), want, "pod %u", (unsigned)j);
+        seen |= 1u << want;
+    }
+    cr_assert_eq(seen, 15); /* every node drawn at least once in 40 (uniform over the ties) */
+    rng_stream_close(s);
+    world_destroy(w);
 }
 
 Test(sched, fgd_packs_shares_to_keep_a_whole_gpu_and_k8s_spreads_them)
