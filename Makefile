@@ -242,7 +242,8 @@ compare-philly: all
 
 # Blocks of README.md and docs/*.md marked <!-- docs-check: CMD --> / <!-- docs-gen: CMD --> are
 # the program's output: docs-check fails (with a diff) when they drift, docs-update rewrites them
-# for review.
+# for review. docs-check also checks that the README's module map names every module of sim/ and
+# model/ (tools/readme-map.sh).
 # docs/traces.md's FGD side-by-side on openb (openb-fgd.yaml per policy, tie rule and seed 42-51,
 # beside experiments/traces/fgd-reference.csv; needs ../shared):
 fgd-table: all
@@ -254,6 +255,7 @@ timed-table: all
 DOCS_MD := README.md $(sort $(wildcard docs/*.md))
 docs-check: all
 	tools/docs-check.sh $(DOCS_MD)
+	tools/readme-map.sh
 docs-update: all
 	tools/docs-check.sh --update $(DOCS_MD)
 

@@ -77,6 +77,24 @@ Test(cli, an_empty_output_path_is_a_usage_error)
     }
 }
 
+/* tools/readme-map.sh (make docs-check): the README's module map names every module of sim/ and
+ * model/; a module left out, or one listed that does not exist, fails with both named. */
+Test(cli, readme_map_names_every_module, .timeout = 30)
+{
+    char dir[64], cmd[512], out[4096];
+    cr_assert_eq(test_sh("tools/readme-map.sh 2>&1", out, sizeof out), 0, "%s", out);
+    cr_assert(test_tmpdir(dir, sizeof dir, "map"));
+    snprintf(cmd, sizeof cmd,
+             "sed '/^\\* `evq`:/d; s/^\\* `tsprobe`:/* `tsprobe2`:/' README.md >%s/r.md && "
+             "tools/readme-map.sh %s/r.md 2>&1",
+             dir, dir);
+    cr_assert_eq(test_sh(cmd, out, sizeof out), 1, "%s", out);
+    cr_assert_not_null(strstr(out, "sim/evq is not in the module map"), "%s", out);
+    cr_assert_not_null(strstr(out, "model/fit/tsprobe is not in the module map"), "%s", out);
+    cr_assert_not_null(strstr(out, "lists model/fit/tsprobe2, which does not exist"), "%s", out);
+    cr_assert(test_rm_rf(dir));
+}
+
 /* tools/docs-check.sh (make docs-check) fails on a generated block that differs from what the
  * program prints, and passes once it matches. */
 Test(cli, docs_check_detects_drift, .timeout = 60)
