@@ -73,11 +73,6 @@ bool sim_reschedule(sim_ctx *ctx, sim_event_id id, sim_time at)
     return ok;
 }
 
-const sim_event *sim_event_get(const sim_ctx *ctx, sim_event_id id)
-{
-    return evq_get(ctx->q, id);
-}
-
 static inline void fire(sim_ctx *ctx, const sim_event *ev)
 {
     SIM_ASSERT(ev->at >= ctx->now); /* time never goes backwards */

@@ -68,8 +68,6 @@ sim_event_id sim_schedule_in(sim_ctx *ctx, sim_time delay, int prio, sim_handler
 bool sim_cancel(sim_ctx *ctx, sim_event_id id);
 /* Move a pending event to time `at` (>= now); true if it was pending. */
 bool sim_reschedule(sim_ctx *ctx, sim_event_id id, sim_time at);
-/* The pending event with this id or NULL; borrowed until the queue next changes. */
-const sim_event *sim_event_get(const sim_ctx *ctx, sim_event_id id);
 
 /* Run events in order while their time is <= until (SIM_TIME_MAX: no horizon) and no handler
  * has called sim_stop. On SIM_RUN_HORIZON, and on SIM_RUN_EMPTY with a finite `until`, the clock

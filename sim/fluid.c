@@ -1,23 +1,19 @@
-/* sim/fluid.c - weighted max-min fair rates by progressive filling, recomputed lazily per
- * connected component.
+/* sim/fluid.c - max-min fair rates (sim/maxmin) recomputed lazily per connected component.
  *
  * Why lazy: a scheduler that places 50 jobs at one instant would otherwise re-solve 50 times;
  * here every mutation only records what is dirty and one flush event (same time, highest
  * priority, so it runs right after the handler that made the changes) solves once.
- * Why per component: resources that do not couple their users (isolated partitions with no
- * user-dependent callback) do not link activities, so a change on one dedicated partition re-solves
- * only the activities that really share something with it (SimGrid's "selective update").
- * Progressive filling (Bertsekas & Gallager, Data Networks, §6.5.2, weighted form): all
- * unfrozen activities run at x_i = w_i * lambda; lambda rises to the first level where a
- * coupled resource saturates (rem_j / sum_i a_ij w_i) or an activity's own bound binds
- * (bound_i / w_i); those freeze; repeat. Each round freezes at least one activity and
- * recounts the unfrozen weight of each resource (a running difference would cancel badly when
- * weights differ by orders of magnitude), so a component of A activities with U uses costs
- * O(A * U) at worst; in practice the number of rounds is the number of distinct levels.
+ * Why per component: activities that share no resource with what changed keep their rates, so a
+ * change on one link re-solves only the activities that really share something with it
+ * (SimGrid's "selective update"). The flush lays the component out as a maxmin_problem
+ * (activities in the order the search reached them, resources likewise, a resource's users in
+ * their order of arrival) and the solver's arithmetic follows that order, so a run is
+ * reproducible bit for bit.
  */
 #include "sim/fluid.h"
 
 #include "sim/err.h"
+#include "sim/maxmin.h"
 #include "sim/xalloc.h"
 
 #include <stdio.h>
@@ -25,8 +21,7 @@
 #include <string.h>
 
 #define NONE32 UINT32_MAX
-/* Relative slack for grouping equal saturation levels, and for the verifier's comparisons. */
-#define LEVEL_EPS 1e-12
+/* Relative slack of the verifier's comparisons. */
 #define CHECK_EPS 1e-9
 /* Longest predicted duration that gets a completion event (s); beyond, the activity just
  * waits for its rate to change (sim_time_from_s's range is about 9.2e9 s). */
@@ -36,23 +31,22 @@ typedef struct use_rec {
     fluid_res_id res;
     uint32_t pos; /* index in res->users */
     double coeff;
-    double param;
 } use_rec;
 
 typedef struct act {
     uint32_t gen;
-    bool live, dirty_listed, frozen;
+    bool live, dirty_listed;
     double left; /* remaining work at t_upd */
     sim_time t_upd;
-    double rate, cap, weight;
+    double rate, cap;
     use_rec *uses;
-    uint32_t n_uses, cap_uses, n_coupled;
+    uint32_t n_uses, cap_uses;
     fluid_done_fn *done;
     void *user;
     sim_event_id ev;
     uint64_t mark;
     uint32_t next_free;
-    double bound; /* solver scratch: own upper bound on the rate */
+    uint32_t idx; /* solver scratch: index in the component */
 } act;
 
 typedef struct res_user {
@@ -62,15 +56,12 @@ typedef struct res_user {
 
 typedef struct res {
     char *name;
-    double capacity, eff_cap;
-    const fluid_sharing_ops *ops;
-    const void *params;
+    double capacity;
     res_user *users;
     uint32_t n_users, cap_users;
-    bool links, dirty_listed, seeded;
+    bool dirty_listed;
     uint64_t mark;
-    double rem;          /* solver scratch: capacity not yet given to frozen users */
-    uint32_t n_unfrozen; /* solver scratch */
+    uint32_t idx; /* solver scratch: index in the component */
 } res;
 
 struct fluid_sys {
@@ -84,15 +75,15 @@ struct fluid_sys {
     uint32_t *dirty_res, n_dirty_res, cap_dirty_res;
     uint32_t *comp_acts, n_comp_acts, cap_comp_acts;
     uint32_t *comp_res, n_comp_res, cap_comp_res;
-    fluid_user *ubuf;
-    size_t cap_ubuf;
+    /* the component as a maxmin_problem (grown, reused) */
+    double *bound, *rate, *capacity, *flow_coeff, *res_coeff;
+    uint32_t *flow_start, *flow_res, *res_start, *res_flow;
+    size_t cap_pf, cap_pr, cap_pu;
+    maxmin_ws ws;
     sim_event_id flush_ev;
     uint64_t epoch;
     uint64_t n_solves, n_rerated;
 };
-
-const fluid_sharing_ops fluid_sharing_fair = {"fair", true, NULL, NULL};
-const fluid_sharing_ops fluid_sharing_isolated = {"isolated", false, NULL, NULL};
 
 /* Append v to a growable uint32 array. */
 static void push_u32(uint32_t **arr, uint32_t *n, uint32_t *cap, uint32_t v, const char *what)
@@ -186,7 +177,6 @@ static void detach(fluid_sys *sys, uint32_t s)
         dirty_res(sys, a->uses[k].res);
     }
     a->n_uses = 0;
-    a->n_coupled = 0;
 }
 
 static void free_act(fluid_sys *sys, uint32_t s)
@@ -267,31 +257,13 @@ static void visit_res(fluid_sys *sys, uint32_t r)
     }
 }
 
-/* Fill sys->ubuf with r's users (in r->users order); returns it. */
-static const fluid_user *users_of(fluid_sys *sys, const res *r)
-{
-    if (r->n_users > sys->cap_ubuf) {
-        sys->cap_ubuf = 2 * (size_t)r->n_users;
-        sys->ubuf = xrealloc(sys->ubuf, sys->cap_ubuf * sizeof *sys->ubuf, "fluid users");
-    }
-    for (uint32_t i = 0; i < r->n_users; i++) {
-        const act *a = &sys->acts[r->users[i].act];
-        const use_rec *u = &a->uses[r->users[i].use];
-        sys->ubuf[i] =
-            (fluid_user){make_id(r->users[i].act, a->gen), u->coeff, a->weight, a->cap, u->param};
-    }
-    return sys->ubuf;
-}
-
 /* Collect the component reachable from the dirty sets into comp_acts / comp_res. */
 static void collect(fluid_sys *sys)
 {
     sys->epoch++;
     sys->n_comp_acts = sys->n_comp_res = 0;
     for (uint32_t i = 0; i < sys->n_dirty_res; i++) {
-        res *r = &sys->res[sys->dirty_res[i]];
-        r->dirty_listed = false;
-        r->seeded = true;
+        sys->res[sys->dirty_res[i]].dirty_listed = false;
         visit_res(sys, sys->dirty_res[i]);
     }
     for (uint32_t i = 0; i < sys->n_dirty_acts; i++) {
@@ -302,13 +274,10 @@ static void collect(fluid_sys *sys)
     uint32_t ia = 0, ir = 0;
     while (ia < sys->n_comp_acts || ir < sys->n_comp_res) {
         while (ir < sys->n_comp_res) {
-            res *r = &sys->res[sys->comp_res[ir++]];
-            if (r->links || r->seeded) {
-                for (uint32_t k = 0; k < r->n_users; k++) {
-                    visit_act(sys, r->users[k].act);
-                }
+            const res *r = &sys->res[sys->comp_res[ir++]];
+            for (uint32_t k = 0; k < r->n_users; k++) {
+                visit_act(sys, r->users[k].act);
             }
-            r->seeded = false;
         }
         while (ia < sys->n_comp_acts) {
             const act *a = &sys->acts[sys->comp_acts[ia++]];
@@ -319,131 +288,86 @@ static void collect(fluid_sys *sys)
     }
 }
 
-static inline double dmin(double a, double b)
+/* Make room for a problem of nf flows, nr resources and nu uses (capacities doubled). */
+static void reserve(fluid_sys *sys, size_t nf, size_t nr, size_t nu)
 {
-    return a < b ? a : b;
-}
-
-/* Freeze activity a at rate x: take its consumption out of its coupled resources. */
-static void freeze(fluid_sys *sys, act *a, double x)
-{
-    a->frozen = true;
-    a->bound = x; /* the solved rate, read back by apply() */
-    for (uint32_t k = 0; k < a->n_uses; k++) {
-        res *r = &sys->res[a->uses[k].res];
-        if (r->ops->coupled) {
-            r->rem -= a->uses[k].coeff * x;
-            r->n_unfrozen--;
-        }
+    if (nf + 1 > sys->cap_pf) {
+        sys->cap_pf = 2 * (nf + 1);
+        sys->bound = xrealloc(sys->bound, sys->cap_pf * sizeof *sys->bound, "fluid solve");
+        sys->rate = xrealloc(sys->rate, sys->cap_pf * sizeof *sys->rate, "fluid solve");
+        sys->flow_start =
+            xrealloc(sys->flow_start, sys->cap_pf * sizeof *sys->flow_start, "fluid solve");
+    }
+    if (nr + 1 > sys->cap_pr) {
+        sys->cap_pr = 2 * (nr + 1);
+        sys->capacity = xrealloc(sys->capacity, sys->cap_pr * sizeof *sys->capacity, "fluid solve");
+        sys->res_start =
+            xrealloc(sys->res_start, sys->cap_pr * sizeof *sys->res_start, "fluid solve");
+    }
+    if (nu + 1 > sys->cap_pu) {
+        sys->cap_pu = 2 * (nu + 1);
+        sys->flow_res = xrealloc(sys->flow_res, sys->cap_pu * sizeof *sys->flow_res, "fluid solve");
+        sys->flow_coeff =
+            xrealloc(sys->flow_coeff, sys->cap_pu * sizeof *sys->flow_coeff, "fluid solve");
+        sys->res_flow = xrealloc(sys->res_flow, sys->cap_pu * sizeof *sys->res_flow, "fluid solve");
+        sys->res_coeff =
+            xrealloc(sys->res_coeff, sys->cap_pu * sizeof *sys->res_coeff, "fluid solve");
     }
 }
 
-/* Sum of a_ij * w_i over r's users in this component that are not frozen yet (> 0 when any). */
-static double unfrozen_weight(const fluid_sys *sys, const res *r)
-{
-    double w = 0;
-    for (uint32_t k = 0; k < r->n_users; k++) {
-        const act *a = &sys->acts[r->users[k].act];
-        if (a->mark == sys->epoch && !a->frozen) {
-            w += a->uses[r->users[k].use].coeff * a->weight;
-        }
-    }
-    return w;
-}
-
+/* Solve the component: lay it out as a maxmin_problem (activities and resources in the order
+ * collect() reached them, a resource's users in arrival order) and leave each activity's new
+ * rate in sys->rate[a->idx]. */
 static void solve(fluid_sys *sys)
 {
-    /* Own bounds: cap, isolated capacities, model user bounds (resource units -> rate). */
-    for (uint32_t i = 0; i < sys->n_comp_acts; i++) {
+    uint32_t nf = sys->n_comp_acts, nr = sys->n_comp_res;
+    size_t n_uses = 0;
+    for (uint32_t i = 0; i < nf; i++) {
         act *a = &sys->acts[sys->comp_acts[i]];
-        a->bound = a->cap;
-        a->frozen = false;
+        a->idx = i;
+        n_uses += a->n_uses;
+        /* an activity needs a resource or a finite cap */
+        SIM_ASSERT(a->n_uses > 0 || isfinite(a->cap));
     }
-    for (uint32_t j = 0; j < sys->n_comp_res; j++) {
-        res *r = &sys->res[sys->comp_res[j]];
-        const fluid_user *us = NULL;
-        if (r->ops->capacity || r->ops->user_bound) {
-            us = users_of(sys, r);
-        }
-        r->eff_cap = r->capacity;
-        if (r->ops->capacity) {
-            double c = r->ops->capacity(r->params, r->capacity, us, r->n_users);
-            SIM_ASSERT(c >= 0 && !isnan(c));
-            r->eff_cap = c;
-        }
-        r->rem = r->eff_cap;
-        r->n_unfrozen = 0;
-        for (uint32_t k = 0; k < r->n_users; k++) {
-            act *a = &sys->acts[r->users[k].act];
-            if (a->mark != sys->epoch) {
-                continue; /* a user of a non-linking resource outside this component */
-            }
-            double coeff = a->uses[r->users[k].use].coeff;
-            double b = r->ops->coupled ? (double)INFINITY : r->eff_cap;
-            if (r->ops->user_bound) {
-                double ub = r->ops->user_bound(r->params, r->capacity, us, r->n_users, k);
-                SIM_ASSERT(ub >= 0 && !isnan(ub));
-                b = dmin(b, ub);
-            }
-            a->bound = dmin(a->bound, b / coeff);
-            if (r->ops->coupled) {
-                r->n_unfrozen++;
-            }
+    SIM_ASSERT(n_uses < NONE32);
+    reserve(sys, nf, nr, n_uses);
+    for (uint32_t j = 0; j < nr; j++) {
+        sys->res[sys->comp_res[j]].idx = j;
+    }
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < nf; i++) {
+        const act *a = &sys->acts[sys->comp_acts[i]];
+        sys->flow_start[i] = k;
+        sys->bound[i] = a->cap;
+        for (uint32_t u = 0; u < a->n_uses; u++) {
+            sys->flow_res[k] = sys->res[a->uses[u].res].idx;
+            sys->flow_coeff[k++] = a->uses[u].coeff;
         }
     }
-    /* Activities on no coupled resource run at their own bound. */
-    uint32_t n_unfrozen = 0;
-    for (uint32_t i = 0; i < sys->n_comp_acts; i++) {
-        act *a = &sys->acts[sys->comp_acts[i]];
-        if (a->n_coupled == 0) {
-            SIM_ASSERT(isfinite(a->bound)); /* an activity needs a resource or a finite cap */
-            freeze(sys, a, a->bound);
-        } else {
-            n_unfrozen++;
+    sys->flow_start[nf] = k;
+    k = 0;
+    for (uint32_t j = 0; j < nr; j++) {
+        const res *r = &sys->res[sys->comp_res[j]];
+        sys->res_start[j] = k;
+        sys->capacity[j] = r->capacity;
+        for (uint32_t u = 0; u < r->n_users; u++) {
+            const act *a = &sys->acts[r->users[u].act];
+            sys->res_flow[k] = a->idx;
+            sys->res_coeff[k++] = a->uses[r->users[u].use].coeff;
         }
     }
-    while (n_unfrozen > 0) {
-        double lam = HUGE_VAL;
-        for (uint32_t j = 0; j < sys->n_comp_res; j++) {
-            res *r = &sys->res[sys->comp_res[j]];
-            if (r->ops->coupled && r->n_unfrozen > 0) {
-                /* Recount the unfrozen weight rather than trust the running difference, which
-                 * cancels catastrophically when weights differ by many orders of magnitude. */
-                lam = dmin(lam, (r->rem > 0 ? r->rem : 0) / unfrozen_weight(sys, r));
-            }
-        }
-        for (uint32_t i = 0; i < sys->n_comp_acts; i++) {
-            const act *a = &sys->acts[sys->comp_acts[i]];
-            if (!a->frozen) {
-                lam = dmin(lam, a->bound / a->weight);
-            }
-        }
-        SIM_ASSERT(isfinite(lam));
-        double thr = lam * (1 + LEVEL_EPS);
-        /* Activities whose own bound binds at this level take exactly their bound. */
-        for (uint32_t i = 0; i < sys->n_comp_acts; i++) {
-            act *a = &sys->acts[sys->comp_acts[i]];
-            if (!a->frozen && a->bound / a->weight <= thr) {
-                freeze(sys, a, a->bound);
-                n_unfrozen--;
-            }
-        }
-        /* Saturated resources freeze their remaining users at w * lambda. */
-        for (uint32_t j = 0; j < sys->n_comp_res; j++) {
-            res *r = &sys->res[sys->comp_res[j]];
-            if (!r->ops->coupled || r->n_unfrozen == 0 ||
-                (r->rem > 0 ? r->rem : 0) / unfrozen_weight(sys, r) > thr) {
-                continue;
-            }
-            for (uint32_t k = 0; k < r->n_users && r->n_unfrozen > 0; k++) {
-                act *a = &sys->acts[r->users[k].act];
-                if (a->mark == sys->epoch && !a->frozen) {
-                    freeze(sys, a, dmin(a->weight * lam, a->bound));
-                    n_unfrozen--;
-                }
-            }
-        }
-    }
+    sys->res_start[nr] = k;
+    maxmin_problem p = {nf,
+                        nr,
+                        sys->bound,
+                        sys->capacity,
+                        sys->flow_start,
+                        sys->flow_res,
+                        sys->flow_coeff,
+                        sys->res_start,
+                        sys->res_flow,
+                        sys->res_coeff};
+    maxmin_solve(&p, &sys->ws, sys->rate);
 }
 
 /* Integrate progress to now at the old rates, then install the solved rates. */
@@ -454,7 +378,7 @@ static void apply(fluid_sys *sys)
         uint32_t s = sys->comp_acts[i];
         act *a = &sys->acts[s];
         integrate(a, now);
-        double x = a->bound;
+        double x = sys->rate[i];
         if (x != a->rate || a->ev == SIM_EVENT_NONE) {
             a->rate = x;
             sys->n_rerated++;
@@ -506,7 +430,16 @@ static void fluid_fini(sim_ctx *ctx, void *state)
     free(sys->dirty_res);
     free(sys->comp_acts);
     free(sys->comp_res);
-    free(sys->ubuf);
+    free(sys->bound);
+    free(sys->rate);
+    free(sys->capacity);
+    free(sys->flow_start);
+    free(sys->flow_res);
+    free(sys->flow_coeff);
+    free(sys->res_start);
+    free(sys->res_flow);
+    free(sys->res_coeff);
+    maxmin_ws_fini(&sys->ws);
 }
 
 static int fluid_verify(const sim_ctx *ctx, const void *state, char *why, size_t why_len)
@@ -541,18 +474,11 @@ static int fluid_verify(const sim_ctx *ctx, const void *state, char *why, size_t
         double sum = 0;
         for (uint32_t k = 0; k < r->n_users; k++) {
             const act *a = &sys->acts[r->users[k].act];
-            double use = a->uses[r->users[k].use].coeff * a->rate;
-            if (!r->ops->coupled && use > r->eff_cap * (1 + CHECK_EPS) + CHECK_EPS) {
-                snprintf(why, why_len,
-                         "fluid: resource '%s' (isolated): one user uses %g > capacity %g", r->name,
-                         use, r->eff_cap);
-                return SIM_ERANGE;
-            }
-            sum += use;
+            sum += a->uses[r->users[k].use].coeff * a->rate;
         }
-        if (r->ops->coupled && sum > r->eff_cap * (1 + CHECK_EPS) + CHECK_EPS) {
+        if (sum > r->capacity * (1 + CHECK_EPS) + CHECK_EPS) {
             snprintf(why, why_len, "fluid: resource '%s' allocates %g > capacity %g", r->name, sum,
-                     r->eff_cap);
+                     r->capacity);
             return SIM_ERANGE;
         }
     }
@@ -577,10 +503,9 @@ sim_ctx *fluid_ctx(const fluid_sys *sys)
 
 /* ---- resources ----------------------------------------------------------------------- */
 
-fluid_res_id fluid_resource_add(fluid_sys *sys, const char *name, double capacity,
-                                const fluid_sharing_ops *ops, const void *params)
+fluid_res_id fluid_resource_add(fluid_sys *sys, const char *name, double capacity)
 {
-    SIM_ASSERT(ops && name && isfinite(capacity) && capacity >= 0);
+    SIM_ASSERT(name && isfinite(capacity) && capacity >= 0);
     SIM_ASSERT(sys->n_res < NONE32 - 1);
     if (sys->n_res == sys->cap_res) {
         sys->cap_res = sys->cap_res ? 2 * sys->cap_res : 16;
@@ -590,38 +515,8 @@ fluid_res_id fluid_resource_add(fluid_sys *sys, const char *name, double capacit
     res *r = &sys->res[id];
     memset(r, 0, sizeof *r);
     r->name = xstrdup(name, "fluid res name");
-    r->capacity = r->eff_cap = capacity;
-    r->ops = ops;
-    r->params = params;
-    r->links = ops->coupled || ops->capacity || ops->user_bound;
+    r->capacity = capacity;
     return id;
-}
-
-void fluid_resource_set_capacity(fluid_sys *sys, fluid_res_id r, double capacity)
-{
-    SIM_ASSERT(r < sys->n_res && isfinite(capacity) && capacity >= 0);
-    sys->res[r].capacity = capacity;
-    dirty_res(sys, r);
-}
-
-double fluid_resource_effective_capacity(fluid_sys *sys, fluid_res_id r)
-{
-    SIM_ASSERT(r < sys->n_res);
-    fluid_flush(sys);
-    return sys->res[r].eff_cap;
-}
-
-double fluid_resource_usage(fluid_sys *sys, fluid_res_id r)
-{
-    SIM_ASSERT(r < sys->n_res);
-    fluid_flush(sys);
-    const res *rr = &sys->res[r];
-    double sum = 0;
-    for (uint32_t k = 0; k < rr->n_users; k++) {
-        const act *a = &sys->acts[rr->users[k].act];
-        sum += a->uses[rr->users[k].use].coeff * a->rate;
-    }
-    return sum;
 }
 
 /* ---- activities ---------------------------------------------------------------------- */
@@ -660,7 +555,6 @@ fluid_act_id fluid_start(fluid_sys *sys, double work, const fluid_use *uses, siz
     a->t_upd = sim_now(sys->ctx);
     a->rate = 0;
     a->cap = FLUID_NO_CAP;
-    a->weight = 1;
     a->done = done;
     a->user = user;
     a->ev = SIM_EVENT_NONE;
@@ -670,36 +564,18 @@ fluid_act_id fluid_start(fluid_sys *sys, double work, const fluid_use *uses, siz
         a->uses = xrealloc(a->uses, n_uses * sizeof *a->uses, "fluid uses");
     }
     a->n_uses = (uint32_t)n_uses;
-    a->n_coupled = 0;
     for (uint32_t k = 0; k < a->n_uses; k++) {
         res *r = &sys->res[uses[k].res];
         if (r->n_users == r->cap_users) {
             r->cap_users = r->cap_users ? 2 * r->cap_users : 4;
             r->users = xrealloc(r->users, (size_t)r->cap_users * sizeof *r->users, "fluid users");
         }
-        a->uses[k] = (use_rec){uses[k].res, r->n_users, uses[k].coeff, uses[k].param};
+        a->uses[k] = (use_rec){uses[k].res, r->n_users, uses[k].coeff};
         r->users[r->n_users++] = (res_user){s, k};
-        a->n_coupled += r->ops->coupled;
-        if (r->ops->capacity || r->ops->user_bound) {
-            dirty_res(sys, uses[k].res); /* its model may depend on the number of users */
-        }
     }
     sys->n_live++;
     dirty_act(sys, s);
     return make_id(s, a->gen);
-}
-
-/* An activity's cap or weight changed: re-solve it, and make resources whose model callbacks
- * see caps and weights recompute their effective capacity and bounds. */
-static void dirty_act_and_models(fluid_sys *sys, uint32_t s)
-{
-    dirty_act(sys, s);
-    for (uint32_t k = 0; k < sys->acts[s].n_uses; k++) {
-        const res *r = &sys->res[sys->acts[s].uses[k].res];
-        if (r->ops->capacity || r->ops->user_bound) {
-            dirty_res(sys, sys->acts[s].uses[k].res);
-        }
-    }
 }
 
 bool fluid_set_rate_cap(fluid_sys *sys, fluid_act_id id, double cap)
@@ -710,19 +586,7 @@ bool fluid_set_rate_cap(fluid_sys *sys, fluid_act_id id, double cap)
         return false;
     }
     sys->acts[s].cap = cap;
-    dirty_act_and_models(sys, s);
-    return true;
-}
-
-bool fluid_set_weight(fluid_sys *sys, fluid_act_id id, double weight)
-{
-    SIM_ASSERT(isfinite(weight) && weight > 0);
-    uint32_t s = lookup(sys, id);
-    if (s == NONE32) {
-        return false;
-    }
-    sys->acts[s].weight = weight;
-    dirty_act_and_models(sys, s);
+    dirty_act(sys, s);
     return true;
 }
 
@@ -746,38 +610,10 @@ bool fluid_cancel(fluid_sys *sys, fluid_act_id id, double *remaining)
     return true;
 }
 
-bool fluid_is_active(const fluid_sys *sys, fluid_act_id id)
-{
-    return lookup(sys, id) != NONE32;
-}
-
 double fluid_remaining(const fluid_sys *sys, fluid_act_id id)
 {
     uint32_t s = lookup(sys, id);
     return s == NONE32 ? (double)NAN : left_at(&sys->acts[s], sim_now(sys->ctx));
-}
-
-double fluid_rate(fluid_sys *sys, fluid_act_id id)
-{
-    fluid_flush(sys);
-    uint32_t s = lookup(sys, id);
-    return s == NONE32 ? (double)NAN : sys->acts[s].rate;
-}
-
-sim_time fluid_eta(fluid_sys *sys, fluid_act_id id)
-{
-    fluid_flush(sys);
-    uint32_t s = lookup(sys, id);
-    if (s == NONE32) {
-        return -1;
-    }
-    const sim_event *ev = sim_event_get(sys->ctx, sys->acts[s].ev);
-    return ev ? ev->at : SIM_TIME_MAX;
-}
-
-size_t fluid_n_active(const fluid_sys *sys)
-{
-    return sys->n_live;
 }
 
 uint64_t fluid_n_solves(const fluid_sys *sys)

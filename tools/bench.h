@@ -17,6 +17,7 @@ typedef struct bench_result {
     double seconds;  /* wall time of the measured steps */
     uint64_t events; /* steps measured */
     double checksum; /* final clock (s), printed so the work cannot be optimised away */
+    uint64_t solves, rerated; /* fluid only: solves and activities re-rated in the whole run */
 } bench_result;
 
 /* The hold model through the real engine (sim/engine.h): one handler per event. */
@@ -24,7 +25,9 @@ bench_result bench_hold_engine(uint64_t pending, uint64_t events, uint64_t seed)
 /* The hold model on a bare binary heap of doubles (the reference; tools/bench_heap.c). */
 bench_result bench_hold_heap(uint64_t pending, uint64_t events, uint64_t seed);
 /* Fluid churn (sim/fluid.h): `pending` activities, 10 per fair-shared link, each of Exp(1)
- * work; every completion starts a new one on a random link. events = completions measured. */
+ * work; every completion starts a new one on a random link. events = completions measured;
+ * solves and rerated count the solver's work (setup included), so rerated / solves is the size
+ * of the component a change touches. */
 bench_result bench_fluid(uint64_t pending, uint64_t events, uint64_t seed);
 
 /* Monotonic wall clock, seconds. */

@@ -39,7 +39,7 @@ bench_result bench_hold_engine(uint64_t pending, uint64_t events, uint64_t seed)
     sim_run(ctx, SIM_TIME_MAX);
     double t1 = bench_now_s();
     SIM_ASSERT(h.left == 0 && sim_get_counters(ctx)->n_executed == events);
-    bench_result r = {t1 - t0, events, sim_time_to_s(sim_now(ctx))};
+    bench_result r = {t1 - t0, events, sim_time_to_s(sim_now(ctx)), 0, 0};
     sim_destroy(ctx);
     rng_stream_close(h.s);
     return r;
@@ -66,7 +66,7 @@ static void churn_done(fluid_sys *sys, fluid_act_id act, void *user)
 
 static void start_one(fluid_sys *sys, churn *c)
 {
-    fluid_use u = {c->links[rng_uniform_int(c->s, c->n_links)], 1.0, 0.0};
+    fluid_use u = {c->links[rng_uniform_int(c->s, c->n_links)], 1.0};
     fluid_start(sys, rng_exponential(c->s, 1.0), &u, 1, churn_done, c);
 }
 
@@ -81,7 +81,7 @@ bench_result bench_fluid(uint64_t pending, uint64_t events, uint64_t seed)
     for (uint64_t i = 0; i < c.n_links; i++) {
         char name[32];
         snprintf(name, sizeof name, "link%llu", (unsigned long long)i);
-        c.links[i] = fluid_resource_add(sys, name, 1.0, &fluid_sharing_fair, NULL);
+        c.links[i] = fluid_resource_add(sys, name, 1.0);
     }
     for (uint64_t i = 0; i < pending; i++) {
         start_one(sys, &c);
@@ -91,7 +91,8 @@ bench_result bench_fluid(uint64_t pending, uint64_t events, uint64_t seed)
     sim_run(ctx, SIM_TIME_MAX);
     double t1 = bench_now_s();
     SIM_ASSERT(c.left == 0);
-    bench_result r = {t1 - t0, events, sim_time_to_s(sim_now(ctx))};
+    bench_result r = {t1 - t0, events, sim_time_to_s(sim_now(ctx)), fluid_n_solves(sys),
+                      fluid_n_rerated(sys)};
     sim_destroy(ctx);
     free(c.links);
     rng_stream_close(c.s);

@@ -73,5 +73,5 @@ bench_result bench_hold_heap(uint64_t pending, uint64_t events, uint64_t seed)
     double t1 = bench_now_s();
     free(h);
     rng_stream_close(s);
-    return (bench_result){t1 - t0, events, t};
+    return (bench_result){t1 - t0, events, t, 0, 0};
 }
