@@ -1,7 +1,8 @@
 /* Unit tests for the EASY backfill policy (model/policy/backfill.c): hand-worked timelines on
  * whole GPUs at rate 1 (no rate function, so estimates are exact): a short job backfills before
  * the head's shadow time, a long one that would take a reserved GPU waits, a long one on a GPU
- * outside the reservation backfills, and the head starts at its reservation (as under FIFO).
+ * outside the reservation backfills, the head starts at its reservation (as under FIFO), and a
+ * stream of arrivals does not move that reservation.
  * The GPU type is a made-up fixture (no catalog data).
  */
 #include <criterion/criterion.h>
@@ -81,5 +82,36 @@ Test(backfill, a_long_job_backfills_outside_the_reservation)
     world *w = run(&e, "backfill", t);
     cr_assert_float_eq(fx_start_s(w, 2), 20.0, 1e-9);
     cr_assert_float_eq(fx_start_s(w, 1), 100.0, 1e-9);
+    world_destroy(w);
+}
+
+/* The head's reservation holds against a stream of arrivals (strict EASY: arrivals never move
+ * it). j0: 2 GPUs 0..100; j1 (4 GPUs, at 1 s) is the head: shadow time 100 s, all four GPUs
+ * reserved. Then 40 one-GPU jobs arrive at 2, 4, ..., 80 s, job 1 + k (at 2k s) lasting
+ * 99 - 2k + k % 3 s, so that started at once it would end at 99 + k % 3: 100, 101, 99, 100, ...
+ * Two GPUs are free: job 2 (k 1, ends at 100 <= 100) backfills at 2 s, job 3 (k 2, would end
+ * at 101 on a reserved GPU) waits, job 4 (k 3, ends at 99) backfills at 6 s; then no GPU is free
+ * until 100 s, when j1 starts exactly at its shadow time (as under FIFO) and every other job
+ * waits for its end at 150 s. */
+Test(backfill, arrivals_never_delay_the_heads_reservation)
+{
+    env e;
+    job_table *t = job_table_create();
+    add(t, 0, 2, 100);
+    add(t, 1, 4, 50);
+    for (uint32_t k = 1; k <= 40; k++) {
+        add(t, 2.0 * k, 1, 99 - 2.0 * k + k % 3);
+    }
+    world *w = run(&e, "backfill", t);
+    cr_assert_float_eq(fx_start_s(w, 2), 2.0, 1e-9); /* ends by the shadow time: backfilled */
+    cr_assert_float_eq(fx_end_s(w, 2), 100.0, 1e-9);
+    cr_assert_float_eq(fx_start_s(w, 4), 6.0, 1e-9);
+    cr_assert_float_eq(fx_start_s(w, 1), 100.0, 1e-9); /* the head at its shadow time */
+    for (job_id j = 3; j < 42; j++) {
+        if (j != 4) {
+            cr_assert_geq(fx_start_s(w, j), 150.0, "job %u", (unsigned)j);
+        }
+    }
+    cr_assert_eq(world_get_totals(w).n_done, 42);
     world_destroy(w);
 }
