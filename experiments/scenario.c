@@ -1572,8 +1572,9 @@ static const char *mig_resource(const char *prof, arena *a)
     return r;
 }
 
-/* Apply the group's mig-parted config to each of its GPUs; record what they advertise. */
-static void validate_mig(const scenario_node_group *grp, size_t gi, const gpu_catalog *cat,
+/* Apply the group's mig-parted config to each of its GPUs under the scenario's driver; record
+ * what they advertise, and each GPU's layout in grp->mig_gpus (left NULL when one fails). */
+static void validate_mig(scenario_node_group *grp, size_t gi, const gpu_catalog *cat,
                          const gpu_type *t, uint32_t driver, arena *a, diag *d, name_set *ns)
 {
     const scenario_mig *m = &grp->sharing.mig;
@@ -1606,10 +1607,16 @@ static void validate_mig(const scenario_node_group *grp, size_t gi, const gpu_ca
     if (migparted_check_devices(t, &cfg, m->config, (int)grp->gpus_per_node, d) != 0) {
         return;
     }
+    scenario_gpu_mig *gm = arena_calloc(a, grp->gpus_per_node, sizeof *gm);
     for (uint32_t i = 0; i < grp->gpus_per_node; i++) {
         migparted_result r;
         if (migparted_apply(cat, t, &cfg, m->config, (int)i, (int)driver, &r, d) != 0) {
             return; /* one report per group: its other GPUs would repeat it */
+        }
+        gm[i].mig_enabled = r.selected && r.mig_enabled;
+        if (gm[i].mig_enabled) {
+            gm[i].layout = r.layout;
+            mig_layout_sort(&gm[i].layout);
         }
         if (!r.mig_enabled) {
             /* MIG off, or no entry selects the GPU (mig-parted leaves it as it is): whole */
@@ -1622,6 +1629,7 @@ static void validate_mig(const scenario_node_group *grp, size_t gi, const gpu_ca
                   m->strategy == SCN_MIG_SINGLE ? "nvidia.com/gpu" : mig_resource(prof, a), a);
         }
     }
+    grp->mig_gpus = gm;
 }
 
 const gpu_type *scenario_calibration_gpu(const scenario_calibration *c, const gpu_catalog *cat)
@@ -1675,12 +1683,12 @@ static void validate_calibrations(const scenario_spec *s, const gpu_catalog *cat
     }
 }
 
-int scenario_validate(const scenario_spec *s, const gpu_catalog *cat, arena *a, diag *d)
+int scenario_validate(scenario_spec *s, const gpu_catalog *cat, arena *a, diag *d)
 {
     int before = diag_error_count(d);
     name_set offered = {0};
     for (size_t gi = 0; gi < s->cluster.n_groups; gi++) {
-        const scenario_node_group *grp = &s->cluster.groups[gi];
+        scenario_node_group *grp = &s->cluster.groups[gi];
         if (grp->gpus_per_node == 0) {
             continue; /* a traced CPU-only group: no GPU, nothing advertised */
         }

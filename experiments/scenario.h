@@ -32,6 +32,7 @@
 #include "experiments/yamlx.h"
 #include "model/fit/calapply.h"
 #include "model/hw/catalog.h"
+#include "model/hw/mig.h"
 #include "model/cluster/taint.h"
 #include "sim/arena.h"
 #include "sim/diag.h"
@@ -128,6 +129,14 @@ typedef struct scenario_toleration {
     src_loc at, key_at, value_at;
 } scenario_toleration;
 
+/* What a group's mig-parted config makes of one of its GPUs (placed once, at load). */
+typedef struct scenario_gpu_mig {
+    bool mig_enabled;  /* an entry selects the GPU and turns MIG on; false: a whole GPU (MIG off,
+                        * or no entry selects it and mig-parted leaves it as it is) */
+    mig_layout layout; /* its instances by ascending start (mig_layout_sort), profile indices into
+                        * the group's catalog GPU type; n = 0 when !mig_enabled */
+} scenario_gpu_mig;
+
 /* `count` identical nodes named NAME-0 .. NAME-(count-1). */
 typedef struct scenario_node_group {
     const char *name;
@@ -136,6 +145,10 @@ typedef struct scenario_node_group {
                       * traced CPU-only group (gpus_per_node 0) */
     uint32_t gpus_per_node;
     scenario_sharing sharing;
+    scenario_gpu_mig *mig_gpus; /* when sharing.is_mig: the layout of each of the gpus_per_node
+                                 * GPUs, placed by scenario_validate under cluster.driver (the
+                                 * mig-parted file is read once, there); NULL before validation,
+                                 * under SCENARIO_NO_FILES, or when it failed */
     uint64_t cpu_milli;      /* CPU capacity per node, milli-cores; 0 = not stated */
     uint64_t host_mem_bytes; /* host memory per node, bytes; 0 = not stated */
     const char *trace_model; /* the GPU model as a node-list trace names it, or NULL */
@@ -441,10 +454,12 @@ int scenario_load_buffer_edit(const char *name, const char *dir, const void *buf
  * exists; every MIG config exists and applies to each GPU of its node group (experiments/
  * migparted.h, under cluster.driver); every job's resource is advertised by some node group, as
  * the device plugin would name it; every calibration names a catalog GPU type its model was
- * measured on, used by some node group, one calibration per type. scenario_load_* call it with the
- * embedded catalog (experiments/catalog_load.h) unless SCENARIO_NO_FILES. `a` receives the
- * mig-parted data and names. Returns 0, or SIM_EINPUT after reporting every problem to d. */
-int scenario_validate(const scenario_spec *s, const gpu_catalog *cat, arena *a, diag *d);
+ * measured on, used by some node group, one calibration per type. The layout each MIG group's
+ * config places on each of its GPUs is recorded in the group (scenario_node_group.mig_gpus): the
+ * run builds its cluster from them. scenario_load_* call it with the embedded catalog
+ * (experiments/catalog_load.h) unless SCENARIO_NO_FILES. `a` receives the mig-parted data, the
+ * layouts and names. Returns 0, or SIM_EINPUT after reporting every problem to d. */
+int scenario_validate(scenario_spec *s, const gpu_catalog *cat, arena *a, diag *d);
 
 /* Catalog GPU type calibration c applies to (its `gpu:`, or the match for the measured
  * device; see calmodel_target), or NULL (scenario_validate reported why). Borrowed from cat. */

@@ -1,37 +1,31 @@
 /* tools/run_build.c - scenario -> cluster config (see run_build.h). */
 #include "tools/run_build.h"
 
-#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "experiments/migparted.h"
 #include "model/hw/mig.h"
 #include "model/policy/frag.h"
-#include "sim/err.h"
+#include "sim/xalloc.h"
 
-/* GPU number idx of a group under its mig-parted config: the layout mig-parted would apply.
- * A GPU that no entry selects is left as it is; we take that as MIG off. */
-static void apply_mig(const gpu_catalog *cat, const gpu_type *t, const migparted_config *mp,
-                      const scenario_sharing *sh, uint32_t idx, diag *d, cluster_gpu_cfg *gc)
+/* GPU number idx of a group: the layout its mig-parted config placed at load
+ * (scenario_node_group.mig_gpus), with profiles of the run's GPU type t. */
+static void apply_mig(const gpu_type *t, const scenario_node_group *grp, uint32_t idx,
+                      cluster_gpu_cfg *gc)
 {
-    migparted_result res;
-    if (migparted_apply(cat, t, mp, sh->mig.config, (int)idx, 0, &res, d) != 0) {
-        return;
-    }
-    gc->mig_single = sh->mig.strategy == SCN_MIG_SINGLE;
-    gc->mig_enabled = res.selected && res.mig_enabled;
+    SIM_ASSERT(grp->mig_gpus != NULL); /* scenario_validate placed every MIG group's layouts */
+    const scenario_gpu_mig *gm = &grp->mig_gpus[idx];
+    gc->mig_single = grp->sharing.mig.strategy == SCN_MIG_SINGLE;
+    gc->mig_enabled = gm->mig_enabled;
     if (!gc->mig_enabled) {
         return;
     }
-    mig_layout lay = res.layout;
-    mig_layout_sort(&lay);
-    gc->n_mig = (uint32_t)lay.n;
-    for (int k = 0; k < lay.n; k++) {
-        gc->mig[k] = &t->profiles[lay.inst[k].profile];
-        gc->mig_start[k] = lay.inst[k].start;
+    gc->n_mig = (uint32_t)gm->layout.n;
+    for (int k = 0; k < gm->layout.n; k++) {
+        gc->mig[k] = &t->profiles[gm->layout.inst[k].profile];
+        gc->mig_start[k] = gm->layout.inst[k].start;
     }
 }
 
@@ -63,21 +57,6 @@ void run_build_cluster(arena *a, diag *d, const scenario_spec *s, const gpu_cata
         /* every node of the group has the same GPUs: one array shared by its nodes */
         cluster_gpu_cfg *gpus =
             arena_calloc(a, grp->gpus_per_node ? grp->gpus_per_node : 1, sizeof *gpus);
-        migparted_config mp;
-        if (sh->is_mig) {
-            int rc = migparted_load(sh->mig.file, a, &mp, d);
-            if (rc == SIM_ENOENT || rc == SIM_EIO) {
-                char p[160];
-                snprintf(p, sizeof p, "cluster.nodes[%zu].sharing.mig.file", gi);
-                diag_error(d, sh->mig.file_at, p,
-                           "cannot read the mig-parted config; expected a "
-                           "readable file, got '%s' (%s)",
-                           sh->mig.file, strerror(errno));
-            }
-            if (rc != 0) {
-                continue;
-            }
-        }
         for (uint32_t i = 0; i < grp->gpus_per_node; i++) {
             cluster_gpu_cfg *gc = &gpus[i];
             gc->type = t;
@@ -91,7 +70,7 @@ void run_build_cluster(arena *a, diag *d, const scenario_spec *s, const gpu_cata
             gc->n_rules = (uint32_t)sh->n_rules;
             gc->rules = rules;
             if (sh->is_mig) {
-                apply_mig(cat, t, &mp, sh, i, d, gc);
+                apply_mig(t, grp, i, gc);
             }
             gc->reconfigurable = scenario_group_reconfigurable(s, gi);
             gc->ts_replicas = gc->reconfigurable && cfg_present(s->repartition.timeslice.at)

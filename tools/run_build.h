@@ -1,9 +1,10 @@
 /* tools/run_build.h - turn a loaded scenario into the model's plain inputs.
  *
  * The cluster: each node group becomes `count` nodes named GROUP-0 .. GROUP-(count-1), each
- * with gpus_per_node GPUs of the catalog type; a GPU's MIG layout comes from the named config
- * of the mig-parted file (placed on memory slices by model/hw/mig.h), its time-slicing / MPS
- * replicas from the device-plugin config. Problems are reported through diag with the position
+ * with gpus_per_node GPUs of the catalog type; a GPU's MIG layout is the one the scenario loader
+ * placed from the group's mig-parted config under the scenario's driver
+ * (scenario_node_group.mig_gpus: the file is not read again here), its time-slicing / MPS
+ * replicas come from the device-plugin config. Problems are reported through diag with the position
  * of the field that caused them.
  * Ownership: everything built is allocated in the arena given; catalog entries are borrowed.
  */
