@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/policy/frag.h"
+#include "model/cluster/fragstat.h"
 #include "sim/err.h"
 #include "sim/xalloc.h"
 #include "tools/actlog.h"
@@ -152,49 +152,6 @@ static void summary(rep *r, const char *policy)
 
 /* ---- time series (utilisation, queue, fragmentation) --------------------------------------- */
 
-/* Typical pod shapes of the jobs on GPUs without MIG (FGD's frag_typical over them), clones of
- * an inflated workload left out (job_pod.clone). */
-static bool typical_pods(const rep *r, frag_typical *typ)
-{
-    const job_table *jt = world_jobs(r->w);
-    size_t n = job_table_count(jt), k = 0;
-    frag_pod *pods = xcalloc(n ? n : 1, sizeof *pods, "typical pods");
-    for (job_id j = 0; j < n; j++) {
-        const job_spec *s = &job_table_get(jt, j)->spec;
-        res_id res;
-        if (s->pod.clone || !cluster_resource_find(r->c, s->req.resource, &res)) {
-            continue;
-        }
-        const cluster_device *dev = NULL;
-        for (dev_id d = 0; d < cluster_n_devices(r->c) && !dev; d++) {
-            if (cluster_device_get(r->c, d)->resource == res) {
-                dev = cluster_device_get(r->c, d);
-            }
-        }
-        if (!dev || dev->profile) {
-            continue; /* MIG instances: not a milli-GPU share */
-        }
-        frag_pod p = {.gpu_spec = s->pod.gpu_spec};
-        if (s->pod.gpu_milli) {
-            p.n_gpu = 1;
-            p.milli = s->pod.gpu_milli;
-        } else if (dev->slots == 1) {
-            p.n_gpu = s->req.per_worker;
-            p.milli = 1000;
-        } else {
-            uint32_t m = s->req.per_worker * (1000 / dev->slots);
-            p.n_gpu = 1;
-            p.milli = m > 1000 ? 1000 : m;
-        }
-        pods[k++] = p;
-    }
-    if (k > 0) {
-        frag_typical_build(pods, k, 0.95, typ);
-    }
-    free(pods);
-    return k > 0;
-}
-
 /* The sample in force at t: the last one at or before t (samples are in time order). */
 static size_t sample_at(const world_sample *s, size_t n, size_t from, sim_time t)
 {
@@ -204,7 +161,9 @@ static size_t sample_at(const world_sample *s, size_t n, size_t from, sim_time t
     return from;
 }
 
-/* Fragmented share (%) of the non-MIG GPUs at the cursors' time; -1 when there are none. */
+/* Fragmented share (%) of the non-MIG GPUs at the cursors' time, by fragstat's rules (a device's
+ * held share, the node's GPU type); CPU is not followed over time, so no pod is short of it. -1
+ * when there are none. */
 static double frag_now(const rep *r, const devlog_cursor *cur, const frag_typical *typ)
 {
     double frag = 0, cap = 0;
@@ -212,17 +171,16 @@ static double frag_now(const rep *r, const devlog_cursor *cur, const frag_typica
         frag_node fn = {.cpu_left = UINT64_MAX};
         for (gpu_id g = 0; g < cluster_n_gpus(r->c); g++) {
             const cluster_gpu *cg = cluster_gpu_get(r->c, g);
-            if (cg->node != nd || cg->mig_enabled || cg->n_devs != 1 ||
-                fn.n_gpus == FRAG_MAX_GPUS) {
+            if (cg->node != nd || cg->mig_enabled || cg->n_devs != 1) {
                 continue;
             }
-            uint32_t used = cur[g].milli[0] > 1000 ? 1000 : cur[g].milli[0];
-            fn.milli_left[fn.n_gpus++] = 1000 - used;
-            fn.gpu_type = cg->type->name;
+            const cluster_device *dev = cluster_device_get(r->c, cg->first_dev);
+            fragstat_node_add(&fn, cg, fragstat_dev_held(dev->shareable, cur[g].milli[0],
+                                                          cur[g].used[0]));
         }
         if (fn.n_gpus) {
             frag += frag_node_amount(&fn, typ);
-            cap += 1000.0 * fn.n_gpus;
+            cap += (double)CLUSTER_MILLI * fn.n_gpus;
         }
     }
     return cap > 0 ? 100 * frag / cap : -1;
@@ -233,8 +191,9 @@ static int time_series(rep *r)
     const world_sample *s = world_samples(r->w);
     size_t n = world_n_samples(r->w);
     uint32_t gpus = cluster_n_gpus(r->c), units = cluster_units_total(r->c);
-    frag_typical typ = {0};
-    bool has_frag = typical_pods(r, &typ);
+    frag_typical typ;
+    fragstat_typical(world_jobs(r->w), &typ);
+    bool has_frag = typ.n > 0;
     devlog_cursor *cur = xcalloc(gpus ? gpus : 1, sizeof *cur, "report cursors");
     for (gpu_id g = 0; g < gpus; g++) {
         devlog_cursor_init(&cur[g], &r->log, r->c, g);
@@ -289,9 +248,7 @@ static int time_series(rep *r)
     }
     free(cur);
     free(act);
-    if (has_frag) {
-        frag_typical_fini(&typ);
-    }
+    frag_typical_fini(&typ);
     FILE *p = plot_file(r->pd, "ts.gp");
     if (!p) {
         return SIM_EIO;
@@ -333,14 +290,13 @@ static int time_series(rep *r)
             fputs("</figure>\n", f);
         }
         fputs("<p class=\"note\">FGD's measure (Weng et al., ATC '23; model/policy/frag.h): the "
-              "idle GPU share that the run's typical pod shapes cannot use, as % of the capacity "
-              "of the GPUs without MIG. MIG GPUs are left out (their free capacity is fixed "
-              "instances, not milli-GPU shares)",
+              "idle GPU share that the run's typical pod shapes (run.json's, "
+              "model/cluster/fragstat.h) cannot use, as % of the capacity of the GPUs without "
+              "MIG. MIG GPUs are left out (their free capacity is fixed instances, not milli-GPU "
+              "shares); a time-sliced GPU with a replica held counts as held; CPU is not "
+              "followed over time",
               f);
-        fputs(any_frag ? ".</p>\n"
-                       : "; this cluster has no GPU without MIG, or no job on one."
-                         "</p>\n",
-              f);
+        fputs(any_frag ? ".</p>\n" : "; this cluster has no GPU without MIG, or no job.</p>\n", f);
         fputs("</section>\n", f);
     }
     return rc;

@@ -32,18 +32,32 @@ void fragstat_typical(const job_table *t, frag_typical *out)
     free(pods);
 }
 
-/* Milli-GPU held on GPU g: shares, or 1000 when any of its units is held. */
+uint32_t fragstat_dev_held(bool shareable, uint32_t milli_used, uint32_t units_used)
+{
+    uint32_t held = shareable ? milli_used : units_used ? CLUSTER_MILLI : 0;
+    return held > CLUSTER_MILLI ? CLUSTER_MILLI : held;
+}
+
+void fragstat_node_add(frag_node *fn, const cluster_gpu *cg, uint32_t held)
+{
+    if (fn->n_gpus < FRAG_MAX_GPUS) {
+        fn->milli_left[fn->n_gpus++] = CLUSTER_MILLI - held;
+        fn->gpu_type = fn->gpu_type ? fn->gpu_type : cg->label ? cg->label : cg->type->name;
+    }
+}
+
+/* Milli-GPU held on GPU g: its last active device's (fragstat_dev_held) that holds anything. */
 static uint32_t gpu_held(const cluster *c, gpu_id g)
 {
     const cluster_gpu *cg = cluster_gpu_get(c, g);
     uint32_t held = 0;
     for (dev_id d = cg->first_dev; d < cg->first_dev + cg->n_devs; d++) {
         const cluster_device *cd = cluster_device_get(c, d);
-        if (cd->active) {
-            held = cd->shareable ? cd->milli_used : cd->used ? CLUSTER_MILLI : held;
+        if (cd->active && (cd->shareable || cd->used)) {
+            held = fragstat_dev_held(cd->shareable, cd->milli_used, cd->used);
         }
     }
-    return held > CLUSTER_MILLI ? CLUSTER_MILLI : held;
+    return held;
 }
 
 void fragstat_measure(const cluster *c, const frag_typical *typ, fragstat *out)
@@ -55,16 +69,12 @@ void fragstat_measure(const cluster *c, const frag_typical *typ, fragstat *out)
         cluster_node_gpus(c, n, &g0, &ng);
         frag_node fn = {.cpu_left = cluster_node_cpu_free(c, n)};
         for (uint32_t i = 0; i < ng; i++) {
-            const cluster_gpu *cg = cluster_gpu_get(c, g0 + i);
             uint32_t held = gpu_held(c, g0 + i);
             out->gpus_total++;
             out->gpus_alloc += held > 0;
             out->milli_total += CLUSTER_MILLI;
             out->milli_alloc += held;
-            if (i < FRAG_MAX_GPUS) {
-                fn.milli_left[fn.n_gpus++] = CLUSTER_MILLI - held;
-                fn.gpu_type = fn.gpu_type ? fn.gpu_type : cg->label ? cg->label : cg->type->name;
-            }
+            fragstat_node_add(&fn, cluster_gpu_get(c, g0 + i), held);
         }
         out->milli_idle += frag_idle(&fn);
         out->frag_milli += frag_node_amount(&fn, typ);

@@ -12,6 +12,7 @@
 #ifndef SIMPROJ_MODEL_FRAGSTAT_H
 #define SIMPROJ_MODEL_FRAGSTAT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -31,6 +32,15 @@ typedef struct fragstat {
 void fragstat_typical(const job_table *t, frag_typical *out);
 /* The figures of cluster c now. */
 void fragstat_measure(const cluster *c, const frag_typical *typ, fragstat *out);
+
+/* Milli-GPU one device of a GPU holds, the rule of every figure here: a shareable device its
+ * shares (a whole unit 1000), any other device a whole GPU while one of its units is held (a MIG
+ * instance or a time-slice replica); at most 1000. */
+uint32_t fragstat_dev_held(bool shareable, uint32_t milli_used, uint32_t units_used);
+/* Add GPU cg, holding `held` milli-GPU, to node view fn (its first FRAG_MAX_GPUS GPUs; fn's CPU
+ * is the caller's). The node's GPU type, which a pod's gpu_spec names, is its first GPU's label,
+ * else its model's name. */
+void fragstat_node_add(frag_node *fn, const cluster_gpu *cg, uint32_t held);
 
 /* One point of the allocation curve. */
 typedef struct fragstat_point {

@@ -680,6 +680,34 @@ Test(sched, fgd_figures_of_a_run)
     world_destroy(w);
 }
 
+Test(sched, fgd_held_share_and_node_type_rules)
+{
+    /* The rules run.json and report.html share: a shareable device holds its shares (capped at
+     * 1000); any other device (a MIG instance, a time-slice replica) a whole GPU while a unit is
+     * held, whatever share of its replicas that is. A node's GPU type is its first GPU's label,
+     * else its model's name; GPUs past FRAG_MAX_GPUS are not looked at. */
+    cr_assert_eq(fragstat_dev_held(true, 300, 1), 300);
+    cr_assert_eq(fragstat_dev_held(true, 1500, 2), 1000);
+    cr_assert_eq(fragstat_dev_held(false, 250, 1), 1000);
+    cr_assert_eq(fragstat_dev_held(false, 0, 0), 0);
+    gpu_type a100 = {.name = "A100"};
+    cluster_gpu plain = {.type = &a100}, g2 = {.type = &a100, .label = "G2"};
+    frag_node fn = {.cpu_left = UINT64_MAX};
+    fragstat_node_add(&fn, &plain, 250);
+    fragstat_node_add(&fn, &g2, 0);
+    cr_assert_eq(fn.n_gpus, 2);
+    cr_assert_eq(fn.milli_left[0], 750);
+    cr_assert_eq(fn.milli_left[1], 1000);
+    cr_assert_str_eq(fn.gpu_type, "A100");
+    frag_node fl = {.cpu_left = UINT64_MAX};
+    fragstat_node_add(&fl, &g2, 0);
+    cr_assert_str_eq(fl.gpu_type, "G2");
+    for (int i = 0; i < FRAG_MAX_GPUS + 3; i++) {
+        fragstat_node_add(&fl, &plain, 0);
+    }
+    cr_assert_eq(fl.n_gpus, FRAG_MAX_GPUS);
+}
+
 /* 2 nodes x 1 GPU under POLICY: n0 has 4000 milli-CPU, n1 16000 and its GPU labelled "G2" (g2,
  * owned by the caller, must outlive the world). */
 static void senv_cpu_g2(senv *e, const char *policy, cluster_gpu_cfg *g2)
