@@ -187,9 +187,15 @@ bench: deps
 	    -o $(BENCH_OUT)/openb-fgd --target-s 1 --target-mb 200
 	./slicesim bench run experiments/traces/openb-fgd.yaml --set policy.scheduler=k8s \
 	    -o $(BENCH_OUT)/openb-k8s --target-s 1 --target-mb 200
+	./slicesim bench run experiments/traces/openb-fgd.yaml --set policy.scheduler=backfill \
+	    --set workload.trace.inflate=5.2 -o $(BENCH_OUT)/openb-backfill --target-s 1
 	./slicesim bench run experiments/traces/philly-mig.yaml -o $(BENCH_OUT)/philly-mig --target-s 2
 	./slicesim bench run experiments/bench/philly-full.yaml -o $(BENCH_OUT)/philly --target-s 2
 	./slicesim bench run experiments/bench/nodes-30k.yaml -o $(BENCH_OUT)/nodes-30k
+	./slicesim bench run experiments/bench/kube-nodes.yaml --set policy.scheduler=fgd \
+	    --set 'cluster.nodes[0].count=37500' -o $(BENCH_OUT)/kube-nodes-fgd
+	./slicesim bench run experiments/bench/kube-nodes.yaml --set policy.scheduler=k8s \
+	    --set 'cluster.nodes[0].count=37500' -o $(BENCH_OUT)/kube-nodes-k8s
 	./slicesim bench run experiments/bench/synth-10k-1m.yaml -o $(BENCH_OUT)/synth \
 	    --target-s 30 --target-mb 2048
 	@rm -rf $(BENCH_OUT)
