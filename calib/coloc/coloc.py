@@ -541,7 +541,7 @@ class Util:
                 if g0 is None:
                     g0 = self.gpm_sample()
                 u = self.nv.nvmlDeviceGetUtilizationRates(self.h)
-                self.samples.append([u.gpu, u.memory])
+                self.samples.append([u.gpu, u.memory] + self.clock_power())
             time.sleep(0.05)
         self.gpm = self.gpm_metrics(g0, self.gpm_sample()) if self.h is not None else None
 
@@ -550,8 +550,29 @@ class Util:
         if not self.samples:
             return None
         n = len(self.samples)
-        return {"gpu_pct": sum(s[0] for s in self.samples) / n,
-                "mem_pct": sum(s[1] for s in self.samples) / n, "n": n, "gpm": self.gpm}
+        out = {"gpu_pct": sum(s[0] for s in self.samples) / n,
+               "mem_pct": sum(s[1] for s in self.samples) / n, "n": n, "gpm": self.gpm}
+        # SM clock (MHz) and board power (W) over the window, where NVML gave them: the mean and
+        # the lowest clock (a capped client may run at another clock than an uncapped one)
+        clk = [s[2] for s in self.samples if s[2] is not None]
+        pw = [s[3] for s in self.samples if s[3] is not None]
+        if clk:
+            out["sm_clock_mhz"] = sum(clk) / len(clk)
+            out["sm_clock_min_mhz"] = min(clk)
+        if pw:
+            out["power_w"] = sum(pw) / len(pw)
+        return out
+
+    def clock_power(self):
+        """[SM clock MHz, board power W] now (NVML), None where NVML does not answer."""
+        out = []
+        for f in (lambda: self.nv.nvmlDeviceGetClockInfo(self.h, self.nv.NVML_CLOCK_SM),
+                  lambda: self.nv.nvmlDeviceGetPowerUsage(self.h) / 1000.0):
+            try:
+                out.append(f())
+            except Exception:  # noqa: BLE001
+                out.append(None)
+        return out
 
 
 def measure(workers, util, reps):
@@ -666,8 +687,9 @@ class Run:
         rr = m["clients"][0]["rate_reps"]
         spread = (max(rr) - min(rr)) / max(1e-12, sum(rr) / len(rr)) * 100
         u = m["nvml_util"]["gpu_pct"] if m["nvml_util"] else -1
+        clk = m["nvml_util"].get("sm_clock_mhz", -1) if m["nvml_util"] else -1
         print(f"[{time.time() - self.t0:6.1f}s] {sharing:9s} {kind:10s} k={len(workers)} "
-              f"util={u:5.1f}% range0={spread:4.1f}% {rates}", flush=True)
+              f"util={u:5.1f}% sm={clk:6.0f}MHz range0={spread:4.1f}% {rates}", flush=True)
 
     def try_spawn(self, names, env, what):
         try:
