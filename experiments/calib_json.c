@@ -759,12 +759,6 @@ int calmodel_apply_file(const char *path, const char *gpu, gpu_catalog *cat, con
     return rc;
 }
 
-int calmodel_load_buffer(const char *name, const char *buf, size_t len, cal_fit *out, diag *d)
-{
-    memset(out, 0, sizeof *out);
-    return load_buffer(name, buf, len, CALMODEL_SCHEMA, load_model, out, d);
-}
-
 int calmodel_load(const char *path, cal_fit *out, diag *d)
 {
     memset(out, 0, sizeof *out);
@@ -954,12 +948,6 @@ static int tslice_done(int rc, tsp_data *out)
         tsp_free(out);
     }
     return rc;
-}
-
-int tslice_json_load_file(const char *path, tsp_data *out, diag *d)
-{
-    memset(out, 0, sizeof *out);
-    return tslice_done(load_file(path, TSLICE_JSON_SCHEMA, load_tslice, out, d), out);
 }
 
 int tslice_json_load_buffer(const char *name, const char *buf, size_t len, tsp_data *out,

@@ -44,8 +44,6 @@ int calib_json_load_buffer_mig(const char *name, const char *buf, size_t len, in
 /* Load a model file written by `slicesim fit` into *out (parameters only: residual arrays are
  * left zero). Returns 0, SIM_EINPUT (reported to d), SIM_ENOENT or SIM_EIO. */
 int calmodel_load(const char *path, cal_fit *out, diag *d);
-/* Same from a buffer. */
-int calmodel_load_buffer(const char *name, const char *buf, size_t len, cal_fit *out, diag *d);
 
 /* calmodel_load plus the identity of the measured node (`source`; `source.device` required). */
 int calmodel_load_source(const char *path, cal_fit *out, calapply_source *src, diag *d);
@@ -68,14 +66,12 @@ const gpu_type *calmodel_target(const cal_fit *f, const calapply_source *src, co
 int calmodel_apply_file(const char *path, const char *gpu, gpu_catalog *cat, const phys_params *m,
                         diag *d, calapply_source *src, const gpu_type **applied);
 
-/* Read a time-slice probe file (calib/tslice.cu, schema "slicesim-tslice" v1) into *out for
+/* Read a time-slice probe file (calib/tslice.cu, schema "slicesim-tslice" v1), len bytes at buf
+ * named `name` in messages, into *out for
  * tsp_analyse: the timelines of the groups that ran ("ok"), the return series. Groups that
  * failed on the GPU are skipped. Timer readings are integers of ns; JSON numbers are doubles,
  * so readings near 2^61 ns keep a resolution of 256 ns, far below the slices and switches
- * measured. Returns 0 (free with tsp_free), SIM_EINPUT (reported to d; nothing to free),
- * SIM_ENOENT or SIM_EIO. */
-int tslice_json_load_file(const char *path, tsp_data *out, diag *d);
-/* Same from len bytes at buf, named `name` in messages. */
+ * measured. Returns 0 (free with tsp_free) or SIM_EINPUT (reported to d; nothing to free). */
 int tslice_json_load_buffer(const char *name, const char *buf, size_t len, tsp_data *out,
                             diag *d);
 

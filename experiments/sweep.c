@@ -206,14 +206,6 @@ static int load_doc(yamlx_doc *doc, arena *a, diag *d, sweep_spec **out)
     return rc;
 }
 
-int sweep_load_file(const char *path, arena *a, diag *d, sweep_spec **out)
-{
-    *out = NULL;
-    yamlx_doc *doc = NULL;
-    int rc = yamlx_load_file(path, a, d, &doc);
-    return rc ? rc : load_doc(doc, a, d, out);
-}
-
 int sweep_load_buffer(const char *name, const void *buf, size_t len, arena *a, diag *d,
                       sweep_spec **out)
 {

@@ -18,7 +18,7 @@
  * rng_mix64(seed ^ rng_hash64(SWEEP_STREAM_REPLICATION), r); the same replication uses the same
  * seed at every combination (common random numbers: differences between combinations are not
  * drowned by workload noise).
- * Ownership: everything in a sweep_spec lives in the arena given to sweep_load_file. Node ids
+ * Ownership: everything in a sweep_spec lives in the arena given to sweep_load_buffer (or to the scenario's walker). Node ids
  * refer to the scenario file's YAML document as parsed from the same bytes, so a point is built by
  * loading the file again and applying sweep_apply to that document.
  */
@@ -54,13 +54,10 @@ typedef struct sweep_spec {
     src_loc at;            /* of the sweep mapping */
 } sweep_spec;
 
-/* Read the `sweep:` section of the scenario file at `path`. Returns 0 and sets *out (NULL when
- * the file has no sweep section); SIM_EINPUT after reporting problems to d; SIM_ENOENT / SIM_EIO
- * when the file cannot be read (errno holds the cause). The points are not checked here: see
- * sweep_check_points in tools/sweep_run.h. */
-int sweep_load_file(const char *path, arena *a, diag *d, sweep_spec **out);
-
-/* Same for `len` bytes at `buf` under the display name `name` (fuzzing). */
+/* Read the `sweep:` section of a scenario from `len` bytes at `buf` under the display name
+ * `name` (the fuzz target's and the tests' entry; a run reads it through scenario_load). Returns 0
+ * and sets *out (NULL when there is no sweep section); SIM_EINPUT after reporting problems to d.
+ * The points are not checked here: see sweep_check_points in tools/sweep_run.h. */
 int sweep_load_buffer(const char *name, const void *buf, size_t len, arena *a, diag *d,
                       sweep_spec **out);
 

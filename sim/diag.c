@@ -90,14 +90,6 @@ int diag_error_count(const diag *d)
     return d->n_errors;
 }
 
-const char *diag_message(const diag *d, int i)
-{
-    if (i < 0 || i >= d->n_errors || i >= DIAG_MAX_ERRORS) {
-        return NULL;
-    }
-    return d->msgs[i];
-}
-
 void diag_print(const diag *d, FILE *out)
 {
     int n = d->n_errors < DIAG_MAX_ERRORS ? d->n_errors : DIAG_MAX_ERRORS;

@@ -43,8 +43,6 @@ void diag_error(diag *d, src_loc at, const char *field_path, const char *fmt, ..
 
 /* Number of errors recorded (including those past the storage cap). */
 int diag_error_count(const diag *d);
-/* Stored message i (0-based, i < min(count, DIAG_MAX_ERRORS)); borrowed, valid until destroy. */
-const char *diag_message(const diag *d, int i);
 /* Write every stored message, one per line, then "N more errors not shown" if capped. */
 void diag_print(const diag *d, FILE *out);
 /* Remove all messages. */

@@ -111,16 +111,6 @@ sim_run_status sim_run(sim_ctx *ctx, sim_time until)
     }
 }
 
-bool sim_step(sim_ctx *ctx)
-{
-    sim_event ev;
-    if (!evq_pop(ctx->q, &ev)) {
-        return false;
-    }
-    fire(ctx, &ev);
-    return true;
-}
-
 void sim_stop(sim_ctx *ctx)
 {
     ctx->stop = true;

@@ -73,8 +73,6 @@ bool sim_reschedule(sim_ctx *ctx, sim_event_id id, sim_time at);
  * has called sim_stop. On SIM_RUN_HORIZON, and on SIM_RUN_EMPTY with a finite `until`, the clock
  * ends at `until`. A stop request is consumed by the sim_run it ends. */
 sim_run_status sim_run(sim_ctx *ctx, sim_time until);
-/* Run exactly one event if any; false when the queue is empty. */
-bool sim_step(sim_ctx *ctx);
 /* Ask the running sim_run to return after the current handler. */
 void sim_stop(sim_ctx *ctx);
 

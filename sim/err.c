@@ -11,13 +11,3 @@ const char *sim_strerror(int err)
     }
 }
 
-const char *sim_errname(int err)
-{
-    switch (err) {
-    case SIM_OK: return "SIM_OK";
-#define SIM_ERR_NAME(name, val, msg) case SIM_##name: return "SIM_" #name;
-    SIM_ERRNO_MAP(SIM_ERR_NAME)
-#undef SIM_ERR_NAME
-    default: return "SIM_EUNKNOWN";
-    }
-}

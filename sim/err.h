@@ -1,8 +1,7 @@
 /* sim/err.h - status codes shared by every module.
  *
  * Convention: functions return int, 0 on success, a negative SIM_E* on failure; results go
- * through out-parameters. One X-macro table generates the enum, sim_strerror() and
- * sim_errname(). Bad *input* is reported through diag (sim/diag.h) and maps to SIM_EINPUT;
+ * through out-parameters. One X-macro table generates the enum and sim_strerror(). Bad *input* is reported through diag (sim/diag.h) and maps to SIM_EINPUT;
  * environment failures (file missing, disk full) map to SIM_EIO / SIM_ENOENT.
  * Ownership: the strings returned are static storage. No units.
  */
@@ -27,7 +26,5 @@ typedef enum sim_err {
 
 /* Human-readable message for a status code; never NULL (static storage). */
 const char *sim_strerror(int err);
-/* Symbolic name ("SIM_EINPUT") for a status code; never NULL (static storage). */
-const char *sim_errname(int err);
 
 #endif

@@ -8,12 +8,6 @@
 
 struct rng_stream {
     gsl_rng *g;
-    char *name;
-    uint64_t index;
-};
-
-struct rng_discrete {
-    gsl_ran_discrete_t *t;
 };
 
 rng_root rng_root_make(uint64_t master_seed)
@@ -61,8 +55,6 @@ rng_stream *rng_stream_open(const rng_root *root, const char *name, uint64_t ind
     }
     uint64_t seed = rng_stream_seed(root, name, index);
     gsl_rng_set(s->g, (unsigned long)((seed ^ (seed >> 32)) & 0xffffffffu));
-    s->name = xstrdup(name, "rng stream name");
-    s->index = index;
     return s;
 }
 
@@ -72,28 +64,12 @@ void rng_stream_close(rng_stream *s)
         return;
     }
     gsl_rng_free(s->g);
-    free(s->name);
     free(s);
-}
-
-const char *rng_stream_name(const rng_stream *s)
-{
-    return s->name;
-}
-
-uint64_t rng_stream_index(const rng_stream *s)
-{
-    return s->index;
 }
 
 double rng_uniform01(rng_stream *s)
 {
     return gsl_rng_uniform(s->g);
-}
-
-double rng_uniform_pos(rng_stream *s)
-{
-    return gsl_rng_uniform_pos(s->g);
 }
 
 uint64_t rng_uniform_int(rng_stream *s, uint64_t n)
@@ -119,55 +95,9 @@ double rng_exponential(rng_stream *s, double mean)
     return gsl_ran_exponential(s->g, mean);
 }
 
-double rng_normal(rng_stream *s, double mu, double sigma)
-{
-    SIM_ASSERT(sigma >= 0);
-    return mu + gsl_ran_gaussian_ziggurat(s->g, sigma);
-}
-
 double rng_lognormal(rng_stream *s, double zeta, double sigma)
 {
     SIM_ASSERT(sigma >= 0);
     return gsl_ran_lognormal(s->g, zeta, sigma);
 }
 
-double rng_gamma(rng_stream *s, double shape, double scale)
-{
-    SIM_ASSERT(shape > 0 && scale > 0);
-    return gsl_ran_gamma(s->g, shape, scale);
-}
-
-unsigned int rng_poisson(rng_stream *s, double mu)
-{
-    SIM_ASSERT(mu >= 0);
-    return gsl_ran_poisson(s->g, mu);
-}
-
-rng_discrete *rng_discrete_create(const double *weights, size_t n)
-{
-    SIM_ASSERT(weights && n >= 1);
-    double sum = 0;
-    for (size_t i = 0; i < n; i++) {
-        SIM_ASSERT(weights[i] >= 0);
-        sum += weights[i];
-    }
-    SIM_ASSERT(sum > 0);
-    rng_discrete *t = xcalloc(1, sizeof *t, "rng discrete");
-    t->t = gsl_ran_discrete_preproc(n, weights);
-    SIM_ASSERT(t->t != NULL);
-    return t;
-}
-
-void rng_discrete_destroy(rng_discrete *t)
-{
-    if (!t) {
-        return;
-    }
-    gsl_ran_discrete_free(t->t);
-    free(t);
-}
-
-size_t rng_discrete_draw(rng_stream *s, const rng_discrete *t)
-{
-    return gsl_ran_discrete(s->g, t->t);
-}

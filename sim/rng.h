@@ -9,7 +9,7 @@
  * Seeding note: MT19937 in GSL takes a 32-bit seed; the 64-bit mix is folded (hi ^ lo), so two
  * distinct (name, index) pairs share a generator with probability 2^-32 per pair.
  * Ownership: rng_stream_open returns a stream the caller owns (rng_stream_close); the name is
- * copied. A discrete table (rng_discrete_create) is owned by the caller (rng_discrete_destroy).
+ * only read.
  * Units: whatever the caller's parameters are in (a mean in seconds gives draws in seconds).
  */
 #ifndef SIMPROJ_SIM_RNG_H
@@ -23,7 +23,6 @@ typedef struct rng_root {
 } rng_root;
 
 typedef struct rng_stream rng_stream;
-typedef struct rng_discrete rng_discrete;
 
 /* A root for a master seed (a plain value; no resources). */
 rng_root rng_root_make(uint64_t master_seed);
@@ -39,32 +38,15 @@ uint64_t rng_stream_seed(const rng_root *root, const char *name, uint64_t index)
 rng_stream *rng_stream_open(const rng_root *root, const char *name, uint64_t index);
 /* Free a stream; NULL is a no-op. */
 void rng_stream_close(rng_stream *s);
-/* The stream's name (borrowed, valid while the stream lives) and index. */
-const char *rng_stream_name(const rng_stream *s);
-uint64_t rng_stream_index(const rng_stream *s);
 
 /* Uniform on [0, 1). */
 double rng_uniform01(rng_stream *s);
-/* Uniform on (0, 1): never 0, for logarithms. */
-double rng_uniform_pos(rng_stream *s);
 /* Uniform integer in [0, n), n >= 1. */
 uint64_t rng_uniform_int(rng_stream *s, uint64_t n);
 /* Exponential with the given mean (> 0). */
 double rng_exponential(rng_stream *s, double mean);
-/* Normal with mean mu and standard deviation sigma (>= 0). */
-double rng_normal(rng_stream *s, double mu, double sigma);
 /* Lognormal: exp(N(zeta, sigma)), i.e. zeta and sigma of the underlying normal. */
 double rng_lognormal(rng_stream *s, double zeta, double sigma);
-/* Gamma with shape k (> 0) and scale theta (> 0): mean k*theta. */
-double rng_gamma(rng_stream *s, double shape, double scale);
-/* Poisson count with mean mu (>= 0). */
-unsigned int rng_poisson(rng_stream *s, double mu);
 
-/* Preprocess n >= 1 non-negative weights (not all zero) for discrete choice; caller owns. */
-rng_discrete *rng_discrete_create(const double *weights, size_t n);
-/* Free a table; NULL is a no-op. */
-void rng_discrete_destroy(rng_discrete *t);
-/* Draw an index in [0, n) with probability weight[i] / sum(weights). */
-size_t rng_discrete_draw(rng_stream *s, const rng_discrete *t);
 
 #endif

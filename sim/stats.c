@@ -43,24 +43,6 @@ double stats_running_sd(const stats_running *r)
     return sqrt(stats_running_var(r));
 }
 
-void stats_running_merge(stats_running *a, const stats_running *b)
-{
-    if (!b->n) {
-        return;
-    }
-    if (!a->n) {
-        *a = *b;
-        return;
-    }
-    double na = (double)a->n, nb = (double)b->n, n = na + nb;
-    double d = b->mean - a->mean;
-    a->mean += d * nb / n;
-    a->m2 += b->m2 + d * d * na * nb / n;
-    a->n += b->n;
-    a->min = fmin(a->min, b->min);
-    a->max = fmax(a->max, b->max);
-}
-
 stats_timeavg stats_timeavg_make(sim_time t0, double v0)
 {
     return (stats_timeavg){t0, t0, v0, 0.0, v0};

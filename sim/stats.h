@@ -32,8 +32,6 @@ double stats_running_mean(const stats_running *r);
 double stats_running_var(const stats_running *r);
 /* Sample standard deviation. */
 double stats_running_sd(const stats_running *r);
-/* Merge b into a (Chan et al. parallel formula): as if every observation of b were added. */
-void stats_running_merge(stats_running *a, const stats_running *b);
 
 typedef struct stats_timeavg {
     sim_time t0;  /* start of the observation window */

@@ -30,15 +30,6 @@ static bool launched(void)
     return getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMI_SIZE") || getenv("PMIX_RANK");
 }
 
-bool sweep_mpi_built(void)
-{
-#ifdef SLICESIM_MPI
-    return true;
-#else
-    return false;
-#endif
-}
-
 int sweep_mpi_init(int *argc, char ***argv, sweep_mpi *m)
 {
     *m = (sweep_mpi){.active = false, .rank = 0, .size = 1};

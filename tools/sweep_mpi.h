@@ -28,7 +28,5 @@ void sweep_mpi_barrier(const sweep_mpi *m);
 int sweep_mpi_max(const sweep_mpi *m, int v);
 /* Leave MPI (no-op when not active). */
 void sweep_mpi_finalize(sweep_mpi *m);
-/* Whether this build has MPI. */
-bool sweep_mpi_built(void);
 
 #endif

@@ -229,11 +229,6 @@ const char *csvin_column_name(const csvin *r, size_t i)
     return i < r->n_hdr ? r->hdr[i] : NULL;
 }
 
-size_t csvin_n_fields(const csvin *r)
-{
-    return r->n;
-}
-
 const char *csvin_field(const csvin *r, size_t i)
 {
     return i < r->n ? r->field[i] : "";

@@ -46,9 +46,6 @@ int csvin_column(const csvin *r, const char *name);
 size_t csvin_n_columns(const csvin *r);
 const char *csvin_column_name(const csvin *r, size_t i);
 
-/* Fields of the current row: count, text of field i ("" when the row is shorter), 1-based line
- * number of the row, location of field i. */
-size_t csvin_n_fields(const csvin *r);
 const char *csvin_field(const csvin *r, size_t i);
 int csvin_line(const csvin *r);
 src_loc csvin_loc(const csvin *r, size_t i);

@@ -50,11 +50,6 @@ void capidx_set(capidx *ix, uint32_t i, uint32_t v)
     }
 }
 
-uint32_t capidx_max(const capidx *ix)
-{
-    return ix->t[1];
-}
-
 uint32_t capidx_next_ge(const capidx *ix, uint32_t from, uint32_t k)
 {
     if (from >= ix->n) {

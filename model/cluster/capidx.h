@@ -18,8 +18,6 @@ capidx *capidx_create(uint32_t n);
 void capidx_destroy(capidx *ix);
 /* Set slot i (< n) to v: O(log n). */
 void capidx_set(capidx *ix, uint32_t i, uint32_t v);
-/* Largest value over all slots: O(1). */
-uint32_t capidx_max(const capidx *ix);
 /* The lowest slot >= from whose value is >= k, or n when none: O(log n). */
 uint32_t capidx_next_ge(const capidx *ix, uint32_t from, uint32_t k);
 

@@ -29,8 +29,6 @@ struct cluster {
     uint64_t *node_ver; /* per node: bumped on every change a policy can see (cluster_node_version) */
     capidx **free_ix;                                  /* per resource: free units per node */
     capidx *share_ix; /* per node: the largest free milli-GPU of its shareable GPUs */
-    uint32_t n_shareable;
-    uint64_t milli_used;
 
     /* n_nodes * n_res: units neither held nor free (free slots of cordoned devices) */
     uint32_t *blocked;
@@ -207,7 +205,6 @@ static void add_device(cluster *c, const cluster_gpu_cfg *g, node_id node, gpu_i
     d->shareable = !p && !shared && !g->reconfigurable;
     d->milli_used = 0;
     d->active = true;
-    c->n_shareable += d->shareable;
 }
 
 static void add_candidates(cluster *c, const cluster_gpu_cfg *g, node_id node, gpu_id gid)
@@ -526,7 +523,6 @@ void cluster_take(cluster *c, dev_id id, uint64_t mem_bytes)
     d->mem_used_bytes += mem_bytes;
     if (d->shareable) {
         d->milli_used = CLUSTER_MILLI;
-        c->milli_used += CLUSTER_MILLI;
         index_node_share(c, d->node);
     }
 }
@@ -541,7 +537,6 @@ void cluster_give(cluster *c, dev_id id, uint64_t mem_bytes)
     if (d->shareable) {
         SIM_ASSERT(d->milli_used == CLUSTER_MILLI);
         d->milli_used = 0;
-        c->milli_used -= CLUSTER_MILLI;
         index_node_share(c, d->node);
     }
 }
@@ -557,7 +552,6 @@ void cluster_take_share(cluster *c, dev_id id, uint32_t milli, uint64_t mem_byte
     c->node_ver[d->node]++;
     d->milli_used += milli;
     d->mem_used_bytes += mem_bytes;
-    c->milli_used += milli;
     index_node_share(c, d->node);
 }
 
@@ -569,7 +563,6 @@ void cluster_give_share(cluster *c, dev_id id, uint32_t milli, uint64_t mem_byte
     c->node_ver[d->node]++;
     d->milli_used -= milli;
     d->mem_used_bytes -= mem_bytes;
-    c->milli_used -= milli;
     if (d->milli_used == 0) {
         release_unit(c, d);
     }
@@ -671,16 +664,6 @@ node_id cluster_next_node(const cluster *c, res_id r, uint32_t k, node_id from)
 node_id cluster_next_node_share(const cluster *c, uint32_t milli, node_id from)
 {
     return capidx_next_ge(c->share_ix, from, milli);
-}
-
-uint32_t cluster_shareable_gpus(const cluster *c)
-{
-    return c->n_shareable;
-}
-
-uint64_t cluster_milli_used(const cluster *c)
-{
-    return c->milli_used;
 }
 
 double cluster_unit_gpu_share(const cluster *c, dev_id id)

@@ -225,9 +225,6 @@ void cluster_node_give(cluster *c, node_id n, uint64_t cpu_milli, uint64_t mem_b
 node_id cluster_next_node(const cluster *c, res_id r, uint32_t k, node_id from);
 /* The lowest node >= from with a shareable GPU with at least milli free, or cluster_n_nodes. */
 node_id cluster_next_node_share(const cluster *c, uint32_t milli, node_id from);
-/* Shareable GPUs, and milli-GPU held on them (whole units count 1000), cluster-wide, O(1). */
-uint32_t cluster_shareable_gpus(const cluster *c);
-uint64_t cluster_milli_used(const cluster *c);
 /* Make device d of a reconfigurable GPU advertised (on) or not: its slots join or leave the
  * capacity (cluster_capacity, cluster_units_total). It must hold nothing. Cordoning is separate
  * (a cordoned device blocks its slots only while active). Setting the state it has is a no-op. */

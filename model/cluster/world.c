@@ -79,7 +79,6 @@ struct world {
     uint32_t n_timers;
     job_id *killed; /* jobs killed since the last settle, in kill order */
     size_t n_killed, cap_killed;
-    uint64_t n_kills;
     wobserver *obs; /* job start/end/kill observers */
     uint32_t n_obs;
     world_progress_fn *progress; /* progress display, or NULL */
@@ -1059,7 +1058,6 @@ static void requeue_running(world *w, job_id id, world_kill_info *info)
 void world_kill(world *w, job_id id, world_kill_info *info)
 {
     requeue_running(w, id, info);
-    w->n_kills++;
     if (w->n_killed == w->cap_killed) {
         w->cap_killed = w->cap_killed ? 2 * w->cap_killed : 16;
         w->killed = xrealloc(w->killed, w->cap_killed * sizeof(job_id), "killed jobs");
@@ -1084,11 +1082,6 @@ void world_settle(world *w)
     }
     run_cycles(w);
     record(w);
-}
-
-uint64_t world_n_kills(const world *w)
-{
-    return w->n_kills;
 }
 
 void world_observe(world *w, world_observer_fn *fn, void *ctx)

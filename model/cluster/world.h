@@ -183,8 +183,6 @@ void world_set_cordoned(world *w, dev_id d, bool on);
  * the last settle (on_arrival, in kill order) and that capacity may have changed (on_capacity),
  * apply its decisions, record a sample. */
 void world_settle(world *w);
-/* Jobs killed so far (world_kill calls). */
-uint64_t world_n_kills(const world *w);
 
 /* Observers hear of every job start, completion and kill as it happens (inside the event that
  * caused it). An observer may read the world and ask for timers (world_at), nothing else. */

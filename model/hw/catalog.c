@@ -77,16 +77,6 @@ const mig_profile *gpu_find_profile(const gpu_type *g, const char *name)
     return i < 0 ? NULL : &g->profiles[i];
 }
 
-const char *gpu_catalog_source(const gpu_catalog *c, const char *tag)
-{
-    for (size_t i = 0; c && tag && i < c->n_sources; i++) {
-        if (!strcmp(c->source_tags[i], tag)) {
-            return c->source_texts[i];
-        }
-    }
-    return NULL;
-}
-
 const char *gpu_catalog_names(const gpu_catalog *c, char *buf, size_t n)
 {
     size_t used = 0;

@@ -141,7 +141,5 @@ int gpu_profile_index(const gpu_type *g, const char *name);
 /* Write the catalog's GPU names, comma-separated, into buf (always NUL-terminated, truncated to
  * n). Returns buf. */
 const char *gpu_catalog_names(const gpu_catalog *c, char *buf, size_t n);
-/* Citation of a source tag, or NULL when the catalog has no such tag. Borrowed. */
-const char *gpu_catalog_source(const gpu_catalog *c, const char *tag);
 
 #endif

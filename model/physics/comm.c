@@ -60,19 +60,6 @@ double comm_ring_allreduce_s(int n, double bytes, double alpha_s, double beta_by
     return 2.0 * (n - 1) * alpha_s + 2.0 * (n - 1) / n * bytes / beta_bytes_per_s;
 }
 
-double comm_ring_reduce_scatter_s(int n, double bytes, double alpha_s, double beta_bytes_per_s)
-{
-    if (n <= 1) {
-        return 0;
-    }
-    return (n - 1) * alpha_s + (double)(n - 1) / n * bytes / beta_bytes_per_s;
-}
-
-double comm_ring_allgather_s(int n, double bytes, double alpha_s, double beta_bytes_per_s)
-{
-    return comm_ring_reduce_scatter_s(n, bytes, alpha_s, beta_bytes_per_s);
-}
-
 /* ceil(log2 n) for n >= 1 */
 static int log2_ceil(int n)
 {
@@ -87,11 +74,6 @@ static int log2_ceil(int n)
 static double tree_s(int depth, double bytes, double alpha_s, double beta_bytes_per_s)
 {
     return 2.0 * depth * alpha_s + 2.0 * bytes / beta_bytes_per_s;
-}
-
-double comm_tree_allreduce_s(int n, double bytes, double alpha_s, double beta_bytes_per_s)
-{
-    return n <= 1 ? 0 : tree_s(log2_ceil(n), bytes, alpha_s, beta_bytes_per_s);
 }
 
 comm_proto comm_protocol(const comm_ring *r, double bytes)

@@ -167,9 +167,6 @@ typedef struct comm_ring {
 
 /* Closed forms (see the header). n >= 1 ranks; n = 1 costs 0. */
 double comm_ring_allreduce_s(int n, double bytes, double alpha_s, double beta_bytes_per_s);
-double comm_ring_reduce_scatter_s(int n, double bytes, double alpha_s, double beta_bytes_per_s);
-double comm_ring_allgather_s(int n, double bytes, double alpha_s, double beta_bytes_per_s);
-double comm_tree_allreduce_s(int n, double bytes, double alpha_s, double beta_bytes_per_s);
 
 /* Protocol NCCL uses for a message of `bytes` on ring r. */
 comm_proto comm_protocol(const comm_ring *r, double bytes);

@@ -39,16 +39,13 @@
  *   The product form (mixed classes, every o = 0) and the round-robin simulation below keep
  *   processor sharing.
  *
- * Time-slicing (per-iteration mode): share_rr_simulate is an explicit event simulation of the
- * same k processes under round-robin with a finite quantum; random phase lengths (gamma with a
- * given coefficient of variation) come from a seeded GSL generator, so the run is reproducible.
- * With phase CV 1 it agrees with the fluid mode (tests/unit/test_share.c states by how much);
- * with deterministic phases (CV 0) processes can lock into a schedule that the mean-value
- * solution does not describe.
+ * Time-slicing (per-iteration mode): tests/unit/oracle_share_rr.h is an explicit event
+ * simulation of the same k processes under round-robin with a finite quantum, the oracle the
+ * tests hold these solutions against (tests/unit/test_share.c states by how much they agree);
+ * nothing in the program runs it.
  *
- * Units: seconds, iterations/s. Ownership: the caller owns every array passed in (eta and
- * share_rr_cfg.eta borrowed) and out; nothing is kept after a call (share_rr_simulate allocates
- * its generator and frees it before it returns). No I/O; no global state.
+ * Units: seconds, iterations/s. Ownership: the caller owns every array passed in (eta borrowed)
+ * and out; nothing is kept after a call. No I/O; no global state.
  */
 #ifndef SIMPROJ_MODEL_SHARE_TS_H
 #define SIMPROJ_MODEL_SHARE_TS_H
@@ -133,22 +130,5 @@ int share_ts_solve(int n_cls, const share_ts_class *cls, const double *eta, doub
  * Equal shares keep the solutions above (processor sharing). */
 int share_ts_solve_rr(int n_cls, const share_ts_class *cls, const double *eta,
                       const share_ts_rr *rr, double *x_per_job, double *gpu_busy);
-
-/* Configuration of the per-iteration round-robin simulation. */
-typedef struct share_rr_cfg {
-    int k;             /* processes, 1..SHARE_MAX_JOBS */
-    double host_s;     /* mean host phase */
-    double gpu_s;      /* mean solo GPU phase */
-    const double *eta; /* eta[n], n = 1..k; borrowed */
-    double quantum_s;  /* round-robin time slice */
-    double phase_cv;   /* coefficient of variation of both phases; 0 = deterministic */
-    long n_iters;      /* GPU phases to complete (all processes together) */
-    uint64_t seed;     /* generator seed */
-} share_rr_cfg;
-
-/* Run the simulation; *throughput_per_job gets the steady throughput of one process
- * (iterations/s, the first 10 % of iterations discarded), *gpu_busy (may be NULL) the fraction of
- * time some context held the GPU. Returns 0 or SIM_EINPUT on a bad configuration. */
-int share_rr_simulate(const share_rr_cfg *c, double *throughput_per_job, double *gpu_busy);
 
 #endif

@@ -56,12 +56,8 @@ void frag_typical_fini(frag_typical *t);
 
 /* True when GPU type `name` is allowed by `spec` ('|'-separated; NULL or empty allows any). */
 int frag_type_allowed(const char *spec, const char *name);
-/* Can node n host pod p (its GPUs and CPU)? */
-int frag_fits(const frag_node *n, const frag_pod *p);
 /* Idle milli-GPU of node n. */
 uint64_t frag_idle(const frag_node *n);
-/* Fragmented milli-GPU of node n for one pod shape. */
-double frag_for_pod(const frag_node *n, const frag_pod *p);
 /* Fragmented milli-GPU of node n under the typical pods (weighted by freq). */
 double frag_node_amount(const frag_node *n, const frag_typical *t);
 

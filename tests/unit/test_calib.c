@@ -17,6 +17,7 @@
 #include "sim/err.h"
 #include "sim/xalloc.h"
 #include "sh.h"
+#include "tests/unit/diagfx.h"
 
 #define H100_FILE "calib/results/2026-11-22-h100-sxm.json"
 #define H200_FILE "calib/results/2026-11-22-h200-sxm-x2.json"
@@ -345,7 +346,7 @@ static const char *first_error(const char *text, int *rc)
     cal_data *d = xcalloc(1, sizeof *d, "test data");
     diag *dg = diag_create();
     *rc = calib_json_load_buffer("c.json", text, strlen(text), d, dg);
-    snprintf(msg, sizeof msg, "%s", diag_error_count(dg) ? diag_message(dg, 0) : "");
+    snprintf(msg, sizeof msg, "%s", diag_error_count(dg) ? fx_diag_message(dg, 0) : "");
     diag_destroy(dg);
     free(d);
     return msg;
@@ -497,10 +498,20 @@ Test(calib, model_file_with_wrong_form_is_rejected)
                     "\"timeslice\": [], \"mps\": null, \"allreduce\": null}";
     cal_fit *m = xcalloc(1, sizeof *m, "model");
     diag *dg = diag_create();
-    cr_assert_eq(calmodel_load_buffer("m.json", t, strlen(t), m, dg), SIM_EINPUT);
-    cr_assert_str_eq(diag_message(dg, 0), "m.json:1:127: error: bandwidth[0].form: expected "
-                                          "\"softmin\" "
-                                          "or \"michaelis-menten\", got '\"cubic\"'");
+    char path[] = "/tmp/slicesim-calmodel-XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    fputs(t, f);
+    fclose(f);
+    cr_assert_eq(calmodel_load(path, m, dg), SIM_EINPUT);
+    char want[256];
+    snprintf(want, sizeof want,
+             "%s:1:127: error: bandwidth[0].form: expected \"softmin\" or \"michaelis-menten\", "
+             "got '\"cubic\"'",
+             path);
+    cr_assert_str_eq(fx_diag_message(dg, 0), want);
+    remove(path);
     diag_destroy(dg);
     free(m);
 }
@@ -619,7 +630,7 @@ Test(calib, mig_device_sections_are_fitted)
     snprintf(want, sizeof want,
              "m.json:%d:%d: error: mig_devices: expected a MIG device at index 1, got 'an array'",
              line, (int)(at - bol) + 1);
-    cr_assert_str_eq(diag_message(dg, 0), want);
+    cr_assert_str_eq(fx_diag_message(dg, 0), want);
     diag_clear(dg);
     cr_assert_eq(calib_json_load_buffer("m.json", doc, strlen(doc), d, dg), 0);
     cr_assert_eq(d->n_rates, 0, "the top level has no flops");

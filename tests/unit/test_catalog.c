@@ -11,6 +11,7 @@
 #include "model/hw/catalog.h"
 #include "model/hw/mig.h"
 #include "sim/err.h"
+#include "tests/unit/diagfx.h"
 
 static arena *A;
 static diag *D;
@@ -34,6 +35,17 @@ static void unload(void)
 }
 
 TestSuite(catalog, .init = load_default, .fini = unload);
+
+/* Whether the catalog's sources list `tag` (what a layout count cites). */
+static bool cited(const gpu_catalog *c, const char *tag)
+{
+    for (size_t i = 0; i < c->n_sources; i++) {
+        if (!strcmp(c->source_tags[i], tag)) {
+            return true;
+        }
+    }
+    return false;
+}
 
 Test(catalog, every_recorded_layout_count_is_reproduced)
 {
@@ -72,7 +84,7 @@ Test(catalog, named_gpus_have_sourced_counts)
                     char tag[64];
                     size_t n = strcspn(t, " ");
                     snprintf(tag, sizeof tag, "%.*s", (int)n, t);
-                    cr_assert_not_null(gpu_catalog_source(&CAT, tag), "tag %s is cited", tag);
+                    cr_assert(cited(&CAT, tag), "tag %s is cited", tag);
                     t += n + (t[n] == ' ');
                 }
             }
@@ -216,7 +228,7 @@ static const char *load_bad(const char *yaml)
     int rc = catalog_load_buffer("bad.yaml", yaml, strlen(yaml), a, &c, d);
     cr_assert_eq(rc, SIM_EINPUT);
     cr_assert_geq(diag_error_count(d), 1);
-    snprintf(msg, sizeof msg, "%s", diag_message(d, 0));
+    snprintf(msg, sizeof msg, "%s", fx_diag_message(d, 0));
     diag_destroy(d);
     arena_destroy(a);
     return msg;

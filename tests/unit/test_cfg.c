@@ -11,6 +11,7 @@
 #include "sim/arena.h"
 #include "sim/diag.h"
 #include "sim/err.h"
+#include "tests/unit/diagfx.h"
 
 typedef struct t_item {
     const char *name;
@@ -119,8 +120,8 @@ static void expect_one(const char *text, const char *msg)
     fixture fx = {0};
     load(&fx, text, NULL);
     cr_assert_eq(diag_error_count(fx.d), 1, "errors: %d, first: %s", diag_error_count(fx.d),
-                 diag_message(fx.d, 0) ? diag_message(fx.d, 0) : "(none)");
-    cr_assert_str_eq(diag_message(fx.d, 0), msg);
+                 fx_diag_message(fx.d, 0) ? fx_diag_message(fx.d, 0) : "(none)");
+    cr_assert_str_eq(fx_diag_message(fx.d, 0), msg);
     unload(&fx);
 }
 
@@ -142,7 +143,7 @@ static const char *good = "name: demo\n"
 Test(cfg, walks_every_type_with_units_converted)
 {
     fixture fx = {0};
-    cr_assert_eq(load(&fx, good, NULL), 0, "%s", diag_message(fx.d, 0));
+    cr_assert_eq(load(&fx, good, NULL), 0, "%s", fx_diag_message(fx.d, 0));
     t_spec *s = fx.spec;
     cr_assert_str_eq(s->name, "demo");
     cr_assert_eq(s->seed, UINT64_MAX);
@@ -282,15 +283,15 @@ Test(cfg, reports_all_errors)
     fixture fx = {0};
     load(&fx, "name: a\nseed: x\nlevel: 9\nitems: [{count: 0}]\nbogus: 1\n", NULL);
     cr_assert_eq(diag_error_count(fx.d), 5);
-    cr_assert_str_eq(diag_message(fx.d, 0),
+    cr_assert_str_eq(fx_diag_message(fx.d, 0),
                      "t.yaml:2:7: error: seed: not a number; expected an integer, got 'x'");
-    cr_assert_str_eq(diag_message(fx.d, 1), "t.yaml:3:8: error: level: out of range; expected "
+    cr_assert_str_eq(fx_diag_message(fx.d, 1), "t.yaml:3:8: error: level: out of range; expected "
                                             "an integer from -3 to 3, got '9'");
-    cr_assert_str_eq(diag_message(fx.d, 2), "t.yaml:4:17: error: items[0].count: out of range; "
+    cr_assert_str_eq(fx_diag_message(fx.d, 2), "t.yaml:4:17: error: items[0].count: out of range; "
                                             "expected an integer from 1 to 64, got '0'");
-    cr_assert_str_eq(diag_message(fx.d, 3), "t.yaml:4:9: error: items[0].name: missing required "
+    cr_assert_str_eq(fx_diag_message(fx.d, 3), "t.yaml:4:9: error: items[0].name: missing required "
                                             "field; expected a string, got nothing");
-    cr_assert_str_eq(diag_message(fx.d, 4), "t.yaml:5:1: error: bogus: unknown key; expected "
+    cr_assert_str_eq(fx_diag_message(fx.d, 4), "t.yaml:5:1: error: bogus: unknown key; expected "
                                             "one of [name, seed, level, offset, memory, horizon, "
                                             "period, rate, mode, flavour, inner, items, tags], "
                                             "got 'bogus'");
@@ -302,7 +303,7 @@ Test(cfg, yaml_syntax_error_has_position)
     fixture fx = {0};
     cr_assert_eq(load(&fx, "name: a\nseed: [1, 2\n", NULL), SIM_EINPUT);
     cr_assert_eq(diag_error_count(fx.d), 1);
-    cr_assert_str_eq(diag_message(fx.d, 0), "t.yaml:3:1: error: did not find expected ',' or ']'");
+    cr_assert_str_eq(fx_diag_message(fx.d, 0), "t.yaml:3:1: error: did not find expected ',' or ']'");
     unload(&fx);
 }
 
@@ -318,7 +319,7 @@ Test(cfg, empty_document_and_second_document)
     expect_one("", "t.yaml:1:1: error: empty document; expected a mapping, got nothing");
     fixture fx = {0};
     cr_assert_eq(load(&fx, "name: a\n---\nname: b\n", NULL), SIM_EINPUT);
-    cr_assert_str_eq(diag_message(fx.d, 0), "t.yaml:2:1: error: second YAML document; expected "
+    cr_assert_str_eq(fx_diag_message(fx.d, 0), "t.yaml:2:1: error: second YAML document; expected "
                                             "one document per file, got '---'");
     unload(&fx);
 }
@@ -327,7 +328,7 @@ Test(yamlx, overrides_replace_add_and_name_themselves)
 {
     fixture fx = {0};
     const char *sets[] = {"items[1].count=5", "inner.on=false", "offset=-7", NULL};
-    cr_assert_eq(load(&fx, good, sets), 0, "%s", diag_message(fx.d, 0));
+    cr_assert_eq(load(&fx, good, sets), 0, "%s", fx_diag_message(fx.d, 0));
     cr_assert_eq(fx.spec->items[1].count, 5);
     cr_assert_eq(fx.spec->inner.on, false);
     cr_assert_eq(fx.spec->offset, -7);
@@ -337,15 +338,15 @@ Test(yamlx, overrides_replace_add_and_name_themselves)
                          "name.x=1",           "noequals",      NULL};
     load(&fx, good, bad);
     cr_assert_eq(diag_error_count(fx.d), 5);
-    cr_assert_str_eq(diag_message(fx.d, 0), "--set items[7].name=x: error: items[7].name: no "
+    cr_assert_str_eq(fx_diag_message(fx.d, 0), "--set items[7].name=x: error: items[7].name: no "
                                             "item 'items[7]'; expected an index below 2, got '7'");
-    cr_assert_str_eq(diag_message(fx.d, 1), "--set name.x=1: error: name.x: not a mapping at "
+    cr_assert_str_eq(fx_diag_message(fx.d, 1), "--set name.x=1: error: name.x: not a mapping at "
                                             "'name'; expected a mapping to hold 'x', got a scalar");
-    cr_assert_str_eq(diag_message(fx.d, 2), "--set noequals: error: malformed override; expected "
+    cr_assert_str_eq(fx_diag_message(fx.d, 2), "--set noequals: error: malformed override; expected "
                                             "PATH=VALUE, got 'noequals'");
-    cr_assert_str_eq(diag_message(fx.d, 3), "--set inner.bogus=1: error: inner.bogus: unknown key; "
+    cr_assert_str_eq(fx_diag_message(fx.d, 3), "--set inner.bogus=1: error: inner.bogus: unknown key; "
                                             "expected one of [on, ratio], got 'bogus'");
-    cr_assert_str_eq(diag_message(fx.d, 4),
+    cr_assert_str_eq(fx_diag_message(fx.d, 4),
                      "--set items[1].count=500: error: items[1].count: out "
                      "of range; expected an integer from 1 to 64, got '500'");
     unload(&fx);
@@ -409,7 +410,7 @@ Test(yamlx, nesting_depth_is_limited, .timeout = 10)
     cr_assert_null(doc);
     cr_assert_eq(diag_error_count(d), 1);
     /* the root mapping is level 1; the 64th '[' (column 4 + 63) opens level 65 */
-    cr_assert_str_eq(diag_message(d, 0), "deep.yaml:1:67: error: nesting too deep; expected at "
+    cr_assert_str_eq(fx_diag_message(d, 0), "deep.yaml:1:67: error: nesting too deep; expected at "
                                          "most 64 nested mappings and sequences, got more");
     diag_destroy(d);
     d = diag_create();

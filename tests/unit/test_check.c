@@ -22,6 +22,7 @@
 #include "tests/unit/sh.h"
 #include "tools/estimate.h"
 #include "tools/run.h"
+#include "tests/unit/diagfx.h"
 
 Test(check, run_corpus_gives_exact_messages_from_check_and_run, .timeout = 60)
 {
@@ -106,7 +107,7 @@ static void expect_refused(const char *const *sets, size_t n_sets, const char *m
     run_estimate e;
     load(sets, n_sets, &e, d);
     cr_assert_eq(diag_error_count(d), 1);
-    cr_assert_str_eq(diag_message(d, 0), msg);
+    cr_assert_str_eq(fx_diag_message(d, 0), msg);
     diag_destroy(d);
 }
 

@@ -12,6 +12,7 @@
 #include "sim/diag.h"
 #include "sim/err.h"
 #include "tests/unit/fixtures.h"
+#include "tests/unit/diagfx.h"
 
 static uint32_t total_cap(const cluster *c, const char *res)
 {
@@ -370,7 +371,7 @@ Test(policy, registry_lists_and_finds)
     pol_param p = {.key = "depth", .value = "3", .at = {"s.yaml", 7, 5}};
     param_set ps = {.n = 1, .items = &p, .path = "policy.params"};
     cr_assert_eq(pol_find("fifo")->init(NULL, &ps, d), SIM_EINPUT);
-    cr_assert_str_eq(diag_message(d, 0),
+    cr_assert_str_eq(fx_diag_message(d, 0),
                      "s.yaml:7:5: error: policy.params.depth: unknown parameter; policy 'fifo' "
                      "takes no parameters, got 'depth'");
     diag_destroy(d);

@@ -17,6 +17,7 @@
 #include "sim/diag.h"
 #include "sim/err.h"
 #include "tests/unit/sh.h"
+#include "tests/unit/diagfx.h"
 
 #define EXAMPLE "experiments/k8s/gfd-readme-cluster.json"
 
@@ -104,7 +105,7 @@ Test(k8s, product_labels_map_to_catalog_types)
                  cases[i].product);
         k8s_snapshot s;
         int rc = k8s_snapshot_load_buffer("t.json", json, strlen(json), &f.cat, f.a, f.d, &s);
-        cr_assert_eq(rc, 0, "%s: %s", cases[i].product, diag_message(f.d, 0));
+        cr_assert_eq(rc, 0, "%s: %s", cases[i].product, fx_diag_message(f.d, 0));
         cr_assert_eq(s.n_groups, 1);
         cr_assert_str_eq(s.groups[0].gpu, cases[i].gpu, "%s", cases[i].product);
         cr_assert_eq(s.groups[0].gpus_per_node, 2);
@@ -119,7 +120,7 @@ Test(k8s, example_snapshot_groups_and_classes)
     kfx_init(&f);
     k8s_snapshot s;
     int rc = k8s_snapshot_load_file(EXAMPLE, &f.cat, f.a, f.d, &s);
-    cr_assert_eq(rc, 0, "%s", diag_message(f.d, 0));
+    cr_assert_eq(rc, 0, "%s", fx_diag_message(f.d, 0));
     cr_assert_eq(s.n_gpu_nodes, 5);
     cr_assert_eq(s.n_cpu_nodes, 1);
     cr_assert_eq(s.n_groups, 4); /* the two DGX nodes differ only in name and timestamp */
@@ -255,7 +256,7 @@ Test(k8s, manifests_become_job_classes)
         "experiments/k8s/manifests/training-operator-mnist-nccl.yaml",
         "experiments/k8s/manifests/training-operator-simple.yaml"};
     k8s_workload w;
-    cr_assert_eq(k8s_manifests_load(files, 6, f.a, f.d, &w), 0, "%s", diag_message(f.d, 0));
+    cr_assert_eq(k8s_manifests_load(files, 6, f.a, f.d, &w), 0, "%s", fx_diag_message(f.d, 0));
     cr_assert_eq(w.n, 4);
     cr_assert_eq(w.n_skipped, 2); /* elastic imagenet (cpu only) and simple (no resources) */
     cr_assert_str_eq(w.classes[0].kind, "Pod");
@@ -289,7 +290,7 @@ Test(k8s, manifest_annotations_and_priorities)
                     " {name: b, resources: {requests: {nvidia.com/mig-1g.5gb: 1, cpu: 2}}}]\n";
     k8s_workload w;
     cr_assert_eq(k8s_manifests_load_buffer("m.yaml", y, strlen(y), f.a, f.d, &w), 0, "%s",
-                 diag_message(f.d, 0));
+                 fx_diag_message(f.d, 0));
     cr_assert_eq(w.n, 1);
     cr_assert_eq(w.n_priority_classes, 1);
     const k8s_job_class *k = &w.classes[0];
@@ -370,7 +371,7 @@ Test(k8s, scenario_key_reads_a_snapshot, .timeout = 60)
     kfx_init(&f);
     scenario_spec *s = NULL;
     cr_assert_eq(scenario_load_file(path, NULL, 0, 0, f.a, f.d, &s), 0, "%s",
-                 diag_message(f.d, 0));
+                 fx_diag_message(f.d, 0));
     cr_assert_eq(s->cluster.n_groups, 2);
     cr_assert_str_eq(s->cluster.groups[1].label, "a100-sxm4-40gb-8g-2");
     cr_assert_str_eq(s->cluster.groups[1].sharing.mig.config, "all-balanced");
@@ -405,7 +406,7 @@ Test(k8s, scenario_key_reads_a_snapshot, .timeout = 60)
              "the nodes' labels name (group a100-sxm4-40gb-8g has nvidia.com/mig.config="
              "all-balanced), got nothing",
              path);
-    cr_assert_str_eq(diag_message(f.d, 0), want);
+    cr_assert_str_eq(fx_diag_message(f.d, 0), want);
     kfx_fini(&f);
     test_rm_rf(dir);
 }

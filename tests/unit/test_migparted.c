@@ -8,6 +8,7 @@
 #include "experiments/catalog_load.h"
 #include "experiments/migparted.h"
 #include "sim/err.h"
+#include "tests/unit/diagfx.h"
 
 static arena *A;
 static diag *D;
@@ -136,7 +137,7 @@ static const char *apply_error(const char *yaml, const char *gpu, const char *na
     migparted_result r;
     int rc = migparted_apply(&CAT, gpu_catalog_find(&CAT, gpu), &cfg, name, 0, driver, &r, D);
     cr_assert_eq(rc, SIM_EINPUT);
-    snprintf(msg, sizeof msg, "%s", diag_message(D, 0));
+    snprintf(msg, sizeof msg, "%s", fx_diag_message(D, 0));
     return msg;
 }
 
@@ -146,7 +147,7 @@ static const char *load_error(const char *yaml)
     migparted_config cfg;
     diag_clear(D);
     cr_assert_eq(migparted_load_buffer("m.yaml", yaml, strlen(yaml), A, &cfg, D), SIM_EINPUT);
-    snprintf(msg, sizeof msg, "%s", diag_message(D, 0));
+    snprintf(msg, sizeof msg, "%s", fx_diag_message(D, 0));
     return msg;
 }
 

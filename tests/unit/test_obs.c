@@ -19,6 +19,7 @@
 #include "sim/diag.h"
 #include "sim/err.h"
 #include "tests/unit/sh.h"
+#include "tests/unit/diagfx.h"
 
 /* The two examples of DESIGN.md §8, verbatim. */
 static const char *contract_obs =
@@ -79,7 +80,7 @@ Test(obs, contract_observations_load_with_every_key)
     obs_file *f = NULL;
     int rc = obs_load_observations("obs.yaml", contract_obs, strlen(contract_obs), &fx.cat, fx.a,
                                    fx.d, &f);
-    cr_assert_eq(rc, 0, "%s", diag_error_count(fx.d) ? diag_message(fx.d, 0) : "");
+    cr_assert_eq(rc, 0, "%s", diag_error_count(fx.d) ? fx_diag_message(fx.d, 0) : "");
     cr_assert_str_eq(f->workload, "my-transformer");
     cr_assert_str_eq(f->gpu->name, "A100-SXM4-40GB");
     cr_assert(f->unit_is_sample);
@@ -184,9 +185,9 @@ Test(obs, bad_input_corpus_gives_exact_messages)
         }
         cr_assert_eq(rc, SIM_EINPUT, "%s: loader returned %d", path, rc);
         cr_assert_eq(diag_error_count(fx.d), n_want, "%s: %d messages, expected %d; first: %s",
-                     path, diag_error_count(fx.d), n_want, diag_message(fx.d, 0));
+                     path, diag_error_count(fx.d), n_want, fx_diag_message(fx.d, 0));
         for (int k = 0; k < n_want; k++) {
-            cr_assert_str_eq(diag_message(fx.d, k), want[k], "%s message %d", path, k);
+            cr_assert_str_eq(fx_diag_message(fx.d, k), want[k], "%s message %d", path, k);
         }
         fx_fini(&fx);
     }
@@ -209,7 +210,7 @@ Test(obs, library_observation_files_load)
         fx_init(&fx);
         obs_file *f = NULL;
         int rc = obs_load_observations(path, NULL, 0, &fx.cat, fx.a, fx.d, &f);
-        cr_assert_eq(rc, 0, "%s: %s", path, diag_error_count(fx.d) ? diag_message(fx.d, 0) : "");
+        cr_assert_eq(rc, 0, "%s: %s", path, diag_error_count(fx.d) ? fx_diag_message(fx.d, 0) : "");
         cr_assert_gt(f->n, 1, "%s", path);
         fx_fini(&fx);
         n++;
@@ -289,7 +290,7 @@ Test(obs, profile_write_load_round_trip)
     cr_assert_eq(obs_write_profile(path, &p, "a comment\nsecond line"), 0);
     obs_profile *q = NULL;
     int rc = obs_load_profile(path, NULL, 0, &fx.phys, fx.a, fx.d, &q);
-    cr_assert_eq(rc, 0, "%s", diag_error_count(fx.d) ? diag_message(fx.d, 0) : "");
+    cr_assert_eq(rc, 0, "%s", diag_error_count(fx.d) ? fx_diag_message(fx.d, 0) : "");
     cr_assert_str_eq(q->p.name, p.p.name);
     cr_assert_str_eq(q->unit, "image");
     cr_assert_str_eq(q->prior_class, "cnn-training");
@@ -366,7 +367,7 @@ Test(obs, library_profiles_load_with_provenance)
         fx_init(&fx);
         obs_profile *p = NULL;
         int rc = obs_load_profile(path, NULL, 0, &fx.phys, fx.a, fx.d, &p);
-        cr_assert_eq(rc, 0, "%s: %s", path, diag_error_count(fx.d) ? diag_message(fx.d, 0) : "");
+        cr_assert_eq(rc, 0, "%s: %s", path, diag_error_count(fx.d) ? fx_diag_message(fx.d, 0) : "");
         cr_assert_gt(strlen(p->p.provenance), 20, "%s", path);
         cr_assert_not_null(strstr(p->fitted_on, "workloads/library/obs/"), "%s", path);
         cr_assert_gt(wl_compute_total_sm_s(&p->p, p->ref_batch), 0, "%s", path);

@@ -24,6 +24,7 @@
 #include "sim/arena.h"
 #include "sim/diag.h"
 #include "sim/err.h"
+#include "tests/unit/diagfx.h"
 
 #define GPU "A100-SXM4-40GB"
 
@@ -710,7 +711,7 @@ Test(predict, solo_measurements_set_the_priors)
         "  - {config: {partition: 3g.20gb}, throughput: 6}\n";
     obs_file *f = NULL;
     cr_assert_eq(obs_load_observations("m.yaml", text, sizeof text - 1, &fx.cat, fx.a, fx.d, &f),
-                 0, "%s", diag_error_count(fx.d) ? diag_message(fx.d, 0) : "");
+                 0, "%s", diag_error_count(fx.d) ? fx_diag_message(fx.d, 0) : "");
     cr_assert_eq(f->measured, 0);
     cr_assert_float_eq(f->obs[0].kernel_busy, 0.5, 0);
     cr_assert_float_eq(f->obs[0].sm_activity, 0.2, 0);

@@ -16,6 +16,7 @@
 #include "sim/arena.h"
 #include "sim/diag.h"
 #include "sim/err.h"
+#include "tests/unit/diagfx.h"
 
 static const char *mig_parted = "version: v1\n"
                                 "mig-configs:\n"
@@ -129,7 +130,7 @@ static scenario_spec *load_ok(arena *a, diag *d, const char *const *sets, size_t
     scenario_spec *s = NULL;
     int rc = scenario_load_file(p, sets, n_sets, 0, a, d, &s);
     cr_assert_eq(rc, 0, "rc %d, first error: %s", rc,
-                 diag_message(d, 0) ? diag_message(d, 0) : "(none)");
+                 fx_diag_message(d, 0) ? fx_diag_message(d, 0) : "(none)");
     return s;
 }
 
@@ -224,7 +225,7 @@ Test(scenario, buffer_without_file_access_resolves_paths_only)
     scenario_spec *s = NULL;
     int rc = scenario_load_buffer("x/y.yaml", NULL, scenario_text, strlen(scenario_text), NULL, 0,
                                   SCENARIO_NO_FILES, a, d, &s);
-    cr_assert_eq(rc, 0, "%s", diag_message(d, 0) ? diag_message(d, 0) : "");
+    cr_assert_eq(rc, 0, "%s", fx_diag_message(d, 0) ? fx_diag_message(d, 0) : "");
     cr_assert_str_eq(s->dir, "x");
     cr_assert_str_eq(s->cluster.groups[1].sharing.mig.file, "x/mig/a100.yaml");
     cr_assert_str_eq(s->cluster.groups[2].sharing.sharing_file, "x/sharing/ts4.yaml");
@@ -314,7 +315,7 @@ Test(bad_input, every_file_gives_exactly_its_expected_messages)
         cr_expect_eq((size_t)diag_error_count(d), bc->n_expect, "%s: %d errors, %zu expected", path,
                      diag_error_count(d), bc->n_expect);
         for (size_t k = 0; k < bc->n_expect && k < (size_t)diag_error_count(d); k++) {
-            cr_expect_str_eq(diag_message(d, (int)k), bc->expect[k], "%s message %zu", path, k);
+            cr_expect_str_eq(fx_diag_message(d, (int)k), bc->expect[k], "%s message %zu", path, k);
         }
         diag_destroy(d);
         arena_destroy(a);

@@ -11,6 +11,7 @@
 #include "model/physics/share_mps.h"
 #include "model/physics/share_ts.h"
 #include "sim/err.h"
+#include "tests/unit/oracle_share_rr.h"
 #include "tests/unit/phys_fixture.h"
 
 /* Machine-repairman birth-death chain: state n = jobs at the GPU; up rate (k-n)/H, down rate

@@ -29,8 +29,6 @@ Test(rng, same_seed_same_draws_and_names_differ)
     }
     cr_assert_lt(same_c, 2);
     cr_assert_lt(same_d, 2);
-    cr_assert_str_eq(rng_stream_name(d), "durations");
-    cr_assert_eq(rng_stream_index(c), 1);
     cr_assert_neq(rng_stream_seed(&root, "arrivals", 0), rng_stream_seed(&root, "arrivals", 1));
     rng_root other = rng_root_make(12346);
     cr_assert_neq(rng_stream_seed(&root, "x", 0), rng_stream_seed(&other, "x", 0));
@@ -55,7 +53,7 @@ Test(rng, adding_a_stream_does_not_change_others)
     s = rng_stream_open(&root, "durations", 3);
     rng_stream *intruder = rng_stream_open(&root, "faults", 0);
     for (int i = 0; i < 64; i++) {
-        (void)rng_normal(intruder, 0, 1);
+        (void)rng_lognormal(intruder, 0, 1);
         (void)rng_uniform01(intruder);
         cr_assert_eq(rng_exponential(s, 2.0), ref[i], "draw %d changed", i);
     }
@@ -78,23 +76,10 @@ static double d_exp(rng_stream *s, const double *p)
 {
     return rng_exponential(s, p[0]);
 }
-static double d_norm(rng_stream *s, const double *p)
-{
-    return rng_normal(s, p[0], p[1]);
-}
 static double d_logn(rng_stream *s, const double *p)
 {
     return rng_lognormal(s, p[0], p[1]);
 }
-static double d_gamma(rng_stream *s, const double *p)
-{
-    return rng_gamma(s, p[0], p[1]);
-}
-static double d_pois(rng_stream *s, const double *p)
-{
-    return rng_poisson(s, p[0]);
-}
-
 Test(rng, distributions_have_their_moments)
 {
     rng_root root = rng_root_make(2024);
@@ -104,64 +89,37 @@ Test(rng, distributions_have_their_moments)
 
     moments(s, d_exp, (double[]){2.0}, &m, &v); /* mean 2, sd 2 */
     cr_assert(fabs(m - 2.0) < 2.0 * se, "exp mean %g", m);
-    moments(s, d_norm, (double[]){-1.0, 3.0}, &m, &v); /* mean -1, var 9 */
-    cr_assert(fabs(m + 1.0) < 3.0 * se, "normal mean %g", m);
-    cr_assert(fabs(v - 9.0) < 9.0 * sqrt(2.0) * se, "normal var %g", v);
     double zeta = 0.5, sigma = 0.4; /* mean exp(zeta + sigma^2/2) */
     double lm = exp(zeta + sigma * sigma / 2), lsd = lm * sqrt(exp(sigma * sigma) - 1);
     moments(s, d_logn, (double[]){zeta, sigma}, &m, &v);
     cr_assert(fabs(m - lm) < lsd * se, "lognormal mean %g want %g", m, lm);
-    moments(s, d_gamma, (double[]){3.0, 0.5}, &m, &v); /* mean 1.5, var 0.75 */
-    cr_assert(fabs(m - 1.5) < sqrt(0.75) * se, "gamma mean %g", m);
-    cr_assert(fabs(v - 0.75) < 0.75 * 3 * se, "gamma var %g", v);
-    moments(s, d_pois, (double[]){4.0}, &m, &v); /* mean = var = 4 */
-    cr_assert(fabs(m - 4.0) < 2.0 * se, "poisson mean %g", m);
-    cr_assert(fabs(v - 4.0) < 4.0 * 3 * se, "poisson var %g", v);
     rng_stream_close(s);
 }
 
-Test(rng, discrete_choice_and_uniform_int)
+Test(rng, uniform_int_stays_in_range)
 {
     rng_root root = rng_root_make(99);
     rng_stream *s = rng_stream_open(&root, "test.discrete", 0);
-    double w[4] = {1, 0, 3, 4};
-    rng_discrete *t = rng_discrete_create(w, 4);
-    int count[4] = {0};
-    for (int i = 0; i < NDRAW; i++) {
-        count[rng_discrete_draw(s, t)]++;
-    }
-    cr_assert_eq(count[1], 0);
-    for (int i = 0; i < 4; i++) {
-        double p = w[i] / 8, got = (double)count[i] / NDRAW;
-        cr_assert(fabs(got - p) < 5 * sqrt(p * (1 - p) / NDRAW) + 1e-12, "p[%d] %g", i, got);
-    }
     uint64_t big = (uint64_t)1 << 40;
     for (int i = 0; i < 1000; i++) {
         cr_assert_lt(rng_uniform_int(s, 7), 7);
         cr_assert_lt(rng_uniform_int(s, big), big);
-        double u = rng_uniform_pos(s);
-        cr_assert(u > 0 && u < 1);
     }
-    rng_discrete_destroy(t);
     rng_stream_close(s);
 }
 
-Test(stats, welford_merge_timeavg_quantiles)
+Test(stats, welford_timeavg_quantiles)
 {
-    stats_running a = stats_running_make(), b = stats_running_make(), all = stats_running_make();
+    stats_running all = stats_running_make();
     double xs[] = {2, 4, 4, 4, 5, 5, 7, 9};
     for (int i = 0; i < 8; i++) {
-        stats_running_add(i < 3 ? &a : &b, xs[i]);
         stats_running_add(&all, xs[i]);
     }
+    cr_assert_eq(all.n, 8);
     cr_assert_float_eq(stats_running_mean(&all), 5.0, 1e-15);
     cr_assert_float_eq(stats_running_var(&all), 32.0 / 7, 1e-14);
-    stats_running_merge(&a, &b);
-    cr_assert_eq(a.n, 8);
-    cr_assert_float_eq(stats_running_mean(&a), 5.0, 1e-15);
-    cr_assert_float_eq(stats_running_var(&a), 32.0 / 7, 1e-14);
-    cr_assert_float_eq(a.min, 2, 0);
-    cr_assert_float_eq(a.max, 9, 0);
+    cr_assert_float_eq(all.min, 2, 0);
+    cr_assert_float_eq(all.max, 9, 0);
 
     /* 2 for 1 s, 6 for 3 s, 0 for 4 s: area 20 over 8 s */
     stats_timeavg t = stats_timeavg_make(0, 2);

@@ -12,6 +12,7 @@
 #include "model/physics/speed.h"
 #include "sim/diag.h"
 #include "sim/err.h"
+#include "tests/unit/diagfx.h"
 
 Test(physics, default_file_loads_with_sources)
 {
@@ -50,7 +51,7 @@ Test(physics, bad_file_gives_exact_message)
         cr_assert_eq(physics_load_buffer("p.yaml", cases[i].yaml, strlen(cases[i].yaml), d, &m),
                      SIM_EINPUT, "case %zu", i);
         cr_assert_geq(diag_error_count(d), 1);
-        cr_assert_str_eq(diag_message(d, 0), cases[i].first);
+        cr_assert_str_eq(fx_diag_message(d, 0), cases[i].first);
         diag_destroy(d);
     }
 }

@@ -12,6 +12,7 @@
 #include "sim/diag.h"
 #include "sim/err.h"
 #include "tests/unit/sh.h"
+#include "tests/unit/diagfx.h"
 
 #define MIGPROF "experiments/telemetry/migprofiler-vit-finetune-a100-40g.json"
 
@@ -33,7 +34,7 @@ Test(telemetry, dcgm_exporter_scrape_of_an_idle_t4)
     tel_result r;
     tel_query q = whole(0);
     cr_assert_eq(tel_load_file("experiments/telemetry/datadog-dcgm-exporter-t4.prom", &q, d, &r),
-                 0, "%s", diag_message(d, 0));
+                 0, "%s", fx_diag_message(d, 0));
     cr_assert_eq(r.n_util, 1);
     cr_assert_str_eq(r.util_source, "DCGM_FI_DEV_GPU_UTIL");
     cr_assert_float_eq(r.gpu_util, 0, 0);
@@ -53,7 +54,7 @@ Test(telemetry, readme_scrape_has_no_utilisation)
     tel_query q = whole(0);
     cr_assert_eq(tel_load_file("experiments/telemetry/dcgm-exporter-readme.prom", &q, d, &r),
                  SIM_EINPUT);
-    cr_assert_str_eq(diag_message(d, 0),
+    cr_assert_str_eq(fx_diag_message(d, 0),
                      "experiments/telemetry/dcgm-exporter-readme.prom: error: no utilisation "
                      "sample of GPU 0 in the window; expected DCGM_FI_DEV_GPU_UTIL, "
                      "DCGM_FI_PROF_GR_ENGINE_ACTIVE or utilization.gpu for it, got none");
@@ -74,7 +75,7 @@ Test(telemetry, window_means_match_migprofilers_own)
         diag *d = diag_create();
         tel_result r;
         tel_query q = {TEL_AUTO, 0, -1, runs[i].from, runs[i].to};
-        cr_assert_eq(tel_load_file(MIGPROF, &q, d, &r), 0, "%s", diag_message(d, 0));
+        cr_assert_eq(tel_load_file(MIGPROF, &q, d, &r), 0, "%s", fx_diag_message(d, 0));
         cr_assert_str_eq(r.util_source, "DCGM_FI_PROF_GR_ENGINE_ACTIVE");
         cr_assert_eq(r.n_util, 122); /* one a second, both ends included */
         cr_assert_float_eq(r.gpu_util, runs[i].gract, 0.0005, "run %zu: %g", i, r.gpu_util);
@@ -101,7 +102,7 @@ Test(telemetry, mig_instances_and_timestamps)
         "DCGM_FI_DEV_GPU_UTIL{gpu=\"1\"} 99\n";
     diag *d = diag_create();
     tel_result r;
-    cr_assert_eq(load_text(text, whole(0), d, &r), 0, "%s", diag_message(d, 0));
+    cr_assert_eq(load_text(text, whole(0), d, &r), 0, "%s", fx_diag_message(d, 0));
     cr_assert_float_eq(r.gpu_util, 0.55, 1e-12);
     cr_assert_eq(r.n_util, 1);
     cr_assert(isnan(r.gr_engine_active)); /* instance samples are not the whole GPU's */
@@ -122,12 +123,12 @@ Test(telemetry, malformed_text_names_line_and_column)
     diag *d = diag_create();
     tel_result r;
     cr_assert_eq(load_text("# ok\nDCGM_FI_DEV_GPU_UTIL{gpu=0} 5\n", whole(0), d, &r), SIM_EINPUT);
-    cr_assert_str_eq(diag_message(d, 0), "t.prom:2:25: error: expected a label: name=\"value\", "
+    cr_assert_str_eq(fx_diag_message(d, 0), "t.prom:2:25: error: expected a label: name=\"value\", "
                                          "got 'DCGM_FI_DEV_GPU_UTIL{gpu=0} 5'");
     diag_clear(d);
     cr_assert_eq(load_text("DCGM_FI_DEV_GPU_UTIL{gpu=\"0\"} five\n", whole(0), d, &r),
                  SIM_EINPUT);
-    cr_assert_str_eq(diag_message(d, 0),
+    cr_assert_str_eq(fx_diag_message(d, 0),
                      "t.prom:1:31: error: expected a sample value (a number) after the name and "
                      "labels, got 'DCGM_FI_DEV_GPU_UTIL{gpu=\"0\"} five'");
     diag_destroy(d);
@@ -146,7 +147,7 @@ Test(telemetry, prometheus_json)
     tel_result r;
     tel_query q = whole(2);
     cr_assert_eq(tel_load_buffer("q.json", range, strlen(range), &q, d, &r), 0, "%s",
-                 diag_message(d, 0));
+                 fx_diag_message(d, 0));
     cr_assert_float_eq(r.gpu_util, 0.5, 1e-12);
     cr_assert_float_eq(r.sm_active, 0.4, 1e-12);
     const char *instant = "{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":"
@@ -156,7 +157,7 @@ Test(telemetry, prometheus_json)
     cr_assert_float_eq(r.gpu_util, 0.12, 1e-12);
     const char *bad = "{\"status\":\"error\",\"errorType\":\"bad_data\"}";
     cr_assert_eq(tel_load_buffer("q.json", bad, strlen(bad), &q, d, &r), SIM_EINPUT);
-    cr_assert_str_eq(diag_message(d, 0), "q.json:1:11: error: status: expected \"success\" (a "
+    cr_assert_str_eq(fx_diag_message(d, 0), "q.json:1:11: error: status: expected \"success\" (a "
                                          "Prometheus query's answer), got '\"error\"'");
     diag_destroy(d);
 }
@@ -175,7 +176,7 @@ Test(telemetry, nvidia_smi_csv)
     tel_result r;
     tel_query q = whole(0);
     cr_assert_eq(tel_load_buffer("smi.csv", csv, strlen(csv), &q, d, &r), 0, "%s",
-                 diag_message(d, 0));
+                 fx_diag_message(d, 0));
     cr_assert_str_eq(r.util_source, "utilization.gpu");
     cr_assert_float_eq(r.gpu_util, 0.85, 1e-12);
     cr_assert_float_eq(r.fb_used_bytes, 20391.0 * 1048576, 0);
@@ -188,13 +189,13 @@ Test(telemetry, nvidia_smi_csv)
     cr_assert_float_eq(r.gpu_util, 0.70, 1e-12);
     const char *no_unit = "timestamp, index, utilization.gpu\n2024/05/01 10:00:00.000, 0, 70\n";
     cr_assert_eq(tel_load_buffer("smi.csv", no_unit, strlen(no_unit), &q, d, &r), SIM_EINPUT);
-    cr_assert_str_eq(diag_message(d, 0),
+    cr_assert_str_eq(fx_diag_message(d, 0),
                      "smi.csv:2:29: error: utilization.gpu: expected a number in % (the unit in "
                      "the header, [%], or after the value), got '70'");
     diag_clear(d);
     const char *no_col = "timestamp, utilization.gpu [%]\n2024/05/01 10:00:00.000, 70 %\n";
     cr_assert_eq(tel_load_buffer("smi.csv", no_col, strlen(no_col), &q, d, &r), SIM_EINPUT);
-    cr_assert_str_eq(diag_message(d, 0),
+    cr_assert_str_eq(fx_diag_message(d, 0),
                      "smi.csv:1:1: error: index: missing column; expected nvidia-smi "
                      "--query-gpu=timestamp,index,utilization.gpu[,memory.used,power.draw] "
                      "--format=csv, got no 'index'");

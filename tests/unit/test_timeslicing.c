@@ -5,6 +5,7 @@
 
 #include "experiments/timeslicing.h"
 #include "sim/err.h"
+#include "tests/unit/diagfx.h"
 
 static arena *A;
 static diag *D;
@@ -99,7 +100,7 @@ static const char *bad(const char *y)
     timeslicing_config c;
     diag_clear(D);
     cr_assert_eq(timeslicing_load_buffer("dp.yaml", y, strlen(y), A, &c, D), SIM_EINPUT);
-    snprintf(msg, sizeof msg, "%s", diag_message(D, 0));
+    snprintf(msg, sizeof msg, "%s", fx_diag_message(D, 0));
     return msg;
 }
 

@@ -3,17 +3,20 @@
  * switches, bad input, and the file recorded on the H100 (calib/results/), whose figures are
  * the source of model/physics/physics.yaml's ts_quantum_s and ts_switch_s. */
 #include <criterion/criterion.h>
+#include <stdlib.h>
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "experiments/fileio.h"
 #include "experiments/calib_json.h"
 #include "experiments/physics_load.h"
 #include "model/fit/tsprobe.h"
 #include "sim/diag.h"
 #include "sim/err.h"
 #include "sim/xalloc.h"
+#include "tests/unit/diagfx.h"
 
 #define TSLICE_FILE "calib/results/2026-11-24-h100-tslice.json"
 
@@ -71,7 +74,7 @@ static const char *first_error(const char *text, int *rc)
     tsp_data d;
     diag *dg = diag_create();
     *rc = tslice_json_load_buffer("t.json", text, strlen(text), &d, dg);
-    snprintf(msg, sizeof msg, "%s", diag_error_count(dg) ? diag_message(dg, 0) : "");
+    snprintf(msg, sizeof msg, "%s", diag_error_count(dg) ? fx_diag_message(dg, 0) : "");
     diag_destroy(dg);
     if (*rc == 0) {
         tsp_free(&d);
@@ -114,7 +117,11 @@ Test(tsprobe, recorded_h100_probe_is_consistent)
 {
     tsp_data d;
     diag *dg = diag_create();
-    int rc = tslice_json_load_file(TSLICE_FILE, &d, dg);
+    char *text = NULL;
+    size_t len = 0;
+    cr_assert_eq(fileio_read_all(TSLICE_FILE, 64 << 20, &text, &len), 0);
+    int rc = tslice_json_load_buffer(TSLICE_FILE, text, len, &d, dg);
+    free(text);
     if (rc) {
         diag_print(dg, stderr);
     }

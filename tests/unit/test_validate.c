@@ -19,6 +19,7 @@
 #include "sim/arena.h"
 #include "sim/diag.h"
 #include "sim/err.h"
+#include "tests/unit/diagfx.h"
 
 #define SHARED "/nonexistent/shared/validation" /* the shipped copies must be used */
 
@@ -234,7 +235,7 @@ Test(validate, calib_runs_bad_input_has_line_and_col)
         val_table t;
         cr_assert_eq(run_text(&e, "build/test-bad-calib-runs.yaml", cases[i].scenario, &t),
                      SIM_EINPUT, "case %zu", i);
-        cr_assert_str_eq(diag_message(e.d, 0), cases[i].message);
+        cr_assert_str_eq(fx_diag_message(e.d, 0), cases[i].message);
         val_table_fini(&t);
         env_close(&e);
     }
@@ -371,7 +372,7 @@ Test(validate, bad_scenario_is_reported)
     env_open(&e);
     val_table t;
     cr_assert_eq(val_run_file(path, SHARED, &e.cat, &e.m, e.d, &t), SIM_EINPUT);
-    cr_assert_str_eq(diag_message(e.d, 0),
+    cr_assert_str_eq(fx_diag_message(e.d, 0),
                      "build/test-bad-validation.yaml:6:1: error: fitt: unknown key; expected one "
                      "of [table, csv, gpu, target_mape_pct, fit, exclude, note, base, calibration, "
                      "model, pool, class, ranks, gpus_per_node, interconnect, from_data_exclude, "
@@ -419,10 +420,10 @@ Test(validate, unknown_excluded_figure_has_line_and_col)
                           &t),
                  SIM_EINPUT);
     cr_assert_eq(diag_error_count(e.d), 2);
-    cr_assert_str_eq(diag_message(e.d, 0),
+    cr_assert_str_eq(fx_diag_message(e.d, 0),
                      "build/test-bad-validation-exclude.yaml:5:6: error: fit: no such figure in "
                      "the table; expected ROW/COLUMN, got 'nope/full'");
-    cr_assert_str_eq(diag_message(e.d, 1),
+    cr_assert_str_eq(fx_diag_message(e.d, 1),
                      "build/test-bad-validation-exclude.yaml:7:14: error: exclude[0].figure: no "
                      "such figure in the table; expected ROW/COLUMN, got '1/2'");
     val_table_fini(&t);
@@ -533,7 +534,7 @@ Test(validate, unknown_interconnect_has_line_and_col)
                           "fit: [\"131072/algbw\"]\n",
                           &t),
                  SIM_EINPUT);
-    cr_assert_str_eq(diag_message(e.d, 0),
+    cr_assert_str_eq(fx_diag_message(e.d, 0),
                      "build/test-bad-validation-net.yaml:6:15: error: interconnect: unknown "
                      "network; expected one of [eth-25g, eth-100g, ib-hdr, ib-ndr, a3-mega], got "
                      "'ib-xdr'");
@@ -557,7 +558,7 @@ Test(validate, bad_csv_shape_has_line_and_col)
                           "table: h100-coloc\ncsv: test-csv-short.csv\ngpu: H100-SXM5-80GB\n"
                           "target_mape_pct: 10\nfit: [a/solo]\n", &t),
                  SIM_EINPUT);
-    cr_assert_str_eq(diag_message(e.d, 0),
+    cr_assert_str_eq(fx_diag_message(e.d, 0),
                      "build/data/test-csv-short.csv:4:1: error: row 2: 3 cells; expected 6, one "
                      "per header column, got 'b/pair-mps:a,b,pair-mps'");
     val_table_fini(&t);
@@ -583,7 +584,7 @@ Test(validate, bad_csv_shape_has_line_and_col)
                                     &t),
                      SIM_EINPUT, "case %zu", i);
         cr_assert_eq(diag_error_count(e.d), 1);
-        cr_assert_str_eq(diag_message(e.d, 0), cases[i].message);
+        cr_assert_str_eq(fx_diag_message(e.d, 0), cases[i].message);
         val_table_fini(&t);
         env_close(&e);
     }
@@ -603,7 +604,7 @@ Test(validate, absolute_calibration_path_is_used_as_given)
     val_table t;
     snprintf(text, sizeof text, fmt, "/nonexistent-dir/m.json");
     cr_assert_neq(run_text(&e, "build/test-abs-cal.yaml", text, &t), 0);
-    cr_assert_str_eq(diag_message(e.d, 0),
+    cr_assert_str_eq(fx_diag_message(e.d, 0),
                      "build/test-abs-cal.yaml: error: calibration: cannot read the model file; "
                      "expected a `slicesim fit` output, got '/nonexistent-dir/m.json' (no such "
                      "file or directory)");
@@ -664,7 +665,7 @@ Test(validate, bad_cells_are_reported_at_their_row)
                                     &e.cat, &e.m, e.d, &t),
                      SIM_EINPUT, "case %zu", i);
         cr_assert_eq(diag_error_count(e.d), 1, "case %zu", i);
-        cr_assert_str_eq(diag_message(e.d, 0), message, "case %zu", i);
+        cr_assert_str_eq(fx_diag_message(e.d, 0), message, "case %zu", i);
         val_table_fini(&t);
         env_close(&e);
     }

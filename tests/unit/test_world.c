@@ -15,6 +15,7 @@
 #include "sim/err.h"
 #include "tests/unit/fixtures.h"
 #include "tests/unit/worldfx.h"
+#include "tests/unit/diagfx.h"
 
 static job_id add(job_table *t, double submit_s, const char *res, uint32_t per, uint32_t workers,
                   double work_s, uint64_t mem)
@@ -261,7 +262,7 @@ Test(world, a_bad_cluster_is_reported_through_diag)
     world *w = NULL;
     cr_assert_eq(world_create(&e.fx.wc, job_table_create(), d, (src_loc){"s.yaml", 3, 1}, &w),
                  SIM_EINPUT);
-    cr_assert_str_eq(diag_message(d, 0), "s.yaml:3:1: error: cluster: the cluster has no nodes");
+    cr_assert_str_eq(fx_diag_message(d, 0), "s.yaml:3:1: error: cluster: the cluster has no nodes");
     diag_destroy(d);
 }
 
