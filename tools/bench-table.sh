@@ -7,7 +7,7 @@
 # docs-check blocks are; instead each table is written by this script, never by hand, under a
 # caption that names the machine, the date, the revision and the command that measured it.
 #   engine  the hold model (`slicesim bench engine` and `bench heap`, N = 1000 and 10^6 pending
-#           events) and `bench fluid` (1000 and 100 000 activities): events per second, the
+#           events) and `bench fluid` (1000 and 100 000 activities): events per CPU second, the
 #           median of N alternating runs.
 #   sched   CPU seconds (`bench run` cpu_s: user + system) of whole runs that stress the
 #           scheduling cycle: openb-fgd under every policy, openb-timed, philly-mig; the median
@@ -58,7 +58,7 @@ caption() { # what, command
 
 engine_table() {
     local cap
-    cap=$(caption "events per second" "make bench-tables")
+    cap=$(caption "events per CPU second of the measured steps" "make bench-tables")
     local -A v
     local r k n
     for r in $(seq "$reps"); do # alternating, so slow phases of the machine hit every kind
@@ -66,17 +66,17 @@ engine_table() {
             local ev=2000000
             [ "$n" = 1000000 ] && ev=4000000
             for k in engine heap; do
-                v[$k.$n]+="$("$bin" bench $k --pending $n --events $ev | field events_per_s) "
+                v[$k.$n]+="$("$bin" bench $k --pending $n --events $ev | field events_per_cpu_s) "
             done
         done
         for n in 1000 100000; do
-            v[fluid.$n]+="$("$bin" bench fluid --pending $n --events 500000 | field events_per_s) "
+            v[fluid.$n]+="$("$bin" bench fluid --pending $n --events 500000 | field events_per_cpu_s) "
         done
     done
     m() { echo "${v[$1]}" | tr ' ' '\n' | grep . | median; }
     echo "$cap"
     echo
-    echo "| benchmark | pending | engine M/s | bare heap M/s | engine / heap |"
+    echo "| benchmark | pending | engine M/CPU-s | bare heap M/CPU-s | engine / heap |"
     echo "|---|---:|---:|---:|---:|"
     for n in 1000 1000000; do
         m engine.$n >"$scratch/e"

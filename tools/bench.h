@@ -4,8 +4,9 @@
  * step removes the earliest and inserts one at t + Exp(1) s. Both variants draw the
  * increments from the same named GSL stream (sim/rng.h, MT19937), so the RNG cost is equal and
  * the difference is the queue. Only the `events` timed steps are measured, not the fill.
- * Wall-clock time is read here (tools/), never in sim/.
- * Units: wall time in seconds, simulated time in seconds, counts of events. Ownership: each
+ * Wall-clock and CPU time are read here (tools/), never in sim/; on a shared machine the CPU
+ * time is the steadier of the two (a descheduled process is not charged).
+ * Units: wall and CPU time in seconds, simulated time in seconds, counts of events. Ownership: each
  * kernel builds and frees its own engine or heap; results are returned by value.
  */
 #ifndef SIMPROJ_TOOLS_BENCH_H
@@ -14,9 +15,10 @@
 #include <stdint.h>
 
 typedef struct bench_result {
-    double seconds;  /* wall time of the measured steps */
-    uint64_t events; /* steps measured */
-    double checksum; /* final clock (s), printed so the work cannot be optimised away */
+    double seconds;           /* wall time of the measured steps */
+    double cpu_seconds;       /* CPU time (user + system) of this process over the same steps */
+    uint64_t events;          /* steps measured */
+    double checksum;          /* final clock (s), printed so the work cannot be optimised away */
     uint64_t solves, rerated; /* fluid only: solves and activities re-rated in the whole run */
 } bench_result;
 
@@ -32,6 +34,8 @@ bench_result bench_fluid(uint64_t pending, uint64_t events, uint64_t seed);
 
 /* Monotonic wall clock, seconds. */
 double bench_now_s(void);
+/* CPU time used by this process so far (user + system, all threads), seconds. */
+double bench_cpu_s(void);
 
 /* `slicesim bench run FILE -o DIR ...` (tools/bench_run.c): a whole scenario run, timed, with
  * its peak memory, beside targets. argv[0] is "run". Returns the exit status. */

@@ -35,11 +35,11 @@ bench_result bench_hold_engine(uint64_t pending, uint64_t events, uint64_t seed)
         sim_schedule_at(ctx, sim_time_from_s(rng_exponential(h.s, 1.0)), SIM_PRIO_DEFAULT, hold, &h,
                         (sim_payload){{i, 0}});
     }
-    double t0 = bench_now_s();
+    double t0 = bench_now_s(), c0 = bench_cpu_s();
     sim_run(ctx, SIM_TIME_MAX);
-    double t1 = bench_now_s();
+    double t1 = bench_now_s(), c1 = bench_cpu_s();
     SIM_ASSERT(h.left == 0 && sim_get_counters(ctx)->n_executed == events);
-    bench_result r = {t1 - t0, events, sim_time_to_s(sim_now(ctx)), 0, 0};
+    bench_result r = {t1 - t0, c1 - c0, events, sim_time_to_s(sim_now(ctx)), 0, 0};
     sim_destroy(ctx);
     rng_stream_close(h.s);
     return r;
@@ -87,11 +87,15 @@ bench_result bench_fluid(uint64_t pending, uint64_t events, uint64_t seed)
         start_one(sys, &c);
     }
     fluid_flush(sys);
-    double t0 = bench_now_s();
+    double t0 = bench_now_s(), c0 = bench_cpu_s();
     sim_run(ctx, SIM_TIME_MAX);
-    double t1 = bench_now_s();
+    double t1 = bench_now_s(), c1 = bench_cpu_s();
     SIM_ASSERT(c.left == 0);
-    bench_result r = {t1 - t0, events, sim_time_to_s(sim_now(ctx)), fluid_n_solves(sys),
+    bench_result r = {t1 - t0,
+                      c1 - c0,
+                      events,
+                      sim_time_to_s(sim_now(ctx)),
+                      fluid_n_solves(sys),
                       fluid_n_rerated(sys)};
     sim_destroy(ctx);
     free(c.links);

@@ -16,6 +16,13 @@ double bench_now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+double bench_cpu_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 static void heap_push(double *h, size_t *n, double v)
 {
     size_t i = (*n)++;
@@ -65,13 +72,13 @@ bench_result bench_hold_heap(uint64_t pending, uint64_t events, uint64_t seed)
         heap_push(h, &n, rng_exponential(s, 1.0));
     }
     double t = 0;
-    double t0 = bench_now_s();
+    double t0 = bench_now_s(), c0 = bench_cpu_s();
     for (uint64_t i = 0; i < events; i++) {
         t = heap_pop(h, &n);
         heap_push(h, &n, t + rng_exponential(s, 1.0));
     }
-    double t1 = bench_now_s();
+    double t1 = bench_now_s(), c1 = bench_cpu_s();
     free(h);
     rng_stream_close(s);
-    return (bench_result){t1 - t0, events, t, 0, 0};
+    return (bench_result){t1 - t0, c1 - c0, events, t, 0, 0};
 }

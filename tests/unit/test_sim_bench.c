@@ -48,6 +48,8 @@ Test(bench_cli, prints_one_key_value_line, .init = cr_redirect_stdout)
     char line[256] = {0};
     cr_assert_not_null(fgets(line, sizeof line, f));
     cr_assert(strncmp(line, "bench=engine pending=100 events=5000 seconds=", 45) == 0, "%s", line);
+    cr_assert_not_null(strstr(line, " cpu_s="));
+    cr_assert_not_null(strstr(line, " events_per_cpu_s="));
     cr_assert_not_null(strstr(line, " events_per_s="));
 }
 
