@@ -17,7 +17,7 @@
 #include "tools/frontier.h"
 #include "tools/out.h"
 #include "tools/plot.h"
-#include "tools/run_build.h"
+#include "experiments/build.h"
 #include "tools/sweep_mpi.h"
 
 typedef struct cand {
@@ -452,7 +452,7 @@ static int write_configs(const plan_ctx *x, out_stage *st)
     rc = rc ? rc : catalog_load_default(a, &cat, d);
     cluster_cfg cc = {0};
     if (rc == 0) {
-        run_build_cluster(a, d, s, &cat, &cc);
+        build_cluster(a, d, s, &cat, &cc);
     }
     if (rc != 0 || diag_error_count(d) > 0) {
         diag_print(d, stderr);

@@ -12,8 +12,6 @@
 #include "experiments/catalog_load.h"
 #include "experiments/cfg.h"
 #include "experiments/comm_load.h"
-#include "experiments/embedded.h"
-#include "experiments/obs.h"
 #include "experiments/physics_load.h"
 #include "experiments/scenario.h"
 #include "model/cluster/cluster.h"
@@ -35,7 +33,7 @@
 #include "tools/out_metrics.h"
 #include "tools/out_report.h"
 #include "tools/progress.h"
-#include "tools/run_build.h"
+#include "experiments/build.h"
 #include "model/physics/tracework.h"
 #include "tools/run_ddp.h"
 #include "workloads/synth.h"
@@ -109,79 +107,12 @@ static void build_policy(run_ctx *r)
     r->params = (param_set){.n = p->n_params, .items = items, .path = "policy.params", .at = p->at};
 }
 
-#define LIBRARY_DIR "workloads/library/"
-
-/* Names of the library profiles compiled into the binary, comma-separated, into buf. */
-static const char *library_names(char *buf, size_t len)
-{
-    size_t used = 0, pre = strlen(LIBRARY_DIR);
-    buf[0] = '\0';
-    for (size_t i = 0; embedded_path(i) && used < len; i++) {
-        const char *p = embedded_path(i);
-        size_t n = strlen(p);
-        if (strncmp(p, LIBRARY_DIR, pre) != 0 || strchr(p + pre, '/') || n < pre + 6 ||
-            strcmp(p + n - 5, ".yaml") != 0) {
-            continue;
-        }
-        int k = snprintf(buf + used, len - used, "%s%.*s", used ? ", " : "", (int)(n - pre - 5),
-                         p + pre);
-        used += k > 0 ? (size_t)k : 0;
-    }
-    return buf;
-}
-
-/* The workload profile `name` (written at `at`, field `path`): a path ending in .yaml (relative
- * to the scenario's directory), or the name of a library profile compiled into the binary
- * (workloads/library/NAME.yaml). Reports problems at that field. */
+/* The workload profile `name`, loaded once per run (experiments/build.h build_load_profile). */
 static const jobrate_profile *load_profile(run_ctx *r, const char *name, src_loc at,
                                            const char *path)
 {
-    for (size_t i = 0; i < r->n_profiles; i++) {
-        if (!strcmp(r->profiles[i].name, name)) {
-            return &r->profiles[i];
-        }
-    }
-    obs_profile *op = NULL;
-    size_t n = strlen(name);
-    int rc;
-    if (n > 5 && !strcmp(name + n - 5, ".yaml")) {
-        size_t dl = strlen(r->spec->dir), len = dl + n + 2;
-        char *file = arena_alloc(r->a, len);
-        if (name[0] == '/') {
-            snprintf(file, len, "%s", name);
-        } else {
-            snprintf(file, len, "%s%s%s", r->spec->dir,
-                     dl && r->spec->dir[dl - 1] != '/' ? "/" : "", name);
-        }
-        rc = obs_load_profile(file, NULL, 0, &r->phys, r->a, r->d, &op);
-        if (rc == SIM_ENOENT || rc == SIM_EIO) {
-            diag_error(r->d, at, path,
-                       "cannot read the profile; expected a readable "
-                       "profile.yaml, got '%s' (%s)",
-                       file, strerror(errno));
-        }
-    } else {
-        char emb[256];
-        snprintf(emb, sizeof emb, LIBRARY_DIR "%s.yaml", name);
-        const unsigned char *data;
-        size_t len;
-        if (!embedded_get(emb, &data, &len)) {
-            char names[512];
-            diag_error(r->d, at, path,
-                       "unknown workload profile; expected a library "
-                       "profile [%s] or a path to a profile .yaml, got '%s'",
-                       library_names(names, sizeof names), name);
-            return NULL;
-        }
-        rc = obs_load_profile(emb, data, len, &r->phys, r->a, r->d, &op);
-    }
-    if (rc != 0) {
-        return NULL;
-    }
-    jobrate_profile *jp = &r->profiles[r->n_profiles++];
-    *jp = (jobrate_profile){
-        .name = name, .p = &op->p, .batch = op->ref_batch >= 1 ? op->ref_batch : 1};
-    return jp;
+    return build_load_profile(r->spec, &r->phys, r->profiles, &r->n_profiles, name, at, path,
+                              r->a, r->d);
 }
 
 /* A class asking for any MIG slice states its duration on MIG profile duration_on of the pool's
@@ -352,13 +283,13 @@ static void check_requests(run_ctx *r, const synth_class *cls)
          * at load) */
         job_pod pod = {.place = cls[i].place};
         if (!job_any_slice(&(job_spec){.req = cls[i].req}) &&
-            !run_build_request_fits(c, &cls[i].req, &pod)) {
+            !build_request_fits(c, &cls[i].req, &pod)) {
             char have[512];
             diag_error(r->d, jc->request.at, path,
                        "no node%s can hold it; expected at most the units one node advertises "
                        "(%s), got %" PRIu32 " x '%s'",
                        cls[i].place ? " its node_selector and tolerations admit" : "",
-                       run_build_advertised(c, have, sizeof have), cls[i].req.per_worker,
+                       build_advertised(c, have, sizeof have), cls[i].req.per_worker,
                        jc->request.resource);
         }
     }
@@ -494,7 +425,7 @@ static void build_services(run_ctx *r)
             snprintf(path, sizeof path, "services[%zu].resource", i);
             diag_error(r->d, sv->resource_at, path,
                        "not advertised by any node; expected one of [%s], got '%s'",
-                       run_build_advertised(c, have, sizeof have), sv->resource);
+                       build_advertised(c, have, sizeof have), sv->resource);
             continue;
         }
         dev_id d = 0;
@@ -866,14 +797,14 @@ static double trace_jobs_estimate(const run_ctx *r)
 
 /* Can the empty cluster ever hold job s? A CPU-only pod (per_worker 0) needs one node with its
  * CPU and memory (capacity 0 = not modelled); others, the units on GPUs its gpu_spec allows
- * (run_build_request_fits): an openb pod asking for a GPU model no node has is never placeable. */
+ * (build_request_fits): an openb pod asking for a GPU model no node has is never placeable. */
 static bool fits_somewhere(const cluster *c, const job_spec *s)
 {
     if (job_any_slice(s)) {
         return true; /* the layout policy finds it a slice (scenario_check_any_slice) */
     }
     if (s->req.per_worker > 0) {
-        return run_build_request_fits(c, &s->req, &s->pod);
+        return build_request_fits(c, &s->req, &s->pod);
     }
     for (node_id n = 0; n < cluster_n_nodes(c); n++) {
         uint64_t cpu = cluster_node_cpu_capacity(c, n), mem = cluster_node_mem_capacity(c, n);
@@ -1114,7 +1045,7 @@ int run_scenario(const run_opts *o)
         if (o->has_seed) {
             r.spec->seed = o->seed;
         }
-        run_build_cluster(r.a, r.d, r.spec, &r.cat, &r.cc);
+        build_cluster(r.a, r.d, r.spec, &r.cat, &r.cc);
         build_policy(&r);
         cls = build_classes(&r);
         load_service_profiles(&r);

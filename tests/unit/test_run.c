@@ -19,7 +19,7 @@
 #include "sim/err.h"
 #include "sim/rng.h"
 #include "tools/run.h"
-#include "tools/run_build.h"
+#include "experiments/build.h"
 #include "workloads/synth.h"
 
 #define DEFAULT_SCENARIO "experiments/default.yaml"
@@ -338,7 +338,7 @@ Test(run, all_balanced_a100_40gb_advertises_what_mig_parted_lists)
     gpu_catalog cat;
     cr_assert_eq(catalog_load_default(a, &cat, d), 0);
     cluster_cfg cc;
-    run_build_cluster(a, d, s, &cat, &cc);
+    build_cluster(a, d, s, &cat, &cc);
     cr_assert_eq(diag_error_count(d), 0);
     cluster *c = NULL;
     char why[128];

@@ -1,13 +1,17 @@
-/* tools/run_build.c - scenario -> cluster config (see run_build.h). */
-#include "tools/run_build.h"
+/* experiments/build.c - scenario -> cluster config and workload profiles (see build.h). */
+#include "experiments/build.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "experiments/embedded.h"
+#include "experiments/obs.h"
 #include "model/hw/mig.h"
 #include "model/policy/frag.h"
+#include "sim/err.h"
 #include "sim/xalloc.h"
 
 /* GPU number idx of a group: the layout its mig-parted config placed at load
@@ -31,7 +35,7 @@ static void apply_mig(const gpu_type *t, const scenario_node_group *grp, uint32_
 
 /* ---- cluster -------------------------------------------------------------------------------- */
 
-void run_build_cluster(arena *a, diag *d, const scenario_spec *s, const gpu_catalog *cat,
+void build_cluster(arena *a, diag *d, const scenario_spec *s, const gpu_catalog *cat,
                        cluster_cfg *out)
 {
     uint64_t n_nodes = scenario_node_count(s);
@@ -96,7 +100,7 @@ void run_build_cluster(arena *a, diag *d, const scenario_spec *s, const gpu_cata
     *out = (cluster_cfg){.n_nodes = n, .nodes = nodes};
 }
 
-bool run_build_request_fits(const cluster *c, const job_request *req, const job_pod *pod)
+bool build_request_fits(const cluster *c, const job_request *req, const job_pod *pod)
 {
     const char *gpu_spec = pod ? pod->gpu_spec : NULL;
     res_id r;
@@ -132,7 +136,7 @@ bool run_build_request_fits(const cluster *c, const job_request *req, const job_
     return workers >= req->n_workers;
 }
 
-const char *run_build_advertised(const cluster *c, char *buf, size_t len)
+const char *build_advertised(const cluster *c, char *buf, size_t len)
 {
     size_t used = 0;
     buf[0] = '\0';
@@ -150,4 +154,80 @@ const char *run_build_advertised(const cluster *c, char *buf, size_t len)
         used += (size_t)k;
     }
     return buf;
+}
+
+/* ---- workload profiles ---------------------------------------------------------------------- */
+
+#define LIBRARY_DIR "workloads/library/"
+
+/* Names of the library profiles compiled into the binary, comma-separated, into buf. */
+static const char *library_names(char *buf, size_t len)
+{
+    size_t used = 0, pre = strlen(LIBRARY_DIR);
+    buf[0] = '\0';
+    for (size_t i = 0; embedded_path(i) && used < len; i++) {
+        const char *p = embedded_path(i);
+        size_t n = strlen(p);
+        if (strncmp(p, LIBRARY_DIR, pre) != 0 || strchr(p + pre, '/') || n < pre + 6 ||
+            strcmp(p + n - 5, ".yaml") != 0) {
+            continue;
+        }
+        int k = snprintf(buf + used, len - used, "%s%.*s", used ? ", " : "", (int)(n - pre - 5),
+                         p + pre);
+        used += k > 0 ? (size_t)k : 0;
+    }
+    return buf;
+}
+
+const jobrate_profile *build_load_profile(const scenario_spec *s, const phys_params *phys,
+                                          jobrate_profile *profiles, size_t *n_profiles,
+                                          const char *name, src_loc at, const char *path, arena *a,
+                                          diag *d)
+{
+    for (size_t i = 0; i < *n_profiles; i++) {
+        if (!strcmp(profiles[i].name, name)) {
+            return &profiles[i];
+        }
+    }
+    obs_profile *op = NULL;
+    size_t n = strlen(name);
+    int rc;
+    if (n > 5 && !strcmp(name + n - 5, ".yaml")) {
+        size_t dl = strlen(s->dir), len = dl + n + 2;
+        char *file = arena_alloc(a, len);
+        if (name[0] == '/') {
+            snprintf(file, len, "%s", name);
+        } else {
+            snprintf(file, len, "%s%s%s", s->dir,
+                     dl && s->dir[dl - 1] != '/' ? "/" : "", name);
+        }
+        rc = obs_load_profile(file, NULL, 0, phys, a, d, &op);
+        if (rc == SIM_ENOENT || rc == SIM_EIO) {
+            diag_error(d, at, path,
+                       "cannot read the profile; expected a readable "
+                       "profile.yaml, got '%s' (%s)",
+                       file, strerror(errno));
+        }
+    } else {
+        char emb[256];
+        snprintf(emb, sizeof emb, LIBRARY_DIR "%s.yaml", name);
+        const unsigned char *data;
+        size_t len;
+        if (!embedded_get(emb, &data, &len)) {
+            char names[512];
+            diag_error(d, at, path,
+                       "unknown workload profile; expected a library "
+                       "profile [%s] or a path to a profile .yaml, got '%s'",
+                       library_names(names, sizeof names), name);
+            return NULL;
+        }
+        rc = obs_load_profile(emb, data, len, phys, a, d, &op);
+    }
+    if (rc != 0) {
+        return NULL;
+    }
+    jobrate_profile *jp = &profiles[(*n_profiles)++];
+    *jp = (jobrate_profile){
+        .name = name, .p = &op->p, .batch = op->ref_batch >= 1 ? op->ref_batch : 1};
+    return jp;
 }

@@ -1,0 +1,55 @@
+/* experiments/build.h - turn a loaded scenario into the model's plain inputs.
+ *
+ * The cluster: each node group becomes `count` nodes named GROUP-0 .. GROUP-(count-1), each
+ * with gpus_per_node GPUs of the catalog type; a GPU's MIG layout is the one the scenario loader
+ * placed from the group's mig-parted config under the scenario's driver
+ * (scenario_node_group.mig_gpus: the file is not read again here), its time-slicing / MPS
+ * replicas come from the device-plugin config. Problems are reported through diag with the position
+ * of the field that caused them.
+ * Workload profiles: a job class's, a service's or a trace rule's `profile` is loaded once per run
+ * (build_load_profile), from the library compiled into the binary or a file beside the scenario.
+ * Ownership: everything built is allocated in the arena given; catalog entries are borrowed.
+ */
+#ifndef SIMPROJ_EXPERIMENTS_BUILD_H
+#define SIMPROJ_EXPERIMENTS_BUILD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "experiments/scenario.h"
+#include "model/hw/catalog.h"
+#include "model/cluster/cluster.h"
+#include "model/cluster/job.h"
+#include "model/cluster/jobrate.h"
+#include "model/physics/speed.h"
+#include "sim/arena.h"
+#include "sim/diag.h"
+
+/* Fill *out from the scenario's cluster. Errors go to d. */
+void build_cluster(arena *a, diag *d, const scenario_spec *s, const gpu_catalog *cat,
+                       cluster_cfg *out);
+
+/* True when some node of the empty cluster advertises per_worker units of the request's
+ * resource for each worker (n_workers nodes, or fewer nodes holding several workers), counting
+ * only GPUs whose model pod->gpu_spec allows (a '|'-separated list; NULL or "": any GPU) on nodes
+ * that admit the pod (its nodeSelector, tolerations and pinned node: job_pod_admits). pod NULL:
+ * any GPU of any node. */
+bool build_request_fits(const cluster *c, const job_request *req, const job_pod *pod);
+
+/* "NAME xN per node max, ..." for every advertised resource, into buf. Returns buf. */
+const char *build_advertised(const cluster *c, char *buf, size_t len);
+
+/* The workload profile `name` (written at `at`, field `path`): a path ending in .yaml (relative
+ * to the scenario's directory s->dir), or the name of a library profile compiled into the binary
+ * (workloads/library/NAME.yaml), read with the physics phys (experiments/obs.h). A name already
+ * among profiles[0 .. *n_profiles) is returned as it is: each profile is loaded once per run.
+ * Otherwise it is appended there (the caller's array, with room for it) and *n_profiles grows.
+ * Returns the entry (borrowed from profiles; its parameters live in a), or NULL after reporting
+ * the problem to d at that field: an unknown library name (the message lists the library), an
+ * unreadable file, or a profile that does not load. */
+const jobrate_profile *build_load_profile(const scenario_spec *s, const phys_params *phys,
+                                          jobrate_profile *profiles, size_t *n_profiles,
+                                          const char *name, src_loc at, const char *path, arena *a,
+                                          diag *d);
+
+#endif
