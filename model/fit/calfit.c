@@ -20,9 +20,9 @@
 #include <gsl/gsl_blas.h>
 #include <gsl/gsl_matrix.h>
 #include <gsl/gsl_multifit.h>
-#include <gsl/gsl_multifit_nlinear.h>
 #include <gsl/gsl_vector.h>
 
+#include "model/fit/nlsq.h"
 #include "model/physics/share.h"
 #include "model/physics/share_ts.h"
 #include "sim/err.h"
@@ -166,16 +166,12 @@ static double nl_fit(nl_model *f, const cal_series *s, size_t p, double *theta, 
     nl_data d = {f, s, p};
     gsl_multifit_nlinear_fdf fdf = {.f = nl_resid, .df = NULL, .fvv = NULL, .n = (size_t)s->n,
                                     .p = p, .params = &d};
-    gsl_multifit_nlinear_parameters fp = gsl_multifit_nlinear_default_parameters();
-    gsl_multifit_nlinear_workspace *w =
-        gsl_multifit_nlinear_alloc(gsl_multifit_nlinear_trust, &fp, (size_t)s->n, p);
     gsl_vector *x0 = gsl_vector_alloc(p);
     for (size_t j = 0; j < p; j++) {
         gsl_vector_set(x0, j, theta[j]);
     }
-    gsl_multifit_nlinear_init(x0, &fdf, w);
-    int info = 0;
-    gsl_multifit_nlinear_driver(200, 1e-10, 1e-10, 1e-12, NULL, NULL, &info, w);
+    gsl_multifit_nlinear_workspace *w = nlsq_start(&fdf, x0);
+    nlsq_iterate(w);
     const gsl_vector *x = gsl_multifit_nlinear_position(w);
     const gsl_vector *r = gsl_multifit_nlinear_residual(w);
     double rss = 0;

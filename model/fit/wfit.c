@@ -3,13 +3,13 @@
 
 #include <gsl/gsl_blas.h>
 #include <gsl/gsl_matrix.h>
-#include <gsl/gsl_multifit_nlinear.h>
 #include <gsl/gsl_vector.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/fit/nlsq.h"
 #include "model/physics/predict.h"
 #include "model/physics/share.h"
 #include "sim/err.h"
@@ -265,14 +265,10 @@ static int solve(fit_ctx *ctx, size_t n_data, gsl_vector *x, bool iterate, gsl_m
     size_t p = x->size, n = n_data + p;
     gsl_multifit_nlinear_fdf fdf = {.f = resid_f, .df = NULL, .fvv = NULL, .n = n, .p = p,
                                     .params = ctx};
-    gsl_multifit_nlinear_parameters fp = gsl_multifit_nlinear_default_parameters();
-    gsl_multifit_nlinear_workspace *w =
-        gsl_multifit_nlinear_alloc(gsl_multifit_nlinear_trust, &fp, n, p);
-    gsl_multifit_nlinear_init(x, &fdf, w);
+    gsl_multifit_nlinear_workspace *w = nlsq_start(&fdf, x);
     int status = GSL_SUCCESS;
     if (iterate) {
-        int info = 0;
-        status = gsl_multifit_nlinear_driver(200, 1e-10, 1e-10, 1e-12, NULL, NULL, &info, w);
+        status = nlsq_iterate(w);
         gsl_vector_memcpy(x, gsl_multifit_nlinear_position(w));
     }
     if (cov) {
