@@ -140,7 +140,7 @@ void devlog_cursor_init(devlog_cursor *cur, const devlog *l, const cluster *c, g
     for (size_t i = a; i < b; i++) {
         const devlog_span *s = &l->spans[i];
         uint32_t d = s->dev - cg->first_dev;
-        uint32_t milli = s->milli ? s->milli : 1000 / cluster_device_get(c, s->dev)->slots;
+        uint32_t milli = s->milli ? s->milli : MILLI_PER_GPU / cluster_device_get(c, s->dev)->slots;
         cur->ev[cur->n_ev++] = (struct devlog_ev){s->start, +1, d, s->mem_bytes, milli};
         if (s->end != SIM_TIME_MAX) {
             cur->ev[cur->n_ev++] = (struct devlog_ev){s->end, -1, d, s->mem_bytes, milli};

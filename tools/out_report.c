@@ -180,7 +180,7 @@ static double frag_now(const rep *r, const devlog_cursor *cur, const frag_typica
         }
         if (fn.n_gpus) {
             frag += frag_node_amount(&fn, typ);
-            cap += (double)CLUSTER_MILLI * fn.n_gpus;
+            cap += (double)MILLI_PER_GPU * fn.n_gpus;
         }
     }
     return cap > 0 ? 100 * frag / cap : -1;

@@ -726,7 +726,7 @@ static int load_trace(run_ctx *r, const cluster *c, job_table *t)
         .rules = rules,
         .shuffle = tr->shuffle,
         .inflate = tr->inflate,
-        .capacity_milli = 1000u * (uint64_t)cluster_n_gpus(c),
+        .capacity_milli = MILLI_PER_GPU * (uint64_t)cluster_n_gpus(c),
         .share_mem_bytes = largest_share_gpu_mem(c),
         .interval_s = sim_time_to_s(tr->interval_ns),
         .seed = r->spec->seed,
@@ -1205,7 +1205,7 @@ int run_scenario(const run_opts *o)
                     o->summary,
                     ", %" PRIu64 " clones, %" PRIu64 " removed, %.4f of %" PRIu32 " GPUs asked for",
                     st->inflated, st->removed,
-                    (double)st->milli_total / (1000.0 * (double)cluster_n_gpus(world_cluster(r.w))),
+                    (double)st->milli_total / ((double)MILLI_PER_GPU * (double)cluster_n_gpus(world_cluster(r.w))),
                     cluster_n_gpus(world_cluster(r.w)));
             }
             fprintf(o->summary, ")\n");

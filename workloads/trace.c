@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/hw/milli.h"
 #include "sim/err.h"
 #include "sim/xalloc.h"
 #include "workloads/csvin.h"
@@ -256,7 +257,7 @@ static bool read_row(trace_reader *r, trace_record *rec)
     *rec = (trace_record){.submit_s = -1,
                           .duration_s = TRACE_OPEN_S,
                           .gpus = 1,
-                          .gpu_milli = 1000,
+                          .gpu_milli = MILLI_PER_GPU,
                           .line = csvin_line(r->in)};
     if (r->col[C_SUBMIT] >= 0) {
         if (csvin_is_missing(r->in, (size_t)r->col[C_SUBMIT])) {
@@ -306,8 +307,8 @@ static bool read_row(trace_reader *r, trace_record *rec)
     }
     if (r->col[C_GPU_MILLI] >= 0) {
         uint64_t lo = rec->gpus > 0 ? 1 : 0;
-        if (csvin_u64(r->in, (size_t)r->col[C_GPU_MILLI], lo, 1000, &v)) {
-            rec->gpu_milli = v > 0 ? (uint32_t)v : 1000;
+        if (csvin_u64(r->in, (size_t)r->col[C_GPU_MILLI], lo, MILLI_PER_GPU, &v)) {
+            rec->gpu_milli = v > 0 ? (uint32_t)v : MILLI_PER_GPU;
         } else {
             ok = false;
         }
@@ -373,7 +374,7 @@ static int helios_next(trace_reader *r, trace_record *out)
         .submit_s = r->bin_s + HELIOS_BIN_S * rng_uniform01(r->arrivals),
         .duration_s = dur > 1e-9 ? dur : 1e-9,
         .gpus = (uint32_t)(each + (k < extra)),
-        .gpu_milli = 1000,
+        .gpu_milli = MILLI_PER_GPU,
         .line = r->bin_line,
     };
     return 1;

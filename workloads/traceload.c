@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/hw/milli.h"
 #include "sim/err.h"
 #include "sim/rng.h"
 #include "sim/xalloc.h"
@@ -122,7 +123,7 @@ static void to_job(const traceload_opts *o, const trace_record *rec, const char 
                  .req = {.resource = intern(ss, res), .per_worker = per, .n_workers = workers},
                  .mem_bytes = r && r->profile ? r->mem_bytes : o->fallback_mem_bytes,
                  .profile = r ? intern(ss, r->profile) : NULL,
-                 .pod = {.gpu_milli = rec->gpu_milli < 1000 && !any_slice ? rec->gpu_milli : 0,
+                 .pod = {.gpu_milli = rec->gpu_milli < MILLI_PER_GPU && !any_slice ? rec->gpu_milli : 0,
                          .cpu_milli = rec->cpu_milli,
                          .host_mem_bytes = rec->mem_bytes,
                          .gpu_spec = intern(ss, rec->gpu_spec),

@@ -522,7 +522,7 @@ void cluster_take(cluster *c, dev_id id, uint64_t mem_bytes)
     hold_unit(c, d);
     d->mem_used_bytes += mem_bytes;
     if (d->shareable) {
-        d->milli_used = CLUSTER_MILLI;
+        d->milli_used = MILLI_PER_GPU;
         index_node_share(c, d->node);
     }
 }
@@ -535,7 +535,7 @@ void cluster_give(cluster *c, dev_id id, uint64_t mem_bytes)
     release_unit(c, d);
     d->mem_used_bytes -= mem_bytes;
     if (d->shareable) {
-        SIM_ASSERT(d->milli_used == CLUSTER_MILLI);
+        SIM_ASSERT(d->milli_used == MILLI_PER_GPU);
         d->milli_used = 0;
         index_node_share(c, d->node);
     }
@@ -543,9 +543,9 @@ void cluster_give(cluster *c, dev_id id, uint64_t mem_bytes)
 
 void cluster_take_share(cluster *c, dev_id id, uint32_t milli, uint64_t mem_bytes)
 {
-    SIM_ASSERT(id < c->n_devs && milli > 0 && milli < CLUSTER_MILLI);
+    SIM_ASSERT(id < c->n_devs && milli > 0 && milli < MILLI_PER_GPU);
     cluster_device *d = &c->devs[id];
-    SIM_ASSERT(d->shareable && !d->cordoned && d->milli_used + milli <= CLUSTER_MILLI);
+    SIM_ASSERT(d->shareable && !d->cordoned && d->milli_used + milli <= MILLI_PER_GPU);
     if (d->milli_used == 0) {
         hold_unit(c, d);
     }
@@ -572,13 +572,13 @@ void cluster_give_share(cluster *c, dev_id id, uint32_t milli, uint64_t mem_byte
 bool cluster_share_mem_fits(const cluster *c, dev_id id, uint32_t milli, uint64_t mem_bytes)
 {
     const cluster_device *d = cluster_device_get(c, id);
-    return (double)mem_bytes <= (double)d->mem_bytes * milli / CLUSTER_MILLI;
+    return (double)mem_bytes <= (double)d->mem_bytes * milli / MILLI_PER_GPU;
 }
 
 uint32_t cluster_share_free(const cluster *c, dev_id id)
 {
     const cluster_device *d = cluster_device_get(c, id);
-    return d->shareable && !d->cordoned && d->active ? CLUSTER_MILLI - d->milli_used : 0;
+    return d->shareable && !d->cordoned && d->active ? MILLI_PER_GPU - d->milli_used : 0;
 }
 
 void cluster_set_cordoned(cluster *c, dev_id id, bool on)

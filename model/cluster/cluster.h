@@ -44,6 +44,7 @@
 #include <stdint.h>
 
 #include "model/hw/catalog.h"
+#include "model/hw/milli.h"
 #include "model/cluster/ids.h"
 #include "model/cluster/taint.h"
 
@@ -143,7 +144,6 @@ typedef struct cluster_device {
                                  * devices outside its current layout: no capacity, no units */
 } cluster_device;
 
-#define CLUSTER_MILLI 1000u /* milli-GPU in one GPU */
 #define CLUSTER_UNLIMITED UINT64_MAX
 
 typedef struct cluster cluster;

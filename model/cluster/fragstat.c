@@ -28,20 +28,20 @@ void fragstat_typical(const job_table *t, frag_typical *out)
             pods[i++] = shape_of(s);
         }
     }
-    frag_typical_build(pods, n, 0.95, out);
+    frag_typical_build(pods, n, FRAG_TYPICAL_SHARE, out);
     free(pods);
 }
 
 uint32_t fragstat_dev_held(bool shareable, uint32_t milli_used, uint32_t units_used)
 {
-    uint32_t held = shareable ? milli_used : units_used ? CLUSTER_MILLI : 0;
-    return held > CLUSTER_MILLI ? CLUSTER_MILLI : held;
+    uint32_t held = shareable ? milli_used : units_used ? MILLI_PER_GPU : 0;
+    return held > MILLI_PER_GPU ? MILLI_PER_GPU : held;
 }
 
 void fragstat_node_add(frag_node *fn, const cluster_gpu *cg, uint32_t held)
 {
     if (fn->n_gpus < FRAG_MAX_GPUS) {
-        fn->milli_left[fn->n_gpus++] = CLUSTER_MILLI - held;
+        fn->milli_left[fn->n_gpus++] = MILLI_PER_GPU - held;
         fn->gpu_type = fn->gpu_type ? fn->gpu_type : cg->label ? cg->label : cg->type->name;
     }
 }
@@ -72,7 +72,7 @@ void fragstat_measure(const cluster *c, const frag_typical *typ, fragstat *out)
             uint32_t held = gpu_held(c, g0 + i);
             out->gpus_total++;
             out->gpus_alloc += held > 0;
-            out->milli_total += CLUSTER_MILLI;
+            out->milli_total += MILLI_PER_GPU;
             out->milli_alloc += held;
             fragstat_node_add(&fn, cluster_gpu_get(c, g0 + i), held);
         }
@@ -127,7 +127,7 @@ size_t fragstat_curve(const cluster *c, const job_table *t, double step, fragsta
     sort_by_time(ev, n_ev);
     uint32_t n_gpus = cluster_n_gpus(c);
     uint32_t *held = xcalloc(n_gpus ? n_gpus : 1, sizeof(uint32_t), "curve gpus");
-    double total = (double)n_gpus * CLUSTER_MILLI;
+    double total = (double)n_gpus * MILLI_PER_GPU;
     uint64_t arrived = 0, alloc = 0;
     uint32_t busy = 0;
     size_t n_pts = 0, cap = 16;
@@ -150,8 +150,8 @@ size_t fragstat_curve(const cluster *c, const job_table *t, double step, fragsta
                 busy += before == 0 && held[g] > 0;
                 busy -= before > 0 && held[g] == 0;
                 /* a GPU counts at most 1000 (several MIG or replica units on one GPU) */
-                alloc += (held[g] < CLUSTER_MILLI ? held[g] : CLUSTER_MILLI);
-                alloc -= (before < CLUSTER_MILLI ? before : CLUSTER_MILLI);
+                alloc += (held[g] < MILLI_PER_GPU ? held[g] : MILLI_PER_GPU);
+                alloc -= (before < MILLI_PER_GPU ? before : MILLI_PER_GPU);
             }
         }
         if ((i + 1 < n_ev && ev[i + 1].t == ev[i].t) || total <= 0) {

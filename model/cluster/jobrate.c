@@ -228,10 +228,10 @@ static bool mixed_ts_cfg(const jobrate_ctx *rc, const cluster *c, const cluster_
         pc->with_batch[i - 1] = placed ? jp->batch : 1.0;
         pc->with_n[i - 1] = cls[i].n;
         pc->with_ts_class[i - 1] = class_ts(rc, g, jp);
-        pc->with_share[i - 1] = cls[i].milli / (double)CLUSTER_MILLI;
+        pc->with_share[i - 1] = cls[i].milli / (double)MILLI_PER_GPU;
     }
     pc->ts_class = class_ts(rc, g, cls[0].jp);
-    pc->share = cls[0].milli / (double)CLUSTER_MILLI;
+    pc->share = cls[0].milli / (double)MILLI_PER_GPU;
     return ts_placed(rc, c, d, cls[0].jp, mig_busy);
 }
 
@@ -587,7 +587,7 @@ static double corunner_rate(const jobrate_ctx *rc, const world *w, const job *j,
         const cluster_device *d = cluster_device_get(c, j->units[u]);
         double r = (double)NAN;
         uint32_t milli = j->spec.pod.gpu_milli;
-        if (d->shareable && milli > 0 && milli < CLUSTER_MILLI) {
+        if (d->shareable && milli > 0 && milli < MILLI_PER_GPU) {
             corun cls[SHARE_MAX_CLASSES];
             uint32_t total = 0, milli_sum = 0;
             int n_cls = corunners(rc, w, j->units[u], jp, milli, cls, &total, &milli_sum);

@@ -307,7 +307,7 @@ static void notify(world *w, job_id id, world_job_event ev)
 /* Milli-GPU share each unit of job spec s holds, or 0 for whole units. */
 static uint32_t share_of(const job_spec *s)
 {
-    return s->pod.gpu_milli > 0 && s->pod.gpu_milli < CLUSTER_MILLI ? s->pod.gpu_milli : 0;
+    return s->pod.gpu_milli > 0 && s->pod.gpu_milli < MILLI_PER_GPU ? s->pod.gpu_milli : 0;
 }
 
 /* May a pod with this gpu_spec use GPU g? (its label, or else its catalog name) */
@@ -717,7 +717,7 @@ static int comp_verify(const sim_ctx *ctx, const void *state, char *why, size_t 
     for (dev_id d = 0; d < n_devs; d++) { /* shares of a GPU hold one unit together */
         const cluster_device *cd = cluster_device_get(w->c, d);
         held[d] += share[d] > 0;
-        if (cd->shareable && cd->milli_used != share[d] + (held[d] && !share[d] ? 1000u : 0u)) {
+        if (cd->shareable && cd->milli_used != share[d] + (held[d] && !share[d] ? MILLI_PER_GPU : 0u)) {
             snprintf(why, why_len, "device %u: %u milli-GPU held, running jobs hold %u",
                      (unsigned)d, (unsigned)cd->milli_used, (unsigned)share[d]);
             free(share);

@@ -52,7 +52,7 @@ static frag_node after(const kube_pod *p, const kube_node *n, int gi)
 /* int64(sigmoid(d) * 100) in the simulator's order of operations (plugin_utils.go's sigmoid). */
 static double sigmoid_score(kube *k, double before, const frag_node *a)
 {
-    double d = (before - kube_frag(k, a)) / 1000.0;
+    double d = (before - kube_frag(k, a)) / (double)MILLI_PER_GPU; /* in GPUs, as the Go code */
     return trunc(1.0 / (1.0 + exp(-d)) * 100.0);
 }
 

@@ -58,7 +58,7 @@ static uint32_t fully_free(const kube_node *n)
 {
     uint32_t k = 0;
     for (uint32_t i = 0; i < n->fn.n_gpus; i++) {
-        k += n->fn.milli_left[i] == POL_MILLI;
+        k += n->fn.milli_left[i] == MILLI_PER_GPU;
     }
     return k;
 }
@@ -97,8 +97,8 @@ static double gpupacking_score(kube *k, const kube_pod *p, const kube_node *n)
         uint32_t left = n->fn.milli_left[order[x]];
         if (left >= p->shape.milli) {
             need--;
-            use_full += left == POL_MILLI;
-            freeratio += (int64_t)left * 100 / POL_MILLI;
+            use_full += left == MILLI_PER_GPU;
+            freeratio += (int64_t)left * 100 / MILLI_PER_GPU;
         }
     }
     if (use_full > 0) {

@@ -35,9 +35,9 @@ frag_pod frag_pod_make(uint32_t per_worker, uint32_t gpu_milli, uint64_t cpu_mil
     if (per_worker == 0) {
         return p;
     }
-    bool share = gpu_milli > 0 && gpu_milli < 1000 && per_worker == 1;
+    bool share = gpu_milli > 0 && gpu_milli < MILLI_PER_GPU && per_worker == 1;
     p.n_gpu = per_worker;
-    p.milli = share ? gpu_milli : 1000;
+    p.milli = share ? gpu_milli : MILLI_PER_GPU;
     return p;
 }
 

@@ -18,6 +18,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "model/hw/milli.h"
+
 #define FRAG_MAX_GPUS 16 /* GPUs of one node that the measure looks at */
 
 /* A pod shape: n_gpu GPUs of milli each (1000 for whole GPUs, 1..999 for a share), CPU. */
@@ -47,6 +49,10 @@ typedef struct frag_typical {
     frag_pod *pods; /* owned */
     double *freq;   /* share of each among the typical pods, summing to 1; owned */
 } frag_typical;
+
+/* Share of the pods the typical pods cover: 95 %, FGD's setting (podPopularityThreshold of its
+ * simulator's GetTypicalPods; Weng et al., ATC '23). */
+#define FRAG_TYPICAL_SHARE 0.95
 
 /* Sort the n shapes (one per pod; equal shapes counted together) by decreasing count and keep
  * the most frequent until they cover `threshold` (0..1] of the pods, as GetTypicalPods does with

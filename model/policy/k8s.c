@@ -24,7 +24,7 @@ static double free_after(const kube_pod *p, const kube_node *n)
         sum += (double)(n->res_free - p->shape.n_gpu) / n->res_cap;
         dims++;
     } else if (p->shape.n_gpu > 0 && n->fn.n_gpus > 0) {
-        sum += ((double)frag_idle(&n->fn) - p->shape.milli) / (POL_MILLI * (double)n->fn.n_gpus);
+        sum += ((double)frag_idle(&n->fn) - p->shape.milli) / (MILLI_PER_GPU * (double)n->fn.n_gpus);
         dims++;
     }
     if (n->cpu_cap > 0) {

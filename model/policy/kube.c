@@ -75,7 +75,7 @@ static void pod_of(const cluster_view *cv, const pol_job *j, kube_pod *p, bool *
     p->mem_bytes = j->pod.host_mem_bytes;
     if (p->shape.n_gpu == 0) {
         p->tag = 0;
-    } else if (p->shape.milli < POL_MILLI) {
+    } else if (p->shape.milli < MILLI_PER_GPU) {
         p->tag = 1;
     } else {
         p->whole = true;
@@ -156,7 +156,7 @@ static void setup(kube *k, const cluster_view *cv)
                 pods[i++] = kp.shape;
             }
         }
-        frag_typical_build(pods, n, 0.95, &k->typ);
+        frag_typical_build(pods, n, FRAG_TYPICAL_SHARE, &k->typ);
         free(pods);
     }
 }
@@ -719,7 +719,7 @@ static void add_back(const cluster_view *cv, kube *k, job_id v, nstate *s)
             s->dev_free[i]++;
             s->dev_used[i]--;
             if (gi < s->kn.fn.n_gpus && s->gpu_ok[gi]) {
-                s->kn.fn.milli_left[gi] = POL_MILLI;
+                s->kn.fn.milli_left[gi] = MILLI_PER_GPU;
             }
         } else if (gi < s->kn.fn.n_gpus) {
             s->kn.fn.milli_left[gi] += vp.shape.milli;

@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "model/hw/catalog.h"
+#include "model/hw/milli.h"
 #include "model/cluster/ids.h"
 #include "model/cluster/job.h"
 #include "sim/diag.h"
@@ -131,7 +132,6 @@ typedef double pol_slice_speed_fn(void *ctx, const job_spec *js, const gpu_type 
  * cannot run there (out of memory, invalid), or when the run has no physics. */
 double pol_job_slice_speed(const cluster_view *cv, job_id j, gpu_id g, int p);
 
-#define POL_MILLI 1000u /* milli-GPU in one GPU */
 
 /* A GPU as the policy sees it. */
 typedef struct pol_gpu {

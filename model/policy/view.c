@@ -128,7 +128,7 @@ void pol_gpu_get(const cluster_view *cv, gpu_id g, pol_gpu *out)
         for (dev_id d = cg->first_dev; d < cg->first_dev + cg->n_devs && idle; d++) {
             idle = cluster_device_get(cv->c, d)->used == 0;
         }
-        out->milli_free = idle ? CLUSTER_MILLI : 0;
+        out->milli_free = idle ? MILLI_PER_GPU : 0;
     }
 }
 
