@@ -43,6 +43,52 @@ static bool class_partition(const scenario_spec *spec, const gpu_catalog *cat, c
     return false;
 }
 
+/* Why a gang of class jc on node group gi crosses PCIe (into why), or NULL when its rings can
+ * stay on NVLink: MIG ranks are staged through host memory over PCIe, a hop between nodes
+ * leaves over PCIe, and GPUs without NVLink between them talk over it (model/physics/comm.h). */
+static const char *pcie_use(const scenario_spec *spec, const comm_params *cp,
+                            const scenario_node_group *g, const gpu_type *t, bool mig)
+{
+    if (mig) {
+        return "its MIG ranks are staged through host memory over PCIe";
+    }
+    if (scenario_node_count(spec) > 1) {
+        return "a gang may span nodes, whose hops leave each node over PCIe";
+    }
+    int i = g->topology ? comm_topo_find(cp, g->topology) : -1;
+    bool nvswitch = i >= 0 ? cp->topos[i].nvlink == COMM_NVLINK_SWITCH
+                           : t->nvlink_bytes_per_s > 0;
+    return nvswitch ? NULL : "its GPUs are not all joined by NVLink, so hops cross PCIe";
+}
+
+/* A data-parallel class whose rings may cross a link the catalog gives no rate: an error at
+ * its `workers` (a ring at rate 0 would never finish a collective). */
+static void check_links(const scenario_spec *spec, const gpu_catalog *cat, const comm_params *cp,
+                        size_t ci, const mig_profile *mig, diag *d)
+{
+    const scenario_job_class *jc = &spec->workload.jobs[ci];
+    for (size_t gi = 0; gi < spec->cluster.n_groups; gi++) {
+        const scenario_node_group *g = &spec->cluster.groups[gi];
+        const gpu_type *t = g->gpu ? gpu_catalog_find(cat, g->gpu) : NULL;
+        if (!t || g->gpus_per_node == 0 || g->sharing.is_mig != (mig != NULL) ||
+            (mig && !gpu_find_profile(t, mig->name)) || t->pcie_bytes_per_s > 0) {
+            continue;
+        }
+        const char *why = pcie_use(spec, cp, g, t, mig != NULL);
+        if (!why) {
+            continue;
+        }
+        char path[64];
+        snprintf(path, sizeof path, "workload.jobs[%zu].workers", ci);
+        diag_error(d, jc->workers_at, path,
+                   "a data-parallel gang on cluster.nodes[%zu] (%s) crosses PCIe (%s), but the "
+                   "catalog gives %s no PCIe rate (pcie_gb_s_per_direction); expected a GPU type "
+                   "with a PCIe rate, or one node whose GPUs are all joined by NVLink, got '%u'",
+                   gi, g->name ? g->name : "?", why, t->name, jc->workers);
+        return;
+    }
+}
+
 void run_ddp_class(const scenario_spec *spec, const gpu_catalog *cat, const comm_params *cp,
                    const phys_params *m, size_t ci, const jobrate_profile *jp, synth_class *k,
                    diag *d)
@@ -96,6 +142,9 @@ void run_ddp_class(const scenario_spec *spec, const gpu_catalog *cat, const comm
         dj.grad_bytes = jp->p->grad_bytes;
         dj.workers = (int)jc->workers;
         k->mem_bytes = (uint64_t)ceil(ddp_worker_mem_bytes(&dj, cp));
+    }
+    if (jc->workers >= 2 && jp->p->grad_bytes > 0) {
+        check_links(spec, cat, cp, ci, mig, d);
     }
 }
 

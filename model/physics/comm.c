@@ -162,6 +162,56 @@ static void add_use(comm_ring *r, size_t *cap, int kind, int node, int index, do
     r->uses[r->n_uses++] = (comm_use){kind, node, index, coeff, capacity};
 }
 
+/* Where use u is (into buf) and the figure that sets its rate, for messages. */
+static const char *use_words(const comm_use *u, char *buf, size_t n)
+{
+    switch (u->kind) {
+    case K_PCIE_UP:
+    case K_PCIE_DN:
+        snprintf(buf, n, "the PCIe link of node %d GPU %d", u->node, u->index);
+        return "the GPU type's PCIe rate (pcie_gb_s_per_direction)";
+    case K_ROOT_UP:
+    case K_ROOT_DN:
+        snprintf(buf, n, "the uplink of node %d PCIe root %d", u->node, u->index);
+        return "the GPU type's PCIe rate (pcie_gb_s_per_direction)";
+    case K_NVL_OUT:
+    case K_NVL_IN:
+        snprintf(buf, n, "the NVLink port of node %d GPU %d", u->node, u->index);
+        return "the GPU type's NVLink rate (nvlink_gb_s_total)";
+    case K_HOST:
+        snprintf(buf, n, "host memory of node %d", u->node);
+        return "the node's host-memory bandwidth (host_mem_bytes_per_s)";
+    default:
+        snprintf(buf, n, "the NIC of node %d", u->node);
+        return "the interconnect's line rate";
+    }
+}
+
+/* The uses from `first` on (those hop i added) must have a positive, finite capacity: a link
+ * of rate 0 (a figure the catalog leaves unsourced) would make every collective take forever.
+ * Returns 0, or -1 with the reason. */
+static int check_rates(const comm_ring *r, size_t first, const comm_rank *ranks, int n, int i,
+                       char *why, size_t why_len)
+{
+    for (size_t u = first; u < r->n_uses; u++) {
+        double c = r->uses[u].capacity;
+        if (c > 0 && isfinite(c)) {
+            continue;
+        }
+        char where[96];
+        const char *figure = use_words(&r->uses[u], where, sizeof where);
+        int j = (i + 1) % n;
+        snprintf(why, why_len,
+                 "the ring's hop from rank %d (node %d GPU %d) to rank %d (node %d GPU %d) "
+                 "crosses %s at %g bytes/s; expected a positive rate, but %s is missing "
+                 "(unsourced) or 0",
+                 i, ranks[i].node, ranks[i].gpu, j, ranks[j].node, ranks[j].gpu, where, c,
+                 figure);
+        return -1;
+    }
+    return 0;
+}
+
 int comm_ring_build(const comm_params *p, const comm_node *nodes, int n_nodes,
                     const comm_rank *ranks, int n, comm_ring *out, char *why, size_t why_len)
 {
@@ -188,6 +238,7 @@ int comm_ring_build(const comm_params *p, const comm_node *nodes, int n_nodes,
     for (int i = 0; i < n && n > 1; i++) {
         const comm_rank *a = &ranks[i], *b = &ranks[(i + 1) % n];
         const comm_node *na = &nodes[a->node], *nb = &nodes[b->node];
+        size_t first = out->n_uses;
         int gpr_a = na->gpus_per_root > 0 ? na->gpus_per_root : 1;
         int gpr_b = nb->gpus_per_root > 0 ? nb->gpus_per_root : 1;
         int ra = a->gpu / gpr_a, rb = b->gpu / gpr_b;
@@ -234,6 +285,10 @@ int comm_ring_build(const comm_params *p, const comm_node *nodes, int n_nodes,
         }
         out->hops[cls]++;
         used[cls] = true;
+        if (check_rates(out, first, ranks, n, i, why, why_len)) {
+            comm_ring_fini(out);
+            return -1;
+        }
     }
     /* NCCL's tree: a chain through the ranks of each node, a binary tree between nodes (ranks
      * come node by node, so a node's ranks are contiguous runs) */

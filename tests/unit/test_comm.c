@@ -212,6 +212,39 @@ Test(comm, two_whole_ranks_on_one_gpu_refused)
     cr_assert(strstr(why, "share GPU 1 of node 0"), "%s", why);
 }
 
+/* A link of rate 0 (a figure the catalog leaves unsourced) is refused with the hop and the
+ * figure named, instead of a ring at rate 0 whose collectives never end; the ring is left
+ * empty (nothing to free). */
+Test(comm, link_without_rate_refused)
+{
+    comm_params p = hand_params();
+    comm_node nd = hand_node(0);
+    nd.pcie_bytes_per_s = 0; /* no NVLink, no PCIe rate: GPU 0 -> GPU 1 has no link */
+    comm_rank r[2] = {{0, 0, false}, {0, 1, false}};
+    comm_ring ring;
+    char why[320];
+    cr_assert_eq(comm_ring_build(&p, &nd, 1, r, 2, &ring, why, sizeof why), -1);
+    cr_assert_str_eq(why, "the ring's hop from rank 0 (node 0 GPU 0) to rank 1 (node 0 GPU 1) "
+                          "crosses the PCIe link of node 0 GPU 0 at 0 bytes/s; expected a "
+                          "positive rate, but the GPU type's PCIe rate (pcie_gb_s_per_direction) "
+                          "is missing (unsourced) or 0");
+    cr_assert_eq(ring.n_uses, 0);
+    cr_assert_null(ring.uses);
+    /* two nodes joined by NVLink inside and a NIC of rate 0 between them: the NIC is named */
+    comm_node two[2] = {hand_node(100e9), hand_node(100e9)};
+    two[1].nic_bytes_per_s = 0;
+    comm_rank r2[2] = {{0, 0, false}, {1, 0, false}};
+    cr_assert_eq(comm_ring_build(&p, two, 2, r2, 2, &ring, why, sizeof why), -1);
+    cr_assert(strstr(why, "crosses the NIC of node 1 at 0 bytes/s") &&
+                  strstr(why, "the interconnect's line rate is missing"),
+              "%s", why);
+    /* the same nodes with their NIC: built */
+    two[1].nic_bytes_per_s = 12.5e9;
+    cr_assert_eq(comm_ring_build(&p, two, 2, r2, 2, &ring, why, sizeof why), 0);
+    NEAR(comm_ring_alone_rate(&ring), 10e9); /* 12.5 GB/s x 0.8 */
+    comm_ring_fini(&ring);
+}
+
 Test(comm, concurrent_rings_max_min)
 {
     comm_params p = hand_params();

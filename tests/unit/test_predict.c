@@ -488,6 +488,51 @@ Test(predict, ddp_queries)
     fx_fini(&fx);
 }
 
+/* A DDP query whose ring crosses a link the catalog gives no rate (V100-PCIE-16GB: neither
+ * NVLink nor PCIe; B200-180GB: no PCIe, so no way off the node) is invalid with the hop and the
+ * figure named instead of answering time_s inf; B200's 8 workers on one NVSwitch node are not. */
+Test(predict, ddp_query_over_a_link_without_rate_is_invalid)
+{
+    fixture fx;
+    fx_init(&fx);
+    char a[128], q[128], out[128], err[128], cmd[512];
+    snprintf(a, sizeof a, "%s/a.yaml", fx.dir);
+    snprintf(q, sizeof q, "%s/q.yaml", fx.dir);
+    snprintf(out, sizeof out, "%s/out.csv", fx.dir);
+    snprintf(err, sizeof err, "%s/err.txt", fx.dir);
+    write_profile_grad(&fx, a, "a", 100e6);
+    static const char *const gpus[] = {"V100-PCIE-16GB", "B200-180GB", "B200-180GB"};
+    static const char *const shapes[] = {"workers: 2", "workers: 16, nodes: 2, gpus_per_node: 8",
+                                         "workers: 8, gpus_per_node: 8"};
+    char *line[3];
+    for (int i = 0; i < 3; i++) {
+        FILE *f = fopen(q, "w");
+        fprintf(f, "gpu: %s\nqueries:\n  - {config: {partition: full, %s}, batch: 8, work: 800}\n",
+                gpus[i], shapes[i]);
+        fclose(f);
+        snprintf(cmd, sizeof cmd, "./slicesim predict %s %s", a, q);
+        cr_assert_eq(run(cmd, out, err), 0, "%s", slurp(err));
+        char *csv = slurp(out);
+        strtok(csv, "\n");
+        line[i] = strdup(strtok(NULL, "\n"));
+    }
+    cr_assert_str_eq(line[0], "0,,,invalid,,,\"the ring's hop from rank 0 (node 0 GPU 0) to "
+                              "rank 1 (node 0 GPU 1) crosses the PCIe link of node 0 GPU 0 at 0 "
+                              "bytes/s; expected a positive rate, but the GPU type's PCIe rate "
+                              "(pcie_gb_s_per_direction) is missing (unsourced) or 0\"");
+    cr_assert_str_eq(line[1], "0,,,invalid,,,\"the ring's hop from rank 7 (node 0 GPU 7) to "
+                              "rank 8 (node 1 GPU 0) crosses the PCIe link of node 0 GPU 7 at 0 "
+                              "bytes/s; expected a positive rate, but the GPU type's PCIe rate "
+                              "(pcie_gb_s_per_direction) is missing (unsourced) or 0\"");
+    double t, x;
+    cr_assert_eq(sscanf(line[2], "0,%lg,%lg,ok", &t, &x), 2, "%s", line[2]);
+    cr_assert(t > 0 && isfinite(t), "%s", line[2]);
+    for (int i = 0; i < 3; i++) {
+        free(line[i]);
+    }
+    fx_fini(&fx);
+}
+
 /* DDP queries with sharing are answered, not ignored: on whole GPUs and on 3g.20gb instances,
  * time-sliced or under MPS (capped or not), with 1 to 4 identical gangs on the same GPUs or a
  * co-runner of another profile (`with`), a gang is never faster than the same gang exclusive and
