@@ -313,6 +313,8 @@ static const struct {
     {"h200-coloc-a-bracketed", val_build_coloc},
     {"h200-coloc-b-bracketed", val_build_coloc},
     {"h200-coloc-c-bracketed", val_build_coloc},
+    {"h200-coloc-d", val_build_coloc},
+    {"h200-coloc-d-bracketed", val_build_coloc},
     {"calib-h100-mps", val_build_calib_mps},
     {"calib-h100-timeslice", val_build_calib_ts},
     {"calib-h100-timeslice-run2", val_build_calib_ts},
