@@ -219,13 +219,13 @@ static bool get_all(int fd, void *buf, size_t len)
     return true;
 }
 
-/* A worker process: reads positions in todo[] from its socket, runs each point and answers the
+/* A worker process: reads positions in pts[] from its socket, runs each point and answers the
  * point's status, until the parent closes its end. Never returns. */
-static void worker_main(const sweep_ctx *x, const size_t *todo, int fd)
+static void worker_main(const sweep_ctx *x, const size_t *pts, int fd)
 {
     uint64_t k;
     while (get_all(fd, &k, sizeof k)) {
-        int32_t st = run_point(x, todo[k]);
+        int32_t st = run_point(x, pts[k]);
         fflush(NULL);
         if (!put_all(fd, &st, sizeof st)) {
             break;
@@ -242,12 +242,13 @@ typedef struct worker {
     bool busy; /* a point handed out whose status has not come back */
 } worker;
 
-/* Run the points todo[0..n) with up to o->jobs at once. Returns 0 or the first failure.
+/* Run the points pts[0..n) (positions in the sweep's point list) with up to o->jobs at once.
+ * Returns 0 or the first failure.
  * With more than one job the workers are forked once, before any point runs, and fed point
  * positions over a socket each (a free worker takes the next point): a process per point
  * re-faulted the parent's pages copy-on-write at every fork, which made -j 2 cost ~39 % more
  * CPU than -j 1 for the same points; a worker that lives through its points faults them once. */
-static int run_points(const sweep_ctx *x, const size_t *todo, size_t n)
+static int run_points(const sweep_ctx *x, const size_t *pts, size_t n)
 {
     bool bar = x->o->progress && x->o->mpi->rank == 0;
     double t0 = now_s();
@@ -257,7 +258,7 @@ static int run_points(const sweep_ctx *x, const size_t *todo, size_t n)
     int rc = 0;
     if (x->o->jobs <= 1 || n <= 1) {
         for (size_t i = 0; i < n && rc == 0; i++) {
-            rc = run_point(x, todo[i]);
+            rc = run_point(x, pts[i]);
             if (bar) {
                 progress(i + 1, n, t0);
             }
@@ -289,7 +290,7 @@ static int run_points(const sweep_ctx *x, const size_t *todo, size_t n)
             for (unsigned k = 0; k < started; k++) { /* the other workers' sockets */
                 close(w[k].fd);
             }
-            worker_main(x, todo, sv[1]);
+            worker_main(x, pts, sv[1]);
         }
         close(sv[1]);
         w[started] = (worker){c, sv[0], false};
@@ -1005,23 +1006,23 @@ int sweep_run(const sweep_run_opts *o)
         arena_destroy(a);
         return rc ? rc : first == 2 ? SIM_EINPUT : SIM_EIO;
     }
-    size_t *todo = xcalloc(sw->n_points, sizeof *todo, "sweep points");
-    size_t n_todo = 0;
+    size_t *missing = xcalloc(sw->n_points, sizeof *missing, "sweep points");
+    size_t n_missing = 0;
     for (size_t p = 0; p < sw->n_points; p++) {
         if (!point_done(&x, p)) {
-            todo[n_todo++] = p;
+            missing[n_missing++] = p;
         }
     }
     /* Every rank has listed the missing points before any rank writes one. */
     sweep_mpi_barrier(mpi);
     size_t n_mine = 0;
-    for (size_t k = 0; k < n_todo; k++) {
+    for (size_t k = 0; k < n_missing; k++) {
         if ((int)(k % (size_t)mpi->size) == mpi->rank) {
-            todo[n_mine++] = todo[k];
+            missing[n_mine++] = missing[k];
         }
     }
-    rc = run_points(&x, todo, n_mine);
-    free(todo);
+    rc = run_points(&x, missing, n_mine);
+    free(missing);
     int worst = sweep_mpi_max(mpi, rc == 0 ? 0 : rc == SIM_EINPUT ? 2 : 1);
     if (worst == 0 && mpi->rank == 0) {
         rc = write_summary(&x);
@@ -1029,7 +1030,7 @@ int sweep_run(const sweep_run_opts *o)
             fprintf(o->out,
                     "sweep: %zu points (%zu combinations x %u replications): %zu run now, %zu "
                     "were done; %d rank%s x %u worker%s\n",
-                    sw->n_points, sw->n_combos, sw->replications, n_todo, sw->n_points - n_todo,
+                    sw->n_points, sw->n_combos, sw->replications, n_missing, sw->n_points - n_missing,
                     mpi->size, mpi->size == 1 ? "" : "s", o->jobs, o->jobs == 1 ? "" : "s");
             fprintf(o->out, "summary: %s/summary.csv, %s/summary.json; runs in %s/points/\n", x.dir,
                     x.dir, x.dir);
