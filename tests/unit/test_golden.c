@@ -1,7 +1,8 @@
 /* Golden tests: each tests/golden/CASE/scenario.yaml is run and the "metrics" of its run.json
  * are compared with tests/golden/CASE/expected/summary.json, number by number, within the
  * tolerance the file states per metric ("tolerance": {"jct_s": {"rel": 1e-9}, ...}; a metric
- * without one must match exactly). Counts are integers and always match exactly.
+ * without one must match exactly). Counts are integers and always match exactly. Every top-level
+ * metric the run writes must be in the expected file, so a new section is reviewed once.
  * `make golden-update` (SLICESIM_GOLDEN_UPDATE=1) rewrites the expected files from the current
  * build, keeping their tolerances; review the diff before committing it.
  */
@@ -99,6 +100,16 @@ static void run_case(const char *name)
             snprintf(path, sizeof path, "%s: metrics.%s", name, w->string);
             compare(w, cJSON_GetObjectItemCaseSensitive(metrics, w->string), path,
                     cJSON_GetObjectItemCaseSensitive(tol, w->string));
+        }
+        /* A metric the run writes that the expected file lacks would otherwise never be
+         * checked (a section added after the file was last updated). */
+        const cJSON *g;
+        cJSON_ArrayForEach(g, metrics)
+        {
+            cr_expect_not_null(cJSON_GetObjectItemCaseSensitive(want, g->string),
+                               "%s: the run writes metrics.%s, which %s lacks (review it, then "
+                               "make golden-update)",
+                               name, g->string, exp_path);
         }
     }
     cJSON_Delete(expected);
