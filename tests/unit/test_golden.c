@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "experiments/fileio.h"
+#include "tools/jsonw.h"
 #include "tools/out.h"
 #include "tools/run.h"
 
@@ -58,6 +59,30 @@ static void compare(const cJSON *want, const cJSON *got, const char *path, const
     cr_expect(cJSON_Compare(want, got, true), "%s differs", path);
 }
 
+/* Every number of the tree as a raw item in run.json's own number format (jsonw_format_number),
+ * so the expected file holds the run's values exactly: cJSON_Print's "%1.15g when it reads back
+ * within epsilon" would round the last digit away and the exact comparison would then fail. */
+static void exact_numbers(cJSON *t)
+{
+    cJSON *c;
+    cJSON_ArrayForEach(c, t)
+    {
+        if (cJSON_IsNumber(c)) {
+            char buf[JSONW_NUM_LEN];
+            cJSON *raw = cJSON_CreateRaw(jsonw_format_number(buf, c->valuedouble));
+            cr_assert_not_null(raw);
+            if (c->string) { /* a member keeps its key */
+                raw->string = strdup(c->string);
+                cr_assert_not_null(raw->string);
+            }
+            cr_assert(cJSON_ReplaceItemViaPointer(t, c, raw));
+            c = raw;
+        } else {
+            exact_numbers(c);
+        }
+    }
+}
+
 static void run_case(const char *name)
 {
     char scen[256], exp_path[256], out[] = "/tmp/slicesim-golden-XXXXXX";
@@ -82,7 +107,9 @@ static void run_case(const char *name)
         cJSON *tol = expected ? cJSON_DetachItemFromObject(expected, "tolerance") : NULL;
         cJSON *doc = cJSON_CreateObject();
         cJSON_AddItemToObject(doc, "tolerance", tol ? tol : cJSON_CreateObject());
-        cJSON_AddItemToObject(doc, "metrics", cJSON_Duplicate(metrics, true));
+        cJSON *m = cJSON_Duplicate(metrics, true);
+        exact_numbers(m);
+        cJSON_AddItemToObject(doc, "metrics", m);
         FILE *f = fopen(exp_path, "w");
         cr_assert_not_null(f, "cannot write %s", exp_path);
         cr_assert_eq(out_write_json(f, doc), 0);
