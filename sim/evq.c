@@ -351,11 +351,6 @@ static void remove_root(evq *q)
     sift_up(q, i, nd);
 }
 
-bool evq_pop(evq *q, sim_event *out)
-{
-    return evq_pop_until(q, SIM_TIME_MAX, out);
-}
-
 bool evq_pop_until(evq *q, sim_time until, sim_event *out)
 {
     if (!q->n || q->at[0] > until) {
@@ -404,12 +399,6 @@ bool evq_reschedule(evq *q, sim_event_id id, sim_time at)
         sift_down(q, i, nd);
     }
     return true;
-}
-
-const sim_event *evq_get(const evq *q, sim_event_id id)
-{
-    uint32_t s = lookup(q, id);
-    return s == POS_FREE ? NULL : &q->slots[s].ev;
 }
 
 size_t evq_size(const evq *q)

@@ -7,7 +7,7 @@
  * Handles: evq_push returns a sim_event_id = (generation << 32 | slot + 1); it stays valid
  * until the event is popped or cancelled, after which every call taking it answers "not
  * pending" (a stale id never reaches a reused slot: the generation differs). 0 is never an id.
- * Ownership: the queue owns its pool of events; evq_peek/evq_get return pointers borrowed until
+ * Ownership: the queue owns its pool of events; evq_peek returns a pointer borrowed until
  * the next call that changes the queue. Callers pass events by value (copied in and out).
  * Cost: push, pop, cancel, reschedule O(log4 n); peek O(1); no allocation per event once the
  * pool has grown to the peak number of pending events.
@@ -67,8 +67,6 @@ void evq_destroy(evq *q);
 sim_event_id evq_push(evq *q, const sim_event *ev);
 /* The earliest pending event, or NULL when empty; borrowed until the queue changes. */
 const sim_event *evq_peek(const evq *q);
-/* Remove the earliest event into *out; false (and *out untouched) when empty. */
-bool evq_pop(evq *q, sim_event *out);
 /* Remove the earliest event into *out if its time is <= until; false (and *out untouched)
  * when the queue is empty or the earliest event is later. */
 bool evq_pop_until(evq *q, sim_time until, sim_event *out);
@@ -77,8 +75,6 @@ bool evq_cancel(evq *q, sim_event_id id);
 /* Move a pending event to time `at` (keeping its id, prio and payload; it gets a new seq);
  * true if it was pending, false for a stale or unknown id. */
 bool evq_reschedule(evq *q, sim_event_id id, sim_time at);
-/* The pending event with this id, or NULL; borrowed until the queue changes. */
-const sim_event *evq_get(const evq *q, sim_event_id id);
 /* Number of pending events. */
 size_t evq_size(const evq *q);
 

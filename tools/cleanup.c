@@ -172,7 +172,7 @@ void cleanup_forget(int handle)
     sigprocmask(SIG_SETMASK, &old, NULL);
 }
 
-int cleanup_count(void)
+int cleanup__count_for_test(void)
 {
     int n = 0;
     for (int i = 0; i < CLEANUP_MAX_PATHS; i++) {

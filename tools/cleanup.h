@@ -31,8 +31,9 @@ int cleanup_install(void);
 int cleanup_register(const char *path, bool is_dir);
 /* Unregister a handle from cleanup_register (a negative handle is a no-op). */
 void cleanup_forget(int handle);
-/* How many paths are registered now (for tests). */
-int cleanup_count(void);
+/* How many paths are registered now: a test hook (module__name, STYLE.md section 3), the one
+ * observer of the handler's registry; the program itself never needs the count. */
+int cleanup__count_for_test(void);
 
 /* fork(2) a worker process that the handler stops: on SIGINT/SIGTERM the parent first sends the
  * same signal to every registered worker and reaps them (so none runs on, or writes, after the

@@ -22,9 +22,6 @@ tests=$(ls tests/unit/*.[ch] tests/fuzz/*.c 2>/dev/null)
 # name: why it is still here (remove the line when it is resolved)
 PENDING="
 tsp_analyse: model/fit/tsprobe reads calib/tslice.cu's recordings, but no command runs it yet (only its tests and the calib JSON fuzz target)
-evq_pop: sim/evq.c is in another change; its one caller, sim_step, went as test-only
-evq_get: sim/evq.c is in another change; its one caller, sim_event_get, went as test-only
-cleanup_count: the one observer of the signal handler's registry; its test has no other way to see it
 "
 n=0
 pending=0

@@ -161,22 +161,22 @@ Test(cleanup, existing_output_dir_is_kept, .init = setup, .fini = teardown)
 
 Test(cleanup, committed_and_aborted_stages_unregister_everything, .init = setup, .fini = teardown)
 {
-    int before = cleanup_count();
+    int before = cleanup__count_for_test();
     char out[256];
     path_in(out, sizeof out, "c/d");
     out_stage *st = out_stage_begin(out);
     cr_assert_not_null(st);
     cr_assert_not_null(out_stage_open(st, "run.json"));
-    cr_assert_eq(cleanup_count(), before + 3); /* c/, c/d/ and the staged file */
+    cr_assert_eq(cleanup__count_for_test(), before + 3); /* c/, c/d/ and the staged file */
     cr_assert_eq(out_stage_commit(st), 0);
-    cr_assert_eq(cleanup_count(), before);
+    cr_assert_eq(cleanup__count_for_test(), before);
     path_in(out, sizeof out, "c/d/run.json");
     cr_assert(exists(out));
     path_in(out, sizeof out, "e/f");
     st = out_stage_begin(out);
     cr_assert_not_null(out_stage_open(st, "run.json"));
     out_stage_abort(st);
-    cr_assert_eq(cleanup_count(), before);
+    cr_assert_eq(cleanup__count_for_test(), before);
     path_in(out, sizeof out, "e");
     cr_assert(!exists(out), "an aborted stage left the directory it made");
 }
