@@ -4,7 +4,7 @@
  *
  * Prints one line of key=value pairs, e.g.
  *   bench=run scenario=experiments/bench/synth-10k-1m.yaml jobs=999687 events=3968750
- *   wall_s=14.21 cpu_s=13.05 out_cpu_s=2.10 out_share=0.16 max_rss_mb=388 target_s=30
+ *   wall_s=14.21 cpu_s=13.05 out_cpu_s=2.10 out_share=0.16 max_rss_mb=388 pages_spilled=653 target_s=30
  *   target_mb=2048 verdict=within
  * wall_s is the wall time of the run; cpu_s its user + system time, which is what the time target
  * is compared with: a run is one thread, so on an idle machine the two agree, while on a shared one
@@ -12,7 +12,8 @@
  * output files (after the last event), out_share its fraction of cpu_s. max_rss_mb is getrusage's
  * peak resident set of the whole process, so run one benchmark per process. verdict: within (both
  * targets met), over, or untargeted. The output directory is replaced (as --force): a benchmark
- * overwrites its own earlier files.
+ * overwrites its own earlier files. pages_spilled: pages of JOB_PAGE ended jobs the run moved out of
+ * memory to its spill file (model/cluster/job.h).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -105,8 +106,8 @@ int bench_run_cmd(int argc, char **argv)
         verdict = ok ? "within" : "over";
     }
     printf("bench=run scenario=%s jobs=%zu events=%llu wall_s=%.2f cpu_s=%.2f out_cpu_s=%.2f "
-           "out_share=%.2f max_rss_mb=%.0f target_s=%g target_mb=%g verdict=%s\n",
+           "out_share=%.2f max_rss_mb=%.0f pages_spilled=%zu target_s=%g target_mb=%g verdict=%s\n",
            o.scenario, st.n_jobs, (unsigned long long)st.n_events, wall, cpu, st.out_cpu_s,
-           cpu > 0 ? st.out_cpu_s / cpu : 0, rss_mb, target_s, target_mb, verdict);
+           cpu > 0 ? st.out_cpu_s / cpu : 0, rss_mb, st.n_spilled, target_s, target_mb, verdict);
     return CLI_EXIT_OK;
 }

@@ -36,6 +36,7 @@
 #include "experiments/build.h"
 #include "model/physics/tracework.h"
 #include "tools/run_ddp.h"
+#include "tools/spill.h"
 #include "workloads/synth.h"
 #include "workloads/traceload.h"
 #include "workloads/tracelive.h"
@@ -76,6 +77,7 @@ typedef struct run_ctx {
     double energy_j;                  /* the GPUs' energy over [0, horizon] (has_act) */
     const traceload_rule *trules;     /* the trace's rules with their work factors (arena) */
     double fallback_factor;           /* work factor of jobs no rule maps */
+    spill_store *spill;               /* where the world's ended jobs go (NULL: kept in memory) */
 } run_ctx;
 
 static void run_fini(run_ctx *r)
@@ -89,6 +91,7 @@ static void run_fini(run_ctx *r)
     }
     fault_injector_destroy(r->faults);
     world_destroy(r->w);
+    spill_destroy(r->spill); /* after the table that reads it */
     diag_destroy(r->d);
     arena_destroy(r->a);
 }
@@ -1104,6 +1107,10 @@ int run_scenario(const run_opts *o)
                                .n_profiles = r.n_profiles,
                                .profiles = r.profiles};
         add_spares(&r, jobs); /* after every other job: submitted only by the autoscaler */
+        r.spill = o->check_only ? NULL : spill_create();
+        if (r.spill) {
+            job_table_set_spill(jobs, spill_ops(), r.spill);
+        }
         world_cfg wc = {.cluster = &r.cc,
                         .policy = r.pol,
                         .params = &r.params,
@@ -1187,7 +1194,8 @@ int run_scenario(const run_opts *o)
     if (o->stats) {
         *o->stats = (run_stats){.n_jobs = job_table_count(world_jobs(r.w)),
                                 .n_events = world_get_totals(r.w).n_events,
-                                .out_cpu_s = process_cpu_s() - out_cpu0};
+                                .out_cpu_s = process_cpu_s() - out_cpu0,
+                                .n_spilled = job_table_n_spilled(world_jobs(r.w))};
     }
     out_lock_release(lock, rc != 0);
     progress_destroy(pg);

@@ -25,6 +25,7 @@ typedef struct run_stats {
     size_t n_jobs;     /* jobs in the run */
     uint64_t n_events; /* engine events executed */
     double out_cpu_s;  /* CPU seconds (user + system) spent writing the output files */
+    size_t n_spilled;  /* pages of ended jobs the run moved out of memory (model/cluster/job.h) */
 } run_stats;
 
 typedef struct run_opts {

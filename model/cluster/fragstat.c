@@ -108,11 +108,34 @@ size_t fragstat_curve(const cluster *c, const job_table *t, double step, fragsta
     SIM_ASSERT(step > 0);
     size_t n_jobs = job_table_count(t), n_ev = 0;
     cevent *ev = xcalloc(3 * n_jobs + 1, sizeof *ev, "curve events");
+    /* What the sweep needs of each job, gathered in id order: the table may hold its ended jobs
+     * out of memory (job_table_spill), where a lookup in time order would read a page per
+     * event. milli: per GPU; gw: GPUs asked (per worker x workers); its GPUs from g_first. */
+    uint32_t *milli = xcalloc(n_jobs + 1, sizeof *milli, "curve jobs");
+    uint32_t *gw = xcalloc(n_jobs + 1, sizeof *gw, "curve jobs");
+    uint32_t *g_first = xcalloc(n_jobs + 1, sizeof *g_first, "curve jobs");
+    size_t n_g = 0, cap_g = 64;
+    gpu_id *gpus = xcalloc(cap_g, sizeof *gpus, "curve jobs");
     /* ends, then submissions, then starts, each by job: a stable sort by time then gives the
      * order (time, kind, job), so at equal times ends free first and starts follow */
     for (int kind = 0; kind < 3; kind++) {
         for (job_id j = 0; j < n_jobs; j++) {
             const job *jb = job_table_get(t, j);
+            if (kind == 0) {
+                frag_pod p = shape_of(&jb->spec);
+                milli[j] = p.milli;
+                gw[j] = p.n_gpu * jb->spec.req.n_workers;
+                g_first[j] = (uint32_t)n_g;
+                for (uint32_t u = 0; u < jb->n_units; u++) {
+                    if (n_g == cap_g) {
+                        cap_g *= 2;
+                        gpus = xrealloc(gpus, cap_g * sizeof *gpus, "curve jobs");
+                    }
+                    gpus[n_g++] = cluster_device_get(c, jb->units[u])->gpu;
+                }
+                SIM_ASSERT(n_g <= UINT32_MAX);
+                g_first[j + 1] = (uint32_t)n_g;
+            }
             bool on = kind == 1   ? jb->state != JOB_PENDING
                       : kind == 2 ? jb->state == JOB_RUNNING || jb->state == JOB_DONE
                                   : jb->state == JOB_DONE;
@@ -134,18 +157,17 @@ size_t fragstat_curve(const cluster *c, const job_table *t, double step, fragsta
     fragstat_point *pts = xcalloc(cap, sizeof *pts, "curve");
     double next = step;
     for (size_t i = 0; i < n_ev; i++) {
-        const job *jb = job_table_get(t, ev[i].j);
-        frag_pod p = shape_of(&jb->spec);
+        job_id j = ev[i].j;
         if (ev[i].kind == 1) {
-            arrived += (uint64_t)p.milli * p.n_gpu * jb->spec.req.n_workers;
+            arrived += (uint64_t)milli[j] * gw[j];
         } else {
-            for (uint32_t u = 0; u < jb->n_units; u++) {
-                gpu_id g = cluster_device_get(c, jb->units[u])->gpu;
+            for (uint32_t u = g_first[j]; u < g_first[j + 1]; u++) {
+                gpu_id g = gpus[u];
                 uint32_t before = held[g];
                 if (ev[i].kind == 2) {
-                    held[g] += p.milli;
+                    held[g] += milli[j];
                 } else {
-                    held[g] -= p.milli;
+                    held[g] -= milli[j];
                 }
                 busy += before == 0 && held[g] > 0;
                 busy -= before > 0 && held[g] == 0;
@@ -172,6 +194,10 @@ size_t fragstat_curve(const cluster *c, const job_table *t, double step, fragsta
     }
     free(held);
     free(ev);
+    free(milli);
+    free(gw);
+    free(g_first);
+    free(gpus);
     *out = pts;
     return n_pts;
 }

@@ -1,18 +1,48 @@
 #include "model/cluster/job.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "sim/xalloc.h"
 
+/* One page read back from the store: its jobs, their units pointing into `units`. */
+typedef struct spill_slot {
+    uint32_t page; /* UINT32_MAX: empty */
+    job *jobs;     /* JOB_PAGE */
+    dev_id *units;
+    size_t cap_units;
+} spill_slot;
+
+/* What job_table_get changes in a const table: the pages read back. */
+typedef struct spill_cache {
+    spill_slot slot[JOB_SPILL_CACHE];
+    unsigned next; /* the slot the next read replaces */
+    void *buf;     /* the page's bytes as stored */
+    size_t cap_buf;
+} spill_cache;
+
 struct job_table {
-    job *jobs;
-    size_t n, cap;
+    job **pages;          /* per page: JOB_PAGE jobs, or NULL once spilled */
+    uint32_t *live;       /* per page: jobs added and not yet ended */
+    uint32_t *spill_units; /* per spilled page: how many units its jobs hold */
+    size_t n, n_pages, cap_pages;
+    uint32_t *ready; /* pages full and all ended, not yet spilled */
+    size_t n_ready, cap_ready;
+    const job_spill_ops *ops; /* NULL: never spill */
+    void *ops_ctx;
+    size_t n_spilled;
+    spill_cache *cache;
 };
 
 job_table *job_table_create(void)
 {
-    return xcalloc(1, sizeof(job_table), "job table");
+    job_table *t = xcalloc(1, sizeof(job_table), "job table");
+    t->cache = xcalloc(1, sizeof *t->cache, "job table");
+    for (unsigned i = 0; i < JOB_SPILL_CACHE; i++) {
+        t->cache->slot[i].page = UINT32_MAX;
+    }
+    return t;
 }
 
 void job_table_destroy(job_table *t)
@@ -20,29 +50,88 @@ void job_table_destroy(job_table *t)
     if (!t) {
         return;
     }
-    for (size_t i = 0; i < t->n; i++) {
-        free(t->jobs[i].units);
+    for (size_t p = 0; p < t->n_pages; p++) {
+        for (size_t i = 0; t->pages[p] && i < JOB_PAGE && p * JOB_PAGE + i < t->n; i++) {
+            free(t->pages[p][i].units);
+        }
+        free(t->pages[p]);
     }
-    free(t->jobs);
+    for (unsigned i = 0; i < JOB_SPILL_CACHE; i++) {
+        free(t->cache->slot[i].jobs);
+        free(t->cache->slot[i].units);
+    }
+    free(t->cache->buf);
+    free(t->cache);
+    free(t->pages);
+    free(t->live);
+    free(t->spill_units);
+    free(t->ready);
     free(t);
+}
+
+void job_table_set_spill(job_table *t, const job_spill_ops *ops, void *ctx)
+{
+    t->ops = ops;
+    t->ops_ctx = ctx;
+}
+
+size_t job_table_n_spilled(const job_table *t)
+{
+    return t->n_spilled;
+}
+
+/* The spec copied member by member into zeroed storage: a struct copy may carry the source's
+ * uninitialised padding, which a spilled page would write out. */
+static void copy_spec(job_spec *d, const job_spec *s)
+{
+    d->class_name = s->class_name;
+    d->req.resource = s->req.resource;
+    d->req.per_worker = s->req.per_worker;
+    d->req.n_workers = s->req.n_workers;
+    d->submit = s->submit;
+    d->work_s = s->work_s;
+    d->mem_bytes = s->mem_bytes;
+    d->profile = s->profile;
+    d->pod.priority = s->pod.priority;
+    d->pod.gpu_milli = s->pod.gpu_milli;
+    d->pod.cpu_milli = s->pod.cpu_milli;
+    d->pod.host_mem_bytes = s->pod.host_mem_bytes;
+    d->pod.gpu_spec = s->pod.gpu_spec;
+    d->pod.qos = s->pod.qos;
+    d->pod.user = s->pod.user;
+    d->pod.queue = s->pod.queue;
+    d->pod.place = s->pod.place;
+    d->pod.node_pin = s->pod.node_pin;
+    d->pod.clone = s->pod.clone;
 }
 
 job_id job_table_add(job_table *t, const job_spec *spec)
 {
     SIM_ASSERT(spec->req.n_workers >= 1 && spec->work_s > 0); /* per_worker 0: CPU-only */
     SIM_ASSERT(t->n < UINT32_MAX);
-    if (t->n == t->cap) {
-        t->cap = t->cap ? 2 * t->cap : 64;
-        t->jobs = xrealloc(t->jobs, t->cap * sizeof(job), "job table");
+    size_t p = t->n / JOB_PAGE;
+    if (p == t->n_pages) {
+        if (t->n_pages == t->cap_pages) {
+            t->cap_pages = t->cap_pages ? 2 * t->cap_pages : 16;
+            t->pages = xrealloc(t->pages, t->cap_pages * sizeof *t->pages, "job table");
+            t->live = xrealloc(t->live, t->cap_pages * sizeof *t->live, "job table");
+            t->spill_units =
+                xrealloc(t->spill_units, t->cap_pages * sizeof *t->spill_units, "job table");
+        }
+        /* zeroed: a spilled page writes every byte, padding included */
+        t->pages[p] = xcalloc(JOB_PAGE, sizeof(job), "job table page");
+        t->live[p] = 0;
+        t->spill_units[p] = 0;
+        t->n_pages++;
     }
-    job *j = &t->jobs[t->n];
-    memset(j, 0, sizeof *j);
+    job *j = &t->pages[p][t->n % JOB_PAGE];
     j->id = (job_id)t->n;
-    j->spec = *spec;
+    copy_spec(&j->spec, spec);
     j->state = JOB_PENDING;
     j->start = -1;
     j->run_start = -1;
     j->end = -1;
+    t->live[p]++;
     return (job_id)t->n++;
 }
 
@@ -51,16 +140,136 @@ size_t job_table_count(const job_table *t)
     return t->n;
 }
 
+/* Read spilled page p into a cache slot (the least recently filled); its jobs. */
+static job *load_page(const job_table *t, uint32_t p)
+{
+    spill_cache *c = t->cache;
+    for (unsigned i = 0; i < JOB_SPILL_CACHE; i++) {
+        if (c->slot[i].page == p) {
+            return c->slot[i].jobs;
+        }
+    }
+    spill_slot *s = &c->slot[c->next];
+    c->next = (c->next + 1) % JOB_SPILL_CACHE;
+    size_t n_units = t->spill_units[p];
+    size_t n = JOB_PAGE * sizeof(job) + n_units * sizeof(dev_id);
+    if (n > c->cap_buf) {
+        free(c->buf);
+        c->buf = xmalloc(n, "spilled job page");
+        c->cap_buf = n;
+    }
+    if (t->ops->get(t->ops_ctx, p, c->buf, n) != 0) {
+        fprintf(stderr, "slicesim: error: cannot read back %zu bytes of spilled jobs\n", n);
+        abort();
+    }
+    if (!s->jobs) {
+        s->jobs = xmalloc(JOB_PAGE * sizeof(job), "spilled job page");
+    }
+    if (n_units > s->cap_units) {
+        free(s->units);
+        s->units = xmalloc(n_units * sizeof(dev_id), "spilled job page");
+        s->cap_units = n_units;
+    }
+    memcpy(s->jobs, c->buf, JOB_PAGE * sizeof(job));
+    if (n_units) {
+        memcpy(s->units, (char *)c->buf + JOB_PAGE * sizeof(job), n_units * sizeof(dev_id));
+    }
+    size_t at = 0;
+    for (size_t i = 0; i < JOB_PAGE; i++) {
+        s->jobs[i].units = s->jobs[i].n_units ? s->units + at : NULL;
+        at += s->jobs[i].n_units;
+    }
+    s->page = p;
+    return s->jobs;
+}
+
 const job *job_table_get(const job_table *t, job_id id)
 {
     SIM_ASSERT(id < t->n);
-    return &t->jobs[id];
+    const job *page = t->pages[id / JOB_PAGE];
+    return page ? &page[id % JOB_PAGE] : &load_page(t, id / JOB_PAGE)[id % JOB_PAGE];
 }
 
 static job *get_mut(job_table *t, job_id id)
 {
-    SIM_ASSERT(id < t->n);
-    return &t->jobs[id];
+    SIM_ASSERT(id < t->n && t->pages[id / JOB_PAGE] != NULL); /* an ended job never changes */
+    return &t->pages[id / JOB_PAGE][id % JOB_PAGE];
+}
+
+/* Job id has ended: its page may become ready to spill. */
+static void ended(job_table *t, job_id id)
+{
+    uint32_t p = id / JOB_PAGE;
+    SIM_ASSERT(t->live[p] > 0);
+    if (--t->live[p] == 0 && (size_t)(p + 1) * JOB_PAGE <= t->n && t->ops) {
+        if (t->n_ready == t->cap_ready) {
+            t->cap_ready = t->cap_ready ? 2 * t->cap_ready : 16;
+            t->ready = xrealloc(t->ready, t->cap_ready * sizeof *t->ready, "job table");
+        }
+        t->ready[t->n_ready++] = p;
+    }
+}
+
+static int by_page(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Write page p to the store and free it; false when the store failed (p stays). */
+static bool spill_page(job_table *t, uint32_t p)
+{
+    job *page = t->pages[p];
+    size_t n_units = 0;
+    for (size_t i = 0; i < JOB_PAGE; i++) {
+        n_units += page[i].n_units;
+    }
+    SIM_ASSERT(n_units <= UINT32_MAX);
+    size_t n = JOB_PAGE * sizeof(job) + n_units * sizeof(dev_id);
+    spill_cache *c = t->cache;
+    if (n > c->cap_buf) {
+        free(c->buf);
+        c->buf = xmalloc(n, "spilled job page");
+        c->cap_buf = n;
+    }
+    job *out = c->buf;
+    memcpy(out, page, JOB_PAGE * sizeof(job));
+    dev_id *u = (dev_id *)(out + JOB_PAGE);
+    for (size_t i = 0; i < JOB_PAGE; i++) {
+        out[i].units = NULL; /* rebuilt from n_units when read back */
+        if (page[i].n_units) {
+            memcpy(u, page[i].units, page[i].n_units * sizeof(dev_id));
+            u += page[i].n_units;
+        }
+    }
+    if (t->ops->put(t->ops_ctx, p, c->buf, n) != 0) {
+        return false;
+    }
+    for (size_t i = 0; i < JOB_PAGE; i++) {
+        free(page[i].units);
+    }
+    free(page);
+    t->pages[p] = NULL;
+    t->spill_units[p] = (uint32_t)n_units;
+    t->n_spilled++;
+    return true;
+}
+
+void job_table_spill(job_table *t, void (*on_page)(void *user, uint32_t page), void *user)
+{
+    if (t->n_ready > 1) {
+        qsort(t->ready, t->n_ready, sizeof *t->ready, by_page);
+    }
+    for (size_t i = 0; i < t->n_ready && t->ops; i++) {
+        if (!spill_page(t, t->ready[i])) {
+            t->ops = NULL; /* the store failed: keep everything in memory from now on */
+            break;
+        }
+        if (on_page) {
+            on_page(user, t->ready[i]);
+        }
+    }
+    t->n_ready = 0;
 }
 
 uint32_t job_units(const job_spec *s)
@@ -137,6 +346,7 @@ void job_finish(job_table *t, job_id id, sim_time now)
     SIM_ASSERT(j->state == JOB_RUNNING && now >= j->start);
     j->state = JOB_DONE;
     j->end = now;
+    ended(t, id);
 }
 
 void job_note_preempted(job_table *t, job_id id)
@@ -154,6 +364,7 @@ static void fail_at(job_table *t, job_id id, job_state s, sim_time now, const de
     j->state = s;
     j->start = now;
     j->end = now;
+    ended(t, id);
 }
 
 void job_fail_oom(job_table *t, job_id id, sim_time now, const dev_id *units, uint32_t n_units)

@@ -89,18 +89,49 @@ typedef struct job {
 
 typedef struct job_table job_table;
 
+/* The table keeps its jobs in pages of JOB_PAGE consecutive ids. A page all of whose jobs have
+ * ended (done or failed) may be written out to a spill store and freed (job_table_spill), so
+ * that memory follows the jobs still pending, queued or running (and the pages they share ids
+ * with), not every job of the run. A spilled page is read back on demand, whole, when one of its
+ * jobs is looked up (the writers' pass after the run). */
+#define JOB_PAGE 1024u
+
+/* Where spilled pages go: put stores n bytes under key (one call per page; keys are distinct),
+ * get reads them back (exactly the n bytes put). Both return 0 or a negative SIM_E* code. The
+ * model does no I/O itself: the caller (tools/) supplies the store. */
+typedef struct job_spill_ops {
+    int (*put)(void *ctx, uint32_t key, const void *buf, size_t n);
+    int (*get)(void *ctx, uint32_t key, void *buf, size_t n);
+} job_spill_ops;
+
 /* Create an empty table; caller owns (job_table_destroy). */
 job_table *job_table_create(void);
 /* Free the table, its jobs and their placements; NULL is a no-op. */
 void job_table_destroy(job_table *t);
+
+/* Let job_table_spill write ended pages to the store ops (static storage) with ctx (borrowed for
+ * the table's life). Without a store nothing is spilled. */
+void job_table_set_spill(job_table *t, const job_spill_ops *ops, void *ctx);
+/* Spill every page whose JOB_PAGE jobs have all been added and have all ended, calling
+ * on_page(user, page) for each (page: its first id / JOB_PAGE), in page order. Call it where no
+ * pointer into an ended job is held (between events). A store that fails keeps the page in
+ * memory and stops further spills: the run goes on as without a store. */
+void job_table_spill(job_table *t, void (*on_page)(void *user, uint32_t page), void *user);
+/* Pages spilled so far, and their bytes (for a benchmark's account). */
+size_t job_table_n_spilled(const job_table *t);
 
 /* Add a job in state JOB_PENDING; returns its id (ids are 0, 1, 2, ... in order of addition).
  * The spec is copied; its strings are borrowed. */
 job_id job_table_add(job_table *t, const job_spec *spec);
 /* Number of jobs. */
 size_t job_table_count(const job_table *t);
-/* Job by id (id < count); borrowed, valid until the next job_table_add or destroy. */
+/* Job by id (id < count); borrowed. A job of a page in memory stays where it is until destroy
+ * (adding jobs moves none). A job of a spilled page is read back into a small cache of pages:
+ * its record is valid until JOB_SPILL_CACHE other spilled pages have been read (readers that go
+ * through the ids in order hold any two neighbours at once). Aborts when the store cannot read a
+ * page back (an environment failure after the run, like running out of memory). */
 const job *job_table_get(const job_table *t, job_id id);
+#define JOB_SPILL_CACHE 4
 
 /* PENDING -> QUEUED at time `now` (must equal the spec's submit time). */
 void job_submit(job_table *t, job_id id, sim_time now);

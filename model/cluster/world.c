@@ -59,9 +59,11 @@ struct world {
     const policy_ops *pol;
     void *pol_state;
     decision_buf *dec;
-    wjob *wj;    /* one per job */
+    wjob **wjp;   /* per job-table page (JOB_PAGE jobs): its jobs' state, or NULL before the
+                   * page's first job is looked at and after the table spilled the page */
+    size_t n_wjp;
     job_id *run; /* running jobs (unordered set; positions in wjob.run_pos) */
-    size_t n_run;
+    size_t n_run, cap_run;
     job_id *gang; /* running jobs with two or more workers, in start order */
     size_t n_gang, cap_gang;
     job_id **gpu_run; /* per GPU: running jobs holding a unit on it (unordered) */
@@ -98,6 +100,46 @@ struct world {
     size_t n_samples, cap_samples;
     world_totals tot;
 };
+
+/* The world's state of job id, its page allocated on first use. Stable until the table spills
+ * the page (the fluid solver keeps a pointer to it while the job runs). */
+static wjob *wj_of(world *w, job_id id)
+{
+    size_t p = id / JOB_PAGE;
+    if (p >= w->n_wjp) {
+        size_t n = 2 * p + 16;
+        w->wjp = xrealloc(w->wjp, n * sizeof *w->wjp, "world jobs");
+        memset(w->wjp + w->n_wjp, 0, (n - w->n_wjp) * sizeof *w->wjp);
+        w->n_wjp = n;
+    }
+    if (!w->wjp[p]) {
+        w->wjp[p] = xcalloc(JOB_PAGE, sizeof(wjob), "world jobs");
+        for (uint32_t i = 0; i < JOB_PAGE; i++) {
+            w->wjp[p][i] = (wjob){.w = w, .id = (job_id)(p * JOB_PAGE + i), .act = FLUID_ACT_NONE};
+        }
+    }
+    return &w->wjp[p][id % JOB_PAGE];
+}
+
+/* The same for a job known to have its state (started at least once). */
+static const wjob *wj_get(const world *w, job_id id)
+{
+    SIM_ASSERT(id / JOB_PAGE < w->n_wjp && w->wjp[id / JOB_PAGE] != NULL);
+    return &w->wjp[id / JOB_PAGE][id % JOB_PAGE];
+}
+
+/* The job table spilled page p: its jobs have all ended, so their state goes too. */
+static void page_spilled(void *user, uint32_t p)
+{
+    world *w = user;
+    if (p < w->n_wjp && w->wjp[p]) {
+        for (uint32_t i = 0; i < JOB_PAGE; i++) {
+            SIM_ASSERT(w->wjp[p][i].nodes == NULL && w->wjp[p][i].act == FLUID_ACT_NONE);
+        }
+        free(w->wjp[p]);
+        w->wjp[p] = NULL;
+    }
+}
 
 /* ---- sampling ------------------------------------------------------------------------------ */
 
@@ -191,7 +233,7 @@ static void index_gpus(world *w, const job *j, bool on)
 /* Progress of running job id now: work seconds done, done_s of earlier runs included. */
 static double progress_now(const world *w, job_id id)
 {
-    double left = fluid_remaining(w->fluid, w->wj[id].act);
+    double left = fluid_remaining(w->fluid, wj_get(w, id)->act);
     SIM_ASSERT(isfinite(left));
     return job_table_get(w->jobs, id)->spec.work_s - left;
 }
@@ -199,7 +241,7 @@ static double progress_now(const world *w, job_id id)
 /* Close job id's current rate segment at now: note the last checkpoint written in it. */
 static void advance_checkpoint(world *w, job_id id)
 {
-    wjob *wj = &w->wj[id];
+    wjob *wj = wj_of(w, id);
     sim_time now = sim_now(w->ctx);
     if (wj->rate <= 0) { /* not started yet */
         return;
@@ -220,10 +262,11 @@ static void advance_checkpoint(world *w, job_id id)
 static void set_rate(world *w, job_id id)
 {
     double r = job_rate(w, id);
-    if (r != w->wj[id].rate) { /* an unchanged cap costs the solver nothing */
+    wjob *wj = wj_of(w, id);
+    if (r != wj->rate) { /* an unchanged cap costs the solver nothing */
         advance_checkpoint(w, id);
-        w->wj[id].rate = r;
-        fluid_set_rate_cap(w->fluid, w->wj[id].act, r);
+        wj->rate = r;
+        fluid_set_rate_cap(w->fluid, wj->act, r);
     }
 }
 
@@ -231,10 +274,15 @@ static void start_progress(world *w, job_id id)
 {
     const job *j = job_table_get(w->jobs, id);
     sim_time now = sim_now(w->ctx);
-    w->wj[id].act = fluid_start(w->fluid, j->spec.work_s - j->done_s, NULL, 0, on_done, &w->wj[id]);
-    w->wj[id].seg_t = w->wj[id].ckpt_t = now;
-    w->wj[id].seg_p = w->wj[id].ckpt_p = j->done_s;
-    w->wj[id].run_pos = w->n_run;
+    wjob *wj = wj_of(w, id);
+    wj->act = fluid_start(w->fluid, j->spec.work_s - j->done_s, NULL, 0, on_done, wj);
+    wj->seg_t = wj->ckpt_t = now;
+    wj->seg_p = wj->ckpt_p = j->done_s;
+    wj->run_pos = w->n_run;
+    if (w->n_run == w->cap_run) {
+        w->cap_run = w->cap_run ? 2 * w->cap_run : 64;
+        w->run = xrealloc(w->run, w->cap_run * sizeof *w->run, "running jobs");
+    }
     w->run[w->n_run++] = id;
     index_gpus(w, j, true);
     if (j->spec.req.n_workers > 1) {
@@ -244,17 +292,17 @@ static void start_progress(world *w, job_id id)
         }
         w->gang[w->n_gang++] = id;
     }
-    w->wj[id].rate = -1;
+    wj->rate = -1;
     set_rate(w, id);
 }
 
 static void stop_progress(world *w, job_id id)
 {
-    size_t pos = w->wj[id].run_pos;
+    size_t pos = wj_of(w, id)->run_pos;
     SIM_ASSERT(pos < w->n_run && w->run[pos] == id);
     w->run[pos] = w->run[--w->n_run];
-    w->wj[w->run[pos]].run_pos = pos;
-    w->wj[id].act = FLUID_ACT_NONE;
+    wj_of(w, w->run[pos])->run_pos = pos;
+    wj_of(w, id)->act = FLUID_ACT_NONE;
     index_gpus(w, job_table_get(w->jobs, id), false);
     for (size_t i = 0; i < w->n_gang; i++) {
         if (w->gang[i] == id) {
@@ -439,12 +487,12 @@ static void release(world *w, const job *j)
             cluster_give(w->c, j->units[k], j->spec.mem_bytes);
         }
     }
-    node_id *nodes = w->wj[j->id].nodes;
+    node_id *nodes = wj_of(w, j->id)->nodes;
     for (uint32_t k = 0; nodes && k < j->spec.req.n_workers; k++) {
         cluster_node_give(w->c, nodes[k], j->spec.pod.cpu_milli, j->spec.pod.host_mem_bytes);
     }
     free(nodes);
-    w->wj[j->id].nodes = NULL;
+    wj_of(w, j->id)->nodes = NULL;
 }
 
 /* Preempt running job id: it gives everything back and is queued again. */
@@ -531,7 +579,7 @@ static void apply(world *w)
             nodes[k] = worker_node(w, j, &d, k);
             cluster_node_take(w->c, nodes[k], j->spec.pod.cpu_milli, j->spec.pod.host_mem_bytes);
         }
-        w->wj[d.job].nodes = nodes;
+        wj_of(w, d.job)->nodes = nodes;
         job_start(w->jobs, d.job, now, d.units, d.n_units);
         w->tot.n_running++;
         start_progress(w, d.job);
@@ -653,6 +701,8 @@ static void on_arrival(sim_ctx *ctx, const sim_event *ev)
 {
     world *w = ev->user;
     sim_time now = sim_now(ctx);
+    /* between events nobody holds an ended job: their full pages may leave memory */
+    job_table_spill(w->jobs, page_spilled, w);
     /* every job submitted at this instant, in id order */
     skip_submitted(w);
     while (w->next_arrival < job_table_count(w->jobs) &&
@@ -841,15 +891,10 @@ int world_create(const world_cfg *cfg, job_table *jobs, diag *d, src_loc at, wor
     uint32_t n_devs = cluster_n_devices(c);
     w->count = xcalloc(n_devs ? n_devs : 1, sizeof(uint32_t), "validation counts");
     size_t n_jobs = job_table_count(jobs);
-    w->wj = xcalloc(n_jobs ? n_jobs : 1, sizeof(wjob), "world jobs");
-    w->run = xcalloc(n_jobs ? n_jobs : 1, sizeof(job_id), "running jobs");
     uint32_t n_gpus = cluster_n_gpus(c);
     w->gpu_run = xcalloc(n_gpus ? n_gpus : 1, sizeof(job_id *), "gpu jobs");
     w->gpu_n = xcalloc(n_gpus ? n_gpus : 1, sizeof(uint32_t), "gpu jobs");
     w->gpu_cap = xcalloc(n_gpus ? n_gpus : 1, sizeof(uint32_t), "gpu jobs");
-    for (job_id k = 0; k < n_jobs; k++) {
-        w->wj[k] = (wjob){.w = w, .id = k, .act = FLUID_ACT_NONE};
-    }
     w->tot.n_pending = (uint32_t)n_jobs;
     for (gpu_id g = 0; g < cluster_n_gpus(c); g++) {
         const gpu_type *t = cluster_gpu_get(c, g)->type;
@@ -875,15 +920,18 @@ void world_destroy(world *w)
     free(w->ku);
     sim_destroy(w->ctx);
     decision_buf_destroy(w->dec);
-    for (size_t k = 0; w->wj && k < job_table_count(w->jobs); k++) {
-        free(w->wj[k].nodes);
+    for (size_t p = 0; p < w->n_wjp; p++) {
+        for (uint32_t i = 0; w->wjp[p] && i < JOB_PAGE; i++) {
+            free(w->wjp[p][i].nodes);
+        }
+        free(w->wjp[p]);
     }
     job_table_destroy(w->jobs);
     for (gpu_id g = 0; w->gpu_run && g < cluster_n_gpus(w->c); g++) {
         free(w->gpu_run[g]);
     }
     cluster_destroy(w->c);
-    free(w->wj);
+    free(w->wjp);
     free(w->run);
     free(w->gang);
     free(w->gpu_run);
@@ -1031,7 +1079,7 @@ static void requeue_running(world *w, job_id id, world_kill_info *info)
     SIM_ASSERT(j->state == JOB_RUNNING);
     sim_time now = sim_now(w->ctx);
     advance_checkpoint(w, id);
-    const wjob *wj = &w->wj[id];
+    const wjob *wj = wj_get(w, id);
     double p = wj->seg_p, kept = wj->ckpt_p;
     if (info) {
         *info = (world_kill_info){.kept_s = kept,
@@ -1093,7 +1141,7 @@ void world_observe(world *w, world_observer_fn *fn, void *ctx)
 double world_job_rate(const world *w, job_id j)
 {
     SIM_ASSERT(j < job_table_count(w->jobs) && job_table_get(w->jobs, j)->state == JOB_RUNNING);
-    return w->wj[j].rate;
+    return wj_get(w, j)->rate;
 }
 
 void world_set_slice_handler(world *w, world_slice_fn *fn, void *ctx)
@@ -1162,6 +1210,6 @@ void world_submit_now(world *w, job_id id)
 void world_end_job(world *w, job_id id)
 {
     SIM_ASSERT(job_table_get(w->jobs, id)->state == JOB_RUNNING);
-    SIM_ASSERT(fluid_cancel(w->fluid, w->wj[id].act, NULL));
+    SIM_ASSERT(fluid_cancel(w->fluid, wj_get(w, id)->act, NULL));
     finish_job(w, id);
 }

@@ -37,6 +37,8 @@ Test(bench_run, runs_the_scenario_and_prints_the_verdict)
     snprintf(head, sizeof head, "bench=run scenario=%s jobs=5 events=", path);
     cr_assert_eq(strncmp(out, head, strlen(head)), 0, "got '%s'", out);
     cr_assert_not_null(strstr(out, " max_rss_mb="), "%s", out);
+    /* five jobs fill no page of JOB_PAGE: nothing moves out of memory */
+    cr_assert_not_null(strstr(out, " pages_spilled=0 "), "%s", out);
     /* the writers' part of the CPU time: a share between 0 and 1 */
     const char *share = strstr(out, " out_share=");
     cr_assert_not_null(strstr(out, " out_cpu_s="), "%s", out);

@@ -1,0 +1,173 @@
+/* tests/unit/test_spill.c - the job table's spilled pages (model/cluster/job.h job_table_spill)
+ * and the run's store over a temporary file (tools/spill.h): what is read back is what was
+ * written, pages still live stay, a failing store keeps everything, and a world that spills
+ * runs every job as one that does not. */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "model/cluster/job.h"
+#include "model/cluster/world.h"
+#include "sim/err.h"
+#include "sim/xalloc.h"
+#include "tests/unit/fixtures.h"
+#include "tests/unit/worldfx.h"
+#include "tools/spill.h"
+
+/* A store that refuses every page. */
+static int put_fail(void *ctx, uint32_t key, const void *buf, size_t n)
+{
+    (void)ctx, (void)key, (void)buf, (void)n;
+    return SIM_EIO;
+}
+
+static int get_fail(void *ctx, uint32_t key, void *buf, size_t n)
+{
+    (void)ctx, (void)key, (void)buf, (void)n;
+    return SIM_EIO;
+}
+
+static const job_spill_ops failing = {put_fail, get_fail};
+
+static void note_page(void *user, uint32_t page)
+{
+    uint32_t *seen = user;
+    seen[page]++;
+}
+
+/* n jobs spilling to ops/ctx (ops NULL: none); job k asks for 1 + k % 3 units, and every job but
+ * those of the last `live` ids ends: failed with OOM (k % 10 == 4) or done, on devices k, k+1,
+ * k+2. */
+static job_table *table_of(size_t n, size_t live, const job_spill_ops *ops, void *ctx)
+{
+    job_table *t = job_table_create();
+    if (ops) {
+        job_table_set_spill(t, ops, ctx);
+    }
+    for (size_t k = 0; k < n; k++) {
+        job_spec s = {.class_name = "c",
+                      .req = {"nvidia.com/gpu", (uint32_t)(1 + k % 3), 1},
+                      .submit = (sim_time)k,
+                      .work_s = 1.0 + (double)k,
+                      .mem_bytes = k};
+        job_table_add(t, &s);
+    }
+    for (size_t k = 0; k < n; k++) {
+        job_id id = (job_id)k;
+        dev_id u[3] = {(dev_id)k, (dev_id)k + 1, (dev_id)k + 2};
+        job_submit(t, id, (sim_time)k);
+        if (k >= n - live) {
+            continue;
+        }
+        if (k % 10 == 4) {
+            job_fail_oom(t, id, (sim_time)k + 1, u, (uint32_t)(1 + k % 3));
+        } else {
+            job_start(t, id, (sim_time)k + 2, u, (uint32_t)(1 + k % 3));
+            job_finish(t, id, (sim_time)(3 * k + 7));
+        }
+    }
+    return t;
+}
+
+static void expect_records(const job_table *t, size_t n, size_t live)
+{
+    for (size_t k = 0; k < n; k++) {
+        const job *j = job_table_get(t, (job_id)k);
+        cr_assert_eq(j->id, k);
+        cr_assert_eq(j->spec.req.per_worker, 1 + k % 3);
+        cr_assert_eq(j->spec.mem_bytes, k);
+        cr_assert_float_eq(j->spec.work_s, 1.0 + (double)k, 0);
+        if (k >= n - live) {
+            cr_assert_eq(j->state, JOB_QUEUED);
+            cr_assert_eq(j->n_units, 0);
+            continue;
+        }
+        cr_assert_eq(j->state, k % 10 == 4 ? JOB_FAILED_OOM : JOB_DONE, "job %zu", k);
+        cr_assert_eq(j->end, k % 10 == 4 ? (sim_time)k + 1 : (sim_time)(3 * k + 7));
+        cr_assert_eq(j->n_units, 1 + k % 3);
+        for (uint32_t u = 0; u < j->n_units; u++) {
+            cr_assert_eq(j->units[u], k + u, "job %zu unit %u", k, u);
+        }
+    }
+}
+
+Test(spill, ended_pages_leave_and_read_back_as_written)
+{
+    size_t n = 3 * JOB_PAGE + 100, live = JOB_PAGE / 2; /* the last page and a half live */
+    spill_store *s = spill_create();
+    cr_assert_not_null(s);
+    job_table *t = table_of(n, live, spill_ops(), s);
+    uint32_t seen[8] = {0};
+    job_table_spill(t, note_page, seen);
+    /* pages 0 and 1 ended whole; page 2 holds live jobs; page 3 is not full */
+    cr_assert_eq(job_table_n_spilled(t), 2);
+    cr_assert_eq(seen[0], 1);
+    cr_assert_eq(seen[1], 1);
+    cr_assert_eq(seen[2], 0);
+    job_table_spill(t, note_page, seen); /* nothing new ended: nothing more */
+    cr_assert_eq(job_table_n_spilled(t), 2);
+    expect_records(t, n, live);
+    expect_records(t, n, live); /* a second pass reads the pages again */
+    /* two records of different spilled pages held at once (neighbours across a page edge) */
+    const job *a = job_table_get(t, JOB_PAGE - 1), *b = job_table_get(t, JOB_PAGE);
+    cr_assert_eq(a->id + 1, b->id);
+    cr_assert_eq(a->units[0], JOB_PAGE - 1);
+    cr_assert_eq(b->units[0], JOB_PAGE);
+    job_table_destroy(t);
+    spill_destroy(s);
+}
+
+Test(spill, without_a_store_or_with_a_failing_one_every_page_stays)
+{
+    size_t n = 2 * JOB_PAGE;
+    for (int v = 0; v < 2; v++) {
+        job_table *t = table_of(n, 0, v ? &failing : NULL, NULL);
+        job_table_spill(t, NULL, NULL);
+        cr_assert_eq(job_table_n_spilled(t), 0);
+        expect_records(t, n, 0);
+        job_table_destroy(t);
+    }
+}
+
+/* 4000 one-GPU jobs on 4 GPUs, one a second, each 3.5 s long (a queue builds), with and without
+ * a store: every start and end agrees, and the spilling world freed pages as it ran. */
+Test(spill, a_world_that_spills_runs_every_job_alike)
+{
+    gpu_type g = test_gpu();
+    cluster_gpu_cfg gpus[4];
+    for (int i = 0; i < 4; i++) {
+        gpus[i] = (cluster_gpu_cfg){.type = &g};
+    }
+    world *w[2];
+    spill_store *s = spill_create();
+    cr_assert_not_null(s);
+    fx_node fx[2];
+    size_t n = 4000;
+    for (int v = 0; v < 2; v++) {
+        fx_node_init(&fx[v], "n0", gpus, 4, "fifo", SIM_TIME_MAX);
+        fx[v].wc.verify_every = 97; /* the invariants read every job, spilled ones too */
+        job_table *t = job_table_create();
+        for (size_t k = 0; k < n; k++) {
+            fx_add(t, (double)k, "nvidia.com/gpu", 1, 1, 3.5 + (double)(k % 7) * 0.25);
+        }
+        if (v == 1) {
+            job_table_set_spill(t, spill_ops(), s);
+        }
+        w[v] = fx_world(&fx[v].wc, t);
+        world_run(w[v]);
+    }
+    cr_assert_eq(job_table_n_spilled(world_jobs(w[0])), 0);
+    cr_assert_geq(job_table_n_spilled(world_jobs(w[1])), 2);
+    for (size_t k = 0; k < n; k++) {
+        cr_assert_float_eq(fx_start_s(w[0], (job_id)k), fx_start_s(w[1], (job_id)k), 0);
+        cr_assert_float_eq(fx_end_s(w[0], (job_id)k), fx_end_s(w[1], (job_id)k), 0);
+        const job *a = job_table_get(world_jobs(w[0]), (job_id)k);
+        const job *b = job_table_get(world_jobs(w[1]), (job_id)k);
+        cr_assert_eq(a->state, JOB_DONE);
+        cr_assert_eq(b->state, JOB_DONE);
+        cr_assert_eq(a->units[0], b->units[0]);
+    }
+    cr_assert_eq(world_get_totals(w[1]).n_done, n);
+    world_destroy(w[0]);
+    world_destroy(w[1]);
+    spill_destroy(s);
+}
