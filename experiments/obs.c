@@ -60,6 +60,21 @@ static const cfg_field config_fields[] = {
 /* the solo measurements' fractions (GPM and DCGM print percent) */
 #define FRACTION "a fraction above 0 and at most 1 (a percentage / 100)"
 
+/* DDP's step terms (obs_ddp_terms) at member `m` of `type`: the same keys at the top of an
+ * observations file and of a profile. The fractions' upper end (below 1) is checked after the
+ * walk (check_ddp_terms). */
+#define DDP_FRACTION "a fraction from 0 (not stated) to below 1"
+#define DDP_TERM_COUNT(type, member, key)                                                          \
+    key, CFG_U32, CFG_MIN(0), CFG_MAX(OBS_MAX_TENSORS), .off = offsetof(type, member)
+#define DDP_TERM_FIELDS(type, m)                                                                   \
+    {DDP_TERM_COUNT(type, m.grad_tensors, "grad_tensors")},                                        \
+    {DDP_TERM_COUNT(type, m.buffer_tensors, "buffer_tensors")},                                    \
+    {DDP_TERM_COUNT(type, m.grad_buckets, "grad_buckets"), CFG_LOC(type, m.grad_buckets_at)},      \
+    {"backward_frac", CFG_DOUBLE, CFG_MIN(0), CFG_MAX(1), .expect = DDP_FRACTION,                  \
+     .off = offsetof(type, m.backward_frac), CFG_LOC(type, m.backward_frac_at)},                   \
+    {"optimizer_frac", CFG_DOUBLE, CFG_MIN(0), CFG_MAX(1), .expect = DDP_FRACTION,                 \
+     .off = offsetof(type, m.optimizer_frac), CFG_LOC(type, m.optimizer_frac_at)}
+
 static const cfg_field telemetry_fields[] = {
     CFG_SELF(obs_telemetry, at),
     {"file", CFG_STRING, .required = true, .off = offsetof(obs_telemetry, file),
@@ -109,6 +124,7 @@ static const cfg_field obs_file_fields[] = {
     {"kernels_per_iter", CFG_DOUBLE, CFG_MIN(0), CFG_MAX(1e9),
      .off = offsetof(obs_file, kernels_per_iter), CFG_LOC(obs_file, kernels_per_iter_at)},
     {"host_overlap", CFG_DOUBLE, CFG_MIN(0), CFG_MAX(1), .off = offsetof(obs_file, host_overlap)},
+    DDP_TERM_FIELDS(obs_file, ddp),
     {"observations", CFG_SEQ, .required = true, CFG_MIN(1),
      CFG_SEQ_OF(obs_file, obs, n, obs_entry, obs_entry_fields)},
     {0},
@@ -198,6 +214,7 @@ typedef struct profile_doc {
     int work_class;
     uint32_t ref_batch;
     double grad_bytes, kernels_per_iter, host_overlap;
+    obs_ddp_terms ddp;
     params_doc params;
     size_t n_variants;
     variant_doc *variants;
@@ -223,6 +240,7 @@ static const cfg_field profile_fields[] = {
      .off = offsetof(profile_doc, kernels_per_iter)},
     {"host_overlap", CFG_DOUBLE, CFG_MIN(0), CFG_MAX(1),
      .off = offsetof(profile_doc, host_overlap)},
+    DDP_TERM_FIELDS(profile_doc, ddp),
     {"params", CFG_MAP, .required = true, .sub = params_fields,
      .off = offsetof(profile_doc, params)},
     {"variants", CFG_SEQ, CFG_MAX(OBS_MAX_VARIANTS),
@@ -271,6 +289,40 @@ static const cfg_field priors_fields[] = {
 };
 
 /* ---- helpers ------------------------------------------------------------------------------- */
+
+void obs_ddp_terms_apply(const obs_ddp_terms *t, wl_profile *p)
+{
+    p->grad_tensors = t->grad_tensors;
+    p->buffer_tensors = t->buffer_tensors;
+    p->grad_buckets = t->grad_buckets;
+    p->backward_frac = t->backward_frac;
+    p->optimizer_frac = t->optimizer_frac;
+}
+
+/* Checks of DDP's step terms beyond the schema: each fraction below 1 (forward and backward take
+ * some of the GPU time), no more buckets than gradient tensors (DDP puts whole tensors in its
+ * buckets). */
+static void check_ddp_terms(const obs_ddp_terms *t, diag *d)
+{
+    const struct {
+        const char *key;
+        double v;
+        src_loc at;
+    } fr[] = {{"backward_frac", t->backward_frac, t->backward_frac_at},
+              {"optimizer_frac", t->optimizer_frac, t->optimizer_frac_at}};
+    for (int i = 0; i < 2; i++) {
+        if (fr[i].v >= 1) {
+            diag_error(d, fr[i].at, fr[i].key, "out of range; expected %s, got '%g'",
+                       DDP_FRACTION, fr[i].v);
+        }
+    }
+    if (t->grad_tensors > 0 && t->grad_buckets > t->grad_tensors) {
+        diag_error(d, t->grad_buckets_at, "grad_buckets",
+                   "more buckets than gradient tensors; expected at most grad_tensors (%u), "
+                   "got '%u'",
+                   (unsigned)t->grad_tensors, (unsigned)t->grad_buckets);
+    }
+}
 
 const char *obs_param_src_name(obs_param_src s)
 {
@@ -725,6 +777,7 @@ int obs_load_observations(const char *path, const void *buf, size_t len, const g
     }
     if (rc == 0) {
         check_measured(f, d);
+        check_ddp_terms(&f->ddp, d);
     }
     if (rc != 0 || diag_error_count(d) > 0) {
         return SIM_EINPUT;
@@ -806,6 +859,8 @@ int obs_load_profile(const char *path, const void *buf, size_t len, const phys_p
     p->p.grad_bytes = doc.grad_bytes;
     p->p.kernels_per_iter = doc.kernels_per_iter;
     p->p.host_overlap = doc.host_overlap;
+    obs_ddp_terms_apply(&doc.ddp, &p->p);
+    check_ddp_terms(&doc.ddp, d);
     p->ts_class_name = doc.ts_class;
     if (doc.ts_class && m) {
         p->p.ts_class = phys_ts_class_index(m, doc.ts_class);
@@ -964,6 +1019,19 @@ static void write_profile_text(FILE *f, const obs_profile *p, const char *commen
         fprintf(f, "host_overlap: ");
         put_num(f, p->p.host_overlap);
         fputc('\n', f);
+    }
+    const struct {
+        const char *key;
+        double v;
+    } ddp[] = {{"grad_tensors", p->p.grad_tensors},   {"buffer_tensors", p->p.buffer_tensors},
+               {"grad_buckets", p->p.grad_buckets},   {"backward_frac", p->p.backward_frac},
+               {"optimizer_frac", p->p.optimizer_frac}};
+    for (size_t i = 0; i < sizeof ddp / sizeof ddp[0]; i++) {
+        if (ddp[i].v > 0) {
+            fprintf(f, "%s: ", ddp[i].key);
+            put_num(f, ddp[i].v);
+            fputc('\n', f);
+        }
     }
     fprintf(f, "params:   # value; sd = standard error of a fitted value; lo..hi = prior range\n");
     for (int i = 0; i < WL_P_COUNT; i++) {

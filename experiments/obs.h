@@ -3,10 +3,11 @@
  * observations.yaml (input of `slicesim fit-workload`) and queries.yaml (input of `slicesim
  * predict`) follow the contract of DESIGN.md §8 "Observation and query files": its keys, plus
  * the solo measurements of an observation (obs_entry) and `host_overlap`, `grad_bytes`,
- * `kernels_per_iter` at the top of observations.yaml (docs/bring-your-own-model.md, "What to
- * measure for these accuracies"); an unknown key is an error. profile.yaml is this project's format for a
- * fitted workload profile (written by obs_write_profile, read by predict and by scenarios); its
- * layout is documented at obs_write_profile and in workloads/library/README.md.
+ * `kernels_per_iter` and DDP's step terms (obs_ddp_terms) at the top of observations.yaml
+ * (docs/bring-your-own-model.md, "What to measure for these accuracies"); an unknown key is an
+ * error. profile.yaml is this project's format for a fitted workload profile (written by
+ * obs_write_profile, read by predict and by scenarios); its layout is documented at
+ * obs_write_profile and in workloads/library/README.md.
  *
  * Every file is walked with the declarative schemas of experiments/cfg.h, so every problem is
  * reported through diag as `FILE:LINE:COL: error: FIELD.PATH: PROBLEM; expected WHAT, got 'V'`
@@ -21,6 +22,8 @@
  *   queries: the GPU is in the catalog. A partition unknown for that GPU, `peers` < 1 and the like
  *     are not load errors: predict answers such a query with outcome `invalid` and a reason.
  *   profiles: schema_version 1, every parameter >= 0, lo <= value <= hi.
+ *   both (observations at the top, profiles): DDP's step terms (obs_ddp_terms) in range, the
+ *     two fractions below 1, no more grad_buckets than grad_tensors.
  *
  * What `unit` means: the unit names "iteration", "iter", "step" and "batch" (and their plurals)
  * count iterations; any other name ("sample", "image", "particle", "token") counts samples, of
@@ -89,6 +92,21 @@ typedef struct obs_telemetry {
     double gr_engine_active, sm_active, dram_active, fb_used_bytes, power_w; /* NaN: absent */
 } obs_telemetry;
 
+/* DDP's step terms of a profile (model/physics/speed.h wl_profile: grad_tensors, buffer_tensors,
+ * grad_buckets, backward_frac, optimizer_frac), as the top of an observations file and a
+ * profile.yaml state them; 0 = not stated. Counts are at most OBS_MAX_TENSORS; the fractions are
+ * in [0, 1). */
+typedef struct obs_ddp_terms {
+    uint32_t grad_tensors, buffer_tensors, grad_buckets;
+    double backward_frac, optimizer_frac;
+    src_loc grad_buckets_at, backward_frac_at, optimizer_frac_at;
+} obs_ddp_terms;
+
+#define OBS_MAX_TENSORS 1000000 /* bound of a tensor or bucket count in a file */
+
+/* Copy the stated terms t into p (the unstated stay 0). */
+void obs_ddp_terms_apply(const obs_ddp_terms *t, wl_profile *p);
+
 /* One measured run. */
 typedef struct obs_entry {
     src_loc at;
@@ -133,6 +151,7 @@ typedef struct obs_file {
     double host_overlap; /* optional `host_overlap:` in [0, 1] (model/physics/speed.h): 1 for a loop that
                             launches asynchronously and synchronises once per iteration;
                             default 0 */
+    obs_ddp_terms ddp;   /* optional DDP step terms, copied into the fitted profile */
     int measured; /* index of the observation with solo measurements, or -1 */
     size_t n;
     obs_entry *obs;

@@ -189,6 +189,7 @@ int obs_fit(const obs_file *f, const obs_prior_class *pc, const phys_params *m, 
     start.name = f->workload;
     start.unit_is_sample = f->unit_is_sample;
     start.host_overlap = f->host_overlap;
+    obs_ddp_terms_apply(&f->ddp, &start); /* kept by every profile the fit makes */
     start.ts_class = pc->ts_class ? phys_ts_class_index(m, pc->ts_class) : 0;
     if (start.ts_class < 0) {
         start.ts_class = 0;

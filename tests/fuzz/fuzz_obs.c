@@ -3,9 +3,10 @@
  *
  * The first byte picks the loader (modulo 4): observations, queries, profile, priors; the rest is
  * the file. Accepted observations (at most 8, to keep runs fast) are fitted with the generic
- * class; accepted queries are predicted with a fixed profile; an accepted profile answers a fixed
- * set of queries.
- * The catalog, physics and priors are the built-in ones, loaded once. Every allocation is
+ * class as fit-workload fits them (through the DDP model when they hold DDP runs); accepted
+ * queries are predicted with a fixed profile; an accepted profile answers a fixed set of queries,
+ * DDP ones among them (its grad_bytes and DDP step terms through model/physics/ddp.h).
+ * The catalog, physics, communication model and priors are the built-in ones, loaded once. Every allocation is
  * released: a crash, a sanitizer report or a leak is a bug.
  */
 #include <stddef.h>
@@ -13,11 +14,13 @@
 #include <string.h>
 
 #include "experiments/catalog_load.h"
+#include "experiments/comm_load.h"
 #include "experiments/embedded.h"
 #include "experiments/obs.h"
 #include "experiments/physics_load.h"
 #include "sim/arena.h"
 #include "sim/diag.h"
+#include "sim/err.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -31,13 +34,17 @@ static const char queries_text[] =
     "  - {config: {partition: full}, batch: 4, work: 100}\n"
     "  - {config: {partition: 1g.5gb, mig_busy: 7}, batch: 4}\n"
     "  - {config: {partition: 3g.20gb, sharing: mps, peers: 3, mps_percent: 40}, batch: 4}\n"
-    "  - {config: {partition: full, peers: 5, with: [w]}, batch: 4}\n";
+    "  - {config: {partition: full, peers: 5, with: [w]}, batch: 4}\n"
+    "  - {config: {partition: full, workers: 8, topology: [4, 4]}, batch: 4}\n"
+    "  - {config: {partition: 1g.5gb, workers: 56, per_gpu: 7}, batch: 4}\n"
+    "  - {config: {partition: full, workers: 2, sharing: mps, peers: 2}, batch: 4}\n";
 
 /* Built-in inputs shared by every run (loaded once; never modified). */
 typedef struct world {
     arena *a;
     gpu_catalog cat;
     phys_params phys;
+    comm_params comm;
     const obs_prior_class *generic;
     obs_profile *profile;
     obs_queries *queries;
@@ -54,6 +61,7 @@ static world *get_world(void)
         size_t plen = 0;
         obs_priors *pr = NULL;
         if (catalog_load_default(w.a, &w.cat, d) || physics_load_default(d, &w.phys) ||
+            comm_load_default(d, &w.comm) ||
             !embedded_get("workloads/priors.yaml", &pd, &plen) ||
             obs_load_priors("priors.yaml", pd, plen, w.a, d, &pr) ||
             obs_load_profile("p.yaml", profile_text, sizeof profile_text - 1, &w.phys, w.a, d,
@@ -88,7 +96,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (obs_load_observations("o.yaml", text, len, &w->cat, a, d, &f) == 0 && f->n <= 8) {
             obs_profile *p = NULL;
             obs_fit_report rep;
-            obs_fit(f, w->generic, &w->phys, a, &p, &rep);
+            const obs_file *fit_on = f;
+            int rc = obs_fit_needs_ddp(f) ? obs_fit_from_ddp(f, w->generic, &w->phys, &w->comm,
+                                                             a, &fit_on, &p, &rep)
+                                          : obs_fit(f, w->generic, &w->phys, a, &p, &rep);
+            if (rc != SIM_EINPUT) {
+                obs_fit_ddp(fit_on, p, &w->phys, &w->comm, &rep);
+            }
         }
     } else if (which == 1) {
         obs_queries *q = NULL;
@@ -101,7 +115,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         obs_profile *p = NULL;
         if (obs_load_profile("p.yaml", text, len, &w->phys, a, d, &p) == 0) {
             for (size_t i = 0; i < w->queries->n; i++) {
-                obs_predict(p, others, 1, w->queries, i, &w->phys, NULL, &r);
+                obs_predict(p, others, 1, w->queries, i, &w->phys, &w->comm, &r);
             }
         }
     } else {

@@ -271,6 +271,12 @@ Test(obs, profile_write_load_round_trip)
     p.p.mem_footprint_bytes_fixed = 4.5 * 1073741824.0;
     p.p.kernels_per_iter = 861;
     p.p.host_overlap = 0.75;
+    p.p.grad_bytes = 2.3e8;
+    p.p.grad_tensors = 161;
+    p.p.buffer_tensors = 322;
+    p.p.grad_buckets = 10;
+    p.p.backward_frac = 2.0 / 3.0;
+    p.p.optimizer_frac = 0.0417;
     for (int i = 0; i < WL_P_COUNT; i++) {
         p.src[i] = OBS_SRC_FIXED;
     }
@@ -298,6 +304,13 @@ Test(obs, profile_write_load_round_trip)
     cr_assert_eq(q->ref_batch, 32);
     cr_assert_eq(q->p.kernels_per_iter, 861);
     cr_assert_eq(q->p.host_overlap, 0.75);
+    cr_assert_eq(q->p.grad_bytes, 2.3e8);
+    cr_assert_eq(q->p.grad_tensors, 161);
+    cr_assert_eq(q->p.buffer_tensors, 322);
+    cr_assert_eq(q->p.grad_buckets, 10);
+    cr_assert_eq(q->p.backward_frac, 2.0 / 3.0);
+    cr_assert_eq(q->p.optimizer_frac, 0.0417);
+    cr_assert_eq(q->variants[0].grad_buckets, 10);
     for (int i = 0; i < WL_P_COUNT; i++) {
         cr_assert_eq(wl_param_get(&q->p, (wl_param)i), wl_param_get(&p.p, (wl_param)i), "%s",
                      wl_param_name((wl_param)i));
@@ -323,6 +336,41 @@ Test(obs, profile_write_load_round_trip)
     unlink(path);
     rmdir(dir);
     fx_fini(&fx);
+}
+
+/* Issue 21: DDP's step terms at the top of an observations file reach the profile fit-workload
+ * writes (and its DDP residuals), and that profile loads back with the same values. */
+Test(obs, fit_workload_carries_ddp_terms_into_the_profile)
+{
+    char dir[64], cmd[2048], out[8192];
+    cr_assert(test_tmpdir(dir, sizeof dir, "ddpterms"));
+    snprintf(cmd, sizeof cmd,
+             "printf 'workload: t\\ngpu: A100-PCIE-40GB\\ngrad_bytes: 8.0e6\\ngrad_tensors: 40\\n"
+             "buffer_tensors: 6\\ngrad_buckets: 2\\nbackward_frac: 0.6\\noptimizer_frac: 0.05\\n"
+             "observations:\\n  - {config: {partition: full}, batch: 64, throughput: 160, "
+             "gpu_util: 0.9}\\n  - {config: {partition: full, workers: 4, topology: [4]}, "
+             "batch: 64, throughput: 600}\\n' > %s/o.yaml && "
+             "./slicesim fit-workload %s/o.yaml -o %s/p.yaml 2>&1",
+             dir, dir, dir);
+    cr_assert_eq(test_sh(cmd, out, sizeof out), 0, "%s", out);
+    fixture fx;
+    fx_init(&fx);
+    char path[128];
+    snprintf(path, sizeof path, "%s/p.yaml", dir);
+    obs_profile *q = NULL;
+    int rc = obs_load_profile(path, NULL, 0, &fx.phys, fx.a, fx.d, &q);
+    cr_assert_eq(rc, 0, "%s", diag_error_count(fx.d) ? fx_diag_message(fx.d, 0) : "");
+    cr_assert_eq(q->p.grad_bytes, 8.0e6);
+    cr_assert_eq(q->p.grad_tensors, 40);
+    cr_assert_eq(q->p.buffer_tensors, 6);
+    cr_assert_eq(q->p.grad_buckets, 2);
+    cr_assert_eq(q->p.backward_frac, 0.6);
+    cr_assert_eq(q->p.optimizer_frac, 0.05);
+    for (int v = 0; v < q->n_variants; v++) {
+        cr_assert_eq(q->variants[v].grad_buckets, 2);
+    }
+    fx_fini(&fx);
+    cr_assert(test_rm_rf(dir));
 }
 
 Test(obs, profile_write_error_leaves_nothing)
