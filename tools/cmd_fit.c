@@ -1,6 +1,9 @@
 /* tools/cmd_fit.c - `slicesim fit CALIB.json -o MODEL.json [--compare] [--gpu NAME]
  * [--catalog FILE]`: fit model parameters to a calibration file (calib/run-all.sh output) and
  * write them as MODEL.json (schema "slicesim-calmodel" v1, calib/README.md).
+ * `slicesim fit --tslice TSLICE.json`: the time-slice quantum, switch gap and return waits of a
+ * calib/tslice.cu recording (model/fit/tsprobe.h), printed beside the figures
+ * model/physics/physics.yaml takes from the H100 recording (ts_quantum_s, ts_switch_s).
  *
  * Prints one line per fitted quantity (value ± standard error, residuals), then
  * `holdout mape=X% max=Y% n=N`. --compare prints the measured whole-GPU figures against the
@@ -17,8 +20,10 @@
 
 #include "experiments/calib_json.h"
 #include "experiments/fileio.h"
+#include "experiments/physics_load.h"
 #include "model/fit/calapply.h"
 #include "model/fit/calfit.h"
+#include "model/fit/tsprobe.h"
 #include "model/hw/catalog.h"
 #include "sim/arena.h"
 #include "sim/diag.h"
@@ -30,6 +35,7 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: slicesim fit CALIB.json -o MODEL.json [--compare] [--gpu NAME] [--catalog FILE]\n"
             "                    [--mig-device N]\n"
+            "       slicesim fit --tslice TSLICE.json\n"
             "  Fits per-SM rates per format, the bandwidth-versus-SMs curve, time-slice\n"
             "  efficiency eta(k), MPS interference and all-reduce alpha/beta to a calibration\n"
             "  file from calib/run-all.sh, prints them with standard errors and a hold-out check,\n"
@@ -38,7 +44,10 @@ static void usage(FILE *out)
             "  --gpu NAME      catalog GPU to compare with (default: guessed from the device name)\n"
             "  --catalog FILE  catalog file instead of the built-in model/hw/gpus.yaml\n"
             "  --mig-device N  fit the sections of MIG device N (mig_devices[N]) of a node\n"
-            "                  measured with MIG on, instead of the whole-GPU sections\n");
+            "                  measured with MIG on, instead of the whole-GPU sections\n"
+            "  --tslice FILE   analyse a calib/tslice.cu recording instead: the time slice,\n"
+            "                  the switch gap and the return waits, beside model/physics/physics.yaml's\n"
+            "                  ts_quantum_s and ts_switch_s (nothing written)\n");
 }
 
 /* ------------------------------------------------------------------ printing */
@@ -276,16 +285,77 @@ static int compare(const cal_data *d, const cal_fit *f, const char *gpu, const c
     return exit_rc;
 }
 
+/* ------------------------------------------------------------------ --tslice */
+
+/* Analyse the time-slice probe at path and print it beside physics.yaml's figures. */
+static int fit_tslice(const char *path)
+{
+    char *text = NULL;
+    size_t len = 0;
+    if (fileio_read_all(path, FILEIO_MAX_BYTES, &text, &len) != 0) {
+        fprintf(stderr, "slicesim fit: cannot read %s: %s\n", path, strerror(errno));
+        return CLI_EXIT_ENV;
+    }
+    tsp_data d;
+    diag *dg = diag_create();
+    int rc = tslice_json_load_buffer(path, text, len, &d, dg);
+    free(text);
+    int exit_rc = cli_load_status("fit", path, rc, dg);
+    diag_destroy(dg);
+    if (exit_rc != CLI_EXIT_OK) {
+        return exit_rc;
+    }
+    tsp_result r;
+    if (tsp_analyse(&d, &r) != 0) {
+        fprintf(stderr,
+                "%s:1:1: error: slices: no group of 2 or more contexts has a whole time slice; "
+                "expected a recording in which spinning contexts took turns (calib/tslice.cu "
+                "with its default options, compute mode Default, no MPS daemon)\n",
+                path);
+        tsp_free(&d);
+        return CLI_EXIT_INPUT;
+    }
+    phys_params m;
+    diag *pd = diag_create();
+    int prc = physics_load_default(pd, &m);
+    diag_destroy(pd);
+    printf("device: %s, driver %s, measured %s\n", d.device[0] ? d.device : "?",
+           d.driver[0] ? d.driver : "?", d.date_utc[0] ? d.date_utc : "?");
+    printf("time slice %.4g ms (median of %d whole slices, p10-p90 %.4g-%.4g ms)", r.slice_median_ms,
+           r.n_slices, r.slice_p10_ms, r.slice_p90_ms);
+    if (prc == 0) {
+        printf("; physics.yaml ts_quantum_s %.4g ms", 1e3 * m.ts_quantum_s);
+    }
+    printf("\nswitch %.4g ms per switch (median of %d gaps)", r.switch_median_ms, r.n_switches);
+    if (prc == 0) {
+        printf("; physics.yaml ts_switch_s %.4g ms", 1e3 * m.ts_switch_s);
+    }
+    printf("\nback-to-back efficiency of two contexts, slice / (slice + switch): %.4f\n",
+           r.slice_median_ms / (r.slice_median_ms + r.switch_median_ms));
+    printf("alone: %d gap%s (longest %.3g ms)\n", r.solo_gaps, r.solo_gaps == 1 ? "" : "s",
+           r.solo_gap_max_ms);
+    const char *lab[] = {"alone", "beside a spinning context", "beside a kernel stream"};
+    const double v[] = {r.ret_alone_ms, r.ret_busy_ms, r.ret_stream_ms};
+    for (int i = 0; i < 3; i++) {
+        if (v[i] == v[i]) { /* NAN: the recording has no such series */
+            printf("return latency %s: %.4g ms (mean)\n", lab[i], v[i]);
+        }
+    }
+    tsp_free(&d);
+    return CLI_EXIT_OK;
+}
+
 /* ------------------------------------------------------------------ command */
 
 int cmd_fit(int argc, char **argv)
 {
     const char *in = NULL, *out = NULL, *gpu = NULL, *catalog = NULL, *mig_arg = NULL;
+    const char *tslice = NULL;
     bool do_compare = false;
-    static const char *const opts[] = {"-o", "--gpu", "--catalog", "--mig-device"};
-    const char **const dsts[] = {&out, &gpu, &catalog, &mig_arg};
+    static const char *const opts[] = {"-o", "--gpu", "--catalog", "--mig-device", "--tslice"};
+    const char **const dsts[] = {&out, &gpu, &catalog, &mig_arg, &tslice};
     for (int i = 1; i < argc; i++) {
-        int took = cli_option_value("fit", argc, argv, &i, opts, dsts, 4);
+        int took = cli_option_value("fit", argc, argv, &i, opts, dsts, 5);
         if (took < 0) {
             return CLI_EXIT_INPUT;
         } else if (took) {
@@ -301,6 +371,16 @@ int cmd_fit(int argc, char **argv)
         } else {
             in = argv[i];
         }
+    }
+    if (tslice) {
+        if (in || out || gpu || catalog || mig_arg || do_compare) {
+            usage(stderr);
+            return cli_usage_error("fit", "--tslice takes no other argument; got '%s'",
+                                   in ? in : out ? "-o" : gpu ? "--gpu" : catalog ? "--catalog"
+                                                                : mig_arg ? "--mig-device"
+                                                                          : "--compare");
+        }
+        return fit_tslice(tslice);
     }
     if (!in || !out) {
         usage(stderr);

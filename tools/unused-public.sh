@@ -21,7 +21,6 @@ fuzz=$(ls tests/fuzz/*.c 2>/dev/null)
 tests=$(ls tests/unit/*.[ch] tests/fuzz/*.c 2>/dev/null)
 # name: why it is still here (remove the line when it is resolved)
 PENDING="
-tsp_analyse: model/fit/tsprobe reads calib/tslice.cu's recordings, but no command runs it yet (only its tests and the calib JSON fuzz target)
 "
 n=0
 pending=0

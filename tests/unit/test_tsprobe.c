@@ -17,6 +17,7 @@
 #include "sim/err.h"
 #include "sim/xalloc.h"
 #include "tests/unit/diagfx.h"
+#include "tests/unit/sh.h"
 
 #define TSLICE_FILE "calib/results/2026-11-24-h100-tslice.json"
 
@@ -155,4 +156,42 @@ Test(tsprobe, recorded_h100_probe_is_consistent)
     cr_assert_float_eq(m.ts_quantum_s * 1e3, r.slice_median_ms, 0.0005);
     cr_assert_float_eq(m.ts_switch_s * 1e3, r.switch_median_ms, 0.0005);
     tsp_free(&d);
+}
+
+/* `slicesim fit --tslice` on the recorded H100 probe prints the quantum and the switch gap that
+ * model/physics/physics.yaml took from this same file, each beside physics.yaml's figure (so the
+ * two printed numbers must agree); a file of another schema or other arguments are exit 2. */
+Test(tsprobe, cli_prints_the_recorded_probe_beside_physics_yaml)
+{
+    char out[2048];
+    cr_assert_eq(test_sh("./slicesim fit --tslice " TSLICE_FILE " 2>&1", out, sizeof out), 0, "%s",
+                 out);
+    double q = 0, qy = 0, s = 0, sy = 0;
+    const char *l = strstr(out, "time slice ");
+    cr_assert_not_null(l, "%s", out);
+    cr_assert_eq(sscanf(l, "time slice %lf ms (median of %*d whole slices, p10-p90 %*f-%*f ms); "
+                           "physics.yaml ts_quantum_s %lf ms",
+                        &q, &qy),
+                 2, "%s", l);
+    l = strstr(out, "\nswitch ");
+    cr_assert_not_null(l, "%s", out);
+    cr_assert_eq(
+        sscanf(l, "\nswitch %lf ms per switch (median of %*d gaps); physics.yaml ts_switch_s %lf ms",
+               &s, &sy),
+        2, "%s", l);
+    cr_assert(q > 0 && q == qy, "quantum %g ms, physics.yaml %g ms", q, qy);
+    cr_assert(s > 0 && s == sy, "switch %g ms, physics.yaml %g ms", s, sy);
+    cr_assert_not_null(strstr(out, "return latency beside a spinning context: "), "%s", out);
+
+    cr_assert_eq(test_sh("./slicesim fit --tslice calib/results/2026-11-22-h100-sxm.json 2>&1", out,
+                         sizeof out),
+                 2);
+    cr_assert_str_eq(out, "calib/results/2026-11-22-h100-sxm.json:1:11: error: schema: expected "
+                          "\"slicesim-tslice\", got '\"slicesim-calib\"'\n");
+    cr_assert_eq(test_sh("./slicesim fit --tslice " TSLICE_FILE " -o m.json 2>&1 >/dev/null", out,
+                         sizeof out),
+                 2);
+    cr_assert_not_null(strstr(out, "slicesim fit: error: --tslice takes no other argument; got "
+                                   "'-o'\n"),
+                       "%s", out);
 }
