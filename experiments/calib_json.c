@@ -680,6 +680,7 @@ static void load_model_source(rd *r, const cJSON *root, void *vout)
         bad(r, "source", "an object (file, device, uuid, driver, date_utc)", s);
     } else {
         str(r, s, "source", "device", t->src->device, sizeof t->src->device);
+        t->src->device_at = jsonrd_loc(r, get(s, "device"));
         opt_str(s, "file", t->src->file, sizeof t->src->file);
         opt_str(s, "uuid", t->src->uuid, sizeof t->src->uuid);
         opt_str(s, "driver", t->src->driver, sizeof t->src->driver);
@@ -733,37 +734,24 @@ const gpu_type *calmodel_target(const cal_fit *f, const calapply_source *src, co
     return g;
 }
 
-int calmodel_apply_file(const char *path, const char *gpu, gpu_catalog *cat, const phys_params *m,
-                        diag *d, calapply_source *src, const gpu_type **applied)
+int calmodel_apply(const cal_fit *f, const calapply_source *src, const calmodel_site *at,
+                   const gpu_catalog *cat, const phys_params *m, diag *d, gpu_type *out)
 {
-    cal_fit *fit = xmalloc(sizeof *fit, "calibration model");
-    int rc = calmodel_load_source(path, fit, src, d);
-    if (rc == 0) {
-        char why[512];
-        const gpu_type *g = calmodel_target(fit, src, gpu, cat, why, sizeof why);
-        gpu_type out;
-        if (!g) {
-            diag_error(d, (src_loc){path, 0, 0}, gpu ? "gpu" : "source.device", "%s", why);
-            rc = SIM_EINPUT;
-        } else if (calapply_gpu(g, fit, m, &out, why, sizeof why) != 0) {
-            diag_error(d, (src_loc){path, 0, 0}, "sms_total",
-                       "%s; expected the GPU type it was measured on, got '%s'", why, g->name);
-            rc = SIM_EINPUT;
-        } else {
-            gpu_type *t = &cat->gpus[g - cat->gpus];
-            *t = out;
-            *applied = t;
-        }
+    char why[512];
+    const gpu_type *g = calmodel_target(f, src, at->gpu, cat, why, sizeof why);
+    if (!g) {
+        diag_error(d, at->gpu ? at->gpu_at : at->file_at, at->gpu ? at->gpu_path : at->file_path,
+                   "%s", why);
+        return SIM_EINPUT;
     }
-    free(fit);
-    return rc;
+    if (calapply_gpu(g, f, m, out, why, sizeof why) != 0) {
+        diag_error(d, at->file_at, at->file_path,
+                   "%s; expected the GPU type it was measured on, got '%s'", why, g->name);
+        return SIM_EINPUT;
+    }
+    return 0;
 }
 
-int calmodel_load(const char *path, cal_fit *out, diag *d)
-{
-    memset(out, 0, sizeof *out);
-    return load_file(path, CALMODEL_SCHEMA, load_model, out, d);
-}
 
 /* ------------------------------------------------------------------ time-slice probe file */
 

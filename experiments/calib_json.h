@@ -42,10 +42,8 @@ int calib_json_load_buffer_mig(const char *name, const char *buf, size_t len, in
                                cal_data *out, diag *d);
 
 /* Load a model file written by `slicesim fit` into *out (parameters only: residual arrays are
- * left zero). Returns 0, SIM_EINPUT (reported to d), SIM_ENOENT or SIM_EIO. */
-int calmodel_load(const char *path, cal_fit *out, diag *d);
-
-/* calmodel_load plus the identity of the measured node (`source`; `source.device` required). */
+ * left zero) and the identity of the measured node into *src (`source`; `source.device`
+ * required). Returns 0, SIM_EINPUT (reported to d), SIM_ENOENT or SIM_EIO. */
 int calmodel_load_source(const char *path, cal_fit *out, calapply_source *src, diag *d);
 /* Same from len bytes at buf, named `name` in messages. */
 int calmodel_load_source_buffer(const char *name, const char *buf, size_t len, cal_fit *out,
@@ -58,13 +56,24 @@ int calmodel_load_source_buffer(const char *name, const char *buf, size_t len, c
 const gpu_type *calmodel_target(const cal_fit *f, const calapply_source *src, const char *gpu,
                                 const gpu_catalog *cat, char *why, size_t n);
 
-/* Load the model at `path` and put it in place of its GPU type's defaults in cat, in place (cat
- * is the caller's own copy; m gives the time-slice classes): the type is `gpu` when not NULL,
- * else the measured device's match (calmodel_target). *src gets the node's identity and
- * *applied the changed type (borrowed from cat). Returns 0, SIM_EINPUT (reported to d, at the
- * model file), SIM_ENOENT or SIM_EIO (errno holds the cause; nothing reported). */
-int calmodel_apply_file(const char *path, const char *gpu, gpu_catalog *cat, const phys_params *m,
-                        diag *d, calapply_source *src, const gpu_type **applied);
+/* Where a calibration is named, for its messages (every one file:line:col + field path): the
+ * model file's reference and, when the GPU type is named, that name's. */
+typedef struct calmodel_site {
+    const char *gpu;       /* GPU type named (catalog name or alias), or NULL: the measured
+                            * device's match */
+    src_loc file_at;       /* where the model file is named (or its source.device) */
+    const char *file_path; /* field path there: "calibration", "calibration[1].file" */
+    src_loc gpu_at;        /* where `gpu` is written (when not NULL) */
+    const char *gpu_path;  /* its field path: "calibration.gpu" */
+} calmodel_site;
+
+/* The one way a calibration is applied: model f, measured on the node src, applied to a copy of
+ * its catalog GPU type (calmodel_target; m gives the time-slice classes). *out gets the copy
+ * (model/fit/calapply.h says what it replaces; its pointers are borrowed from cat); cat is not
+ * changed. Returns 0, or SIM_EINPUT after reporting to d: no such type, or one the model was
+ * not measured on, at the GPU name when one is given, else at the model file's site. */
+int calmodel_apply(const cal_fit *f, const calapply_source *src, const calmodel_site *at,
+                   const gpu_catalog *cat, const phys_params *m, diag *d, gpu_type *out);
 
 /* Read a time-slice probe file (calib/tslice.cu, schema "slicesim-tslice" v1), len bytes at buf
  * named `name` in messages, into *out for

@@ -10,6 +10,7 @@
 #include "experiments/catalog_load.h"
 #include "experiments/cfg.h"
 #include "experiments/migparted.h"
+#include "experiments/physics_load.h"
 #include "experiments/timeslicing.h"
 #include "experiments/yamlx.h"
 #include "model/physics/ddp.h"
@@ -1632,34 +1633,36 @@ static void validate_mig(scenario_node_group *grp, size_t gi, const gpu_catalog 
     grp->mig_gpus = gm;
 }
 
-const gpu_type *scenario_calibration_gpu(const scenario_calibration *c, const gpu_catalog *cat)
-{
-    char why[TEXT_LEN];
-    return c->fit ? calmodel_target(c->fit, c->src, c->gpu, cat, why, sizeof why) : NULL;
-}
-
-/* Every calibration names a catalog type its model was measured on, used by some node group;
- * one calibration per type. */
-static void validate_calibrations(const scenario_spec *s, const gpu_catalog *cat, diag *d)
+/* Every calibration applies to a catalog type its model was measured on (calmodel_apply, which
+ * makes the calibrated copy), used by some node group; one calibration per type. */
+static void validate_calibrations(scenario_spec *s, const gpu_catalog *cat, const phys_params *m,
+                                  arena *a, diag *d)
 {
     for (size_t i = 0; i < s->n_calibrations; i++) {
-        const scenario_calibration *cal = &s->calibrations[i];
+        scenario_calibration *cal = &s->calibrations[i];
         if (!cal->fit) {
             continue;
         }
-        char why[TEXT_LEN], path[PATH_LEN];
+        char file_path[PATH_LEN], gpu_path[PATH_LEN];
         bool is_map = cal->at.line != cal->file_at.line || cal->at.col != cal->file_at.col;
-        if (is_map || cal->gpu) {
-            cfg_path_key(path, sizeof path, cal->path, cal->gpu ? "gpu" : "file");
+        if (is_map) {
+            cfg_path_key(file_path, sizeof file_path, cal->path, "file");
         } else {
-            snprintf(path, sizeof path, "%s", cal->path);
+            snprintf(file_path, sizeof file_path, "%s", cal->path);
         }
-        src_loc at = cal->gpu ? cal->gpu_at : cal->file_at;
-        const gpu_type *g = calmodel_target(cal->fit, cal->src, cal->gpu, cat, why, sizeof why);
-        if (!g) {
-            diag_error(d, at, path, "%s", why);
+        cfg_path_key(gpu_path, sizeof gpu_path, cal->path, "gpu");
+        calmodel_site site = {.gpu = cal->gpu,
+                              .file_at = cal->file_at,
+                              .file_path = file_path,
+                              .gpu_at = cal->gpu_at,
+                              .gpu_path = gpu_path};
+        gpu_type *t = arena_calloc(a, 1, sizeof *t);
+        if (calmodel_apply(cal->fit, cal->src, &site, cat, m, d, t) != 0) {
             continue;
         }
+        const gpu_type *g = gpu_catalog_find(cat, t->name);
+        src_loc at = cal->gpu ? cal->gpu_at : cal->file_at;
+        const char *path = cal->gpu ? gpu_path : file_path;
         bool used = false;
         for (size_t gi = 0; gi < s->cluster.n_groups && !used; gi++) {
             used = s->cluster.groups[gi].gpu && gpu_catalog_find(cat, s->cluster.groups[gi].gpu) == g;
@@ -1672,7 +1675,8 @@ static void validate_calibrations(const scenario_spec *s, const gpu_catalog *cat
             continue;
         }
         for (size_t j = 0; j < i; j++) {
-            if (scenario_calibration_gpu(&s->calibrations[j], cat) == g) {
+            const gpu_type *first = s->calibrations[j].calibrated;
+            if (first && !strcmp(first->name, g->name)) {
                 diag_error(d, at, path,
                            "second calibration of %s (first at line %d); expected one per GPU "
                            "type, got '%s'",
@@ -1680,10 +1684,13 @@ static void validate_calibrations(const scenario_spec *s, const gpu_catalog *cat
                 break;
             }
         }
+        cal->calibrated = t;
+        cal->gpu_type = t->name;
     }
 }
 
-int scenario_validate(scenario_spec *s, const gpu_catalog *cat, arena *a, diag *d)
+int scenario_validate(scenario_spec *s, const gpu_catalog *cat, const phys_params *m, arena *a,
+                      diag *d)
 {
     int before = diag_error_count(d);
     name_set offered = {0};
@@ -1726,7 +1733,7 @@ int scenario_validate(scenario_spec *s, const gpu_catalog *cat, arena *a, diag *
             offer(&offered, &grp->sharing, "nvidia.com/gpu", a);
         }
     }
-    validate_calibrations(s, cat, d);
+    validate_calibrations(s, cat, m, a, d);
     /* a request is matched only against a cluster without errors (else the list is partial) */
     for (size_t i = 0; i < s->workload.n_jobs && diag_error_count(d) == before; i++) {
         const scenario_request *rq = &s->workload.jobs[i].request;
@@ -1769,42 +1776,22 @@ int scenario_validate(scenario_spec *s, const gpu_catalog *cat, arena *a, diag *
 static void validate_with_default_catalog(scenario_spec *s, arena *a, diag *d)
 {
     gpu_catalog cat;
-    if (catalog_load_default(a, &cat, d) == 0 && scenario_validate(s, &cat, a, d) == 0) {
-        for (size_t i = 0; i < s->n_calibrations; i++) {
-            const gpu_type *g = scenario_calibration_gpu(&s->calibrations[i], &cat);
-            s->calibrations[i].gpu_type = g ? arena_strdup(a, g->name) : NULL;
-        }
+    phys_params m;
+    if (catalog_load_default(a, &cat, d) == 0 && physics_load_default(d, &m) == 0) {
+        scenario_validate(s, &cat, &m, a, d);
     }
 }
 
-int scenario_apply_calibrations(const scenario_spec *s, gpu_catalog *cat, const phys_params *m,
-                                diag *d)
+void scenario_catalog(const scenario_spec *s, const gpu_catalog *cat, arena *a, gpu_catalog *out)
 {
-    int before = diag_error_count(d);
+    gpu_type *types = arena_calloc(a, s->n_calibrations ? s->n_calibrations : 1, sizeof *types);
+    size_t n = 0;
     for (size_t i = 0; i < s->n_calibrations; i++) {
-        const scenario_calibration *c = &s->calibrations[i];
-        const gpu_type *g = scenario_calibration_gpu(c, cat);
-        char why[TEXT_LEN];
-        const char *path = c->path;
-        if (!g) {
-            diag_error(d, c->file_at, path,
-                       "no catalog GPU type for this model; expected one "
-                       "that scenario_validate accepted, got '%s'",
-                       c->file);
-            continue;
+        if (s->calibrations[i].calibrated) {
+            types[n++] = *s->calibrations[i].calibrated;
         }
-        gpu_type *t = &cat->gpus[g - cat->gpus];
-        gpu_type applied;
-        if (calapply_gpu(t, c->fit, m, &applied, why, sizeof why) != 0) {
-            diag_error(d, c->file_at, path,
-                       "%s; expected the GPU type it was measured on, got "
-                       "'%s'",
-                       why, t->name);
-            continue;
-        }
-        *t = applied;
     }
-    return diag_error_count(d) == before ? 0 : SIM_EINPUT;
+    gpu_catalog_with(cat, types, n, a, out);
 }
 
 /* ---- loading ------------------------------------------------------------------------------- */

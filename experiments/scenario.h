@@ -368,7 +368,7 @@ typedef struct scenario_limits {
  *   calibration: {file: FILE, gpu: CATALOG-NAME}
  *   calibration: [FILE, {file: FILE, gpu: NAME}, ...]      (one per GPU type)
  * FILE is resolved against the scenario's directory and loaded at load time. Without `gpu` the
- * GPU type is the catalog's match for the measured device (scenario_calibration_gpu). */
+ * GPU type is the catalog's match for the measured device (calmodel_target). */
 typedef struct scenario_calibration {
     const char *path;           /* field path as written: "calibration", "calibration[1]" */
     const char *file;           /* resolved path of the model JSON */
@@ -377,6 +377,9 @@ typedef struct scenario_calibration {
     const calapply_source *src; /* its node identity; NULL under SCENARIO_NO_FILES */
     const char *gpu_type;       /* catalog GPU type it applies to (set by scenario_load_* after
                                    validation against the embedded catalog), or NULL */
+    const gpu_type *calibrated; /* that type with the model applied (experiments/calib_json.h
+                                   calmodel_apply): a copy, arena-owned; the catalog keeps the
+                                   datasheet type. NULL when gpu_type is */
     src_loc at, file_at, gpu_at;
 } scenario_calibration;
 
@@ -459,17 +462,13 @@ int scenario_load_buffer_edit(const char *name, const char *dir, const void *buf
  * run builds its cluster from them. scenario_load_* call it with the embedded catalog
  * (experiments/catalog_load.h) unless SCENARIO_NO_FILES. `a` receives the mig-parted data, the
  * layouts and names. Returns 0, or SIM_EINPUT after reporting every problem to d. */
-int scenario_validate(scenario_spec *s, const gpu_catalog *cat, arena *a, diag *d);
+int scenario_validate(scenario_spec *s, const gpu_catalog *cat, const phys_params *m, arena *a,
+                      diag *d);
 
-/* Catalog GPU type calibration c applies to (its `gpu:`, or the match for the measured
- * device; see calmodel_target), or NULL (scenario_validate reported why). Borrowed from cat. */
-const gpu_type *scenario_calibration_gpu(const scenario_calibration *c, const gpu_catalog *cat);
-
-/* Put every calibration of s in place of its GPU type's defaults in cat (model/fit/calapply.h), in
- * place: cat is the caller's own copy of the catalog. m gives the time-slice classes. Returns 0,
- * or SIM_EINPUT after reporting to d (a model that scenario_validate would have refused). */
-int scenario_apply_calibrations(const scenario_spec *s, gpu_catalog *cat, const phys_params *m,
-                                diag *d);
+/* *out = cat with every calibrated GPU type of s in place of the datasheet one (the copies
+ * scenario_validate made; gpu_catalog_with): the catalog a run uses. cat is not changed; the new
+ * array of types comes from `a`. */
+void scenario_catalog(const scenario_spec *s, const gpu_catalog *cat, arena *a, gpu_catalog *out);
 
 /* `ref` resolved against the scenario's directory (absolute paths as they are); arena-owned. */
 const char *scenario_resolve(const scenario_spec *s, arena *a, const char *ref);

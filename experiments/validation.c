@@ -57,7 +57,8 @@ static const cfg_field scenario_fields[] = {
     {"exclude", CFG_SEQ, CFG_SEQ_OF(val_scenario, exclude, n_exclude, val_exclude, exclude_fields)},
     {"note", CFG_STRING, .off = offsetof(val_scenario, note)},
     {"base", CFG_STRING, .off = offsetof(val_scenario, base)},
-    {"calibration", CFG_STRING, .off = offsetof(val_scenario, calibration)},
+    {"calibration", CFG_STRING, .off = offsetof(val_scenario, calibration),
+     CFG_LOC(val_scenario, calibration_at)},
     {"model", CFG_STRING, .off = offsetof(val_scenario, model)},
     {"pool", CFG_STRING, .off = offsetof(val_scenario, pool)},
     {"class", CFG_STRING, .names = class_names, .off = offsetof(val_scenario, cls)},
@@ -605,21 +606,27 @@ static int load_runs(const val_scenario *sc, const char *scen_path, const gpu_ca
 }
 
 /* Apply the scenario's `calibration` (a `slicesim fit` model file, path relative to the scenario's
- * directory) to the builder's GPU: b->gpu becomes b->calibrated. Returns 0 or SIM_EINPUT
- * (reported to d). */
-static int apply_calibration(builder *b, const char *calibration, const char *scen_path,
-                             const phys_params *m, diag *d)
+ * directory) to the scenario's GPU (calmodel_apply): b->gpu becomes b->calibrated. Returns 0 or
+ * SIM_EINPUT (reported to d). */
+static int apply_calibration(builder *b, const val_scenario *sc, const char *scen_path,
+                             const gpu_catalog *cat, const phys_params *m, diag *d)
 {
-    char cal_path[1024], why[256];
-    beside(scen_path, calibration, cal_path, sizeof cal_path);
-    cal_fit cf;
-    int rc = calmodel_load(cal_path, &cf, d);
-    if (rc == 0 && calapply_gpu(b->gpu, &cf, m, &b->calibrated, why, sizeof why) != 0) {
-        diag_error(d, (src_loc){scen_path, 0, 0}, "calibration", "%s", why);
+    char cal_path[1024];
+    beside(scen_path, sc->calibration, cal_path, sizeof cal_path);
+    cal_fit *cf = xmalloc(sizeof *cf, "calibration model");
+    calapply_source src;
+    int rc = calmodel_load_source(cal_path, cf, &src, d);
+    calmodel_site site = {.gpu = sc->gpu,
+                          .file_at = sc->calibration_at,
+                          .file_path = "calibration",
+                          .gpu_at = sc->gpu_at,
+                          .gpu_path = "gpu"};
+    if (rc == 0 && calmodel_apply(cf, &src, &site, cat, m, d, &b->calibrated) != 0) {
         rc = SIM_EINPUT;
     }
+    free(cf);
     if (rc == SIM_ENOENT || rc == SIM_EIO) {
-        diag_error(d, (src_loc){scen_path, 0, 0}, "calibration",
+        diag_error(d, sc->calibration_at, "calibration",
                    "cannot read the model file; expected a `slicesim fit` output, got '%s' (%s)",
                    cal_path, sim_strerror(rc));
         rc = SIM_EINPUT;
@@ -825,7 +832,7 @@ static int run_table(const val_scenario *sc, const char *scen_path, const char *
     b->runs = runs;
     b->n_runs = (int)sc->n_calib_runs;
     if (sc->calibration && !mem) {
-        rc = apply_calibration(b, sc->calibration, scen_path, m, d);
+        rc = apply_calibration(b, sc, scen_path, cat, m, d);
         if (rc != 0) {
             builder_free(b);
             csv_free(&t);

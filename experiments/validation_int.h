@@ -48,7 +48,7 @@ typedef struct val_scenario {
     size_t n_fit;
     val_exclude *exclude;
     size_t n_exclude;
-    src_loc table_at, gpu_at, fit_at, interconnect_at, calib_runs_at;
+    src_loc table_at, gpu_at, fit_at, interconnect_at, calib_runs_at, calibration_at;
 } val_scenario;
 
 #define CSV_MAX_COLS 16

@@ -256,18 +256,18 @@ int cmd_fit_workload(int argc, char **argv)
     arena *a = arena_create();
     diag *d = diag_create();
     int status = CLI_EXIT_OK;
-    gpu_catalog cat;
+    gpu_catalog loaded, cat; /* cat: with the calibrated type */
     phys_params phys;
     comm_params comm;
     obs_priors *priors = NULL;
     obs_file *f = NULL;
-    if (catalog_load_default(a, &cat, d) != 0 || physics_load_default(d, &phys) != 0 ||
+    if (catalog_load_default(a, &loaded, d) != 0 || physics_load_default(d, &phys) != 0 ||
         comm_load_default(d, &comm) != 0) {
         diag_print(d, stderr);
         status = CLI_EXIT_ENV;
         goto done;
     }
-    status = cli_calib_apply("fit-workload", &cal, &cat, &phys, d);
+    status = cli_calib_apply("fit-workload", &cal, &loaded, &phys, a, d, &cat);
     if (status) {
         goto done;
     }

@@ -70,17 +70,17 @@ static int predict(int n_files, char **files, cli_calib *cal)
     int status = CLI_EXIT_OK;
     int n_prof = n_files - 1;
     obs_profile **prof = xcalloc((size_t)n_prof, sizeof *prof, "profiles");
-    gpu_catalog cat;
+    gpu_catalog loaded, cat; /* cat: with the calibrated type */
     phys_params phys;
     comm_params comm;
     obs_queries *qs = NULL;
-    if (catalog_load_default(a, &cat, d) != 0 || physics_load_default(d, &phys) != 0 ||
+    if (catalog_load_default(a, &loaded, d) != 0 || physics_load_default(d, &phys) != 0 ||
         comm_load_default(d, &comm) != 0) {
         diag_print(d, stderr);
         status = CLI_EXIT_ENV;
         goto done;
     }
-    status = cli_calib_apply("predict", cal, &cat, &phys, d);
+    status = cli_calib_apply("predict", cal, &loaded, &phys, a, d, &cat);
     if (status != CLI_EXIT_OK) {
         goto done;
     }

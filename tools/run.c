@@ -46,7 +46,7 @@ typedef struct run_ctx {
     arena *a;
     diag *d;
     scenario_spec *spec;
-    gpu_catalog cat;
+    gpu_catalog cat; /* the embedded catalog with the scenario's calibrated types */
     phys_params phys;
     comm_params comm;
     const comm_topo **node_topo; /* per node id (arena): its wiring, NULL = the GPU type's */
@@ -1029,11 +1029,14 @@ int run_scenario(const run_opts *o)
         run_fini(&r);
         return rc;
     }
+    gpu_catalog loaded;
     if (rc == 0 &&
-        (catalog_load_default(r.a, &r.cat, r.d) != 0 || physics_load_default(r.d, &r.phys) != 0 ||
-         comm_load_default(r.d, &r.comm) != 0 ||
-         scenario_apply_calibrations(r.spec, &r.cat, &r.phys, r.d) != 0)) {
+        (catalog_load_default(r.a, &loaded, r.d) != 0 || physics_load_default(r.d, &r.phys) != 0 ||
+         comm_load_default(r.d, &r.comm) != 0)) {
         rc = SIM_EINPUT;
+    }
+    if (rc == 0) {
+        scenario_catalog(r.spec, &loaded, r.a, &r.cat); /* its calibrated types in place */
     }
     synth_class *cls = NULL;
     const comm_net *net = NULL;

@@ -40,6 +40,7 @@
 #include "model/fit/calfit.h"
 #include "model/hw/catalog.h"
 #include "model/physics/speed.h"
+#include "sim/diag.h"
 
 /* Identity of the measured node, from the model file's `source`. */
 typedef struct calapply_source {
@@ -48,6 +49,8 @@ typedef struct calapply_source {
     char uuid[64];
     char driver[32];
     char date_utc[32];
+    src_loc device_at; /* where the model file gives `device` (its name borrowed from the
+                        * loader's caller); line 0 when not read from a file */
 } calapply_source;
 
 /* Catalog GPU type measured as `device` with `sms_total` SMs (0 = unknown), or NULL.

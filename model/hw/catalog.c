@@ -93,3 +93,18 @@ const char *gpu_catalog_names(const gpu_catalog *c, char *buf, size_t n)
     }
     return buf;
 }
+
+void gpu_catalog_with(const gpu_catalog *c, const gpu_type *types, size_t n, arena *a,
+                      gpu_catalog *out)
+{
+    *out = *c;
+    out->gpus = arena_calloc(a, c->n_gpus ? c->n_gpus : 1, sizeof *out->gpus);
+    for (size_t i = 0; i < c->n_gpus; i++) {
+        out->gpus[i] = c->gpus[i];
+        for (size_t k = 0; k < n; k++) {
+            if (types[k].name && c->gpus[i].name && !strcmp(types[k].name, c->gpus[i].name)) {
+                out->gpus[i] = types[k];
+            }
+        }
+    }
+}

@@ -16,6 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sim/arena.h"
+
 #define GPU_MAX_SLICES 8     /* memory slices on any catalog GPU */
 #define GPU_MAX_PROFILES 16  /* GPU-instance profiles per GPU type */
 
@@ -138,6 +140,11 @@ const gpu_type *gpu_catalog_find(const gpu_catalog *c, const char *name);
 const mig_profile *gpu_find_profile(const gpu_type *g, const char *name);
 /* Index of g's profile by name, or -1 when absent. */
 int gpu_profile_index(const gpu_type *g, const char *name);
+/* *out = c with each GPU type named like one of types[0..n) replaced by it (a calibrated copy,
+ * experiments/calib_json.h calmodel_apply): a new array of types from `a`, every other pointer
+ * shared with c, which is not changed. A type of `types` that c lacks is ignored. */
+void gpu_catalog_with(const gpu_catalog *c, const gpu_type *types, size_t n, arena *a,
+                      gpu_catalog *out);
 /* Write the catalog's GPU names, comma-separated, into buf (always NUL-terminated, truncated to
  * n). Returns buf. */
 const char *gpu_catalog_names(const gpu_catalog *c, char *buf, size_t n);

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "experiments/catalog_load.h"
+#include "experiments/physics_load.h"
 #include "experiments/scenario.h"
 #include "sim/arena.h"
 #include "sim/diag.h"
@@ -43,10 +44,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     scenario_load_buffer("fuzz.yaml", ".", text, size, sets, n_sets, SCENARIO_NO_FILES, a, d, &s);
     static arena *cat_arena;
     static gpu_catalog cat;
+    static phys_params phys;
     if (!cat_arena) {
         cat_arena = arena_create();
         diag *cd = diag_create();
-        if (catalog_load_default(cat_arena, &cat, cd) != 0) {
+        if (catalog_load_default(cat_arena, &cat, cd) != 0 || physics_load_default(cd, &phys) != 0) {
             abort(); /* the shipped catalog must load */
         }
         diag_destroy(cd);
@@ -56,7 +58,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         has_mig = has_mig || s->cluster.groups[i].sharing.is_mig;
     }
     if (s && !has_mig) {
-        scenario_validate(s, &cat, a, d);
+        scenario_validate(s, &cat, &phys, a, d);
     }
     diag_destroy(d);
     arena_destroy(a);

@@ -27,6 +27,7 @@
 #include "sim/err.h"
 #include "sim/xalloc.h"
 #include "tools/run.h"
+#include "tests/unit/diagfx.h"
 
 #define H100_MODEL "calib/results/2026-11-22-h100-sxm-model.json"
 #define H100_CALIB "calib/results/2026-11-22-h100-sxm.json"
@@ -337,6 +338,27 @@ Test(calapply, scenario_key_loads_the_model_and_names_its_gpu)
     cr_assert_str_eq(s->calibrations[0].gpu_type, "H100-SXM5-80GB");
     cr_assert_str_eq(s->calibrations[0].src->device, w.src.device);
     cr_assert_eq(s->calibrations[0].fit->sms_total, w.fit->sms_total);
+    /* the calibrated type is a copy: the catalog keeps the datasheet type, the run's catalog
+     * (scenario_catalog) holds the copy */
+    const gpu_type *sheet = gpu_catalog_find(&w.cat, "H100-SXM5-80GB");
+    gpu_type want;
+    char why[256];
+    cr_assert_eq(calapply_gpu(sheet, w.fit, &w.phys, &want, why, sizeof why), 0);
+    const gpu_type *cal = s->calibrations[0].calibrated;
+    cr_assert_not_null(cal);
+    cr_assert_eq(memcmp(&cal->meas, &want.meas, sizeof want.meas), 0);
+    cr_assert_float_eq(cal->peak_flops[GPU_FMT_FP32], want.peak_flops[GPU_FMT_FP32], 0);
+    cr_assert_neq(sheet->peak_flops[GPU_FMT_FP32], want.peak_flops[GPU_FMT_FP32]);
+    cr_assert_not(sheet->meas.has_bw);
+    gpu_catalog run_cat;
+    scenario_catalog(s, &w.cat, w.a, &run_cat);
+    const gpu_type *in_run = gpu_catalog_find(&run_cat, "H100-SXM5-80GB");
+    cr_assert_eq(memcmp(in_run, cal, sizeof *cal), 0);
+    cr_assert_neq(in_run, sheet);
+    cr_assert_eq(memcmp(gpu_catalog_find(&run_cat, "A100-SXM4-40GB"),
+                        gpu_catalog_find(&w.cat, "A100-SXM4-40GB"), sizeof(gpu_type)),
+                 0);
+    cr_assert_not(gpu_catalog_find(&w.cat, "H100-SXM5-80GB")->meas.has_bw);
     /* the list and mapping forms, paths only */
     const char *text = "name: x\nseed: 1\nhorizon: 1h\n"
                        "calibration: [a.json, {file: b.json, gpu: H100}]\n"
@@ -555,4 +577,81 @@ Test(calapply, fit_workload_with_calibration_records_it_in_the_profile)
     unlink(obs);
     unlink(prof);
     world_fini(&w);
+}
+
+/* calmodel_apply, the one way a calibration is applied, reports at the site the caller gives:
+ * the GPU name when one is given, else the model file's reference */
+Test(calapply, apply_reports_at_the_site_and_leaves_the_catalog)
+{
+    world w;
+    world_init(&w);
+    const gpu_type *sheet = gpu_catalog_find(&w.cat, "H100-SXM5-80GB");
+    gpu_type before = *sheet, out;
+    calmodel_site site = {.file_at = {"s.yaml", 3, 14},
+                          .file_path = "calibration",
+                          .gpu_at = {"s.yaml", 3, 30},
+                          .gpu_path = "calibration.gpu"};
+    cr_assert_eq(calmodel_apply(w.fit, &w.src, &site, &w.cat, &w.phys, w.d, &out), 0);
+    cr_assert_eq(memcmp(sheet, &before, sizeof before), 0);
+    cr_assert(out.meas.has_bw);
+    site.gpu = "H100-PCIe-80GB";
+    cr_assert_eq(calmodel_apply(w.fit, &w.src, &site, &w.cat, &w.phys, w.d, &out), SIM_EINPUT);
+    char want[512];
+    snprintf(want, sizeof want,
+             "s.yaml:3:30: error: calibration.gpu: measured device '%s' has %d SMs, catalog GPU "
+             "H100-PCIe-80GB has %d; expected the GPU type the model was measured on, got "
+             "'H100-PCIe-80GB'",
+             w.src.device, w.fit->sms_total, gpu_catalog_find(&w.cat, "H100-PCIe-80GB")->sms_total);
+    cr_assert_str_eq(fx_diag_message(w.d, 0), want);
+    site.gpu = NULL;
+    calapply_source foo = w.src;
+    snprintf(foo.device, sizeof foo.device, "NVIDIA Foo 40GB");
+    cr_assert_eq(calmodel_apply(w.fit, &foo, &site, &w.cat, &w.phys, w.d, &out), SIM_EINPUT);
+    cr_assert(strncmp(fx_diag_message(w.d, 1), "s.yaml:3:14: error: calibration: no catalog GPU type "
+                                              "matches the measured device",
+                      60) == 0,
+              "%s", fx_diag_message(w.d, 1));
+    world_fini(&w);
+}
+
+/* --calibration's errors: a type that is not the measured one at the flag, no match at the
+ * model file's source.device */
+Test(calapply, cli_calibration_errors_name_the_flag_or_the_model_file)
+{
+    char *a;
+    cr_assert_eq(sh("./slicesim predict --calibration " H100_MODEL " --calibration-gpu H100-NOPE "
+                    "workloads/library/resnet50-train.yaml experiments/examples/byom/queries.yaml",
+                    &a),
+                 2);
+    cr_assert(strncmp(a, "--calibration-gpu H100-NOPE: error: unknown GPU type; expected one of [",
+                      70) == 0,
+              "%s", a);
+    free(a);
+    char m[] = "/tmp/slicesim-calapply-m-XXXXXX";
+    int fd = mkstemp(m);
+    cr_assert_geq(fd, 0);
+    close(fd);
+    char *text = slurp(H100_MODEL);
+    char *dev = strstr(text, "NVIDIA H100 80GB HBM3");
+    cr_assert_not_null(dev);
+    memcpy(dev, "NVIDIA Foo  40GB HBM3", 21);
+    write_text(m, text);
+    int line = 1, col = 1;
+    for (const char *p = text; p < dev - 1; p++) {
+        line += *p == '\n';
+        col = *p == '\n' ? 1 : col + 1;
+    }
+    free(text);
+    char cmd[512], want[512];
+    snprintf(cmd, sizeof cmd,
+             "./slicesim predict --calibration %s workloads/library/resnet50-train.yaml "
+             "experiments/examples/byom/queries.yaml",
+             m);
+    cr_assert_eq(sh(cmd, &a), 2, "%s", a);
+    snprintf(want, sizeof want,
+             "%s:%d:%d: error: source.device: no catalog GPU type matches the measured device",
+             m, line, col);
+    cr_assert(strncmp(a, want, strlen(want)) == 0, "%s\nwanted %s", a, want);
+    free(a);
+    unlink(m);
 }

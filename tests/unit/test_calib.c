@@ -456,7 +456,7 @@ Test(calib, cli_option_twice_or_without_value_exits_2)
 
 /* ------------------------------------------------------------------ model file round trip */
 
-Test(calib, model_file_round_trips_through_calmodel_load)
+Test(calib, model_file_round_trips_through_calmodel_load_source)
 {
     const char *out = "build/test-calib-model.json";
     int st = system("./slicesim fit " H200_FILE " -o build/test-calib-model.json > /dev/null");
@@ -466,7 +466,8 @@ Test(calib, model_file_round_trips_through_calmodel_load)
     cal_fit *f = xcalloc(1, sizeof *f, "fit"), *m = xcalloc(1, sizeof *m, "model");
     calfit_all(d, f);
     diag *dg = diag_create();
-    int rc = calmodel_load(out, m, dg);
+    calapply_source src;
+    int rc = calmodel_load_source(out, m, &src, dg);
     diag_print(dg, stderr);
     cr_assert_eq(rc, 0);
     cr_assert_eq(m->sms_total, 132);
@@ -495,7 +496,8 @@ Test(calib, model_file_with_wrong_form_is_rejected)
 {
     const char *t = "{\"schema\": \"slicesim-calmodel\", \"schema_version\": 1, \"sms_total\": 8, "
                     "\"compute\": [], \"bandwidth\": [{\"kernel\": \"triad\", \"form\": \"cubic\"}], "
-                    "\"timeslice\": [], \"mps\": null, \"allreduce\": null}";
+                    "\"timeslice\": [], \"mps\": null, \"allreduce\": null, "
+                    "\"source\": {\"device\": \"NVIDIA H200\"}}";
     cal_fit *m = xcalloc(1, sizeof *m, "model");
     diag *dg = diag_create();
     char path[] = "/tmp/slicesim-calmodel-XXXXXX";
@@ -504,7 +506,8 @@ Test(calib, model_file_with_wrong_form_is_rejected)
     FILE *f = fdopen(fd, "w");
     fputs(t, f);
     fclose(f);
-    cr_assert_eq(calmodel_load(path, m, dg), SIM_EINPUT);
+    calapply_source src;
+    cr_assert_eq(calmodel_load_source(path, m, &src, dg), SIM_EINPUT);
     char want[256];
     snprintf(want, sizeof want,
              "%s:1:127: error: bandwidth[0].form: expected \"softmin\" or \"michaelis-menten\", "

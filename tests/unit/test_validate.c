@@ -605,7 +605,8 @@ Test(validate, absolute_calibration_path_is_used_as_given)
     snprintf(text, sizeof text, fmt, "/nonexistent-dir/m.json");
     cr_assert_neq(run_text(&e, "build/test-abs-cal.yaml", text, &t), 0);
     cr_assert_str_eq(fx_diag_message(e.d, 0),
-                     "build/test-abs-cal.yaml: error: calibration: cannot read the model file; "
+                     "build/test-abs-cal.yaml:6:14: error: calibration: cannot read the model "
+                     "file; "
                      "expected a `slicesim fit` output, got '/nonexistent-dir/m.json' (no such "
                      "file or directory)");
     val_table_fini(&t);
