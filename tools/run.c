@@ -78,6 +78,7 @@ typedef struct run_ctx {
     const traceload_rule *trules;     /* the trace's rules with their work factors (arena) */
     double fallback_factor;           /* work factor of jobs no rule maps */
     spill_store *spill;               /* where the world's ended jobs go (NULL: kept in memory) */
+    synth_stream *synth;              /* the synthetic jobs, generated as the run reaches them */
 } run_ctx;
 
 static void run_fini(run_ctx *r)
@@ -91,7 +92,8 @@ static void run_fini(run_ctx *r)
     }
     fault_injector_destroy(r->faults);
     world_destroy(r->w);
-    spill_destroy(r->spill); /* after the table that reads it */
+    spill_destroy(r->spill);       /* after the table that reads it */
+    synth_stream_destroy(r->synth); /* and the one it feeds */
     diag_destroy(r->d);
     arena_destroy(r->a);
 }
@@ -341,7 +343,8 @@ static void add_spares(run_ctx *r, job_table *jobs)
 {
     size_t n = job_table_count(jobs);
     sim_time late = r->spec->horizon_ns;
-    if (n > 0 && job_table_get(jobs, (job_id)(n - 1))->spec.submit > late) {
+    /* (without services the synthetic jobs stay ungenerated until the run reaches them) */
+    if (r->spec->n_services > 0 && n > 0 && job_table_get(jobs, (job_id)(n - 1))->spec.submit > late) {
         late = job_table_get(jobs, (job_id)(n - 1))->spec.submit;
     }
     r->svc_ids = arena_calloc(r->a, r->spec->n_services + 1, sizeof *r->svc_ids);
@@ -1073,7 +1076,10 @@ int run_scenario(const run_opts *o)
         rng_root root = rng_root_make(r.spec->seed);
         add_replicas(&r, jobs); /* at t = 0: before every generated job */
         if (!o->check_only) { /* check runs nothing: the jobs are counted, not generated */
-            synth_generate(cls, r.spec->workload.n_jobs, &root, r.spec->horizon_ns, jobs);
+            size_t n_synth;
+            r.synth = synth_stream_create(cls, r.spec->workload.n_jobs, &root,
+                                          r.spec->horizon_ns, &n_synth);
+            job_table_set_source(jobs, n_synth, synth_stream_next, r.synth);
         }
         r.has_trace = cfg_present(r.spec->workload.trace.at);
         if (r.has_trace) {

@@ -22,80 +22,128 @@ double synth_draw(const synth_dist *d, rng_stream *s)
     return 0;
 }
 
-typedef struct pending_job {
-    job_spec spec;
-    size_t cls, seq;
-} pending_job;
+/* One class's process: its streams and the next job it will give (drawn ahead). */
+typedef struct class_state {
+    rng_stream *arr, *dur;
+    double at_s;   /* the last arrival drawn, s */
+    size_t seq;    /* the next job's index in its class */
+    bool has;      /* a next job is drawn: at, work_s */
+    sim_time at;
+    double work_s;
+} class_state;
 
-static int by_submit(const void *pa, const void *pb)
+struct synth_stream {
+    const synth_class *cls; /* borrowed */
+    size_t n;
+    sim_time horizon_ns;
+    class_state *st;
+};
+
+/* Draw class c's next arrival (and its duration when it falls in the horizon). The draws are
+ * those of the class's own streams in its own order, whatever the other classes do. */
+static void draw_next(synth_stream *s, size_t c)
 {
-    const pending_job *a = pa, *b = pb;
-    if (a->spec.submit != b->spec.submit) {
-        return a->spec.submit < b->spec.submit ? -1 : 1;
+    const synth_class *k = &s->cls[c];
+    class_state *st = &s->st[c];
+    st->has = false;
+    if (k->count != 0 && st->seq >= k->count) {
+        return;
     }
-    if (a->cls != b->cls) {
-        return a->cls < b->cls ? -1 : 1;
+    st->at_s += synth_draw(&k->interarrival_s, st->arr);
+    /* A rate below ~1e-10/s draws an arrival past sim_time's range (+-292 years), so past any
+     * horizon: stop before converting it (the conversion asserts). */
+    if (!sim_time_s_in_range(st->at_s)) {
+        return;
     }
-    return a->seq < b->seq ? -1 : (a->seq > b->seq);
+    sim_time at = sim_time_from_s(st->at_s);
+    if (at > s->horizon_ns) {
+        return;
+    }
+    double work_s = synth_draw(&k->duration_s, st->dur);
+    st->at = at;
+    st->work_s = work_s < 1e-9 ? 1e-9 : work_s;
+    st->has = true;
 }
 
-size_t synth_generate(const synth_class *classes, size_t n, const rng_root *root,
-                      sim_time horizon_ns, job_table *t)
+/* Jobs class k gives before the horizon: its arrivals alone, from a second copy of its stream. */
+static size_t count_class(const synth_class *k, const rng_root *root, sim_time horizon_ns)
 {
-    pending_job *all = NULL;
-    size_t n_all = 0, cap = 0;
+    rng_stream *arr = rng_stream_open(root, SYNTH_STREAM_ARRIVALS, rng_hash64(k->name));
+    double at_s = k->start_s;
+    size_t n = 0;
+    for (size_t seq = 0; k->count == 0 || seq < k->count; seq++) {
+        at_s += synth_draw(&k->interarrival_s, arr);
+        if (!sim_time_s_in_range(at_s) || sim_time_from_s(at_s) > horizon_ns) {
+            break;
+        }
+        n++;
+    }
+    rng_stream_close(arr);
+    return n;
+}
+
+synth_stream *synth_stream_create(const synth_class *classes, size_t n, const rng_root *root,
+                                  sim_time horizon_ns, size_t *n_jobs)
+{
+    synth_stream *s = xcalloc(1, sizeof *s, "synthetic stream");
+    s->cls = classes;
+    s->n = n;
+    s->horizon_ns = horizon_ns;
+    s->st = xcalloc(n ? n : 1, sizeof *s->st, "synthetic stream");
+    *n_jobs = 0;
     for (size_t c = 0; c < n; c++) {
         const synth_class *k = &classes[c];
         SIM_ASSERT(k->count > 0 || horizon_ns < SIM_TIME_MAX);
+        *n_jobs += count_class(k, root, horizon_ns);
         uint64_t idx = rng_hash64(k->name);
-        rng_stream *arr = rng_stream_open(root, SYNTH_STREAM_ARRIVALS, idx);
-        rng_stream *dur = rng_stream_open(root, SYNTH_STREAM_DURATIONS, idx);
-        double at_s = k->start_s;
-        for (size_t seq = 0; k->count == 0 || seq < k->count; seq++) {
-            at_s += synth_draw(&k->interarrival_s, arr);
-            /* A rate below ~1e-10/s draws an arrival past sim_time's range (+-292 years), so past
-             * any horizon: stop before converting it (the conversion asserts). */
-            if (!sim_time_s_in_range(at_s)) {
-                break;
-            }
-            sim_time at = sim_time_from_s(at_s);
-            if (at > horizon_ns) {
-                break;
-            }
-            double work_s = synth_draw(&k->duration_s, dur);
-            if (work_s < 1e-9) {
-                work_s = 1e-9;
-            }
-            if (n_all == cap) {
-                cap = cap ? 2 * cap : 256;
-                all = xrealloc(all, cap * sizeof *all, "synthetic jobs");
-            }
-            all[n_all++] = (pending_job){
-                .spec = {.class_name = k->name,
-                         .req = k->req,
-                         .submit = at,
-                         .work_s = work_s,
-                         .mem_bytes = k->mem_bytes,
-                         .profile = k->profile,
-                         .pod = {.priority = k->priority,
-                                 .gpu_spec = k->gpu_spec,
-                                 .cpu_milli = k->cpu_milli,
-                                 .host_mem_bytes = k->host_mem_bytes,
-                                 .place = k->place,
-                                 .node_pin = seq < k->n_node_pin ? k->node_pin[seq] : 0}},
-                .cls = c,
-                .seq = seq,
-            };
+        s->st[c].arr = rng_stream_open(root, SYNTH_STREAM_ARRIVALS, idx);
+        s->st[c].dur = rng_stream_open(root, SYNTH_STREAM_DURATIONS, idx);
+        s->st[c].at_s = k->start_s;
+        draw_next(s, c);
+    }
+    return s;
+}
+
+bool synth_stream_next(void *ctx, job_spec *out)
+{
+    synth_stream *s = ctx;
+    size_t best = s->n;
+    for (size_t c = 0; c < s->n; c++) { /* the earliest; at equal times the first class */
+        if (s->st[c].has && (best == s->n || s->st[c].at < s->st[best].at)) {
+            best = c;
         }
-        rng_stream_close(arr);
-        rng_stream_close(dur);
     }
-    if (n_all > 1) {
-        qsort(all, n_all, sizeof *all, by_submit);
+    if (best == s->n) {
+        return false;
     }
-    for (size_t i = 0; i < n_all; i++) {
-        job_table_add(t, &all[i].spec);
+    const synth_class *k = &s->cls[best];
+    class_state *st = &s->st[best];
+    size_t seq = st->seq++;
+    *out = (job_spec){.class_name = k->name,
+                      .req = k->req,
+                      .submit = st->at,
+                      .work_s = st->work_s,
+                      .mem_bytes = k->mem_bytes,
+                      .profile = k->profile,
+                      .pod = {.priority = k->priority,
+                              .gpu_spec = k->gpu_spec,
+                              .cpu_milli = k->cpu_milli,
+                              .host_mem_bytes = k->host_mem_bytes,
+                              .place = k->place,
+                              .node_pin = seq < k->n_node_pin ? k->node_pin[seq] : 0}};
+    draw_next(s, best);
+    return true;
+}
+
+void synth_stream_destroy(synth_stream *s)
+{
+    if (!s) {
+        return;
     }
-    free(all);
-    return n_all;
+    for (size_t c = 0; c < s->n; c++) {
+        rng_stream_close(s->st[c].arr);
+        rng_stream_close(s->st[c].dur);
+    }
+    free(s->st);
+    free(s);
 }

@@ -58,10 +58,18 @@ typedef struct synth_class {
 /* Draw one value of d from stream s (seconds, > 0 for valid parameters). */
 double synth_draw(const synth_dist *d, rng_stream *s);
 
-/* Generate the jobs of n classes into t (appended, chronological). A class with count 0 needs
- * a finite horizon (horizon_ns < SIM_TIME_MAX). Durations are floored at 1 ns of work.
- * Returns the number of jobs added. */
-size_t synth_generate(const synth_class *classes, size_t n, const rng_root *root,
-                      sim_time horizon_ns, job_table *t);
-
+/* The jobs of n classes, chronological, given one at a time as a job table source
+ * (model/cluster/job.h job_table_set_source). A class with count 0 needs a finite horizon
+ * (horizon_ns < SIM_TIME_MAX); durations are floored at 1 ns of work. Each class's next job is drawn ahead from its own
+ * streams, and the earliest is given (ties: the class listed first), so no job exists before it is
+ * asked for. *n_jobs gets how many it will give (a first pass draws the arrivals alone).
+ * classes are borrowed for the stream's life, root only during the call; caller owns
+ * (synth_stream_destroy). */
+typedef struct synth_stream synth_stream;
+synth_stream *synth_stream_create(const synth_class *classes, size_t n, const rng_root *root,
+                                  sim_time horizon_ns, size_t *n_jobs);
+/* job_source_fn over a synth_stream (ctx). */
+bool synth_stream_next(void *ctx, job_spec *out);
+/* Close its streams and free it; NULL is a no-op. */
+void synth_stream_destroy(synth_stream *s);
 #endif

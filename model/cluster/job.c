@@ -26,7 +26,10 @@ struct job_table {
     job **pages;          /* per page: JOB_PAGE jobs, or NULL once spilled */
     uint32_t *live;       /* per page: jobs added and not yet ended */
     uint32_t *spill_units; /* per spilled page: how many units its jobs hold */
-    size_t n, n_pages, cap_pages;
+    size_t n, n_pages, cap_pages; /* n: jobs in pages (added or generated) */
+    size_t n_total;                /* n plus the jobs the source will still give */
+    job_source_fn *next;           /* NULL: no source */
+    void *next_ctx;
     uint32_t *ready; /* pages full and all ended, not yet spilled */
     size_t n_ready, cap_ready;
     const job_spill_ops *ops; /* NULL: never spill */
@@ -105,7 +108,8 @@ static void copy_spec(job_spec *d, const job_spec *s)
     d->pod.clone = s->pod.clone;
 }
 
-job_id job_table_add(job_table *t, const job_spec *spec)
+/* Append a job (from the caller or the source). */
+static job_id append(job_table *t, const job_spec *spec)
 {
     SIM_ASSERT(spec->req.n_workers >= 1 && spec->work_s > 0); /* per_worker 0: CPU-only */
     SIM_ASSERT(t->n < UINT32_MAX);
@@ -135,9 +139,37 @@ job_id job_table_add(job_table *t, const job_spec *spec)
     return (job_id)t->n++;
 }
 
+job_id job_table_add(job_table *t, const job_spec *spec)
+{
+    SIM_ASSERT(t->n == t->n_total); /* a source's jobs come first */
+    t->n_total++;
+    return append(t, spec);
+}
+
+void job_table_set_source(job_table *t, size_t n, job_source_fn *next, void *ctx)
+{
+    SIM_ASSERT(t->n == t->n_total && next != NULL);
+    t->n_total += n;
+    t->next = next;
+    t->next_ctx = ctx;
+}
+
 size_t job_table_count(const job_table *t)
 {
-    return t->n;
+    return t->n_total;
+}
+
+/* Generate the source's jobs up to id. The table was created mutable (job_table_create): a
+ * lookup through a const pointer may fill it in, as it reads spilled pages back. */
+static void generate_to(const job_table *ct, job_id id)
+{
+    job_table *t = (job_table *)ct;
+    while (t->n <= id) {
+        job_spec s;
+        bool more = t->next(t->next_ctx, &s);
+        SIM_ASSERT(more); /* it promised n_total jobs */
+        append(t, &s);
+    }
 }
 
 /* Read spilled page p into a cache slot (the least recently filled); its jobs. */
@@ -185,14 +217,21 @@ static job *load_page(const job_table *t, uint32_t p)
 
 const job *job_table_get(const job_table *t, job_id id)
 {
-    SIM_ASSERT(id < t->n);
+    SIM_ASSERT(id < t->n_total);
+    if (id >= t->n) {
+        generate_to(t, id);
+    }
     const job *page = t->pages[id / JOB_PAGE];
     return page ? &page[id % JOB_PAGE] : &load_page(t, id / JOB_PAGE)[id % JOB_PAGE];
 }
 
 static job *get_mut(job_table *t, job_id id)
 {
-    SIM_ASSERT(id < t->n && t->pages[id / JOB_PAGE] != NULL); /* an ended job never changes */
+    SIM_ASSERT(id < t->n_total);
+    if (id >= t->n) {
+        generate_to(t, id);
+    }
+    SIM_ASSERT(t->pages[id / JOB_PAGE] != NULL); /* an ended job never changes */
     return &t->pages[id / JOB_PAGE][id % JOB_PAGE];
 }
 

@@ -121,11 +121,22 @@ void job_table_spill(job_table *t, void (*on_page)(void *user, uint32_t page), v
 size_t job_table_n_spilled(const job_table *t);
 
 /* Add a job in state JOB_PENDING; returns its id (ids are 0, 1, 2, ... in order of addition).
- * The spec is copied; its strings are borrowed. */
+ * The spec is copied; its strings are borrowed. With a source, only once it has given every job
+ * it promised (a lookup of the last id does that). */
 job_id job_table_add(job_table *t, const job_spec *spec);
-/* Number of jobs. */
+/* The next job of a generator (a synthetic arrival process) into *out (strings borrowed as
+ * job_table_add's); false when it has none left. */
+typedef bool job_source_fn(void *ctx, job_spec *out);
+/* The table's next n jobs (ids count .. count + n - 1) come from next(ctx) (ctx borrowed for the
+ * table's life), each only when a lookup first reaches its id: arrivals generated as the clock
+ * advances, so a run holds no job before it is due. next must give exactly n more jobs. The count
+ * includes them at once. */
+void job_table_set_source(job_table *t, size_t n, job_source_fn *next, void *ctx);
+/* Number of jobs (those a source will still give included). */
 size_t job_table_count(const job_table *t);
-/* Job by id (id < count); borrowed. A job of a page in memory stays where it is until destroy
+/* Job by id (id < count); borrowed. A job a source has not given yet is generated first (with
+ * every id before it: the table is logically const, its contents fixed by the source). A job of
+ * a page in memory stays where it is until destroy
  * (adding jobs moves none). A job of a spilled page is read back into a small cache of pages:
  * its record is valid until JOB_SPILL_CACHE other spilled pages have been read (readers that go
  * through the ids in order hold any two neighbours at once). Aborts when the store cannot read a

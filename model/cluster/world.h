@@ -1,8 +1,8 @@
 /* model/cluster/world.h - the simulated cluster world: drives the engine through arrivals, policy
  * decisions, job progress and completions, and records what happened.
  *
- * Data flow of a run: jobs (model/cluster/job.h, all known up front, chronological) arrive one by one as
- * events; each arrival and each completion calls the policy (model/policy/policy.h) with a
+ * Data flow of a run: jobs (model/cluster/job.h, chronological; a table with a source generates each
+ * when the run reaches it) arrive one by one as events; each arrival and each completion calls the policy (model/policy/policy.h) with a
  * read-only view; the world validates every decision against the cluster (model/cluster/cluster.h) and
  * applies the valid ones: a placed job takes its units, and fails at once with OOM when its
  * memory need does not fit (the cluster's memory rule), else starts running. A placed job whose

@@ -10,8 +10,10 @@
 #include "sim/err.h"
 #include "sim/xalloc.h"
 #include "tests/unit/fixtures.h"
+#include "tests/unit/oracle_synth.h"
 #include "tests/unit/worldfx.h"
 #include "tools/spill.h"
+#include "workloads/synth.h"
 
 /* A store that refuses every page. */
 static int put_fail(void *ctx, uint32_t key, const void *buf, size_t n)
@@ -170,4 +172,62 @@ Test(spill, a_world_that_spills_runs_every_job_alike)
     world_destroy(w[0]);
     world_destroy(w[1]);
     spill_destroy(s);
+}
+
+/* A source that counts how many jobs it was asked for. */
+typedef struct counting {
+    synth_stream *s;
+    size_t asked;
+} counting;
+
+static bool counted_next(void *ctx, job_spec *out)
+{
+    counting *c = ctx;
+    c->asked++;
+    return synth_stream_next(c->s, out);
+}
+
+/* Three classes (two fixed-interval, so ties at equal times occur) into one table generated up
+ * front by the sorted generator (the oracle) and one fed by the stream: the same jobs in the same order, and the stream's table
+ * generates a job only when a lookup reaches it. */
+Test(spill, a_synthetic_source_gives_the_jobs_of_the_sorted_generator_when_asked)
+{
+    synth_class cls[3] = {
+        {.name = "a", .req = {"nvidia.com/gpu", 1, 1}, .interarrival_s = {SYNTH_FIXED, 60, 0},
+         .duration_s = {SYNTH_LOGNORMAL, 600, 0.5}},
+        {.name = "b", .req = {"nvidia.com/gpu", 2, 1}, .interarrival_s = {SYNTH_FIXED, 90, 0},
+         .duration_s = {SYNTH_EXPONENTIAL, 100, 0}, .count = 300},
+        {.name = "c", .req = {"nvidia.com/gpu", 1, 4}, .interarrival_s = {SYNTH_EXPONENTIAL, 45, 0},
+         .duration_s = {SYNTH_EXPONENTIAL, 1000, 0}, .start_s = 3600},
+    };
+    rng_root root = rng_root_make(11);
+    sim_time horizon = sim_time_from_s(86400);
+    job_table *up = job_table_create(), *lazy = job_table_create();
+    size_t n = oracle_synth_generate(cls, 3, &root, horizon, up);
+    size_t n_stream;
+    counting c = {.s = synth_stream_create(cls, 3, &root, horizon, &n_stream)};
+    cr_assert_eq(n_stream, n);
+    cr_assert_gt(n, 2000);
+    job_table_set_source(lazy, n, counted_next, &c);
+    cr_assert_eq(job_table_count(lazy), n);
+    cr_assert_eq(c.asked, 0);
+    const job *j = job_table_get(lazy, 9);
+    cr_assert_eq(c.asked, 10); /* ids 0..9, nothing beyond */
+    cr_assert_eq(j->id, 9);
+    size_t ties = 0;
+    for (job_id i = 0; i < n; i++) {
+        const job *x = job_table_get(up, i), *y = job_table_get(lazy, i);
+        cr_assert_str_eq(x->spec.class_name, y->spec.class_name, "job %u", (unsigned)i);
+        cr_assert_eq(x->spec.submit, y->spec.submit);
+        cr_assert_float_eq(x->spec.work_s, y->spec.work_s, 0);
+        cr_assert_eq(x->spec.req.per_worker, y->spec.req.per_worker);
+        ties += i > 0 && job_table_get(up, i - 1)->spec.submit == x->spec.submit;
+    }
+    cr_assert_gt(ties, 0); /* a and b meet every 180 s: the class listed first goes first */
+    cr_assert_eq(c.asked, n);
+    job_spec none;
+    cr_assert(!synth_stream_next(c.s, &none));
+    job_table_destroy(up);
+    job_table_destroy(lazy);
+    synth_stream_destroy(c.s);
 }
