@@ -16,7 +16,8 @@
 #include "sim/xalloc.h"
 #include "tools/numfmt.h"
 
-char *jsonw_format_number(char *buf, double v)
+/* jsonw_format_number's text into buf; returns its length. */
+static size_t format_number(char *buf, double v)
 {
     SIM_ASSERT(isfinite(v));
     if (v == floor(v) && fabs(v) <= 9007199254740992.0) {
@@ -26,45 +27,31 @@ char *jsonw_format_number(char *buf, double v)
         if (i < 0) {
             buf[k++] = '-';
         }
-        numfmt_u64(buf + k, i < 0 ? (uint64_t)0 - (uint64_t)i : (uint64_t)i);
-    } else {
-        numfmt_g17(buf, v);
+        return k + numfmt_u64(buf + k, i < 0 ? (uint64_t)0 - (uint64_t)i : (uint64_t)i);
     }
+    return numfmt_g17(buf, v);
+}
+
+char *jsonw_format_number(char *buf, double v)
+{
+    format_number(buf, v);
     return buf;
 }
 
 void jsonw_init(jsonw *w, FILE *f)
 {
     memset(w, 0, sizeof *w);
-    w->f = f;
+    bufw_init(&w->out, f);
 }
 
-static void flush(jsonw *w)
-{
-    fwrite(w->buf, 1, w->n, w->f);
-    w->n = 0;
-}
-
-/* Append n bytes (any length) to the buffer. */
 static void put(jsonw *w, const void *p, size_t n)
 {
-    if (w->n + n > sizeof w->buf) {
-        flush(w);
-        if (n > sizeof w->buf) {
-            fwrite(p, 1, n, w->f);
-            return;
-        }
-    }
-    memcpy(w->buf + w->n, p, n);
-    w->n += n;
+    bufw_put(&w->out, p, n);
 }
 
 static void put_c(jsonw *w, char c)
 {
-    if (w->n == sizeof w->buf) {
-        flush(w);
-    }
-    w->buf[w->n++] = c;
+    bufw_c(&w->out, c);
 }
 
 static void put_s(jsonw *w, const char *s)
@@ -147,6 +134,18 @@ void jsonw_array_end(jsonw *w)
  * (all of them in the usual names) are written whole. */
 static void put_string(jsonw *w, const char *s)
 {
+    size_t n = 0;
+    while ((unsigned char)s[n] > 31 && s[n] != '"' && s[n] != '\\') {
+        n++;
+    }
+    if (!s[n] && n + 2 <= BUFW_LEN) { /* nothing to escape: one copy */
+        char *p = bufw_room(&w->out, n + 2);
+        p[0] = '"';
+        memcpy(p + 1, s, n);
+        p[n + 1] = '"';
+        bufw_used(&w->out, n + 2);
+        return;
+    }
     put_c(w, '"');
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
         const unsigned char *run = p;
@@ -193,11 +192,15 @@ void jsonw_key(jsonw *w, const char *key)
 {
     SIM_ASSERT(w->depth > 0 && w->is_object[w->depth - 1] && !w->key_written);
     unsigned top = w->depth - 1;
+    char *p = bufw_room(&w->out, 2 + w->depth); /* ",\n" and the indent in one go */
+    size_t k = 0;
     if (w->has_items[top]) {
-        put(w, ",\n", 2);
+        p[k++] = ',';
+        p[k++] = '\n';
     }
     w->has_items[top] = true;
-    tabs(w, w->depth);
+    memset(p + k, '\t', w->depth);
+    bufw_used(&w->out, k + w->depth);
     put_string(w, key);
     put(w, ":\t", 2);
     w->key_written = true;
@@ -205,16 +208,14 @@ void jsonw_key(jsonw *w, const char *key)
 
 void jsonw_number(jsonw *w, double v)
 {
-    char buf[JSONW_NUM_LEN];
     before_value(w);
-    put_s(w, jsonw_format_number(buf, v));
+    bufw_used(&w->out, format_number(bufw_room(&w->out, JSONW_NUM_LEN), v));
 }
 
 void jsonw_u64(jsonw *w, uint64_t v)
 {
-    char buf[NUMFMT_LEN];
     before_value(w);
-    put(w, buf, numfmt_u64(buf, v));
+    bufw_u64(&w->out, v);
 }
 
 void jsonw_string(jsonw *w, const char *s)
@@ -264,6 +265,5 @@ int jsonw_tree(jsonw *w, const cJSON *item)
 int jsonw_finish(jsonw *w)
 {
     SIM_ASSERT(w->depth == 0 && !w->key_written);
-    flush(w);
-    return ferror(w->f) ? SIM_EIO : 0;
+    return bufw_flush(&w->out);
 }

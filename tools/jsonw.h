@@ -14,13 +14,15 @@
  * (SIM_ASSERT). jsonw_format_number gives the same text for cJSON raw items (tools/out.h).
  * Misuse (a value in an object without a key, unbalanced ends, nesting deeper than
  * JSONW_MAX_DEPTH) is a bug and caught by SIM_ASSERT. Output is gathered in the writer's buffer
- * and handed to the FILE in large pieces; jsonw_finish hands over the rest and reports write
- * errors.
+ * (tools/bufw.h) and handed to the FILE in large pieces; jsonw_finish hands over the rest and
+ * reports write errors.
  * Ownership: the writer borrows the FILE for its life and allocates nothing that outlives a
  * call. Units: none.
  */
 #ifndef SIMPROJ_TOOLS_JSONW_H
 #define SIMPROJ_TOOLS_JSONW_H
+
+#include "tools/bufw.h"
 
 #include <cjson/cJSON.h>
 #include <stdbool.h>
@@ -31,12 +33,8 @@
 /* Buffer size for jsonw_format_number: "%.17g" of any double fits with room to spare. */
 #define JSONW_NUM_LEN 40
 
-#define JSONW_BUF_LEN 65536 /* bytes gathered before each write to the FILE */
-
 typedef struct jsonw {
-    FILE *f;                         /* borrowed */
-    char buf[JSONW_BUF_LEN];         /* output not yet handed to f */
-    size_t n;                        /* bytes in buf */
+    bufw out;                        /* output not yet handed to the FILE (borrowed) */
     unsigned depth;                  /* containers open */
     bool is_object[JSONW_MAX_DEPTH]; /* kind of each open container */
     bool has_items[JSONW_MAX_DEPTH]; /* it has a member/element already */

@@ -53,24 +53,58 @@ static u128 scaled_round(uint64_t m, int k, int s)
     return q;
 }
 
-/* Digits of v (v < 10^20) into buf, most significant first; returns their count. */
-static size_t put_digits(char *buf, uint64_t v)
+/* "00" "01" ... "99": two digits per table read instead of one division per digit. */
+static const char pairs[201] = "000102030405060708091011121314151617181920212223242526272829"
+                               "303132333435363738394041424344454647484950515253545556575859"
+                               "606162636465666768697071727374757677787980818283848586878889"
+                               "90919293949596979899";
+
+/* The n decimal digits of v (v < 10^n, leading zeros kept) into buf[0..n). */
+static void put_fixed(char *buf, uint64_t v, size_t n)
 {
-    char tmp[24];
-    size_t n = 0;
-    do {
-        tmp[n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    for (size_t i = 0; i < n; i++) {
-        buf[i] = tmp[n - 1 - i];
+    while (n >= 2) {
+        memcpy(buf + n - 2, pairs + 2 * (v % 100), 2);
+        v /= 100;
+        n -= 2;
+    }
+    if (n) {
+        buf[0] = (char)('0' + v);
+    }
+}
+
+/* The 8 digits of v < 10^8 into buf[0..8): two independent 4-digit halves. */
+static void put8(char *buf, uint32_t v)
+{
+    uint32_t hi = v / 10000, lo = v % 10000;
+    memcpy(buf, pairs + 2 * (hi / 100), 2);
+    memcpy(buf + 2, pairs + 2 * (hi % 100), 2);
+    memcpy(buf + 4, pairs + 2 * (lo / 100), 2);
+    memcpy(buf + 6, pairs + 2 * (lo % 100), 2);
+}
+
+/* The 17 digits of 10^16 <= v < 10^17 into buf[0..17). */
+static void put17(char *buf, uint64_t v)
+{
+    uint64_t rest = v % 10000000000000000ULL;
+    buf[0] = (char)('0' + v / 10000000000000000ULL);
+    put8(buf + 1, (uint32_t)(rest / 100000000));
+    put8(buf + 9, (uint32_t)(rest % 100000000));
+}
+
+/* Number of decimal digits of v (1 for 0). */
+static size_t n_digits(uint64_t v)
+{
+    size_t n = 1;
+    while (n < 20 && v >= pow10_u64[n]) {
+        n++;
     }
     return n;
 }
 
 size_t numfmt_u64(char *buf, uint64_t v)
 {
-    size_t n = put_digits(buf, v);
+    size_t n = n_digits(v);
+    put_fixed(buf, v, n);
     buf[n] = '\0';
     return n;
 }
@@ -78,39 +112,47 @@ size_t numfmt_u64(char *buf, uint64_t v)
 size_t numfmt_fixed9(char *buf, int64_t ns)
 {
     SIM_ASSERT(ns >= 0);
-    size_t n = put_digits(buf, (uint64_t)ns / 1000000000ULL);
-    uint64_t frac = (uint64_t)ns % 1000000000ULL;
+    size_t n = numfmt_u64(buf, (uint64_t)ns / 1000000000ULL);
     buf[n++] = '.';
-    for (int i = 8; i >= 0; i--) {
-        buf[n + (size_t)i] = (char)('0' + frac % 10);
-        frac /= 10;
-    }
+    put_fixed(buf + n, (uint64_t)ns % 1000000000ULL, 9);
     n += 9;
     buf[n] = '\0';
     return n;
 }
 
+static size_t g17_printf(char *buf, double v)
+{
+    int n = snprintf(buf, NUMFMT_LEN, "%.17g", v);
+    return n > 0 ? (size_t)n : 0;
+}
+
+/* The smallest double >= 10^k, k = -4..16 (the literals of negative powers round up), for the
+ * first guess of a value's decimal exponent. */
+static const double pow10_ge[21] = {1e-4, 1e-3, 1e-2, 1e-1, 1e0,  1e1,  1e2,  1e3,  1e4,  1e5, 1e6,
+                                    1e7,  1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16};
+
 size_t numfmt_g17(char *buf, double v)
 {
     double a = fabs(v);
     if (!(a >= 1e-4 && a < 9007199254740992.0)) { /* exponent style, zero, huge, NaN/Inf */
-        int n = snprintf(buf, NUMFMT_LEN, "%.17g", v);
-        return n > 0 ? (size_t)n : 0;
+        return g17_printf(buf, v);
     }
-    int e;
-    double f = frexp(a, &e); /* a = f 2^e, 0.5 <= f < 1 */
-    uint64_t m = (uint64_t)ldexp(f, 53);
-    int s = 53 - e; /* a = m / 2^s; 0 <= s <= 66 here */
-    if (s < 0) {    /* cannot happen below 2^53; kept exact anyway */
-        int n = snprintf(buf, NUMFMT_LEN, "%.17g", v);
-        return n > 0 ? (size_t)n : 0;
+    uint64_t bits;
+    memcpy(&bits, &a, sizeof bits);
+    int e2 = (int)(bits >> 52) - 1023; /* a normal: a = M 2^(e2 - 52), 2^52 <= M < 2^53 */
+    uint64_t m = (bits & ((1ULL << 52) - 1)) | (1ULL << 52);
+    int s = 52 - e2; /* a = m / 2^s; 0 <= s <= 66 here */
+    int tz = __builtin_ctzll(m);
+    tz = tz < s ? tz : s; /* fewer bits to shift: same value */
+    m >>= tz;
+    s -= tz;
+    /* the decimal exponent X of the value rounded to 17 digits: 10^16 <= n < 10^17. The guess
+     * from 2^e2 <= a is X or X - 1, and a >= pow10_ge[x + 1] > 10^(x + 1) lifts it without
+     * passing X; rounding up to 10^17 moves it on in the loop */
+    int x = (int)floor(e2 * 0.30102999566398120);
+    if (x + 1 <= 16 && a >= pow10_ge[x + 1 + 4]) {
+        x++;
     }
-    while (s > 0 && !(m & 1)) { /* fewer bits to shift: same value */
-        m >>= 1;
-        s--;
-    }
-    /* the decimal exponent X of the value rounded to 17 digits: 10^16 <= n < 10^17 */
-    int x = (int)floor((e - 1) * 0.30102999566398120); /* 2^(e-1) <= a: X or X - 1 */
     u128 n;
     for (;;) {
         n = scaled_round(m, G_DIGITS - 1 - x, s);
@@ -123,11 +165,10 @@ size_t numfmt_g17(char *buf, double v)
         }
     }
     if (x < -4) { /* rounded down below 1e-4: exponent style */
-        int k = snprintf(buf, NUMFMT_LEN, "%.17g", v);
-        return k > 0 ? (size_t)k : 0;
+        return g17_printf(buf, v);
     }
     char d[G_DIGITS + 1];
-    put_digits(d, (uint64_t)n);
+    put17(d, (uint64_t)n);
     size_t len = 0;
     if (v < 0) {
         buf[len++] = '-';

@@ -8,98 +8,49 @@
 #include "sim/err.h"
 #include "sim/stats.h"
 #include "sim/xalloc.h"
-#include "tools/numfmt.h"
+#include "tools/bufw.h"
 #include "tools/out.h"
 
-/* A buffered writer for the CSV files: fields are formatted by hand into one large buffer that
- * is handed to the FILE in 64 KiB pieces (fprintf per field was most of jobs.csv's cost). */
-typedef struct csvw {
-    FILE *f; /* borrowed */
-    size_t n;
-    char buf[1 << 16];
-} csvw;
-
-static void cw_flush(csvw *w)
-{
-    fwrite(w->buf, 1, w->n, w->f);
-    w->n = 0;
-}
-
-/* Room for at least need more bytes (need <= sizeof buf). */
-static char *cw_room(csvw *w, size_t need)
-{
-    if (w->n + need > sizeof w->buf) {
-        cw_flush(w);
-    }
-    return w->buf + w->n;
-}
-
-static void cw_put(csvw *w, const char *p, size_t n)
-{
-    if (n > sizeof w->buf / 2) {
-        cw_flush(w);
-        fwrite(p, 1, n, w->f);
-        return;
-    }
-    memcpy(cw_room(w, n), p, n);
-    w->n += n;
-}
-
-static void cw_c(csvw *w, char c)
-{
-    *cw_room(w, 1) = c;
-    w->n++;
-}
-
-static void cw_u64(csvw *w, uint64_t v)
-{
-    w->n += numfmt_u64(cw_room(w, NUMFMT_LEN), v);
-}
-
-static void cw_g17(csvw *w, double v)
-{
-    w->n += numfmt_g17(cw_room(w, NUMFMT_LEN), v);
-}
+/* The CSV files are formatted by hand into a bufw (tools/bufw.h; fprintf per field was most of
+ * jobs.csv's cost). */
 
 /* Seconds with 9 decimals (exact ns), or empty when t < 0. */
-static void cw_time(csvw *w, sim_time t)
+static void cw_time(bufw *w, sim_time t)
 {
     if (t >= 0) {
-        w->n += numfmt_fixed9(cw_room(w, NUMFMT_LEN), t);
+        bufw_fixed9(w, t);
     }
 }
 
 /* A field that may contain commas or quotes, quoted as RFC 4180 asks. */
-static void cw_text(csvw *w, const char *s)
+static void cw_text(bufw *w, const char *s)
 {
     if (!strpbrk(s, ",\"\n\r")) {
-        cw_put(w, s, strlen(s));
+        bufw_put(w, s, strlen(s));
         return;
     }
-    cw_c(w, '"');
+    bufw_c(w, '"');
     for (; *s; s++) {
         if (*s == '"') {
-            cw_c(w, '"');
+            bufw_c(w, '"');
         }
-        cw_c(w, *s);
+        bufw_c(w, *s);
     }
-    cw_c(w, '"');
+    bufw_c(w, '"');
 }
 
 /* Flush and free the writer; SIM_EIO when the FILE saw an error. */
-static int cw_finish(csvw *w)
+static int cw_finish(bufw *w)
 {
-    cw_flush(w);
-    int rc = ferror(w->f) ? SIM_EIO : 0;
+    int rc = bufw_flush(w);
     free(w);
     return rc;
 }
 
-static csvw *cw_create(FILE *f)
+static bufw *cw_create(FILE *f)
 {
-    csvw *w = xmalloc(sizeof *w, "CSV writer"); /* 64 KiB: not on the stack */
-    w->f = f;
-    w->n = 0;
+    bufw *w = xmalloc(sizeof *w, "CSV writer"); /* 64 KiB: not on the stack */
+    bufw_init(w, f);
     return w;
 }
 
@@ -120,13 +71,13 @@ void out_csv_field(FILE *f, const char *s)
 }
 
 /* One job's placement: units separated by spaces, each NODE/GPU or NODE/GPU/PROFILE@START. */
-static void cw_placement(csvw *w, const cluster *c, const job *j)
+static void cw_placement(bufw *w, const cluster *c, const job *j)
 {
     for (uint32_t u = 0; u < j->n_units; u++) {
         const cluster_device *cd = cluster_device_get(c, j->units[u]);
         const char *node = cluster_node_name(c, cd->node);
         if (u) {
-            cw_c(w, ' ');
+            bufw_c(w, ' ');
         }
         bool quote =
             strpbrk(node, ",\"\n\r") || (cd->profile && strpbrk(cd->profile->name, ",\"\n\r"));
@@ -142,17 +93,17 @@ static void cw_placement(csvw *w, const cluster *c, const job *j)
             cw_text(w, unit);
             continue;
         }
-        cw_put(w, node, strlen(node));
-        cw_c(w, '/');
-        cw_u64(w, cluster_gpu_get(c, cd->gpu)->index);
+        bufw_put(w, node, strlen(node));
+        bufw_c(w, '/');
+        bufw_u64(w, cluster_gpu_get(c, cd->gpu)->index);
         if (cd->profile) {
-            cw_c(w, '/');
-            cw_put(w, cd->profile->name, strlen(cd->profile->name));
-            cw_c(w, '@');
+            bufw_c(w, '/');
+            bufw_put(w, cd->profile->name, strlen(cd->profile->name));
+            bufw_c(w, '@');
             if (cd->mig_start < 0) {
-                cw_c(w, '-');
+                bufw_c(w, '-');
             }
-            cw_u64(w, (uint64_t)(cd->mig_start < 0 ? -(int64_t)cd->mig_start : cd->mig_start));
+            bufw_u64(w, (uint64_t)(cd->mig_start < 0 ? -(int64_t)cd->mig_start : cd->mig_start));
         }
     }
 }
@@ -162,48 +113,49 @@ int out_jobs_csv(FILE *f, const world *w)
     const cluster *c = world_cluster(w);
     const job_table *jt = world_jobs(w);
     sim_time horizon = world_get_totals(w).horizon;
-    csvw *cw = cw_create(f);
+    bufw *cw = cw_create(f);
     static const char head[] =
         "id,class,resource,per_worker,workers,mem_bytes,work_s,submit_s,start_s,end_s,wait_s,"
         "jct_s,outcome,placement,wait_censored,slowdown\n";
-    cw_put(cw, head, sizeof head - 1);
+    bufw_put(cw, head, sizeof head - 1);
     for (job_id k = 0; k < job_table_count(jt); k++) {
+        out_prefetch_units(jt, k);
         const job *j = job_table_get(jt, k);
-        cw_u64(cw, j->id);
-        cw_c(cw, ',');
+        bufw_u64(cw, j->id);
+        bufw_c(cw, ',');
         cw_text(cw, j->spec.class_name);
-        cw_c(cw, ',');
+        bufw_c(cw, ',');
         cw_text(cw, j->spec.req.resource);
-        cw_c(cw, ',');
-        cw_u64(cw, j->spec.req.per_worker);
-        cw_c(cw, ',');
-        cw_u64(cw, j->spec.req.n_workers);
-        cw_c(cw, ',');
-        cw_u64(cw, j->spec.mem_bytes);
-        cw_c(cw, ',');
-        cw_g17(cw, j->spec.work_s);
-        cw_c(cw, ',');
+        bufw_c(cw, ',');
+        bufw_u64(cw, j->spec.req.per_worker);
+        bufw_c(cw, ',');
+        bufw_u64(cw, j->spec.req.n_workers);
+        bufw_c(cw, ',');
+        bufw_u64(cw, j->spec.mem_bytes);
+        bufw_c(cw, ',');
+        bufw_g17(cw, j->spec.work_s);
+        bufw_c(cw, ',');
         cw_time(cw, j->spec.submit);
-        cw_c(cw, ',');
+        bufw_c(cw, ',');
         cw_time(cw, j->start);
-        cw_c(cw, ',');
+        bufw_c(cw, ',');
         cw_time(cw, j->end);
-        cw_c(cw, ',');
+        bufw_c(cw, ',');
         /* a job never started waits until the horizon at least: its wait is censored there */
         bool censored = j->start < 0 && j->state == JOB_QUEUED;
         cw_time(cw, censored ? horizon - j->spec.submit : job_wait_ns(j));
-        cw_c(cw, ',');
+        bufw_c(cw, ',');
         cw_time(cw, j->state == JOB_DONE ? job_jct_ns(j) : -1);
-        cw_c(cw, ',');
+        bufw_c(cw, ',');
         const char *st = job_state_name(j->state);
-        cw_put(cw, st, strlen(st));
-        cw_c(cw, ',');
+        bufw_put(cw, st, strlen(st));
+        bufw_c(cw, ',');
         cw_placement(cw, c, j);
-        cw_put(cw, censored ? ",1," : ",0,", 3);
+        bufw_put(cw, censored ? ",1," : ",0,", 3);
         if (j->state == JOB_DONE) { /* JCT over the solo run time on the unit it asked for */
-            cw_g17(cw, sim_time_to_s(job_jct_ns(j)) / j->spec.work_s);
+            bufw_g17(cw, sim_time_to_s(job_jct_ns(j)) / j->spec.work_s);
         }
-        cw_c(cw, '\n');
+        bufw_c(cw, '\n');
     }
     return cw_finish(cw);
 }
@@ -212,15 +164,15 @@ int out_timeseries_csv(FILE *f, const world *w, sim_time interval_ns)
 {
     const cluster *c = world_cluster(w);
     world_totals tot = world_get_totals(w);
-    csvw *cw = cw_create(f);
+    bufw *cw = cw_create(f);
     static const char head[] =
         "time_s,queued,running,units_used,units_total,gpus_busy,gpus_total,sms_busy,sms_total";
-    cw_put(cw, head, sizeof head - 1);
+    bufw_put(cw, head, sizeof head - 1);
     for (res_id r = 0; r < cluster_n_resources(c); r++) {
-        cw_c(cw, ',');
+        bufw_c(cw, ',');
         cw_text(cw, cluster_resource_name(c, r));
     }
-    cw_c(cw, '\n');
+    bufw_c(cw, '\n');
     const world_sample *s = world_samples(w);
     size_t n = world_n_samples(w);
     size_t i = 0;
@@ -238,22 +190,22 @@ int out_timeseries_csv(FILE *f, const world *w, sim_time interval_ns)
                                    s[i].units_used, cluster_units_total(c),
                                    s[i].gpus_busy,  cluster_n_gpus(c)};
         for (size_t k = 0; k < sizeof fields / sizeof fields[0]; k++) {
-            cw_c(cw, ',');
-            cw_u64(cw, fields[k]);
+            bufw_c(cw, ',');
+            bufw_u64(cw, fields[k]);
         }
         if (tot.n_gpus_no_sms) { /* SM counts unknown: empty, not a partial sum */
-            cw_put(cw, ",,", 2);
+            bufw_put(cw, ",,", 2);
         } else {
-            cw_c(cw, ',');
-            cw_u64(cw, s[i].sms_busy);
-            cw_c(cw, ',');
-            cw_u64(cw, tot.sms_total);
+            bufw_c(cw, ',');
+            bufw_u64(cw, s[i].sms_busy);
+            bufw_c(cw, ',');
+            bufw_u64(cw, tot.sms_total);
         }
         for (res_id r = 0; r < cluster_n_resources(c); r++) {
-            cw_c(cw, ',');
-            cw_u64(cw, world_sample_res_used(w, i, r));
+            bufw_c(cw, ',');
+            bufw_u64(cw, world_sample_res_used(w, i, r));
         }
-        cw_c(cw, '\n');
+        bufw_c(cw, '\n');
         if (interval_ns > 0) {
             if (t >= tot.horizon) {
                 break;

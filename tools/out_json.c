@@ -378,6 +378,7 @@ int out_run_json_write(FILE *f, const world *w, const out_run_meta *meta)
     jsonw_key(jw, "jobs");
     jsonw_array_begin(jw);
     for (job_id k = 0; k < job_table_count(jt); k++) {
+        out_prefetch_units(jt, k);
         write_job(jw, c, job_table_get(jt, k));
     }
     jsonw_array_end(jw);
