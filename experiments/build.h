@@ -8,6 +8,10 @@
  * of the field that caused them.
  * Workload profiles: a job class's, a service's or a trace rule's `profile` is loaded once per run
  * (build_load_profile), from the library compiled into the binary or a file beside the scenario.
+ * Job classes: each scenario job class becomes a synthetic class (workloads/synth.h) with its
+ * profile, batch, DDP work and memory (experiments/build_ddp.h) and, for a class asking for any
+ * MIG slice, its durations scaled to the largest profile; every problem is an input error at
+ * its field.
  * Ownership: everything built is allocated in the arena given; catalog entries are borrowed.
  */
 #ifndef SIMPROJ_EXPERIMENTS_BUILD_H
@@ -21,9 +25,12 @@
 #include "model/cluster/cluster.h"
 #include "model/cluster/job.h"
 #include "model/cluster/jobrate.h"
+#include "model/physics/comm.h"
+#include "model/policy/policy.h"
 #include "model/physics/speed.h"
 #include "sim/arena.h"
 #include "sim/diag.h"
+#include "workloads/synth.h"
 
 /* Fill *out from the scenario's cluster. Errors go to d. */
 void build_cluster(arena *a, diag *d, const scenario_spec *s, const gpu_catalog *cat,
@@ -51,5 +58,17 @@ const jobrate_profile *build_load_profile(const scenario_spec *s, const phys_par
                                           jobrate_profile *profiles, size_t *n_profiles,
                                           const char *name, src_loc at, const char *path, arena *a,
                                           diag *d);
+
+/* The policy the scenario names (checked at load), its parameters into *params (arena-owned).
+ * Borrowed from the registry. */
+const policy_ops *build_policy(const scenario_spec *s, arena *a, param_set *params);
+
+/* One synthetic class per job class of s (workload.jobs, in order), arena-owned. *profiles gets
+ * the run's profile table (arena; room for the classes' profiles and their other batches, one
+ * per service and one per trace rule after them, for build_load_profile) and *n_profiles the
+ * count the classes used. Errors go to d. */
+synth_class *build_classes(const scenario_spec *spec, const gpu_catalog *cat,
+                           const phys_params *phys, const comm_params *comm, arena *a, diag *d,
+                           jobrate_profile **profiles, size_t *n_profiles);
 
 #endif

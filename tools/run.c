@@ -35,7 +35,7 @@
 #include "tools/progress.h"
 #include "experiments/build.h"
 #include "model/physics/tracework.h"
-#include "tools/run_ddp.h"
+#include "experiments/build_ddp.h"
 #include "tools/spill.h"
 #include "workloads/synth.h"
 #include "workloads/traceload.h"
@@ -98,152 +98,12 @@ static void run_fini(run_ctx *r)
     arena_destroy(r->a);
 }
 
-/* The policy named by the scenario (the loader checked the name and the parameters). */
-static void build_policy(run_ctx *r)
-{
-    const scenario_policy *p = &r->spec->policy;
-    r->pol = pol_find(p->scheduler);
-    SIM_ASSERT(r->pol != NULL);
-    pol_param *items = arena_calloc(r->a, p->n_params ? p->n_params : 1, sizeof *items);
-    for (size_t i = 0; i < p->n_params; i++) {
-        items[i] = (pol_param){p->params[i].key, p->params[i].value, p->params[i].at,
-                               p->params[i].value_at};
-    }
-    r->params = (param_set){.n = p->n_params, .items = items, .path = "policy.params", .at = p->at};
-}
-
 /* The workload profile `name`, loaded once per run (experiments/build.h build_load_profile). */
 static const jobrate_profile *load_profile(run_ctx *r, const char *name, src_loc at,
                                            const char *path)
 {
     return build_load_profile(r->spec, &r->phys, r->profiles, &r->n_profiles, name, at, path,
                               r->a, r->d);
-}
-
-/* A class asking for any MIG slice states its duration on MIG profile duration_on of the pool's
- * GPU type (the first re-partitioned group's): its work is counted on the largest profile
- * (model/cluster/jobrate.h), so its durations are scaled by the job's speed on duration_on relative to
- * the largest, from the physics (jobrate_slice_speed). An unknown profile is reported there. */
-static void any_slice_duration(run_ctx *r, size_t i, synth_class *k)
-{
-    const scenario_job_class *jc = &r->spec->workload.jobs[i];
-    const scenario_repartition *rp = &r->spec->repartition;
-    const gpu_type *t = NULL;
-    for (size_t g = 0; g < r->spec->cluster.n_groups && !t && rp->n_groups > 0; g++) {
-        if (!strcmp(r->spec->cluster.groups[g].name, rp->groups[0])) {
-            t = gpu_catalog_find(&r->cat, r->spec->cluster.groups[g].gpu);
-        }
-    }
-    if (!t) {
-        return; /* reported with the cluster or the repartition section */
-    }
-    char names[512] = "", path[96];
-    const mig_profile *p = NULL;
-    for (int q = 0, used = 0; q < t->n_profiles; q++) {
-        if (!mig_profile_is_classic(&t->profiles[q])) {
-            continue;
-        }
-        p = strcmp(t->profiles[q].name, jc->duration_on) ? p : &t->profiles[q];
-        int w = snprintf(names + used, sizeof names - (size_t)used, "%s%s", used ? ", " : "",
-                         t->profiles[q].name);
-        used += w > 0 && (size_t)(used + w) < sizeof names ? w : 0;
-    }
-    snprintf(path, sizeof path, "workload.jobs[%zu].duration_on", i);
-    if (!p) {
-        diag_error(r->d, jc->duration_on_at, path,
-                   "not a MIG profile of %s; expected one of [%s], got '%s'", t->name, names,
-                   jc->duration_on);
-        return;
-    }
-    jobrate_ctx rc = {.phys = &r->phys, .n_profiles = r->n_profiles, .profiles = r->profiles};
-    double v = jobrate_slice_speed(&rc, &(job_spec){.profile = k->profile}, t, p);
-    if (!(v > 0)) {
-        diag_error(r->d, jc->duration_on_at, path,
-                   "the profile cannot run on this slice (out of memory or invalid); expected a "
-                   "MIG profile the job fits, got '%s'",
-                   jc->duration_on);
-        return;
-    }
-    k->duration_s.a *= v; /* fixed: the value; exponential: the mean; lognormal: the median */
-}
-
-/* Synthetic classes from the scenario's job classes. */
-static synth_class *build_classes(run_ctx *r)
-{
-    const scenario_workload *wl = &r->spec->workload;
-    synth_class *cls = arena_calloc(r->a, wl->n_jobs ? wl->n_jobs : 1, sizeof *cls);
-    /* one per profile, plus one per class that runs its profile at another batch */
-    r->profiles = arena_calloc(r->a, 2 * wl->n_jobs + r->spec->n_services + wl->trace.n_rules + 1,
-                               sizeof *r->profiles);
-    for (size_t i = 0; i < wl->n_jobs; i++) {
-        const scenario_job_class *jc = &wl->jobs[i];
-        synth_class *k = &cls[i];
-        k->name = jc->name;
-        k->req = (job_request){jc->request.resource, jc->request.count, 1};
-        if (jc->arrival == SCN_ARRIVAL_POISSON) {
-            k->interarrival_s = (synth_dist){SYNTH_EXPONENTIAL, 1.0 / jc->rate_per_s, 0};
-        } else {
-            k->interarrival_s = (synth_dist){SYNTH_FIXED, sim_time_to_s(jc->interval_ns), 0};
-        }
-        const scenario_duration *du = &jc->duration;
-        switch (du->dist) {
-        case SCN_DUR_EXPONENTIAL:
-            k->duration_s = (synth_dist){SYNTH_EXPONENTIAL, sim_time_to_s(du->mean_ns), 0};
-            break;
-        case SCN_DUR_LOGNORMAL:
-            k->duration_s = (synth_dist){SYNTH_LOGNORMAL, sim_time_to_s(du->median_ns), du->sigma};
-            break;
-        default:
-            k->duration_s = (synth_dist){SYNTH_FIXED, sim_time_to_s(du->value_ns), 0};
-            break;
-        }
-        k->start_s = sim_time_to_s(jc->start_ns);
-        k->count = (uint32_t)jc->count;
-        k->mem_bytes = jc->memory_bytes;
-        k->profile = jc->profile;
-        k->priority = (int32_t)jc->priority;
-        k->gpu_spec = jc->nodes;
-        if (jc->node_selector.n || jc->n_tolerations) {
-            taint_pod *tp = arena_calloc(r->a, 1, sizeof *tp);
-            scenario_class_place(jc, r->a, tp);
-            k->place = tp;
-        }
-        if (jc->n_node_index) { /* a snapshot's running pods: each on its node (node id + 1) */
-            uint32_t first = 0;
-            size_t g = 0;
-            while (g < r->spec->cluster.n_groups &&
-                   !scenario_group_named(&r->spec->cluster.groups[g], jc->nodes)) {
-                first += r->spec->cluster.groups[g++].count;
-            }
-            uint32_t *pin = arena_calloc(r->a, jc->n_node_index, sizeof *pin);
-            for (size_t q = 0; q < jc->n_node_index; q++) {
-                pin[q] = first + jc->node_index[q] + 1;
-            }
-            k->node_pin = pin;
-            k->n_node_pin = jc->n_node_index;
-        }
-        k->cpu_milli = (uint32_t)jc->cpu_milli;
-        k->host_mem_bytes = jc->host_mem_bytes;
-        char path[128];
-        snprintf(path, sizeof path, "workload.jobs[%zu].profile", i);
-        const jobrate_profile *jp =
-            jc->profile ? load_profile(r, jc->profile, jc->profile_at, path) : NULL;
-        if (jp && jc->batch > 0 && jc->batch != jp->batch) {
-            jp = run_ddp_batch(r->spec, i, jp, &r->profiles[r->n_profiles], r->a, r->d);
-            if (jp) {
-                r->n_profiles++;
-                k->profile = jp->name;
-            }
-        }
-        if (jp && k->mem_bytes == 0) { /* the profile's footprint at its batch */
-            k->mem_bytes = (uint64_t)ceil(wl_mem_footprint_bytes(jp->p, jp->batch));
-        }
-        if (jp && jc->duration_on) {
-            any_slice_duration(r, i, k);
-        }
-        run_ddp_class(r->spec, &r->cat, &r->comm, &r->phys, i, jp, k, r->d);
-    }
-    return cls;
 }
 
 static bool partition_for(const cluster *c, const char *res, partition_cfg *part);
@@ -1055,11 +915,12 @@ int run_scenario(const run_opts *o)
             r.spec->seed = o->seed;
         }
         build_cluster(r.a, r.d, r.spec, &r.cat, &r.cc);
-        build_policy(&r);
-        cls = build_classes(&r);
+        r.pol = build_policy(r.spec, r.a, &r.params);
+        cls = build_classes(r.spec, &r.cat, &r.phys, &r.comm, r.a, r.d, &r.profiles,
+                            &r.n_profiles);
         load_service_profiles(&r);
-        net = run_ddp_net(r.spec, &r.comm, r.d);
-        r.node_topo = run_ddp_topologies(r.spec, &r.cat, &r.comm, r.a, r.d, &r.n_node_topo);
+        net = build_ddp_net(r.spec, &r.comm, r.d);
+        r.node_topo = build_ddp_topologies(r.spec, &r.cat, &r.comm, r.a, r.d, &r.n_node_topo);
         if (diag_error_count(r.d) == 0) {
             check_requests(&r, cls);
         }

@@ -1,6 +1,6 @@
-/* tools/run_ddp.h - the multi-worker and data-parallel parts of a scenario's job classes, for
- * `slicesim run` (tools/run.c): checks that need the catalog and the driver, work given in
- * samples, and the per-worker memory of a data-parallel job.
+/* experiments/build_ddp.h - the multi-worker and data-parallel parts of a scenario's job classes,
+ * for the run builder (experiments/build.h build_classes): checks that need the catalog and the
+ * driver, work given in samples, and the per-worker memory of a data-parallel job.
  *
  * The partition a class asks for: `nvidia.com/mig-<profile>[.shared]` is that MIG profile on the
  * GPU type of the first node group whose type has it; any other resource is a whole GPU of the
@@ -19,8 +19,8 @@
  * `memory` says otherwise.
  * Ownership: everything borrowed for the call. Units: seconds, bytes.
  */
-#ifndef SIMPROJ_TOOLS_RUN_DDP_H
-#define SIMPROJ_TOOLS_RUN_DDP_H
+#ifndef SIMPROJ_EXPERIMENTS_BUILD_DDP_H
+#define SIMPROJ_EXPERIMENTS_BUILD_DDP_H
 
 #include <stddef.h>
 
@@ -33,28 +33,28 @@
 
 /* Apply class ci of spec (its profile jp, may be NULL) to synthetic class k: workers, per_gpu
  * and driver checks, samples -> fixed duration, data-parallel memory. Errors go to d. */
-void run_ddp_class(const scenario_spec *spec, const gpu_catalog *cat, const comm_params *cp,
+void build_ddp_class(const scenario_spec *spec, const gpu_catalog *cat, const comm_params *cp,
                    const phys_params *m, size_t ci, const jobrate_profile *jp, synth_class *k,
                    diag *d);
 
 /* Class ci's profile jp at the class's `batch`: fills *slot (name "PROFILE@BATCH" in arena a,
  * same profile, that batch) and returns it; NULL with an input error at `batch` when the profile
  * was fitted at one batch only (it has no per-sample terms, so another batch is unknown). */
-const jobrate_profile *run_ddp_batch(const scenario_spec *spec, size_t ci,
+const jobrate_profile *build_ddp_batch(const scenario_spec *spec, size_t ci,
                                      const jobrate_profile *jp, jobrate_profile *slot, arena *a,
                                      diag *d);
 
 /* The scenario's interconnect (cluster.interconnect, or the default network of cp): its NIC line
  * rate and NICs per node; an unknown name is an input error at its field (and the default is
  * returned). Borrowed from cp. */
-const comm_net *run_ddp_net(const scenario_spec *spec, const comm_params *cp, diag *d);
+const comm_net *build_ddp_net(const scenario_spec *spec, const comm_params *cp, diag *d);
 
 /* How every node's GPUs are wired, by node id (node ids follow the scenario's groups in order,
  * `count` nodes each): each group's `topology` (a topology of cp) or NULL where it names none.
  * An unknown name, or a topology with NVLink on a GPU type to which the catalog gives no NVLink
  * rate, is an input error at the group's `topology`. Returns an array of *n entries in arena a
  * (for jobrate_ctx.node_topo). */
-const comm_topo **run_ddp_topologies(const scenario_spec *spec, const gpu_catalog *cat,
+const comm_topo **build_ddp_topologies(const scenario_spec *spec, const gpu_catalog *cat,
                                      const comm_params *cp, arena *a, diag *d, uint32_t *n);
 
 #endif

@@ -1,5 +1,5 @@
-/* tools/run_ddp.c - multi-worker job classes of a run (see run_ddp.h). */
-#include "tools/run_ddp.h"
+/* experiments/build_ddp.c - multi-worker job classes of a run (see run_ddp.h). */
+#include "experiments/build_ddp.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -89,7 +89,7 @@ static void check_links(const scenario_spec *spec, const gpu_catalog *cat, const
     }
 }
 
-void run_ddp_class(const scenario_spec *spec, const gpu_catalog *cat, const comm_params *cp,
+void build_ddp_class(const scenario_spec *spec, const gpu_catalog *cat, const comm_params *cp,
                    const phys_params *m, size_t ci, const jobrate_profile *jp, synth_class *k,
                    diag *d)
 {
@@ -148,7 +148,7 @@ void run_ddp_class(const scenario_spec *spec, const gpu_catalog *cat, const comm
     }
 }
 
-const comm_net *run_ddp_net(const scenario_spec *spec, const comm_params *cp, diag *d)
+const comm_net *build_ddp_net(const scenario_spec *spec, const comm_params *cp, diag *d)
 {
     int net = comm_load_net(cp, spec->cluster.interconnect, spec->cluster.interconnect_at,
                             "cluster.interconnect", d);
@@ -156,7 +156,7 @@ const comm_net *run_ddp_net(const scenario_spec *spec, const comm_params *cp, di
     return &cp->nets[net];
 }
 
-const jobrate_profile *run_ddp_batch(const scenario_spec *spec, size_t ci,
+const jobrate_profile *build_ddp_batch(const scenario_spec *spec, size_t ci,
                                      const jobrate_profile *jp, jobrate_profile *slot, arena *a,
                                      diag *d)
 {
@@ -182,7 +182,7 @@ const jobrate_profile *run_ddp_batch(const scenario_spec *spec, size_t ci,
     return slot;
 }
 
-const comm_topo **run_ddp_topologies(const scenario_spec *spec, const gpu_catalog *cat,
+const comm_topo **build_ddp_topologies(const scenario_spec *spec, const gpu_catalog *cat,
                                      const comm_params *cp, arena *a, diag *d, uint32_t *n)
 {
     uint64_t n_nodes = scenario_node_count(spec);
