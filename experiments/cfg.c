@@ -845,7 +845,7 @@ static void apply_default(const cfg_field *f, void *base, arena *a)
 void cfg_apply_defaults(const cfg_field *table, void *dst, arena *a)
 {
     for (const cfg_field *f = table; f->key; f++) {
-        if (f->type != CFG_SELF_LOC) {
+        if (f->type != CFG_SELF_LOC && !(f->out & CFG_OUT_ONLY)) {
             apply_default(f, dst, a);
         }
     }
@@ -857,7 +857,7 @@ static void list_keys(const cfg_field *table, char *buf, size_t n)
     append(buf, n, "one of [");
     bool first = true;
     for (const cfg_field *f = table; f->key; f++) {
-        if (f->type != CFG_SELF_LOC) {
+        if (f->type != CFG_SELF_LOC && !(f->out & CFG_OUT_ONLY)) {
             append(buf, n, "%s%s", first ? "" : ", ", f->key);
             first = false;
         }
@@ -899,7 +899,8 @@ bool cfg_walk_map(cfg_walker *w, yaml_node_t *node, const char *path, const cfg_
         cfg_path_key(kpath, sizeof kpath, path, key);
         char sb[SHOW_LEN * 4];
         size_t fi = 0;
-        while (fi < n_fields && (table[fi].type == CFG_SELF_LOC || strcmp(table[fi].key, key))) {
+        while (fi < n_fields && (table[fi].type == CFG_SELF_LOC || (table[fi].out & CFG_OUT_ONLY) ||
+                                 strcmp(table[fi].key, key))) {
             fi++;
         }
         if (fi == n_fields) {
@@ -927,6 +928,8 @@ bool cfg_walk_map(cfg_walker *w, yaml_node_t *node, const char *path, const cfg_
         const cfg_field *f = &table[fi];
         if (f->type == CFG_SELF_LOC) {
             *(src_loc *)((unsigned char *)dst + f->off) = cfg_loc(w, node);
+        } else if (f->out & CFG_OUT_ONLY) {
+            continue; /* the loader's, not the input's */
         } else if (!present[fi] && f->required) {
             char kpath[PATH_MAX_LEN], expect[EXPECT_LEN];
             cfg_path_key(kpath, sizeof kpath, path, f->key);

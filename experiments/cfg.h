@@ -60,6 +60,8 @@ typedef enum cfg_type {
 
 typedef struct cfg_field cfg_field;
 typedef struct cfg_walker cfg_walker;
+typedef struct cfg_out cfg_out;
+struct cJSON;
 
 /* Custom parser for an odd shape. `node` is the value node (never NULL), `path` its field path,
  * `dst` points at the destination member (struct base + f->off). The walker has not marked
@@ -67,6 +69,20 @@ typedef struct cfg_walker cfg_walker;
  * calls cfg_visit itself. Report problems with cfg_error(); return true when accepted. */
 typedef bool cfg_parse_fn(cfg_walker *w, yaml_node_t *node, const char *path, const cfg_field *f,
                           void *dst);
+/* Custom writer for an odd shape (see "Writing back" below): adds the member(s) field `f` of the
+ * struct holds at `src` (struct base + f->off) to the JSON object `parent`; it may add none,
+ * one (usually under cfg_out_key) or several. */
+typedef void cfg_write_fn(const cfg_out *o, struct cJSON *parent, const cfg_field *f,
+                          const void *src);
+
+/* How a field appears when the walked struct is written back (cfg_write_map); flags. */
+enum {
+    CFG_OUT_IF_SET = 1, /* left out when zero: a NULL string, 0, false, an empty sequence, a
+                         * CFG_MAP whose CFG_SELF location is absent (a section not given) */
+    CFG_OUT_HIDDEN = 2, /* read, never written (say why beside the entry) */
+    CFG_OUT_ONLY = 4,   /* written, never read: a member the loader resolves (not a YAML key; the
+                         * walker neither accepts nor lists it) */
+};
 
 struct cfg_field {
     const char *key; /* YAML key; NULL ends the table */
@@ -86,6 +102,9 @@ struct cfg_field {
     const char *expect;       /* replaces the generated "expected ..." text */
     bool has_loc;             /* set through CFG_LOC */
     size_t loc_off;           /* offsetof a src_loc member that receives the value's location */
+    unsigned out;             /* CFG_OUT_* flags; 0: always written */
+    const char *out_key;      /* replaces the generated output key (cfg_out_key) */
+    cfg_write_fn *write;      /* CFG_CUSTOM: writes the value back (required unless HIDDEN) */
 };
 
 #define CFG_MIN(v) .has_min = true, .min = (v)
@@ -164,6 +183,31 @@ const char *cfg_expect(const cfg_field *f, char *buf, size_t n);
 /* Field path helpers: "parent.key" (or "key" at the root) and "parent[i]". Truncate to n. */
 void cfg_path_key(char *buf, size_t n, const char *parent, const char *key);
 void cfg_path_index(char *buf, size_t n, const char *parent, size_t i);
+
+/* ---- Writing back ------------------------------------------------------------------------
+ *
+ * The walked struct is written back as JSON from the same table that read it (run.json's
+ * "config", tools/out_json.c), so a field added to a table is written with no second edit.
+ * Every field except CFG_SELF_LOC and CFG_OUT_HIDDEN ones is written, in table order, under
+ * cfg_out_key: the YAML key with its unit converted and named, DURATION and SECONDS as
+ * seconds under KEY_s, RATE per second under KEY_per_s, BYTES under KEY_bytes, others under
+ * the key (f->out_key replaces the generated name). Values: STRING as a string (NULL: null),
+ * ENUM as its name, BOOL as a boolean, U64 and BYTES as exact integers, other numbers through
+ * o->number, MAP as an object of its table, SEQ as an array, CUSTOM through f->write. */
+struct cfg_out {
+    struct cJSON *(*number)(double v); /* the caller's number format (tools: out_json_number) */
+};
+
+/* The output key of field f (f->out_key, or the key with its unit: "horizon" -> "horizon_s")
+ * into buf (size n); returns buf. */
+const char *cfg_out_key(const cfg_field *f, char *buf, size_t n);
+/* A new JSON object holding every field of `table` read from the struct at `src`; caller owns. */
+struct cJSON *cfg_write_map(const cfg_out *o, const cfg_field *table, const void *src);
+/* Add field f of the struct at `base` to `parent` (nothing when the flags leave it out). */
+void cfg_write_field(const cfg_out *o, struct cJSON *parent, const cfg_field *f,
+                     const void *base);
+/* An unsigned integer, exact (a seed above 2^53 is not rounded through a double); caller owns. */
+struct cJSON *cfg_out_u64(uint64_t v);
 
 /* Pure scalar parsers, shared with command-line parsing. Each returns true and sets *out, or
  * false with a short problem ("not a number", "unknown unit 'GB/s'", "missing unit",

@@ -21,10 +21,14 @@ static const cfg_field rate_fields[] = {
 
 static const cfg_field process_fields[] = {
     CFG_SELF(scenario_fault_process, at),
-    {"gpu", CFG_MAP, .sub = rate_fields, .off = offsetof(scenario_fault_process, gpu)},
-    {"instance", CFG_MAP, .sub = rate_fields, .off = offsetof(scenario_fault_process, instance)},
-    {"node", CFG_MAP, .sub = rate_fields, .off = offsetof(scenario_fault_process, node)},
-    {"nvlink", CFG_MAP, .sub = rate_fields, .off = offsetof(scenario_fault_process, nvlink)},
+    {"gpu", CFG_MAP, .sub = rate_fields, .off = offsetof(scenario_fault_process, gpu),
+     .out = CFG_OUT_IF_SET},
+    {"instance", CFG_MAP, .sub = rate_fields, .off = offsetof(scenario_fault_process, instance),
+     .out = CFG_OUT_IF_SET},
+    {"node", CFG_MAP, .sub = rate_fields, .off = offsetof(scenario_fault_process, node),
+     .out = CFG_OUT_IF_SET},
+    {"nvlink", CFG_MAP, .sub = rate_fields, .off = offsetof(scenario_fault_process, nvlink),
+     .out = CFG_OUT_IF_SET},
     {0},
 };
 
@@ -151,7 +155,7 @@ const cfg_field scenario_repartition_fields[] = {
     {"evict", CFG_BOOL, .dflt = "false", .off = offsetof(scenario_repartition, evict)},
     {"enabled", CFG_BOOL, .dflt = "true", .off = offsetof(scenario_repartition, enabled)},
     {"timeslice", CFG_MAP, .sub = repart_ts_fields,
-     .off = offsetof(scenario_repartition, timeslice)},
+     .off = offsetof(scenario_repartition, timeslice), .out = CFG_OUT_IF_SET},
     {0},
 };
 

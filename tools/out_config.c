@@ -50,37 +50,6 @@ static cJSON *sharing_json(const scenario_sharing *sh)
     return o;
 }
 
-/* `faults:` (present only when the scenario has one, so older run.json files keep their keys) */
-static cJSON *faults_json(const scenario_faults *f)
-{
-    static const char *const kinds[] = {"gpu", "instance", "node", "nvlink"};
-    const scenario_fault_rate *rates[] = {&f->process.gpu, &f->process.instance, &f->process.node,
-                                          &f->process.nvlink};
-    cJSON *o = cJSON_CreateObject();
-    add_s(o, "checkpoint_s", f->checkpoint_ns);
-    cJSON *p = cJSON_AddObjectToObject(o, "process");
-    for (int k = 0; k < 4; k++) {
-        if (cfg_present(rates[k]->at)) {
-            cJSON *r = cJSON_AddObjectToObject(p, kinds[k]);
-            add_s(r, "mtbf_s", rates[k]->mtbf_ns);
-            add_s(r, "repair_s", rates[k]->repair_ns);
-        }
-    }
-    cJSON *ev = cJSON_AddArrayToObject(o, "events");
-    for (size_t i = 0; i < f->n_events; i++) {
-        const scenario_fault_event *e = &f->events[i];
-        cJSON *ej = cJSON_CreateObject();
-        add_s(ej, "at_s", e->at_ns);
-        add_str(ej, "kind", e->kind);
-        add_str(ej, "node", e->node);
-        add_n(ej, "gpu", e->gpu);
-        add_n(ej, "instance", e->instance);
-        add_s(ej, "repair_s", e->repair_ns);
-        cJSON_AddItemToArray(ev, ej);
-    }
-    return o;
-}
-
 static cJSON *service_json(const scenario_service *v)
 {
     cJSON *o = cJSON_CreateObject();
@@ -243,6 +212,7 @@ static cJSON *trace_json(const scenario_trace *t)
 
 cJSON *out_config_json(const scenario_spec *s)
 {
+    const cfg_out co = {out_json_number};
     cJSON *o = cJSON_CreateObject();
     add_str(o, "name", s->name);
     add_str(o, "description", s->description);
@@ -334,29 +304,11 @@ cJSON *out_config_json(const scenario_spec *s)
         cJSON_AddItemToArray(cal, cj);
     }
     if (cfg_present(s->faults.at)) {
-        cJSON_AddItemToObject(o, "faults", faults_json(&s->faults));
+        cJSON_AddItemToObject(o, "faults", cfg_write_map(&co, scenario_faults_fields, &s->faults));
     }
     if (cfg_present(s->repartition.at)) {
-        const scenario_repartition *r = &s->repartition;
-        cJSON *rj = cJSON_AddObjectToObject(o, "repartition");
-        cJSON *g = cJSON_AddArrayToObject(rj, "groups");
-        for (size_t i = 0; i < r->n_groups; i++) {
-            cJSON_AddItemToArray(g, cJSON_CreateString(r->groups[i]));
-        }
-        add_str(rj, "policy", r->policy);
-        add_s(rj, "interval_s", r->interval_ns);
-        add_s(rj, "delay_s", r->delay_ns);
-        add_s(rj, "reset_s", r->reset_ns);
-        add_n(rj, "min_gain", r->min_gain);
-        add_s(rj, "hold_s", r->hold_ns);
-        add_n(rj, "max_concurrent", r->max_concurrent);
-        cJSON_AddBoolToObject(rj, "evict", r->evict);
-        cJSON_AddBoolToObject(rj, "enabled", r->enabled);
-        if (cfg_present(r->timeslice.at)) {
-            cJSON *ts = cJSON_AddObjectToObject(rj, "timeslice");
-            add_n(ts, "replicas", r->timeslice.replicas);
-            add_s(ts, "restart_s", r->timeslice.restart_ns);
-        }
+        cJSON_AddItemToObject(o, "repartition", cfg_write_map(&co, scenario_repartition_fields,
+                                                              &s->repartition));
     }
     if (s->n_services > 0) {
         cJSON *sv = cJSON_AddArrayToObject(o, "services");

@@ -1,5 +1,6 @@
 /* Unit tests for experiments/yamlx (YAML documents, locations, overrides) and experiments/cfg
  * (declarative schema walker, unit parsers, exact message shapes). */
+#include <cjson/cJSON.h>
 #include <criterion/criterion.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -422,4 +423,83 @@ Test(yamlx, nesting_depth_is_limited, .timeout = 10)
     diag_destroy(d);
     arena_destroy(a);
     free(text);
+}
+
+/* ---- writing back (cfg_write_map) ---------------------------------------------------------- */
+
+static cJSON *num_g(double v)
+{
+    char buf[32];
+    snprintf(buf, sizeof buf, "%g", v);
+    return cJSON_CreateRaw(buf);
+}
+
+/* The walked struct written back: every field in table order, units converted and named. */
+Test(cfg, writes_back_every_field_under_its_unit_key)
+{
+    fixture fx = {0};
+    cr_assert_eq(load(&fx, good, NULL), 0);
+    const cfg_out o = {num_g};
+    cJSON *j = cfg_write_map(&o, spec_fields, fx.spec);
+    char *text = cJSON_PrintUnformatted(j);
+    cr_assert_str_eq(text, "{\"name\":\"demo\",\"seed\":18446744073709551615,\"level\":-2,"
+                           "\"offset\":0,\"memory_bytes\":85899345920,\"horizon_s\":5400,"
+                           "\"period_s\":0.25,\"rate_per_s\":0.000555556,\"mode\":\"gamma\","
+                           "\"flavour\":\"sour\",\"inner\":{\"on\":true,\"ratio\":0.25},"
+                           "\"items\":[{\"name\":\"a\",\"count\":8},{\"name\":\"b\",\"count\":3}],"
+                           "\"tags\":[\"x\",\"y\",\"z\"]}");
+    free(text);
+    cJSON_Delete(j);
+    unload(&fx);
+}
+
+typedef struct t_flags {
+    const char *note, *resolved, *secret;
+    uint32_t extra;
+    t_inner inner;
+    t_item *items;
+    size_t n_items;
+} t_flags;
+
+static const cfg_field flag_fields[] = {
+    {"note", CFG_STRING, .off = offsetof(t_flags, note), .out = CFG_OUT_IF_SET},
+    {"secret", CFG_STRING, .off = offsetof(t_flags, secret), .out = CFG_OUT_HIDDEN},
+    {"resolved", CFG_STRING, .off = offsetof(t_flags, resolved), .out = CFG_OUT_ONLY},
+    {"extra", CFG_U32, .off = offsetof(t_flags, extra), .out_key = "extra_count"},
+    {"inner", CFG_MAP, .sub = inner_fields, .off = offsetof(t_flags, inner)},
+    {"items", CFG_SEQ, CFG_SEQ_OF(t_flags, items, n_items, t_item, item_fields),
+     .out = CFG_OUT_IF_SET},
+    {0},
+};
+
+/* IF_SET leaves zero out, HIDDEN is never written, OUT_ONLY is written but not read (the walker
+ * neither accepts nor lists it), out_key renames. */
+Test(cfg, write_flags)
+{
+    arena *a = arena_create();
+    diag *d = diag_create();
+    yamlx_doc *doc = NULL;
+    const char *text = "secret: s\nextra: 2\nresolved: r\n";
+    cr_assert_eq(yamlx_load_buffer("f.yaml", text, strlen(text), a, d, &doc), 0);
+    t_flags *f = arena_calloc(a, 1, sizeof *f);
+    cfg_walker w;
+    cfg_walker_init(&w, doc, a, d, NULL);
+    cfg_walk_root(&w, flag_fields, f);
+    cfg_walker_fini(&w);
+    cr_assert_eq(diag_error_count(d), 1);
+    cr_assert_str_eq(fx_diag_message(d, 0),
+                     "f.yaml:3:1: error: resolved: unknown key; expected one of [note, secret, "
+                     "extra, inner, items], got 'resolved'");
+    cr_assert_str_eq(f->secret, "s");
+    f->resolved = "by the loader";
+    const cfg_out o = {num_g};
+    cJSON *j = cfg_write_map(&o, flag_fields, f);
+    char *out = cJSON_PrintUnformatted(j);
+    cr_assert_str_eq(out, "{\"resolved\":\"by the loader\",\"extra_count\":2,"
+                          "\"inner\":{\"on\":true,\"ratio\":0.5}}");
+    free(out);
+    cJSON_Delete(j);
+    yamlx_destroy(doc);
+    diag_destroy(d);
+    arena_destroy(a);
 }
