@@ -119,7 +119,7 @@ int out_jobs_csv(FILE *f, const world *w)
         "jct_s,outcome,placement,wait_censored,slowdown\n";
     bufw_put(cw, head, sizeof head - 1);
     for (job_id k = 0; k < job_table_count(jt); k++) {
-        out_prefetch_units(jt, k);
+        out_prefetch_job(c, jt, k);
         const job *j = job_table_get(jt, k);
         bufw_u64(cw, j->id);
         bufw_c(cw, ',');

@@ -233,15 +233,13 @@ cJSON *out_dist_json(double *x, size_t n)
 }
 
 /* Time-weighted mean over [0, horizon] of sample field f, divided by denom (> 0). */
-static double tw_mean(const world *w, size_t field_off, double denom, res_id r, bool per_res)
+static double tw_mean(const world *w, size_t field_off, double denom)
 {
     const world_sample *s = world_samples(w);
     size_t n = world_n_samples(w);
     world_totals tot = world_get_totals(w);
     SIM_ASSERT(n > 0);
-#define SAMPLE_VALUE(i)                                                                            \
-    (per_res ? (double)world_sample_res_used(w, (i), r)                                            \
-             : (double)*(const uint32_t *)((const char *)&s[(i)] + field_off))
+#define SAMPLE_VALUE(i) ((double)*(const uint32_t *)((const char *)&s[(i)] + field_off))
     stats_timeavg a = stats_timeavg_make(s[0].t, SAMPLE_VALUE(0));
     for (size_t i = 1; i < n; i++) {
         stats_timeavg_set(&a, s[i].t, SAMPLE_VALUE(i));
@@ -252,7 +250,53 @@ static double tw_mean(const world *w, size_t field_off, double denom, res_id r, 
 
 double out_time_mean(const world *w, size_t field_off, double denom)
 {
-    return tw_mean(w, field_off, denom, 0, false);
+    return tw_mean(w, field_off, denom);
+}
+
+/* The time-weighted means over [0, horizon] of metrics' sample series, from one pass over the
+ * samples (a million-job run has millions; a pass per series read them eight times): each series
+ * is accumulated exactly as tw_mean does it alone, so the figures are the same bits. */
+typedef struct tw_set {
+    double units, gpus, sms, queued; /* units_used, gpus_busy, sms_busy, queued */
+    double *res;                     /* units held of each resource; owned, free() */
+} tw_set;
+
+enum { TW_UNITS, TW_GPUS, TW_SMS, TW_QUEUED, TW_N };
+
+static void tw_means(const world *w, tw_set *out)
+{
+    const world_sample *s = world_samples(w);
+    size_t n = world_n_samples(w);
+    res_id n_res = cluster_n_resources(world_cluster(w));
+    sim_time horizon = world_get_totals(w).horizon;
+    SIM_ASSERT(n > 0);
+    stats_timeavg f[TW_N];
+    stats_timeavg *r = xcalloc(n_res ? n_res : 1, sizeof *r, "resource means");
+    f[TW_UNITS] = stats_timeavg_make(s[0].t, (double)s[0].units_used);
+    f[TW_GPUS] = stats_timeavg_make(s[0].t, (double)s[0].gpus_busy);
+    f[TW_SMS] = stats_timeavg_make(s[0].t, (double)s[0].sms_busy);
+    f[TW_QUEUED] = stats_timeavg_make(s[0].t, (double)s[0].queued);
+    for (res_id k = 0; k < n_res; k++) {
+        r[k] = stats_timeavg_make(s[0].t, (double)world_sample_res_used(w, 0, k));
+    }
+    for (size_t i = 1; i < n; i++) {
+        stats_timeavg_set(&f[TW_UNITS], s[i].t, (double)s[i].units_used);
+        stats_timeavg_set(&f[TW_GPUS], s[i].t, (double)s[i].gpus_busy);
+        stats_timeavg_set(&f[TW_SMS], s[i].t, (double)s[i].sms_busy);
+        stats_timeavg_set(&f[TW_QUEUED], s[i].t, (double)s[i].queued);
+        for (res_id k = 0; k < n_res; k++) {
+            stats_timeavg_set(&r[k], s[i].t, (double)world_sample_res_used(w, i, k));
+        }
+    }
+    out->units = stats_timeavg_mean(&f[TW_UNITS], horizon);
+    out->gpus = stats_timeavg_mean(&f[TW_GPUS], horizon);
+    out->sms = stats_timeavg_mean(&f[TW_SMS], horizon);
+    out->queued = stats_timeavg_mean(&f[TW_QUEUED], horizon);
+    out->res = xcalloc(n_res ? n_res : 1, sizeof *out->res, "resource means");
+    for (res_id k = 0; k < n_res; k++) {
+        out->res[k] = stats_timeavg_mean(&r[k], horizon);
+    }
+    free(r);
 }
 
 /* run.json's "metrics": small, so built as a tree. */
@@ -305,26 +349,22 @@ static cJSON *metrics_json(const world *w, const cJSON *extra)
     } else {
         cJSON_AddNullToObject(alloc, "sms_total");
     }
-    add_num(alloc, "units_mean",
-            units ? tw_mean(w, offsetof(world_sample, units_used), units, 0, false) : 0);
-    add_num(alloc, "gpus_busy_mean",
-            cluster_n_gpus(c)
-                ? tw_mean(w, offsetof(world_sample, gpus_busy), cluster_n_gpus(c), 0, false)
-                : 0);
+    tw_set tw;
+    tw_means(w, &tw);
+    add_num(alloc, "units_mean", units ? tw.units / units : 0);
+    add_num(alloc, "gpus_busy_mean", cluster_n_gpus(c) ? tw.gpus / cluster_n_gpus(c) : 0);
     if (sms_known) {
-        add_num(alloc, "sms_busy_mean",
-                tot.sms_total
-                    ? tw_mean(w, offsetof(world_sample, sms_busy), tot.sms_total, 0, false)
-                    : 0);
+        add_num(alloc, "sms_busy_mean", tot.sms_total ? tw.sms / tot.sms_total : 0);
     } else {
         cJSON_AddNullToObject(alloc, "sms_busy_mean");
     }
-    add_num(alloc, "queued_mean", tw_mean(w, offsetof(world_sample, queued), 1, 0, false));
+    add_num(alloc, "queued_mean", tw.queued);
     cJSON *per = cJSON_AddObjectToObject(alloc, "per_resource");
     for (res_id r = 0; r < cluster_n_resources(c); r++) {
         uint32_t cap = res_capacity(c, r);
-        add_num(per, cluster_resource_name(c, r), cap ? tw_mean(w, 0, cap, r, true) : 0);
+        add_num(per, cluster_resource_name(c, r), cap ? tw.res[r] / cap : 0);
     }
+    free(tw.res);
     cJSON_AddItemToObject(m, "scheduling", out_sched_json(w));
     const cJSON *x;
     cJSON_ArrayForEach(x, extra)
@@ -378,7 +418,7 @@ int out_run_json_write(FILE *f, const world *w, const out_run_meta *meta)
     jsonw_key(jw, "jobs");
     jsonw_array_begin(jw);
     for (job_id k = 0; k < job_table_count(jt); k++) {
-        out_prefetch_units(jt, k);
+        out_prefetch_job(c, jt, k);
         write_job(jw, c, job_table_get(jt, k));
     }
     jsonw_array_end(jw);
