@@ -141,7 +141,11 @@ void build_ddp_class(const scenario_spec *spec, const gpu_catalog *cat, const co
         dj.batch = jp->batch;
         dj.grad_bytes = jp->p->grad_bytes;
         dj.workers = (int)jc->workers;
-        k->mem_bytes = (uint64_t)ceil(ddp_worker_mem_bytes(&dj, cp));
+        dj.gpu = g;
+        dj.mig = mig;
+        ddp_mem mem; /* before placement: the most a placement can need */
+        ddp_worker_mem(&dj, cp, NULL, &mem);
+        k->mem_bytes = (uint64_t)ceil(mem.total_bytes);
     }
     if (jc->workers >= 2 && jp->p->grad_bytes > 0) {
         check_links(spec, cat, cp, ci, mig, d);

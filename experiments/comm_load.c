@@ -35,7 +35,10 @@ typedef struct topo_doc {
 } topo_doc;
 
 typedef struct ddp_doc {
-    num bucket_bytes, backward_frac, grad_copy_frac, nccl_buffer_bytes;
+    num bucket_bytes, backward_frac, grad_copy_frac;
+    num nccl_ll_buffer_bytes, nccl_ll128_buffer_bytes, nccl_simple_buffer_bytes;
+    num nccl_alloc_granule_bytes, nccl_channel_peer_bytes, nccl_channel_allocs;
+    num nccl_channels_other;
     num host_launch_s, host_collective_s, buffer_broadcasts, nccl_channels, overlap_comm_frac;
 } ddp_doc;
 
@@ -115,7 +118,13 @@ static const cfg_field ddp_fields[] = {
     NUM(backward_frac, ddp_doc, frac),
     {"grad_copy_frac", CFG_MAP, .required = true, .sub = num_lat,
      .off = offsetof(ddp_doc, grad_copy_frac)},
-    NUM(nccl_buffer_bytes, ddp_doc, big),
+    NUM(nccl_ll_buffer_bytes, ddp_doc, big),
+    NUM(nccl_ll128_buffer_bytes, ddp_doc, big),
+    NUM(nccl_simple_buffer_bytes, ddp_doc, big),
+    NUM(nccl_alloc_granule_bytes, ddp_doc, big),
+    NUM(nccl_channel_peer_bytes, ddp_doc, big),
+    NUM(nccl_channel_allocs, ddp_doc, big),
+    NUM(nccl_channels_other, ddp_doc, big),
     NUM(host_launch_s, ddp_doc, lat),
     NUM(host_collective_s, ddp_doc, lat),
     NUM(buffer_broadcasts, ddp_doc, big),
@@ -182,7 +191,10 @@ static void finish(const void *dst, void *ctx, diag *d)
     }
     const num *all[] = {&cd->ll_bw_frac, &cd->host_mem_bytes_per_s, &cd->gpus_per_root,
                         &cd->ddp.bucket_bytes, &cd->ddp.backward_frac, &cd->ddp.grad_copy_frac,
-                        &cd->ddp.nccl_buffer_bytes, &cd->ddp.host_launch_s,
+                        &cd->ddp.nccl_ll_buffer_bytes, &cd->ddp.nccl_ll128_buffer_bytes,
+                        &cd->ddp.nccl_simple_buffer_bytes, &cd->ddp.nccl_alloc_granule_bytes,
+                        &cd->ddp.nccl_channel_peer_bytes, &cd->ddp.nccl_channel_allocs,
+                        &cd->ddp.nccl_channels_other, &cd->ddp.host_launch_s,
                         &cd->ddp.host_collective_s, &cd->ddp.buffer_broadcasts,
                         &cd->ddp.nccl_channels, &cd->ddp.overlap_comm_frac};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
@@ -194,13 +206,30 @@ static void finish(const void *dst, void *ctx, diag *d)
                    "not a GPU count; expected an integer from 1 to 64, got '%g'",
                    cd->gpus_per_root.value);
     }
+    const num *counts[] = {&cd->ddp.nccl_channels, &cd->ddp.nccl_channels_other,
+                           &cd->ddp.nccl_channel_allocs};
+    const char *count_keys[] = {"ddp.nccl_channels.value", "ddp.nccl_channels_other.value",
+                                "ddp.nccl_channel_allocs.value"};
+    for (int i = 0; i < 3; i++) {
+        if (counts[i]->value != (int)counts[i]->value || counts[i]->value > 1024) {
+            diag_error(d, counts[i]->at, count_keys[i],
+                       "not a count; expected an integer from 1 to 1024, got '%g'",
+                       counts[i]->value);
+        }
+    }
     out->ll_bw_frac = cd->ll_bw_frac.value;
     out->host_mem_bytes_per_s = cd->host_mem_bytes_per_s.value;
     out->gpus_per_root = (int)cd->gpus_per_root.value;
     out->bucket_bytes = cd->ddp.bucket_bytes.value;
     out->backward_frac = cd->ddp.backward_frac.value;
     out->grad_copy_frac = cd->ddp.grad_copy_frac.value;
-    out->nccl_buffer_bytes = cd->ddp.nccl_buffer_bytes.value;
+    out->nccl_ll_buffer_bytes = cd->ddp.nccl_ll_buffer_bytes.value;
+    out->nccl_ll128_buffer_bytes = cd->ddp.nccl_ll128_buffer_bytes.value;
+    out->nccl_simple_buffer_bytes = cd->ddp.nccl_simple_buffer_bytes.value;
+    out->nccl_alloc_granule_bytes = cd->ddp.nccl_alloc_granule_bytes.value;
+    out->nccl_channel_peer_bytes = cd->ddp.nccl_channel_peer_bytes.value;
+    out->nccl_channel_allocs = cd->ddp.nccl_channel_allocs.value;
+    out->nccl_channels_other = cd->ddp.nccl_channels_other.value;
     out->host_launch_s = cd->ddp.host_launch_s.value;
     out->host_collective_s = cd->ddp.host_collective_s.value;
     out->buffer_broadcasts = cd->ddp.buffer_broadcasts.value;

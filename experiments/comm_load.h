@@ -9,7 +9,7 @@
  *   default_network: NAME                   (one of networks)
  *   topologies: [{name, nvlink: switch|pairs|none, gpus_per_root, src}]  (1..COMM_MAX_TOPOS,
  *                                            unique names; what a node group's topology: names)
- *   ddp: {bucket_bytes, backward_frac, grad_copy_frac, nccl_buffer_bytes}
+ *   ddp: {bucket_bytes, backward_frac, grad_copy_frac, nccl_*: NCCL's device memory, ...}
  * Errors go through diag with the fixed message shape.
  * Ownership: comm_params is plain data filled in the caller's struct. Units: as in model/physics/comm.h
  * (seconds, bytes, bytes/s; line_gbit_s is converted to bytes/s).

@@ -105,11 +105,18 @@ typedef struct comm_params {
     double bucket_bytes;           /* gradient bucket size (PyTorch DDP bucket_cap_mb) */
     double backward_frac;          /* share of the GPU time of an iteration spent in backward */
     double grad_copy_frac;         /* extra device memory for buckets, as a fraction of G */
-    double nccl_buffer_bytes;      /* NCCL's communication buffers per worker */
+    double nccl_ll_buffer_bytes;   /* NCCL's FIFO of one connection per protocol (LL, LL128, */
+    double nccl_ll128_buffer_bytes; /* Simple): NCCL_LL_BUFFSIZE, NCCL_LL128_BUFFSIZE, */
+    double nccl_simple_buffer_bytes; /* NCCL_BUFFSIZE defaults */
+    double nccl_alloc_granule_bytes; /* NCCL rounds each device allocation up to this */
+    double nccl_channel_peer_bytes; /* device state per rank of the world per channel */
+    double nccl_channel_allocs;    /* device allocations of a channel's state */
+    double nccl_channels_other;    /* channels of a ring not all NVLink inside its nodes */
     double host_launch_s;          /* host time of one launch DDP's reducer makes (bucket copy) */
     double host_collective_s;      /* host time of one collective DDP issues (bucket, broadcast) */
     double buffer_broadcasts;      /* collectives of DDP's buffer broadcast (one per dtype) */
-    double nccl_channels;          /* SMs NCCL's ring all-reduce kernel holds (a block each) */
+    double nccl_channels;          /* channels of an NVLink ring: SMs NCCL's ring all-reduce
+                                      kernel holds (a block each), and its memory's channels */
     double overlap_comm_frac;      /* all-reduce rate beside a busy kernel / alone */
 } comm_params;
 

@@ -140,13 +140,48 @@ int ddp_ring(const ddp_job *job, const comm_params *cp, comm_ring *out, char *wh
     return rc;
 }
 
-double ddp_worker_mem_bytes(const ddp_job *job, const comm_params *cp)
+/* x rounded up to whole granules of g bytes (g > 0). */
+static double granules(double x, double g)
 {
-    double need = wl_mem_footprint_bytes(job->profile, job->batch);
-    if (job->workers > 1) {
-        need += cp->grad_copy_frac * job->grad_bytes + cp->nccl_buffer_bytes;
+    return ceil(x / g) * g;
+}
+
+void ddp_worker_mem(const ddp_job *job, const comm_params *cp, const comm_ring *ring,
+                    ddp_mem *out)
+{
+    memset(out, 0, sizeof *out);
+    out->profile_bytes = wl_mem_footprint_bytes(job->profile, job->batch);
+    out->total_bytes = out->profile_bytes;
+    if (job->workers < 2) {
+        return;
     }
-    return need;
+    out->bucket_bytes = cp->grad_copy_frac * job->grad_bytes;
+    /* channels: NVLink's count when every hop inside a node is NVLink; before placement the
+     * most a placement can give (whole GPUs of a type with NVLink that the node's wiring may
+     * join) */
+    bool nvlink;
+    if (ring) {
+        nvlink = ring->hops[COMM_LINK_NVLINK] > 0 && ring->hops[COMM_LINK_PCIE] == 0 &&
+                 ring->hops[COMM_LINK_HOST] == 0;
+    } else {
+        nvlink = !job->mig && job->gpu->nvlink_bytes_per_s > 0 &&
+                 !(job->topo && job->topo->nvlink == COMM_NVLINK_NONE);
+    }
+    double ch = nvlink ? cp->nccl_channels : cp->nccl_channels_other;
+    out->channels = (int)ch;
+    double g = cp->nccl_alloc_granule_bytes;
+    /* a ring connection each way per channel: the receiver's three FIFOs, the sender's
+     * granule; a MIG instance is staged through host memory (SHM), its FIFOs there */
+    if (!job->mig) {
+        double fifos = cp->nccl_ll_buffer_bytes + cp->nccl_ll128_buffer_bytes +
+                       cp->nccl_simple_buffer_bytes;
+        out->nccl_buffer_bytes = ch * (granules(fifos, g) + g);
+    }
+    /* the channel's state: one device peer per rank, and the other arrays a granule each */
+    out->nccl_state_bytes =
+        ch * (granules(job->workers * cp->nccl_channel_peer_bytes, g) +
+              (cp->nccl_channel_allocs - 1) * g);
+    out->total_bytes += out->bucket_bytes + out->nccl_buffer_bytes + out->nccl_state_bytes;
 }
 
 /* Memory the co-runners of a shared worker hold on its partition (bytes): share->peers - 1 more
@@ -227,24 +262,37 @@ void ddp_step(const ddp_job *job, const comm_params *cp, const phys_params *m,
     partition_cfg_init(&c, job->gpu);
     c.mig = job->mig;
     c.mig_busy = job->mig ? job->mig_busy : 0;
-    out->mem_bytes = ddp_worker_mem_bytes(job, cp);
+    ddp_mem mem;
+    ddp_worker_mem(job, cp, ring, &mem);
+    out->mem = mem;
+    out->mem_bytes = mem.total_bytes;
     out->mem_cap_bytes = speed_partition_mem_bytes(&c);
     double others = job->share ? corunner_mem_bytes(job->share, out->mem_bytes) : 0;
     if (out->mem_bytes + others > out->mem_cap_bytes) {
-        double fp = wl_mem_footprint_bytes(job->profile, job->batch);
+        const double gib = 1073741824.0, mib = 1048576.0;
         int len = snprintf(out->reason, sizeof out->reason,
-                           "worker needs %.3g GiB (profile %.3g at batch %g + buckets %.3g + "
-                           "NCCL %.3g)",
-                           out->mem_bytes / 1073741824.0, fp / 1073741824.0, job->batch,
-                           job->workers > 1
-                               ? cp->grad_copy_frac * job->grad_bytes / 1073741824.0
-                               : 0.0,
-                           job->workers > 1 ? cp->nccl_buffer_bytes / 1073741824.0 : 0.0);
+                           "worker needs %.4g GiB (profile %.4g GiB at batch %g",
+                           mem.total_bytes / gib, mem.profile_bytes / gib, job->batch);
+        if (job->workers > 1 && len > 0 && (size_t)len < sizeof out->reason) {
+            len += snprintf(out->reason + len, sizeof out->reason - (size_t)len,
+                            " + DDP buckets %.3g GiB + NCCL %.0f MiB: %d channels x (%.0f MiB "
+                            "buffers + %.0f MiB state)",
+                            mem.bucket_bytes / gib,
+                            (mem.nccl_buffer_bytes + mem.nccl_state_bytes) / mib, mem.channels,
+                            mem.nccl_buffer_bytes / mem.channels / mib,
+                            mem.nccl_state_bytes / mem.channels / mib);
+        }
         if (len > 0 && (size_t)len < sizeof out->reason) {
-            snprintf(out->reason + len, sizeof out->reason - (size_t)len,
-                     "%s%.3g GiB%s > partition's %.3g GiB", others > 0 ? ", co-runners " : "",
-                     others / 1073741824.0, others > 0 ? "" : " more",
-                     out->mem_cap_bytes / 1073741824.0);
+            double over = out->mem_bytes + others - out->mem_cap_bytes;
+            if (others > 0) {
+                snprintf(out->reason + len, sizeof out->reason - (size_t)len,
+                         "), co-runners %.4g GiB > partition's %.4g GiB (%.0f MiB over)",
+                         others / gib, out->mem_cap_bytes / gib, ceil(over / mib));
+            } else {
+                snprintf(out->reason + len, sizeof out->reason - (size_t)len,
+                         ") > partition's %.4g GiB (%.0f MiB over)", out->mem_cap_bytes / gib,
+                         ceil(over / mib));
+            }
         }
         out->outcome = SPEED_OOM;
         return;

@@ -39,9 +39,26 @@
  *   kernels and are not stretched. The ring's rate is the caller's (co-located gangs share
  *   their links, comm_share). The slowest worker sets the step: the caller gives the
  *   partition of the worker that is slowest.
- * Memory per worker: the profile's footprint at the batch (weights, gradients, optimiser state,
- * activations, as measured) + grad_copy_frac * G (DDP's bucket copies) + nccl_buffer_bytes, for
- * two or more workers; more than the partition holds is an OOM at start. On a shared GPU the
+ * Memory per worker (ddp_worker_mem): the profile's footprint at the batch (weights, gradients,
+ * optimiser state, activations, as measured) and, for two or more workers, what DDP and NCCL
+ * allocate beside it (model/physics/comm.yaml's ddp: section, each read in PyTorch's or NCCL's
+ * source):
+ *   buckets  grad_copy_frac * G: DDP's buckets are flat copies of the gradients
+ *            (gradient_as_bucket_view=False, the default)
+ *   NCCL     per channel C (nccl_channels when every hop inside a node is NVLink, else
+ *            nccl_channels_other): a ring rank's receive connection holds three FIFOs (LL,
+ *            LL128, Simple: 9.19 MiB, rounded up to the 2 MiB allocation granule: 10 MiB) and its
+ *            send connection one granule, on the device unless the rank is staged through host
+ *            memory (a MIG instance: NCCL's SHM transport keeps them in host memory); and the
+ *            channel's state: one device peer (nccl_channel_peer_bytes) per rank of the world
+ *            plus two small arrays, each allocation rounded to the granule, so it grows with the
+ *            world size only beyond ~3 450 ranks (NCCL's maintainers: ring memory does not grow
+ *            with scale, NVIDIA/nccl issue #986). Worked: 2 H200 over NVLink, 24 channels x
+ *            (12 + 6 MiB) = 432 MiB; a MIG worker, 2 channels x 6 MiB = 12 MiB (16 MiB at
+ *            4 096 workers). Not counted: the tree's connections, channels NCCL sets up for
+ *            send/receive only, the CUDA context (in the profile's footprint when measured with
+ *            nvidia-smi).
+ * More than the partition holds is an OOM at start. On a shared GPU the
  * partition's memory holds share->peers such workers (peers: identical gangs placed on the same
  * GPUs, one worker of each per GPU) and every co-runner's footprint (share->with).
  * Ownership: every pointer is borrowed for the call; results are plain data. Units: seconds,
@@ -107,8 +124,21 @@ void ddp_layout(const ddp_job *job, const comm_params *cp, comm_node *nodes, com
 int ddp_ring(const ddp_job *job, const comm_params *cp, comm_ring *out, char *why,
              size_t why_len);
 
-/* Memory one worker needs (bytes). */
-double ddp_worker_mem_bytes(const ddp_job *job, const comm_params *cp);
+/* Device memory one worker holds, by part (bytes; see the top). */
+typedef struct ddp_mem {
+    double profile_bytes;     /* the profile's footprint at the batch */
+    double bucket_bytes;      /* DDP's bucket copies */
+    double nccl_buffer_bytes; /* NCCL's connection FIFOs on the device, all channels */
+    double nccl_state_bytes;  /* NCCL's per-channel state, all channels */
+    int channels;             /* NCCL channels counted (0 for one worker) */
+    double total_bytes;
+} ddp_mem;
+
+/* Memory one worker of job needs on its ring (the channels and where its FIFOs sit follow from
+ * the ring's links), or with ring NULL before placement the most a placement can need: whole
+ * GPUs of a type with NVLink (unless job->topo has none) count NVLink's channels. */
+void ddp_worker_mem(const ddp_job *job, const comm_params *cp, const comm_ring *ring,
+                    ddp_mem *out);
 
 typedef struct ddp_result {
     speed_outcome outcome;
@@ -121,6 +151,7 @@ typedef struct ddp_result {
     int n_buckets;
     double ddp_host_s;    /* dH: DDP's host time per step */
     double mem_bytes, mem_cap_bytes; /* per worker: need and partition */
+    ddp_mem mem;          /* the need by part */
     double throughput;    /* the job's units of work per second (all workers) */
 } ddp_result;
 

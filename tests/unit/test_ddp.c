@@ -4,8 +4,10 @@
 #include <math.h>
 #include <string.h>
 
+#include "experiments/comm_load.h"
 #include "model/physics/ddp.h"
 #include "phys_fixture.h"
+#include "sim/diag.h"
 #include "sim/xalloc.h"
 
 static comm_params hand_comm(void)
@@ -25,7 +27,13 @@ static comm_params hand_comm(void)
     p.bucket_bytes = 25e6;
     p.backward_frac = 2.0 / 3.0;
     p.grad_copy_frac = 1;
-    p.nccl_buffer_bytes = 64 << 20;
+    p.nccl_ll_buffer_bytes = 1 << 20; /* NCCL's memory: 2 MiB granules, 2 channels off NVLink */
+    p.nccl_ll128_buffer_bytes = 1 << 20;
+    p.nccl_simple_buffer_bytes = 2 << 20;
+    p.nccl_alloc_granule_bytes = 2 << 20;
+    p.nccl_channel_peer_bytes = 1024;
+    p.nccl_channel_allocs = 3;
+    p.nccl_channels_other = 2;
     p.overlap_comm_frac = 1; /* the terms of ddp_terms_by_hand off: all-reduces at full rate */
     p.buffer_broadcasts = 2;
     return p;
@@ -156,11 +164,62 @@ Test(ddp, bucketed_step_by_hand)
     comm_ring_fini(&ring);
 }
 
+/* What DDP and NCCL hold per worker with model/physics/comm.yaml's figures, by hand (MiB = 2^20):
+ * a connection's three FIFOs, 0.5 + 4.6875 + 4 = 9.1875 MiB, take 5 granules of 2 MiB = 10 MiB,
+ * its send side one granule: 12 MiB a channel; the channel's state 3 granules (6 MiB) until the
+ * world's peers (608 B each) pass 2 MiB. An NVLink ring (24 channels): 24 x 18 = 432 MiB; on
+ * MIG (staged, 2 channels, FIFOs in host memory): 2 x 6 = 12 MiB; at 4 096 workers the peers
+ * take 2 490 368 B = 2 granules, so 2 x 8 = 16 MiB on MIG and 24 x 20 = 480 MiB over NVLink. */
+Test(ddp, nccl_memory_by_hand)
+{
+    comm_params cp;
+    diag *d = diag_create();
+    cr_assert_eq(comm_load_default(d, &cp), 0);
+    diag_destroy(d);
+    const double mib = 1048576.0;
+    gpu_type g = pcie_gpu();
+    g.nvlink_bytes_per_s = 600e9;
+    wl_profile w = hand_profile(1e9);
+    ddp_job j = hand_job(&g, &w, 2, 8);
+    j.grad_bytes = 1e8;
+    char why[256];
+    cr_assert_eq(ddp_shape(&j, why, sizeof why), 0, "%s", why);
+    comm_ring ring;
+    cr_assert_eq(ddp_ring(&j, &cp, &ring, why, sizeof why), 0, "%s", why);
+    ddp_mem m;
+    ddp_worker_mem(&j, &cp, &ring, &m);
+    comm_ring_fini(&ring);
+    cr_assert_eq(m.channels, 24);
+    cr_assert_eq(m.nccl_buffer_bytes, 24 * 12 * mib);
+    cr_assert_eq(m.nccl_state_bytes, 24 * 6 * mib);
+    cr_assert_eq(m.bucket_bytes, 1e8);
+    cr_assert_eq(m.total_bytes, 1e9 + 1e8 + 432 * mib);
+    ddp_mem before; /* before placement: the same on a type with NVLink */
+    ddp_worker_mem(&j, &cp, NULL, &before);
+    cr_assert_eq(before.total_bytes, m.total_bytes);
+    j.workers = 4096;
+    ddp_worker_mem(&j, &cp, NULL, &m);
+    cr_assert_eq(m.nccl_buffer_bytes + m.nccl_state_bytes, 480 * mib);
+    j.mig = &g.profiles[0];
+    ddp_worker_mem(&j, &cp, NULL, &m);
+    cr_assert_eq(m.channels, 2);
+    cr_assert_eq(m.nccl_buffer_bytes, 0);
+    cr_assert_eq(m.nccl_state_bytes, 16 * mib);
+    j.workers = 2;
+    ddp_worker_mem(&j, &cp, NULL, &m);
+    cr_assert_eq(m.nccl_state_bytes, 12 * mib);
+    j.workers = 1; /* no DDP: the profile alone */
+    ddp_worker_mem(&j, &cp, NULL, &m);
+    cr_assert_eq(m.total_bytes, 1e9);
+    cr_assert_eq(m.channels, 0);
+}
+
 Test(ddp, oom_when_buckets_do_not_fit)
 {
     gpu_type g = pcie_gpu();
     /* 1g.5gb holds 5 GiB. 4.5 GiB of model and activations fit one worker; with 2 workers DDP
-     * adds 0.5 GiB of bucket copies and 64 MiB of NCCL buffers: 5.0625 GiB > 5 GiB */
+     * adds 0.5 GiB of bucket copies and NCCL 12 MiB: 2 channels (off NVLink) x 3 allocations of
+     * state of one 2 MiB granule each, its FIFOs staged in host memory (MIG): 5.0117 GiB > 5 GiB */
     wl_profile w = hand_profile(4.5 * 1073741824.0);
     phys_params m = fixture_params();
     comm_params cp = hand_comm();
@@ -174,8 +233,10 @@ Test(ddp, oom_when_buckets_do_not_fit)
     ddp_result r;
     ddp_step(&j, &cp, &m, &ring, 0, &r);
     cr_assert_eq(r.outcome, SPEED_OOM);
-    cr_assert(fabs(r.mem_bytes - 5.0625 * 1073741824.0) < 1);
-    cr_assert(strstr(r.reason, "partition's 5 GiB"), "%s", r.reason);
+    cr_assert(fabs(r.mem_bytes - (5.0 * 1073741824.0 + 12 * 1048576.0)) < 1);
+    cr_assert(strstr(r.reason, "NCCL 12 MiB: 2 channels x (0 MiB buffers + 6 MiB state)) > "
+                               "partition's 5 GiB"),
+              "%s", r.reason);
     comm_ring_fini(&ring);
     /* one worker: no DDP buffers, it fits */
     ddp_job one = j;
@@ -309,7 +370,7 @@ Test(ddp, shared_memory_holds_every_corunner)
     share.with_batch[0] = 1;
     ddp_step(&j, &cp, &m, &ring, 0, &r);
     cr_assert_eq(r.outcome, SPEED_OOM);
-    cr_assert(strstr(r.reason, "co-runners 11.6 GiB > partition's 20 GiB"), "%s", r.reason);
+    cr_assert(strstr(r.reason, "co-runners 11.51 GiB > partition's 20 GiB"), "%s", r.reason);
     comm_ring_fini(&ring);
 }
 

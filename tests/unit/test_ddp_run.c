@@ -162,8 +162,8 @@ Test(ddp_run, shared_gang_is_never_faster_than_exclusive, .timeout = 120)
     }
 }
 
-/* The 3DGAN what-if: a worker needs the profile's footprint (8.47 GiB at batch 64, 5.32 GiB at
- * batch 32 with its bucket copies and NCCL buffers), so 1g.5gb (4.75 GiB) fails with OOM at start
+/* The 3DGAN what-if: a MIG worker needs the profile's footprint (8.42 GiB at batch 64, 5.27 GiB
+ * at batch 32 with its bucket copies and NCCL's 12 MiB), so 1g.5gb (4.75 GiB) fails with OOM at start
  * at both batch sizes while 2g.10gb (9.75 GiB) and larger hold it: every 1g.5gb job is failed_oom
  * and every other job is done. */
 Test(ddp_run, hep_gan_whatif_runs_out_of_memory_on_1g, .timeout = 60)
