@@ -173,22 +173,23 @@ int out_timeseries_csv(FILE *f, const world *w, sim_time interval_ns)
         cw_text(cw, cluster_resource_name(c, r));
     }
     bufw_c(cw, '\n');
-    const world_sample *s = world_samples(w);
     size_t n = world_n_samples(w);
     size_t i = 0;
     sim_time t = 0;
     for (;;) {
         if (interval_ns > 0) { /* the last change at or before t */
-            while (i + 1 < n && s[i + 1].t <= t) {
+            while (i + 1 < n && world_sample_get(w, i + 1)->t <= t) {
                 i++;
             }
-        } else {
-            t = s[i].t;
+        }
+        const world_sample si = *world_sample_get(w, i);
+        if (interval_ns <= 0) {
+            t = si.t;
         }
         cw_time(cw, t);
-        const uint32_t fields[] = {s[i].queued,     s[i].running,
-                                   s[i].units_used, cluster_units_total(c),
-                                   s[i].gpus_busy,  cluster_n_gpus(c)};
+        const uint32_t fields[] = {si.queued,     si.running,
+                                   si.units_used, cluster_units_total(c),
+                                   si.gpus_busy,  cluster_n_gpus(c)};
         for (size_t k = 0; k < sizeof fields / sizeof fields[0]; k++) {
             bufw_c(cw, ',');
             bufw_u64(cw, fields[k]);
@@ -197,7 +198,7 @@ int out_timeseries_csv(FILE *f, const world *w, sim_time interval_ns)
             bufw_put(cw, ",,", 2);
         } else {
             bufw_c(cw, ',');
-            bufw_u64(cw, s[i].sms_busy);
+            bufw_u64(cw, si.sms_busy);
             bufw_c(cw, ',');
             bufw_u64(cw, tot.sms_total);
         }

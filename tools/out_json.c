@@ -235,14 +235,13 @@ cJSON *out_dist_json(double *x, size_t n)
 /* Time-weighted mean over [0, horizon] of sample field f, divided by denom (> 0). */
 static double tw_mean(const world *w, size_t field_off, double denom)
 {
-    const world_sample *s = world_samples(w);
     size_t n = world_n_samples(w);
     world_totals tot = world_get_totals(w);
     SIM_ASSERT(n > 0);
-#define SAMPLE_VALUE(i) ((double)*(const uint32_t *)((const char *)&s[(i)] + field_off))
-    stats_timeavg a = stats_timeavg_make(s[0].t, SAMPLE_VALUE(0));
+#define SAMPLE_VALUE(i) ((double)*(const uint32_t *)((const char *)world_sample_get(w, (i)) + field_off))
+    stats_timeavg a = stats_timeavg_make(world_sample_get(w, 0)->t, SAMPLE_VALUE(0));
     for (size_t i = 1; i < n; i++) {
-        stats_timeavg_set(&a, s[i].t, SAMPLE_VALUE(i));
+        stats_timeavg_set(&a, world_sample_get(w, i)->t, SAMPLE_VALUE(i));
     }
 #undef SAMPLE_VALUE
     return stats_timeavg_mean(&a, tot.horizon) / denom;
@@ -265,13 +264,14 @@ enum { TW_UNITS, TW_GPUS, TW_SMS, TW_QUEUED, TW_N };
 
 static void tw_means(const world *w, tw_set *out)
 {
-    const world_sample *s = world_samples(w);
     size_t n = world_n_samples(w);
     res_id n_res = cluster_n_resources(world_cluster(w));
     sim_time horizon = world_get_totals(w).horizon;
     SIM_ASSERT(n > 0);
     stats_timeavg f[TW_N];
     stats_timeavg *r = xcalloc(n_res ? n_res : 1, sizeof *r, "resource means");
+    const world_sample s0 = *world_sample_get(w, 0);
+    const world_sample *s = &s0;
     f[TW_UNITS] = stats_timeavg_make(s[0].t, (double)s[0].units_used);
     f[TW_GPUS] = stats_timeavg_make(s[0].t, (double)s[0].gpus_busy);
     f[TW_SMS] = stats_timeavg_make(s[0].t, (double)s[0].sms_busy);
@@ -279,13 +279,14 @@ static void tw_means(const world *w, tw_set *out)
     for (res_id k = 0; k < n_res; k++) {
         r[k] = stats_timeavg_make(s[0].t, (double)world_sample_res_used(w, 0, k));
     }
-    for (size_t i = 1; i < n; i++) {
-        stats_timeavg_set(&f[TW_UNITS], s[i].t, (double)s[i].units_used);
-        stats_timeavg_set(&f[TW_GPUS], s[i].t, (double)s[i].gpus_busy);
-        stats_timeavg_set(&f[TW_SMS], s[i].t, (double)s[i].sms_busy);
-        stats_timeavg_set(&f[TW_QUEUED], s[i].t, (double)s[i].queued);
+    for (size_t i = 1; i < n; i++) { /* one sample at a time: blocks may be read back */
+        const world_sample si = *world_sample_get(w, i);
+        stats_timeavg_set(&f[TW_UNITS], si.t, (double)si.units_used);
+        stats_timeavg_set(&f[TW_GPUS], si.t, (double)si.gpus_busy);
+        stats_timeavg_set(&f[TW_SMS], si.t, (double)si.sms_busy);
+        stats_timeavg_set(&f[TW_QUEUED], si.t, (double)si.queued);
         for (res_id k = 0; k < n_res; k++) {
-            stats_timeavg_set(&r[k], s[i].t, (double)world_sample_res_used(w, i, k));
+            stats_timeavg_set(&r[k], si.t, (double)world_sample_res_used(w, i, k));
         }
     }
     out->units = stats_timeavg_mean(&f[TW_UNITS], horizon);

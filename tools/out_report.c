@@ -153,9 +153,9 @@ static void summary(rep *r, const char *policy)
 /* ---- time series (utilisation, queue, fragmentation) --------------------------------------- */
 
 /* The sample in force at t: the last one at or before t (samples are in time order). */
-static size_t sample_at(const world_sample *s, size_t n, size_t from, sim_time t)
+static size_t sample_at(const world *w, size_t n, size_t from, sim_time t)
 {
-    while (from + 1 < n && s[from + 1].t <= t) {
+    while (from + 1 < n && world_sample_get(w, from + 1)->t <= t) {
         from++;
     }
     return from;
@@ -188,7 +188,6 @@ static double frag_now(const rep *r, const devlog_cursor *cur, const frag_typica
 
 static int time_series(rep *r)
 {
-    const world_sample *s = world_samples(r->w);
     size_t n = world_n_samples(r->w);
     uint32_t gpus = cluster_n_gpus(r->c), units = cluster_units_total(r->c);
     frag_typical typ;
@@ -214,7 +213,8 @@ static int time_series(rep *r)
     bool any_frag = false;
     sim_time t = 0;
     do {
-        i = sample_at(s, n, i, t);
+        i = sample_at(r->w, n, i, t);
+        const world_sample si = *world_sample_get(r->w, i);
         double frag = -1;
         if (has_frag) {
             for (gpu_id g = 0; g < gpus; g++) {
@@ -239,8 +239,8 @@ static int time_series(rep *r)
             sm += fmin(1.0, gm);
         }
         fprintf(d, "%.6f %.4f %.4f %.4f %" PRIu32 " %" PRIu32 " ", sim_time_to_s(t) / S_PER_H,
-                units ? 100.0 * s[i].units_used / units : 0, gpus ? 100.0 * util / gpus : 0,
-                gpus ? 100.0 * sm / gpus : 0, s[i].queued, s[i].running);
+                units ? 100.0 * si.units_used / units : 0, gpus ? 100.0 * util / gpus : 0,
+                gpus ? 100.0 * sm / gpus : 0, si.queued, si.running);
         fprintf(d, frag >= 0 ? "%.4f\n" : "NaN\n", frag);
     } while (devlog_next_sample(&t, step, r->horizon));
     for (gpu_id g = 0; g < gpus; g++) {

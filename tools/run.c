@@ -78,6 +78,7 @@ typedef struct run_ctx {
     const traceload_rule *trules;     /* the trace's rules with their work factors (arena) */
     double fallback_factor;           /* work factor of jobs no rule maps */
     spill_store *spill;               /* where the world's ended jobs go (NULL: kept in memory) */
+    spill_store *sspill;              /* where its full blocks of samples go (NULL: kept) */
     synth_stream *synth;              /* the synthetic jobs, generated as the run reaches them */
 } run_ctx;
 
@@ -93,6 +94,7 @@ static void run_fini(run_ctx *r)
     fault_injector_destroy(r->faults);
     world_destroy(r->w);
     spill_destroy(r->spill);       /* after the table that reads it */
+    spill_destroy(r->sspill);
     synth_stream_destroy(r->synth); /* and the one it feeds */
     diag_destroy(r->d);
     arena_destroy(r->a);
@@ -993,6 +995,10 @@ int run_scenario(const run_opts *o)
                         .verify_every = o->verify_every,
                         .checkpoint_s = sim_time_to_s(r.spec->faults.checkpoint_ns)};
         rc = world_create(&wc, jobs, r.d, r.spec->cluster.at, &r.w);
+        r.sspill = rc == 0 && !o->check_only ? spill_create() : NULL;
+        if (r.sspill) {
+            world_set_sample_spill(r.w, spill_ops(), r.sspill);
+        }
         if (rc == 0) {
             build_faults(&r, o->check_only);
             build_services(&r);

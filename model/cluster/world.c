@@ -95,9 +95,18 @@ struct world {
     size_t n_ku, cap_ku;
     world_slice_fn *slice_fn; /* told of queued any-slice jobs; NULL: nobody */
     void *slice_ctx;
-    world_sample *samples;
-    uint32_t *res_used; /* n_samples * n_res */
-    size_t n_samples, cap_samples;
+    /* samples in blocks of SAMPLE_BLOCK (each with its n_res units per sample after it); a full
+     * block goes to the sample store when the next begins, NULL here from then on */
+    world_sample **sblk;
+    size_t n_sblk, cap_sblk, n_samples;
+    const job_spill_ops *sops; /* NULL: every block stays */
+    void *sops_ctx;
+    bool sops_failed; /* a put failed: the blocks from then on stay */
+    struct sample_slot {
+        size_t blk; /* SIZE_MAX: empty */
+        world_sample *s;
+    } sslot[2]; /* blocks read back, the older replaced first */
+    unsigned sslot_next;
     world_totals tot;
 };
 
@@ -143,21 +152,47 @@ static void page_spilled(void *user, uint32_t p)
 
 /* ---- sampling ------------------------------------------------------------------------------ */
 
+#define SAMPLE_BLOCK 4096u
+
+/* Bytes of a block: its samples, then n_res units per sample. */
+static size_t block_bytes(const world *w)
+{
+    return SAMPLE_BLOCK * (sizeof(world_sample) + cluster_n_resources(w->c) * sizeof(uint32_t));
+}
+
+static uint32_t *block_res(world_sample *blk)
+{
+    return (uint32_t *)(blk + SAMPLE_BLOCK);
+}
+
 static void record(world *w)
 {
     sim_time now = sim_now(w->ctx);
     uint32_t n_res = cluster_n_resources(w->c);
-    if (w->n_samples > 0 && w->samples[w->n_samples - 1].t == now) {
+    if (w->n_samples > 0 && world_sample_get(w, w->n_samples - 1)->t == now) {
         w->n_samples--; /* the state at a time is its last state */
     }
-    if (w->n_samples == w->cap_samples) {
-        w->cap_samples = w->cap_samples ? 2 * w->cap_samples : 256;
-        w->samples = xrealloc(w->samples, w->cap_samples * sizeof *w->samples, "samples");
-        w->res_used = xrealloc(w->res_used, w->cap_samples * (n_res ? n_res : 1) * sizeof(uint32_t),
-                               "sample resources");
+    size_t i = w->n_samples, b = i / SAMPLE_BLOCK;
+    if (b == w->n_sblk) { /* a new block: the one before is final, it may go */
+        if (w->sops && !w->sops_failed && b > 0) {
+            SIM_ASSERT(b - 1 <= UINT32_MAX);
+            if (w->sops->put(w->sops_ctx, (uint32_t)(b - 1), w->sblk[b - 1], block_bytes(w)) ==
+                0) {
+                free(w->sblk[b - 1]);
+                w->sblk[b - 1] = NULL;
+            } else {
+                w->sops_failed = true;
+            }
+        }
+        if (w->n_sblk == w->cap_sblk) {
+            w->cap_sblk = w->cap_sblk ? 2 * w->cap_sblk : 16;
+            w->sblk = xrealloc(w->sblk, w->cap_sblk * sizeof *w->sblk, "samples");
+        }
+        /* zeroed: a block written out carries every byte, padding included */
+        w->sblk[w->n_sblk++] = xcalloc(1, block_bytes(w), "samples");
     }
-    world_sample *s = &w->samples[w->n_samples];
-    uint32_t *ru = &w->res_used[w->n_samples * n_res];
+    world_sample *s = &w->sblk[b][i % SAMPLE_BLOCK];
+    uint32_t *ru = block_res(w->sblk[b]) + (i % SAMPLE_BLOCK) * n_res;
     memset(s, 0, sizeof *s);
     s->t = now;
     s->queued = w->tot.n_queued;
@@ -170,6 +205,34 @@ static void record(world *w)
     }
     w->n_samples++;
     w->tot.end = now;
+}
+
+/* The block holding sample i, read back from the store when it went there. The world was
+ * created mutable: a read through a const pointer may fill the read-back slots. */
+static world_sample *sample_block(const world *cw, size_t i)
+{
+    world *w = (world *)cw;
+    size_t b = i / SAMPLE_BLOCK;
+    if (w->sblk[b]) {
+        return w->sblk[b];
+    }
+    for (unsigned k = 0; k < 2; k++) {
+        if (w->sslot[k].blk == b) {
+            return w->sslot[k].s;
+        }
+    }
+    struct sample_slot *sl = &w->sslot[w->sslot_next];
+    w->sslot_next ^= 1u;
+    if (!sl->s) {
+        sl->s = xmalloc(block_bytes(w), "samples");
+    }
+    if (w->sops->get(w->sops_ctx, (uint32_t)b, sl->s, block_bytes(w)) != 0) {
+        fprintf(stderr, "slicesim: error: cannot read back %zu bytes of samples\n",
+                block_bytes(w));
+        abort();
+    }
+    sl->blk = b;
+    return sl->s;
 }
 
 /* ---- progress ------------------------------------------------------------------------------ */
@@ -890,6 +953,7 @@ int world_create(const world_cfg *cfg, job_table *jobs, diag *d, src_loc at, wor
                              .slice_ctx = cfg->slice_ctx};
     uint32_t n_devs = cluster_n_devices(c);
     w->count = xcalloc(n_devs ? n_devs : 1, sizeof(uint32_t), "validation counts");
+    w->sslot[0].blk = w->sslot[1].blk = SIZE_MAX;
     size_t n_jobs = job_table_count(jobs);
     uint32_t n_gpus = cluster_n_gpus(c);
     w->gpu_run = xcalloc(n_gpus ? n_gpus : 1, sizeof(job_id *), "gpu jobs");
@@ -942,8 +1006,12 @@ void world_destroy(world *w)
     free(w->timers);
     free(w->obs);
     free(w->count);
-    free(w->samples);
-    free(w->res_used);
+    for (size_t b = 0; b < w->n_sblk; b++) {
+        free(w->sblk[b]);
+    }
+    free(w->sblk);
+    free(w->sslot[0].s);
+    free(w->sslot[1].s);
     free(w);
 }
 
@@ -1026,15 +1094,22 @@ size_t world_n_samples(const world *w)
     return w->n_samples;
 }
 
-const world_sample *world_samples(const world *w)
+const world_sample *world_sample_get(const world *w, size_t i)
 {
-    return w->samples;
+    SIM_ASSERT(i < w->n_samples);
+    return &sample_block(w, i)[i % SAMPLE_BLOCK];
 }
 
 uint32_t world_sample_res_used(const world *w, size_t i, res_id r)
 {
     SIM_ASSERT(i < w->n_samples && r < cluster_n_resources(w->c));
-    return w->res_used[i * cluster_n_resources(w->c) + r];
+    return block_res(sample_block(w, i))[(i % SAMPLE_BLOCK) * cluster_n_resources(w->c) + r];
+}
+
+void world_set_sample_spill(world *w, const job_spill_ops *ops, void *ctx)
+{
+    w->sops = ops;
+    w->sops_ctx = ctx;
 }
 
 world_totals world_get_totals(const world *w)

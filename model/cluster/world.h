@@ -137,11 +137,18 @@ const job_id *world_gpu_jobs(const world *w, gpu_id g, uint32_t *n);
  * They share links (NICs, PCIe roots, host memory) beyond their GPUs, so whenever one starts or
  * ends the world re-applies the rate function to all of them. Borrowed until the next change. */
 const job_id *world_gang_jobs(const world *w, size_t *n);
-/* Recorded samples, in time order (one per distinct time). */
+/* Recorded samples, in time order (one per distinct time): how many, and sample i (i < n).
+ * Borrowed: a sample of a block in memory until destroy; one read back from the sample store
+ * until two other blocks have been read back (readers go through them in order). */
 size_t world_n_samples(const world *w);
-const world_sample *world_samples(const world *w);
+const world_sample *world_sample_get(const world *w, size_t i);
 /* Units of resource r held at sample i (r < cluster_n_resources). */
 uint32_t world_sample_res_used(const world *w, size_t i, res_id r);
+/* Let full blocks of samples (4096 each, with their units per resource) go to a store as the
+ * run records them (ops static, ctx borrowed for the world's life; the keys are block numbers),
+ * so memory holds one block, not one sample per event. A store that fails keeps the blocks from
+ * then on; one that cannot read a block back aborts (an environment failure). */
+void world_set_sample_spill(world *w, const job_spill_ops *ops, void *ctx);
 /* Totals after world_run. */
 world_totals world_get_totals(const world *w);
 

@@ -130,8 +130,9 @@ Test(spill, without_a_store_or_with_a_failing_one_every_page_stays)
     }
 }
 
-/* 4000 one-GPU jobs on 4 GPUs, one a second, each 3.5 s long (a queue builds), with and without
- * a store: every start and end agrees, and the spilling world freed pages as it ran. */
+/* 6000 one-GPU jobs on 4 GPUs, one a second, each 3.5 s long or more (a queue builds), with and
+ * without stores for jobs and samples: every start, end and sample agrees, and the spilling world
+ * freed pages as it ran. */
 Test(spill, a_world_that_spills_runs_every_job_alike)
 {
     gpu_type g = test_gpu();
@@ -140,10 +141,11 @@ Test(spill, a_world_that_spills_runs_every_job_alike)
         gpus[i] = (cluster_gpu_cfg){.type = &g};
     }
     world *w[2];
-    spill_store *s = spill_create();
+    spill_store *s = spill_create(), *ss = spill_create();
     cr_assert_not_null(s);
+    cr_assert_not_null(ss);
     fx_node fx[2];
-    size_t n = 4000;
+    size_t n = 6000;
     for (int v = 0; v < 2; v++) {
         fx_node_init(&fx[v], "n0", gpus, 4, "fifo", SIM_TIME_MAX);
         fx[v].wc.verify_every = 97; /* the invariants read every job, spilled ones too */
@@ -155,6 +157,9 @@ Test(spill, a_world_that_spills_runs_every_job_alike)
             job_table_set_spill(t, spill_ops(), s);
         }
         w[v] = fx_world(&fx[v].wc, t);
+        if (v == 1) {
+            world_set_sample_spill(w[v], spill_ops(), ss);
+        }
         world_run(w[v]);
     }
     cr_assert_eq(job_table_n_spilled(world_jobs(w[0])), 0);
@@ -169,9 +174,22 @@ Test(spill, a_world_that_spills_runs_every_job_alike)
         cr_assert_eq(a->units[0], b->units[0]);
     }
     cr_assert_eq(world_get_totals(w[1]).n_done, n);
+    /* a sample per distinct event time, more than two blocks of 4096: the same, read back */
+    size_t ns = world_n_samples(w[0]);
+    cr_assert_eq(world_n_samples(w[1]), ns);
+    cr_assert_gt(ns, 2 * 4096);
+    for (size_t i = 0; i < ns; i++) {
+        const world_sample *a = world_sample_get(w[0], i), *b = world_sample_get(w[1], i);
+        cr_assert_eq(a->t, b->t, "sample %zu", i);
+        cr_assert_eq(a->queued, b->queued);
+        cr_assert_eq(a->running, b->running);
+        cr_assert_eq(a->units_used, b->units_used);
+        cr_assert_eq(world_sample_res_used(w[0], i, 0), world_sample_res_used(w[1], i, 0));
+    }
     world_destroy(w[0]);
     world_destroy(w[1]);
     spill_destroy(s);
+    spill_destroy(ss);
 }
 
 /* A source that counts how many jobs it was asked for. */

@@ -79,14 +79,14 @@ Test(world, jobs_take_their_stated_duration_in_fifo_order)
     cr_assert_eq(tot.n_rejected, 0);
     cr_assert_eq(tot.end, sim_time_from_s(155));
     /* samples: the state after each change; at 100 both GPUs are held by job 1 */
-    const world_sample *s = world_samples(w);
     bool seen = false;
     for (size_t i = 0; i < world_n_samples(w); i++) {
-        if (s[i].t == sim_time_from_s(100)) {
-            cr_assert_eq(s[i].running, 1);
-            cr_assert_eq(s[i].units_used, 2);
-            cr_assert_eq(s[i].queued, 1);
-            cr_assert_eq(s[i].sms_busy, 200);
+        const world_sample *s = world_sample_get(w, i);
+        if (s->t == sim_time_from_s(100)) {
+            cr_assert_eq(s->running, 1);
+            cr_assert_eq(s->units_used, 2);
+            cr_assert_eq(s->queued, 1);
+            cr_assert_eq(s->sms_busy, 200);
             seen = true;
         }
     }
@@ -153,9 +153,9 @@ static void check_two_replica_request_fails(cluster_sharing mode, bool fail_gt1)
     cr_assert_eq(tot.n_oom, 0);
     cr_assert_eq(tot.n_rejected, 0);
     /* it never held units: at time 0 only job 1's replica is in use */
-    const world_sample *s = world_samples(w);
-    cr_assert_eq(s[0].t, 0);
-    cr_assert_eq(s[0].units_used, 1);
+    const world_sample *s = world_sample_get(w, 0);
+    cr_assert_eq(s->t, 0);
+    cr_assert_eq(s->units_used, 1);
     world_destroy(w);
 }
 
@@ -180,7 +180,7 @@ Test(world, request_for_two_replicas_runs_without_the_flag)
     world_totals tot = world_get_totals(w);
     cr_assert_eq(tot.n_failed_request, 0);
     cr_assert_eq(tot.n_done, 3);
-    cr_assert_eq(world_samples(w)[0].units_used, 3);
+    cr_assert_eq(world_sample_get(w, 0)->units_used, 3);
     world_destroy(w);
 }
 
