@@ -26,6 +26,11 @@ struct job_table {
     job **pages;          /* per page: JOB_PAGE jobs, or NULL once spilled */
     uint32_t *live;       /* per page: jobs added and not yet ended */
     uint32_t *spill_units; /* per spilled page: how many units its jobs hold */
+    uint32_t *key;         /* per spilled page: the store key of its latest image */
+    job **orph;            /* per page spilled with live jobs: their records, by id (the image
+                            * holds them as they were); NULL otherwise */
+    uint32_t *n_orph;      /* how many; live[p] of them have not ended */
+    uint32_t next_key;
     size_t n, n_pages, cap_pages; /* n: jobs in pages (added or generated) */
     size_t n_total;                /* n plus the jobs the source will still give */
     job_source_fn *next;           /* NULL: no source */
@@ -58,6 +63,10 @@ void job_table_destroy(job_table *t)
             free(t->pages[p][i].units);
         }
         free(t->pages[p]);
+        for (uint32_t i = 0; t->orph[p] && i < t->n_orph[p]; i++) {
+            free(t->orph[p][i].units);
+        }
+        free(t->orph[p]);
     }
     for (unsigned i = 0; i < JOB_SPILL_CACHE; i++) {
         free(t->cache->slot[i].jobs);
@@ -68,6 +77,9 @@ void job_table_destroy(job_table *t)
     free(t->pages);
     free(t->live);
     free(t->spill_units);
+    free(t->key);
+    free(t->orph);
+    free(t->n_orph);
     free(t->ready);
     free(t);
 }
@@ -121,11 +133,17 @@ static job_id append(job_table *t, const job_spec *spec)
             t->live = xrealloc(t->live, t->cap_pages * sizeof *t->live, "job table");
             t->spill_units =
                 xrealloc(t->spill_units, t->cap_pages * sizeof *t->spill_units, "job table");
+            t->key = xrealloc(t->key, t->cap_pages * sizeof *t->key, "job table");
+            t->orph = xrealloc(t->orph, t->cap_pages * sizeof *t->orph, "job table");
+            t->n_orph = xrealloc(t->n_orph, t->cap_pages * sizeof *t->n_orph, "job table");
         }
         /* zeroed: a spilled page writes every byte, padding included */
         t->pages[p] = xcalloc(JOB_PAGE, sizeof(job), "job table page");
         t->live[p] = 0;
         t->spill_units[p] = 0;
+        t->key[p] = 0;
+        t->orph[p] = NULL;
+        t->n_orph[p] = 0;
         t->n_pages++;
     }
     job *j = &t->pages[p][t->n % JOB_PAGE];
@@ -190,7 +208,7 @@ static job *load_page(const job_table *t, uint32_t p)
         c->buf = xmalloc(n, "spilled job page");
         c->cap_buf = n;
     }
-    if (t->ops->get(t->ops_ctx, p, c->buf, n) != 0) {
+    if (t->ops->get(t->ops_ctx, t->key[p], c->buf, n) != 0) {
         fprintf(stderr, "slicesim: error: cannot read back %zu bytes of spilled jobs\n", n);
         abort();
     }
@@ -215,6 +233,23 @@ static job *load_page(const job_table *t, uint32_t p)
     return s->jobs;
 }
 
+/* Job id's own record when its page went out while it was live, else NULL. */
+static job *find_orphan(const job_table *t, job_id id)
+{
+    uint32_t p = id / JOB_PAGE;
+    job *o = t->orph[p];
+    size_t lo = 0, hi = o ? t->n_orph[p] : 0;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (o[mid].id < id) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    return lo < (o ? t->n_orph[p] : 0) && o[lo].id == id ? &o[lo] : NULL;
+}
+
 const job *job_table_get(const job_table *t, job_id id)
 {
     SIM_ASSERT(id < t->n_total);
@@ -222,7 +257,11 @@ const job *job_table_get(const job_table *t, job_id id)
         generate_to(t, id);
     }
     const job *page = t->pages[id / JOB_PAGE];
-    return page ? &page[id % JOB_PAGE] : &load_page(t, id / JOB_PAGE)[id % JOB_PAGE];
+    if (page) {
+        return &page[id % JOB_PAGE];
+    }
+    job *o = find_orphan(t, id);
+    return o ? o : &load_page(t, id / JOB_PAGE)[id % JOB_PAGE];
 }
 
 static job *get_mut(job_table *t, job_id id)
@@ -231,8 +270,27 @@ static job *get_mut(job_table *t, job_id id)
     if (id >= t->n) {
         generate_to(t, id);
     }
-    SIM_ASSERT(t->pages[id / JOB_PAGE] != NULL); /* an ended job never changes */
-    return &t->pages[id / JOB_PAGE][id % JOB_PAGE];
+    if (t->pages[id / JOB_PAGE]) {
+        return &t->pages[id / JOB_PAGE][id % JOB_PAGE];
+    }
+    job *o = find_orphan(t, id);
+    SIM_ASSERT(o != NULL); /* an ended job never changes */
+    return o;
+}
+
+/* A page goes out when its last job ends, or, full and still in memory, when its live jobs are
+ * down to JOB_SPARSE: then its live jobs stay as orphans (their own records) and the page goes
+ * out again, whole, when the last of them ends. Stragglers (a long job among a thousand short
+ * ones) so hold a record each, not a page. */
+#define JOB_SPARSE (JOB_PAGE / 8)
+
+static void push_ready(job_table *t, uint32_t p)
+{
+    if (t->n_ready == t->cap_ready) {
+        t->cap_ready = t->cap_ready ? 2 * t->cap_ready : 16;
+        t->ready = xrealloc(t->ready, t->cap_ready * sizeof *t->ready, "job table");
+    }
+    t->ready[t->n_ready++] = p;
 }
 
 /* Job id has ended: its page may become ready to spill. */
@@ -240,12 +298,10 @@ static void ended(job_table *t, job_id id)
 {
     uint32_t p = id / JOB_PAGE;
     SIM_ASSERT(t->live[p] > 0);
-    if (--t->live[p] == 0 && (size_t)(p + 1) * JOB_PAGE <= t->n && t->ops) {
-        if (t->n_ready == t->cap_ready) {
-            t->cap_ready = t->cap_ready ? 2 * t->cap_ready : 16;
-            t->ready = xrealloc(t->ready, t->cap_ready * sizeof *t->ready, "job table");
-        }
-        t->ready[t->n_ready++] = p;
+    t->live[p]--;
+    bool full = (size_t)(p + 1) * JOB_PAGE <= t->n;
+    if (t->ops && full && (t->live[p] == 0 || (t->live[p] == JOB_SPARSE && t->pages[p]))) {
+        push_ready(t, p);
     }
 }
 
@@ -255,13 +311,13 @@ static int by_page(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Write page p to the store and free it; false when the store failed (p stays). */
-static bool spill_page(job_table *t, uint32_t p)
+/* The image of jobs[0..JOB_PAGE) (records, then their units in order) into the cache's buffer;
+ * its size. */
+static size_t serialise(job_table *t, const job *jobs, size_t *n_units_out)
 {
-    job *page = t->pages[p];
     size_t n_units = 0;
     for (size_t i = 0; i < JOB_PAGE; i++) {
-        n_units += page[i].n_units;
+        n_units += jobs[i].n_units;
     }
     SIM_ASSERT(n_units <= UINT32_MAX);
     size_t n = JOB_PAGE * sizeof(job) + n_units * sizeof(dev_id);
@@ -272,40 +328,100 @@ static bool spill_page(job_table *t, uint32_t p)
         c->cap_buf = n;
     }
     job *out = c->buf;
-    memcpy(out, page, JOB_PAGE * sizeof(job));
+    memcpy(out, jobs, JOB_PAGE * sizeof(job));
     dev_id *u = (dev_id *)(out + JOB_PAGE);
     for (size_t i = 0; i < JOB_PAGE; i++) {
         out[i].units = NULL; /* rebuilt from n_units when read back */
-        if (page[i].n_units) {
-            memcpy(u, page[i].units, page[i].n_units * sizeof(dev_id));
-            u += page[i].n_units;
+        if (jobs[i].n_units) {
+            memcpy(u, jobs[i].units, jobs[i].n_units * sizeof(dev_id));
+            u += jobs[i].n_units;
         }
     }
-    if (t->ops->put(t->ops_ctx, p, c->buf, n) != 0) {
+    *n_units_out = n_units;
+    return n;
+}
+
+/* Put the image in the cache's buffer as page p's latest; false when the store failed. */
+static bool put_image(job_table *t, uint32_t p, size_t n, size_t n_units)
+{
+    if (t->ops->put(t->ops_ctx, t->next_key, t->cache->buf, n) != 0) {
         return false;
     }
-    for (size_t i = 0; i < JOB_PAGE; i++) {
-        free(page[i].units);
+    t->key[p] = t->next_key++;
+    t->spill_units[p] = (uint32_t)n_units;
+    for (unsigned i = 0; i < JOB_SPILL_CACHE; i++) { /* a copy read back is out of date */
+        t->cache->slot[i].page = t->cache->slot[i].page == p ? UINT32_MAX : t->cache->slot[i].page;
     }
+    return true;
+}
+
+/* Write resident page p to the store and free it, its live jobs kept as orphans; false when
+ * the store failed (p stays). */
+static bool spill_page(job_table *t, uint32_t p)
+{
+    job *page = t->pages[p];
+    size_t n_units, n = serialise(t, page, &n_units);
+    if (!put_image(t, p, n, n_units)) {
+        return false;
+    }
+    uint32_t n_live = t->live[p], k = 0;
+    t->orph[p] = n_live ? xmalloc(n_live * sizeof(job), "live jobs of a spilled page") : NULL;
+    for (size_t i = 0; i < JOB_PAGE; i++) {
+        bool live = page[i].state == JOB_PENDING || page[i].state == JOB_QUEUED ||
+                    page[i].state == JOB_RUNNING;
+        if (live) {
+            t->orph[p][k++] = page[i]; /* its units go with it */
+        } else {
+            free(page[i].units);
+        }
+    }
+    SIM_ASSERT(k == n_live);
+    t->n_orph[p] = n_live;
     free(page);
     t->pages[p] = NULL;
-    t->spill_units[p] = (uint32_t)n_units;
+    t->n_spilled += n_live == 0;
+    return true;
+}
+
+/* Page p went out with live jobs, which have all ended since: its image again with their final
+ * records, the orphans freed; false when the store failed (they stay). */
+static bool respill_page(job_table *t, uint32_t p)
+{
+    job *jobs = xmalloc(JOB_PAGE * sizeof(job), "spilled job page");
+    memcpy(jobs, load_page(t, p), JOB_PAGE * sizeof(job));
+    for (uint32_t i = 0; i < t->n_orph[p]; i++) {
+        jobs[t->orph[p][i].id % JOB_PAGE] = t->orph[p][i];
+    }
+    size_t n_units, n = serialise(t, jobs, &n_units);
+    free(jobs);
+    if (!put_image(t, p, n, n_units)) {
+        return false;
+    }
+    for (uint32_t i = 0; i < t->n_orph[p]; i++) {
+        free(t->orph[p][i].units);
+    }
+    free(t->orph[p]);
+    t->orph[p] = NULL;
+    t->n_orph[p] = 0;
     t->n_spilled++;
     return true;
 }
 
-void job_table_spill(job_table *t, void (*on_page)(void *user, uint32_t page), void *user)
+void job_table_spill(job_table *t)
 {
     if (t->n_ready > 1) {
         qsort(t->ready, t->n_ready, sizeof *t->ready, by_page);
     }
     for (size_t i = 0; i < t->n_ready && t->ops; i++) {
-        if (!spill_page(t, t->ready[i])) {
-            t->ops = NULL; /* the store failed: keep everything in memory from now on */
-            break;
+        uint32_t p = t->ready[i];
+        bool ok = true;
+        if (t->pages[p]) { /* whole, or down to its last few live jobs */
+            ok = spill_page(t, p);
+        } else if (t->orph[p] && t->live[p] == 0) { /* its orphans have all ended */
+            ok = respill_page(t, p);
         }
-        if (on_page) {
-            on_page(user, t->ready[i]);
+        if (!ok) {
+            t->ops = NULL; /* the store failed: keep everything in memory from now on */
         }
     }
     t->n_ready = 0;

@@ -112,12 +112,13 @@ void job_table_destroy(job_table *t);
 /* Let job_table_spill write ended pages to the store ops (static storage) with ctx (borrowed for
  * the table's life). Without a store nothing is spilled. */
 void job_table_set_spill(job_table *t, const job_spill_ops *ops, void *ctx);
-/* Spill every page whose JOB_PAGE jobs have all been added and have all ended, calling
- * on_page(user, page) for each (page: its first id / JOB_PAGE), in page order. Call it where no
- * pointer into an ended job is held (between events). A store that fails keeps the page in
- * memory and stops further spills: the run goes on as without a store. */
-void job_table_spill(job_table *t, void (*on_page)(void *user, uint32_t page), void *user);
-/* Pages spilled so far, and their bytes (for a benchmark's account). */
+/* Spill every full page (all JOB_PAGE ids added) whose jobs have all ended, or whose live
+ * (pending, queued, running) jobs are down to JOB_PAGE / 8: those then keep their own records in
+ * memory, and the page is written again, whole, once they have all ended. Call it where no
+ * pointer into a job record is held (between events: records of live jobs move). A store that
+ * fails keeps the pages in memory and stops further spills: the run goes on as without one. */
+void job_table_spill(job_table *t);
+/* Pages spilled whole so far (every job ended; for a benchmark's account). */
 size_t job_table_n_spilled(const job_table *t);
 
 /* Add a job in state JOB_PENDING; returns its id (ids are 0, 1, 2, ... in order of addition).

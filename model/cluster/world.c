@@ -59,9 +59,11 @@ struct world {
     const policy_ops *pol;
     void *pol_state;
     decision_buf *dec;
-    wjob **wjp;   /* per job-table page (JOB_PAGE jobs): its jobs' state, or NULL before the
-                   * page's first job is looked at and after the table spilled the page */
-    size_t n_wjp;
+    /* the state of each running job (placed until it stops), by id: an open-addressing map of
+     * cap_wj slots (a power of two, at most half full), so memory follows the running jobs */
+    job_id *wj_key; /* WJ_EMPTY: a free slot */
+    wjob **wj_val;
+    size_t n_wj, cap_wj;
     job_id *run; /* running jobs (unordered set; positions in wjob.run_pos) */
     size_t n_run, cap_run;
     job_id *gang; /* running jobs with two or more workers, in start order */
@@ -110,44 +112,86 @@ struct world {
     world_totals tot;
 };
 
-/* The world's state of job id, its page allocated on first use. Stable until the table spills
- * the page (the fluid solver keeps a pointer to it while the job runs). */
+#define WJ_EMPTY UINT32_MAX
+
+static size_t wj_slot(const world *w, job_id id)
+{
+    size_t m = w->cap_wj - 1, i = ((uint64_t)id * 0x9E3779B97F4A7C15u >> 32) & m;
+    while (w->wj_key[i] != WJ_EMPTY && w->wj_key[i] != id) {
+        i = (i + 1) & m;
+    }
+    return i;
+}
+
+static void wj_grow(world *w)
+{
+    job_id *k = w->wj_key;
+    wjob **v = w->wj_val;
+    size_t old = w->cap_wj;
+    w->cap_wj = old ? 2 * old : 64;
+    w->wj_key = xmalloc(w->cap_wj * sizeof *w->wj_key, "running jobs' state");
+    w->wj_val = xcalloc(w->cap_wj, sizeof *w->wj_val, "running jobs' state");
+    for (size_t i = 0; i < w->cap_wj; i++) {
+        w->wj_key[i] = WJ_EMPTY;
+    }
+    for (size_t i = 0; i < old; i++) {
+        if (k[i] != WJ_EMPTY) {
+            size_t j = wj_slot(w, k[i]);
+            w->wj_key[j] = k[i];
+            w->wj_val[j] = v[i];
+        }
+    }
+    free(k);
+    free(v);
+}
+
+/* The world's state of job id, made on first use (a job being placed). Stable until wj_drop
+ * (the fluid solver keeps a pointer to it while the job runs). */
 static wjob *wj_of(world *w, job_id id)
 {
-    size_t p = id / JOB_PAGE;
-    if (p >= w->n_wjp) {
-        size_t n = 2 * p + 16;
-        w->wjp = xrealloc(w->wjp, n * sizeof *w->wjp, "world jobs");
-        memset(w->wjp + w->n_wjp, 0, (n - w->n_wjp) * sizeof *w->wjp);
-        w->n_wjp = n;
+    if (2 * (w->n_wj + 1) > w->cap_wj) {
+        wj_grow(w);
     }
-    if (!w->wjp[p]) {
-        w->wjp[p] = xcalloc(JOB_PAGE, sizeof(wjob), "world jobs");
-        for (uint32_t i = 0; i < JOB_PAGE; i++) {
-            w->wjp[p][i] = (wjob){.w = w, .id = (job_id)(p * JOB_PAGE + i), .act = FLUID_ACT_NONE};
-        }
+    size_t i = wj_slot(w, id);
+    if (w->wj_key[i] == WJ_EMPTY) {
+        w->wj_key[i] = id;
+        w->wj_val[i] = xmalloc(sizeof(wjob), "running job");
+        *w->wj_val[i] = (wjob){.w = w, .id = id, .act = FLUID_ACT_NONE};
+        w->n_wj++;
     }
-    return &w->wjp[p][id % JOB_PAGE];
+    return w->wj_val[i];
 }
 
-/* The same for a job known to have its state (started at least once). */
+/* The state of a job known to have one (running). */
 static const wjob *wj_get(const world *w, job_id id)
 {
-    SIM_ASSERT(id / JOB_PAGE < w->n_wjp && w->wjp[id / JOB_PAGE] != NULL);
-    return &w->wjp[id / JOB_PAGE][id % JOB_PAGE];
+    size_t i = w->cap_wj ? wj_slot(w, id) : 0;
+    SIM_ASSERT(w->cap_wj && w->wj_key[i] == id);
+    return w->wj_val[i];
 }
 
-/* The job table spilled page p: its jobs have all ended, so their state goes too. */
-static void page_spilled(void *user, uint32_t p)
+/* Job id stopped running: its state goes (backward-shift deletion keeps every probe chain). */
+static void wj_drop(world *w, job_id id)
 {
-    world *w = user;
-    if (p < w->n_wjp && w->wjp[p]) {
-        for (uint32_t i = 0; i < JOB_PAGE; i++) {
-            SIM_ASSERT(w->wjp[p][i].nodes == NULL && w->wjp[p][i].act == FLUID_ACT_NONE);
+    size_t m = w->cap_wj - 1, i = wj_slot(w, id);
+    SIM_ASSERT(w->wj_key[i] == id && w->wj_val[i]->nodes == NULL);
+    free(w->wj_val[i]);
+    w->n_wj--;
+    for (size_t j = (i + 1) & m;; j = (j + 1) & m) {
+        if (w->wj_key[j] == WJ_EMPTY) {
+            break;
         }
-        free(w->wjp[p]);
-        w->wjp[p] = NULL;
+        size_t home = ((uint64_t)w->wj_key[j] * 0x9E3779B97F4A7C15u >> 32) & m;
+        /* move j back to i when its home is not in (i, j] (cyclically) */
+        bool stays = i <= j ? (home > i && home <= j) : (home > i || home <= j);
+        if (!stays) {
+            w->wj_key[i] = w->wj_key[j];
+            w->wj_val[i] = w->wj_val[j];
+            i = j;
+        }
     }
+    w->wj_key[i] = WJ_EMPTY;
+    w->wj_val[i] = NULL;
 }
 
 /* ---- sampling ------------------------------------------------------------------------------ */
@@ -374,6 +418,7 @@ static void stop_progress(world *w, job_id id)
             break;
         }
     }
+    wj_drop(w, id);
 }
 
 /* Re-apply the rate function to the running jobs that share a GPU with job j (which just
@@ -765,7 +810,7 @@ static void on_arrival(sim_ctx *ctx, const sim_event *ev)
     world *w = ev->user;
     sim_time now = sim_now(ctx);
     /* between events nobody holds an ended job: their full pages may leave memory */
-    job_table_spill(w->jobs, page_spilled, w);
+    job_table_spill(w->jobs);
     /* every job submitted at this instant, in id order */
     skip_submitted(w);
     while (w->next_arrival < job_table_count(w->jobs) &&
@@ -984,18 +1029,19 @@ void world_destroy(world *w)
     free(w->ku);
     sim_destroy(w->ctx);
     decision_buf_destroy(w->dec);
-    for (size_t p = 0; p < w->n_wjp; p++) {
-        for (uint32_t i = 0; w->wjp[p] && i < JOB_PAGE; i++) {
-            free(w->wjp[p][i].nodes);
+    for (size_t i = 0; i < w->cap_wj; i++) {
+        if (w->wj_key[i] != WJ_EMPTY) {
+            free(w->wj_val[i]->nodes);
+            free(w->wj_val[i]);
         }
-        free(w->wjp[p]);
     }
     job_table_destroy(w->jobs);
     for (gpu_id g = 0; w->gpu_run && g < cluster_n_gpus(w->c); g++) {
         free(w->gpu_run[g]);
     }
     cluster_destroy(w->c);
-    free(w->wjp);
+    free(w->wj_key);
+    free(w->wj_val);
     free(w->run);
     free(w->gang);
     free(w->gpu_run);
