@@ -478,6 +478,37 @@ static bool param(rd *r, const cJSON *o, const char *p, const char *key, double 
     return num(r, o, p, key, lo, hi, &out->value) && num(r, o, p, sek, 0, 1e300, &out->se);
 }
 
+/* The all-reduce fit per protocol (`allreduce.protocols`, with `allreduce.ll_max_bytes`), when
+ * the model holds one (models written before 2026-11-29 do not). */
+static void read_ar_protocols(rd *r, const cJSON *ar, cal_fit *out)
+{
+    const cJSON *ps = get(ar, "protocols");
+    if (!ps || cJSON_IsNull(ps)) {
+        return;
+    }
+    if (!cJSON_IsObject(ps)) {
+        bad(r, "allreduce.protocols", "an object {ll, simple} or null", ps);
+        return;
+    }
+    bool ok = num(r, ar, "allreduce", "ll_max_bytes", 1, 1e15, &out->ar_ll_max_bytes);
+    static const char *const names[2] = {"ll", "simple"};
+    for (int pr = 0; pr < 2; pr++) {
+        char p[64];
+        snprintf(p, sizeof p, "allreduce.protocols.%s", names[pr]);
+        const cJSON *o = get(ps, names[pr]);
+        if (!cJSON_IsObject(o)) {
+            bad(r, p, "an object (alpha_s, beta_bytes_per_s)", o);
+            ok = false;
+            continue;
+        }
+        cal_ar_fit *f = &out->ar_proto[pr];
+        ok = param(r, o, p, "alpha_s", 0, 1, &f->alpha_s) &&
+             param(r, o, p, "beta_bytes_per_s", 1, 1e15, &f->beta_bytes_per_s) && ok;
+        f->gpus = out->ar.gpus;
+    }
+    out->has_ar_proto = ok;
+}
+
 static void load_model(rd *r, const cJSON *root, void *vout)
 {
     cal_fit *out = vout;
@@ -601,6 +632,7 @@ static void load_model(rd *r, const cJSON *root, void *vout)
                       param(r, ar, "allreduce", "beta_bytes_per_s", 1, 1e15,
                             &out->ar.beta_bytes_per_s);
         out->ar.gpus = (int)g;
+        read_ar_protocols(r, ar, out);
     } else if (ar && !cJSON_IsNull(ar)) {
         bad(r, "allreduce", "an object or null", ar);
     }

@@ -42,8 +42,13 @@ typedef struct ddp_doc {
     num host_launch_s, host_collective_s, buffer_broadcasts, nccl_channels, overlap_comm_frac;
 } ddp_doc;
 
+typedef struct tuning_doc {
+    num ring_base_ll_s, ring_base_simple_s, nvlink_ring_step_ll_s, nvlink_ring_step_simple_s;
+} tuning_doc;
+
 typedef struct comm_doc {
     int version;
+    tuning_doc tuning;
     link_doc links[COMM_LINK_COUNT];
     num ll_bw_frac, host_mem_bytes_per_s, gpus_per_root;
     net_doc *nets;
@@ -133,11 +138,21 @@ static const cfg_field ddp_fields[] = {
     {0},
 };
 
+static const cfg_field tuning_fields[] = {
+    NUM(ring_base_ll_s, tuning_doc, lat),
+    NUM(ring_base_simple_s, tuning_doc, lat),
+    NUM(nvlink_ring_step_ll_s, tuning_doc, lat),
+    NUM(nvlink_ring_step_simple_s, tuning_doc, lat),
+    {0},
+};
+
 static const cfg_field doc_fields[] = {
     {"version", CFG_INT, .required = true, CFG_MIN(1), CFG_MAX(1),
      .off = offsetof(comm_doc, version)},
     {"links", CFG_MAP, .required = true, .sub = links_fields, .off = 0},
     NUM(ll_bw_frac, comm_doc, frac),
+    {"nccl_tuning", CFG_MAP, .required = true, .sub = tuning_fields,
+     .off = offsetof(comm_doc, tuning)},
     NUM(host_mem_bytes_per_s, comm_doc, big),
     NUM(gpus_per_root, comm_doc, big),
     {"networks", CFG_SEQ, .required = true, CFG_MIN(1), CFG_MAX(COMM_MAX_NETS),
@@ -196,7 +211,9 @@ static void finish(const void *dst, void *ctx, diag *d)
                         &cd->ddp.nccl_channel_peer_bytes, &cd->ddp.nccl_channel_allocs,
                         &cd->ddp.nccl_channels_other, &cd->ddp.host_launch_s,
                         &cd->ddp.host_collective_s, &cd->ddp.buffer_broadcasts,
-                        &cd->ddp.nccl_channels, &cd->ddp.overlap_comm_frac};
+                        &cd->ddp.nccl_channels, &cd->ddp.overlap_comm_frac,
+                        &cd->tuning.ring_base_ll_s, &cd->tuning.ring_base_simple_s,
+                        &cd->tuning.nvlink_ring_step_ll_s, &cd->tuning.nvlink_ring_step_simple_s};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
         check_src(all[i], d);
     }
@@ -218,6 +235,10 @@ static void finish(const void *dst, void *ctx, diag *d)
         }
     }
     out->ll_bw_frac = cd->ll_bw_frac.value;
+    out->nccl_ring_base_s[COMM_PROTO_LL] = cd->tuning.ring_base_ll_s.value;
+    out->nccl_ring_base_s[COMM_PROTO_SIMPLE] = cd->tuning.ring_base_simple_s.value;
+    out->nccl_nvlink_step_s[COMM_PROTO_LL] = cd->tuning.nvlink_ring_step_ll_s.value;
+    out->nccl_nvlink_step_s[COMM_PROTO_SIMPLE] = cd->tuning.nvlink_ring_step_simple_s.value;
     out->host_mem_bytes_per_s = cd->host_mem_bytes_per_s.value;
     out->gpus_per_root = (int)cd->gpus_per_root.value;
     out->bucket_bytes = cd->ddp.bucket_bytes.value;

@@ -103,6 +103,14 @@ static void print_fit(const cal_data *d, const cal_fit *f)
                f->ar.alpha_pinned ? "" : " NOT PINNED", 1e-9 * f->ar.beta_bytes_per_s.value,
                1e-9 * f->ar.beta_bytes_per_s.se, f->ar.beta_pinned ? "" : " NOT PINNED", f->ar.n,
                100 * f->ar.rms_rel, 100 * f->ar.max_rel);
+        for (int pr = 0; f->has_ar_proto && pr < 2; pr++) {
+            const cal_ar_fit *a = &f->ar_proto[pr];
+            printf("allreduce %-6s %s %.0f B: alpha=%.4g ± %.2g us, beta=%.5g ± %.2g GB/s (n=%d, "
+                   "rms resid %.1f%%, max %.1f%%)\n",
+                   pr ? "simple" : "ll", pr ? "above" : "up to", f->ar_ll_max_bytes,
+                   1e6 * a->alpha_s.value, 1e6 * a->alpha_s.se, 1e-9 * a->beta_bytes_per_s.value,
+                   1e-9 * a->beta_bytes_per_s.se, a->n, 100 * a->rms_rel, 100 * a->max_rel);
+        }
     } else {
         printf(d->ar_gpus >= 2 ? "allreduce: not fitted (the sweep gives no positive alpha and "
                                  "beta)\n"
@@ -208,6 +216,19 @@ static cJSON *model_json(const char *src, const cal_data *d, const cal_fit *f, d
         cJSON_AddNumberToObject(a, "rms_rel_resid", f->ar.rms_rel);
         cJSON_AddNumberToObject(a, "max_rel_resid", f->ar.max_rel);
         add_series(a, "bytes", &d->ar, f->ar.resid_rel, f->ar.n);
+        if (f->has_ar_proto) {
+            cJSON_AddNumberToObject(a, "ll_max_bytes", f->ar_ll_max_bytes);
+            cJSON *ps = cJSON_AddObjectToObject(a, "protocols");
+            for (int pr = 0; pr < 2; pr++) {
+                const cal_ar_fit *q = &f->ar_proto[pr];
+                cJSON *o = cJSON_AddObjectToObject(ps, pr ? "simple" : "ll");
+                add_param(o, "alpha_s", q->alpha_s);
+                add_param(o, "beta_bytes_per_s", q->beta_bytes_per_s);
+                cJSON_AddNumberToObject(o, "n", q->n);
+                cJSON_AddNumberToObject(o, "rms_rel_resid", q->rms_rel);
+                cJSON_AddNumberToObject(o, "max_rel_resid", q->max_rel);
+            }
+        }
     } else {
         cJSON_AddNullToObject(root, "allreduce");
     }

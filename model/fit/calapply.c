@@ -187,6 +187,18 @@ int calapply_gpu(const gpu_type *in, const cal_fit *f, const phys_params *m, gpu
         ms->bw_sharpness = bw->sharpness.value;
         ms->bw_s_half = bw->s_half.value;
     }
+    if (f->has_ar && in->nvlink_bytes_per_s > 0) {
+        /* the sweep ran over the type's NVLink (a type without NVLink keeps its PCIe figures:
+         * what its sweep crossed is not recorded) */
+        gpu_measured *ms = &out->meas;
+        ms->ar_gpus = f->ar.gpus;
+        for (int pr = 0; pr < 2; pr++) {
+            const cal_ar_fit *a = f->has_ar_proto ? &f->ar_proto[pr] : &f->ar;
+            ms->ar_latency_s[pr] = 2.0 * (f->ar.gpus - 1) * a->alpha_s.value;
+            ms->ar_busbw_bytes_per_s[pr] = a->beta_bytes_per_s.value;
+        }
+        ms->ar_ll_max_bytes = f->has_ar_proto ? f->ar_ll_max_bytes : 0;
+    }
     for (int c = 0; c < m->n_ts && c < GPU_MEAS_MAX_TS; c++) {
         if (!(m->ts[c].kernel_ms > 0)) {
             continue;

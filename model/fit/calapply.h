@@ -16,8 +16,14 @@
  *    takes the last value. Classes without a kernel length keep their physics η: it was fitted
  *    to a workload (host phases, OpenCL kernels) that a plain FMA probe does not measure.
  *  - sms_total, when the catalog leaves it unsourced (0): the measured SM count.
+ *  - the NVLink of a type that has one (nvlink_bytes_per_s > 0), from the all-reduce fit
+ *    (gpu_type.meas.ar_*): per protocol (the fit per protocol when the model holds one, else its
+ *    one alpha-beta for both) the latency of one all-reduce on the measured ranks, 2(n-1)
+ *    alpha, and the bus bandwidth beta, with the LL/Simple switch point. model/physics/comm.h
+ *    costs every ring whose hops cross that NVLink with them, splitting the latency into a
+ *    fixed per-call cost and a per-step latency as NCCL's tuner does (comm_node).
  * Everything else (datasheet bandwidth, memory, MIG profiles, the other loss factors) stays.
- * The model's all-reduce fit is not used (comm.yaml describes links, not one node). Its MPS fit
+ * Its MPS fit
  * maps onto no parameter because it measures none the physics lacks: eta_compute and eta_memory
  * (aggregate throughput of k identical clients over one alone; 1.010 and 1.004 on the H100) are
  * 1 in model/physics/share_mps.h, which loses nothing to the SM split or the bandwidth pool, and the

@@ -483,6 +483,43 @@ double calfit_allreduce_eval(const cal_ar_fit *f, double bytes)
     return 2.0 * (g - 1) * f->alpha_s.value + 2.0 * (g - 1) / g * bytes / f->beta_bytes_per_s.value;
 }
 
+int calfit_allreduce_protocols(const cal_series *ar, int gpus, cal_ar_fit out[2],
+                               double *ll_max_bytes)
+{
+    memset(out, 0, 2 * sizeof *out);
+    *ll_max_bytes = 0;
+    double best = (double)INFINITY;
+    cal_ar_fit f[2];
+    for (int cut = 3; cut + 3 <= ar->n; cut++) {
+        if (!(ar->pts[cut].x > ar->pts[cut - 1].x)) {
+            continue; /* a cut between two rows of one size says nothing */
+        }
+        cal_series side[2];
+        memset(side, 0, sizeof side);
+        for (int i = 0; i < ar->n; i++) {
+            cal_series *s = &side[i >= cut];
+            s->pts[s->n++] = ar->pts[i];
+        }
+        if (calfit_allreduce(&side[0], gpus, NULL, &f[0]) != 0 ||
+            calfit_allreduce(&side[1], gpus, NULL, &f[1]) != 0) {
+            continue;
+        }
+        double rss = 0;
+        for (int j = 0; j < 2; j++) {
+            for (int i = 0; i < f[j].n; i++) {
+                rss += f[j].resid_rel[i] * f[j].resid_rel[i];
+            }
+        }
+        if (rss < best) {
+            best = rss;
+            out[0] = f[0];
+            out[1] = f[1];
+            *ll_max_bytes = ar->pts[cut - 1].x;
+        }
+    }
+    return isfinite(best) ? 0 : SIM_EINPUT;
+}
+
 /* ------------------------------------------------------------------ everything */
 
 /* Index of the triad bandwidth fit (else the first), or -1. */
@@ -518,6 +555,9 @@ int calfit_all(const cal_data *d, cal_fit *out)
     int t = triad_index(out);
     out->has_mps = calfit_mps(d, t >= 0 ? &out->bw[t] : NULL, &out->mps) == 0;
     out->has_ar = d->ar_gpus >= 2 && calfit_allreduce(&d->ar, d->ar_gpus, NULL, &out->ar) == 0;
+    out->has_ar_proto = d->ar_gpus >= 2 &&
+                        calfit_allreduce_protocols(&d->ar, d->ar_gpus, out->ar_proto,
+                                                   &out->ar_ll_max_bytes) == 0;
     return 0;
 }
 

@@ -166,7 +166,10 @@ typedef struct cal_fit {
     bool has_mps;
     cal_mps_fit mps;
     bool has_ar;
-    cal_ar_fit ar;
+    cal_ar_fit ar;              /* one alpha-beta over the whole sweep */
+    bool has_ar_proto;          /* ar_proto holds a fit per NCCL protocol */
+    double ar_ll_max_bytes;     /* largest message of the LL side (the tuner's switch point) */
+    cal_ar_fit ar_proto[2];     /* [0] LL (messages <= ar_ll_max_bytes), [1] Simple (above) */
 } cal_fit;
 
 /* Fit one rate series (>= 1 point: a MIG instance is measured whole, at one SM count; its
@@ -202,6 +205,15 @@ int calfit_allreduce(const cal_series *ar, int gpus, const cal_ar_assume *assume
                      cal_ar_fit *out);
 /* Predicted all-reduce time (s) of `bytes` on f->gpus GPUs. */
 double calfit_allreduce_eval(const cal_ar_fit *f, double bytes);
+
+/* One alpha-beta per NCCL protocol: the sweep (sorted by size, as calib/ writes it) is cut
+ * where NCCL's tuner leaves LL for Simple, which the sweep shows as a jump, not a smooth bend:
+ * every cut leaving >= 3 rows on each side is tried, both sides fitted (calfit_allreduce, no
+ * assumed values) and the cut with the least sum of squared relative residuals kept. out[0]
+ * the LL side (messages <= *ll_max_bytes), out[1] Simple. Returns 0, or SIM_EINPUT when no
+ * cut gives a positive alpha and beta on both sides (fewer than 6 rows, or no jump). */
+int calfit_allreduce_protocols(const cal_series *ar, int gpus, cal_ar_fit out[2],
+                               double *ll_max_bytes);
 
 /* Every fit the data allow. Sections without data are left out (n_* = 0, has_* = false). */
 int calfit_all(const cal_data *d, cal_fit *out);

@@ -87,6 +87,13 @@ typedef struct gpu_measured {
     double bw_s_half;             /* s_half (Michaelis-Menten) */
     bool has_eta[GPU_MEAS_MAX_TS];                 /* per physics time-slice class index */
     double eta[GPU_MEAS_MAX_TS][GPU_MEAS_MAX_K + 1]; /* eta[cls][k], k = 2..GPU_MEAS_MAX_K */
+    /* An NCCL all-reduce sweep over this type's NVLink (model/fit/calapply.h): per protocol
+     * ([0] LL, [1] Simple) the latency of one all-reduce on ar_gpus ranks and the bus
+     * bandwidth; ar_ll_max_bytes the largest LL message (0: model/physics/comm.yaml's). */
+    int ar_gpus;                       /* 0 = none */
+    double ar_latency_s[2];
+    double ar_busbw_bytes_per_s[2];
+    double ar_ll_max_bytes;
 } gpu_measured;
 
 typedef struct gpu_type {

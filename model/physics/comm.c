@@ -212,6 +212,32 @@ static int check_rates(const comm_ring *r, size_t first, const comm_rank *ranks,
     return 0;
 }
 
+/* What the calibrated NVLink hops of a ring add up to (the largest of each figure). */
+typedef struct nvl_cal {
+    int hops;
+    double call_s[COMM_PROTO_COUNT], alpha_s[COMM_PROTO_COUNT];
+    double ll_max_bytes;
+    double ll_frac; /* the smallest B_LL / B_Simple */
+} nvl_cal;
+
+/* An NVLink hop leaving calibrated node nd: split its measured latency L = c + 2(n-1) a in
+ * NCCL's tuner's ratio c : a = base : step (see comm_node). */
+static void cal_hop(const comm_params *p, const comm_node *nd, nvl_cal *c)
+{
+    double steps = 2.0 * (nd->nvl_cal_ranks - 1);
+    for (int pr = 0; pr < COMM_PROTO_COUNT; pr++) {
+        double base = p->nccl_ring_base_s[pr], step = p->nccl_nvlink_step_s[pr];
+        double lat = nd->nvl_cal_latency_s[pr];
+        double call = lat * base / (base + steps * step);
+        c->call_s[pr] = fmax(c->call_s[pr], call);
+        c->alpha_s[pr] = fmax(c->alpha_s[pr], (lat - call) / steps);
+    }
+    c->ll_max_bytes = fmax(c->ll_max_bytes, nd->nvl_cal_ll_max_bytes);
+    double frac = nd->nvl_cal_busbw[COMM_PROTO_LL] / nd->nvl_cal_busbw[COMM_PROTO_SIMPLE];
+    c->ll_frac = c->hops == 0 ? frac : fmin(c->ll_frac, frac);
+    c->hops++;
+}
+
 int comm_ring_build(const comm_params *p, const comm_node *nodes, int n_nodes,
                     const comm_rank *ranks, int n, comm_ring *out, char *why, size_t why_len)
 {
@@ -235,6 +261,7 @@ int comm_ring_build(const comm_params *p, const comm_node *nodes, int n_nodes,
     }
     size_t cap = 0;
     bool used[COMM_LINK_COUNT] = {false};
+    nvl_cal cal = {0};
     for (int i = 0; i < n && n > 1; i++) {
         const comm_rank *a = &ranks[i], *b = &ranks[(i + 1) % n];
         const comm_node *na = &nodes[a->node], *nb = &nodes[b->node];
@@ -271,7 +298,11 @@ int comm_ring_build(const comm_params *p, const comm_node *nodes, int n_nodes,
             add_use(out, &cap, K_PCIE_DN, b->node, b->gpu, 1, pcie_b);
         } else if (nvl) {
             cls = COMM_LINK_NVLINK;
-            double nv = na->nvlink_bytes_per_s * p->eff[COMM_LINK_NVLINK];
+            double nv = na->nvl_cal_ranks >= 2 ? na->nvl_cal_busbw[COMM_PROTO_SIMPLE]
+                                               : na->nvlink_bytes_per_s * p->eff[COMM_LINK_NVLINK];
+            if (na->nvl_cal_ranks >= 2) {
+                cal_hop(p, na, &cal);
+            }
             add_use(out, &cap, K_NVL_OUT, a->node, a->gpu, 1, nv);
             add_use(out, &cap, K_NVL_IN, b->node, b->gpu, 1, nv);
         } else {
@@ -300,11 +331,19 @@ int comm_ring_build(const comm_params *p, const comm_node *nodes, int n_nodes,
         most = run > most ? run : most;
     }
     out->tree_depth = n > 1 ? (most - 1) + log2_ceil(node_runs) : 0;
+    /* a calibrated NVLink's latencies and switch point stand for the NVLink class's; when
+     * every hop is one, its LL bandwidth share too */
+    bool all_cal = cal.hops > 0 && cal.hops == n;
+    out->ll_bw_frac = all_cal ? cal.ll_frac : p->ll_bw_frac;
     for (int pr = 0; pr < COMM_PROTO_COUNT; pr++) {
+        out->call_s[pr] = cal.call_s[pr];
         for (int l = 0; l < COMM_LINK_COUNT; l++) {
             if (used[l]) {
-                out->alpha_s[pr] = fmax(out->alpha_s[pr], p->alpha_s[l][pr]);
-                out->ll_max_bytes = fmax(out->ll_max_bytes, p->ll_max_bytes[l]);
+                bool c = l == COMM_LINK_NVLINK && cal.hops > 0;
+                double a = c ? cal.alpha_s[pr] : p->alpha_s[l][pr];
+                double ll = c && cal.ll_max_bytes > 0 ? cal.ll_max_bytes : p->ll_max_bytes[l];
+                out->alpha_s[pr] = fmax(out->alpha_s[pr], a);
+                out->ll_max_bytes = fmax(out->ll_max_bytes, ll);
             }
         }
     }
@@ -424,13 +463,14 @@ void comm_share(const comm_ring *const *rings, size_t n, double *rates)
 double comm_ring_allreduce_time(const comm_params *p, const comm_ring *r, double bytes,
                                 double rate)
 {
+    (void)p;
     comm_proto pr = comm_protocol(r, bytes);
-    double beta = pr == COMM_PROTO_LL ? rate * p->ll_bw_frac : rate;
+    double beta = pr == COMM_PROTO_LL ? rate * r->ll_bw_frac : rate;
     double ring = comm_ring_allreduce_s(r->n_ranks, bytes, r->alpha_s[pr], beta);
     if (r->n_ranks <= 1) {
         return ring;
     }
     int depth = r->tree_depth > 0 ? r->tree_depth : log2_ceil(r->n_ranks);
     double tree = tree_s(depth, bytes, r->alpha_s[pr], beta);
-    return tree < ring ? tree : ring;
+    return r->call_s[pr] + (tree < ring ? tree : ring);
 }

@@ -94,6 +94,11 @@ typedef struct comm_params {
     double ll_max_bytes[COMM_LINK_COUNT]; /* NCCL's tuner uses LL up to this message size on a
                                              ring whose slowest class is this one */
     double ll_bw_frac;             /* LL bandwidth / Simple bandwidth */
+    /* NCCL's tuner's ring latency (src/graph/tuning.cc): a base per call and a latency per
+     * step over NVLink, per protocol; only their ratio is used, to split a calibrated NVLink
+     * all-reduce latency into a per-call cost and a per-step latency (comm_node) */
+    double nccl_ring_base_s[COMM_PROTO_COUNT];
+    double nccl_nvlink_step_s[COMM_PROTO_COUNT];
     double host_mem_bytes_per_s;   /* a node's host-memory copy bandwidth (SHM staging) */
     int gpus_per_root;             /* default GPUs under one PCIe root (>= 1) */
     int n_nets;
@@ -142,6 +147,17 @@ typedef struct comm_node {
                                    only when both are in one (GPU index / nvlink_group equal);
                                    0 = the whole node (NVSwitch) */
     int nics;                   /* NICs of the node (0 or 1: one) */
+    /* An all-reduce calibration of this node's NVLink (gpu_type.meas.ar_*; 0 ranks: none): per
+     * protocol the latency L of one all-reduce on nvl_cal_ranks ranks and the bus bandwidth
+     * B. A ring whose NVLink hops are on such a node costs them at B (Simple: the hop's
+     * capacity; LL: B_LL / B_Simple of the ring's rate when every hop is calibrated NVLink,
+     * else ll_bw_frac) and pays a per-call cost c plus a per-step latency a with
+     * L = c + 2(n-1) a split in the ratio of NCCL's tuner, c : a = base : nvlink step
+     * (comm_params.nccl_*): a 2-rank sweep cannot tell the two apart. */
+    int nvl_cal_ranks;
+    double nvl_cal_latency_s[COMM_PROTO_COUNT];
+    double nvl_cal_busbw[COMM_PROTO_COUNT];
+    double nvl_cal_ll_max_bytes; /* 0: model/physics/comm.yaml's nvlink.ll_max_bytes */
 } comm_node;
 
 /* Where one rank runs. */
@@ -164,6 +180,9 @@ typedef struct comm_use {
 typedef struct comm_ring {
     int n_ranks;
     double alpha_s[COMM_PROTO_COUNT]; /* per-step latency (largest of the classes crossed) */
+    double call_s[COMM_PROTO_COUNT];  /* fixed cost per call (calibrated NVLink; else 0: the
+                                         model/physics/comm.yaml alphas hold it) */
+    double ll_bw_frac;                /* LL bandwidth / Simple bandwidth on this ring */
     double ll_max_bytes;              /* largest LL message: of the classes crossed, the largest */
     int hops[COMM_LINK_COUNT];        /* hops per link class */
     int tree_depth;                   /* depth of NCCL's tree over these ranks (chain inside a
@@ -197,7 +216,8 @@ double comm_ring_alone_rate(const comm_ring *r);
 void comm_share(const comm_ring *const *rings, size_t n, double *rates);
 
 /* Time of an all-reduce of `bytes` over ring r's ranks when its hops move `rate` bytes/s under
- * the Simple protocol (LL: rate * ll_bw_frac): the cheaper of the ring and the tree (of depth
+ * the Simple protocol (LL: rate * r->ll_bw_frac), plus the ring's per-call cost: the cheaper
+ * of the ring and the tree (of depth
  * r->tree_depth) closed forms,
  * as NCCL's tuner picks the algorithm it predicts fastest (the tree is costed at the ring's
  * per-hop rate and latency: a simplification, its links are not rebuilt). The tree wins only

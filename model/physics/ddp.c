@@ -101,6 +101,15 @@ comm_node ddp_node(const comm_params *cp, const comm_topo *topo, const gpu_type 
         .nvlink_group = 0,
         .nics = nics,
     };
+    const gpu_measured *ms = &g->meas;
+    if (ms->ar_gpus >= 2) {
+        n.nvl_cal_ranks = ms->ar_gpus;
+        for (int pr = 0; pr < COMM_PROTO_COUNT; pr++) {
+            n.nvl_cal_latency_s[pr] = ms->ar_latency_s[pr];
+            n.nvl_cal_busbw[pr] = ms->ar_busbw_bytes_per_s[pr];
+        }
+        n.nvl_cal_ll_max_bytes = ms->ar_ll_max_bytes;
+    }
     if (topo && topo->nvlink == COMM_NVLINK_NONE) {
         n.nvlink_bytes_per_s = 0;
     } else if (topo && topo->nvlink == COMM_NVLINK_PAIRS) {

@@ -655,3 +655,68 @@ Test(calapply, cli_calibration_errors_name_the_flag_or_the_model_file)
     free(a);
     unlink(m);
 }
+
+/* The H200 pair's model holds an all-reduce fit per protocol: applied to the H200's NVLink
+ * (gpu_type.meas.ar_*: latency 2(n-1) alpha and bus bandwidth per protocol, the switch point),
+ * and predict's DDP queries are costed with it. Against the same model without its all-reduce
+ * fit, a one-GPU query answers the same (no link) and a 2- and an 8-worker query differ. */
+Test(calapply, allreduce_fit_feeds_the_nvlink)
+{
+    world w;
+    world_init(&w);
+    const char *model = "calib/results/2026-11-22-h200-sxm-x2-model.json";
+    calapply_source src;
+    cr_assert_eq(calmodel_load_source(model, w.fit, &src, w.d), 0);
+    cr_assert(w.fit->has_ar && w.fit->has_ar_proto);
+    const gpu_type *h = gpu_catalog_find(&w.cat, "H200-SXM5-141GB");
+    gpu_type g;
+    char why[256];
+    cr_assert_eq(calapply_gpu(h, w.fit, &w.phys, &g, why, sizeof why), 0);
+    cr_assert_eq(h->meas.ar_gpus, 0);
+    cr_assert_eq(g.meas.ar_gpus, 2);
+    for (int pr = 0; pr < 2; pr++) {
+        const cal_ar_fit *a = &w.fit->ar_proto[pr];
+        cr_assert_eq(g.meas.ar_latency_s[pr], 2 * a->alpha_s.value);
+        cr_assert_eq(g.meas.ar_busbw_bytes_per_s[pr], a->beta_bytes_per_s.value);
+    }
+    cr_assert_eq(g.meas.ar_ll_max_bytes, w.fit->ar_ll_max_bytes);
+    /* the same model without its all-reduce fit */
+    char *text = NULL;
+    size_t len = 0;
+    cr_assert_eq(fileio_read_all(model, FILEIO_MAX_BYTES, &text, &len), 0);
+    cJSON *root = cJSON_Parse(text);
+    free(text);
+    cJSON_ReplaceItemInObject(root, "allreduce", cJSON_CreateNull());
+    char noar[] = "/tmp/slicesim-calapply-noar-XXXXXX", q[] = "/tmp/slicesim-calapply-q-XXXXXX";
+    int fd = mkstemp(noar);
+    cr_assert_geq(fd, 0);
+    close(fd);
+    char *out = cJSON_Print(root);
+    write_text(noar, out);
+    free(out);
+    cJSON_Delete(root);
+    fd = mkstemp(q);
+    cr_assert_geq(fd, 0);
+    close(fd);
+    write_text(q, "gpu: H200-SXM5-141GB\nqueries:\n"
+                  "  - {config: {partition: full}, batch: 32, work: 100000}\n"
+                  "  - {config: {partition: full, workers: 2, per_gpu: 1}, batch: 32, work: 100000}\n"
+                  "  - {config: {partition: full, workers: 8, per_gpu: 1}, batch: 32, work: 100000}\n");
+    char cmd[1024], *a, *b;
+    snprintf(cmd, sizeof cmd,
+             "./slicesim predict --calibration %s workloads/library/resnet50-train.yaml %s", model,
+             q);
+    cr_assert_eq(sh(cmd, &a), 0, "%s", a);
+    snprintf(cmd, sizeof cmd,
+             "./slicesim predict --calibration %s workloads/library/resnet50-train.yaml %s", noar,
+             q);
+    cr_assert_eq(sh(cmd, &b), 0, "%s", b);
+    cr_assert_eq(row_time(a, 0), row_time(b, 0), "%s\n%s", a, b);
+    cr_assert_neq(row_time(a, 1), row_time(b, 1), "%s\n%s", a, b);
+    cr_assert_neq(row_time(a, 2), row_time(b, 2), "%s\n%s", a, b);
+    free(a);
+    free(b);
+    unlink(q);
+    unlink(noar);
+    world_fini(&w);
+}

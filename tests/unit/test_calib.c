@@ -265,6 +265,35 @@ Test(calib, allreduce_fit_recovers_alpha_beta)
     cr_assert_float_eq(calfit_allreduce_eval(&f, 1e9), 2 * alpha + 1e9 / beta, 1e-12);
 }
 
+/* A sweep with NCCL's protocol switch: LL (2 GPUs, alpha 3 us, beta 100 GB/s) up to 1 MiB,
+ * Simple (alpha 8 us, beta 300 GB/s) from 2 MiB: at 2 MiB Simple's 2 x 8 + 2097152 / 3e5 =
+ * 23.0 us is slower than LL's 1 MiB at 6 + 1048576 / 1e5 = 16.5 us, the jump a real sweep shows.
+ * Both sides are exact alpha-beta lines, so the cut at 1 MiB leaves no residual and is found;
+ * each side's fit recovers its own alpha and beta. */
+Test(calib, allreduce_protocols_are_cut_at_the_jump)
+{
+    cal_series s = {.name = "allreduce"};
+    for (int i = 0; i < 28; i++) {
+        double b = pow(2, 3 + i);
+        bool ll = b <= 1048576;
+        double t = ll ? 2 * 3e-6 + b / 1e11 : 2 * 8e-6 + b / 3e11;
+        s.pts[s.n++] = (cal_sample){b, 1e3 * t, 1e3 * t, 1e3 * t, 7};
+    }
+    cal_ar_fit f[2];
+    double ll_max = 0;
+    cr_assert_eq(calfit_allreduce_protocols(&s, 2, f, &ll_max), 0);
+    cr_assert_eq(ll_max, 1048576);
+    cr_assert_eq(f[0].n, 18);
+    cr_assert_eq(f[1].n, 10);
+    cr_assert_float_eq(f[0].alpha_s.value, 3e-6, 1e-12);
+    cr_assert_float_eq(f[0].beta_bytes_per_s.value, 1e11, 1e3);
+    cr_assert_float_eq(f[1].alpha_s.value, 8e-6, 1e-12);
+    cr_assert_float_eq(f[1].beta_bytes_per_s.value, 3e11, 1e3);
+    /* five rows cannot be cut into two sides of three */
+    s.n = 5;
+    cr_assert_eq(calfit_allreduce_protocols(&s, 2, f, &ll_max), SIM_EINPUT);
+}
+
 /* Rows whose time falls as the message grows (a latency-bound sweep with noise): unconstrained
  * least squares gives a negative slope, i.e. a negative bandwidth. 2 GPUs: t = 2 alpha + G/beta.
  * x = 1e5, 2e5, 3e5 B with t = 49, 48, 47 us (slope -1e-11 s/B). The bandwidth is not pinned:
@@ -485,11 +514,34 @@ Test(calib, model_file_round_trips_through_calmodel_load_source)
     cr_assert(m->has_mps && m->has_ar);
     cr_assert_eq(m->ar.gpus, 2);
     cr_assert_float_eq(m->ar.beta_bytes_per_s.value, f->ar.beta_bytes_per_s.value, 1e-3);
+    cr_assert(m->has_ar_proto && f->has_ar_proto);
+    cr_assert_eq(m->ar_ll_max_bytes, f->ar_ll_max_bytes);
+    for (int pr = 0; pr < 2; pr++) {
+        cr_assert_float_eq(m->ar_proto[pr].alpha_s.value, f->ar_proto[pr].alpha_s.value, 1e-15);
+        cr_assert_float_eq(m->ar_proto[pr].beta_bytes_per_s.value,
+                           f->ar_proto[pr].beta_bytes_per_s.value, 1e-3);
+    }
     diag_destroy(dg);
     free(m);
     free(f);
     free(d);
     remove(out);
+}
+
+/* Load the model text t from a temporary file (its name into path, size >= 32) into m,
+ * reporting to dg; the file is removed. Returns calmodel_load_source's status. */
+static int load_model_text(const char *t, char *path, cal_fit *m, diag *dg)
+{
+    snprintf(path, 32, "/tmp/slicesim-calmodel-XXXXXX");
+    int fd = mkstemp(path);
+    cr_assert(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    fputs(t, f);
+    fclose(f);
+    calapply_source src;
+    int rc = calmodel_load_source(path, m, &src, dg);
+    remove(path);
+    return rc;
 }
 
 Test(calib, model_file_with_wrong_form_is_rejected)
@@ -500,21 +552,39 @@ Test(calib, model_file_with_wrong_form_is_rejected)
                     "\"source\": {\"device\": \"NVIDIA H200\"}}";
     cal_fit *m = xcalloc(1, sizeof *m, "model");
     diag *dg = diag_create();
-    char path[] = "/tmp/slicesim-calmodel-XXXXXX";
-    int fd = mkstemp(path);
-    cr_assert(fd >= 0);
-    FILE *f = fdopen(fd, "w");
-    fputs(t, f);
-    fclose(f);
-    calapply_source src;
-    cr_assert_eq(calmodel_load_source(path, m, &src, dg), SIM_EINPUT);
+    char path[32];
+    cr_assert_eq(load_model_text(t, path, m, dg), SIM_EINPUT);
     char want[256];
     snprintf(want, sizeof want,
              "%s:1:127: error: bandwidth[0].form: expected \"softmin\" or \"michaelis-menten\", "
              "got '\"cubic\"'",
              path);
     cr_assert_str_eq(fx_diag_message(dg, 0), want);
-    remove(path);
+    diag_destroy(dg);
+    free(m);
+}
+
+/* An all-reduce fit whose per-protocol part is malformed is refused at its field. */
+Test(calib, model_file_with_a_bad_protocol_fit_is_rejected)
+{
+    const char *t = "{\"schema\": \"slicesim-calmodel\", \"schema_version\": 1, \"sms_total\": 8, "
+                    "\"compute\": [], \"bandwidth\": [], \"timeslice\": [], \"mps\": null, "
+                    "\"allreduce\": {\"gpus\": 2, \"alpha_s\": 1e-5, \"alpha_s_se\": 0, "
+                    "\"beta_bytes_per_s\": 3e11, \"beta_bytes_per_s_se\": 0, "
+                    "\"ll_max_bytes\": 1048576, \"protocols\": {\"ll\": {\"alpha_s\": 5e-6, "
+                    "\"alpha_s_se\": 0, \"beta_bytes_per_s\": 1e11, \"beta_bytes_per_s_se\": 0}, "
+                    "\"simple\": {\"alpha_s\": 1e-5, \"alpha_s_se\": 0, "
+                    "\"beta_bytes_per_s\": -3, \"beta_bytes_per_s_se\": 0}}}, "
+                    "\"source\": {\"device\": \"NVIDIA H200\"}}";
+    cal_fit *m = xcalloc(1, sizeof *m, "model");
+    diag *dg = diag_create();
+    char path[32];
+    cr_assert_eq(load_model_text(t, path, m, dg), SIM_EINPUT);
+    cr_assert(strstr(fx_diag_message(dg, 0),
+                     "allreduce.protocols.simple.beta_bytes_per_s: expected a number in [1, "
+                     "1e+15], got '-3'"),
+              "%s", fx_diag_message(dg, 0));
+    cr_assert(!m->has_ar_proto);
     diag_destroy(dg);
     free(m);
 }

@@ -40,7 +40,10 @@ static comm_params hand_params(void)
 /* 4 GPUs, 2 per PCIe root, x16 links of 32 GB/s each way, host memory 100 GB/s, NIC 12.5 GB/s */
 static comm_node hand_node(double nvlink)
 {
-    return (comm_node){4, 2, nvlink, 32e9, 100e9, 12.5e9, 0, 1}; /* one NVLink domain, one NIC */
+    /* one NVLink domain, one NIC */
+    return (comm_node){.gpus = 4, .gpus_per_root = 2, .nvlink_bytes_per_s = nvlink,
+                       .pcie_bytes_per_s = 32e9, .host_bytes_per_s = 100e9,
+                       .nic_bytes_per_s = 12.5e9, .nvlink_group = 0, .nics = 1};
 }
 
 #define NEAR(a, b) cr_assert(fabs((a) - (b)) <= 1e-9 * fabs(b), "%.12g != %.12g", (a), (b))
@@ -70,6 +73,54 @@ Test(comm, nvlink_ring)
     /* 512 KiB (LL): alpha 1e-6, half the bandwidth: 6e-6 + 1.5 * 524288 / 40e9 */
     NEAR(comm_ring_allreduce_time(&p, &ring, 524288, 80e9), 6e-6 + 1.5 * 524288 / 40e9);
     comm_ring_fini(&ring);
+}
+
+/* A node whose NVLink carries an all-reduce calibration measured on 2 ranks: LL latency 12 us
+ * at 100 GB/s, Simple 20 us at 300 GB/s, LL up to 512 KiB; NCCL's ratios base : step are
+ * LL 6 : 1 and Simple 8 : 2 (hand values). On 2 ranks (2 steps) the latency splits into
+ * LL call 12 x 6/8 = 9 us + 2 x 1.5 us, Simple 20 x 8/12 = 13.333 us + 2 x 3.333 us; so a
+ * 2-rank ring pays the calibrated latency and a 4-rank ring (6 steps) the call plus 6 steps:
+ * Simple 13.333 + 20 = 33.333 us, LL 9 + 9 = 18 us. The hops run at the calibrated bus
+ * bandwidth (not the line rate x eff), LL at 100/300 of the ring's rate. */
+Test(comm, calibrated_nvlink_pays_a_call_and_its_steps)
+{
+    comm_params p = hand_params();
+    p.nccl_ring_base_s[COMM_PROTO_LL] = 6e-6;
+    p.nccl_nvlink_step_s[COMM_PROTO_LL] = 1e-6;
+    p.nccl_ring_base_s[COMM_PROTO_SIMPLE] = 8e-6;
+    p.nccl_nvlink_step_s[COMM_PROTO_SIMPLE] = 2e-6;
+    comm_node nd = hand_node(100e9);
+    nd.nvl_cal_ranks = 2;
+    nd.nvl_cal_latency_s[COMM_PROTO_LL] = 12e-6;
+    nd.nvl_cal_latency_s[COMM_PROTO_SIMPLE] = 20e-6;
+    nd.nvl_cal_busbw[COMM_PROTO_LL] = 100e9;
+    nd.nvl_cal_busbw[COMM_PROTO_SIMPLE] = 300e9;
+    nd.nvl_cal_ll_max_bytes = 524288;
+    comm_rank r[4] = {{0, 0, false}, {0, 1, false}, {0, 2, false}, {0, 3, false}};
+    comm_ring two, four;
+    char why[128];
+    cr_assert_eq(comm_ring_build(&p, &nd, 1, r, 2, &two, why, sizeof why), 0);
+    cr_assert_eq(comm_ring_build(&p, &nd, 1, r, 4, &four, why, sizeof why), 0);
+    NEAR(comm_ring_alone_rate(&two), 300e9);
+    NEAR(two.ll_max_bytes, 524288.0);
+    NEAR(two.ll_bw_frac, 1.0 / 3);
+    /* 2 ranks, 100 MB (Simple): 20 us + 1e8 / 300e9; 1 KB (LL): 12 us + 1e3 / 100e9 */
+    NEAR(comm_ring_allreduce_time(&p, &two, 1e8, 300e9), 20e-6 + 1e8 / 300e9);
+    NEAR(comm_ring_allreduce_time(&p, &two, 1e3, 300e9), 12e-6 + 1e3 / 100e9);
+    /* 4 ranks: the call plus 6 steps, 1.5 S / B */
+    NEAR(comm_ring_allreduce_time(&p, &four, 1e8, 300e9), 40e-6 / 1.2 + 1.5 * 1e8 / 300e9);
+    NEAR(comm_ring_allreduce_time(&p, &four, 1e3, 300e9), 18e-6 + 1.5 * 1e3 / 100e9);
+    /* 768 KiB is above the calibrated switch point (model/physics/comm.yaml's would say LL) */
+    cr_assert_eq(comm_protocol(&four, 786432), COMM_PROTO_SIMPLE);
+    comm_ring_fini(&two);
+    comm_ring_fini(&four);
+    /* an uncalibrated node: no per-call cost, the class's alphas, LL at ll_bw_frac */
+    comm_node plain = hand_node(100e9);
+    cr_assert_eq(comm_ring_build(&p, &plain, 1, r, 4, &four, why, sizeof why), 0);
+    cr_assert_eq(four.call_s[COMM_PROTO_SIMPLE], 0);
+    NEAR(four.ll_bw_frac, 0.5);
+    NEAR(comm_ring_allreduce_time(&p, &four, 1e8, 80e9), 6 * 2e-6 + 1.5 * 1e8 / 80e9);
+    comm_ring_fini(&four);
 }
 
 Test(comm, pcie_ring)
