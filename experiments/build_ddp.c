@@ -212,6 +212,13 @@ const comm_topo **build_ddp_topologies(const scenario_spec *spec, const gpu_cata
                            "the catalog gives %s no NVLink rate; expected a topology with "
                            "nvlink: none in model/physics/comm.yaml (like pcie), got '%s'",
                            t->name, g->topology);
+            } else if (t && cp->topos[i].multicast && !(t->arch && (!strcmp(t->arch, "Hopper") ||
+                                                                    !strcmp(t->arch, "Blackwell")))) {
+                diag_error(d, g->topology_at, path,
+                           "NVLink SHARP multicast needs a Hopper or Blackwell GPU behind a "
+                           "third-generation NVSwitch, the catalog gives %s arch '%s'; expected "
+                           "a topology without multicast, got '%s'",
+                           t->name, t->arch ? t->arch : "", g->topology);
             } else {
                 topo = &cp->topos[i];
             }

@@ -30,6 +30,7 @@ typedef struct net_doc {
 typedef struct topo_doc {
     const char *name, *src;
     int nvlink; /* comm_nvlink */
+    bool multicast;
     int64_t gpus_per_root;
     src_loc at;
 } topo_doc;
@@ -44,6 +45,7 @@ typedef struct ddp_doc {
 
 typedef struct tuning_doc {
     num ring_base_ll_s, ring_base_simple_s, nvlink_ring_step_ll_s, nvlink_ring_step_simple_s;
+    num nvls_simple_s, ll_max_busbw_2nodes, ll_max_busbw_nodes, tree_ll_bw_frac;
 } tuning_doc;
 
 typedef struct comm_doc {
@@ -112,6 +114,7 @@ static const cfg_field topo_fields[] = {
     {"name", CFG_STRING, .required = true, .off = offsetof(topo_doc, name)},
     {"nvlink", CFG_ENUM, .required = true, .names = nvlink_names,
      .off = offsetof(topo_doc, nvlink)},
+    {"multicast", CFG_BOOL, .dflt = "false", .off = offsetof(topo_doc, multicast)},
     {"gpus_per_root", CFG_I64, .required = true, CFG_MIN(1), CFG_MAX(64),
      .off = offsetof(topo_doc, gpus_per_root)},
     {"src", CFG_STRING, .required = true, .off = offsetof(topo_doc, src)},
@@ -143,6 +146,10 @@ static const cfg_field tuning_fields[] = {
     NUM(ring_base_simple_s, tuning_doc, lat),
     NUM(nvlink_ring_step_ll_s, tuning_doc, lat),
     NUM(nvlink_ring_step_simple_s, tuning_doc, lat),
+    NUM(nvls_simple_s, tuning_doc, lat),
+    NUM(ll_max_busbw_2nodes, tuning_doc, big),
+    NUM(ll_max_busbw_nodes, tuning_doc, big),
+    NUM(tree_ll_bw_frac, tuning_doc, frac),
     {0},
 };
 
@@ -213,7 +220,9 @@ static void finish(const void *dst, void *ctx, diag *d)
                         &cd->ddp.host_collective_s, &cd->ddp.buffer_broadcasts,
                         &cd->ddp.nccl_channels, &cd->ddp.overlap_comm_frac,
                         &cd->tuning.ring_base_ll_s, &cd->tuning.ring_base_simple_s,
-                        &cd->tuning.nvlink_ring_step_ll_s, &cd->tuning.nvlink_ring_step_simple_s};
+                        &cd->tuning.nvlink_ring_step_ll_s, &cd->tuning.nvlink_ring_step_simple_s,
+                        &cd->tuning.nvls_simple_s, &cd->tuning.ll_max_busbw_2nodes,
+                        &cd->tuning.ll_max_busbw_nodes, &cd->tuning.tree_ll_bw_frac};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
         check_src(all[i], d);
     }
@@ -239,6 +248,10 @@ static void finish(const void *dst, void *ctx, diag *d)
     out->nccl_ring_base_s[COMM_PROTO_SIMPLE] = cd->tuning.ring_base_simple_s.value;
     out->nccl_nvlink_step_s[COMM_PROTO_LL] = cd->tuning.nvlink_ring_step_ll_s.value;
     out->nccl_nvlink_step_s[COMM_PROTO_SIMPLE] = cd->tuning.nvlink_ring_step_simple_s.value;
+    out->nccl_nvls_s = cd->tuning.nvls_simple_s.value;
+    out->nccl_ll_max_busbw[0] = cd->tuning.ll_max_busbw_2nodes.value;
+    out->nccl_ll_max_busbw[1] = cd->tuning.ll_max_busbw_nodes.value;
+    out->nccl_tree_ll_bw_frac = cd->tuning.tree_ll_bw_frac.value;
     out->host_mem_bytes_per_s = cd->host_mem_bytes_per_s.value;
     out->gpus_per_root = (int)cd->gpus_per_root.value;
     out->bucket_bytes = cd->ddp.bucket_bytes.value;
@@ -277,6 +290,13 @@ static void finish(const void *dst, void *ctx, diag *d)
         snprintf(t->name, sizeof t->name, "%s", td->name);
         t->nvlink = (comm_nvlink)td->nvlink; /* nvlink_names is in comm_nvlink's order */
         t->gpus_per_root = (int)td->gpus_per_root;
+        t->multicast = td->multicast;
+        if (td->multicast && td->nvlink != COMM_NVLINK_SWITCH) {
+            diag_error(d, td->at, "topologies.multicast",
+                       "multicast needs an NVSwitch; expected nvlink: switch with it, got "
+                       "nvlink: %s",
+                       nvlink_names[td->nvlink]);
+        }
     }
     out->default_net = comm_net_find(out, cd->default_net);
     if (out->default_net < 0) {

@@ -67,6 +67,10 @@ static const cfg_field scenario_fields[] = {
      .off = offsetof(val_scenario, gpus_per_node)},
     {"interconnect", CFG_STRING, .off = offsetof(val_scenario, interconnect),
      CFG_LOC(val_scenario, interconnect_at)},
+    {"topology", CFG_STRING, .off = offsetof(val_scenario, topology),
+     CFG_LOC(val_scenario, topology_at)},
+    {"harness_row", CFG_STRING, .off = offsetof(val_scenario, harness_row),
+     CFG_LOC(val_scenario, harness_row_at)},
     {"from_data_exclude", CFG_SEQ,
      CFG_SEQ_OF(val_scenario, fd_exclude, n_fd_exclude, val_exclude, exclude_fields)},
     {"ll_max_bytes", CFG_DOUBLE, CFG_MIN(0), CFG_MAX(1e15),
@@ -348,6 +352,17 @@ static int sweep_ring(const val_scenario *sc, const gpu_type *g, const comm_para
     }
     job.nic_bytes_per_s = cp->nets[net].line_bytes_per_s;
     job.nics = cp->nets[net].nics;
+    if (sc->topology) {
+        int t = comm_topo_find(cp, sc->topology);
+        if (t < 0) {
+            char names[256];
+            comm_topo_names(cp, names, sizeof names);
+            diag_error(d, sc->topology_at, "topology",
+                       "unknown topology; expected one of [%s], got '%s'", names, sc->topology);
+            return SIM_EINPUT;
+        }
+        job.topo = &cp->topos[t];
+    }
     char why[256];
     if (ddp_shape(&job, why, sizeof why) != 0 || ddp_ring(&job, cp, ring, why, sizeof why) != 0) {
         diag_error(d, sc->table_at, "ranks", "%s; expected a ring of whole GPUs, got %d ranks",
@@ -386,6 +401,44 @@ static void table_errors(val_table *t)
     t->mape_pct = t->n_predicted ? sum / t->n_predicted : 0;
 }
 
+/* harness_row: the benchmark's own cost per timed call (a framework's launch path inside the
+ * timed region) is that row's measured time less the model's time for it (model_s[k], the row's
+ * all-reduce alone); added to every from-data prediction of fd, and recorded as its parameter
+ * harness_call_s. The row must lie below min_bytes (not a prediction), and the cost be >= 0. */
+static void harness(const val_scenario *sc, val_table *fd, const double *model_s, diag *d)
+{
+    int k = 0;
+    while (k < fd->n_figures && strcmp(fd->figures[k].label, sc->harness_row)) {
+        k++;
+    }
+    double b = k < fd->n_figures ? strtod(fd->figures[k].label, NULL) : 0;
+    if (k == fd->n_figures || !(b < sc->min_bytes)) {
+        diag_error(d, sc->harness_row_at, "harness_row",
+                   "%s; expected a figure BYTES/algbw below min_bytes (%.0f), got '%s'",
+                   k == fd->n_figures ? "no such figure" : "a row the table counts",
+                   sc->min_bytes, sc->harness_row);
+        return;
+    }
+    double h = b / (fd->figures[k].published * 1e9) - model_s[k];
+    if (!(h >= 0)) {
+        diag_error(d, sc->harness_row_at, "harness_row",
+                   "the row is faster than the model's all-reduce alone (by %.3g s); expected a "
+                   "row whose time holds the benchmark's own cost, got '%s'",
+                   -h, sc->harness_row);
+        return;
+    }
+    snprintf(fd->figures[k].reason, sizeof fd->figures[k].reason,
+             "harness_call_s was computed from this row");
+    for (int j = 0; j < fd->n_figures; j++) {
+        double bj = strtod(fd->figures[j].label, NULL);
+        fd->figures[j].predicted = bj / (model_s[j] + h) / 1e9;
+    }
+    wfit_param_result *pa = &fd->fit.params[fd->fit.n_params++];
+    snprintf(pa->name, sizeof pa->name, "harness_call_s");
+    pa->value = h;
+    pa->pinned = true;
+}
+
 /* An NCCL all-reduce sweep (columns bytes, algbw_gb_s), two ways.
  * Fitted: the ring alpha-beta model of model/physics/comm.h, t = 2(n-1) alpha + 2(n-1)/n S / beta,
  * fitted per protocol (LL up to ll_max_bytes, where the sweep shows NCCL's tuner switching;
@@ -398,8 +451,8 @@ static void table_errors(val_table *t)
  * exactly as a run costs a data-parallel job's all-reduce. Rows that model/physics/comm.yaml's own
  * numbers were computed from are excluded there (from_data_exclude, with the reason).
  * Rows below min_bytes are shown but excluded in both. */
-static int run_comm_table(const val_scenario *sc, const gpu_type *g, const csv_table *t,
-                          const char *csv_path, diag *d, val_table *out)
+static int run_comm_table(const val_scenario *sc, const gpu_type *g, const gpu_type *cg,
+                          const csv_table *t, const char *csv_path, diag *d, val_table *out)
 {
     int cb = val_csv_col(t, "bytes"), ca = val_csv_col(t, "algbw_gb_s");
     if (cb < 0 || ca < 0) {
@@ -408,18 +461,23 @@ static int run_comm_table(const val_scenario *sc, const gpu_type *g, const csv_t
         return SIM_EINPUT;
     }
     comm_params cp;
-    comm_ring ring;
+    comm_ring ring, cring;
     if (comm_load_default(d, &cp) != 0 || sweep_ring(sc, g, &cp, d, &ring) != 0) {
         return SIM_EINPUT;
     }
-    double rate = comm_ring_alone_rate(&ring);
+    if (sweep_ring(sc, cg, &cp, d, &cring) != 0) {
+        comm_ring_fini(&ring);
+        comm_ring_fini(&cring);
+        return SIM_EINPUT;
+    }
+    double rate = comm_ring_alone_rate(&ring), crate = comm_ring_alone_rate(&cring);
     val_table *fd = xcalloc(1, sizeof *fd, "validation table");
     out->from_data = fd;
     snprintf(fd->name, sizeof fd->name, "%.37s-from-data", sc->table);
     fd->target_mape_pct = sc->target;
     out->figures = xcalloc((size_t)t->n_rows + 1, sizeof *out->figures, "validation figures");
     fd->figures = xcalloc((size_t)t->n_rows + 1, sizeof *fd->figures, "validation figures");
-    double bytes[256];
+    double bytes[256], model_s[256];
     int n = 0;
     for (int r = 0; r < t->n_rows && n < 256; r++) {
         double b, a;
@@ -428,6 +486,7 @@ static int run_comm_table(const val_scenario *sc, const gpu_type *g, const csv_t
             diag_error(d, (src_loc){csv_path, t->line[r], 1}, sc->table,
                        "row %d: bytes and algbw_gb_s must be positive numbers", r + 1);
             comm_ring_fini(&ring);
+            comm_ring_fini(&cring);
             return SIM_EINPUT;
         }
         val_figure *f = &out->figures[n], *fp = &fd->figures[n];
@@ -440,10 +499,14 @@ static int run_comm_table(const val_scenario *sc, const gpu_type *g, const csv_t
         }
         f->excluded = b < sc->min_bytes && !f->fitted;
         fp->excluded = b < sc->min_bytes;
-        fp->predicted = b / comm_ring_allreduce_time(&cp, &ring, b, rate) / 1e9;
+        model_s[n] = comm_ring_allreduce_time(&cp, &cring, b, crate);
+        fp->predicted = b / model_s[n] / 1e9;
         bytes[n++] = b;
     }
     out->n_figures = fd->n_figures = n;
+    if (sc->harness_row) {
+        harness(sc, fd, model_s, d);
+    }
     for (size_t i = 0; i < sc->n_fit; i++) {
         bool found = false;
         for (int k = 0; k < n; k++) {
@@ -473,6 +536,7 @@ static int run_comm_table(const val_scenario *sc, const gpu_type *g, const csv_t
     }
     if (diag_error_count(d) > 0) {
         comm_ring_fini(&ring);
+        comm_ring_fini(&cring);
         return SIM_EINPUT;
     }
     cal_ar_fit fit[COMM_PROTO_COUNT];
@@ -496,6 +560,7 @@ static int run_comm_table(const val_scenario *sc, const gpu_type *g, const csv_t
                        "protocol %s: fit needs at least 3 fitted rows on its side of "
                        "ll_max_bytes, got %d", pr == COMM_PROTO_LL ? "LL" : "Simple", s.n);
             comm_ring_fini(&ring);
+            comm_ring_fini(&cring);
             return SIM_EINPUT;
         }
         const struct {
@@ -520,6 +585,7 @@ static int run_comm_table(const val_scenario *sc, const gpu_type *g, const csv_t
         out->figures[k].predicted = bytes[k] / calfit_allreduce_eval(ft, bytes[k]) / 1e9;
     }
     comm_ring_fini(&ring);
+    comm_ring_fini(&cring);
     table_errors(out);
     table_errors(fd);
     if (sc->min_bytes > 0) {
@@ -609,11 +675,10 @@ static int load_runs(const val_scenario *sc, const char *scen_path, const gpu_ca
     return 0;
 }
 
-/* Apply the scenario's `calibration` (a `slicesim fit` model file, path relative to the scenario's
- * directory) to the scenario's GPU (calmodel_apply): b->gpu becomes b->calibrated. Returns 0 or
- * SIM_EINPUT (reported to d). */
-static int apply_calibration(builder *b, const val_scenario *sc, const char *scen_path,
-                             const gpu_catalog *cat, const phys_params *m, diag *d)
+/* *out = the scenario's GPU with its `calibration` (a `slicesim fit` model file, path relative to
+ * the scenario's directory) applied (calmodel_apply). Returns 0 or SIM_EINPUT (reported to d). */
+static int calibrated_gpu(const val_scenario *sc, const char *scen_path, const gpu_catalog *cat,
+                          const phys_params *m, diag *d, gpu_type *out)
 {
     char cal_path[1024];
     beside(scen_path, sc->calibration, cal_path, sizeof cal_path);
@@ -625,7 +690,7 @@ static int apply_calibration(builder *b, const val_scenario *sc, const char *sce
                           .file_path = "calibration",
                           .gpu_at = sc->gpu_at,
                           .gpu_path = "gpu"};
-    if (rc == 0 && calmodel_apply(cf, &src, &site, cat, m, d, &b->calibrated) != 0) {
+    if (rc == 0 && calmodel_apply(cf, &src, &site, cat, m, d, out) != 0) {
         rc = SIM_EINPUT;
     }
     free(cf);
@@ -635,6 +700,14 @@ static int apply_calibration(builder *b, const val_scenario *sc, const char *sce
                    cal_path, sim_strerror(rc));
         rc = SIM_EINPUT;
     }
+    return rc;
+}
+
+/* Apply the scenario's `calibration` to the builder's GPU: b->gpu becomes b->calibrated. */
+static int apply_calibration(builder *b, const val_scenario *sc, const char *scen_path,
+                             const gpu_catalog *cat, const phys_params *m, diag *d)
+{
+    int rc = calibrated_gpu(sc, scen_path, cat, m, d, &b->calibrated);
     if (rc == 0) {
         b->gpu = &b->calibrated;
     }
@@ -827,7 +900,13 @@ static int run_table(const val_scenario *sc, const char *scen_path, const char *
     }
     if (sc->ranks > 0) {
         free(runs);
-        rc = mem && !mem->fit ? 0 : run_comm_table(sc, g, &t, csv_path, d, out);
+        gpu_type cg = *g; /* the links of the node calibration, when the table names one */
+        if (sc->calibration && !mem) {
+            rc = calibrated_gpu(sc, scen_path, cat, m, d, &cg);
+        }
+        if (rc == 0 && !(mem && !mem->fit)) {
+            rc = run_comm_table(sc, g, &cg, &t, csv_path, d, out);
+        }
         csv_free(&t);
         return rc;
     }

@@ -39,6 +39,9 @@ typedef struct val_scenario {
     int ranks;           /* all-reduce tables: ranks of the sweep (0 = a workload table) */
     int gpus_per_node;   /* all-reduce tables: ranks per node (0 = all on one node) */
     const char *interconnect; /* all-reduce tables: the nodes' network (model/physics/comm.yaml) */
+    const char *topology;     /* all-reduce tables: the nodes' wiring (model/physics/comm.yaml) */
+    const char *harness_row;  /* all-reduce tables: the row (below min_bytes) whose measured time
+                                 less the model's is the benchmark's own cost per timed call */
     val_exclude *fd_exclude;  /* all-reduce tables: rows left out of the from-data errors */
     size_t n_fd_exclude;
     double ll_max_bytes; /* all-reduce tables: largest message NCCL sent with LL in the sweep */
@@ -48,7 +51,8 @@ typedef struct val_scenario {
     size_t n_fit;
     val_exclude *exclude;
     size_t n_exclude;
-    src_loc table_at, gpu_at, fit_at, interconnect_at, calib_runs_at, calibration_at;
+    src_loc table_at, gpu_at, fit_at, interconnect_at, topology_at, harness_row_at, calib_runs_at,
+        calibration_at;
 } val_scenario;
 
 #define CSV_MAX_COLS 16

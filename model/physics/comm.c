@@ -70,10 +70,16 @@ static int log2_ceil(int n)
     return depth;
 }
 
-/* Tree all-reduce of depth d: reduce up, broadcast down, pipelined. */
-static double tree_s(int depth, double bytes, double alpha_s, double beta_bytes_per_s)
+/* Tree all-reduce of depth d over `nodes` nodes: reduce up, broadcast down, pipelined. NCCL's
+ * double binary tree over more than 2 nodes has every node an inner node of one tree (2
+ * children) and a leaf of the other: 2S each way through its NIC; over 2 nodes each node is the
+ * root of one tree and the other's leaf, one child each: S each way, half the ring's 2(n-1)/n S
+ * ("tree can go beyond the network bottleneck", NVIDIA/nccl-tests issue #196; the tuner takes the
+ * intra-node bandwidth for trees of 2 nodes, src/graph/tuning.cc). On one node the tree is a
+ * chain through the ranks (costed 2S, as before: it never beats the ring there). */
+static double tree_s(int depth, int nodes, double bytes, double alpha_s, double beta_bytes_per_s)
 {
-    return 2.0 * depth * alpha_s + 2.0 * bytes / beta_bytes_per_s;
+    return 2.0 * depth * alpha_s + (nodes == 2 ? 1.0 : 2.0) * bytes / beta_bytes_per_s;
 }
 
 comm_proto comm_protocol(const comm_ring *r, double bytes)
@@ -331,9 +337,17 @@ int comm_ring_build(const comm_params *p, const comm_node *nodes, int n_nodes,
         most = run > most ? run : most;
     }
     out->tree_depth = n > 1 ? (most - 1) + log2_ceil(node_runs) : 0;
+    out->nodes = node_runs;
+    /* NVLS: every hop NVLink on one node that multicasts, through its NVSwitch */
+    const comm_node *n0 = &nodes[ranks[0].node];
+    out->nvls = n > 1 && out->hops[COMM_LINK_NVLINK] == n && node_runs == 1 && n0->nvls &&
+                n0->nvlink_group <= 0;
     /* a calibrated NVLink's latencies and switch point stand for the NVLink class's; when
-     * every hop is one, its LL bandwidth share too */
+     * every hop is one, its LL bandwidth share too; the NVLS latency is scaled as the call's */
     bool all_cal = cal.hops > 0 && cal.hops == n;
+    double base = p->nccl_ring_base_s[COMM_PROTO_SIMPLE];
+    out->nvls_s = p->nccl_nvls_s * (cal.hops > 0 && base > 0 ? cal.call_s[COMM_PROTO_SIMPLE] / base
+                                                              : 1.0);
     out->ll_bw_frac = all_cal ? cal.ll_frac : p->ll_bw_frac;
     for (int pr = 0; pr < COMM_PROTO_COUNT; pr++) {
         out->call_s[pr] = cal.call_s[pr];
@@ -463,14 +477,25 @@ void comm_share(const comm_ring *const *rings, size_t n, double *rates)
 double comm_ring_allreduce_time(const comm_params *p, const comm_ring *r, double bytes,
                                 double rate)
 {
-    (void)p;
     comm_proto pr = comm_protocol(r, bytes);
-    double beta = pr == COMM_PROTO_LL ? rate * r->ll_bw_frac : rate;
-    double ring = comm_ring_allreduce_s(r->n_ranks, bytes, r->alpha_s[pr], beta);
-    if (r->n_ranks <= 1) {
+    bool ll = pr == COMM_PROTO_LL;
+    double beta = ll ? rate * r->ll_bw_frac : rate, beta_tree = ll ? rate * p->nccl_tree_ll_bw_frac
+                                                                      : rate;
+    if (ll && r->nodes >= 2) { /* NCCL's LL over the network: the tuner's cap */
+        double cap = p->nccl_ll_max_busbw[r->nodes > 2];
+        beta = fmin(beta, cap);
+        beta_tree = fmin(beta_tree, cap);
+    }
+    int n = r->n_ranks;
+    double ring = comm_ring_allreduce_s(n, bytes, r->alpha_s[pr], beta);
+    if (n <= 1) {
         return ring;
     }
-    int depth = r->tree_depth > 0 ? r->tree_depth : log2_ceil(r->n_ranks);
-    double tree = tree_s(depth, bytes, r->alpha_s[pr], beta);
-    return r->call_s[pr] + (tree < ring ? tree : ring);
+    int depth = r->tree_depth > 0 ? r->tree_depth : log2_ceil(n);
+    double tree = tree_s(depth, r->nodes, bytes, r->alpha_s[pr], beta_tree);
+    double t = r->call_s[pr] + (tree < ring ? tree : ring);
+    if (r->nvls) {
+        t = fmin(t, r->nvls_s + (n + 1.0) / n * bytes / rate);
+    }
+    return t;
 }

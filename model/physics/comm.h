@@ -13,6 +13,15 @@
  *                        issue #545), so a ring's tree has d = (most ranks on a node - 1) +
  *                        ceil(log2 nodes): on one node the tree costs the ring's latency and
  *                        never wins
+ *   NVLS all-reduce      l + (n+1)/n * S / beta             (one node with NVLink SHARP
+ *                        multicast, NCCL's NVLS algorithm, Simple protocol only: each GPU's
+ *                        reduce-scatter pulls its 1/n share through the switch with
+ *                        multimem.ld_reduce, sending S (its part of every share) and receiving
+ *                        S/n, and its all-gather pushes the S/n result with multimem.st, which
+ *                        the switch copies to all n: S/n out, S in; NVIDIA/nccl v2.28.9-1
+ *                        src/device/all_reduce.h RunWorkColl<..., NCCL_ALGO_NVLS, ...>). beta
+ *                        is the ring's per-hop rate (a GPU's NVLink port each way), l the
+ *                        tuner's NVLS latency (comm_params.nccl_nvls_s)
  * Protocol: NCCL moves messages up to `ll_max_bytes` (per link class) with its low-latency protocol (LL: small
  * alpha, a fraction `ll_bw_frac` of the bandwidth, because half of every 8-byte word is a flag)
  * and larger ones with Simple (larger alpha, full bandwidth). The switch point is NCCL's tuner's
@@ -84,6 +93,7 @@ typedef enum comm_nvlink {
 typedef struct comm_topo {
     char name[COMM_NAME_MAX];
     comm_nvlink nvlink;
+    bool multicast;    /* NVLink SHARP multicast on (NVLS; COMM_NVLINK_SWITCH only) */
     int gpus_per_root; /* GPUs under one PCIe root (switch or root port), >= 1 */
 } comm_topo;
 
@@ -99,6 +109,9 @@ typedef struct comm_params {
      * all-reduce latency into a per-call cost and a per-step latency (comm_node) */
     double nccl_ring_base_s[COMM_PROTO_COUNT];
     double nccl_nvlink_step_s[COMM_PROTO_COUNT];
+    double nccl_nvls_s;            /* NCCL's tuner's NVLS latency on one node (Simple) */
+    double nccl_ll_max_busbw[2];   /* LL's bus bandwidth cap over [0] 2 nodes, [1] more */
+    double nccl_tree_ll_bw_frac;   /* a tree's LL bandwidth / its Simple bandwidth */
     double host_mem_bytes_per_s;   /* a node's host-memory copy bandwidth (SHM staging) */
     int gpus_per_root;             /* default GPUs under one PCIe root (>= 1) */
     int n_nets;
@@ -147,6 +160,7 @@ typedef struct comm_node {
                                    only when both are in one (GPU index / nvlink_group equal);
                                    0 = the whole node (NVSwitch) */
     int nics;                   /* NICs of the node (0 or 1: one) */
+    bool nvls;                  /* NVLink SHARP multicast on (nvlink_group 0): NCCL's NVLS */
     /* An all-reduce calibration of this node's NVLink (gpu_type.meas.ar_*; 0 ranks: none): per
      * protocol the latency L of one all-reduce on nvl_cal_ranks ranks and the bus bandwidth
      * B. A ring whose NVLink hops are on such a node costs them at B (Simple: the hop's
@@ -184,6 +198,9 @@ typedef struct comm_ring {
                                          model/physics/comm.yaml alphas hold it) */
     double ll_bw_frac;                /* LL bandwidth / Simple bandwidth on this ring */
     double ll_max_bytes;              /* largest LL message: of the classes crossed, the largest */
+    bool nvls;                        /* every rank on one node whose NVSwitch multicasts */
+    int nodes;                        /* nodes the ranks span (runs of one node's ranks) */
+    double nvls_s;                    /* NVLS latency (nccl_nvls_s, scaled as call_s) */
     int hops[COMM_LINK_COUNT];        /* hops per link class */
     int tree_depth;                   /* depth of NCCL's tree over these ranks (chain inside a
                                          node, tree between nodes); 0 = ceil(log2 n_ranks) */
@@ -216,8 +233,9 @@ double comm_ring_alone_rate(const comm_ring *r);
 void comm_share(const comm_ring *const *rings, size_t n, double *rates);
 
 /* Time of an all-reduce of `bytes` over ring r's ranks when its hops move `rate` bytes/s under
- * the Simple protocol (LL: rate * r->ll_bw_frac), plus the ring's per-call cost: the cheaper
- * of the ring and the tree (of depth
+ * the Simple protocol (LL: rate * r->ll_bw_frac), plus the ring's per-call cost: the cheapest
+ * of the ring, NVLS where r->nvls (Simple, at any size, as NCCL's tuner weighs every
+ * algorithm and protocol) and the tree (of depth
  * r->tree_depth) closed forms,
  * as NCCL's tuner picks the algorithm it predicts fastest (the tree is costed at the ring's
  * per-hop rate and latency: a simplification, its links are not rebuilt). The tree wins only

@@ -110,6 +110,7 @@ comm_node ddp_node(const comm_params *cp, const comm_topo *topo, const gpu_type 
         }
         n.nvl_cal_ll_max_bytes = ms->ar_ll_max_bytes;
     }
+    n.nvls = topo && topo->multicast;
     if (topo && topo->nvlink == COMM_NVLINK_NONE) {
         n.nvlink_bytes_per_s = 0;
     } else if (topo && topo->nvlink == COMM_NVLINK_PAIRS) {

@@ -34,6 +34,8 @@ static comm_params hand_params(void)
     }
     p.ll_max_bytes[COMM_LINK_NIC] = 16 << 20;
     p.ll_bw_frac = 0.5;
+    p.nccl_tree_ll_bw_frac = 0.5; /* tests below set NCCL's own figures where they use them */
+    p.nccl_ll_max_busbw[0] = p.nccl_ll_max_busbw[1] = 1e300;
     return p;
 }
 
@@ -85,6 +87,7 @@ Test(comm, nvlink_ring)
 Test(comm, calibrated_nvlink_pays_a_call_and_its_steps)
 {
     comm_params p = hand_params();
+    p.nccl_tree_ll_bw_frac = 0.25; /* NCCL's chain is slower on LL: the ring wins below */
     p.nccl_ring_base_s[COMM_PROTO_LL] = 6e-6;
     p.nccl_nvlink_step_s[COMM_PROTO_LL] = 1e-6;
     p.nccl_ring_base_s[COMM_PROTO_SIMPLE] = 8e-6;
@@ -121,6 +124,79 @@ Test(comm, calibrated_nvlink_pays_a_call_and_its_steps)
     NEAR(four.ll_bw_frac, 0.5);
     NEAR(comm_ring_allreduce_time(&p, &four, 1e8, 80e9), 6 * 2e-6 + 1.5 * 1e8 / 80e9);
     comm_ring_fini(&four);
+}
+
+/* NVLS on one node whose NVSwitch multicasts (hand NVLS latency 20 us): 4 GPUs at 80 GB/s per
+ * port. 100 MB: NVLS 20e-6 + (5/4) 1e8 / 80e9 = 1.5825e-3 s beats the ring's Simple
+ * 6 * 2e-6 + 1.5 * 1e8 / 80e9 = 1.887e-3 s; 1 kB: the ring's LL 6 * 1e-6 + 1.5e3 / 40e9 =
+ * 6.0375e-6 s beats NVLS's 20 us. Without multicast, or over two nodes, the ring as before. On a
+ * calibrated NVLink (Simple per-call cost c from a base of 8 us) the NVLS latency scales by
+ * c / 8 us: calibrated Simple latency 20 us on 2 ranks, base : step = 8 : 2 -> c = 13.333 us,
+ * NVLS latency 20 x 13.333 / 8 = 33.333 us. */
+Test(comm, nvls_on_a_multicast_node)
+{
+    comm_params p = hand_params();
+    p.nccl_nvls_s = 20e-6;
+    comm_node nd = hand_node(100e9);
+    nd.nvls = true;
+    comm_rank r[4] = {{0, 0, false}, {0, 1, false}, {0, 2, false}, {0, 3, false}};
+    comm_ring ring;
+    char why[128];
+    cr_assert_eq(comm_ring_build(&p, &nd, 1, r, 4, &ring, why, sizeof why), 0);
+    cr_assert(ring.nvls);
+    NEAR(comm_ring_allreduce_time(&p, &ring, 1e8, 80e9), 20e-6 + 1.25 * 1e8 / 80e9);
+    NEAR(comm_ring_allreduce_time(&p, &ring, 1e3, 80e9), 6e-6 + 1.5e3 / 40e9);
+    comm_ring_fini(&ring);
+    nd.nvls = false;
+    cr_assert_eq(comm_ring_build(&p, &nd, 1, r, 4, &ring, why, sizeof why), 0);
+    cr_assert(!ring.nvls);
+    NEAR(comm_ring_allreduce_time(&p, &ring, 1e8, 80e9), 1.887e-3);
+    comm_ring_fini(&ring);
+    comm_node two[2] = {hand_node(100e9), hand_node(100e9)};
+    two[0].nvls = two[1].nvls = true;
+    comm_rank r2[4] = {{0, 0, false}, {0, 1, false}, {1, 0, false}, {1, 1, false}};
+    cr_assert_eq(comm_ring_build(&p, two, 2, r2, 4, &ring, why, sizeof why), 0);
+    cr_assert(!ring.nvls);
+    comm_ring_fini(&ring);
+    p.nccl_ring_base_s[COMM_PROTO_SIMPLE] = 8e-6;
+    p.nccl_nvlink_step_s[COMM_PROTO_SIMPLE] = 2e-6;
+    p.nccl_ring_base_s[COMM_PROTO_LL] = 8e-6;
+    p.nccl_nvlink_step_s[COMM_PROTO_LL] = 2e-6;
+    nd.nvls = true;
+    nd.nvl_cal_ranks = 2;
+    nd.nvl_cal_latency_s[COMM_PROTO_LL] = nd.nvl_cal_latency_s[COMM_PROTO_SIMPLE] = 20e-6;
+    nd.nvl_cal_busbw[COMM_PROTO_LL] = nd.nvl_cal_busbw[COMM_PROTO_SIMPLE] = 300e9;
+    cr_assert_eq(comm_ring_build(&p, &nd, 1, r, 4, &ring, why, sizeof why), 0);
+    NEAR(ring.nvls_s, 20e-6 * (20e-6 * 8 / 12) / 8e-6);
+    comm_ring_fini(&ring);
+}
+
+/* NCCL's LL over the network runs at most at the tuner's cap (llMaxBws): 2 nodes x 2 GPUs, NIC
+ * 12.5 x 0.8 = 10 GB/s, caps 3 GB/s (2 nodes) / 1.5 GB/s (more), tree LL at 1/4 of its rate.
+ * 1 kB (LL; NIC alpha 7 us): ring 6 x 7e-6 + 1.5 x 1e3 / min(5e9, 3e9) = 42.5 us; tree (depth
+ * 1 + 1 = 2, 2 nodes: S through each NIC) 4 x 7e-6 + 1e3 / min(2.5e9, 3e9) = 28.4 us: the tree.
+ * Over 4 nodes of 1 GPU the cap is 1.5 GB/s: ring 6 x 7e-6 + 1.5e3 / 1.5e9 = 43 us, tree (depth
+ * 2, 2S) 4 x 7e-6 + 2e3 / 1.5e9 = 29.333 us. */
+Test(comm, ll_over_the_network_is_capped)
+{
+    comm_params p = hand_params();
+    p.nccl_ll_max_busbw[0] = 3e9;
+    p.nccl_ll_max_busbw[1] = 1.5e9;
+    p.nccl_tree_ll_bw_frac = 0.25;
+    comm_node nd[4] = {hand_node(100e9), hand_node(100e9), hand_node(100e9), hand_node(100e9)};
+    comm_rank r[4] = {{0, 0, false}, {0, 1, false}, {1, 0, false}, {1, 1, false}};
+    comm_ring ring;
+    char why[128];
+    cr_assert_eq(comm_ring_build(&p, nd, 2, r, 4, &ring, why, sizeof why), 0);
+    NEAR(comm_ring_alone_rate(&ring), 10e9);
+    cr_assert_eq(ring.nodes, 2);
+    NEAR(comm_ring_allreduce_time(&p, &ring, 1e3, 10e9), 28e-6 + 1e3 / 2.5e9);
+    comm_ring_fini(&ring);
+    comm_rank r4[4] = {{0, 0, false}, {1, 0, false}, {2, 0, false}, {3, 0, false}};
+    cr_assert_eq(comm_ring_build(&p, nd, 4, r4, 4, &ring, why, sizeof why), 0);
+    cr_assert_eq(ring.nodes, 4);
+    NEAR(comm_ring_allreduce_time(&p, &ring, 1e3, 10e9), 28e-6 + 2e3 / 1.5e9);
+    comm_ring_fini(&ring);
 }
 
 Test(comm, pcie_ring)
@@ -162,7 +238,9 @@ Test(comm, nvlink_pairs_ring)
  * latency 2*3 alpha equals the ring's 2(n-1) alpha and its bandwidth term 2 S/x exceeds the
  * ring's 1.5 S/x: the ring always. Two nodes of 4 (8 ranks): depth 3 + 1 = 4 (a flat tree over
  * 8 ranks would be 3): 1 kB at 10 GB/s on LL (alpha 7e-6, the NIC's; 5 GB/s):
- * ring 14*7e-6 + 1.75*1000/5e9 = 9.835e-5 s; tree 8*7e-6 + 2*1000/5e9 = 5.64e-5 s. */
+ * ring 14*7e-6 + 1.75*1000/5e9 = 9.835e-5 s; tree over 2 nodes (each node a root of one of
+ * NCCL's two trees and a leaf of the other: S through each NIC, not 2S)
+ * 8*7e-6 + 1000/5e9 = 5.62e-5 s. */
 Test(comm, tree_is_a_chain_inside_a_node)
 {
     comm_params p = hand_params();
@@ -183,7 +261,7 @@ Test(comm, tree_is_a_chain_inside_a_node)
     comm_ring_fini(&r);
     cr_assert_eq(comm_ring_build(&p, nd, 2, two, 8, &r, why, sizeof why), 0);
     cr_assert_eq(r.tree_depth, 4);
-    NEAR(comm_ring_allreduce_time(&p, &r, 1000, 10e9), 5.64e-5);
+    NEAR(comm_ring_allreduce_time(&p, &r, 1000, 10e9), 5.62e-5);
     comm_ring_fini(&r);
 }
 
@@ -350,19 +428,21 @@ Test(comm_load, default_file_loads)
     cr_assert_eq(comm_topo_find(&p, "nvlnk"), -1);
     char names[128];
     comm_topo_names(&p, names, sizeof names);
-    cr_assert_str_eq(names, "nvswitch, nvlink-pairs, pcie");
+    cr_assert_str_eq(names, "nvswitch, nvswitch-multicast, nvlink-pairs, pcie");
+    cr_assert(!p.topos[sw].multicast);
+    cr_assert(p.topos[comm_topo_find(&p, "nvswitch-multicast")].multicast);
     diag_destroy(d);
 }
 
-/* A topology named twice is refused at the second entry's line. */
-Test(comm_load, duplicate_topology_refused)
+/* The shipped model/physics/comm.yaml with one more topology line `extra` must be refused with
+ * one error whose message holds `want`. */
+static void extra_topology_refused(const char *extra, const char *want)
 {
     const unsigned char *data;
     size_t len;
     cr_assert(embedded_get("model/physics/comm.yaml", &data, &len));
-    char *y = malloc(len + 200);
+    char *y = malloc(len + strlen(extra));
     memcpy(y, data, len);
-    static const char extra[] = "  - {name: pcie, nvlink: none, gpus_per_root: 4, src: again}\n";
     char *at = strstr(y, "\nddp:");
     cr_assert_not_null(at);
     size_t head = (size_t)(at - y) + 1;
@@ -372,11 +452,26 @@ Test(comm_load, duplicate_topology_refused)
     comm_params p;
     cr_assert_eq(comm_load_buffer("c.yaml", y, len + strlen(extra), d, &p), SIM_EINPUT);
     cr_assert_eq(diag_error_count(d), 1);
-    cr_assert(strstr(fx_diag_message(d, 0), "topologies.name: duplicate topology; expected a new "
-                                         "name, got 'pcie'"),
-              "%s", fx_diag_message(d, 0));
+    cr_assert(strstr(fx_diag_message(d, 0), want), "%s", fx_diag_message(d, 0));
     diag_destroy(d);
     free(y);
+}
+
+/* A topology named twice is refused at the second entry's line. */
+Test(comm_load, duplicate_topology_refused)
+{
+    extra_topology_refused("  - {name: pcie, nvlink: none, gpus_per_root: 4, src: again}\n",
+                           "topologies.name: duplicate topology; expected a new name, got 'pcie'");
+}
+
+/* Multicast (NVLink SHARP) is an NVSwitch's: a topology of bridged pairs with it is refused at
+ * its line. */
+Test(comm_load, multicast_without_a_switch_refused)
+{
+    extra_topology_refused(
+        "  - {name: mc-pairs, nvlink: pairs, multicast: true, gpus_per_root: 2, src: a}\n",
+        "topologies.multicast: multicast needs an NVSwitch; expected nvlink: switch with it, got "
+        "nvlink: pairs");
 }
 
 Test(comm_load, empty_source_refused)

@@ -375,8 +375,8 @@ Test(validate, bad_scenario_is_reported)
     cr_assert_str_eq(fx_diag_message(e.d, 0),
                      "build/test-bad-validation.yaml:6:1: error: fitt: unknown key; expected one "
                      "of [table, csv, gpu, target_mape_pct, fit, exclude, note, base, calibration, "
-                     "model, pool, class, ranks, gpus_per_node, interconnect, from_data_exclude, "
-                     "ll_max_bytes, min_bytes, calib_runs], "
+                     "model, pool, class, ranks, gpus_per_node, interconnect, topology, harness_row, "
+                     "from_data_exclude, ll_max_bytes, min_bytes, calib_runs], "
                      "got 'fitt'");
     val_table_fini(&t);
     env_close(&e);
@@ -538,6 +538,75 @@ Test(validate, unknown_interconnect_has_line_and_col)
                      "build/test-bad-validation-net.yaml:6:15: error: interconnect: unknown "
                      "network; expected one of [eth-25g, eth-100g, ib-hdr, ib-ndr, a3-mega], got "
                      "'ib-xdr'");
+    val_table_fini(&t);
+    env_close(&e);
+}
+
+/* A sweep's topology must name one of model/physics/comm.yaml; a harness_row must be a figure
+ * below min_bytes. Each is reported at its line and column. */
+Test(validate, bad_topology_and_harness_row_have_line_and_col)
+{
+    env e;
+    val_table t;
+    static const char head[] = "table: nccl-x\ncsv: nccl-h200x8-allreduce.csv\ngpu: H200-SXM5-141GB\n"
+                               "ranks: 8\nll_max_bytes: 1048576\nmin_bytes: 1048576\n"
+                               "target_mape_pct: 10\nfit: [\"32768/algbw\", \"131072/algbw\", "
+                               "\"524288/algbw\", \"8388608/algbw\", \"268435456/algbw\", "
+                               "\"4294967296/algbw\"]\n";
+    static const struct {
+        const char *path, *key, *want;
+    } cases[] = {
+        {"build/test-bad-validation-topo.yaml", "topology: nvswitch-x",
+         "build/test-bad-validation-topo.yaml:9:11: error: topology: unknown topology; expected "
+         "one of [nvswitch, nvswitch-multicast, nvlink-pairs, pcie], got 'nvswitch-x'"},
+        {"build/test-bad-validation-harness.yaml", "harness_row: \"2097152/algbw\"",
+         "build/test-bad-validation-harness.yaml:9:14: error: harness_row: a row the table "
+         "counts; expected a figure BYTES/algbw below min_bytes (1048576), got '2097152/algbw'"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char y[1024];
+        snprintf(y, sizeof y, "%s%s\n", head, cases[i].key);
+        env_open(&e);
+        cr_assert_eq(run_text(&e, cases[i].path, y, &t), SIM_EINPUT);
+        cr_assert_str_eq(fx_diag_message(e.d, 0), cases[i].want);
+        val_table_fini(&t);
+        env_close(&e);
+    }
+}
+
+/* The 8x H200 sweep's -from-data table on a multicast node: NVLS carries the large rows above
+ * any ring's ceiling (busbw above the 370 GB/s of NVLink x eff), and the 32 KiB row gives the
+ * benchmark's own cost per call, excluded for it and added to every row: the 32 KiB prediction is
+ * the published figure. */
+Test(validate, nccl_h200x8_from_data_runs_nvls_and_the_harness_cost)
+{
+    env e;
+    env_open(&e);
+    val_table t;
+    cr_assert_eq(val_run_file("experiments/validation/nccl-h200x8-allreduce.yaml", SHARED, &e.cat,
+                              &e.m, e.d, &t),
+                 0);
+    const val_table *fd = t.from_data;
+    cr_assert_not_null(fd);
+    const wfit_param_result *h = &fd->fit.params[fd->fit.n_params - 1];
+    cr_assert_str_eq(h->name, "harness_call_s");
+    cr_assert(h->value > 0 && h->value < 40e-6, "%g", h->value);
+    int found = 0;
+    for (int k = 0; k < fd->n_figures; k++) {
+        const val_figure *f = &fd->figures[k];
+        if (!strcmp(f->label, "32768/algbw")) {
+            cr_assert(f->excluded);
+            cr_assert(strstr(f->reason, "harness_call_s"), "%s", f->reason);
+            cr_assert_float_eq(f->predicted, f->published, 1e-9);
+            found++;
+        }
+        if (!strcmp(f->label, "17179869184/algbw")) {
+            cr_assert_gt(f->predicted * 2 * 7 / 8, 400.0, "NVLS busbw %g GB/s",
+                         f->predicted * 2 * 7 / 8);
+            found++;
+        }
+    }
+    cr_assert_eq(found, 2);
     val_table_fini(&t);
     env_close(&e);
 }
