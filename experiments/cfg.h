@@ -206,6 +206,8 @@ struct cJSON *cfg_write_map(const cfg_out *o, const cfg_field *table, const void
 /* Add field f of the struct at `base` to `parent` (nothing when the flags leave it out). */
 void cfg_write_field(const cfg_out *o, struct cJSON *parent, const cfg_field *f,
                      const void *base);
+/* A string, or null for NULL; caller owns. */
+struct cJSON *cfg_out_string(const char *s);
 /* An unsigned integer, exact (a seed above 2^53 is not rounded through a double); caller owns. */
 struct cJSON *cfg_out_u64(uint64_t v);
 

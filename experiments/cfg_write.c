@@ -16,6 +16,11 @@ cJSON *cfg_out_u64(uint64_t v)
     return cJSON_CreateRaw(buf);
 }
 
+cJSON *cfg_out_string(const char *s)
+{
+    return s ? cJSON_CreateString(s) : cJSON_CreateNull();
+}
+
 const char *cfg_out_key(const cfg_field *f, char *buf, size_t n)
 {
     const char *unit = f->type == CFG_DURATION || f->type == CFG_SECONDS ? "_s"
@@ -43,8 +48,7 @@ static cJSON *scalar_json(const cfg_out *o, const cfg_field *f, cfg_type t, cons
 {
     switch (t) {
     case CFG_STRING: {
-        const char *s = *(const char *const *)p;
-        return s ? cJSON_CreateString(s) : cJSON_CreateNull();
+        return cfg_out_string(*(const char *const *)p);
     }
     case CFG_BOOL:
         return cJSON_CreateBool(*(const bool *)p);

@@ -1,6 +1,7 @@
 #include "experiments/scenario.h"
 #include "experiments/scenario_int.h"
 
+#include <cjson/cJSON.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -250,6 +251,28 @@ bool scenario__parse_sharing(cfg_walker *w, yaml_node_t *node, const char *path,
     return ok;
 }
 
+void scenario__write_sharing(const cfg_out *o, cJSON *parent, const cfg_field *f, const void *src)
+{
+    static const char *const modes[] = {"exclusive", "timeslice", "mps"};
+    const scenario_sharing *sh = src;
+    char key[64];
+    cJSON *j = cJSON_AddObjectToObject(parent, cfg_out_key(f, key, sizeof key));
+    cJSON_AddItemToObject(j, "mig",
+                          sh->is_mig ? cfg_write_map(o, mig_fields, &sh->mig) : cJSON_CreateNull());
+    cJSON_AddStringToObject(j, "mode",
+                            sh->mode >= 0 && sh->mode <= 2 ? modes[sh->mode] : "exclusive");
+    cJSON_AddItemToObject(j, "sharing_file", cfg_out_string(sh->sharing_file));
+    cJSON_AddBoolToObject(j, "rename_by_default", sh->rename_by_default);
+    cJSON_AddBoolToObject(j, "fail_requests_greater_than_one", sh->fail_requests_greater_than_one);
+    cJSON *rules = cJSON_AddArrayToObject(j, "rules");
+    for (size_t i = 0; i < sh->n_rules; i++) {
+        cJSON *r = cJSON_CreateObject();
+        cJSON_AddItemToObject(r, "resource", cfg_out_string(sh->rules[i].resource));
+        cJSON_AddItemToObject(r, "replicas", o->number(sh->rules[i].replicas));
+        cJSON_AddItemToArray(rules, r);
+    }
+}
+
 /* ---- Kubernetes labels, taints and tolerations (model/cluster/taint.h) ----------------------------- */
 
 #define LABELS_EXPECT "a mapping of label keys to values like {nvidia.com/gpu.product: A100}"
@@ -297,6 +320,21 @@ static bool parse_labels(cfg_walker *w, yaml_node_t *node, const char *path, con
     return ok;
 }
 
+/* A label mapping (labels, node_selector); left out when empty. */
+static void write_labels(const cfg_out *o, cJSON *parent, const cfg_field *f, const void *src)
+{
+    (void)o;
+    const scenario_labels *l = src;
+    if (l->n == 0) {
+        return;
+    }
+    char key[64];
+    cJSON *m = cJSON_AddObjectToObject(parent, cfg_out_key(f, key, sizeof key));
+    for (size_t i = 0; i < l->n; i++) {
+        cJSON_AddItemToObject(m, l->items[i].key, cfg_out_string(l->items[i].value));
+    }
+}
+
 static const char *const taint_effect_names[] = {"NoSchedule", "PreferNoSchedule", "NoExecute",
                                                  NULL};
 /* a toleration's effect: "" (every effect) then the three, so the index is a taint_effect */
@@ -339,18 +377,27 @@ static const cfg_field group_fields[] = {
     {"gpus_per_node", CFG_U32, .required = true, CFG_MIN(1), CFG_MAX(64),
      .off = offsetof(scenario_node_group, gpus_per_node)},
     {"sharing", CFG_CUSTOM, .parse = scenario__parse_sharing, .expect = SHARING_EXPECT,
-     .off = offsetof(scenario_node_group, sharing)},
+     .off = offsetof(scenario_node_group, sharing), .write = scenario__write_sharing},
+    /* absent: the GPU type's links (model/physics/ddp.h ddp_node) */
     {"topology", CFG_STRING, .off = offsetof(scenario_node_group, topology),
      .expect = "a topology of model/physics/comm.yaml, like nvswitch or pcie",
-     CFG_LOC(scenario_node_group, topology_at)},
+     CFG_LOC(scenario_node_group, topology_at), .out = CFG_OUT_IF_SET},
+    /* a group read from cluster.trace: the model the node list names */
+    {"trace_model", CFG_STRING, .off = offsetof(scenario_node_group, trace_model),
+     .out = CFG_OUT_ONLY | CFG_OUT_IF_SET},
+    /* absent: pods' nodes constraints name its GPU type */
     {"label", CFG_STRING, .off = offsetof(scenario_node_group, label),
-     .expect = "a name for job classes' nodes constraints", CFG_LOC(scenario_node_group, label_at)},
-    {"cpu_milli", CFG_U64, CFG_MAX(1e9), .off = offsetof(scenario_node_group, cpu_milli)},
-    {"host_memory", CFG_BYTES, .off = offsetof(scenario_node_group, host_mem_bytes)},
+     .expect = "a name for job classes' nodes constraints", CFG_LOC(scenario_node_group, label_at),
+     .out = CFG_OUT_IF_SET},
+    {"cpu_milli", CFG_U64, CFG_MAX(1e9), .off = offsetof(scenario_node_group, cpu_milli),
+     .out = CFG_OUT_IF_SET},
+    {"host_memory", CFG_BYTES, .off = offsetof(scenario_node_group, host_mem_bytes),
+     .out = CFG_OUT_IF_SET, .out_key = "host_mem_bytes"},
     {"labels", CFG_CUSTOM, .parse = parse_labels, .expect = LABELS_EXPECT,
-     .off = offsetof(scenario_node_group, labels)},
+     .off = offsetof(scenario_node_group, labels), .write = write_labels},
     {"taints", CFG_SEQ, CFG_MAX(64),
-     CFG_SEQ_OF(scenario_node_group, taints, n_taints, scenario_taint, taint_fields)},
+     CFG_SEQ_OF(scenario_node_group, taints, n_taints, scenario_taint, taint_fields),
+     .out = CFG_OUT_IF_SET},
     {0},
 };
 
@@ -360,13 +407,13 @@ static const cfg_field cluster_fields[] = {
      .expect = "a driver branch like 535 (0: newest)"},
     {"interconnect", CFG_STRING, .off = offsetof(scenario_cluster, interconnect),
      .expect = "a network of model/physics/comm.yaml like eth-100g",
-     CFG_LOC(scenario_cluster, interconnect_at)},
+     CFG_LOC(scenario_cluster, interconnect_at), .out = CFG_OUT_IF_SET},
     {"nodes", CFG_SEQ, CFG_MIN(1), CFG_MAX(10000),
      CFG_SEQ_OF(scenario_cluster, groups, n_groups, scenario_node_group, group_fields)},
     {"trace", CFG_MAP, .sub = scenario__cluster_trace_fields,
-     .off = offsetof(scenario_cluster, trace)},
+     .off = offsetof(scenario_cluster, trace), .out = CFG_OUT_IF_SET},
     {"snapshot", CFG_MAP, .sub = scenario__snapshot_fields,
-     .off = offsetof(scenario_cluster, snapshot)},
+     .off = offsetof(scenario_cluster, snapshot), .out = CFG_OUT_IF_SET},
     {0},
 };
 
@@ -436,6 +483,18 @@ bool scenario__parse_duration(cfg_walker *w, yaml_node_t *node, const char *path
         return cfg_walk_field(w, dist, dpath, &dur_fixed_fields[0], dur);
     }
     return cfg_walk_map(w, node, path, dur_tables[which], dur);
+}
+
+void scenario__write_duration(const cfg_out *o, cJSON *parent, const cfg_field *f, const void *src)
+{
+    const scenario_duration *dur = src;
+    if ((f->out & CFG_OUT_IF_SET) && !cfg_present(dur->at)) {
+        return;
+    }
+    SIM_ASSERT(dur->dist >= SCN_DUR_FIXED && dur->dist <= SCN_DUR_LOGNORMAL);
+    char key[64];
+    cJSON_AddItemToObject(parent, cfg_out_key(f, key, sizeof key),
+                          cfg_write_map(o, dur_tables[dur->dist], dur));
 }
 
 static const cfg_field request_count_field = {
@@ -546,6 +605,17 @@ static bool parse_request(cfg_walker *w, yaml_node_t *node, const char *path, co
     return cfg_walk_field(w, v, cpath, &request_count_field, req);
 }
 
+/* {resource: count} */
+static void write_request(const cfg_out *o, cJSON *parent, const cfg_field *f, const void *src)
+{
+    const scenario_request *req = src;
+    char key[64];
+    cJSON *m = cJSON_AddObjectToObject(parent, cfg_out_key(f, key, sizeof key));
+    if (req->resource) {
+        cJSON_AddItemToObject(m, req->resource, o->number(req->count));
+    }
+}
+
 #define NODES_EXPECT "a list of node group labels or GPU types like [a100-pool, H100-SXM5-80GB]"
 
 /* `nodes: [A, B]` -> "A|B" (job_pod.gpu_spec's form); every item a plain name. */
@@ -578,6 +648,17 @@ static bool parse_nodes(cfg_walker *w, yaml_node_t *node, const char *path, cons
     }
     *(const char **)dst = out;
     return true;
+}
+
+/* "A|B" as read; left out when absent (any node). */
+static void write_nodes(const cfg_out *o, cJSON *parent, const cfg_field *f, const void *src)
+{
+    (void)o;
+    const char *nodes = *(const char *const *)src;
+    char key[64];
+    if (nodes) {
+        cJSON_AddStringToObject(parent, cfg_out_key(f, key, sizeof key), nodes);
+    }
 }
 
 #define NODE_INDEX_EXPECT "a list of node indices within the group `nodes` names, like [0, 0, 3]"
@@ -613,22 +694,41 @@ static bool parse_node_index(cfg_walker *w, yaml_node_t *node, const char *path,
     return ok;
 }
 
+/* [i, ...]; left out when empty (src is &n_node_index, as for the parser). */
+static void write_node_index(const cfg_out *o, cJSON *parent, const cfg_field *f, const void *src)
+{
+    const scenario_job_class *j =
+        (const scenario_job_class *)((const char *)src - offsetof(scenario_job_class, n_node_index));
+    if (j->n_node_index == 0) {
+        return;
+    }
+    char key[64];
+    cJSON *a = cJSON_AddArrayToObject(parent, cfg_out_key(f, key, sizeof key));
+    for (size_t i = 0; i < j->n_node_index; i++) {
+        cJSON_AddItemToArray(a, o->number(j->node_index[i]));
+    }
+}
+
 static const cfg_field job_fields[] = {
     CFG_SELF(scenario_job_class, at),
     {"name", CFG_STRING, .required = true, .off = offsetof(scenario_job_class, name)},
     {"arrival", CFG_ENUM, .names = arrival_names, .dflt = "poisson",
      .off = offsetof(scenario_job_class, arrival)},
+    /* one of rate and interval, as arrival asks */
     {"rate", CFG_RATE, CFG_ABOVE(0), .off = offsetof(scenario_job_class, rate_per_s),
-     CFG_LOC(scenario_job_class, rate_at)},
+     CFG_LOC(scenario_job_class, rate_at), .out = CFG_OUT_IF_SET},
     {"interval", CFG_DURATION, CFG_ABOVE(0), .off = offsetof(scenario_job_class, interval_ns),
-     CFG_LOC(scenario_job_class, interval_at)},
+     CFG_LOC(scenario_job_class, interval_at), .out = CFG_OUT_IF_SET},
     {"start", CFG_DURATION, CFG_MIN(0), .dflt = "0s",
      .off = offsetof(scenario_job_class, start_ns)},
     {"count", CFG_U64, CFG_MAX(1e9), .dflt = "0", .off = offsetof(scenario_job_class, count)},
+    /* exactly one of duration and samples is given (check_work) */
     {"duration", CFG_CUSTOM, .parse = scenario__parse_duration, .expect = DURATION_EXPECT,
-     .off = offsetof(scenario_job_class, duration), CFG_LOC(scenario_job_class, duration_at)},
+     .off = offsetof(scenario_job_class, duration), CFG_LOC(scenario_job_class, duration_at),
+     .write = scenario__write_duration, .out = CFG_OUT_IF_SET},
     {"request", CFG_CUSTOM, .required = true, .parse = parse_request,
-     .expect = "a mapping like {nvidia.com/gpu: 1}", .off = offsetof(scenario_job_class, request)},
+     .expect = "a mapping like {nvidia.com/gpu: 1}", .off = offsetof(scenario_job_class, request),
+     .write = write_request},
     {"profile", CFG_STRING, .off = offsetof(scenario_job_class, profile),
      CFG_LOC(scenario_job_class, profile_at)},
     {"memory", CFG_BYTES, .off = offsetof(scenario_job_class, memory_bytes)},
@@ -636,25 +736,33 @@ static const cfg_field job_fields[] = {
      .off = offsetof(scenario_job_class, priority), CFG_LOC(scenario_job_class, priority_at)},
     {"workers", CFG_U32, CFG_MIN(1), CFG_MAX(DDP_MAX_WORKERS), .dflt = "1",
      .off = offsetof(scenario_job_class, workers), CFG_LOC(scenario_job_class, workers_at)},
+    /* per_gpu, samples, batch and duration_on: 0 or NULL is "not stated" (scenario.h) */
     {"per_gpu", CFG_U32, CFG_MIN(1), CFG_MAX(64), .off = offsetof(scenario_job_class, per_gpu),
-     CFG_LOC(scenario_job_class, per_gpu_at)},
+     CFG_LOC(scenario_job_class, per_gpu_at), .out = CFG_OUT_IF_SET},
     {"samples", CFG_DOUBLE, CFG_ABOVE(0), CFG_MAX(1e18),
-     .off = offsetof(scenario_job_class, samples), CFG_LOC(scenario_job_class, samples_at)},
+     .off = offsetof(scenario_job_class, samples), CFG_LOC(scenario_job_class, samples_at),
+     .out = CFG_OUT_IF_SET},
     {"batch", CFG_U32, CFG_MIN(1), CFG_MAX(1000000), .off = offsetof(scenario_job_class, batch),
-     CFG_LOC(scenario_job_class, batch_at)},
+     CFG_LOC(scenario_job_class, batch_at), .out = CFG_OUT_IF_SET},
     {"duration_on", CFG_STRING, .expect = "a MIG profile like 1g.5gb",
-     .off = offsetof(scenario_job_class, duration_on), CFG_LOC(scenario_job_class, duration_on_at)},
+     .off = offsetof(scenario_job_class, duration_on), CFG_LOC(scenario_job_class, duration_on_at),
+     .out = CFG_OUT_IF_SET},
     {"nodes", CFG_CUSTOM, .parse = parse_nodes, .expect = NODES_EXPECT,
-     .off = offsetof(scenario_job_class, nodes), CFG_LOC(scenario_job_class, nodes_at)},
-    {"cpu_milli", CFG_U64, CFG_MAX(4e9), .off = offsetof(scenario_job_class, cpu_milli)},
-    {"host_memory", CFG_BYTES, .off = offsetof(scenario_job_class, host_mem_bytes)},
+     .off = offsetof(scenario_job_class, nodes), CFG_LOC(scenario_job_class, nodes_at),
+     .write = write_nodes},
+    {"cpu_milli", CFG_U64, CFG_MAX(4e9), .off = offsetof(scenario_job_class, cpu_milli),
+     .out = CFG_OUT_IF_SET},
+    {"host_memory", CFG_BYTES, .off = offsetof(scenario_job_class, host_mem_bytes),
+     .out = CFG_OUT_IF_SET, .out_key = "host_mem_bytes"},
     {"node_selector", CFG_CUSTOM, .parse = parse_labels, .expect = LABELS_EXPECT,
-     .off = offsetof(scenario_job_class, node_selector)},
+     .off = offsetof(scenario_job_class, node_selector), .write = write_labels},
     {"tolerations", CFG_SEQ, CFG_MAX(64),
      CFG_SEQ_OF(scenario_job_class, tolerations, n_tolerations, scenario_toleration,
-                toleration_fields)},
+                toleration_fields),
+     .out = CFG_OUT_IF_SET},
     {"node_index", CFG_CUSTOM, .parse = parse_node_index, .expect = NODE_INDEX_EXPECT,
-     .off = offsetof(scenario_job_class, n_node_index), CFG_LOC(scenario_job_class, node_index_at)},
+     .off = offsetof(scenario_job_class, n_node_index), CFG_LOC(scenario_job_class, node_index_at),
+     .write = write_node_index},
     {0},
 };
 
@@ -663,7 +771,7 @@ static const cfg_field workload_fields[] = {
     {"jobs", CFG_SEQ, CFG_MIN(1), CFG_MAX(1000),
      CFG_SEQ_OF(scenario_workload, jobs, n_jobs, scenario_job_class, job_fields)},
     {"trace", CFG_MAP, .sub = scenario__workload_trace_fields,
-     .off = offsetof(scenario_workload, trace)},
+     .off = offsetof(scenario_workload, trace), .out = CFG_OUT_IF_SET},
     {0},
 };
 
@@ -714,12 +822,23 @@ static bool parse_params(cfg_walker *w, yaml_node_t *node, const char *path, con
     return ok;
 }
 
+static void write_params(const cfg_out *o, cJSON *parent, const cfg_field *f, const void *src)
+{
+    (void)o;
+    const scenario_policy *pol = src;
+    char key[64];
+    cJSON *m = cJSON_AddObjectToObject(parent, cfg_out_key(f, key, sizeof key));
+    for (size_t i = 0; i < pol->n_params; i++) {
+        cJSON_AddItemToObject(m, pol->params[i].key, cfg_out_string(pol->params[i].value));
+    }
+}
+
 static const cfg_field policy_fields[] = {
     CFG_SELF(scenario_policy, at),
     /* checked against the policy registry (model/policy/policy.h) by check_policy */
     {"scheduler", CFG_STRING, .dflt = "fifo", .expect = "a policy name (slicesim policies)",
      .off = offsetof(scenario_policy, scheduler), CFG_LOC(scenario_policy, scheduler_at)},
-    {"params", CFG_CUSTOM, .parse = parse_params, .off = 0},
+    {"params", CFG_CUSTOM, .parse = parse_params, .off = 0, .write = write_params},
     {0},
 };
 
@@ -856,16 +975,42 @@ static bool parse_start_time(cfg_walker *w, yaml_node_t *node, const char *path,
     return true;
 }
 
+/* [name, ...] in SCN_OUT_* order */
+static void write_files(const cfg_out *o, cJSON *parent, const cfg_field *f, const void *src)
+{
+    (void)o;
+    unsigned bits = *(const unsigned *)src;
+    char key[64];
+    cJSON *a = cJSON_AddArrayToObject(parent, cfg_out_key(f, key, sizeof key));
+    for (unsigned b = 0; b < SCN_OUT_COUNT; b++) {
+        if (bits & (1u << b)) {
+            cJSON_AddItemToArray(a, cJSON_CreateString(output_names[b]));
+        }
+    }
+}
+
+/* Unix seconds; left out when 0 (absent: simulated time 0 is the Unix epoch). */
+static void write_start_time(const cfg_out *o, cJSON *parent, const cfg_field *f, const void *src)
+{
+    int64_t ns = *(const int64_t *)src;
+    char key[64];
+    if (ns != 0) {
+        cJSON_AddItemToObject(parent, cfg_out_key(f, key, sizeof key),
+                              o->number(sim_time_to_s(ns)));
+    }
+}
+
 static const cfg_field outputs_fields[] = {
     CFG_SELF(scenario_outputs, at),
     {"dir", CFG_STRING, .off = offsetof(scenario_outputs, dir), CFG_LOC(scenario_outputs, dir_at)},
     {"files", CFG_CUSTOM, .parse = parse_files, .off = offsetof(scenario_outputs, files),
-     CFG_LOC(scenario_outputs, files_at)},
+     CFG_LOC(scenario_outputs, files_at), .write = write_files},
     {"sample_interval", CFG_DURATION, CFG_ABOVE(0), .dflt = "1m",
      .off = offsetof(scenario_outputs, sample_interval_ns),
      CFG_LOC(scenario_outputs, sample_interval_at)},
     {"start_time", CFG_CUSTOM, .parse = parse_start_time,
-     .off = offsetof(scenario_outputs, start_unix_ns), CFG_LOC(scenario_outputs, start_time_at)},
+     .off = offsetof(scenario_outputs, start_unix_ns), CFG_LOC(scenario_outputs, start_time_at),
+     .out_key = "start_unix_s", .write = write_start_time},
     {0},
 };
 
@@ -991,6 +1136,28 @@ static bool parse_calibration(cfg_walker *w, yaml_node_t *node, const char *path
     return ok;
 }
 
+/* [{file, gpu, and the model's node identity: device, uuid, driver, date_utc, measurements}] */
+static void write_calibration(const cfg_out *o, cJSON *parent, const cfg_field *f, const void *src)
+{
+    (void)o;
+    const scenario_spec *s = src;
+    char key[64];
+    cJSON *a = cJSON_AddArrayToObject(parent, cfg_out_key(f, key, sizeof key));
+    for (size_t i = 0; i < s->n_calibrations; i++) {
+        const scenario_calibration *c = &s->calibrations[i];
+        cJSON *cj = cJSON_CreateObject();
+        cJSON_AddItemToObject(cj, "file", cfg_out_string(c->file));
+        /* the type it applies to; under SCENARIO_NO_FILES (no model read) the one given */
+        cJSON_AddItemToObject(cj, "gpu", cfg_out_string(c->gpu_type ? c->gpu_type : c->gpu));
+        cJSON_AddItemToObject(cj, "device", cfg_out_string(c->src ? c->src->device : NULL));
+        cJSON_AddItemToObject(cj, "uuid", cfg_out_string(c->src ? c->src->uuid : NULL));
+        cJSON_AddItemToObject(cj, "driver", cfg_out_string(c->src ? c->src->driver : NULL));
+        cJSON_AddItemToObject(cj, "date_utc", cfg_out_string(c->src ? c->src->date_utc : NULL));
+        cJSON_AddItemToObject(cj, "measurements", cfg_out_string(c->src ? c->src->file : NULL));
+        cJSON_AddItemToArray(a, cj);
+    }
+}
+
 /* ---- top level ----------------------------------------------------------------------------- */
 
 /* `sweep:` and `plan:` are read by their own loaders (experiments/sweep.h, experiments/plan.h),
@@ -1019,7 +1186,7 @@ static bool parse_plan(cfg_walker *w, yaml_node_t *node, const char *path, const
     return ok;
 }
 
-static const cfg_field scenario_fields[] = {
+const cfg_field scenario_schema[] = {
     CFG_SELF(scenario_spec, at),
     {"name", CFG_STRING, .required = true, .off = offsetof(scenario_spec, name),
      CFG_LOC(scenario_spec, name_at)},
@@ -1035,16 +1202,27 @@ static const cfg_field scenario_fields[] = {
     {"policy", CFG_MAP, .sub = policy_fields, .off = offsetof(scenario_spec, policy)},
     {"outputs", CFG_MAP, .sub = outputs_fields, .off = offsetof(scenario_spec, outputs)},
     {"limits", CFG_MAP, .sub = limits_fields, .off = offsetof(scenario_spec, limits)},
-    {"calibration", CFG_CUSTOM, .parse = parse_calibration, .off = 0},
-    {"faults", CFG_MAP, .sub = scenario_faults_fields, .off = offsetof(scenario_spec, faults)},
+    {"calibration", CFG_CUSTOM, .parse = parse_calibration, .off = 0, .write = write_calibration},
+    {"faults", CFG_MAP, .sub = scenario_faults_fields, .off = offsetof(scenario_spec, faults),
+     .out = CFG_OUT_IF_SET},
     {"services", CFG_SEQ, CFG_MIN(1), CFG_MAX(1000),
-     CFG_SEQ_OF(scenario_spec, services, n_services, scenario_service, scenario_service_fields)},
-    {"sweep", CFG_CUSTOM, .parse = parse_sweep, .off = offsetof(scenario_spec, sweep)},
-    {"plan", CFG_CUSTOM, .parse = parse_plan, .off = offsetof(scenario_spec, plan)},
+     CFG_SEQ_OF(scenario_spec, services, n_services, scenario_service, scenario_service_fields),
+     .out = CFG_OUT_IF_SET},
+    /* sweep and plan describe runs of many scenarios, not this one (a point's values are in its
+     * own config; point_info.json names the point) */
+    {"sweep", CFG_CUSTOM, .parse = parse_sweep, .off = offsetof(scenario_spec, sweep),
+     .out = CFG_OUT_HIDDEN},
+    {"plan", CFG_CUSTOM, .parse = parse_plan, .off = offsetof(scenario_spec, plan),
+     .out = CFG_OUT_HIDDEN},
     {"repartition", CFG_MAP, .sub = scenario_repartition_fields,
-     .off = offsetof(scenario_spec, repartition)},
+     .off = offsetof(scenario_spec, repartition), .out = CFG_OUT_IF_SET},
     {0},
 };
+
+cJSON *scenario_config_json(const scenario_spec *s, const cfg_out *o)
+{
+    return cfg_write_map(o, scenario_schema, s);
+}
 
 /* ---- checks across fields ------------------------------------------------------------------ */
 
@@ -1825,7 +2003,7 @@ static int load_doc(yamlx_doc *doc, const char *dir, const char *const *sets, si
     load_ctx c = {.spec = s, .flags = flags, .d = d, .a = a};
     cfg_walker w;
     cfg_walker_init(&w, doc, a, d, &c);
-    cfg_walk_root(&w, scenario_fields, s);
+    cfg_walk_root(&w, scenario_schema, s);
     cfg_walker_fini(&w);
     /* Cross-checks run after a failed walk too (every error at once); they skip what the walk
      * left unset. Requests are matched against the cluster only when everything else is sound:

@@ -481,6 +481,15 @@ trace_src scenario_trace_source(const scenario_spec *s);
  * Strings borrowed from s. */
 trace_src scenario_service_trace_source(const scenario_spec *s, size_t i);
 
+/* The resolved scenario as JSON (run.json's "config"), written from the schema tables that read
+ * it (cfg_write_map over scenario_schema): every key in schema order, defaults filled in, units
+ * converted and named (experiments/cfg.h "Writing back"), with what the loader resolved (node
+ * groups read from cluster.trace or cluster.snapshot, calibration sources); `sweep` and `plan`
+ * are left out. Numbers through o->number. Caller owns. */
+struct cJSON *scenario_config_json(const scenario_spec *s, const cfg_out *o);
+/* The scenario's root schema table (its sub-tables hang from .sub). */
+extern const cfg_field scenario_schema[];
+
 /* Totals over the cluster: nodes and GPUs. */
 uint64_t scenario_node_count(const scenario_spec *s);
 uint64_t scenario_gpu_count(const scenario_spec *s);

@@ -68,7 +68,7 @@ static const cfg_field svc_trace_fields[] = {
     {"file", CFG_STRING, .required = true, .expect = "the path of a DLRM instances CSV",
      .off = offsetof(scenario_svc_trace, file), CFG_LOC(scenario_svc_trace, file_at)},
     {"app", CFG_STRING, .off = offsetof(scenario_svc_trace, app),
-     CFG_LOC(scenario_svc_trace, app_at)},
+     CFG_LOC(scenario_svc_trace, app_at), .out = CFG_OUT_IF_SET},
     {"spacing", CFG_ENUM, .names = spacing_names, .dflt = "poisson",
      .off = offsetof(scenario_svc_trace, spacing)},
     {0},
@@ -114,8 +114,10 @@ const cfg_field scenario_service_fields[] = {
      .off = offsetof(scenario_service, batch)},
     {"slo", CFG_DURATION, .required = true, CFG_ABOVE(0),
      .off = offsetof(scenario_service, slo_ns)},
-    {"autoscale", CFG_MAP, .sub = autoscale_fields, .off = offsetof(scenario_service, autoscale)},
-    {"trace", CFG_MAP, .sub = svc_trace_fields, .off = offsetof(scenario_service, trace)},
+    {"autoscale", CFG_MAP, .sub = autoscale_fields, .off = offsetof(scenario_service, autoscale),
+     .out = CFG_OUT_IF_SET},
+    {"trace", CFG_MAP, .sub = svc_trace_fields, .off = offsetof(scenario_service, trace),
+     .out = CFG_OUT_IF_SET},
     {0},
 };
 

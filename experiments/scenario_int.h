@@ -37,6 +37,14 @@ bool scenario__parse_sharing(cfg_walker *w, yaml_node_t *node, const char *path,
 bool scenario__parse_duration(cfg_walker *w, yaml_node_t *node, const char *path,
                               const cfg_field *f, void *dst);
 
+/* Their writers (cfg_write_fn): the resolved sharing (mig, mode, sharing_file, rename_by_default,
+ * fail_requests_greater_than_one, rules; not the YAML shape), a duration as {dist, its keys}
+ * (with CFG_OUT_IF_SET: left out when not given). */
+void scenario__write_sharing(const cfg_out *o, struct cJSON *parent, const cfg_field *f,
+                             const void *src);
+void scenario__write_duration(const cfg_out *o, struct cJSON *parent, const cfg_field *f,
+                              const void *src);
+
 /* Schema tables of scenario_trace.c for `cluster.trace` and `workload.trace`. */
 extern const cfg_field scenario__cluster_trace_fields[];
 extern const cfg_field scenario__workload_trace_fields[];

@@ -19,8 +19,9 @@ const cfg_field scenario__snapshot_fields[] = {
     {"mig_parted", CFG_STRING, .off = offsetof(scenario_cluster_snapshot, mig_parted),
      .expect = "the mig-parted config the nodes' nvidia.com/mig.config labels name",
      CFG_LOC(scenario_cluster_snapshot, mig_parted_at)},
+    /* absent: the horizon */
     {"duration", CFG_DURATION, CFG_ABOVE(0),
-     .off = offsetof(scenario_cluster_snapshot, duration_ns)},
+     .off = offsetof(scenario_cluster_snapshot, duration_ns), .out = CFG_OUT_IF_SET},
     {0},
 };
 

@@ -3,6 +3,7 @@
  * Part of the scenario loader (scenario.h); the readers are workloads/tracenodes.h and
  * workloads/trace.h. `slicesim check` reads the node list whole (it is small) and the workload
  * trace's header and first SCN_TRACE_CHECK_ROWS rows; `run` reads the rest. */
+#include <cjson/cJSON.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -68,16 +69,31 @@ static bool parse_gpu_map(cfg_walker *w, yaml_node_t *node, const char *path, co
     return ok;
 }
 
+/* {model: GPU type, ...} */
+static void write_gpu_map(const cfg_out *o, cJSON *parent, const cfg_field *f, const void *src)
+{
+    (void)o;
+    const scenario_cluster_trace *ct = src;
+    char key[64];
+    cJSON *m = cJSON_AddObjectToObject(parent, cfg_out_key(f, key, sizeof key));
+    for (size_t i = 0; i < ct->n_map; i++) {
+        cJSON_AddItemToObject(m, ct->map[i].model, cfg_out_string(ct->map[i].gpu));
+    }
+}
+
 const cfg_field scenario__cluster_trace_fields[] = {
     CFG_SELF(scenario_cluster_trace, at),
     {"format", CFG_ENUM, .names = node_format_names, .dflt = "openb",
      .off = offsetof(scenario_cluster_trace, format)},
     {"file", CFG_STRING, .required = true, .expect = "the path of a node-list CSV",
      .off = offsetof(scenario_cluster_trace, file), CFG_LOC(scenario_cluster_trace, file_at)},
-    {"gpu_map", CFG_CUSTOM, .parse = parse_gpu_map, .off = 0},
+    {"gpu_map", CFG_CUSTOM, .parse = parse_gpu_map, .off = 0, .write = write_gpu_map},
     {"cpu_nodes", CFG_BOOL, .dflt = "true", .off = offsetof(scenario_cluster_trace, cpu_nodes)},
+    /* nodes of the file without GPUs (read by add_node_groups) */
+    {"cpu_only_nodes", CFG_U64, .off = offsetof(scenario_cluster_trace, n_cpu_nodes),
+     .out = CFG_OUT_ONLY},
     {"sharing", CFG_CUSTOM, .parse = scenario__parse_sharing, .expect = SHARING_EXPECT,
-     .off = offsetof(scenario_cluster_trace, sharing)},
+     .off = offsetof(scenario_cluster_trace, sharing), .write = scenario__write_sharing},
     {0},
 };
 
@@ -127,10 +143,19 @@ static bool parse_gpus(cfg_walker *w, yaml_node_t *node, const char *path, const
     return ok;
 }
 
+/* gpus_min and gpus_max (equal for `gpus: 8`; 0 and 0 when absent: any) */
+static void write_gpus(const cfg_out *o, cJSON *parent, const cfg_field *f, const void *src)
+{
+    (void)f;
+    const scenario_trace_rule *r = src;
+    cJSON_AddItemToObject(parent, "gpus_min", o->number(r->gpus_min));
+    cJSON_AddItemToObject(parent, "gpus_max", o->number(r->gpus_max));
+}
+
 static const cfg_field match_fields[] = {
     {"name", CFG_STRING, .expect = "a job-name pattern like 'train-*'",
      .off = offsetof(scenario_trace_rule, name)},
-    {"gpus", CFG_CUSTOM, .parse = parse_gpus, .off = 0},
+    {"gpus", CFG_CUSTOM, .parse = parse_gpus, .off = 0, .write = write_gpus},
     {"queue", CFG_STRING, .off = offsetof(scenario_trace_rule, queue)},
     {"user", CFG_STRING, .off = offsetof(scenario_trace_rule, user)},
     {"class", CFG_STRING, .off = offsetof(scenario_trace_rule, klass)},
@@ -201,9 +226,13 @@ const cfg_field scenario__workload_trace_fields[] = {
     {"shuffle", CFG_BOOL, .dflt = "true", .off = offsetof(scenario_trace, shuffle)},
     {"interval", CFG_DURATION, CFG_ABOVE(0), CFG_MAX(60), .dflt = "1s",
      .off = offsetof(scenario_trace, interval_ns)},
+    /* helios only */
     {"duration", CFG_CUSTOM, .parse = scenario__parse_duration, .expect = DURATION_EXPECT,
-     .off = offsetof(scenario_trace, duration)},
-    {"columns", CFG_MAP, .sub = column_fields, .off = offsetof(scenario_trace, columns)},
+     .off = offsetof(scenario_trace, duration), .write = scenario__write_duration,
+     .out = CFG_OUT_IF_SET},
+    /* given for format csv only (check_workload_trace) */
+    {"columns", CFG_MAP, .sub = column_fields, .off = offsetof(scenario_trace, columns),
+     .out = CFG_OUT_IF_SET},
     {"map", CFG_SEQ, CFG_MAX(1000),
      CFG_SEQ_OF(scenario_trace, rules, n_rules, scenario_trace_rule, rule_fields)},
     {0},

@@ -129,8 +129,8 @@ int out_jobs_csv(FILE *f, const world *w);
 /* Write timeseries.csv: the state in force at t = 0, interval, 2 interval, ... up to the end of
  * the run (and one row at the end); interval 0: one row per recorded change. 0 or SIM_EIO. */
 int out_timeseries_csv(FILE *f, const world *w, sim_time interval_ns);
-/* The resolved scenario (every default filled in, units converted: times in s, rates in 1/s,
- * sizes in bytes) as a JSON tree with the scenario's key order; caller owns. */
+/* run.json's "config": scenario_config_json (experiments/scenario.h) with run.json's number
+ * format (out_json_number); caller owns. */
 cJSON *out_config_json(const scenario_spec *s);
 /* Build run_info.json's tree (wall clock and host read here); caller owns. */
 cJSON *out_run_info(uint64_t seed, const char *scenario_path, const char *argv_line);

@@ -19,6 +19,12 @@ cJSON *out_json_number(double v)
     return cJSON_CreateRaw(jsonw_format_number(buf, v));
 }
 
+cJSON *out_config_json(const scenario_spec *s)
+{
+    const cfg_out o = {out_json_number};
+    return scenario_config_json(s, &o);
+}
+
 cJSON *out_json_u64(uint64_t v)
 {
     char buf[24];
