@@ -33,4 +33,11 @@ bool val_label_kind(const char *label, char kind[VAL_KIND_LEN]);
  * the number of kinds written to out. */
 int val_kinds(const val_table *const *tables, int n, val_kind_stat out[VAL_MAX_KINDS]);
 
+/* The predicted figures of one KIND (as val_label_kind gives it) whose label states a count of
+ * at least min_count (WORKLOAD/mps6: 6 clients), over the n tables as val_kinds counts them:
+ * e.g. MPS rows with 4 or more clients, issue 25's target. out->kind is KIND, min_count and '+'
+ * ("mps4+"). False (out->n = 0) when no such figure exists. */
+bool val_kind_at_least(const val_table *const *tables, int n, const char *kind, int min_count,
+                       val_kind_stat *out);
+
 #endif

@@ -7,7 +7,8 @@
  * fixed form
  *   table NAME rows_fitted=N rows_predicted=M mape_predicted=X.X% max_predicted=Y.Y%
  * then, for tables labelled by kind, one `kind` line per kind and one `pooled` line per kind of
- * each pool (scenarios naming the same `pool:`).
+ * each pool (scenarios naming the same `pool:`), each followed by a line for the MPS rows of 4 or
+ * more clients (kind mps4+) where there are such rows.
  * A table whose CSV is absent (no ../shared) is skipped with a message. Exit 0 when every table
  * ran or was skipped, 2 on a bad scenario, 1 when a file cannot be read.
  */
@@ -49,12 +50,18 @@ static void print_kind_line(const char *prefix, const char *name, const val_kind
     printf("\n");
 }
 
+/* MPS rows with at least this many clients get a line of their own after the kinds (kind
+ * mps4+): issue 25's target for many clients, which the mps kind's mean (2-8 clients) hides. */
+#define MANY_CLIENTS 4
+
 /* Error of the predicted figures per KIND of a table whose labels are WORKLOAD/KIND[:WITH]
  * (experiments/valkinds.h: digits dropped, so ts2, ts4 and ts8 are one kind), in the order the
  * kinds first appear:
  *   kind TABLE KIND rows_predicted=N mape_predicted=X% max_predicted=Y%[ noise_mean=Z%
  *        within_2sd=W/V]
- * where the table states its rows' measured noise (figure.noise_pct, one standard deviation):
+ * (then, where the table has MPS rows of MANY_CLIENTS or more clients, the same line for them
+ * alone, KIND mps4+) where the table states its rows' measured noise (figure.noise_pct, one
+ * standard deviation):
  * noise_mean is the kind's mean noise and W of its V rows miss by at most two standard
  * deviations. A figure line then ends in noise=Z% and, for a predicted row that close,
  * "(within 2 sd)". */
@@ -64,6 +71,10 @@ static void print_kinds(const val_table *t)
     int n_k = val_kinds(&t, 1, st);
     for (int j = 0; j < n_k; j++) {
         print_kind_line("kind", t->name, &st[j]);
+    }
+    val_kind_stat many;
+    if (val_kind_at_least(&t, 1, "mps", MANY_CLIENTS, &many)) {
+        print_kind_line("kind", t->name, &many);
     }
 }
 
@@ -102,6 +113,10 @@ static void print_pools(const val_table *tables, size_t n)
         int n_k = m > 1 ? val_kinds(members, m, st) : 0;
         for (int k = 0; k < n_k; k++) {
             print_kind_line("pooled", name, &st[k]);
+        }
+        val_kind_stat many;
+        if (m > 1 && val_kind_at_least(members, m, "mps", MANY_CLIENTS, &many)) {
+            print_kind_line("pooled", name, &many);
         }
     }
 }

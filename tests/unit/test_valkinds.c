@@ -72,3 +72,34 @@ Test(valkinds, one_table_and_a_pool_of_two)
     b.by_kind = false;
     cr_assert_eq(val_kinds(pool, 2, st), 2);
 }
+
+Test(valkinds, mps_rows_of_four_or_more_clients_have_a_line_of_their_own)
+{
+    /* mps2 (10 %) stays out; mps4 20 % (noise 15 %: within), mps8 10 %; a cap-mps4 row is
+     * another kind and a fitted mps6 row is not predicted: both out */
+    val_figure fa[] = {fig("a/mps2", 10, 11, false, 0), fig("a/mps4", 10, 12, false, 15),
+                       fig("a/mps8", 10, 9, false, 0), fig("a/cap50-mps4", 10, 15, false, 0),
+                       fig("a/mps6", 10, 20, true, 0)};
+    /* table b: mps6 40 % off in a pool with a */
+    val_figure fb[] = {fig("b/mps6:x", 10, 14, false, 0), fig("b/ts8", 10, 10, false, 0)};
+    val_table a = {.name = "a", .by_kind = true, .n_figures = 5, .figures = fa};
+    val_table b = {.name = "b", .by_kind = true, .n_figures = 2, .figures = fb};
+    val_kind_stat s;
+    const val_table *one[] = {&a};
+    cr_assert(val_kind_at_least(one, 1, "mps", 4, &s));
+    cr_assert_str_eq(s.kind, "mps4+");
+    cr_assert_eq(s.n, 2);
+    cr_assert_float_eq(s.mape, 15.0, 1e-9);
+    cr_assert_float_eq(s.max, 20.0, 1e-9);
+    cr_assert_eq(s.n_noise, 1);
+    cr_assert_eq(s.n_within, 1);
+    const val_table *pool[] = {&a, &b};
+    cr_assert(val_kind_at_least(pool, 2, "mps", 4, &s));
+    cr_assert_eq(s.n, 3);
+    cr_assert_float_eq(s.mape, 70.0 / 3, 1e-9);
+    cr_assert_float_eq(s.max, 40.0, 1e-9);
+    const val_table *only_b[] = {&b};
+    cr_assert(val_kind_at_least(only_b, 1, "mps", 4, &s));
+    cr_assert(!val_kind_at_least(only_b, 1, "mps", 8, &s));
+    cr_assert_eq(s.n, 0);
+}
