@@ -30,6 +30,16 @@ struct cluster {
     capidx **free_ix;                                  /* per resource: free units per node */
     capidx *share_ix; /* per node: the largest free milli-GPU of its shareable GPUs */
 
+    /* Idle nodes of a class (cluster_node_class) left out: the same indexes with 0 for them,
+     * and busy_any_ix 1 for every node that is not such an idle node. */
+    uint32_t *node_class; /* per node: its class, or CLUSTER_NO_CLASS */
+    uint32_t n_classes;
+    bool *idle;           /* per node: of a class and holding nothing (cluster_node_idle) */
+    capidx **busy_ix, *busy_share_ix, *busy_any_ix;
+    node_id *idle_log;    /* ring of idle_log_cap: the nodes whose idleness changed, in order */
+    uint64_t idle_seq;    /* changes logged since creation */
+    uint32_t idle_log_cap;
+
     /* n_nodes * n_res: units neither held nor free (free slots of cordoned devices) */
     uint32_t *blocked;
 };
@@ -38,7 +48,9 @@ struct cluster {
 static void index_node_res(cluster *c, node_id n, res_id r)
 {
     size_t i = (size_t)n * c->n_res + r;
-    capidx_set(c->free_ix[r], n, c->cap[i] - c->used[i] - c->blocked[i]);
+    uint32_t v = c->cap[i] - c->used[i] - c->blocked[i];
+    capidx_set(c->free_ix[r], n, v);
+    capidx_set(c->busy_ix[r], n, c->idle[n] ? 0 : v);
 }
 
 static void index_node_share(cluster *c, node_id n)
@@ -52,6 +64,132 @@ static void index_node_share(cluster *c, node_id n)
         }
     }
     capidx_set(c->share_ix, n, best);
+    capidx_set(c->busy_share_ix, n, c->idle[n] ? 0 : best);
+}
+
+/* Does node n hold nothing (no unit, share or memory, nothing cordoned, no CPU or host memory)? */
+static bool holds_nothing(const cluster *c, node_id n)
+{
+    if (c->cpu_used[n] || c->mem_used[n]) {
+        return false;
+    }
+    for (dev_id d = c->node_first[n]; d < c->node_first[n + 1]; d++) {
+        const cluster_device *cd = &c->devs[d];
+        if (cd->used || cd->milli_used || cd->mem_used_bytes || cd->cordoned || !cd->active) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Node n changed: when it became idle or stopped being idle, move it out of or into the busy
+ * indexes and log it (cluster_idle_changed). */
+static void refresh_idle(cluster *c, node_id n)
+{
+    bool idle = c->node_class[n] != CLUSTER_NO_CLASS && holds_nothing(c, n);
+    if (idle == c->idle[n]) {
+        return;
+    }
+    c->idle[n] = idle;
+    c->idle_log[c->idle_seq++ % c->idle_log_cap] = n;
+    capidx_set(c->busy_any_ix, n, !idle);
+    for (res_id r = 0; r < c->n_res; r++) {
+        index_node_res(c, n, r);
+    }
+    index_node_share(c, n);
+}
+
+/* Do nodes a and b look alike to a policy whenever both hold nothing: the same labels and taints
+ * (by pointer), CPU and memory, GPUs (type, label, MIG, sharing) and devices? A node with a
+ * reconfigurable GPU is like no other (its layout may change). */
+static bool same_node_cfg(const cluster *c, node_id a, node_id b)
+{
+    gpu_id ga = c->node_first_gpu[a], gb = c->node_first_gpu[b];
+    dev_id da = c->node_first[a], db = c->node_first[b];
+    uint32_t n_gpus = c->node_first_gpu[a + 1] - ga, n_devs = c->node_first[a + 1] - da;
+    if (c->node_meta[a] != c->node_meta[b] || c->cpu_cap[a] != c->cpu_cap[b] ||
+        c->mem_cap[a] != c->mem_cap[b] || n_gpus != c->node_first_gpu[b + 1] - gb ||
+        n_devs != c->node_first[b + 1] - db) {
+        return false;
+    }
+    for (uint32_t i = 0; i < n_gpus; i++) {
+        const cluster_gpu *x = &c->gpus[ga + i], *y = &c->gpus[gb + i];
+        if (x->reconfigurable || y->reconfigurable || x->type != y->type ||
+            x->mig_enabled != y->mig_enabled || x->sharing != y->sharing ||
+            x->n_devs != y->n_devs || x->first_dev - da != y->first_dev - db ||
+            !(x->label == y->label || (x->label && y->label && !strcmp(x->label, y->label)))) {
+            return false;
+        }
+    }
+    for (uint32_t i = 0; i < n_devs; i++) {
+        const cluster_device *x = &c->devs[da + i], *y = &c->devs[db + i];
+        if (x->gpu - ga != y->gpu - gb || x->index != y->index || x->profile != y->profile ||
+            x->mig_start != y->mig_start || x->resource != y->resource ||
+            x->sharing != y->sharing || x->slots != y->slots ||
+            x->one_per_request != y->one_per_request || x->sms != y->sms ||
+            x->mem_bytes != y->mem_bytes || x->shareable != y->shareable ||
+            x->active != y->active) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* A hash of what same_node_cfg compares, numbers only (no pointer values: STYLE 6). */
+static uint64_t node_cfg_hash(const cluster *c, node_id n)
+{
+    uint64_t h = 1469598103934665603u;
+#define MIX(v) (h = (h ^ (uint64_t)(v)) * 1099511628211u)
+    MIX(c->cpu_cap[n]);
+    MIX(c->mem_cap[n]);
+    MIX(c->node_first_gpu[n + 1] - c->node_first_gpu[n]);
+    for (dev_id d = c->node_first[n]; d < c->node_first[n + 1]; d++) {
+        MIX(c->devs[d].resource);
+        MIX(c->devs[d].slots);
+        MIX(c->devs[d].mem_bytes);
+        MIX(c->devs[d].sms);
+    }
+#undef MIX
+    return h;
+}
+
+/* Group the nodes into classes of nodes alike (same_node_cfg) in order of their first node,
+ * through an open-addressing table of each class's first node; a node alike to no other gets
+ * CLUSTER_NO_CLASS. Every node starts idle when its class has one. */
+static void make_classes(cluster *c)
+{
+    uint32_t cap = 16;
+    while (cap < 2 * c->n_nodes) {
+        cap *= 2;
+    }
+    node_id *slot = xcalloc(cap, sizeof(node_id), "node classes"); /* first node + 1; 0 empty */
+    uint32_t *members = xcalloc(c->n_nodes, sizeof(uint32_t), "node classes");
+    c->node_class = xcalloc(c->n_nodes, sizeof(uint32_t), "node classes");
+    uint32_t n_raw = 0;
+    for (node_id n = 0; n < c->n_nodes; n++) {
+        uint32_t i = (uint32_t)(node_cfg_hash(c, n) & (cap - 1));
+        while (slot[i] && !same_node_cfg(c, slot[i] - 1, n)) {
+            i = (i + 1) & (cap - 1);
+        }
+        if (!slot[i]) {
+            slot[i] = n + 1;
+            c->node_class[n] = n_raw++;
+        } else {
+            c->node_class[n] = c->node_class[slot[i] - 1];
+        }
+        members[c->node_class[n]]++;
+    }
+    uint32_t *renum = slot; /* reused: raw class -> class (classes of one node dropped) */
+    for (uint32_t r = 0; r < n_raw; r++) {
+        renum[r] = members[r] > 1 ? c->n_classes++ : CLUSTER_NO_CLASS;
+    }
+    for (node_id n = 0; n < c->n_nodes; n++) {
+        c->node_class[n] = renum[c->node_class[n]];
+        c->idle[n] = c->node_class[n] != CLUSTER_NO_CLASS && holds_nothing(c, n);
+        capidx_set(c->busy_any_ix, n, !c->idle[n]);
+    }
+    free(slot);
+    free(members);
 }
 
 bool cluster_resource_name_for(const mig_profile *profile, bool shared, char *buf, size_t len)
@@ -310,14 +448,22 @@ int cluster_create(const cluster_cfg *cfg, cluster **out, char *why, size_t why_
         c->cap[(size_t)c->devs[d].node * c->n_res + c->devs[d].resource] += slots;
         c->units_total += slots;
     }
+    c->idle = xcalloc(c->n_nodes, sizeof(bool), "idle nodes");
+    c->idle_log_cap = c->n_nodes;
+    c->idle_log = xcalloc(c->n_nodes, sizeof(node_id), "idle nodes");
+    c->busy_any_ix = capidx_create(c->n_nodes);
+    make_classes(c);
     c->free_ix = xcalloc(c->n_res ? c->n_res : 1, sizeof(capidx *), "free index");
+    c->busy_ix = xcalloc(c->n_res ? c->n_res : 1, sizeof(capidx *), "free index");
     for (res_id r = 0; r < c->n_res; r++) {
         c->free_ix[r] = capidx_create(c->n_nodes);
+        c->busy_ix[r] = capidx_create(c->n_nodes);
         for (node_id n = 0; n < c->n_nodes; n++) {
             index_node_res(c, n, r);
         }
     }
     c->share_ix = capidx_create(c->n_nodes);
+    c->busy_share_ix = capidx_create(c->n_nodes);
     for (node_id n = 0; n < c->n_nodes; n++) {
         index_node_share(c, n);
     }
@@ -336,9 +482,16 @@ void cluster_destroy(cluster *c)
     for (uint32_t r = 0; r < c->n_res; r++) {
         free(c->res_names[r]);
         capidx_destroy(c->free_ix ? c->free_ix[r] : NULL);
+        capidx_destroy(c->busy_ix ? c->busy_ix[r] : NULL);
     }
     free(c->free_ix);
+    free(c->busy_ix);
     capidx_destroy(c->share_ix);
+    capidx_destroy(c->busy_share_ix);
+    capidx_destroy(c->busy_any_ix);
+    free(c->node_class);
+    free(c->idle);
+    free(c->idle_log);
     free(c->node_first_gpu);
     free(c->cpu_cap);
     free(c->cpu_used);
@@ -525,6 +678,7 @@ void cluster_take(cluster *c, dev_id id, uint64_t mem_bytes)
         d->milli_used = MILLI_PER_GPU;
         index_node_share(c, d->node);
     }
+    refresh_idle(c, d->node);
 }
 
 void cluster_give(cluster *c, dev_id id, uint64_t mem_bytes)
@@ -539,6 +693,7 @@ void cluster_give(cluster *c, dev_id id, uint64_t mem_bytes)
         d->milli_used = 0;
         index_node_share(c, d->node);
     }
+    refresh_idle(c, d->node);
 }
 
 void cluster_take_share(cluster *c, dev_id id, uint32_t milli, uint64_t mem_bytes)
@@ -553,6 +708,7 @@ void cluster_take_share(cluster *c, dev_id id, uint32_t milli, uint64_t mem_byte
     d->milli_used += milli;
     d->mem_used_bytes += mem_bytes;
     index_node_share(c, d->node);
+    refresh_idle(c, d->node);
 }
 
 void cluster_give_share(cluster *c, dev_id id, uint32_t milli, uint64_t mem_bytes)
@@ -567,6 +723,7 @@ void cluster_give_share(cluster *c, dev_id id, uint32_t milli, uint64_t mem_byte
         release_unit(c, d);
     }
     index_node_share(c, d->node);
+    refresh_idle(c, d->node);
 }
 
 bool cluster_share_mem_fits(const cluster *c, dev_id id, uint32_t milli, uint64_t mem_bytes)
@@ -602,6 +759,7 @@ void cluster_set_cordoned(cluster *c, dev_id id, bool on)
     if (d->shareable) {
         index_node_share(c, d->node);
     }
+    refresh_idle(c, d->node);
 }
 
 void cluster_node_gpus(const cluster *c, node_id n, gpu_id *first, uint32_t *count)
@@ -642,6 +800,7 @@ void cluster_node_take(cluster *c, node_id n, uint64_t cpu_milli, uint64_t mem_b
     c->cpu_used[n] += c->cpu_cap[n] ? cpu_milli : 0;
     c->mem_used[n] += c->mem_cap[n] ? mem_bytes : 0;
     c->node_ver[n]++;
+    refresh_idle(c, n);
 }
 
 void cluster_node_give(cluster *c, node_id n, uint64_t cpu_milli, uint64_t mem_bytes)
@@ -653,6 +812,7 @@ void cluster_node_give(cluster *c, node_id n, uint64_t cpu_milli, uint64_t mem_b
     c->cpu_used[n] -= cpu_milli;
     c->mem_used[n] -= mem_bytes;
     c->node_ver[n]++;
+    refresh_idle(c, n);
 }
 
 node_id cluster_next_node(const cluster *c, res_id r, uint32_t k, node_id from)
@@ -664,6 +824,54 @@ node_id cluster_next_node(const cluster *c, res_id r, uint32_t k, node_id from)
 node_id cluster_next_node_share(const cluster *c, uint32_t milli, node_id from)
 {
     return capidx_next_ge(c->share_ix, from, milli);
+}
+
+uint32_t cluster_n_classes(const cluster *c)
+{
+    return c->n_classes;
+}
+
+uint32_t cluster_node_class(const cluster *c, node_id n)
+{
+    SIM_ASSERT(n < c->n_nodes);
+    return c->node_class[n];
+}
+
+bool cluster_node_idle(const cluster *c, node_id n)
+{
+    SIM_ASSERT(n < c->n_nodes);
+    return c->idle[n];
+}
+
+uint64_t cluster_idle_seq(const cluster *c)
+{
+    return c->idle_seq;
+}
+
+bool cluster_idle_changed(const cluster *c, uint64_t i, node_id *n)
+{
+    SIM_ASSERT(i < c->idle_seq);
+    if (c->idle_seq - i > c->idle_log_cap) {
+        return false;
+    }
+    *n = c->idle_log[i % c->idle_log_cap];
+    return true;
+}
+
+node_id cluster_next_busy_node(const cluster *c, res_id r, uint32_t k, node_id from)
+{
+    SIM_ASSERT(r < c->n_res);
+    return capidx_next_ge(c->busy_ix[r], from, k);
+}
+
+node_id cluster_next_busy_node_share(const cluster *c, uint32_t milli, node_id from)
+{
+    return capidx_next_ge(c->busy_share_ix, from, milli);
+}
+
+node_id cluster_next_busy(const cluster *c, node_id from)
+{
+    return capidx_next_ge(c->busy_any_ix, from, 1);
 }
 
 double cluster_unit_gpu_share(const cluster *c, dev_id id)

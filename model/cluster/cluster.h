@@ -225,6 +225,27 @@ void cluster_node_give(cluster *c, node_id n, uint64_t cpu_milli, uint64_t mem_b
 node_id cluster_next_node(const cluster *c, res_id r, uint32_t k, node_id from);
 /* The lowest node >= from with a shareable GPU with at least milli free, or cluster_n_nodes. */
 node_id cluster_next_node_share(const cluster *c, uint32_t milli, node_id from);
+/* Classes of nodes alike: nodes whose labels and taints (the same cluster_node_cfg.meta), CPU and
+ * host memory, GPUs (type, label, MIG, sharing) and devices are the same look alike to a policy
+ * whenever they hold nothing, so a policy may score one of them for all. Classes are numbered
+ * 0 .. cluster_n_classes - 1 in the order of their first node; a node alike to no other, or with
+ * a reconfigurable GPU, has CLUSTER_NO_CLASS. A node is *idle* when it has a class and holds
+ * nothing: no unit, share or device memory, no cordoned device, no CPU or host memory. */
+#define CLUSTER_NO_CLASS UINT32_MAX
+uint32_t cluster_n_classes(const cluster *c);
+uint32_t cluster_node_class(const cluster *c, node_id n);
+bool cluster_node_idle(const cluster *c, node_id n);
+/* The log of nodes whose idleness changed: cluster_idle_seq counts the changes since creation;
+ * change i (< seq) names its node in *n and returns true, or false when it is no longer kept
+ * (the last cluster_n_nodes changes are), so that a reader who keeps its own record of the idle
+ * nodes brings it up to date by reading the changes since it last looked, or all nodes. */
+uint64_t cluster_idle_seq(const cluster *c);
+bool cluster_idle_changed(const cluster *c, uint64_t i, node_id *n);
+/* As cluster_next_node and cluster_next_node_share, idle nodes left out; cluster_next_busy: the
+ * lowest node >= from that is not idle (cluster_n_nodes when none). O(log nodes). */
+node_id cluster_next_busy_node(const cluster *c, res_id r, uint32_t k, node_id from);
+node_id cluster_next_busy_node_share(const cluster *c, uint32_t milli, node_id from);
+node_id cluster_next_busy(const cluster *c, node_id from);
 /* Make device d of a reconfigurable GPU advertised (on) or not: its slots join or leave the
  * capacity (cluster_capacity, cluster_units_total). It must hold nothing. Cordoning is separate
  * (a cordoned device blocks its slots only while active). Setting the state it has is a no-op. */

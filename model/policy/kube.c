@@ -49,6 +49,19 @@ struct kube_cache {
     size_t n_shapes, max_shapes;
 };
 
+/* The idle nodes of each class (pol_node_class) in the run's order: a bit per position of the
+ * nodes sorted by class, then rank, kept up to date from the cluster's log of idle changes. */
+struct kube_idle {
+    uint32_t n_classes, n_pos;
+    uint32_t *off;    /* n_classes + 1: class c's positions are off[c] .. off[c+1]-1 */
+    node_id *node;    /* node at each position */
+    uint32_t *pos;    /* position of each node, or UINT32_MAX (a node of no class) */
+    uint64_t *bits;   /* idle nodes by position */
+    uint64_t *words;  /* bit w: bits[w] has a bit set */
+    size_t n_bits, n_words;
+    uint64_t seen;    /* idle changes read (pol_idle_seq) */
+};
+
 static void nstate_alloc(nstate *s, uint32_t n)
 {
     s->dev_free = xcalloc(n, sizeof(uint32_t), "node state");
@@ -66,6 +79,123 @@ static void nstate_free(nstate *s)
 }
 
 /* ---- setup ---------------------------------------------------------------------------------- */
+
+static void idle_set(struct kube_idle *x, uint32_t pos, bool on)
+{
+    uint64_t bit = UINT64_C(1) << (pos % 64);
+    size_t w = pos / 64;
+    x->bits[w] = on ? x->bits[w] | bit : x->bits[w] & ~bit;
+    bit = UINT64_C(1) << (w % 64);
+    x->words[w / 64] = x->bits[w] ? x->words[w / 64] | bit : x->words[w / 64] & ~bit;
+}
+
+/* The first position >= from whose node is idle, or n_pos. */
+static uint32_t idle_next(const struct kube_idle *x, uint32_t from)
+{
+    if (from >= x->n_pos) {
+        return x->n_pos;
+    }
+    size_t w = from / 64;
+    uint64_t b = x->bits[w] & (~UINT64_C(0) << (from % 64));
+    if (!b) { /* the next word after w with a bit set, through the summary */
+        size_t v = (w + 1) / 64;
+        uint64_t m = x->words[v] & (~UINT64_C(0) << ((w + 1) % 64));
+        while (!m) {
+            if (++v >= x->n_words) {
+                return x->n_pos;
+            }
+            m = x->words[v];
+        }
+        w = v * 64 + (size_t)__builtin_ctzll(m);
+        b = x->bits[w];
+    }
+    uint32_t p = (uint32_t)(w * 64 + (size_t)__builtin_ctzll(b));
+    return p < x->n_pos ? p : x->n_pos;
+}
+
+/* Node n's bit as the cluster has it. */
+static void idle_read(struct kube_idle *x, const cluster_view *cv, node_id n)
+{
+    if (x->pos[n] != UINT32_MAX) {
+        idle_set(x, x->pos[n], pol_node_idle(cv, n));
+    }
+}
+
+/* Bring the idle bits up to date with the cluster: the changes logged since the last look, or
+ * every node when the log no longer holds them all. */
+static void idle_sync(struct kube_idle *x, const cluster_view *cv)
+{
+    uint64_t seq = pol_idle_seq(cv);
+    node_id n;
+    if (x->seen < seq && !pol_idle_changed(cv, x->seen, &n)) {
+        for (n = 0; n < pol_n_nodes(cv); n++) {
+            idle_read(x, cv, n);
+        }
+        x->seen = seq;
+    }
+    for (; x->seen < seq; x->seen++) {
+        bool kept = pol_idle_changed(cv, x->seen, &n); /* the first one was, so all are */
+        SIM_ASSERT(kept);
+        idle_read(x, cv, n);
+    }
+}
+
+/* The nodes of each class in the run's order (k->rank), every bit read from the cluster. */
+static void idle_setup(kube *k, const cluster_view *cv)
+{
+    struct kube_idle *x = xcalloc(1, sizeof *x, "idle classes");
+    x->n_classes = pol_n_classes(cv);
+    x->off = xcalloc(x->n_classes + 1, sizeof(uint32_t), "idle classes");
+    x->pos = xcalloc(k->n_nodes, sizeof(uint32_t), "idle classes");
+    for (node_id n = 0; n < k->n_nodes; n++) {
+        uint32_t c = pol_node_class(cv, n);
+        x->off[c == POL_NO_CLASS ? x->n_classes : c] += c != POL_NO_CLASS;
+    }
+    for (uint32_t c = 0, sum = 0; c <= x->n_classes; c++) { /* counts to offsets */
+        uint32_t m = x->off[c];
+        x->off[c] = sum;
+        sum += m;
+    }
+    x->n_pos = x->off[x->n_classes];
+    x->node = xcalloc(x->n_pos ? x->n_pos : 1, sizeof(node_id), "idle classes");
+    uint32_t *by_rank = xcalloc(k->n_nodes, sizeof(uint32_t), "idle classes");
+    for (node_id n = 0; n < k->n_nodes; n++) {
+        by_rank[k->rank[n]] = n;
+    }
+    uint32_t *fill = xcalloc(x->n_classes + 1, sizeof(uint32_t), "idle classes");
+    memcpy(fill, x->off, (x->n_classes + 1) * sizeof(uint32_t));
+    for (uint32_t r = 0; r < k->n_nodes; r++) { /* class-major, in rank order within a class */
+        node_id n = by_rank[r];
+        uint32_t c = pol_node_class(cv, n);
+        x->pos[n] = c == POL_NO_CLASS ? UINT32_MAX : fill[c]++;
+        if (c != POL_NO_CLASS) {
+            x->node[x->pos[n]] = n;
+        }
+    }
+    free(fill);
+    free(by_rank);
+    x->n_bits = (x->n_pos + 63) / 64 + 1;
+    x->n_words = (x->n_bits + 63) / 64 + 1;
+    x->bits = xcalloc(x->n_bits, sizeof(uint64_t), "idle classes");
+    x->words = xcalloc(x->n_words, sizeof(uint64_t), "idle classes");
+    x->seen = pol_idle_seq(cv);
+    for (node_id n = 0; n < k->n_nodes; n++) {
+        idle_read(x, cv, n);
+    }
+    k->idle = x;
+}
+
+static void idle_free(struct kube_idle *x)
+{
+    if (x) {
+        free(x->off);
+        free(x->node);
+        free(x->pos);
+        free(x->bits);
+        free(x->words);
+        free(x);
+    }
+}
 
 static void pod_of(const cluster_view *cv, const pol_job *j, kube_pod *p, bool *known_res)
 {
@@ -138,6 +268,9 @@ static void setup(kube *k, const cluster_view *cv)
     c->max_shapes = k->n_nodes ? CACHE_ENTRIES / k->n_nodes : 0;
     c->max_shapes = c->max_shapes < CACHE_SHAPES ? c->max_shapes : CACHE_SHAPES;
     k->cache = c;
+    if (k->fixed_order && !k->pol->sample && pol_n_classes(cv) > 0) {
+        idle_setup(k, cv);
+    }
     if (k->pol->typical) { /* from the pods before inflation (clones left out), as FGD's */
         size_t n = 0;
         for (job_id j = 0; j < k->n_jobs; j++) {
@@ -206,6 +339,7 @@ void kube_fini(void *self)
     frag_memo_fini(&k->memo);
     free(k->units);
     free(k->nodes);
+    idle_free(k->idle);
     struct kube_cache *c = k->cache;
     if (c) {
         for (size_t i = 0; i < c->n_shapes; i++) {
@@ -317,6 +451,14 @@ void kube_on_arrival(void *self, const cluster_view *cv, job_id j, decision_buf 
     k->new_job = j;
 }
 
+/* Does pod p hold nothing on node n: no GPU, and no CPU or host memory that the node counts?
+ * The cluster then sees the node idle (pol_node_idle) while the pod is in its affinity. */
+static bool holds_nothing(const cluster_view *cv, const kube_pod *p, node_id n)
+{
+    return p->shape.n_gpu == 0 && (p->shape.cpu_milli == 0 || !pol_node_cpu_capacity(cv, n)) &&
+           (p->mem_bytes == 0 || !pol_node_mem_capacity(cv, n));
+}
+
 /* Forget where job j runs (it ended or is preempted). */
 static void unbook(kube *k, const cluster_view *cv, job_id j)
 {
@@ -327,6 +469,7 @@ static void unbook(kube *k, const cluster_view *cv, job_id j)
         for (uint32_t w = 0; w < n_workers; w++) {
             k->affinity[(size_t)nodes[w] * KUBE_TAGS + kp.tag]--;
             k->cache->aver[nodes[w]]++;
+            k->n_empty_pods -= holds_nothing(cv, &kp, nodes[w]);
         }
         pol_job pj;
         pol_job_get(cv, j, &pj);
@@ -599,6 +742,83 @@ static bool filter_score(kube *k, const cluster_view *cv, const pol_job *j, cons
     return ok;
 }
 
+/* The best node so far of one decision: fewest untolerated PreferNoSchedule taints, then the
+ * highest score, then (fixed order) the lowest rank, or (random) the nodes tied for it. */
+typedef struct pick {
+    uint32_t found, ties, best_pen;
+    double best;
+    node_id chosen;
+} pick;
+
+/* Filter and score node n for worker w of job j and keep it in *b if it is the best so far. */
+static void consider(kube *k, const cluster_view *cv, const pol_job *j, const kube_pod *p,
+                     uint32_t w, centry *ce, node_id n, pick *b)
+{
+    double sc;
+    if (!pol_node_admits(cv, j, n) || !filter_score(k, cv, j, p, w, ce, n, &sc)) {
+        return;
+    }
+    b->found++;
+    /* fewer untolerated PreferNoSchedule taints first (policy.h), then the score */
+    uint32_t pen = pol_node_prefer_penalty(cv, j, n);
+    if (pen < b->best_pen || (pen == b->best_pen && sc > b->best)) {
+        b->best = sc;
+        b->best_pen = pen;
+        b->ties = 0;
+        k->scratch->tied[b->ties++] = n;
+        b->chosen = n;
+    } else if (pen > b->best_pen || sc < b->best) {
+        return;
+    } else if (k->fixed_order) {
+        b->chosen = k->rank[n] < k->rank[b->chosen] ? n : b->chosen; /* first in the run's order */
+    } else {
+        k->scratch->tied[b->ties++] = n; /* drawn from once the scan is done */
+    }
+}
+
+/* Next node >= from for pod p that is not idle (as next_candidate, idle nodes left out). */
+static node_id next_busy(const cluster_view *cv, const kube_pod *p, node_id from)
+{
+    if (p->whole) {
+        return pol_next_busy_node(cv, p->res, p->shape.n_gpu, from);
+    }
+    if (p->shape.n_gpu > 0) {
+        return pol_next_busy_node_share(cv, p->shape.milli, from);
+    }
+    return pol_next_busy(cv, from);
+}
+
+/* Every node scored, fixed-order ties: the nodes that are not idle, the idle nodes the job's
+ * earlier workers took (their state is not their class's), and of each class the first idle
+ * node in the run's order that no earlier worker took; the others of its class would pass or
+ * fail alike, score alike and lose the tie to it (kube.h). */
+static void scan_by_class(kube *k, const cluster_view *cv, const pol_job *j, const kube_pod *p,
+                          uint32_t w, centry *ce, pick *b)
+{
+    struct kube_idle *x = k->idle;
+    uint32_t n_nodes = pol_n_nodes(cv);
+    idle_sync(x, cv);
+    for (node_id n = next_busy(cv, p, 0); n < n_nodes; n = next_busy(cv, p, n + 1)) {
+        consider(k, cv, j, p, w, ce, n, b);
+    }
+    for (uint32_t v = 0; v < w; v++) {
+        node_id g = k->nodes[v];
+        if (x->pos[g] != UINT32_MAX && pol_node_idle(cv, g) && !gang_on(k, g, v)) {
+            consider(k, cv, j, p, w, ce, g, b);
+        }
+    }
+    for (uint32_t q = idle_next(x, 0); q < x->n_pos;) {
+        uint32_t end = x->off[pol_node_class(cv, x->node[q]) + 1];
+        while (q < end && gang_on(k, x->node[q], w)) {
+            q = idle_next(x, q + 1);
+        }
+        if (q < end) {
+            consider(k, cv, j, p, w, ce, x->node[q], b);
+        }
+        q = idle_next(x, end);
+    }
+}
+
 /* Choose a node for worker w of job j; true and the chosen state in scratch->best. */
 static bool choose_node(kube *k, const cluster_view *cv, const pol_job *j, const kube_pod *p,
                         bool known, uint32_t w)
@@ -608,47 +828,31 @@ static bool choose_node(kube *k, const cluster_view *cv, const pol_job *j, const
     bool sample = k->pol->sample;
     uint32_t want = sample ? feasible_to_find(n_nodes) : n_nodes;
     node_id start = sample ? k->next_start % n_nodes : 0;
-    uint32_t found = 0, ties = 0, best_pen = UINT32_MAX;
-    double best = -INFINITY;
-    node_id last = start, chosen = 0;
+    pick b = {.best_pen = UINT32_MAX, .best = -INFINITY};
+    node_id last = start;
     centry *ce = known ? cache_of(k, p) : NULL;
-    for (int pass = 0; pass < (sample && start > 0 ? 2 : 1) && found < want; pass++) {
-        node_id lo = pass == 0 ? start : 0, hi = pass == 0 ? n_nodes : start;
-        for (node_id n = next_candidate(cv, p, known, lo); n < hi && found < want;
-             n = next_candidate(cv, p, known, n + 1)) {
-            double sc;
-            last = n;
-            if (!pol_node_admits(cv, j, n) || !filter_score(k, cv, j, p, w, ce, n, &sc)) {
-                continue;
-            }
-            found++;
-            /* fewer untolerated PreferNoSchedule taints first (policy.h), then the score */
-            uint32_t pen = pol_node_prefer_penalty(cv, j, n);
-            if (pen < best_pen || (pen == best_pen && sc > best)) {
-                best = sc;
-                best_pen = pen;
-                ties = 0;
-                s->tied[ties++] = n;
-                chosen = n;
-            } else if (pen > best_pen || sc < best) {
-                continue;
-            } else if (k->fixed_order) {
-                chosen = k->rank[n] < k->rank[chosen] ? n : chosen; /* first in the run's order */
-            } else {
-                s->tied[ties++] = n; /* drawn from once the scan is done */
+    if (k->idle && known && !j->pod.node_pin && k->n_empty_pods == 0) {
+        scan_by_class(k, cv, j, p, w, ce, &b);
+    } else {
+        for (int pass = 0; pass < (sample && start > 0 ? 2 : 1) && b.found < want; pass++) {
+            node_id lo = pass == 0 ? start : 0, hi = pass == 0 ? n_nodes : start;
+            for (node_id n = next_candidate(cv, p, known, lo); n < hi && b.found < want;
+                 n = next_candidate(cv, p, known, n + 1)) {
+                last = n;
+                consider(k, cv, j, p, w, ce, n, &b);
             }
         }
     }
-    if (!k->fixed_order && ties > 1) { /* uniform over the tied nodes: one draw per decision */
-        chosen = s->tied[kube_draw(k, ties)];
+    if (!k->fixed_order && b.ties > 1) { /* uniform over the tied nodes: one draw per decision */
+        b.chosen = s->tied[kube_draw(k, b.ties)];
     }
     if (sample) {
         k->next_start = (last + 1) % n_nodes;
     }
-    if (found > 0) {
-        load_node(cv, k, chosen, p, j, w, &s->best);
+    if (b.found > 0) {
+        load_node(cv, k, b.chosen, p, j, w, &s->best);
     }
-    return found > 0;
+    return b.found > 0;
 }
 
 static void grow_scratch(kube *k, const pol_job *j)
@@ -685,6 +889,7 @@ static bool try_place(kube *k, const cluster_view *cv, const pol_job *j, decisio
     for (uint32_t w = 0; w < j->n_workers; w++) {
         k->affinity[(size_t)nodes[w] * KUBE_TAGS + p.tag]++;
         k->cache->aver[nodes[w]]++;
+        k->n_empty_pods += holds_nothing(cv, &p, nodes[w]);
     }
     if (!k->placed[j->id]) {
         count_placed(k, j->pod.priority, 1);

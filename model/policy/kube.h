@@ -14,6 +14,11 @@
  *    costs nothing. With `sample`, the search stops after kube-scheduler's numFeasibleNodesToFind
  *    (percentageOfNodesToScore adaptive: 50% - nodes/125, at least 5%, at least 100 nodes) and
  *    starts where the previous cycle stopped; otherwise every feasible node is scored.
+ *    With fixed-order ties and every node scored, the idle nodes of a class of nodes alike
+ *    (policy.h pol_node_class) all pass or fail the filter alike and score alike, and the first
+ *    of them in the run's order wins their tie: so only that one is scored, beside every node
+ *    that is not idle (pol_next_busy_node), and a decision costs what the busy nodes and the
+ *    classes cost, not what the idle nodes do. The same choice as scoring every node.
  *    Filter and score results are cached per pod shape (everything of the pod that they read)
  *    and node, and reused while the node's version (pol_node_version) and its affinity counts
  *    are unchanged: the same results, computed once per node change rather than per cycle.
@@ -116,6 +121,10 @@ struct kube {
     frag_memo memo;       /* fragmentation of node states under typ (kube_frag) */
     bool have_typ;
     struct kube_cache *cache; /* filter and score results per pod shape and node; owned */
+    struct kube_idle *idle;   /* the idle nodes of each class in the run's order (fixed-order
+                               * ties, every node scored), or NULL; owned */
+    uint32_t n_empty_pods;    /* placed workers that hold nothing on their node (the cluster
+                               * sees the node idle although the pod counts in its affinity) */
     dev_id *units;        /* placement scratch */
     node_id *nodes;
     size_t cap_units, cap_nodes;

@@ -163,6 +163,21 @@ uint64_t pol_node_version(const cluster_view *cv, node_id n);
  * shareable GPU with at least milli free; pol_n_nodes when none. O(log nodes). */
 node_id pol_next_node(const cluster_view *cv, res_id r, uint32_t k, node_id from);
 node_id pol_next_node_share(const cluster_view *cv, uint32_t milli, node_id from);
+/* Classes of nodes alike (model/cluster/cluster.h): nodes of one class that are idle (hold
+ * nothing) look the same to every policy but for their id, so one of them may stand for all.
+ * POL_NO_CLASS: a node alike to no other. The idle changes are logged: pol_idle_seq counts them,
+ * pol_idle_changed(i) names the node of change i, or returns false when the change is no longer
+ * kept (then read pol_node_idle of every node). pol_next_busy_node, _share and pol_next_busy: as
+ * pol_next_node and pol_next_node_share, and any node, with the idle nodes left out. */
+#define POL_NO_CLASS UINT32_MAX
+uint32_t pol_n_classes(const cluster_view *cv);
+uint32_t pol_node_class(const cluster_view *cv, node_id n);
+bool pol_node_idle(const cluster_view *cv, node_id n);
+uint64_t pol_idle_seq(const cluster_view *cv);
+bool pol_idle_changed(const cluster_view *cv, uint64_t i, node_id *n);
+node_id pol_next_busy_node(const cluster_view *cv, res_id r, uint32_t k, node_id from);
+node_id pol_next_busy_node_share(const cluster_view *cv, uint32_t milli, node_id from);
+node_id pol_next_busy(const cluster_view *cv, node_id from);
 /* Id of an advertised resource by name; false when no node advertises it. */
 bool pol_resource_find(const cluster_view *cv, const char *name, res_id *out);
 

@@ -167,6 +167,46 @@ node_id pol_next_node_share(const cluster_view *cv, uint32_t milli, node_id from
     return cluster_next_node_share(cv->c, milli, from);
 }
 
+uint32_t pol_n_classes(const cluster_view *cv)
+{
+    return cluster_n_classes(cv->c);
+}
+
+uint32_t pol_node_class(const cluster_view *cv, node_id n)
+{
+    return cluster_node_class(cv->c, n);
+}
+
+bool pol_node_idle(const cluster_view *cv, node_id n)
+{
+    return cluster_node_idle(cv->c, n);
+}
+
+uint64_t pol_idle_seq(const cluster_view *cv)
+{
+    return cluster_idle_seq(cv->c);
+}
+
+bool pol_idle_changed(const cluster_view *cv, uint64_t i, node_id *n)
+{
+    return cluster_idle_changed(cv->c, i, n);
+}
+
+node_id pol_next_busy_node(const cluster_view *cv, res_id r, uint32_t k, node_id from)
+{
+    return cluster_next_busy_node(cv->c, r, k, from);
+}
+
+node_id pol_next_busy_node_share(const cluster_view *cv, uint32_t milli, node_id from)
+{
+    return cluster_next_busy_node_share(cv->c, milli, from);
+}
+
+node_id pol_next_busy(const cluster_view *cv, node_id from)
+{
+    return cluster_next_busy(cv->c, from);
+}
+
 uint32_t pol_job_placement(const cluster_view *cv, job_id id, const dev_id **units, bool *running)
 {
     const job *j = job_table_get(cv->jobs, id);
