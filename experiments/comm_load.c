@@ -40,7 +40,7 @@ typedef struct ddp_doc {
     num nccl_ll_buffer_bytes, nccl_ll128_buffer_bytes, nccl_simple_buffer_bytes;
     num nccl_alloc_granule_bytes, nccl_channel_peer_bytes, nccl_channel_allocs;
     num nccl_channels_other;
-    num host_launch_s, host_collective_s, buffer_broadcasts, nccl_channels, overlap_comm_frac;
+    num host_launch_s, host_collective_s, host_spread, buffer_broadcasts, nccl_channels, overlap_comm_frac;
 } ddp_doc;
 
 typedef struct tuning_doc {
@@ -135,6 +135,7 @@ static const cfg_field ddp_fields[] = {
     NUM(nccl_channels_other, ddp_doc, big),
     NUM(host_launch_s, ddp_doc, lat),
     NUM(host_collective_s, ddp_doc, lat),
+    NUM(host_spread, ddp_doc, lat),
     NUM(buffer_broadcasts, ddp_doc, big),
     NUM(nccl_channels, ddp_doc, big),
     NUM(overlap_comm_frac, ddp_doc, frac),
@@ -217,7 +218,8 @@ static void finish(const void *dst, void *ctx, diag *d)
                         &cd->ddp.nccl_simple_buffer_bytes, &cd->ddp.nccl_alloc_granule_bytes,
                         &cd->ddp.nccl_channel_peer_bytes, &cd->ddp.nccl_channel_allocs,
                         &cd->ddp.nccl_channels_other, &cd->ddp.host_launch_s,
-                        &cd->ddp.host_collective_s, &cd->ddp.buffer_broadcasts,
+                        &cd->ddp.host_collective_s, &cd->ddp.host_spread,
+                        &cd->ddp.buffer_broadcasts,
                         &cd->ddp.nccl_channels, &cd->ddp.overlap_comm_frac,
                         &cd->tuning.ring_base_ll_s, &cd->tuning.ring_base_simple_s,
                         &cd->tuning.nvlink_ring_step_ll_s, &cd->tuning.nvlink_ring_step_simple_s,
@@ -266,6 +268,7 @@ static void finish(const void *dst, void *ctx, diag *d)
     out->nccl_channels_other = cd->ddp.nccl_channels_other.value;
     out->host_launch_s = cd->ddp.host_launch_s.value;
     out->host_collective_s = cd->ddp.host_collective_s.value;
+    out->host_spread = cd->ddp.host_spread.value;
     out->buffer_broadcasts = cd->ddp.buffer_broadcasts.value;
     out->nccl_channels = cd->ddp.nccl_channels.value;
     out->overlap_comm_frac = cd->ddp.overlap_comm_frac.value;

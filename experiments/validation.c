@@ -328,6 +328,7 @@ static const struct {
     {"calib-h100-timeslice", val_build_calib_ts},
     {"calib-h100-timeslice-run2", val_build_calib_ts},
     {"h200x4-ddp", val_build_ddp},
+    {"h200x4-ddp-scale", val_build_ddp},
 };
 
 /* ---- all-reduce sweeps ---- */
@@ -752,6 +753,60 @@ static void mark_figures(builder *b, const val_scenario *sc, diag *d)
     }
 }
 
+/* log(predicted / measured) of DDP figure f with profile p holding x seconds of DDP host time. */
+static double ddp_log_err(const builder *b, const fig_spec *f, const wl_profile *p,
+                          const phys_params *m, double x)
+{
+    wl_profile q = *p;
+    q.ddp_host_s = x;
+    double pred = val_ddp_rate(b, f, &q, m);
+    return isfinite(pred) && pred > 0 ? log(pred / f->f.published) : HUGE_VAL;
+}
+
+/* A fitted DDP row (workers >= 2: a table that fits a model's 2-worker job to predict its larger
+ * ones) pins that model's DDP host time per step (wl_profile.ddp_host_s, model/physics/ddp.h's dH
+ * instead of model/physics/comm.yaml's per-launch and per-collective constants), after the profiles
+ * are fitted on the other rows: the x in [1 ns, 1 s] at which the row is met (bisection in log x:
+ * the rate falls as x grows), its standard error the row's noise over |d log rate / dx|, printed
+ * as the fit's parameter NAME.ddp_host_s. A row the model misses even at 1 ns (the model's GPU
+ * path alone is too slow) keeps 1 ns, NOT PINNED. Without fitted DDP rows, nothing changes. */
+static void fit_ddp_host(const builder *b, wfit_result *fit)
+{
+    for (int k = 0; k < b->n; k++) {
+        const fig_spec *f = &b->figs[k];
+        if (!f->f.fitted || f->workers < 2 || fit->n_params >= WFIT_MAX_PARAMS) {
+            continue;
+        }
+        wl_profile *p = &fit->profiles[f->profile];
+        double lo = log(1e-9), hi = 0;
+        bool met = ddp_log_err(b, f, p, &fit->model, exp(lo)) >= 0;
+        for (int i = 0; met && i < 100; i++) {
+            double mid = (lo + hi) / 2;
+            if (ddp_log_err(b, f, p, &fit->model, exp(mid)) >= 0) {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        double x = exp(lo), h = fmax(x * 1e-3, 1e-7);
+        double slope = (ddp_log_err(b, f, p, &fit->model, x + h) -
+                        ddp_log_err(b, f, p, &fit->model, x)) / h;
+        p->ddp_host_s = x;
+        wfit_param_result *r = &fit->params[fit->n_params++];
+        memset(r, 0, sizeof *r);
+        snprintf(r->name, sizeof r->name, "%s.ddp_host_s", p->name ? p->name : "?");
+        r->value = r->family_lo = r->family_hi = x;
+        r->std_err = slope < 0 ? fmax(f->f.noise_pct / 100, WFIT_TIME_REL_SD) / -slope
+                               : HUGE_VAL;
+        r->pinned = met && r->std_err < x; /* as wfit's limit without a prior: a factor e */
+        if (!r->pinned) {
+            snprintf(r->assumed, sizeof r->assumed, "%s (row %s)",
+                     met ? "the row's value" : "1 ns: the row is slower than any host time gives",
+                     f->f.label);
+        }
+    }
+}
+
 /* Fit the builder's profiles on its fitted figures, then predict every figure with the fitted
  * profiles and model into out (figures, error statistics, fit). */
 static void fit_and_predict(builder *b, val_table *out)
@@ -761,7 +816,7 @@ static void fit_and_predict(builder *b, val_table *out)
     int n_obs = 0;
     for (int k = 0; k < b->n; k++) {
         fig_spec *f = &b->figs[k];
-        if (!f->f.fitted) {
+        if (!f->f.fitted || f->workers >= 2) { /* a DDP row fits its DDP host time below */
             continue;
         }
         wfit_obs *o = &obs[n_obs++];
@@ -773,6 +828,7 @@ static void fit_and_predict(builder *b, val_table *out)
     }
     wfit_fit(&b->spec, n_obs, obs, &out->fit);
     free(obs);
+    fit_ddp_host(b, &out->fit);
     /* predict every figure with the fitted profiles and model */
     out->figures = xcalloc((size_t)b->n, sizeof *out->figures, "validation figures");
     out->n_figures = b->n;
@@ -837,7 +893,7 @@ static int run_table(const val_scenario *sc, const char *scen_path, const char *
                    "nos-yolos-sharing, h100-coloc, h100-coloc-ts2, h100-coloc-run4, "
                    "h200-coloc-{a,b,c,d}[-bracketed|-mps2], calib-h100-mps, "
                    "calib-h100-timeslice, calib-h100-timeslice-run2, "
-                   "h200x4-ddp, got '%s'",
+                   "h200x4-ddp, h200x4-ddp-scale, got '%s'",
                    sc->table);
         return SIM_EINPUT;
     }

@@ -2,7 +2,7 @@
 """calib/ddp/table.py - the validation table and the host-cost fit of calib/ddp/ddp.py's JSON.
 
   python3 calib/ddp/table.py calib/ddp/2026-11-28-h200x4.json.gz \
-      [--csv experiments/validation/data/h200x4-ddp.csv]
+      [--csv experiments/validation/data/h200x4-ddp.csv] [--kinds solo,ddp2,ddp4]
 
 Rows (one per model and configuration): the iteration rate of one worker (every worker of a DDP
 job steps together) = 1 / the median step time of each rank's timed steps, averaged over every
@@ -23,6 +23,13 @@ are not in the validation table), dH = the host time from the step's start to th
 optimiser call, DDP run minus solo run; broadcasts = 2 when the model has buffers (float and
 int64, one coalesced broadcast per dtype), else 0. model/physics/comm.yaml's ddp.host_launch_s and
 ddp.host_collective_s are these two numbers.
+
+  python3 calib/ddp/table.py --spread FILE.json.gz [FILE.json.gz ...]
+prints the spread of one worker's step between processes instead (model/physics/comm.yaml
+ddp.host_spread): per set of solo processes that ran at the same time (solo, solo-end of each
+file), each process's median step over the set's mean; the relative sd pooled over the sets of
+the host-bound models (all but widemlp, whose host waits for its GPU), n - 1 degrees of freedom
+per set.
 """
 import argparse
 import gzip
@@ -69,10 +76,38 @@ def host_s(r):
     return st.median([h[3] - h[0] for h in r["host"]])
 
 
+HOST_BOUND = ("resnet152", "mobilenet", "gpt2", "vit")
+
+
+def spread(paths):
+    ss, dof = 0.0, 0
+    for path in paths:
+        recs = per_rank(load(path))
+        for (m, name), rs in sorted(recs.items()):
+            if name not in ("solo", "solo-end") or len(rs) < 2:
+                continue
+            v = [step_s(r) for r in rs]
+            mu = st.mean(v)
+            rel = st.stdev(v) / mu
+            print(f"{path.split('/')[-1]} {m} {name}: {len(v)} processes, steps "
+                  + " ".join(f"{x * 1e3:.1f}" for x in v) + f" ms, relative sd {rel:.3f}"
+                  + ("" if m in HOST_BOUND else " (GPU-bound: not pooled)"))
+            if m in HOST_BOUND:
+                ss += sum((x / mu - 1) ** 2 for x in v)
+                dof += len(v) - 1
+    if dof:
+        print(f"pooled relative sd of the host-bound models: {(ss / dof) ** 0.5:.4f} "
+              f"({dof} degrees of freedom)")
+
+
 def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "--spread":
+        spread(sys.argv[2:])
+        return
     ap = argparse.ArgumentParser()
     ap.add_argument("json")
     ap.add_argument("--csv")
+    ap.add_argument("--kinds", help="only these kinds, comma-separated (default: all)")
     a = ap.parse_args()
     doc = load(a.json)
     recs = per_rank(doc)
@@ -107,7 +142,7 @@ def main():
                         "T": r0["param_tensors"], "G": r0["grad_bytes"],
                         "host": st.mean([host_s(r) for r in solos]),
                         "step": st.mean([step_s(r) for r in solos])}
-        for kind in KINDS:
+        for kind in (a.kinds.split(",") if a.kinds else KINDS):
             rs = solos if kind == "solo" else recs.get((m, kind), [])
             if not rs:
                 continue

@@ -132,6 +132,8 @@ typedef struct comm_params {
     double nccl_channels_other;    /* channels of a ring not all NVLink inside its nodes */
     double host_launch_s;          /* host time of one launch DDP's reducer makes (bucket copy) */
     double host_collective_s;      /* host time of one collective DDP issues (bucket, broadcast) */
+    double host_spread;            /* relative sd of a worker's host time between processes:
+                                      the gang waits for its slowest (model/physics/ddp.h) */
     double buffer_broadcasts;      /* collectives of DDP's buffer broadcast (one per dtype) */
     double nccl_channels;          /* channels of an NVLink ring: SMs NCCL's ring all-reduce
                                       kernel holds (a block each), and its memory's channels */

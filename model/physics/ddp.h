@@ -25,9 +25,17 @@
  *           the last all-reduce (DDP's finalize makes the default stream wait on NCCL's).
  *   Host: dH = host_launch_s (2 grad_tensors + buffer_tensors) + host_collective_s (K +
  *           buffer_broadcasts when the model has buffers): the reducer's launches and the
- *           collectives DDP issues, on the host of every step.
- *   Step = (1 - o) (H + dH) + max(o (H + dH), GPU path); one worker: t itself. Exposed =
- *   step - t.
+ *           collectives DDP issues, on the host of every step; or the profile's ddp_host_s
+ *           where a measured DDP run fitted it.
+ *   Stragglers: the gang waits at every step for its slowest worker (a worker's last
+ *           all-reduces wait for every other's, and its step ends when they are done), and a
+ *           worker's host time varies between processes (CPU scheduling: solo runs of one model
+ *           at the same time on one node differ by a relative sd of host_spread, calib/ddp,
+ *           NOTES.md). With n workers, each host time normal around H + dH with that relative
+ *           sd, the gang's host time is the expected maximum, Hn = (H + dH)(1 + host_spread
+ *           e_n), e_n = E[max of n standard normals] (ddp_expected_max: e_2 = 0.564,
+ *           e_4 = 1.029, e_8 = 1.424, growing as sqrt(2 ln n)). The GPU side is not spread.
+ *   Step = (1 - o) Hn + max(o Hn, GPU path); one worker: t itself. Exposed = step - t.
  * On a shared GPU (job.share: time-slicing or MPS replicas, DESIGN.md §4): H and G_t are the
  *   worker's under that sharing (model/physics/predict.h's entry point, as for any job: an MPS client
  *   capped at its thread percentage, contending for bandwidth; a time-sliced context getting
@@ -150,12 +158,18 @@ typedef struct ddp_result {
     double rate_bytes_per_s; /* ring rate used */
     int n_buckets;
     double ddp_host_s;    /* dH: DDP's host time per step */
+    double straggler_s;   /* (H + dH) host_spread e_n: the wait for the slowest worker's host */
     double mem_bytes, mem_cap_bytes; /* per worker: need and partition */
     ddp_mem mem;          /* the need by part */
     double throughput;    /* the job's units of work per second (all workers) */
 } ddp_result;
 
 #define DDP_MAX_SM_FRAC 0.9 /* at most this share of the SMs taken by NCCL (keeps B finite) */
+
+/* e_n, the expected maximum of n independent standard normal variables (0 for n < 2):
+ * integral of x n phi(x) Phi(x)^(n-1) dx, by the trapezoidal rule (within 1e-9 of the exact
+ * e_2 = 1/sqrt(pi) and e_3 = 3/(2 sqrt(pi))). */
+double ddp_expected_max(int n);
 
 /* DDP's buckets for p's gradient of grad_bytes (>= 1; see the top). */
 int ddp_buckets(const wl_profile *p, const comm_params *cp, double grad_bytes);

@@ -79,6 +79,9 @@ typedef struct wl_profile {
     double backward_frac;   /* backward / (forward + backward) of the GPU time (CUDA events or
                                torch.profiler); 0 = model/physics/comm.yaml's ddp.backward_frac */
     double optimizer_frac;  /* optimiser step / G_t: it runs after the last all-reduce */
+    double ddp_host_s;      /* DDP's own host time per step (dH) as fitted to a measured DDP
+                               run (validate's tables that fit a 2-worker row); 0 = from
+                               model/physics/comm.yaml's per-launch and per-collective costs */
 } wl_profile;
 
 /* Whether an iteration of p is a round that ends in a synchronisation, so that time-slicing's

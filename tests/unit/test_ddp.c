@@ -390,19 +390,33 @@ Test(ddp, overlap_by_hand)
 /* Every DDP term of ddp.h: 100 gradient tensors, 50 buffers, 2 buckets, optimiser 20 % of G_t,
  * backward 75 % of the rest; NCCL on 50 of the 100 SMs, all-reduce at half rate beside
  * backward; 10 us per launch, 100 us per collective. */
-Test(ddp, ddp_terms_by_hand)
+/* The hand profile with DDP's counts: 100 gradient tensors, 50 buffers, 2 buckets. */
+static wl_profile terms_profile(void)
 {
-    gpu_type g = pcie_gpu();
     wl_profile w = hand_profile(1e9);
     w.grad_tensors = 100;
     w.buffer_tensors = 50;
     w.grad_buckets = 2;
-    w.optimizer_frac = 0.2;
-    w.backward_frac = 0.75;
-    phys_params m = fixture_params();
+    return w;
+}
+
+/* The hand links with DDP's host costs: 10 us per launch, 100 us per collective. */
+static comm_params terms_comm(void)
+{
     comm_params cp = hand_comm();
     cp.host_launch_s = 1e-5;
     cp.host_collective_s = 1e-4;
+    return cp;
+}
+
+Test(ddp, ddp_terms_by_hand)
+{
+    gpu_type g = pcie_gpu();
+    wl_profile w = terms_profile();
+    w.optimizer_frac = 0.2;
+    w.backward_frac = 0.75;
+    phys_params m = fixture_params();
+    comm_params cp = terms_comm();
     cp.nccl_channels = 50;
     cp.overlap_comm_frac = 0.5;
     ddp_job j = hand_job(&g, &w, 2, 1);
@@ -426,5 +440,54 @@ Test(ddp, ddp_terms_by_hand)
     ddp_result fast;
     ddp_step(&j, &cp, &m, &ring, 0, &fast);
     cr_assert_lt(fast.step_s, r.step_s);
+    comm_ring_fini(&ring);
+}
+
+/* e_n, the expected maximum of n standard normals: exact for n = 2 and 3 (1/sqrt(pi),
+ * 3/(2 sqrt(pi))), and the tabulated values of Harter (1961, "Expected values of normal order
+ * statistics", Biometrika 48: 151-165) for n = 4, 8, 100: 1.02938, 1.42360, 2.50759. */
+Test(ddp, expected_max_of_normals)
+{
+    cr_assert_eq(ddp_expected_max(1), 0);
+    cr_assert(fabs(ddp_expected_max(2) - 1 / sqrt(3.14159265358979323846)) < 1e-9, "%.12g", ddp_expected_max(2));
+    cr_assert(fabs(ddp_expected_max(3) - 1.5 / sqrt(3.14159265358979323846)) < 1e-9, "%.12g", ddp_expected_max(3));
+    cr_assert(fabs(ddp_expected_max(4) - 1.02938) < 1e-5, "%.12g", ddp_expected_max(4));
+    cr_assert(fabs(ddp_expected_max(8) - 1.42360) < 1e-5, "%.12g", ddp_expected_max(8));
+    cr_assert(fabs(ddp_expected_max(100) - 2.50759) < 1e-5, "%.12g", ddp_expected_max(100));
+    cr_assert_gt(ddp_expected_max(DDP_MAX_WORKERS), ddp_expected_max(100));
+}
+
+/* The gang waits for its slowest host: the DDP terms of ddp_terms_by_hand with a host spread of
+ * 10 %: the host part (0.01 + 2.9e-3 s) grows by 0.1 e_n; the GPU path is unchanged, so at 2
+ * and 4 workers the step is longer by exactly that, and one worker has none. */
+Test(ddp, straggler_by_hand)
+{
+    gpu_type g = pcie_gpu();
+    wl_profile w = terms_profile();
+    phys_params m = fixture_params();
+    comm_params cp = terms_comm();
+    for (int n = 2; n <= 4; n += 2) {
+        ddp_job j = hand_job(&g, &w, n, 1);
+        j.grad_bytes = 60e6;
+        comm_ring ring;
+        shape_and_ring(&j, &cp, &ring);
+        ddp_result still, spread;
+        cp.host_spread = 0;
+        ddp_step(&j, &cp, &m, &ring, 0, &still);
+        cp.host_spread = 0.1;
+        ddp_step(&j, &cp, &m, &ring, 0, &spread);
+        cr_assert_eq(spread.outcome, SPEED_OK, "%s", spread.reason);
+        double wait = (0.01 + 2.9e-3) * 0.1 * ddp_expected_max(n);
+        cr_assert(fabs(spread.straggler_s - wait) < 1e-12, "%.12g", spread.straggler_s);
+        cr_assert(fabs(spread.step_s - still.step_s - wait) < 1e-12, "%.12g %.12g",
+                  spread.step_s, still.step_s);
+        comm_ring_fini(&ring);
+    }
+    ddp_job one = hand_job(&g, &w, 1, 1);
+    comm_ring ring;
+    shape_and_ring(&one, &cp, &ring);
+    ddp_result r;
+    ddp_step(&one, &cp, &m, &ring, 0, &r);
+    cr_assert_eq(r.straggler_s, 0);
     comm_ring_fini(&ring);
 }

@@ -229,6 +229,7 @@ Test(ddp_run, topology_study_is_deterministic, .timeout = 60)
  *                 uplinks once each way, every resource is crossed once): x = PCIe x eff(pcie)
  *   nvlink-pairs  0->1 and 2->3 over NVLink, 1->2 and 3->0 over PCIe: the slowest, PCIe
  *   (none)        the GPU type's: A100-SXM4 has NVLink, so as nvswitch
+ * The host: H plus one collective per bucket, times 1 + host_spread e_4 (the slowest of 4).
  * A duration of D s is D s of solo iterations (H each), so JCT = D step / H. */
 Test(ddp_run, node_topology_sets_the_ring, .timeout = 60)
 {
@@ -255,9 +256,10 @@ Test(ddp_run, node_topology_sets_the_ring, .timeout = 60)
     double f_sm = cp.nccl_channels / g->sms_total, q = cp.overlap_comm_frac;
     double t_nvl = 6 * a_nvl + 1.5 * S / x_nvl;
     double t_pcie = 6 * fmax(a_nvl, a_pcie) + 1.5 * S / x_pcie;
-    double dh = 4 * cp.host_collective_s;
-    double jct_nvl = D * (H + dh + ddp_overlap(0, cps, 4, t_nvl, f_sm, q) + cps) / H;
-    double jct_pcie = D * (H + dh + ddp_overlap(0, cps, 4, t_pcie, f_sm, q) + cps) / H;
+    /* the gang waits for the slowest of its 4 hosts: (H + dH)(1 + host_spread e_4) */
+    double hn = (H + 4 * cp.host_collective_s) * (1 + cp.host_spread * ddp_expected_max(4));
+    double jct_nvl = D * (hn + ddp_overlap(0, cps, 4, t_nvl, f_sm, q) + cps) / H;
+    double jct_pcie = D * (hn + ddp_overlap(0, cps, 4, t_pcie, f_sm, q) + cps) / H;
     const struct {
         const char *topo;
         double jct;
