@@ -14,6 +14,15 @@ typedef struct spill_slot {
     size_t cap_units;
 } spill_slot;
 
+/* The live jobs of a page that went out: which ids of the page (a bit each) and their records
+ * in id order, so a lookup reads two words and one record (a search over the records missed the
+ * cache once per step). */
+typedef struct orphans {
+    uint64_t bits[JOB_PAGE / 64];
+    uint16_t before[JOB_PAGE / 64]; /* records of the ids below each word */
+    job rec[];
+} orphans;
+
 /* What job_table_get changes in a const table: the pages read back. */
 typedef struct spill_cache {
     spill_slot slot[JOB_SPILL_CACHE];
@@ -25,10 +34,10 @@ typedef struct spill_cache {
 struct job_table {
     job **pages;          /* per page: JOB_PAGE jobs, or NULL once spilled */
     uint32_t *live;       /* per page: jobs added and not yet ended */
-    uint32_t *spill_units; /* per spilled page: how many units its jobs hold */
+    uint32_t *spill_len;   /* per spilled page: bytes of its latest image */
     uint32_t *key;         /* per spilled page: the store key of its latest image */
-    job **orph;            /* per page spilled with live jobs: their records, by id (the image
-                            * holds them as they were); NULL otherwise */
+    orphans **orph;        /* per page spilled with live jobs: their records (the image holds
+                            * them as they were); NULL otherwise */
     uint32_t *n_orph;      /* how many; live[p] of them have not ended */
     uint32_t next_key;
     size_t n, n_pages, cap_pages; /* n: jobs in pages (added or generated) */
@@ -64,7 +73,7 @@ void job_table_destroy(job_table *t)
         }
         free(t->pages[p]);
         for (uint32_t i = 0; t->orph[p] && i < t->n_orph[p]; i++) {
-            free(t->orph[p][i].units);
+            free(t->orph[p]->rec[i].units);
         }
         free(t->orph[p]);
     }
@@ -76,7 +85,7 @@ void job_table_destroy(job_table *t)
     free(t->cache);
     free(t->pages);
     free(t->live);
-    free(t->spill_units);
+    free(t->spill_len);
     free(t->key);
     free(t->orph);
     free(t->n_orph);
@@ -131,8 +140,7 @@ static job_id append(job_table *t, const job_spec *spec)
             t->cap_pages = t->cap_pages ? 2 * t->cap_pages : 16;
             t->pages = xrealloc(t->pages, t->cap_pages * sizeof *t->pages, "job table");
             t->live = xrealloc(t->live, t->cap_pages * sizeof *t->live, "job table");
-            t->spill_units =
-                xrealloc(t->spill_units, t->cap_pages * sizeof *t->spill_units, "job table");
+            t->spill_len = xrealloc(t->spill_len, t->cap_pages * sizeof *t->spill_len, "job table");
             t->key = xrealloc(t->key, t->cap_pages * sizeof *t->key, "job table");
             t->orph = xrealloc(t->orph, t->cap_pages * sizeof *t->orph, "job table");
             t->n_orph = xrealloc(t->n_orph, t->cap_pages * sizeof *t->n_orph, "job table");
@@ -140,7 +148,7 @@ static job_id append(job_table *t, const job_spec *spec)
         /* zeroed: a spilled page writes every byte, padding included */
         t->pages[p] = xcalloc(JOB_PAGE, sizeof(job), "job table page");
         t->live[p] = 0;
-        t->spill_units[p] = 0;
+        t->spill_len[p] = 0;
         t->key[p] = 0;
         t->orph[p] = NULL;
         t->n_orph[p] = 0;
@@ -190,6 +198,35 @@ static void generate_to(const job_table *ct, job_id id)
     }
 }
 
+/* A page's image: its records as 8-byte words, only those not zero (a synthetic job's pod
+ * attributes, counters and unused pointers are, about half of its words: half the bytes to
+ * write and read back), after a bitmap of which; then the units of its jobs in order. */
+_Static_assert(sizeof(job) % sizeof(uint64_t) == 0, "a job is a whole number of words");
+#define PAGE_WORDS (JOB_PAGE * sizeof(job) / sizeof(uint64_t))
+#define PAGE_BITMAP (PAGE_WORDS / 64)
+
+/* Bytes of an image whose records have nz words not zero and whose jobs hold n_units. */
+static size_t image_bytes(size_t nz, size_t n_units)
+{
+    return (PAGE_BITMAP + nz) * sizeof(uint64_t) + n_units * sizeof(dev_id);
+}
+
+/* The records of image img into jobs (JOB_PAGE; units pointers not set); their units (at the
+ * image's end) through *units. */
+static void unpack_records(const void *img, job *jobs, const dev_id **units)
+{
+    const uint64_t *bits = img, *in = bits + PAGE_BITMAP;
+    unsigned char *out = (unsigned char *)jobs;
+    for (size_t b = 0; b < PAGE_BITMAP; b++) {
+        uint64_t m = bits[b];
+        for (size_t k = 0; k < 64; k++) {
+            uint64_t x = m >> k & 1u ? *in++ : 0;
+            memcpy(out + (b * 64 + k) * sizeof x, &x, sizeof x);
+        }
+    }
+    *units = (const dev_id *)in;
+}
+
 /* Read spilled page p into a cache slot (the least recently filled); its jobs. */
 static job *load_page(const job_table *t, uint32_t p)
 {
@@ -201,8 +238,7 @@ static job *load_page(const job_table *t, uint32_t p)
     }
     spill_slot *s = &c->slot[c->next];
     c->next = (c->next + 1) % JOB_SPILL_CACHE;
-    size_t n_units = t->spill_units[p];
-    size_t n = JOB_PAGE * sizeof(job) + n_units * sizeof(dev_id);
+    size_t n = t->spill_len[p];
     if (n > c->cap_buf) {
         free(c->buf);
         c->buf = xmalloc(n, "spilled job page");
@@ -215,20 +251,23 @@ static job *load_page(const job_table *t, uint32_t p)
     if (!s->jobs) {
         s->jobs = xmalloc(JOB_PAGE * sizeof(job), "spilled job page");
     }
+    const dev_id *units;
+    unpack_records(c->buf, s->jobs, &units);
+    size_t n_units = (size_t)((const char *)c->buf + n - (const char *)units) / sizeof(dev_id);
     if (n_units > s->cap_units) {
         free(s->units);
         s->units = xmalloc(n_units * sizeof(dev_id), "spilled job page");
         s->cap_units = n_units;
     }
-    memcpy(s->jobs, c->buf, JOB_PAGE * sizeof(job));
     if (n_units) {
-        memcpy(s->units, (char *)c->buf + JOB_PAGE * sizeof(job), n_units * sizeof(dev_id));
+        memcpy(s->units, units, n_units * sizeof(dev_id));
     }
     size_t at = 0;
     for (size_t i = 0; i < JOB_PAGE; i++) {
         s->jobs[i].units = s->jobs[i].n_units ? s->units + at : NULL;
         at += s->jobs[i].n_units;
     }
+    SIM_ASSERT(at == n_units);
     s->page = p;
     return s->jobs;
 }
@@ -236,18 +275,13 @@ static job *load_page(const job_table *t, uint32_t p)
 /* Job id's own record when its page went out while it was live, else NULL. */
 static job *find_orphan(const job_table *t, job_id id)
 {
-    uint32_t p = id / JOB_PAGE;
-    job *o = t->orph[p];
-    size_t lo = 0, hi = o ? t->n_orph[p] : 0;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (o[mid].id < id) {
-            lo = mid + 1;
-        } else {
-            hi = mid;
-        }
+    orphans *o = t->orph[id / JOB_PAGE];
+    uint32_t k = id % JOB_PAGE, w = k / 64, b = k % 64;
+    if (!o || !(o->bits[w] >> b & 1u)) {
+        return NULL;
     }
-    return lo < (o ? t->n_orph[p] : 0) && o[lo].id == id ? &o[lo] : NULL;
+    return &o->rec[o->before[w] + (uint32_t)__builtin_popcountll(o->bits[w] &
+                                                                  ((UINT64_C(1) << b) - 1))];
 }
 
 const job *job_table_get(const job_table *t, job_id id)
@@ -311,44 +345,56 @@ static int by_page(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* The image of jobs[0..JOB_PAGE) (records, then their units in order) into the cache's buffer;
- * its size. */
-static size_t serialise(job_table *t, const job *jobs, size_t *n_units_out)
+/* The image of jobs[0..JOB_PAGE) into the cache's buffer (see image_bytes); its size. */
+static size_t serialise(job_table *t, const job *jobs)
 {
     size_t n_units = 0;
     for (size_t i = 0; i < JOB_PAGE; i++) {
         n_units += jobs[i].n_units;
     }
     SIM_ASSERT(n_units <= UINT32_MAX);
-    size_t n = JOB_PAGE * sizeof(job) + n_units * sizeof(dev_id);
+    size_t most = image_bytes(PAGE_WORDS, n_units);
     spill_cache *c = t->cache;
-    if (n > c->cap_buf) {
+    if (most > c->cap_buf) {
         free(c->buf);
-        c->buf = xmalloc(n, "spilled job page");
-        c->cap_buf = n;
+        c->buf = xmalloc(most, "spilled job page");
+        c->cap_buf = most;
     }
-    job *out = c->buf;
-    memcpy(out, jobs, JOB_PAGE * sizeof(job));
-    dev_id *u = (dev_id *)(out + JOB_PAGE);
+    uint64_t *bits = c->buf, *out = bits + PAGE_BITMAP;
+    memset(bits, 0, PAGE_BITMAP * sizeof *bits);
+    size_t w = 0;
     for (size_t i = 0; i < JOB_PAGE; i++) {
-        out[i].units = NULL; /* rebuilt from n_units when read back */
+        job r = jobs[i];
+        r.units = NULL; /* rebuilt from n_units when read back */
+        const unsigned char *in = (const unsigned char *)&r;
+        for (size_t k = 0; k < sizeof r / sizeof(uint64_t); k++, w++) {
+            uint64_t x;
+            memcpy(&x, in + k * sizeof x, sizeof x);
+            if (x) {
+                bits[w / 64] |= UINT64_C(1) << (w % 64);
+                *out++ = x;
+            }
+        }
+    }
+    dev_id *u = (dev_id *)out;
+    for (size_t i = 0; i < JOB_PAGE; i++) {
         if (jobs[i].n_units) {
             memcpy(u, jobs[i].units, jobs[i].n_units * sizeof(dev_id));
             u += jobs[i].n_units;
         }
     }
-    *n_units_out = n_units;
-    return n;
+    return (size_t)((char *)u - (char *)c->buf);
 }
 
 /* Put the image in the cache's buffer as page p's latest; false when the store failed. */
-static bool put_image(job_table *t, uint32_t p, size_t n, size_t n_units)
+static bool put_image(job_table *t, uint32_t p, size_t n)
 {
     if (t->ops->put(t->ops_ctx, t->next_key, t->cache->buf, n) != 0) {
         return false;
     }
     t->key[p] = t->next_key++;
-    t->spill_units[p] = (uint32_t)n_units;
+    SIM_ASSERT(n <= UINT32_MAX);
+    t->spill_len[p] = (uint32_t)n;
     for (unsigned i = 0; i < JOB_SPILL_CACHE; i++) { /* a copy read back is out of date */
         t->cache->slot[i].page = t->cache->slot[i].page == p ? UINT32_MAX : t->cache->slot[i].page;
     }
@@ -360,22 +406,28 @@ static bool put_image(job_table *t, uint32_t p, size_t n, size_t n_units)
 static bool spill_page(job_table *t, uint32_t p)
 {
     job *page = t->pages[p];
-    size_t n_units, n = serialise(t, page, &n_units);
-    if (!put_image(t, p, n, n_units)) {
+    if (!put_image(t, p, serialise(t, page))) {
         return false;
     }
     uint32_t n_live = t->live[p], k = 0;
-    t->orph[p] = n_live ? xmalloc(n_live * sizeof(job), "live jobs of a spilled page") : NULL;
+    orphans *o = n_live ? xcalloc(1, sizeof(orphans) + n_live * sizeof(job),
+                                  "live jobs of a spilled page")
+                        : NULL;
     for (size_t i = 0; i < JOB_PAGE; i++) {
         bool live = page[i].state == JOB_PENDING || page[i].state == JOB_QUEUED ||
                     page[i].state == JOB_RUNNING;
+        if (i % 64 == 0 && o) {
+            o->before[i / 64] = (uint16_t)k;
+        }
         if (live) {
-            t->orph[p][k++] = page[i]; /* its units go with it */
+            o->bits[i / 64] |= UINT64_C(1) << (i % 64);
+            o->rec[k++] = page[i]; /* its units go with it */
         } else {
             free(page[i].units);
         }
     }
     SIM_ASSERT(k == n_live);
+    t->orph[p] = o;
     t->n_orph[p] = n_live;
     free(page);
     t->pages[p] = NULL;
@@ -390,15 +442,15 @@ static bool respill_page(job_table *t, uint32_t p)
     job *jobs = xmalloc(JOB_PAGE * sizeof(job), "spilled job page");
     memcpy(jobs, load_page(t, p), JOB_PAGE * sizeof(job));
     for (uint32_t i = 0; i < t->n_orph[p]; i++) {
-        jobs[t->orph[p][i].id % JOB_PAGE] = t->orph[p][i];
+        jobs[t->orph[p]->rec[i].id % JOB_PAGE] = t->orph[p]->rec[i];
     }
-    size_t n_units, n = serialise(t, jobs, &n_units);
+    size_t n = serialise(t, jobs);
     free(jobs);
-    if (!put_image(t, p, n, n_units)) {
+    if (!put_image(t, p, n)) {
         return false;
     }
     for (uint32_t i = 0; i < t->n_orph[p]; i++) {
-        free(t->orph[p][i].units);
+        free(t->orph[p]->rec[i].units);
     }
     free(t->orph[p]);
     t->orph[p] = NULL;

@@ -37,8 +37,30 @@ typedef struct wjob {
      * time a checkpoint was written follows from the segment it fell in */
     sim_time seg_t, ckpt_t; /* start of the current rate segment; time of the last checkpoint */
     double seg_p, ckpt_p;   /* progress (work seconds, done_s included) at those times */
-    node_id *nodes;         /* node of each worker while running (owned), else NULL */
+    node_id *nodes;         /* node of each worker while running (owned unless it is &node1),
+                             * else NULL */
+    node_id node1;          /* the node of a job of one worker (nodes points here) */
 } wjob;
+
+/* The running jobs holding a unit on one GPU (unordered): up to GPU_JOBS_IN in the entry itself
+ * (one cache line's half: a GPU's list costs one miss, where three arrays cost three), more in
+ * ext. */
+#define GPU_JOBS_IN 4u
+typedef struct gpu_jobs {
+    uint32_t n, cap; /* cap: ext's room, 0 while the jobs fit in `in` */
+    job_id *ext;
+    job_id in[GPU_JOBS_IN];
+} gpu_jobs;
+
+static job_id *gpu_jobs_list(gpu_jobs *g)
+{
+    return g->ext ? g->ext : g->in;
+}
+
+static const job_id *gpu_jobs_clist(const gpu_jobs *g)
+{
+    return g->ext ? g->ext : g->in;
+}
 
 typedef struct wtimer {
     world_timer_fn *fn;
@@ -68,8 +90,7 @@ struct world {
     size_t n_run, cap_run;
     job_id *gang; /* running jobs with two or more workers, in start order */
     size_t n_gang, cap_gang;
-    job_id **gpu_run; /* per GPU: running jobs holding a unit on it (unordered) */
-    uint32_t *gpu_n, *gpu_cap;
+    gpu_jobs *gpu_run; /* per GPU: running jobs holding a unit on it */
     world_rate_fn *rate;
     void *rate_ctx;
     sim_time until;
@@ -101,6 +122,8 @@ struct world {
      * block goes to the sample store when the next begins, NULL here from then on */
     world_sample **sblk;
     size_t n_sblk, cap_sblk, n_samples;
+    uint32_t *sblk_len; /* per block gone to the store: bytes of its image */
+    unsigned char *pack; /* a block's image being written or read */
     const job_spill_ops *sops; /* NULL: every block stays */
     void *sops_ctx;
     bool sops_failed; /* a put failed: the blocks from then on stay */
@@ -209,6 +232,103 @@ static uint32_t *block_res(world_sample *blk)
     return (uint32_t *)(blk + SAMPLE_BLOCK);
 }
 
+/* A block's image in the store: each sample's fields (t, then the five counts, then the units
+ * of each resource) as the difference from the sample before (0 before the first), zigzag
+ * varints: consecutive samples differ by an event, so most fields take a byte (52 bytes a
+ * sample on synth-10k-1m's five resources -> about 15). */
+static unsigned char *put_varint(unsigned char *o, int64_t d)
+{
+    uint64_t z = ((uint64_t)d << 1) ^ (uint64_t)(d >> 63);
+    while (z >= 0x80) {
+        *o++ = (unsigned char)(z | 0x80);
+        z >>= 7;
+    }
+    *o++ = (unsigned char)z;
+    return o;
+}
+
+static const unsigned char *get_varint(const unsigned char *in, int64_t *d)
+{
+    uint64_t z = 0;
+    for (unsigned sh = 0;; sh += 7) {
+        z |= (uint64_t)(*in & 0x7f) << sh;
+        if (!(*in++ & 0x80)) {
+            break;
+        }
+    }
+    *d = (int64_t)(z >> 1) ^ -(int64_t)(z & 1);
+    return in;
+}
+
+#define SAMPLE_FIELDS 5u /* queued, running, units_used, gpus_busy, sms_busy */
+
+static void sample_fields(const world_sample *s, uint32_t *f)
+{
+    f[0] = s->queued;
+    f[1] = s->running;
+    f[2] = s->units_used;
+    f[3] = s->gpus_busy;
+    f[4] = s->sms_busy;
+}
+
+/* Most bytes of a block's image. */
+static size_t pack_most(const world *w)
+{
+    return SAMPLE_BLOCK * (10 + (SAMPLE_FIELDS + cluster_n_resources(w->c)) * 5);
+}
+
+/* Block blk's image into w->pack; its length. */
+static size_t pack_block(world *w, world_sample *blk)
+{
+    uint32_t n_res = cluster_n_resources(w->c), f[SAMPLE_FIELDS], pf[SAMPLE_FIELDS] = {0};
+    const uint32_t *ru = block_res(blk), *pr = NULL;
+    unsigned char *o = w->pack;
+    sim_time pt = 0;
+    for (size_t i = 0; i < SAMPLE_BLOCK; i++, ru += n_res) {
+        o = put_varint(o, blk[i].t - pt);
+        pt = blk[i].t;
+        sample_fields(&blk[i], f);
+        for (unsigned k = 0; k < SAMPLE_FIELDS; k++) {
+            o = put_varint(o, (int64_t)f[k] - pf[k]);
+            pf[k] = f[k];
+        }
+        for (uint32_t r = 0; r < n_res; r++) {
+            o = put_varint(o, (int64_t)ru[r] - (pr ? pr[r] : 0));
+        }
+        pr = ru;
+    }
+    return (size_t)(o - w->pack);
+}
+
+/* The samples of image in into blk. */
+static void unpack_block(const world *w, const unsigned char *in, world_sample *blk)
+{
+    uint32_t n_res = cluster_n_resources(w->c), f[SAMPLE_FIELDS] = {0};
+    uint32_t *ru = block_res(blk), *pr = NULL;
+    sim_time t = 0;
+    for (size_t i = 0; i < SAMPLE_BLOCK; i++, ru += n_res) {
+        int64_t d;
+        in = get_varint(in, &d);
+        t += d;
+        for (unsigned k = 0; k < SAMPLE_FIELDS; k++) {
+            in = get_varint(in, &d);
+            f[k] = (uint32_t)((int64_t)f[k] + d);
+        }
+        memset(&blk[i], 0, sizeof blk[i]);
+        blk[i].t = t;
+        blk[i].queued = f[0];
+        blk[i].running = f[1];
+        blk[i].units_used = f[2];
+        blk[i].gpus_busy = f[3];
+        blk[i].sms_busy = f[4];
+        for (uint32_t r = 0; r < n_res; r++) {
+            in = get_varint(in, &d);
+            ru[r] = (uint32_t)((pr ? (int64_t)pr[r] : 0) + d);
+        }
+        pr = ru;
+    }
+}
+
 static void record(world *w)
 {
     sim_time now = sim_now(w->ctx);
@@ -220,8 +340,12 @@ static void record(world *w)
     if (b == w->n_sblk) { /* a new block: the one before is final, it may go */
         if (w->sops && !w->sops_failed && b > 0) {
             SIM_ASSERT(b - 1 <= UINT32_MAX);
-            if (w->sops->put(w->sops_ctx, (uint32_t)(b - 1), w->sblk[b - 1], block_bytes(w)) ==
-                0) {
+            if (!w->pack) {
+                w->pack = xmalloc(pack_most(w), "samples");
+            }
+            size_t n = pack_block(w, w->sblk[b - 1]);
+            if (w->sops->put(w->sops_ctx, (uint32_t)(b - 1), w->pack, n) == 0) {
+                w->sblk_len[b - 1] = (uint32_t)n;
                 free(w->sblk[b - 1]);
                 w->sblk[b - 1] = NULL;
             } else {
@@ -231,6 +355,7 @@ static void record(world *w)
         if (w->n_sblk == w->cap_sblk) {
             w->cap_sblk = w->cap_sblk ? 2 * w->cap_sblk : 16;
             w->sblk = xrealloc(w->sblk, w->cap_sblk * sizeof *w->sblk, "samples");
+            w->sblk_len = xrealloc(w->sblk_len, w->cap_sblk * sizeof *w->sblk_len, "samples");
         }
         /* zeroed: a block written out carries every byte, padding included */
         w->sblk[w->n_sblk++] = xcalloc(1, block_bytes(w), "samples");
@@ -270,11 +395,12 @@ static world_sample *sample_block(const world *cw, size_t i)
     if (!sl->s) {
         sl->s = xmalloc(block_bytes(w), "samples");
     }
-    if (w->sops->get(w->sops_ctx, (uint32_t)b, sl->s, block_bytes(w)) != 0) {
-        fprintf(stderr, "slicesim: error: cannot read back %zu bytes of samples\n",
-                block_bytes(w));
+    if (w->sops->get(w->sops_ctx, (uint32_t)b, w->pack, w->sblk_len[b]) != 0) {
+        fprintf(stderr, "slicesim: error: cannot read back %u bytes of samples\n",
+                (unsigned)w->sblk_len[b]);
         abort();
     }
+    unpack_block(w, w->pack, sl->s);
     sl->blk = b;
     return sl->s;
 }
@@ -318,18 +444,24 @@ static void index_gpus(world *w, const job *j, bool on)
     uint32_t n = job_gpus(w, j, g);
     for (uint32_t k = 0; k < n; k++) {
         gpu_id x = g[k];
+        gpu_jobs *gj = &w->gpu_run[x];
         if (on) {
-            if (w->gpu_n[x] == w->gpu_cap[x]) {
-                w->gpu_cap[x] = w->gpu_cap[x] ? 2 * w->gpu_cap[x] : 4;
-                w->gpu_run[x] = xrealloc(w->gpu_run[x], w->gpu_cap[x] * sizeof(job_id), "gpu jobs");
+            if (gj->n == (gj->ext ? gj->cap : GPU_JOBS_IN)) {
+                uint32_t cap = 2 * gj->n;
+                job_id *ext = xmalloc(cap * sizeof(job_id), "gpu jobs");
+                memcpy(ext, gpu_jobs_list(gj), gj->n * sizeof(job_id));
+                free(gj->ext);
+                gj->ext = ext;
+                gj->cap = cap;
             }
-            w->gpu_run[x][w->gpu_n[x]++] = j->id;
+            gpu_jobs_list(gj)[gj->n++] = j->id;
         } else {
+            job_id *l = gpu_jobs_list(gj);
             uint32_t i = 0;
-            while (w->gpu_run[x][i] != j->id) {
+            while (l[i] != j->id) {
                 i++;
             }
-            w->gpu_run[x][i] = w->gpu_run[x][--w->gpu_n[x]];
+            l[i] = l[--gj->n];
         }
     }
     if (g != small) {
@@ -345,15 +477,15 @@ static double progress_now(const world *w, job_id id)
     return job_table_get(w->jobs, id)->spec.work_s - left;
 }
 
-/* Close job id's current rate segment at now: note the last checkpoint written in it. */
-static void advance_checkpoint(world *w, job_id id)
+/* Close the current rate segment of a job's state wj at now: note the last checkpoint written
+ * in it. */
+static void advance_checkpoint(world *w, wjob *wj)
 {
-    wjob *wj = wj_of(w, id);
     sim_time now = sim_now(w->ctx);
     if (wj->rate <= 0) { /* not started yet */
         return;
     }
-    double p = progress_now(w, id);
+    double p = progress_now(w, wj->id);
     if (w->checkpoint_s > 0) {
         double b = floor(p / w->checkpoint_s) * w->checkpoint_s;
         if (b > wj->ckpt_p) { /* written at seg_t + (b - seg_p) / rate, inside this segment */
@@ -371,7 +503,7 @@ static void set_rate(world *w, job_id id)
     double r = job_rate(w, id);
     wjob *wj = wj_of(w, id);
     if (r != wj->rate) { /* an unchanged cap costs the solver nothing */
-        advance_checkpoint(w, id);
+        advance_checkpoint(w, wj);
         wj->rate = r;
         fluid_set_rate_cap(w->fluid, wj->act, r);
     }
@@ -405,11 +537,14 @@ static void start_progress(world *w, job_id id)
 
 static void stop_progress(world *w, job_id id)
 {
-    size_t pos = wj_of(w, id)->run_pos;
+    wjob *wj = wj_of(w, id);
+    size_t pos = wj->run_pos;
     SIM_ASSERT(pos < w->n_run && w->run[pos] == id);
     w->run[pos] = w->run[--w->n_run];
-    wj_of(w, w->run[pos])->run_pos = pos;
-    wj_of(w, id)->act = FLUID_ACT_NONE;
+    if (pos < w->n_run) {
+        wj_of(w, w->run[pos])->run_pos = pos;
+    }
+    wj->act = FLUID_ACT_NONE;
     index_gpus(w, job_table_get(w->jobs, id), false);
     for (size_t i = 0; i < w->n_gang; i++) {
         if (w->gang[i] == id) {
@@ -432,8 +567,9 @@ static void rerate_neighbours(world *w, const job *j)
     gpu_id *g = j->n_units <= 16 ? small : xcalloc(j->n_units, sizeof *g, "job gpus");
     uint32_t n = job_gpus(w, j, g);
     for (uint32_t k = 0; k < n; k++) {
-        for (uint32_t i = 0; i < w->gpu_n[g[k]]; i++) {
-            job_id o = w->gpu_run[g[k]][i];
+        const job_id *l = gpu_jobs_clist(&w->gpu_run[g[k]]);
+        for (uint32_t i = 0; i < w->gpu_run[g[k]].n; i++) {
+            job_id o = l[i];
             if (o != j->id) {
                 set_rate(w, o);
             }
@@ -595,12 +731,15 @@ static void release(world *w, const job *j)
             cluster_give(w->c, j->units[k], j->spec.mem_bytes);
         }
     }
-    node_id *nodes = wj_of(w, j->id)->nodes;
+    wjob *wj = wj_of(w, j->id);
+    node_id *nodes = wj->nodes;
     for (uint32_t k = 0; nodes && k < j->spec.req.n_workers; k++) {
         cluster_node_give(w->c, nodes[k], j->spec.pod.cpu_milli, j->spec.pod.host_mem_bytes);
     }
-    free(nodes);
-    wj_of(w, j->id)->nodes = NULL;
+    if (nodes != &wj->node1) {
+        free(nodes);
+    }
+    wj->nodes = NULL;
 }
 
 /* Preempt running job id: it gives everything back and is queued again. */
@@ -682,12 +821,15 @@ static void apply(world *w)
             push_ended(w, d.job);
             continue;
         }
-        node_id *nodes = xcalloc(j->spec.req.n_workers, sizeof(node_id), "worker nodes");
+        wjob *wj = wj_of(w, d.job);
+        node_id *nodes = j->spec.req.n_workers == 1
+                             ? &wj->node1
+                             : xcalloc(j->spec.req.n_workers, sizeof(node_id), "worker nodes");
         for (uint32_t k = 0; k < j->spec.req.n_workers; k++) {
             nodes[k] = worker_node(w, j, &d, k);
             cluster_node_take(w->c, nodes[k], j->spec.pod.cpu_milli, j->spec.pod.host_mem_bytes);
         }
-        wj_of(w, d.job)->nodes = nodes;
+        wj->nodes = nodes;
         job_start(w->jobs, d.job, now, d.units, d.n_units);
         w->tot.n_running++;
         start_progress(w, d.job);
@@ -911,8 +1053,8 @@ static int comp_verify(const sim_ctx *ctx, const void *state, char *why, size_t 
         }
     }
     for (gpu_id g = 0; g < cluster_n_gpus(w->c) && rc == 0; g++) {
-        for (uint32_t i = 0; i < w->gpu_n[g] && rc == 0; i++) {
-            const job *j = job_table_get(w->jobs, w->gpu_run[g][i]);
+        for (uint32_t i = 0; i < w->gpu_run[g].n && rc == 0; i++) {
+            const job *j = job_table_get(w->jobs, gpu_jobs_clist(&w->gpu_run[g])[i]);
             uint32_t on_g = 0;
             for (uint32_t u = 0; u < j->n_units; u++) {
                 dev_id x = j->units[u];
@@ -1001,9 +1143,7 @@ int world_create(const world_cfg *cfg, job_table *jobs, diag *d, src_loc at, wor
     w->sslot[0].blk = w->sslot[1].blk = SIZE_MAX;
     size_t n_jobs = job_table_count(jobs);
     uint32_t n_gpus = cluster_n_gpus(c);
-    w->gpu_run = xcalloc(n_gpus ? n_gpus : 1, sizeof(job_id *), "gpu jobs");
-    w->gpu_n = xcalloc(n_gpus ? n_gpus : 1, sizeof(uint32_t), "gpu jobs");
-    w->gpu_cap = xcalloc(n_gpus ? n_gpus : 1, sizeof(uint32_t), "gpu jobs");
+    w->gpu_run = xcalloc(n_gpus ? n_gpus : 1, sizeof *w->gpu_run, "gpu jobs");
     w->tot.n_pending = (uint32_t)n_jobs;
     for (gpu_id g = 0; g < cluster_n_gpus(c); g++) {
         const gpu_type *t = cluster_gpu_get(c, g)->type;
@@ -1031,13 +1171,15 @@ void world_destroy(world *w)
     decision_buf_destroy(w->dec);
     for (size_t i = 0; i < w->cap_wj; i++) {
         if (w->wj_key[i] != WJ_EMPTY) {
-            free(w->wj_val[i]->nodes);
+            if (w->wj_val[i]->nodes != &w->wj_val[i]->node1) {
+                free(w->wj_val[i]->nodes);
+            }
             free(w->wj_val[i]);
         }
     }
     job_table_destroy(w->jobs);
     for (gpu_id g = 0; w->gpu_run && g < cluster_n_gpus(w->c); g++) {
-        free(w->gpu_run[g]);
+        free(w->gpu_run[g].ext);
     }
     cluster_destroy(w->c);
     free(w->wj_key);
@@ -1045,8 +1187,6 @@ void world_destroy(world *w)
     free(w->run);
     free(w->gang);
     free(w->gpu_run);
-    free(w->gpu_n);
-    free(w->gpu_cap);
     free(w->ended);
     free(w->killed);
     free(w->timers);
@@ -1058,6 +1198,8 @@ void world_destroy(world *w)
     free(w->sblk);
     free(w->sslot[0].s);
     free(w->sslot[1].s);
+    free(w->sblk_len);
+    free(w->pack);
     free(w);
 }
 
@@ -1131,8 +1273,8 @@ const job_id *world_gang_jobs(const world *w, size_t *n)
 const job_id *world_gpu_jobs(const world *w, gpu_id g, uint32_t *n)
 {
     SIM_ASSERT(g < cluster_n_gpus(w->c));
-    *n = w->gpu_n[g];
-    return w->gpu_run[g];
+    *n = w->gpu_run[g].n;
+    return gpu_jobs_clist(&w->gpu_run[g]);
 }
 
 size_t world_n_samples(const world *w)
@@ -1199,7 +1341,7 @@ static void requeue_running(world *w, job_id id, world_kill_info *info)
     const job *j = job_table_get(w->jobs, id);
     SIM_ASSERT(j->state == JOB_RUNNING);
     sim_time now = sim_now(w->ctx);
-    advance_checkpoint(w, id);
+    advance_checkpoint(w, wj_of(w, id));
     const wjob *wj = wj_get(w, id);
     double p = wj->seg_p, kept = wj->ckpt_p;
     if (info) {

@@ -411,6 +411,9 @@ bool pol_first_fit(const cluster_view *cv, pol_scratch *s, const pol_job *j, dev
             dev_id best = first + count;
             uint32_t best_used = 0;
             for (dev_id d = first; d < first + count; d++) {
+                if (pol_device_resource(cv, d) != r) { /* not allowed: no need to look further */
+                    continue;
+                }
                 pol_device pd;
                 pol_device_get(cv, d, &pd);
                 uint32_t f = device_allowed(cv, j, r, &pd) ? pol_scratch_free(s, cv, d) : 0;

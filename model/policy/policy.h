@@ -91,6 +91,8 @@ uint32_t pol_n_nodes(const cluster_view *cv);
 void pol_node_devices(const cluster_view *cv, node_id n, dev_id *first, uint32_t *count);
 /* Device d (from pol_node_devices) into *out. */
 void pol_device_get(const cluster_view *cv, dev_id d, pol_device *out);
+/* Device d's resource (pol_device.resource), without the rest of pol_device_get. */
+res_id pol_device_resource(const cluster_view *cv, dev_id d);
 /* Job j (any job the policy was told about) into *out. */
 void pol_job_get(const cluster_view *cv, job_id j, pol_job *out);
 /* GPUs (ids 0 .. n-1, node-major); GPU g's catalog type (re-partitioners enumerate its layouts)

@@ -38,6 +38,11 @@ void pol_device_get(const cluster_view *cv, dev_id d, pol_device *out)
     out->mem_used_bytes = cd->mem_used_bytes;
 }
 
+res_id pol_device_resource(const cluster_view *cv, dev_id d)
+{
+    return cluster_device_get(cv->c, d)->resource;
+}
+
 void pol_job_get(const cluster_view *cv, job_id id, pol_job *out)
 {
     const job *j = job_table_get(cv->jobs, id);
