@@ -17,6 +17,7 @@ struct cluster {
     dev_id *node_first; /* n_nodes + 1: devices of node n are node_first[n] .. [n+1]-1 */
     cluster_gpu *gpus;
     cluster_device *devs;
+    res_id *dev_res; /* each device's resource, packed (a node's devices in two cache lines) */
     char **res_names; /* n_res, in order of first advertisement */
     uint32_t *cap;    /* n_nodes * n_res: units advertised */
     uint32_t *used;   /* n_nodes * n_res: units in use */
@@ -332,6 +333,7 @@ static void add_device(cluster *c, const cluster_gpu_cfg *g, node_id node, gpu_i
     d->profile = p;
     d->mig_start = p ? start : -1;
     d->resource = intern(c, name);
+    c->dev_res[c->n_devs - 1] = d->resource;
     d->sharing = shared ? g->sharing : CLUSTER_SHARE_NONE;
     d->slots = replicas;
     d->one_per_request =
@@ -403,6 +405,7 @@ int cluster_create(const cluster_cfg *cfg, cluster **out, char *why, size_t why_
     c->node_ver = xcalloc(cfg->n_nodes, sizeof(uint64_t), "node versions");
     c->gpus = xcalloc(n_gpus ? n_gpus : 1, sizeof(cluster_gpu), "cluster gpus");
     c->devs = xcalloc(n_devs ? n_devs : 1, sizeof(cluster_device), "cluster devices");
+    c->dev_res = xcalloc(n_devs ? n_devs : 1, sizeof(res_id), "cluster devices");
     for (node_id n = 0; n < cfg->n_nodes; n++) {
         const cluster_node_cfg *nc = &cfg->nodes[n];
         c->node_names[n] = xstrdup(nc->name, "node name");
@@ -506,6 +509,7 @@ void cluster_destroy(cluster *c)
     free(c->res_names);
     free(c->gpus);
     free(c->devs);
+    free(c->dev_res);
     free(c->cap);
     free(c->used);
     free(c->blocked);
@@ -561,6 +565,12 @@ const cluster_device *cluster_device_get(const cluster *c, dev_id d)
 {
     SIM_ASSERT(d < c->n_devs);
     return &c->devs[d];
+}
+
+res_id cluster_device_resource(const cluster *c, dev_id d)
+{
+    SIM_ASSERT(d < c->n_devs);
+    return c->dev_res[d];
 }
 
 const char *cluster_resource_name(const cluster *c, res_id r)

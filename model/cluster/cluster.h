@@ -170,6 +170,8 @@ const char *cluster_node_name(const cluster *c, node_id n);
 /* GPU and device by id (id < count). */
 const cluster_gpu *cluster_gpu_get(const cluster *c, gpu_id g);
 const cluster_device *cluster_device_get(const cluster *c, dev_id d);
+/* Device d's resource (its cluster_device.resource, read from a packed array). */
+res_id cluster_device_resource(const cluster *c, dev_id d);
 /* Resource name by id (owned by the cluster), and id by name; false when not advertised (or
  * name is NULL: a CPU-only pod asks for none). */
 const char *cluster_resource_name(const cluster *c, res_id r);

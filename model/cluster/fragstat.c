@@ -117,36 +117,37 @@ size_t fragstat_curve(const cluster *c, const job_table *t, double step, fragsta
     size_t n_g = 0, cap_g = 64;
     gpu_id *gpus = xcalloc(cap_g, sizeof *gpus, "curve jobs");
     /* ends, then submissions, then starts, each by job: a stable sort by time then gives the
-     * order (time, kind, job), so at equal times ends free first and starts follow */
-    for (int kind = 0; kind < 3; kind++) {
-        for (job_id j = 0; j < n_jobs; j++) {
-            const job *jb = job_table_get(t, j);
-            if (kind == 0) {
-                frag_pod p = shape_of(&jb->spec);
-                milli[j] = p.milli;
-                gw[j] = p.n_gpu * jb->spec.req.n_workers;
-                g_first[j] = (uint32_t)n_g;
-                for (uint32_t u = 0; u < jb->n_units; u++) {
-                    if (n_g == cap_g) {
-                        cap_g *= 2;
-                        gpus = xrealloc(gpus, cap_g * sizeof *gpus, "curve jobs");
-                    }
-                    gpus[n_g++] = cluster_device_get(c, jb->units[u])->gpu;
-                }
-                SIM_ASSERT(n_g <= UINT32_MAX);
-                g_first[j + 1] = (uint32_t)n_g;
+     * order (time, kind, job), so at equal times ends free first and starts follow. One pass in
+     * id order (each kind in its third of ev, closed up after): a spilled page is read once. */
+    size_t n_kind[3] = {0, 0, 0};
+    for (job_id j = 0; j < n_jobs; j++) {
+        const job *jb = job_table_get(t, j);
+        frag_pod p = shape_of(&jb->spec);
+        milli[j] = p.milli;
+        gw[j] = p.n_gpu * jb->spec.req.n_workers;
+        g_first[j] = (uint32_t)n_g;
+        for (uint32_t u = 0; u < jb->n_units; u++) {
+            if (n_g == cap_g) {
+                cap_g *= 2;
+                gpus = xrealloc(gpus, cap_g * sizeof *gpus, "curve jobs");
             }
-            bool on = kind == 1   ? jb->state != JOB_PENDING
-                      : kind == 2 ? jb->state == JOB_RUNNING || jb->state == JOB_DONE
-                                  : jb->state == JOB_DONE;
-            if (on) {
-                ev[n_ev++] = (cevent){kind == 0   ? jb->end
-                                      : kind == 1 ? jb->spec.submit
-                                                  : jb->start,
-                                      kind, j};
-            }
+            gpus[n_g++] = cluster_device_get(c, jb->units[u])->gpu;
+        }
+        SIM_ASSERT(n_g <= UINT32_MAX);
+        g_first[j + 1] = (uint32_t)n_g;
+        if (jb->state == JOB_DONE) {
+            ev[n_kind[0]++] = (cevent){jb->end, 0, j};
+        }
+        if (jb->state != JOB_PENDING) {
+            ev[n_jobs + n_kind[1]++] = (cevent){jb->spec.submit, 1, j};
+        }
+        if (jb->state == JOB_RUNNING || jb->state == JOB_DONE) {
+            ev[2 * n_jobs + n_kind[2]++] = (cevent){jb->start, 2, j};
         }
     }
+    memmove(ev + n_kind[0], ev + n_jobs, n_kind[1] * sizeof *ev);
+    memmove(ev + n_kind[0] + n_kind[1], ev + 2 * n_jobs, n_kind[2] * sizeof *ev);
+    n_ev = n_kind[0] + n_kind[1] + n_kind[2];
     sort_by_time(ev, n_ev);
     uint32_t n_gpus = cluster_n_gpus(c);
     uint32_t *held = xcalloc(n_gpus ? n_gpus : 1, sizeof(uint32_t), "curve gpus");

@@ -62,6 +62,12 @@ static const job_id *gpu_jobs_clist(const gpu_jobs *g)
     return g->ext ? g->ext : g->in;
 }
 
+/* A slot of the map of running jobs' states: key and value side by side (one miss a lookup). */
+typedef struct wj_entry {
+    job_id key;
+    wjob *val;
+} wj_entry;
+
 typedef struct wtimer {
     world_timer_fn *fn;
     void *ctx;
@@ -83,9 +89,10 @@ struct world {
     decision_buf *dec;
     /* the state of each running job (placed until it stops), by id: an open-addressing map of
      * cap_wj slots (a power of two, at most half full), so memory follows the running jobs */
-    job_id *wj_key; /* WJ_EMPTY: a free slot */
-    wjob **wj_val;
+    wj_entry *wj; /* key WJ_EMPTY: a free slot */
     size_t n_wj, cap_wj;
+    wjob **wj_spare; /* states of jobs that stopped, for reuse */
+    size_t n_wj_spare, cap_wj_spare;
     job_id *run; /* running jobs (unordered set; positions in wjob.run_pos) */
     size_t n_run, cap_run;
     job_id *gang; /* running jobs with two or more workers, in start order */
@@ -140,7 +147,7 @@ struct world {
 static size_t wj_slot(const world *w, job_id id)
 {
     size_t m = w->cap_wj - 1, i = ((uint64_t)id * 0x9E3779B97F4A7C15u >> 32) & m;
-    while (w->wj_key[i] != WJ_EMPTY && w->wj_key[i] != id) {
+    while (w->wj[i].key != WJ_EMPTY && w->wj[i].key != id) {
         i = (i + 1) & m;
     }
     return i;
@@ -148,24 +155,19 @@ static size_t wj_slot(const world *w, job_id id)
 
 static void wj_grow(world *w)
 {
-    job_id *k = w->wj_key;
-    wjob **v = w->wj_val;
+    wj_entry *e = w->wj;
     size_t old = w->cap_wj;
     w->cap_wj = old ? 2 * old : 64;
-    w->wj_key = xmalloc(w->cap_wj * sizeof *w->wj_key, "running jobs' state");
-    w->wj_val = xcalloc(w->cap_wj, sizeof *w->wj_val, "running jobs' state");
+    w->wj = xcalloc(w->cap_wj, sizeof *w->wj, "running jobs' state");
     for (size_t i = 0; i < w->cap_wj; i++) {
-        w->wj_key[i] = WJ_EMPTY;
+        w->wj[i].key = WJ_EMPTY;
     }
     for (size_t i = 0; i < old; i++) {
-        if (k[i] != WJ_EMPTY) {
-            size_t j = wj_slot(w, k[i]);
-            w->wj_key[j] = k[i];
-            w->wj_val[j] = v[i];
+        if (e[i].key != WJ_EMPTY) {
+            w->wj[wj_slot(w, e[i].key)] = e[i];
         }
     }
-    free(k);
-    free(v);
+    free(e);
 }
 
 /* The world's state of job id, made on first use (a job being placed). Stable until wj_drop
@@ -176,45 +178,50 @@ static wjob *wj_of(world *w, job_id id)
         wj_grow(w);
     }
     size_t i = wj_slot(w, id);
-    if (w->wj_key[i] == WJ_EMPTY) {
-        w->wj_key[i] = id;
-        w->wj_val[i] = xmalloc(sizeof(wjob), "running job");
-        *w->wj_val[i] = (wjob){.w = w, .id = id, .act = FLUID_ACT_NONE};
+    if (w->wj[i].key == WJ_EMPTY) {
+        wjob *wj = w->n_wj_spare ? w->wj_spare[--w->n_wj_spare]
+                                 : xmalloc(sizeof(wjob), "running job");
+        *wj = (wjob){.w = w, .id = id, .act = FLUID_ACT_NONE};
+        w->wj[i] = (wj_entry){id, wj};
         w->n_wj++;
     }
-    return w->wj_val[i];
+    return w->wj[i].val;
 }
 
 /* The state of a job known to have one (running). */
 static const wjob *wj_get(const world *w, job_id id)
 {
     size_t i = w->cap_wj ? wj_slot(w, id) : 0;
-    SIM_ASSERT(w->cap_wj && w->wj_key[i] == id);
-    return w->wj_val[i];
+    SIM_ASSERT(w->cap_wj && w->wj[i].key == id);
+    return w->wj[i].val;
 }
 
-/* Job id stopped running: its state goes (backward-shift deletion keeps every probe chain). */
+/* Job id stopped running: its state goes (backward-shift deletion keeps every probe chain); the
+ * struct is kept for the next job placed (at most as many as ran at once). */
 static void wj_drop(world *w, job_id id)
 {
     size_t m = w->cap_wj - 1, i = wj_slot(w, id);
-    SIM_ASSERT(w->wj_key[i] == id && w->wj_val[i]->nodes == NULL);
-    free(w->wj_val[i]);
+    SIM_ASSERT(w->wj[i].key == id && w->wj[i].val->nodes == NULL);
+    if (w->n_wj_spare == w->cap_wj_spare) {
+        w->cap_wj_spare = w->cap_wj_spare ? 2 * w->cap_wj_spare : 64;
+        w->wj_spare = xrealloc(w->wj_spare, w->cap_wj_spare * sizeof *w->wj_spare,
+                               "running jobs' state");
+    }
+    w->wj_spare[w->n_wj_spare++] = w->wj[i].val;
     w->n_wj--;
     for (size_t j = (i + 1) & m;; j = (j + 1) & m) {
-        if (w->wj_key[j] == WJ_EMPTY) {
+        if (w->wj[j].key == WJ_EMPTY) {
             break;
         }
-        size_t home = ((uint64_t)w->wj_key[j] * 0x9E3779B97F4A7C15u >> 32) & m;
+        size_t home = ((uint64_t)w->wj[j].key * 0x9E3779B97F4A7C15u >> 32) & m;
         /* move j back to i when its home is not in (i, j] (cyclically) */
         bool stays = i <= j ? (home > i && home <= j) : (home > i || home <= j);
         if (!stays) {
-            w->wj_key[i] = w->wj_key[j];
-            w->wj_val[i] = w->wj_val[j];
+            w->wj[i] = w->wj[j];
             i = j;
         }
     }
-    w->wj_key[i] = WJ_EMPTY;
-    w->wj_val[i] = NULL;
+    w->wj[i] = (wj_entry){WJ_EMPTY, NULL};
 }
 
 /* ---- sampling ------------------------------------------------------------------------------ */
@@ -333,7 +340,9 @@ static void record(world *w)
 {
     sim_time now = sim_now(w->ctx);
     uint32_t n_res = cluster_n_resources(w->c);
-    if (w->n_samples > 0 && world_sample_get(w, w->n_samples - 1)->t == now) {
+    /* the last sample is in the newest block, which stays in memory */
+    if (w->n_samples > 0 &&
+        w->sblk[(w->n_samples - 1) / SAMPLE_BLOCK][(w->n_samples - 1) % SAMPLE_BLOCK].t == now) {
         w->n_samples--; /* the state at a time is its last state */
     }
     size_t i = w->n_samples, b = i / SAMPLE_BLOCK;
@@ -1170,11 +1179,11 @@ void world_destroy(world *w)
     sim_destroy(w->ctx);
     decision_buf_destroy(w->dec);
     for (size_t i = 0; i < w->cap_wj; i++) {
-        if (w->wj_key[i] != WJ_EMPTY) {
-            if (w->wj_val[i]->nodes != &w->wj_val[i]->node1) {
-                free(w->wj_val[i]->nodes);
+        if (w->wj[i].key != WJ_EMPTY) {
+            if (w->wj[i].val->nodes != &w->wj[i].val->node1) {
+                free(w->wj[i].val->nodes);
             }
-            free(w->wj_val[i]);
+            free(w->wj[i].val);
         }
     }
     job_table_destroy(w->jobs);
@@ -1182,8 +1191,11 @@ void world_destroy(world *w)
         free(w->gpu_run[g].ext);
     }
     cluster_destroy(w->c);
-    free(w->wj_key);
-    free(w->wj_val);
+    free(w->wj);
+    for (size_t i = 0; i < w->n_wj_spare; i++) {
+        free(w->wj_spare[i]);
+    }
+    free(w->wj_spare);
     free(w->run);
     free(w->gang);
     free(w->gpu_run);

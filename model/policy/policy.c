@@ -253,18 +253,24 @@ static void scratch_take(pol_scratch *s, dev_id d)
     s->taken[s->n++] = d;
 }
 
+/* Free units of device pd (as pol_device_get gave it), less those recorded in s. */
+static uint32_t scratch_free_of(const pol_scratch *s, const pol_device *pd)
+{
+    uint32_t free_units = pd->free;
+    for (size_t i = 0; i < s->n_given; i++) {
+        free_units += s->given[i] == pd->id;
+    }
+    for (size_t i = 0; i < s->n; i++) {
+        free_units -= s->taken[i] == pd->id;
+    }
+    return free_units;
+}
+
 uint32_t pol_scratch_free(const pol_scratch *s, const cluster_view *cv, dev_id d)
 {
     pol_device pd;
     pol_device_get(cv, d, &pd);
-    uint32_t free_units = pd.free;
-    for (size_t i = 0; i < s->n_given; i++) {
-        free_units += s->given[i] == d;
-    }
-    for (size_t i = 0; i < s->n; i++) {
-        free_units -= s->taken[i] == d;
-    }
-    return free_units;
+    return scratch_free_of(s, &pd);
 }
 
 /* Units of resource r free on node n, less those recorded in s. */
@@ -416,7 +422,7 @@ bool pol_first_fit(const cluster_view *cv, pol_scratch *s, const pol_job *j, dev
                 }
                 pol_device pd;
                 pol_device_get(cv, d, &pd);
-                uint32_t f = device_allowed(cv, j, r, &pd) ? pol_scratch_free(s, cv, d) : 0;
+                uint32_t f = device_allowed(cv, j, r, &pd) ? scratch_free_of(s, &pd) : 0;
                 if (f > 0 && (best == first + count || pd.slots - f < best_used)) {
                     best = d;
                     best_used = pd.slots - f;

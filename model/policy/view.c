@@ -40,7 +40,7 @@ void pol_device_get(const cluster_view *cv, dev_id d, pol_device *out)
 
 res_id pol_device_resource(const cluster_view *cv, dev_id d)
 {
-    return cluster_device_get(cv->c, d)->resource;
+    return cluster_device_resource(cv->c, d);
 }
 
 void pol_job_get(const cluster_view *cv, job_id id, pol_job *out)
