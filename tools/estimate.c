@@ -11,12 +11,27 @@
 /* Sizes per item, measured on the opt build: 200 000 one-GPU jobs on 16 A100s (2 nodes) wrote
  * 415 bytes of run.json and 116 bytes of jobs.csv per job; a timeseries row is 41 bytes with one
  * resource column and grows ~12 bytes per column. Rounded up, so that the estimate errs on the
- * large side. Memory per job (bench run, 20 000 against 100 000 one-minute jobs on 16 A100s):
- * 330 B with jobs.csv alone, 1.0 KiB when run.json is written too. */
+ * large side. Memory per job when every job is held (a trace or services: all jobs generated
+ * before the run; bench run, 20 000 against 100 000 one-minute jobs on 16 A100s): 330 B with
+ * jobs.csv alone, 1.0 KiB when run.json is written too. */
 #define EST_RUN_JSON_BYTES_PER_JOB 600.0
 #define EST_JOBS_CSV_BYTES_PER_JOB 160.0
 #define EST_MEMORY_BYTES_PER_JOB 400.0
 #define EST_MEMORY_BYTES_PER_JOB_RUN_JSON 700.0
+/* A run of synthetic classes alone streams its jobs (docs/engine.md): memory follows the jobs
+ * in the system, each with its page neighbours, its running state and events; what every job
+ * leaves is the summary's arrays of waits and JCTs (16 B) and, with run.json, its metrics' arrays,
+ * activity records and allocation-curve events. Release build, slicesim bench run:
+ * synth-100k-10m (10 M jobs, ~170 000 running, jobs.csv) peaked at 260 MB, of which 31 MB are
+ * the program and its cluster (the same run over 10 s) and 160 MB the summary's arrays: 400 B per
+ * running job; synth-10k-1m (1 M jobs, ~15 000 running) at 35 MB without run.json (~800 B per
+ * running job) and at 281 MB with it (260 B per job). A job that waits holds less (its record in
+ * its page, its place in the queue): 20 000 one-minute jobs on 16 A100s, half of them queued at
+ * the end, peaked at 9 MB with jobs.csv (260 B per queued job). Rounded up. */
+#define EST_MEMORY_BYTES_PER_LIVE_JOB 1024.0
+#define EST_MEMORY_BYTES_PER_QUEUED_JOB 512.0
+#define EST_MEMORY_BYTES_PER_STREAMED_JOB 16.0
+#define EST_MEMORY_BYTES_PER_STREAMED_JOB_RUN_JSON 260.0
 #define EST_ROW_BYTES 64.0
 #define EST_ROW_BYTES_PER_RESOURCE 16.0
 #define EST_RESOURCES_PER_GROUP 3.0 /* resource names a node group may advertise, at most */
@@ -81,6 +96,30 @@ static double class_jobs(const scenario_spec *s, const scenario_job_class *j)
                                               : floor(span_s / sim_time_to_s(j->interval_ns)) + 1;
     }
     return j->count > 0 && (double)j->count < n ? (double)j->count : n;
+}
+
+/* Jobs of class j in the system at once (Little's law: arrivals per second times the mean
+ * duration, at most every job of the class); every job when the duration is not known before the
+ * run (stated as work for a profile). *units gets the units they hold. */
+static double class_live(const scenario_spec *s, const scenario_job_class *j, double n,
+                         double *units)
+{
+    const scenario_duration *d = &j->duration;
+    double span_s = sim_time_to_s(s->horizon_ns - j->start_ns);
+    double mean_s = d->dist == SCN_DUR_FIXED         ? sim_time_to_s(d->value_ns)
+                    : d->dist == SCN_DUR_EXPONENTIAL ? sim_time_to_s(d->mean_ns)
+                    : d->dist == SCN_DUR_LOGNORMAL
+                        ? sim_time_to_s(d->median_ns) * exp(d->sigma * d->sigma / 2)
+                        : -1;
+    double live = n;
+    if (j->samples <= 0 && mean_s >= 0 && span_s > 0) {
+        double per_s = n / span_s; /* arrivals per second, as class_jobs counts them */
+        live = per_s * (mean_s < span_s ? mean_s : span_s);
+        live = live < n ? live : n;
+    }
+    double workers = j->workers ? j->workers : 1;
+    *units = live * workers * (j->request.count ? j->request.count : 1);
+    return live;
 }
 
 /* Devices of one GPU of group g: 1 whole (time-sliced or MPS: one device with replicas), the
@@ -275,9 +314,11 @@ void est_scenario(const scenario_spec *s, const gpu_catalog *cat, double extra_j
 {
     memset(e, 0, sizeof *e);
     e->top_class = s->workload.n_jobs;
-    double top = -1;
+    double top = -1, live = 0, live_units = 0;
     for (size_t i = 0; i < s->workload.n_jobs; i++) {
-        double n = class_jobs(s, &s->workload.jobs[i]);
+        double n = class_jobs(s, &s->workload.jobs[i]), units = 0;
+        live += class_live(s, &s->workload.jobs[i], n, &units);
+        live_units += units;
         e->jobs += n;
         if (n > top) {
             top = n;
@@ -311,10 +352,27 @@ void est_scenario(const scenario_spec *s, const gpu_catalog *cat, double extra_j
         e->output_bytes += listed * EST_JOBS_CSV_BYTES_PER_JOB;
     }
     e->events_by[EST_SRC_JOBS] = e->jobs * EST_EVENTS_PER_JOB;
-    e->mem_by[EST_SRC_JOBS] =
-        e->jobs * (EST_MEMORY_BYTES_PER_JOB +
-                   (files & SCN_OUT_RUN_JSON ? EST_MEMORY_BYTES_PER_JOB_RUN_JSON : 0)) +
-        e->spares * EST_MEMORY_BYTES_PER_SPARE;
+    bool streamed = !cfg_present(s->workload.trace.at) && s->n_services == 0;
+    if (streamed) {
+        /* more units asked for at once than the cluster has devices: the excess waits, and
+         * jobs pile up in the queue in that proportion */
+        double queued = 0;
+        if (live_units > e->devices && live_units > 0) {
+            queued = (1 - e->devices / live_units) * e->jobs;
+            queued = live + queued < e->jobs ? queued : e->jobs - live;
+        }
+        e->live = live + queued;
+        e->mem_by[EST_SRC_JOBS] =
+            live * EST_MEMORY_BYTES_PER_LIVE_JOB + queued * EST_MEMORY_BYTES_PER_QUEUED_JOB +
+            e->jobs * (EST_MEMORY_BYTES_PER_STREAMED_JOB +
+                       (files & SCN_OUT_RUN_JSON ? EST_MEMORY_BYTES_PER_STREAMED_JOB_RUN_JSON : 0));
+    } else {
+        e->live = e->jobs + e->spares;
+        e->mem_by[EST_SRC_JOBS] =
+            e->jobs * (EST_MEMORY_BYTES_PER_JOB +
+                       (files & SCN_OUT_RUN_JSON ? EST_MEMORY_BYTES_PER_JOB_RUN_JSON : 0)) +
+            e->spares * EST_MEMORY_BYTES_PER_SPARE;
+    }
     e->cpu_s += e->events_by[EST_SRC_JOBS] * EST_CPU_S_PER_JOB_EVENT;
     e->memory_bytes = EST_BASE_MEMORY_BYTES;
     for (int k = 0; k < EST_SRC_COUNT; k++) {

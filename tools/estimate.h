@@ -18,6 +18,12 @@
  *    (its most replicas x batch / the time of a batch alone on its partition, when known).
  *  - ticks: autoscaler steps (horizon / interval per autoscaled service) and re-partitioner
  *    steps (horizon / interval).
+ *  - jobs held at once: a run of synthetic classes alone streams its jobs (docs/engine.md), so
+ *    its memory follows each class's arrivals per second x mean duration (Little's law; every job
+ *    of a class whose duration is stated as work), plus, when those hold more units than the
+ *    cluster has devices, the excess's share of every job (they queue); each job also leaves a
+ *    few bytes to the end (the summary's arrays, run.json's metrics). A run with a trace or with
+ *    services holds every job.
  * Events (engine events executed), memory (peak resident memory, the program itself included),
  * output bytes and CPU seconds are these counts times per-item figures measured on the opt build
  * (see estimate.c). They tell a run that fits from one that needs orders of magnitude more, and
@@ -51,6 +57,7 @@ typedef enum est_source {
 typedef struct run_estimate {
     double jobs;            /* jobs submitted over the horizon (replica pods included) */
     double spares;          /* spare replica pods of autoscaled services (submitted on demand) */
+    double live; /* jobs held in memory at once: a streamed run's jobs in the system, else all */
     double timeseries_rows; /* rows of timeseries.csv (0 when not written) */
     double nodes, gpus, devices;
     double faults;   /* fault events (random process and listed) */

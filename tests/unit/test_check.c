@@ -92,9 +92,14 @@ Test(check, estimate_counts_jobs_rows_bytes)
     /* timeseries.csv 12 rows x (64 + 16 x 3 x 1 group) B, run.json + jobs.csv 108 jobs x
      * (600 + 160) B, metrics.om 12 samples x 8 GPUs x 1536 B */
     cr_assert_float_eq(e.output_bytes, 12 * 112.0 + 108 * 760.0 + 12 * 8 * 1536.0, 1e-6);
-    /* the program (6 MiB), 108 jobs x (400 + 700 for run.json's tree) B, 1 node x 200 B + 8 GPUs
-     * x (64 + 80) B */
-    cr_assert_float_eq(e.memory_bytes, 6 * 1048576.0 + 108 * 1100.0 + 200 + 8 * 144.0, 1e-6);
+    /* streamed: the jobs in the system at once (arrivals per second x 60 s: p 100 over 10 h,
+     * f 5 and g 3 over the 9 h from their start) x 1 KiB, each of the 108 jobs (16 B of the
+     * summary + 260 B of run.json's metrics), the program (6 MiB), 1 node x 200 B + 8 GPUs x
+     * (64 + 80) B */
+    double live = (100.0 / 36000 + 5.0 / 32400 + 3.0 / 32400) * 60;
+    cr_assert_float_eq(e.live, live, 1e-9);
+    cr_assert_float_eq(e.memory_bytes,
+                       6 * 1048576.0 + live * 1024 + 108 * 276.0 + 200 + 8 * 144.0, 1e-6);
     cr_assert_float_eq(e.events, 108 * 3.0, 1e-9);
     cr_assert_eq(diag_error_count(d), 0);
     diag_destroy(d);
@@ -130,7 +135,7 @@ Test(check, limits_are_configurable)
     expect_refused(bytes, 1,
                    "est.yaml:12:28: error: outputs.sample_interval: the run is too large: about "
                    "2.31e+05 bytes of output (limits.output 1024); " RAISE ", got '3600s'");
-    const char *mem[] = {"limits.memory=6411608B"}; /* the estimate: at the limit is allowed */
+    const char *mem[] = {"limits.memory=6322802B"}; /* the estimate, rounded up: allowed */
     diag *d = diag_create();
     run_estimate e;
     load(mem, 1, &e, d);
@@ -147,11 +152,12 @@ Test(check, check_prints_the_estimate_and_writes_nothing)
     /* nodes: whole 2 x 8 GPUs, mig 1 x 8, ts 1 x 4 = 4 nodes, 28 GPUs.
      * train: 2/h x 2 h = 4; notebook: min(10, 2 h / 5 min + 1 = 25) = 10; infer: 10/h x 2 h = 20;
      * no timeseries.csv (files: run.json, jobs.csv); output 34 x 760 B; memory 6 MiB + 34 x
-     * 1100 B + 4 nodes x 200 B + 28 GPUs x 64 B + 76 devices x 80 B (16 whole, 8 x 7 MIG, 4
-     * time-sliced); events 34 x 3 */
+     * 276 B (streamed: the summary's and run.json's per job; a fraction of a job at once) + 4
+     * nodes x 200 B + 28 GPUs x 64 B + 76 devices x 80 B (16 whole, 8 x 7 MIG, 4 time-sliced);
+     * events 34 x 3 */
     cr_assert_str_eq(out, "experiments/examples/small-mixed.yaml: ok (4 nodes, 28 GPUs, 3 job "
                           "classes)\nestimate: about 34 jobs, 0 timeseries rows, 0.0258 MB of "
-                          "output, 6.34 MB of memory\nestimate: about 102 events, 0.00041 s of "
+                          "output, 6.31 MB of memory\nestimate: about 102 events, 0.00041 s of "
                           "CPU (28 GPUs, 76 devices, 0 faults, 0 service requests, 0 autoscaler "
                           "and re-partitioner steps)\n");
 }
