@@ -15,7 +15,16 @@ static void push(actlog *a, sim_time t, dev_id d, double util, double sm)
     a->recs[a->n++] = (actlog_rec){t, d, util, sm};
 }
 
-/* Recompute and record the activity of every device of GPU g now. */
+/* What one job on a GPU adds to each device it holds a unit of. */
+typedef struct job_term {
+    const job *j;
+    double busy; /* the chance it keeps the device busy: idle *= 1 - busy */
+    double sm;   /* SM activity it adds */
+} job_term;
+
+/* Recompute and record the activity of every device of GPU g now. Each job's terms are
+ * computed once for the GPU (they were computed again for each of a MIG GPU's devices), then
+ * applied device by device in the same order: the same values. */
 static void gpu_activity(actlog *a, const world *w, gpu_id g)
 {
     const cluster *c = world_cluster(w);
@@ -23,20 +32,25 @@ static void gpu_activity(actlog *a, const world *w, gpu_id g)
     const cluster_gpu *cg = cluster_gpu_get(c, g);
     uint32_t n_on = 0;
     const job_id *on = world_gpu_jobs(w, g, &n_on);
+    job_term small[16];
+    job_term *t = n_on <= 16 ? small : xcalloc(n_on, sizeof *t, "device activity");
+    for (uint32_t i = 0; i < n_on; i++) {
+        const job *j = job_table_get(jt, on[i]);
+        if (isnan(a->job_g[on[i]])) {
+            jobrate_solo_activity(a->rc, c, &j->spec, j->units[0], &a->job_g[on[i]],
+                                  &a->job_s[on[i]]);
+        }
+        double r = world_job_rate(w, on[i]), gf = a->job_g[on[i]];
+        t[i] = (job_term){j, fmin(1.0, fmax(0.0, 1.0 - r * (1.0 - gf))),
+                          r * gf * a->job_s[on[i]]};
+    }
     for (dev_id d = cg->first_dev; d < cg->first_dev + cg->n_devs; d++) {
         double idle = 1.0, sm = 0.0;
         for (uint32_t i = 0; i < n_on; i++) {
-            const job *j = job_table_get(jt, on[i]);
-            if (isnan(a->job_g[on[i]])) {
-                jobrate_solo_activity(a->rc, c, &j->spec, j->units[0], &a->job_g[on[i]],
-                                      &a->job_s[on[i]]);
-            }
-            double r = world_job_rate(w, on[i]), gf = a->job_g[on[i]];
-            double b = fmin(1.0, fmax(0.0, 1.0 - r * (1.0 - gf)));
-            for (uint32_t u = 0; u < j->n_units; u++) {
-                if (j->units[u] == d) {
-                    idle *= 1.0 - b;
-                    sm += r * gf * a->job_s[on[i]];
+            for (uint32_t u = 0; u < t[i].j->n_units; u++) {
+                if (t[i].j->units[u] == d) {
+                    idle *= 1.0 - t[i].busy;
+                    sm += t[i].sm;
                 }
             }
         }
@@ -47,6 +61,9 @@ static void gpu_activity(actlog *a, const world *w, gpu_id g)
             a->last_util[d] = util;
             a->last_sm[d] = sm;
         }
+    }
+    if (t != small) {
+        free(t);
     }
 }
 

@@ -136,9 +136,12 @@ cJSON *out_config_json(const scenario_spec *s);
 cJSON *out_run_info(uint64_t seed, const char *scenario_path, const char *argv_line);
 /* Print a cJSON tree to f (formatted, trailing newline); 0 or SIM_EIO. */
 int out_write_json(FILE *f, const cJSON *root);
-/* Time-weighted mean over the run of a sample field (offsetof a uint32_t member of
- * world_sample), divided by denom (> 0). */
-double out_time_mean(const world *w, size_t field_off, double denom);
+/* Time-weighted means over the run of the samples' units_used, gpus_busy, sms_busy and queued,
+ * from one pass over the samples (each the same bits as a pass of its own). */
+typedef struct out_means {
+    double units, gpus, sms, queued;
+} out_means;
+void out_time_means(const world *w, out_means *m);
 /* run.json's metrics.faults (tools/out_faults.c): fault counts per kind, and per sharing mode
  * the kills, distinct jobs affected, lost GPU-hours and lost work hours; caller owns. */
 cJSON *out_faults_json(const fault_stats *st, double checkpoint_s);

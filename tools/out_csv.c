@@ -270,17 +270,15 @@ void out_summary(FILE *f, const world *w, const char *out_dir)
         fprintf(f, "jct:  mean %.1f s, p50 %.1f s, p95 %.1f s\n", sum_jct / (double)n_jct, p50,
                 stats_quantile_sorted(jct, n_jct, 0.95));
     }
+    out_means tm;
+    out_time_means(w, &tm);
     fprintf(f, "allocation (time-weighted to the horizon): %.1f%% of units, %.1f%% of GPUs busy, ",
-            100 * out_time_mean(w, offsetof(world_sample, units_used),
-                                at_least_1(cluster_units_total(c))),
-            100 *
-                out_time_mean(w, offsetof(world_sample, gpus_busy), at_least_1(cluster_n_gpus(c))));
+            100 * (tm.units / at_least_1(cluster_units_total(c))),
+            100 * (tm.gpus / at_least_1(cluster_n_gpus(c))));
     if (tot.n_gpus_no_sms) {
         fprintf(f, "n/a of SMs (no SM count for %s)\n", tot.no_sms_type);
     } else {
-        fprintf(f, "%.1f%% of SMs\n",
-                100 *
-                    out_time_mean(w, offsetof(world_sample, sms_busy), at_least_1(tot.sms_total)));
+        fprintf(f, "%.1f%% of SMs\n", 100 * (tm.sms / at_least_1(tot.sms_total)));
     }
     out_sched_summary(f, w);
     fprintf(f, "simulated %.1f s (last event at %.1f s) in %" PRIu64 " events; outputs in %s/\n",

@@ -238,29 +238,10 @@ cJSON *out_dist_json(double *x, size_t n)
     return o;
 }
 
-/* Time-weighted mean over [0, horizon] of sample field f, divided by denom (> 0). */
-static double tw_mean(const world *w, size_t field_off, double denom)
-{
-    size_t n = world_n_samples(w);
-    world_totals tot = world_get_totals(w);
-    SIM_ASSERT(n > 0);
-#define SAMPLE_VALUE(i) ((double)*(const uint32_t *)((const char *)world_sample_get(w, (i)) + field_off))
-    stats_timeavg a = stats_timeavg_make(world_sample_get(w, 0)->t, SAMPLE_VALUE(0));
-    for (size_t i = 1; i < n; i++) {
-        stats_timeavg_set(&a, world_sample_get(w, i)->t, SAMPLE_VALUE(i));
-    }
-#undef SAMPLE_VALUE
-    return stats_timeavg_mean(&a, tot.horizon) / denom;
-}
-
-double out_time_mean(const world *w, size_t field_off, double denom)
-{
-    return tw_mean(w, field_off, denom);
-}
-
 /* The time-weighted means over [0, horizon] of metrics' sample series, from one pass over the
  * samples (a million-job run has millions; a pass per series read them eight times): each series
- * is accumulated exactly as tw_mean does it alone, so the figures are the same bits. */
+ * is accumulated exactly as a pass of its own over that series would, so the figures are the same
+ * bits. */
 typedef struct tw_set {
     double units, gpus, sms, queued; /* units_used, gpus_busy, sms_busy, queued */
     double *res;                     /* units held of each resource; owned, free() */
@@ -304,6 +285,14 @@ static void tw_means(const world *w, tw_set *out)
         out->res[k] = stats_timeavg_mean(&r[k], horizon);
     }
     free(r);
+}
+
+void out_time_means(const world *w, out_means *m)
+{
+    tw_set tw;
+    tw_means(w, &tw);
+    *m = (out_means){tw.units, tw.gpus, tw.sms, tw.queued};
+    free(tw.res);
 }
 
 /* run.json's "metrics": small, so built as a tree. */

@@ -103,12 +103,12 @@ void runstats_compute(const world *w, runstats *out)
     const cluster *c = world_cluster(w);
     world_totals tot = world_get_totals(w);
     uint32_t units = cluster_units_total(c), gpus = cluster_n_gpus(c);
-    set(out, RS_UNITS_UTIL,
-        units ? out_time_mean(w, offsetof(world_sample, units_used), units) : 0);
-    set(out, RS_GPUS_BUSY, gpus ? out_time_mean(w, offsetof(world_sample, gpus_busy), gpus) : 0);
-    set(out, RS_SMS_BUSY,
-        tot.sms_total ? out_time_mean(w, offsetof(world_sample, sms_busy), tot.sms_total) : 0);
-    set(out, RS_QUEUED_MEAN, out_time_mean(w, offsetof(world_sample, queued), 1));
+    out_means tm;
+    out_time_means(w, &tm);
+    set(out, RS_UNITS_UTIL, units ? tm.units / units : 0);
+    set(out, RS_GPUS_BUSY, gpus ? tm.gpus / gpus : 0);
+    set(out, RS_SMS_BUSY, tot.sms_total ? tm.sms / tot.sms_total : 0);
+    set(out, RS_QUEUED_MEAN, tm.queued);
     set(out, RS_GPUS, gpus);
 }
 
