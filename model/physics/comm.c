@@ -356,7 +356,11 @@ int comm_ring_build(const comm_params *p, const comm_node *nodes, int n_nodes,
                 bool c = l == COMM_LINK_NVLINK && cal.hops > 0;
                 double a = c ? cal.alpha_s[pr] : p->alpha_s[l][pr];
                 double ll = c && cal.ll_max_bytes > 0 ? cal.ll_max_bytes : p->ll_max_bytes[l];
-                out->alpha_s[pr] = fmax(out->alpha_s[pr], a);
+                if (l == COMM_LINK_NIC && node_runs > 1) {
+                    out->alpha_net_s[pr] = a; /* the steps between nodes */
+                } else {
+                    out->alpha_s[pr] = fmax(out->alpha_s[pr], a);
+                }
                 out->ll_max_bytes = fmax(out->ll_max_bytes, ll);
             }
         }
@@ -493,6 +497,21 @@ double comm_ring_allreduce_time(const comm_params *p, const comm_ring *r, double
     }
     int depth = r->tree_depth > 0 ? r->tree_depth : log2_ceil(n);
     double tree = tree_s(depth, r->nodes, bytes, r->alpha_s[pr], beta_tree);
+    if (r->nodes >= 2) {
+        /* steps between nodes at the network's latency, the others at the node's (NCCL's
+         * tuner: a ring's 2(nodes-1) network steps, a tree's log2(nodes) each way); NCCL's
+         * tree moves its bytes at half its bus bandwidth, so LL's cap on that bus bandwidth
+         * holds its time to at least 2S / cap */
+        int net = 2 * (r->nodes - 1), up = log2_ceil(r->nodes);
+        ring = (2.0 * (n - 1) - net) * r->alpha_s[pr] + net * r->alpha_net_s[pr] +
+               2.0 * (n - 1) / n * bytes / beta;
+        tree = 2.0 * ((depth - up) * r->alpha_s[pr] + up * r->alpha_net_s[pr]) +
+               (r->nodes == 2 ? 1.0 : 2.0) * bytes / beta_tree;
+        if (ll) {
+            tree = fmax(tree, 2.0 * ((depth - up) * r->alpha_s[pr] + up * r->alpha_net_s[pr]) +
+                                  2.0 * bytes / p->nccl_ll_max_busbw[r->nodes > 2]);
+        }
+    }
     double t = r->call_s[pr] + (tree < ring ? tree : ring);
     if (r->nvls) {
         t = fmin(t, r->nvls_s + (n + 1.0) / n * bytes / rate);

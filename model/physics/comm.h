@@ -3,7 +3,9 @@
  * max-min sharing of those links between concurrent collectives (sim/maxmin's solver).
  *
  * Closed forms (n ranks, S bytes, per-step latency alpha, bus bandwidth beta of one flow):
- *   ring all-reduce      2(n-1) alpha + 2(n-1)/n * S / beta
+ *   ring all-reduce      2(n-1) alpha + 2(n-1)/n * S / beta      (over several nodes, 2(nodes-1)
+ *                        of the steps at the network's alpha, the rest at the node's; a tree's
+ *                        log2(nodes) steps each way likewise: see "per-step latency" below)
  *   ring reduce-scatter  (n-1) alpha + (n-1)/n * S / beta      (all-gather: the same)
  *   tree all-reduce      2 d alpha + 2 S / beta                (double binary tree: reduce then
  *                        broadcast, pipelined; every rank moves S each way in each phase), d the
@@ -46,7 +48,11 @@
  *           also staged through host memory (no GPUDirect RDMA from a MIG instance is assumed).
  * A ring's hops progress together, so a ring is one flow whose rate x (bytes/s per
  * hop) consumes c*x of every resource c of its hops cross; alone, x = min(capacity / c). Its
- * per-step latency is the largest alpha of the classes its hops use. Concurrent rings (several
+ * per-step latency inside a node is the largest alpha of the classes its hops there use; a step
+ * between nodes pays the NIC class's alpha instead, as NCCL's tuner costs them apart
+ * (src/graph/tuning.cc: a ring's 2(n-1) steps are 2(nodes-1) network steps at the network's
+ * latency and the rest at the intra-node one; a tree's 2((ranks per node - 1) intra + log2(nodes)
+ * network) steps; NCCL picks the cheaper). Concurrent rings (several
  * jobs, or neighbours on a shared NIC or PCIe root) get the max-min fair rates of sim/maxmin
  * (comm_share), a pure solver: the physics creates no engine.
  *
@@ -195,7 +201,10 @@ typedef struct comm_use {
 /* A ring over placed ranks, with the resources it crosses. */
 typedef struct comm_ring {
     int n_ranks;
-    double alpha_s[COMM_PROTO_COUNT]; /* per-step latency (largest of the classes crossed) */
+    double alpha_s[COMM_PROTO_COUNT]; /* per-step latency of a step inside a node (largest of
+                                         the classes crossed there) */
+    double alpha_net_s[COMM_PROTO_COUNT]; /* per-step latency of a step between nodes (the NIC
+                                             class's; 0 when the ring stays on one node) */
     double call_s[COMM_PROTO_COUNT];  /* fixed cost per call (calibrated NVLink; else 0: the
                                          model/physics/comm.yaml alphas hold it) */
     double ll_bw_frac;                /* LL bandwidth / Simple bandwidth on this ring */

@@ -171,12 +171,15 @@ Test(comm, nvls_on_a_multicast_node)
     comm_ring_fini(&ring);
 }
 
-/* NCCL's LL over the network runs at most at the tuner's cap (llMaxBws): 2 nodes x 2 GPUs, NIC
- * 12.5 x 0.8 = 10 GB/s, caps 3 GB/s (2 nodes) / 1.5 GB/s (more), tree LL at 1/4 of its rate.
- * 1 kB (LL; NIC alpha 7 us): ring 6 x 7e-6 + 1.5 x 1e3 / min(5e9, 3e9) = 42.5 us; tree (depth
- * 1 + 1 = 2, 2 nodes: S through each NIC) 4 x 7e-6 + 1e3 / min(2.5e9, 3e9) = 28.4 us: the tree.
- * Over 4 nodes of 1 GPU the cap is 1.5 GB/s: ring 6 x 7e-6 + 1.5e3 / 1.5e9 = 43 us, tree (depth
- * 2, 2S) 4 x 7e-6 + 2e3 / 1.5e9 = 29.333 us. */
+/* NCCL's LL over the network runs at most at the tuner's cap (llMaxBws, a bus bandwidth): 2
+ * nodes x 2 GPUs, NIC 12.5 x 0.8 = 10 GB/s, caps 3 GB/s (2 nodes) / 1.5 GB/s (more), tree LL at
+ * 1/4 of its rate; a step inside a node costs NVLink's alpha (LL 1 us), one between nodes the
+ * NIC's (7 us). 1 kB: ring 2(4-1) = 6 steps, 2 of them between nodes: 4 x 1e-6 + 2 x 7e-6 +
+ * 1.5 x 1e3 / min(5e9, 3e9) = 18.5 us; tree (1 step inside, 1 between, each way) 2 x (1e-6 +
+ * 7e-6) + 1e3 / min(2.5e9, 3e9), but a tree moves its bytes at half its bus bandwidth, so at
+ * least 2 x 1e3 / 3e9: 16 + 0.667 = 16.667 us: the tree. Over 4 nodes of 1 GPU every step is
+ * between nodes and the cap is 1.5 GB/s: ring 6 x 7e-6 + 1.5e3 / 1.5e9 = 43 us, tree (2 steps
+ * each way, 2S) 4 x 7e-6 + 2e3 / 1.5e9 = 29.333 us. */
 Test(comm, ll_over_the_network_is_capped)
 {
     comm_params p = hand_params();
@@ -190,7 +193,7 @@ Test(comm, ll_over_the_network_is_capped)
     cr_assert_eq(comm_ring_build(&p, nd, 2, r, 4, &ring, why, sizeof why), 0);
     NEAR(comm_ring_alone_rate(&ring), 10e9);
     cr_assert_eq(ring.nodes, 2);
-    NEAR(comm_ring_allreduce_time(&p, &ring, 1e3, 10e9), 28e-6 + 1e3 / 2.5e9);
+    NEAR(comm_ring_allreduce_time(&p, &ring, 1e3, 10e9), 16e-6 + 2e3 / 3e9);
     comm_ring_fini(&ring);
     comm_rank r4[4] = {{0, 0, false}, {1, 0, false}, {2, 0, false}, {3, 0, false}};
     cr_assert_eq(comm_ring_build(&p, nd, 4, r4, 4, &ring, why, sizeof why), 0);
@@ -237,10 +240,11 @@ Test(comm, nvlink_pairs_ring)
  * depth = (most ranks on a node - 1) + ceil(log2 nodes). One node of 4: depth 3, so the tree's
  * latency 2*3 alpha equals the ring's 2(n-1) alpha and its bandwidth term 2 S/x exceeds the
  * ring's 1.5 S/x: the ring always. Two nodes of 4 (8 ranks): depth 3 + 1 = 4 (a flat tree over
- * 8 ranks would be 3): 1 kB at 10 GB/s on LL (alpha 7e-6, the NIC's; 5 GB/s):
- * ring 14*7e-6 + 1.75*1000/5e9 = 9.835e-5 s; tree over 2 nodes (each node a root of one of
- * NCCL's two trees and a leaf of the other: S through each NIC, not 2S)
- * 8*7e-6 + 1000/5e9 = 5.62e-5 s. */
+ * 8 ranks would be 3): 1 kB at 10 GB/s on LL (5 GB/s; a step inside a node 1e-6, between
+ * nodes 7e-6, the NIC's): ring 12*1e-6 + 2*7e-6 + 1.75*1000/5e9 = 2.635e-5 s; tree over 2
+ * nodes (3 steps inside and 1 between, each way; each node a root of one of NCCL's two trees
+ * and a leaf of the other: S through each NIC, not 2S) 2*(3*1e-6 + 7e-6) + 1000/5e9 =
+ * 2.02e-5 s. */
 Test(comm, tree_is_a_chain_inside_a_node)
 {
     comm_params p = hand_params();
@@ -261,7 +265,7 @@ Test(comm, tree_is_a_chain_inside_a_node)
     comm_ring_fini(&r);
     cr_assert_eq(comm_ring_build(&p, nd, 2, two, 8, &r, why, sizeof why), 0);
     cr_assert_eq(r.tree_depth, 4);
-    NEAR(comm_ring_allreduce_time(&p, &r, 1000, 10e9), 5.62e-5);
+    NEAR(comm_ring_allreduce_time(&p, &r, 1000, 10e9), 2.02e-5);
     comm_ring_fini(&r);
 }
 

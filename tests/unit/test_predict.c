@@ -770,16 +770,19 @@ Test(predict, ddp_observations_alone_fit_a_profile)
     bool pinned;
     double g, alt, derived, solo = truth_unit_s(&fx, "full", 1, 0);
     fit_from_ddp_only(&fx, 50e6, &pinned, &g, &alt, &derived);
-    /* Two runs, two unknowns (the solo time and G), fitted exactly, but not the truth: the
+    /* Two runs, two unknowns (the solo time and G), fitted exactly, but not pinned: the
      * profile's host/GPU split is the prior's, so backward (which the buckets overlap) is not the
      * truth's length, and the runs trade solo time against exposed communication. The fit lands
-     * at G = 33.2 MB (2 buckets of 25 MiB at most) with the solo time 18.3 % low (5.619 against
-     * 6.880 ms per sample); 3 buckets at 70.8 MB fit as well with another solo time (the
-     * bucket count is an integer: the cost is a sawtooth in G), so G is NOT PINNED and the
-     * truth, 50 MB, lies between the two sizes the fit names */
+     * at G = 50 MB (2 buckets of 25 MiB at most) with the solo time 3.1 % high (7.090 against
+     * 6.880 ms per sample: the exposed all-reduce, whose steps between nodes pay the network's
+     * latency, is costed shorter than the truth's behind the prior's longer backward); 1 bucket
+     * at 22.4 MB fits as well with another solo time (the bucket count is an integer: the cost
+     * is a sawtooth in G), so G is NOT PINNED and the truth, 50 MB, lies within the two sizes
+     * the fit names */
     cr_assert_not(pinned, "G = %.9g", g);
-    cr_assert(fmin(g, alt) < 50e6 && 50e6 < fmax(g, alt), "G = %.9g, other %.9g", g, alt);
-    cr_assert(fabs(derived / solo - 0.8167) < 0.005, "derived %.9g s, truth %.9g s", derived,
+    cr_assert(fmin(g, alt) <= 50e6 * (1 + 1e-6) && 50e6 * (1 - 1e-6) <= fmax(g, alt),
+              "G = %.9g, other %.9g", g, alt);
+    cr_assert(fabs(derived / solo - 1.0305) < 0.005, "derived %.9g s, truth %.9g s", derived,
               solo);
     fit_from_ddp_only(&fx, 1e6, &pinned, &g, &alt, &derived);
     cr_assert_not(pinned, "G = %.9g", g);
