@@ -158,6 +158,24 @@ const char *build_advertised(const cluster *c, char *buf, size_t len)
     return buf;
 }
 
+/* The partition a device advertising `res` is (first such device of the empty cluster). */
+bool build_partition_for(const cluster *c, const char *res, partition_cfg *part)
+{
+    res_id want;
+    if (!cluster_resource_find(c, res, &want)) {
+        return false;
+    }
+    for (dev_id d = 0; d < cluster_n_devices(c); d++) {
+        const cluster_device *cd = cluster_device_get(c, d);
+        if (cd->resource == want) {
+            partition_cfg_init(part, cluster_gpu_get(c, cd->gpu)->type);
+            part->mig = cd->profile;
+            return true;
+        }
+    }
+    return false;
+}
+
 /* ---- workload profiles ---------------------------------------------------------------------- */
 
 #define LIBRARY_DIR "workloads/library/"

@@ -46,6 +46,10 @@ bool build_request_fits(const cluster *c, const job_request *req, const job_pod 
 /* "NAME xN per node max, ..." for every advertised resource, into buf. Returns buf. */
 const char *build_advertised(const cluster *c, char *buf, size_t len);
 
+/* The partition a device advertising `res` is (the first such device of c): its GPU type and,
+ * for a MIG device, its profile; false when no device of c advertises it. */
+bool build_partition_for(const cluster *c, const char *res, partition_cfg *part);
+
 /* The workload profile `name` (written at `at`, field `path`): a path ending in .yaml (relative
  * to the scenario's directory s->dir), or the name of a library profile compiled into the binary
  * (workloads/library/NAME.yaml), read with the physics phys (experiments/obs.h). A name already

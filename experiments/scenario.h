@@ -351,7 +351,7 @@ typedef struct scenario_outputs {
     src_loc at, dir_at, files_at, sample_interval_at, start_time_at;
 } scenario_outputs;
 
-/* What a run may cost before it is refused (`limits:`; tools/estimate.h compares the estimate of
+/* What a run may cost before it is refused (`limits:`; experiments/estimate.h compares the estimate of
  * a scenario with them before anything is generated). */
 typedef struct scenario_limits {
     uint64_t jobs;            /* jobs submitted over the horizon (default 10 000 000) */

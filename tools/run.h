@@ -44,7 +44,7 @@ typedef struct run_opts {
                                * refused before the run */
     bool check_only;          /* load and check everything a run loads, build the world, stop
                                * before running it (`slicesim check`); nothing is written */
-    struct run_estimate *estimate; /* when not NULL, receives the cost estimate (tools/estimate.h) */
+    struct run_estimate *estimate; /* when not NULL, receives the cost estimate (experiments/estimate.h) */
     const scenario_edit *edit;     /* applied to the scenario's tree after the --set overrides (a
                                     * sweep point's axis values); NULL: none; borrowed */
     runstats *result;              /* when not NULL, receives the run's headline figures */
@@ -71,7 +71,7 @@ typedef struct run_opts {
 /* Run the scenario. The output directory is locked (tools/out.h out_lock_take: a second run
  * into it at the same time is refused, exit 1) unless o->dir_locked. An output directory holding
  * files a run writes (run.json, run_info.json, jobs.csv, ...) is refused unless o->force. Before any job is generated, the run's cost is estimated and compared with
- * the scenario's limits (tools/estimate.h): a run beyond them is bad input. Returns 0; SIM_EINPUT (bad input, errors printed to o->errors, nothing
+ * the scenario's limits (experiments/estimate.h): a run beyond them is bad input. Returns 0; SIM_EINPUT (bad input, errors printed to o->errors, nothing
  * written); SIM_ENOENT / SIM_EIO (a file could not be read or written; message printed). */
 int run_scenario(const run_opts *o);
 

@@ -22,7 +22,7 @@
 #include "sim/stats.h"
 #include "sim/xalloc.h"
 #include "tools/cleanup.h"
-#include "tools/estimate.h"
+#include "experiments/estimate.h"
 #include "tools/out.h"
 #include "tools/run.h"
 #include "tools/runstats.h"

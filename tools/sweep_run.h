@@ -78,7 +78,7 @@ typedef enum sweep_cover {
     SWEEP_COVER_SPACED, /* SWEEP_CHECK_ALL evenly spaced entries of that cover */
 } sweep_cover;
 
-/* What `check` saw of a sweep and what the whole sweep will cost (tools/estimate.h's figures of
+/* What `check` saw of a sweep and what the whole sweep will cost (experiments/estimate.h's figures of
  * each checked combination; the checked combinations' mean stands for every combination, and
  * every replication costs what its combination does). Units: counts, s, bytes. */
 typedef struct sweep_check_info {

@@ -391,7 +391,8 @@ double service_physics_batch_time(void *ctx, const world *w, job_id r, uint32_t 
     pc.mig = d->profile;
     speed_result res;
     predict_unit_estimate(sp->profile, batch, &pc, sp->phys, &res);
-    /* the run refuses a service whose profile does not fit its partition (tools/run.c) */
+    /* the run refuses a service whose profile does not fit its partition
+     * (experiments/build_service.c) */
     SIM_ASSERT(res.outcome == SPEED_OK);
     return res.unit_time_s * wl_units_per_iter(sp->profile, batch) / world_job_rate(w, r);
 }

@@ -1,5 +1,5 @@
 /* `slicesim check` loads and checks everything `slicesim run` loads, and both refuse a run whose
- * estimated cost exceeds the scenario's limits (tools/estimate.h).
+ * estimated cost exceeds the scenario's limits (experiments/estimate.h).
  *
  * Corpus tests/bad_input/run/: each file's first line "# expect: MESSAGE" is the exact stderr of
  * `slicesim check FILE`; `slicesim run FILE -o DIR` must print the same, exit 2 and create
@@ -20,7 +20,7 @@
 #include "tools/sweep_run.h"
 #include "sim/diag.h"
 #include "tests/unit/sh.h"
-#include "tools/estimate.h"
+#include "experiments/estimate.h"
 #include "tools/run.h"
 #include "tests/unit/diagfx.h"
 

@@ -1,12 +1,13 @@
-/* tools/estimate.h - what a scenario's run will cost, estimated from the scenario alone before
- * anything is generated or allocated (the cluster included), and the check of that estimate
+/* experiments/estimate.h - what a scenario's run will cost, estimated from the scenario alone
+ * before anything is generated or allocated (the cluster included), and the check of that estimate
  * against the scenario's `limits:` (experiments/scenario.h).
  *
  * Counts, each computed from the scenario's fields:
  *  - jobs: each synthetic class submits min(count, arrivals before the horizon), arrivals being
  *    rate x (horizon - start) for poisson classes (the expected number) and
  *    floor((horizon - start) / interval) + 1 for fixed ones; plus traced jobs and services'
- *    replica pods; autoscaled services also hold spare pods (as tools/run.c makes them).
+ *    replica pods; autoscaled services also hold spare pods (as experiments/build_service.c
+ *    makes them).
  *  - timeseries rows: horizon / sample_interval + 2 when timeseries.csv or metrics.om is
  *    written (an upper bound: a run whose jobs all finish stops earlier).
  *  - cluster: nodes, GPUs and devices (a MIG GPU counts its type's most instances, a
@@ -31,8 +32,8 @@
  * file's size. report.html is not counted (its plots have a bounded number of points).
  * Ownership: nothing is allocated; the spec and catalog are borrowed. Units: bytes, counts, s.
  */
-#ifndef SIMPROJ_TOOLS_ESTIMATE_H
-#define SIMPROJ_TOOLS_ESTIMATE_H
+#ifndef SIMPROJ_EXPERIMENTS_ESTIMATE_H
+#define SIMPROJ_EXPERIMENTS_ESTIMATE_H
 
 #include <stddef.h>
 #include <stdio.h>
@@ -41,7 +42,7 @@
 #include "model/hw/catalog.h"
 #include "sim/diag.h"
 
-/* Most spare replica pods one autoscaled service gets (tools/run.c makes them). */
+/* Most spare replica pods one autoscaled service gets (experiments/build_service.c makes them). */
 #define EST_MAX_SPARES 100000
 
 /* What the figures come from (run_estimate.mem_by, events_by). */

@@ -1,5 +1,5 @@
-/* tools/estimate.c - a scenario's cost before it runs (see estimate.h). */
-#include "tools/estimate.h"
+/* experiments/estimate.c - a scenario's cost before it runs (see estimate.h). */
+#include "experiments/estimate.h"
 
 #include <math.h>
 #include <string.h>
@@ -228,8 +228,9 @@ static double est_queue(const scenario_service *v, double h_s, double capacity_p
     return peak;
 }
 
-/* Spare pods of service v (as tools/run.c's add_spares makes them): its most replicas for every
- * stabilization window (or interval) of the horizon, at most EST_MAX_SPARES. */
+/* Spare pods of service v (as experiments/build_service.c's build_service_spares makes them):
+ * its most replicas for every stabilization window (or interval) of the horizon, at most
+ * EST_MAX_SPARES. */
 static double svc_spares(const scenario_spec *s, const scenario_service *v)
 {
     const scenario_autoscale *as = &v->autoscale;

@@ -1,0 +1,223 @@
+/* experiments/build_trace.c - a scenario's traced workload (see build_trace.h). */
+#include "experiments/build_trace.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "experiments/build.h"
+#include "model/hw/mig.h"
+#include "model/physics/tracework.h"
+#include "sim/err.h"
+#include "sim/xalloc.h"
+#include "workloads/traceload.h"
+
+/* Work factor (model/physics/tracework.h) and device memory of jobs asking for `res` with profile
+ * `prof` (NULL: GPU-bound); problems reported at `at`. */
+static void rule_work(built_run *b, const cluster *c, const gpu_type *traced, const char *res,
+                      const char *prof, src_loc at, const char *path, traceload_rule *out)
+{
+    partition_cfg part;
+    out->work_factor = 1.0;
+    if (!strcmp(res, JOB_RES_MIG_ANY)) { /* work counted on the pool's largest profile */
+        gpu_id g = 0;
+        while (g < cluster_n_gpus(c) && !cluster_gpu_get(c, g)->reconfigurable) {
+            g++;
+        }
+        if (g == cluster_n_gpus(c) || !prof) {
+            return; /* reported by scenario_check_any_slice */
+        }
+        partition_cfg_init(&part, cluster_gpu_get(c, g)->type);
+        part.mig = jobrate_reference(part.gpu);
+    } else if (!build_partition_for(c, res, &part)) {
+        return; /* scenario_validate reported a resource no node advertises */
+    }
+    char ppath[160];
+    snprintf(ppath, sizeof ppath, "%s.profile", path);
+    const jobrate_profile *jp = prof ? build_run_profile(b, prof, at, ppath) : NULL;
+    if (prof && !jp) {
+        return;
+    }
+    char why[256];
+    if (tracework_factor(jp ? jp->p : NULL, jp ? jp->batch : 1, traced, &part, &b->phys,
+                         &out->work_factor, why, sizeof why) != 0) {
+        diag_error(b->d, at, prof ? ppath : path,
+                   "cannot carry traced durations to %s (%s); expected a profile that runs on "
+                   "the traced GPU and on the partition, got '%s'",
+                   res, why, prof ? prof : "gpu-bound");
+    }
+    if (jp) {
+        out->mem_bytes = (uint64_t)ceil(wl_mem_footprint_bytes(jp->p, jp->batch));
+    }
+}
+
+/* Memory of the largest GPU of c that takes fractional shares (cluster_device.shareable); 0 when
+ * none does. */
+static uint64_t largest_share_gpu_mem(const cluster *c)
+{
+    uint64_t best = 0;
+    for (dev_id d = 0; d < cluster_n_devices(c); d++) {
+        const cluster_device *dv = cluster_device_get(c, d);
+        best = dv->shareable && dv->mem_bytes > best ? dv->mem_bytes : best;
+    }
+    return best;
+}
+
+/* Read the scenario's trace into t (chronological). Returns 0, SIM_EINPUT (reported), SIM_EIO. */
+int build_trace_load(built_run *b, const cluster *c, job_table *t)
+{
+    const scenario_trace *tr = &b->spec->workload.trace;
+    const gpu_type *traced = tr->traced_gpu ? gpu_catalog_find(&b->cat, tr->traced_gpu) : NULL;
+    traceload_rule *rules = arena_calloc(b->a, tr->n_rules ? tr->n_rules : 1, sizeof *rules);
+    for (size_t i = 0; i < tr->n_rules; i++) {
+        const scenario_trace_rule *sr = &tr->rules[i];
+        rules[i] = (traceload_rule){.name = sr->name,
+                                    .queue = sr->queue,
+                                    .user = sr->user,
+                                    .klass = sr->klass,
+                                    .gpu_type = sr->gpu_type,
+                                    .gpus_min = sr->gpus_min,
+                                    .gpus_max = sr->gpus_max,
+                                    .class_name = sr->class_name,
+                                    .profile = sr->profile,
+                                    .resource = sr->resource};
+        char path[96];
+        snprintf(path, sizeof path, "workload.trace.map[%zu]", i);
+        rule_work(b, c, traced, sr->resource ? sr->resource : tr->resource, sr->profile,
+                  sr->profile ? sr->profile_at : sr->at, path, &rules[i]);
+    }
+    traceload_rule fallback = {0};
+    rule_work(b, c, traced, tr->resource, NULL, tr->at, "workload.trace", &fallback);
+    b->trules = rules;
+    b->fallback_factor = fallback.work_factor;
+    if (diag_error_count(b->d) > 0) {
+        return SIM_EINPUT;
+    }
+    traceload_opts opts = {
+        .arrival_only = tr->mode == SCN_TRACE_ARRIVAL_ONLY,
+        .start_s = sim_time_to_s(tr->start_ns),
+        .length_s = sim_time_to_s(tr->length_ns),
+        .limit = tr->limit,
+        .resource = tr->resource,
+        .default_class = trace_format_name((trace_format)tr->format),
+        .max_per_worker = tr->max_per_worker,
+        .keep_cpu_pods = tr->cpu_pods,
+        .fallback_factor = fallback.work_factor,
+        .n_rules = tr->n_rules,
+        .rules = rules,
+        .shuffle = tr->shuffle,
+        .inflate = tr->inflate,
+        .capacity_milli = MILLI_PER_GPU * (uint64_t)cluster_n_gpus(c),
+        .share_mem_bytes = largest_share_gpu_mem(c),
+        .interval_s = sim_time_to_s(tr->interval_ns),
+        .seed = b->spec->seed,
+    };
+    FILE *f = fopen(tr->file, "r");
+    if (!f) {
+        fprintf(stderr, "slicesim: %s: %s\n", tr->file, strerror(errno));
+        return SIM_EIO;
+    }
+    trace_src src = scenario_trace_source(b->spec);
+    trace_reader *rd = NULL;
+    int rc = trace_open(&src, f, b->d, &rd);
+    if (rc == 0) {
+        rc = traceload_jobs(rd, &opts, b->a, b->d, t, &b->tstats);
+    }
+    trace_close(rd);
+    fclose(f);
+    if (rc == SIM_EIO) {
+        fprintf(stderr, "slicesim: %s: read error\n", tr->file);
+    }
+    return rc;
+}
+
+/* Jobs the scenario's trace will give, for the estimate (tools/estimate.h): its records counted
+ * by one streaming pass (errors are left to load_trace), times the inflation of an arrival-only
+ * replay. 0 when the file cannot be read. */
+double build_trace_jobs_estimate(const built_run *b)
+{
+    const scenario_trace *tr = &b->spec->workload.trace;
+    FILE *f = fopen(tr->file, "r");
+    if (!f) {
+        return 0;
+    }
+    diag *scratch = diag_create();
+    trace_src src = scenario_trace_source(b->spec);
+    trace_reader *rd = NULL;
+    trace_record rec;
+    double *at = NULL, first = HUGE_VAL; /* submissions, for the window (rows may be unsorted) */
+    size_t n_at = 0, cap = 0;
+    if (trace_open(&src, f, scratch, &rd) == 0) {
+        int rc;
+        while ((rc = trace_next(rd, &rec)) != 0 && rc != SIM_EIO) {
+            if (rc == 1 && (rec.gpus > 0 || tr->cpu_pods)) {
+                if (n_at == cap) {
+                    cap = cap ? 2 * cap : 1024;
+                    at = xrealloc(at, cap * sizeof *at, "trace estimate");
+                }
+                at[n_at++] = rec.submit_s;
+                first = rec.submit_s >= 0 && rec.submit_s < first ? rec.submit_s : first;
+            }
+        }
+    }
+    trace_close(rd);
+    fclose(f);
+    diag_destroy(scratch);
+    double n = 0, lo = (isfinite(first) ? first : 0) + sim_time_to_s(tr->start_ns);
+    double hi = tr->length_ns > 0 ? lo + sim_time_to_s(tr->length_ns) : HUGE_VAL;
+    for (size_t i = 0; i < n_at; i++) { /* no submission column (-1): the window's start */
+        double s = at[i] >= 0 ? at[i] : lo;
+        n += tr->mode == SCN_TRACE_ARRIVAL_ONLY || (s >= lo && s < hi);
+    }
+    free(at);
+    if (tr->mode == SCN_TRACE_ARRIVAL_ONLY && tr->inflate > 1) {
+        n *= tr->inflate;
+    }
+    return tr->limit > 0 && n > (double)tr->limit ? (double)tr->limit : n;
+}
+
+/* Can the empty cluster ever hold job s? A CPU-only pod (per_worker 0) needs one node with its
+ * CPU and memory (capacity 0 = not modelled); others, the units on GPUs its gpu_spec allows
+ * (build_request_fits): an openb pod asking for a GPU model no node has is never placeable. */
+static bool fits_somewhere(const cluster *c, const job_spec *s)
+{
+    if (job_any_slice(s)) {
+        return true; /* the layout policy finds it a slice (scenario_check_any_slice) */
+    }
+    if (s->req.per_worker > 0) {
+        return build_request_fits(c, &s->req, &s->pod);
+    }
+    for (node_id n = 0; n < cluster_n_nodes(c); n++) {
+        uint64_t cpu = cluster_node_cpu_capacity(c, n), mem = cluster_node_mem_capacity(c, n);
+        if ((cpu == 0 || s->pod.cpu_milli <= cpu) && (mem == 0 || s->pod.host_mem_bytes <= mem)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Merge the chronological tables a (synthetic) and b (traced) into out, in submission order
+ * (ties: a first). Traced jobs no node of the empty cluster can ever hold are dropped and
+ * counted: under FIFO one of them would block every later job forever. */
+void build_trace_merge(built_run *run, const cluster *c, const job_table *a, const job_table *b,
+                       job_table *out)
+{
+    size_t i = 0, j = 0, na = job_table_count(a), nb = job_table_count(b);
+    while (i < na || j < nb) {
+        const job *x = i < na ? job_table_get(a, (job_id)i) : NULL;
+        const job *y = j < nb ? job_table_get(b, (job_id)j) : NULL;
+        if (x && (!y || x->spec.submit <= y->spec.submit)) {
+            job_table_add(out, &x->spec);
+            i++;
+        } else {
+            if (fits_somewhere(c, &y->spec)) {
+                job_table_add(out, &y->spec);
+            } else {
+                run->n_unplaceable++;
+            }
+            j++;
+        }
+    }
+}

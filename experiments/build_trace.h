@@ -1,0 +1,34 @@
+/* experiments/build_trace.h - a scenario's traced workload, for the run builder
+ * (experiments/build_run.h): each rule's work factor (model/physics/tracework.h: work-seconds per
+ * traced second, from the rule's profile on the traced GPU and on the partition its jobs ask for)
+ * and memory, the trace read into jobs (workloads/traceload.h), the count of jobs it will give for
+ * the estimate, and the merge of the traced and synthetic jobs.
+ * Checks (each an input error at its field, exit 2): a profile that cannot carry the traced
+ * durations to the partition; the trace's own errors at their rows (workloads/trace.h).
+ * Traced jobs that no node of the empty cluster can ever hold are dropped and counted
+ * (built_run.n_unplaceable): under FIFO one of them would block every later job forever.
+ * Ownership: the rules live in the run's arena (built_run.trules). Units: seconds, bytes.
+ */
+#ifndef SIMPROJ_EXPERIMENTS_BUILD_TRACE_H
+#define SIMPROJ_EXPERIMENTS_BUILD_TRACE_H
+
+#include "experiments/build_run.h"
+#include "model/cluster/cluster.h"
+#include "model/cluster/job.h"
+
+/* Read the scenario's trace into t (chronological), c the empty cluster. Returns 0, SIM_EINPUT
+ * (reported), SIM_EIO. */
+int build_trace_load(built_run *b, const cluster *c, job_table *t);
+
+/* Jobs the scenario's trace will give, for the estimate (experiments/estimate.h): its records
+ * counted by one streaming pass (errors are left to build_trace_load), times the inflation of an
+ * arrival-only replay. 0 when the file cannot be read. */
+double build_trace_jobs_estimate(const built_run *b);
+
+/* Merge the chronological tables a (synthetic) and b (traced) into out, in submission order
+ * (ties: a first), dropping and counting (run->n_unplaceable) traced jobs the empty cluster c can
+ * never hold. */
+void build_trace_merge(built_run *run, const cluster *c, const job_table *a, const job_table *b,
+                       job_table *out);
+
+#endif
