@@ -1,20 +1,30 @@
-/* experiments/build_run.c - the run's built state: its profiles and the checks on the empty
- * cluster (see build_run.h). */
+/* experiments/build_run.c - scenario -> the run's catalog, cluster, profiles, job table, rate
+ * context, world, services, faults and re-partitioner, with the checks on the empty cluster and
+ * the estimate (see build_run.h). */
 #include "experiments/build_run.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 
 #include "experiments/build.h"
+#include "experiments/build_ddp.h"
+#include "experiments/build_dyn.h"
 #include "experiments/build_service.h"
+#include "experiments/build_trace.h"
+#include "experiments/catalog_load.h"
+#include "experiments/cfg.h"
+#include "experiments/comm_load.h"
+#include "experiments/physics_load.h"
 #include "model/cluster/job.h"
+#include "sim/err.h"
+#include "sim/rng.h"
 
 /* The workload profile `name`, loaded once per run (experiments/build.h build_load_profile). */
 const jobrate_profile *build_run_profile(built_run *b, const char *name, src_loc at,
                                          const char *path)
 {
-    return build_load_profile(b->spec, &b->phys, b->profiles, &b->n_profiles, name, at, path,
-                              b->a, b->d);
+    return build_load_profile(b->spec, &b->phys, b->profiles, &b->n_profiles, name, at, path, b->a,
+                              b->d);
 }
 
 /* Every class's request must be satisfiable on the empty cluster: under FIFO one job that can
@@ -51,4 +61,125 @@ void build_run_check_requests(built_run *b, const synth_class *cls)
         }
     }
     cluster_destroy(c);
+}
+
+int build_run(built_run *b, const build_run_opts *o, run_estimate *est)
+{
+    int rc = 0;
+    gpu_catalog loaded;
+    if (catalog_load_default(b->a, &loaded, b->d) != 0 ||
+        physics_load_default(b->d, &b->phys) != 0 || comm_load_default(b->d, &b->comm) != 0) {
+        rc = SIM_EINPUT;
+    }
+    if (rc == 0) {
+        scenario_catalog(b->spec, &loaded, b->a, &b->cat); /* its calibrated types in place */
+    }
+    synth_class *cls = NULL;
+    const comm_net *net = NULL;
+    double n_traced = 0;
+    if (rc == 0 && diag_error_count(b->d) == 0) { /* before the cluster is built */
+        n_traced = cfg_present(b->spec->workload.trace.at) ? build_trace_jobs_estimate(b) : 0;
+        est_scenario(b->spec, &b->cat, n_traced, NULL, est);
+        est_check_limits(b->spec, est, b->d);
+    }
+    if (rc == 0 && diag_error_count(b->d) == 0) {
+        if (o->has_seed) {
+            b->spec->seed = o->seed;
+        }
+        build_cluster(b->a, b->d, b->spec, &b->cat, &b->cc);
+        b->pol = build_policy(b->spec, b->a, &b->params);
+        cls = build_classes(b->spec, &b->cat, &b->phys, &b->comm, b->a, b->d, &b->profiles,
+                            &b->n_profiles);
+        build_service_profiles(b);
+        net = build_ddp_net(b->spec, &b->comm, b->d);
+        b->node_topo =
+            build_ddp_topologies(b->spec, &b->cat, &b->comm, b->a, b->d, &b->n_node_topo);
+        if (diag_error_count(b->d) == 0) {
+            build_run_check_requests(b, cls);
+        }
+    }
+    if (rc == 0 && diag_error_count(b->d) == 0) { /* with the services' capacities */
+        est_scenario(b->spec, &b->cat, n_traced, b->svc_batch_s, est);
+        est_check_limits(b->spec, est, b->d);
+    }
+    if (rc == 0 && diag_error_count(b->d) == 0) {
+        job_table *jobs = job_table_create();
+        rng_root root = rng_root_make(b->spec->seed);
+        build_service_replicas(b, jobs); /* at t = 0: before every generated job */
+        if (!o->check_only) { /* check runs nothing: the jobs are counted, not generated */
+            size_t n_synth;
+            b->synth = synth_stream_create(cls, b->spec->workload.n_jobs, &root,
+                                           b->spec->horizon_ns, &n_synth);
+            job_table_set_source(jobs, n_synth, synth_stream_next, b->synth);
+        }
+        b->has_trace = cfg_present(b->spec->workload.trace.at);
+        if (b->has_trace) {
+            char why[256];
+            cluster *c = NULL;
+            job_table *traced = job_table_create();
+            rc = cluster_create(&b->cc, &c, why, sizeof why);
+            if (rc != 0) {
+                diag_error(b->d, b->spec->cluster.at, "cluster", "%s", why);
+            } else {
+                rc = build_trace_load(b, c, traced);
+            }
+            if (rc == 0) {
+                job_table *all = job_table_create();
+                build_trace_merge(b, c, jobs, traced, all);
+                job_table_destroy(jobs);
+                jobs = all;
+            }
+            job_table_destroy(traced);
+            cluster_destroy(c);
+            if (rc == SIM_EIO) {
+                job_table_destroy(jobs);
+                return rc;
+            }
+        }
+        b->rate = (jobrate_ctx){.phys = &b->phys,
+                                .comm = &b->comm,
+                                .nic_bytes_per_s = net ? net->line_bytes_per_s : 0,
+                                .nics = net ? net->nics : 1,
+                                .node_topo = b->node_topo,
+                                .n_node_topo = b->n_node_topo,
+                                .ts_class = 0,
+                                .n_profiles = b->n_profiles,
+                                .profiles = b->profiles};
+        build_service_spares(b, jobs); /* after every other job: submitted by the autoscaler */
+        if (o->job_spill) {
+            job_table_set_spill(jobs, o->job_spill, o->job_spill_ctx);
+        }
+        world_cfg wc = {.cluster = &b->cc,
+                        .policy = b->pol,
+                        .params = &b->params,
+                        .rate = jobrate_rate,
+                        .rate_ctx = &b->rate,
+                        .slice_speed = jobrate_slice_speed,
+                        .slice_ctx = &b->rate,
+                        .until = b->spec->horizon_ns,
+                        .seed = b->spec->seed,
+                        .verify_every = o->verify_every,
+                        .checkpoint_s = sim_time_to_s(b->spec->faults.checkpoint_ns)};
+        rc = world_create(&wc, jobs, b->d, b->spec->cluster.at, &b->w);
+        if (rc == 0 && o->sample_spill) {
+            world_set_sample_spill(b->w, o->sample_spill, o->sample_spill_ctx);
+        }
+        if (rc == 0) {
+            build_faults(b, o->check_only);
+            build_services(b);
+            build_repartition(b);
+        }
+    }
+    return rc;
+}
+
+void built_run_fini(built_run *b)
+{
+    reconf_destroy(b->reconf);
+    for (size_t i = 0; b->svcs && i < b->spec->n_services; i++) {
+        service_destroy(b->svcs[i]);
+    }
+    fault_injector_destroy(b->faults);
+    world_destroy(b->w);
+    synth_stream_destroy(b->synth); /* and the one it feeds */
 }

@@ -39,8 +39,8 @@
  * Units after loading: times in sim ns, rates per second. Kind names are model/cluster/fault.h's
  * (fault_kind_find); `node` is a node name (GROUP-INDEX), `gpu` its GPU index, `instance` the
  * device index on that GPU (MIG instances in placement order; 0 for a GPU without MIG); they are
- * checked against the built cluster when the run starts (tools/run.c). No MTBF or repair time has a
- * default: the scenario states them (no invented reliability figure). Ownership: as scenario.h (the
+ * checked against the built cluster when the run is built (experiments/build_dyn.c). No MTBF or
+ * repair time has a default: the scenario states them (no invented reliability figure). Ownership: as scenario.h (the
  * loader's arena).
  */
 #ifndef SIMPROJ_EXPERIMENTS_SCENARIO_DYN_H

@@ -1,4 +1,5 @@
-/* tools/run.c - scenario -> cluster, jobs, policy -> world run -> output files (see run.h). */
+/* tools/run.c - scenario -> the run builder (experiments/build_run.h) -> world run -> output
+ * files (see run.h). */
 #include "tools/run.h"
 
 #include <errno.h>
@@ -9,37 +10,18 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "experiments/catalog_load.h"
-#include "experiments/cfg.h"
-#include "experiments/comm_load.h"
-#include "experiments/physics_load.h"
 #include "experiments/scenario.h"
-#include "model/cluster/cluster.h"
-#include "model/cluster/fault.h"
-#include "model/cluster/reconf.h"
-#include "model/cluster/service.h"
-#include "model/cluster/jobrate.h"
-#include "model/hw/mig.h"
-#include "model/policy/policy.h"
-#include "model/cluster/world.h"
 #include "sim/arena.h"
 #include "sim/err.h"
-#include "sim/rng.h"
 #include "sim/xalloc.h"
 #include "tools/actlog.h"
 #include "tools/out.h"
 #include "tools/out_metrics.h"
 #include "tools/out_report.h"
 #include "tools/progress.h"
-#include "experiments/build.h"
 #include "experiments/build_run.h"
-#include "experiments/build_service.h"
-#include "experiments/build_trace.h"
 #include "experiments/estimate.h"
-#include "experiments/build_ddp.h"
 #include "tools/spill.h"
-#include "workloads/synth.h"
-#include "workloads/traceload.h"
 
 /* Everything one run holds; freed by run_fini. */
 typedef struct run_ctx {
@@ -57,91 +39,11 @@ static void run_fini(run_ctx *r)
     if (r->has_act) {
         actlog_fini(&r->act);
     }
-    reconf_destroy(r->b.reconf);
-    for (size_t i = 0; r->b.svcs && i < r->b.spec->n_services; i++) {
-        service_destroy(r->b.svcs[i]);
-    }
-    fault_injector_destroy(r->b.faults);
-    world_destroy(r->b.w);
-    spill_destroy(r->spill);       /* after the table that reads it */
+    built_run_fini(&r->b);
+    spill_destroy(r->spill); /* after the table that reads it */
     spill_destroy(r->sspill);
-    synth_stream_destroy(r->b.synth); /* and the one it feeds */
     diag_destroy(r->b.d);
     arena_destroy(r->b.a);
-}
-
-/* Dynamic re-partitioning: the reconfiguration component and its layout policy. */
-static void build_repartition(run_ctx *r)
-{
-    const scenario_repartition *rp = &r->b.spec->repartition;
-    if (!cfg_present(rp->at) || !rp->enabled) {
-        return;
-    }
-    static const char *const keys[] = {"min_gain", "hold_s", "max_concurrent", "evict"};
-    double vals[] = {rp->min_gain, sim_time_to_s(rp->hold_ns), rp->max_concurrent, rp->evict};
-    pol_param *items = arena_calloc(r->b.a, 4, sizeof *items);
-    for (int i = 0; i < 4; i++) {
-        char *v = arena_alloc(r->b.a, 32);
-        snprintf(v, 32, "%.17g", vals[i]);
-        items[i] = (pol_param){keys[i], v, rp->at, rp->at};
-    }
-    param_set ps = {.n = 4, .items = items, .path = "repartition", .at = rp->at};
-    reconf_cfg rc = {.delay_s = sim_time_to_s(rp->delay_ns),
-                     .reset_s = sim_time_to_s(rp->reset_ns),
-                     .restart_s = sim_time_to_s(rp->timeslice.restart_ns),
-                     .interval_s = sim_time_to_s(rp->interval_ns),
-                     .policy = repart_find(rp->policy),
-                     .params = &ps};
-    SIM_ASSERT(rc.policy != NULL); /* the schema admits only registered names */
-    if (reconf_create(r->b.w, &rc, r->b.d, &r->b.reconf) != 0) {
-        r->b.reconf = NULL;
-    }
-}
-
-/* The scenario's faults: the seeded process (unless `listed_only`: check draws none) and the
- * listed events, resolved on the built cluster (a listed node, GPU or instance that does not
- * exist is reported at its field). */
-static void build_faults(run_ctx *r, bool listed_only)
-{
-    const scenario_faults *sf = &r->b.spec->faults;
-    if (!cfg_present(sf->at)) {
-        return;
-    }
-    const cluster *c = world_cluster(r->b.w);
-    const scenario_fault_rate *rates[FAULT_N_KINDS] = {&sf->process.gpu, &sf->process.instance,
-                                                       &sf->process.node, &sf->process.nvlink};
-    fault_process p = {0};
-    for (int k = 0; k < FAULT_N_KINDS; k++) {
-        if (cfg_present(rates[k]->at)) {
-            p.mtbf_s[k] = sim_time_to_s(rates[k]->mtbf_ns);
-            p.repair_s[k] = sim_time_to_s(rates[k]->repair_ns);
-        }
-    }
-    rng_root root = rng_root_make(r->b.spec->seed);
-    fault_event *ev = NULL;
-    size_t n = 0;
-    if (!listed_only) {
-        fault_generate(c, &p, &root, r->b.spec->horizon_ns, &ev, &n);
-    }
-    ev = xrealloc(ev, (n + sf->n_events + 1) * sizeof *ev, "fault events");
-    for (size_t i = 0; i < sf->n_events; i++) {
-        const scenario_fault_event *se = &sf->events[i];
-        fault_kind k = FAULT_GPU;
-        SIM_ASSERT(fault_kind_find(se->kind, &k)); /* the schema admits only these names */
-        char why[256], path[64];
-        if (!fault_resolve(c, k, se->node, se->gpu, se->instance, &ev[n], why, sizeof why)) {
-            snprintf(path, sizeof path, "faults.events[%zu].node", i);
-            diag_error(r->b.d, se->node_at, path,
-                       "%s; expected a node, GPU and instance of the cluster, got '%s/%u/%u'", why,
-                       se->node, (unsigned)se->gpu, (unsigned)se->instance);
-            continue;
-        }
-        ev[n].at = se->at_ns;
-        ev[n].repair_ns = se->repair_ns;
-        n++;
-    }
-    r->b.faults = fault_injector_create(r->b.w, ev, n);
-    free(ev);
 }
 
 /* The files a run may own in its output directory: run_info.json and every output name. */
@@ -379,118 +281,25 @@ int run_scenario(const run_opts *o)
         run_fini(&r);
         return rc;
     }
-    gpu_catalog loaded;
-    if (rc == 0 &&
-        (catalog_load_default(r.b.a, &loaded, r.b.d) != 0 ||
-         physics_load_default(r.b.d, &r.b.phys) != 0 ||
-         comm_load_default(r.b.d, &r.b.comm) != 0)) {
-        rc = SIM_EINPUT;
-    }
-    if (rc == 0) {
-        scenario_catalog(r.b.spec, &loaded, r.b.a, &r.b.cat); /* its calibrated types in place */
-    }
-    synth_class *cls = NULL;
-    const comm_net *net = NULL;
     run_estimate est;
-    double n_traced = 0;
-    if (rc == 0 && diag_error_count(r.b.d) == 0) { /* before the cluster is built */
-        n_traced =
-            cfg_present(r.b.spec->workload.trace.at) ? build_trace_jobs_estimate(&r.b) : 0;
-        est_scenario(r.b.spec, &r.b.cat, n_traced, NULL, &est);
-        est_check_limits(r.b.spec, &est, r.b.d);
-    }
-    if (rc == 0 && diag_error_count(r.b.d) == 0) {
-        if (o->has_seed) {
-            r.b.spec->seed = o->seed;
-        }
-        build_cluster(r.b.a, r.b.d, r.b.spec, &r.b.cat, &r.b.cc);
-        r.b.pol = build_policy(r.b.spec, r.b.a, &r.b.params);
-        cls = build_classes(r.b.spec, &r.b.cat, &r.b.phys, &r.b.comm, r.b.a, r.b.d, &r.b.profiles,
-                            &r.b.n_profiles);
-        build_service_profiles(&r.b);
-        net = build_ddp_net(r.b.spec, &r.b.comm, r.b.d);
-        r.b.node_topo = build_ddp_topologies(r.b.spec, &r.b.cat, &r.b.comm, r.b.a, r.b.d,
-                                             &r.b.n_node_topo);
-        if (diag_error_count(r.b.d) == 0) {
-            build_run_check_requests(&r.b, cls);
-        }
-    }
-    if (rc == 0 && diag_error_count(r.b.d) == 0) { /* with the services' capacities */
-        est_scenario(r.b.spec, &r.b.cat, n_traced, r.b.svc_batch_s, &est);
-        est_check_limits(r.b.spec, &est, r.b.d);
-        if (o->estimate) {
-            *o->estimate = est;
-        }
-    }
-    if (rc == 0 && diag_error_count(r.b.d) == 0) {
-        job_table *jobs = job_table_create();
-        rng_root root = rng_root_make(r.b.spec->seed);
-        build_service_replicas(&r.b, jobs); /* at t = 0: before every generated job */
-        if (!o->check_only) { /* check runs nothing: the jobs are counted, not generated */
-            size_t n_synth;
-            r.b.synth = synth_stream_create(cls, r.b.spec->workload.n_jobs, &root,
-                                          r.b.spec->horizon_ns, &n_synth);
-            job_table_set_source(jobs, n_synth, synth_stream_next, r.b.synth);
-        }
-        r.b.has_trace = cfg_present(r.b.spec->workload.trace.at);
-        if (r.b.has_trace) {
-            char why[256];
-            cluster *c = NULL;
-            job_table *traced = job_table_create();
-            rc = cluster_create(&r.b.cc, &c, why, sizeof why);
-            if (rc != 0) {
-                diag_error(r.b.d, r.b.spec->cluster.at, "cluster", "%s", why);
-            } else {
-                rc = build_trace_load(&r.b, c, traced);
-            }
-            if (rc == 0) {
-                job_table *all = job_table_create();
-                build_trace_merge(&r.b, c, jobs, traced, all);
-                job_table_destroy(jobs);
-                jobs = all;
-            }
-            job_table_destroy(traced);
-            cluster_destroy(c);
-            if (rc == SIM_EIO) {
-                job_table_destroy(jobs);
-                run_fini(&r);
-                return rc;
-            }
-        }
-        r.b.rate = (jobrate_ctx){.phys = &r.b.phys,
-                               .comm = &r.b.comm,
-                               .nic_bytes_per_s = net ? net->line_bytes_per_s : 0,
-                               .nics = net ? net->nics : 1,
-                               .node_topo = r.b.node_topo,
-                               .n_node_topo = r.b.n_node_topo,
-                               .ts_class = 0,
-                               .n_profiles = r.b.n_profiles,
-                               .profiles = r.b.profiles};
-        build_service_spares(&r.b, jobs); /* after every other job: submitted by the autoscaler */
+    if (rc == 0) {
         r.spill = o->check_only ? NULL : spill_create();
-        if (r.spill) {
-            job_table_set_spill(jobs, spill_ops(), r.spill);
+        r.sspill = o->check_only ? NULL : spill_create();
+        build_run_opts bo = {.has_seed = o->has_seed,
+                             .seed = o->seed,
+                             .check_only = o->check_only,
+                             .verify_every = o->verify_every,
+                             .job_spill = r.spill ? spill_ops() : NULL,
+                             .job_spill_ctx = r.spill,
+                             .sample_spill = r.sspill ? spill_ops() : NULL,
+                             .sample_spill_ctx = r.sspill};
+        rc = build_run(&r.b, &bo, &est);
+        if (rc == SIM_EIO) {
+            run_fini(&r);
+            return rc;
         }
-        world_cfg wc = {.cluster = &r.b.cc,
-                        .policy = r.b.pol,
-                        .params = &r.b.params,
-                        .rate = jobrate_rate,
-                        .rate_ctx = &r.b.rate,
-                        .slice_speed = jobrate_slice_speed,
-                        .slice_ctx = &r.b.rate,
-                        .until = r.b.spec->horizon_ns,
-                        .seed = r.b.spec->seed,
-                        .verify_every = o->verify_every,
-                        .checkpoint_s = sim_time_to_s(r.b.spec->faults.checkpoint_ns)};
-        rc = world_create(&wc, jobs, r.b.d, r.b.spec->cluster.at, &r.b.w);
-        r.sspill = rc == 0 && !o->check_only ? spill_create() : NULL;
-        if (r.sspill) {
-            world_set_sample_spill(r.b.w, spill_ops(), r.sspill);
-        }
-        if (rc == 0) {
-            build_faults(&r, o->check_only);
-            build_services(&r.b);
-            build_repartition(&r);
+        if (rc == 0 && diag_error_count(r.b.d) == 0 && o->estimate) {
+            *o->estimate = est;
         }
     }
     if (rc != 0 || diag_error_count(r.b.d) > 0) {

@@ -1,12 +1,14 @@
 /* tools/run.h - one simulation run from a scenario file to its output directory.
  *
  * Data flow: scenario YAML (experiments/scenario.h, with --set overrides) + the embedded GPU
- * catalog + the referenced mig-parted and device-plugin configs -> a cluster config
- * (model/cluster/cluster.h), synthetic jobs (workloads/synth.h), a policy (model/policy/policy.h) ->
- * model/cluster/world.h runs it on the engine -> tools/out.h writes run.json, run_info.json, jobs.csv,
+ * catalog + the referenced mig-parted and device-plugin configs -> experiments/build_run.h builds
+ * the cluster config (model/cluster/cluster.h), jobs (workloads/synth.h, a trace), a policy
+ * (model/policy/policy.h), the rate context and the world, checking every input -> model/cluster/
+ * world.h runs it on the engine -> tools/out.h writes run.json, run_info.json, jobs.csv,
  * timeseries.csv (those the scenario asks for) and prints a short summary.
- * All input is validated before anything is written: on bad input every error is printed
- * (file:line:col: error: field: ...), nothing is written, and the status is SIM_EINPUT.
+ * All input is validated before anything is written (by the loader and the builder): on bad
+ * input every error is printed (file:line:col: error: field: ...), nothing is written, and the
+ * status is SIM_EINPUT.
  * Ownership: everything a run allocates is freed before run_scenario returns.
  */
 #ifndef SIMPROJ_TOOLS_RUN_H
