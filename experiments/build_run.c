@@ -131,10 +131,6 @@ int build_run(built_run *b, const build_run_opts *o, run_estimate *est)
             }
             job_table_destroy(traced);
             cluster_destroy(c);
-            if (rc == SIM_EIO) {
-                job_table_destroy(jobs);
-                return rc;
-            }
         }
         b->rate = (jobrate_ctx){.phys = &b->phys,
                                 .comm = &b->comm,

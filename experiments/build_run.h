@@ -101,8 +101,8 @@ typedef struct build_run_opts {
  * cluster; make the job table (replica pods, the synthetic stream unless check_only, the trace
  * read with its work factors and merged, spare pods), the rate context and the world; resolve the
  * faults, start the services and the re-partitioner. Every problem is an input error in b->d at
- * its field. Returns 0 (check b->d's error count: a step after an error may be skipped),
- * SIM_EINPUT, or SIM_EIO when the trace could not be read (message printed). Whatever was built
+ * its field. Returns 0 (check b->d's error count: a step after an error may be skipped) or
+ * SIM_EINPUT. Whatever was built
  * is b's, for built_run_fini, in every case. */
 int build_run(built_run *b, const build_run_opts *o, run_estimate *est);
 

@@ -1,7 +1,6 @@
 /* experiments/build_service.c - a scenario's services on the run's world (see build_service.h). */
 #include "experiments/build_service.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -107,13 +106,15 @@ void build_service_spares(built_run *b, job_table *jobs)
 }
 
 /* Service i's arrivals from its trace's live instances (arrival: trace): the step function
- * into sp. false when the trace cannot be read or has no instance to count (reported). */
+ * into sp. false when the trace cannot be opened or read (gone since the loader checked it) or
+ * has no instance to count, each reported at its field. */
 static bool load_service_steps(built_run *b, size_t i, service_spec *sp)
 {
     const scenario_svc_trace *t = &b->spec->services[i].trace;
-    FILE *f = fopen(t->file, "r");
-    if (!f) {
-        fprintf(stderr, "slicesim: %s: %s\n", t->file, strerror(errno));
+    char path[64];
+    snprintf(path, sizeof path, "services[%zu].trace.file", i);
+    FILE *f = scenario_open_trace(t->file, "trace", t->file_at, path, b->d);
+    if (!f) { /* there at load, gone since */
         return false;
     }
     trace_src src = scenario_service_trace_source(b->spec, i);
@@ -125,14 +126,14 @@ static bool load_service_steps(built_run *b, size_t i, service_spec *sp)
     }
     trace_close(rd);
     fclose(f);
-    if (rc == SIM_EIO) {
-        fprintf(stderr, "slicesim: %s: read error\n", t->file);
+    if (rc == SIM_EIO) { /* as the loader reports it */
+        diag_error(b->d, t->file_at, path, "read error; expected a readable file, got '%s'",
+                   t->file);
     }
     if (rc != 0) {
         return false;
     }
     if (live.n_records == 0) {
-        char path[64];
         snprintf(path, sizeof path, "services[%zu].trace.app", i);
         diag_error(b->d, cfg_present(t->app_at) ? t->app_at : t->at, path,
                    "no instance with a GPU in %s; expected an app_name of the trace, got '%s'",
@@ -219,12 +220,7 @@ void build_services(built_run *b)
             .profile = b->svc_prof[i]->p,
             .phys = &b->phys};
         if (sv->arrival == SCN_SVC_TRACE && !load_service_steps(b, i, &sp)) {
-            if (diag_error_count(b->d) == 0) { /* an I/O error, printed: stop the run too */
-                snprintf(path, sizeof path, "services[%zu].trace.file", i);
-                diag_error(b->d, sv->trace.file_at, path,
-                           "read error; expected a readable file, got '%s'", sv->trace.file);
-            }
-            continue;
+            continue; /* reported */
         }
         b->svcs[i] = service_create(b->w, &sp, &root);
     }

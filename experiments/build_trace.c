@@ -1,7 +1,6 @@
 /* experiments/build_trace.c - a scenario's traced workload (see build_trace.h). */
 #include "experiments/build_trace.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,7 +64,7 @@ static uint64_t largest_share_gpu_mem(const cluster *c)
     return best;
 }
 
-/* Read the scenario's trace into t (chronological). Returns 0, SIM_EINPUT (reported), SIM_EIO. */
+/* Read the scenario's trace into t (chronological). Returns 0 or SIM_EINPUT (reported). */
 int build_trace_load(built_run *b, const cluster *c, job_table *t)
 {
     const scenario_trace *tr = &b->spec->workload.trace;
@@ -114,10 +113,9 @@ int build_trace_load(built_run *b, const cluster *c, job_table *t)
         .interval_s = sim_time_to_s(tr->interval_ns),
         .seed = b->spec->seed,
     };
-    FILE *f = fopen(tr->file, "r");
-    if (!f) {
-        fprintf(stderr, "slicesim: %s: %s\n", tr->file, strerror(errno));
-        return SIM_EIO;
+    FILE *f = scenario_open_trace(tr->file, "trace", tr->file_at, "workload.trace.file", b->d);
+    if (!f) { /* there at load, gone since */
+        return SIM_EINPUT;
     }
     trace_src src = scenario_trace_source(b->spec);
     trace_reader *rd = NULL;
@@ -127,8 +125,10 @@ int build_trace_load(built_run *b, const cluster *c, job_table *t)
     }
     trace_close(rd);
     fclose(f);
-    if (rc == SIM_EIO) {
-        fprintf(stderr, "slicesim: %s: read error\n", tr->file);
+    if (rc == SIM_EIO) { /* as the loader reports it */
+        diag_error(b->d, tr->file_at, "workload.trace.file",
+                   "read error; expected a readable file, got '%s'", tr->file);
+        rc = SIM_EINPUT;
     }
     return rc;
 }

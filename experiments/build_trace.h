@@ -4,7 +4,8 @@
  * and memory, the trace read into jobs (workloads/traceload.h), the count of jobs it will give for
  * the estimate, and the merge of the traced and synthetic jobs.
  * Checks (each an input error at its field, exit 2): a profile that cannot carry the traced
- * durations to the partition; the trace's own errors at their rows (workloads/trace.h).
+ * durations to the partition; the trace's own errors at their rows (workloads/trace.h); a file
+ * that cannot be opened or read (workload.trace.file, the loader's message).
  * Traced jobs that no node of the empty cluster can ever hold are dropped and counted
  * (built_run.n_unplaceable): under FIFO one of them would block every later job forever.
  * Ownership: the rules live in the run's arena (built_run.trules). Units: seconds, bytes.
@@ -16,8 +17,9 @@
 #include "model/cluster/cluster.h"
 #include "model/cluster/job.h"
 
-/* Read the scenario's trace into t (chronological), c the empty cluster. Returns 0, SIM_EINPUT
- * (reported), SIM_EIO. */
+/* Read the scenario's trace into t (chronological), c the empty cluster. Returns 0 or SIM_EINPUT
+ * (reported at its field; a file that cannot be opened or read, gone since the loader checked
+ * it, too). */
 int build_trace_load(built_run *b, const cluster *c, job_table *t);
 
 /* Jobs the scenario's trace will give, for the estimate (experiments/estimate.h): its records

@@ -25,6 +25,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "experiments/plan.h"
 #include "experiments/scenario_dyn.h"
@@ -472,6 +473,13 @@ void scenario_catalog(const scenario_spec *s, const gpu_catalog *cat, arena *a, 
 
 /* `ref` resolved against the scenario's directory (absolute paths as they are); arena-owned. */
 const char *scenario_resolve(const scenario_spec *s, arena *a, const char *ref);
+
+/* Open `file`, a trace the scenario names at `at` (field `path`), for reading. NULL after
+ * reporting "cannot read the WHAT (strerror); expected a readable file, got 'FILE'" to d at the
+ * field: the loader's check and the run builder's read of the same file (it may have gone in
+ * between) give one message, an input error (exit 2). Caller closes. */
+FILE *scenario_open_trace(const char *file, const char *what, src_loc at, const char *path,
+                          diag *d);
 
 /* The reader settings of the scenario's workload trace (workload.trace): format, resolved file,
  * the format's column preset or the csv mapping, the helios duration, the seed. Strings borrowed

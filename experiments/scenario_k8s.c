@@ -154,6 +154,16 @@ void scenario__add_snapshot(load_ctx *c)
             return;
         }
     }
+    FILE *mf = sn->mig_parted ? fopen(sn->mig_parted, "r") : NULL;
+    if (sn->mig_parted && !mf) { /* here, once: its groups would each report it as theirs */
+        diag_error(c->d, sn->mig_parted_at, "cluster.snapshot.mig_parted",
+                   "cannot read the file (%s); expected a readable mig-parted config, got '%s'",
+                   strerror(errno), sn->mig_parted);
+        return;
+    }
+    if (mf) {
+        fclose(mf);
+    }
     scenario_cluster *cl = &s->cluster;
     scenario_node_group *groups = arena_calloc(c->a, cl->n_groups + snap.n_groups, sizeof *groups);
     if (cl->n_groups) {

@@ -251,11 +251,8 @@ static void add_node_groups(load_ctx *c)
     if (c->flags & SCENARIO_NO_FILES) {
         return;
     }
-    FILE *f = fopen(ct->file, "r");
+    FILE *f = scenario_open_trace(ct->file, "node list", ct->file_at, "cluster.trace.file", c->d);
     if (!f) {
-        diag_error(c->d, ct->file_at, "cluster.trace.file",
-                   "cannot read the node list (%s); expected a readable file, got '%s'",
-                   strerror(errno), ct->file);
         return;
     }
     tracenodes tn;
@@ -409,11 +406,8 @@ static void check_service_trace(load_ctx *c, size_t i)
         return;
     }
     snprintf(path, sizeof path, "services[%zu].trace.file", i);
-    FILE *f = fopen(t->file, "r");
+    FILE *f = scenario_open_trace(t->file, "trace", t->file_at, path, c->d);
     if (!f) {
-        diag_error(c->d, t->file_at, path,
-                   "cannot read the trace (%s); expected a readable file, got '%s'",
-                   strerror(errno), t->file);
         return;
     }
     trace_src src = scenario_service_trace_source(c->spec, i);
@@ -462,11 +456,8 @@ static void check_workload_trace(load_ctx *c)
     if ((c->flags & SCENARIO_NO_FILES) || diag_error_count(c->d) > 0) {
         return;
     }
-    FILE *f = fopen(t->file, "r");
+    FILE *f = scenario_open_trace(t->file, "trace", t->file_at, "workload.trace.file", c->d);
     if (!f) {
-        diag_error(c->d, t->file_at, "workload.trace.file",
-                   "cannot read the trace (%s); expected a readable file, got '%s'",
-                   strerror(errno), t->file);
         return;
     }
     trace_src src = scenario_trace_source(c->spec);
@@ -481,6 +472,17 @@ static void check_workload_trace(load_ctx *c)
     }
     trace_close(r);
     fclose(f);
+}
+
+FILE *scenario_open_trace(const char *file, const char *what, src_loc at, const char *path,
+                          diag *d)
+{
+    FILE *f = fopen(file, "r");
+    if (!f) {
+        diag_error(d, at, path, "cannot read the %s (%s); expected a readable file, got '%s'",
+                   what, strerror(errno), file);
+    }
+    return f;
 }
 
 void scenario__check_traces(load_ctx *c)

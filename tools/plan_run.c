@@ -582,7 +582,7 @@ int plan_run(const sweep_run_opts *o)
     so.dir_locked = true;
     rc = sweep_run(&so);
     if (rc != 0 || o->mpi->rank != 0) {
-        out_lock_release(lock, false);
+        out_lock_release(lock, rc != 0); /* a candidate's bad input leaves no directory behind */
         arena_destroy(a);
         return rc;
     }

@@ -294,10 +294,6 @@ int run_scenario(const run_opts *o)
                              .sample_spill = r.sspill ? spill_ops() : NULL,
                              .sample_spill_ctx = r.sspill};
         rc = build_run(&r.b, &bo, &est);
-        if (rc == SIM_EIO) {
-            run_fini(&r);
-            return rc;
-        }
         if (rc == 0 && diag_error_count(r.b.d) == 0 && o->estimate) {
             *o->estimate = est;
         }

@@ -28,6 +28,7 @@
 #include "sim/xalloc.h"
 #include "tools/run.h"
 #include "tests/unit/diagfx.h"
+#include "tests/unit/sh.h"
 
 #define H100_MODEL "calib/results/2026-11-22-h100-sxm-model.json"
 #define H100_CALIB "calib/results/2026-11-22-h100-sxm.json"
@@ -381,9 +382,9 @@ Test(calapply, a_calibrated_scenario_runs_and_differs_from_the_catalog_one)
 {
     world w;
     world_init(&w);
-    char cwd[512], dir[] = "/tmp/slicesim-calapply-XXXXXX", buf[1024];
+    char cwd[512], dir[64], buf[1024];
     cr_assert_not_null(getcwd(cwd, sizeof cwd));
-    cr_assert_not_null(mkdtemp(dir));
+    cr_assert(test_tmpdir(dir, sizeof dir, "calapply"));
     /* the example with absolute references, written once with and once without its key */
     char *text = slurp(EXAMPLE), *t1, *t2, *t3;
     snprintf(buf, sizeof buf, "%s/calib/", cwd);
@@ -457,8 +458,7 @@ Test(calapply, a_calibrated_scenario_runs_and_differs_from_the_catalog_one)
     } else {
         cr_assert_lt(jct_cal, jct_plain, "calibrated %g s, catalog %g s", jct_cal, jct_plain);
     }
-    snprintf(buf, sizeof buf, "rm -rf '%s'", dir);
-    cr_assert_eq(system(buf), 0);
+    cr_assert(test_rm_rf(dir));
     free(plain);
     free(t3);
     free(t2);
@@ -472,14 +472,13 @@ Test(calapply, a_calibrated_scenario_runs_and_differs_from_the_catalog_one)
 /* Run a shell command; stdout into *out (caller frees), returns the exit status. */
 static int sh(const char *cmd, char **out)
 {
-    char path[] = "/tmp/slicesim-calapply-out-XXXXXX", full[2048];
-    int fd = mkstemp(path);
-    cr_assert_geq(fd, 0);
-    close(fd);
+    char dir[64], path[96], full[2048];
+    cr_assert(test_tmpdir(dir, sizeof dir, "calapply-out"));
+    snprintf(path, sizeof path, "%s/out", dir);
     snprintf(full, sizeof full, "%s > %s 2>&1", cmd, path);
     int st = system(full);
     *out = slurp(path);
-    unlink(path);
+    cr_assert(test_rm_rf(dir));
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
@@ -497,10 +496,9 @@ Test(calapply, predict_with_calibration_follows_the_measured_bandwidth)
 {
     world w;
     world_init(&w);
-    char q[] = "/tmp/slicesim-calapply-q-XXXXXX";
-    int fd = mkstemp(q);
-    cr_assert_geq(fd, 0);
-    close(fd);
+    char dir[64], q[96];
+    cr_assert(test_tmpdir(dir, sizeof dir, "calapply-q"));
+    snprintf(q, sizeof q, "%s/queries.yaml", dir);
     write_text(q, "gpu: H100-SXM5-80GB\nqueries:\n"
                   "  - {config: {partition: full}, batch: 32, work: 100000}\n");
     char cmd[1024], *a, *b;
@@ -550,7 +548,7 @@ Test(calapply, predict_with_calibration_follows_the_measured_bandwidth)
     cr_assert_str_eq(a, "slicesim predict: error: --calibration: /nonexistent/m.json: No such "
                         "file or directory\n");
     free(a);
-    unlink(q);
+    cr_assert(test_rm_rf(dir));
     world_fini(&w);
 }
 
@@ -558,9 +556,10 @@ Test(calapply, fit_workload_with_calibration_records_it_in_the_profile)
 {
     world w;
     world_init(&w);
-    char obs[] = "/tmp/slicesim-calapply-obs-XXXXXX", prof[] = "/tmp/slicesim-calapply-p-XXXXXX";
-    cr_assert_geq(mkstemp(obs), 0);
-    cr_assert_geq(mkstemp(prof), 0);
+    char dir[64], obs[96], prof[96];
+    cr_assert(test_tmpdir(dir, sizeof dir, "calapply-fit"));
+    snprintf(obs, sizeof obs, "%s/obs.yaml", dir);
+    snprintf(prof, sizeof prof, "%s/profile.yaml", dir);
     write_text(obs, "workload: w\ngpu: H100-SXM5-80GB\nunit: sample\nobservations:\n"
                     "  - {config: {partition: full}, batch: 8, throughput: 900}\n"
                     "  - {config: {partition: 1g.10gb}, batch: 8, throughput: 150}\n");
@@ -574,8 +573,7 @@ Test(calapply, fit_workload_with_calibration_records_it_in_the_profile)
              H100_MODEL, w.src.device);
     cr_assert_not_null(strstr(p, want), "%s", p);
     free(p);
-    unlink(obs);
-    unlink(prof);
+    cr_assert(test_rm_rf(dir));
     world_fini(&w);
 }
 
@@ -627,10 +625,9 @@ Test(calapply, cli_calibration_errors_name_the_flag_or_the_model_file)
                       70) == 0,
               "%s", a);
     free(a);
-    char m[] = "/tmp/slicesim-calapply-m-XXXXXX";
-    int fd = mkstemp(m);
-    cr_assert_geq(fd, 0);
-    close(fd);
+    char dir[64], m[96];
+    cr_assert(test_tmpdir(dir, sizeof dir, "calapply-m"));
+    snprintf(m, sizeof m, "%s/model.json", dir);
     char *text = slurp(H100_MODEL);
     char *dev = strstr(text, "NVIDIA H100 80GB HBM3");
     cr_assert_not_null(dev);
@@ -653,7 +650,7 @@ Test(calapply, cli_calibration_errors_name_the_flag_or_the_model_file)
              m, line, col);
     cr_assert(strncmp(a, want, strlen(want)) == 0, "%s\nwanted %s", a, want);
     free(a);
-    unlink(m);
+    cr_assert(test_rm_rf(dir));
 }
 
 /* The H200 pair's model holds an all-reduce fit per protocol: applied to the H200's NVLink
@@ -687,17 +684,14 @@ Test(calapply, allreduce_fit_feeds_the_nvlink)
     cJSON *root = cJSON_Parse(text);
     free(text);
     cJSON_ReplaceItemInObject(root, "allreduce", cJSON_CreateNull());
-    char noar[] = "/tmp/slicesim-calapply-noar-XXXXXX", q[] = "/tmp/slicesim-calapply-q-XXXXXX";
-    int fd = mkstemp(noar);
-    cr_assert_geq(fd, 0);
-    close(fd);
+    char dir[64], noar[96], q[96];
+    cr_assert(test_tmpdir(dir, sizeof dir, "calapply-noar"));
+    snprintf(noar, sizeof noar, "%s/model.json", dir);
+    snprintf(q, sizeof q, "%s/queries.yaml", dir);
     char *out = cJSON_Print(root);
     write_text(noar, out);
     free(out);
     cJSON_Delete(root);
-    fd = mkstemp(q);
-    cr_assert_geq(fd, 0);
-    close(fd);
     write_text(q, "gpu: H200-SXM5-141GB\nqueries:\n"
                   "  - {config: {partition: full}, batch: 32, work: 100000}\n"
                   "  - {config: {partition: full, workers: 2, per_gpu: 1}, batch: 32, work: 100000}\n"
@@ -716,7 +710,6 @@ Test(calapply, allreduce_fit_feeds_the_nvlink)
     cr_assert_neq(row_time(a, 2), row_time(b, 2), "%s\n%s", a, b);
     free(a);
     free(b);
-    unlink(q);
-    unlink(noar);
+    cr_assert(test_rm_rf(dir));
     world_fini(&w);
 }

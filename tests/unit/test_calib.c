@@ -528,19 +528,21 @@ Test(calib, model_file_round_trips_through_calmodel_load_source)
     remove(out);
 }
 
-/* Load the model text t from a temporary file (its name into path, size >= 32) into m,
- * reporting to dg; the file is removed. Returns calmodel_load_source's status. */
-static int load_model_text(const char *t, char *path, cal_fit *m, diag *dg)
+/* Room for the path of load_model_text's temporary model file. */
+#define MODEL_PATH_LEN 96
+
+/* Load the model text t from a file in a fresh temporary directory (the file's name into path,
+ * MODEL_PATH_LEN bytes) into m, reporting to dg; the directory is removed. Returns
+ * calmodel_load_source's status. */
+static int load_model_text(const char *t, char path[MODEL_PATH_LEN], cal_fit *m, diag *dg)
 {
-    snprintf(path, 32, "/tmp/slicesim-calmodel-XXXXXX");
-    int fd = mkstemp(path);
-    cr_assert(fd >= 0);
-    FILE *f = fdopen(fd, "w");
-    fputs(t, f);
-    fclose(f);
+    char dir[64];
+    cr_assert(test_tmpdir(dir, sizeof dir, "calmodel"));
+    snprintf(path, MODEL_PATH_LEN, "%s/model.json", dir);
+    cr_assert(test_write_text(path, t));
     calapply_source src;
     int rc = calmodel_load_source(path, m, &src, dg);
-    remove(path);
+    cr_assert(test_rm_rf(dir));
     return rc;
 }
 
@@ -552,7 +554,7 @@ Test(calib, model_file_with_wrong_form_is_rejected)
                     "\"source\": {\"device\": \"NVIDIA H200\"}}";
     cal_fit *m = xcalloc(1, sizeof *m, "model");
     diag *dg = diag_create();
-    char path[32];
+    char path[MODEL_PATH_LEN];
     cr_assert_eq(load_model_text(t, path, m, dg), SIM_EINPUT);
     char want[256];
     snprintf(want, sizeof want,
@@ -578,7 +580,7 @@ Test(calib, model_file_with_a_bad_protocol_fit_is_rejected)
                     "\"source\": {\"device\": \"NVIDIA H200\"}}";
     cal_fit *m = xcalloc(1, sizeof *m, "model");
     diag *dg = diag_create();
-    char path[32];
+    char path[MODEL_PATH_LEN];
     cr_assert_eq(load_model_text(t, path, m, dg), SIM_EINPUT);
     cr_assert(strstr(fx_diag_message(dg, 0),
                      "allreduce.protocols.simple.beta_bytes_per_s: expected a number in [1, "

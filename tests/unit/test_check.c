@@ -20,6 +20,7 @@
 #include "tools/sweep_run.h"
 #include "sim/diag.h"
 #include "tests/unit/sh.h"
+#include "experiments/build_run.h"
 #include "experiments/estimate.h"
 #include "tools/run.h"
 #include "tests/unit/diagfx.h"
@@ -511,4 +512,55 @@ Test(check, estimate_of_a_sweep_within_2x_of_the_sweep, .timeout = 120)
     EXPECT_WITHIN_2X(ci.events, events, "sweep events");
     EXPECT_WITHIN_2X(ci.output_bytes, bytes, "sweep output bytes");
     test_rm_rf(dir);
+}
+
+/* Load `text` as DIR/s.yaml (its traces copied beside it), remove `gone` from DIR, build the run:
+ * the builder's read of a file the loader checked gives the loader's message at its field. */
+static void build_after_removal(const char *text, const char *gone, const char *field_path,
+                                int line, int col)
+{
+    char dir[64], path[128], cmd[512];
+    cr_assert(test_tmpdir(dir, sizeof dir, "check-gone"));
+    snprintf(cmd, sizeof cmd, "cp tests/traces/philly-small.csv tests/traces/dlrm-small.csv %s",
+             dir);
+    cr_assert_eq(system(cmd), 0);
+    snprintf(path, sizeof path, "%s/s.yaml", dir);
+    cr_assert(test_write_text(path, text));
+    built_run b = {.a = arena_create(), .d = diag_create()};
+    cr_assert_eq(scenario_load_file(path, NULL, 0, 0, b.a, b.d, &b.spec), 0);
+    snprintf(cmd, sizeof cmd, "%s/%s", dir, gone);
+    cr_assert_eq(unlink(cmd), 0);
+    run_estimate est;
+    build_run_opts o = {0};
+    build_run(&b, &o, &est);
+    cr_assert_eq(diag_error_count(b.d), 1);
+    char want[512];
+    snprintf(want, sizeof want,
+             "%s:%d:%d: error: %s: cannot read the trace (No such file or directory); expected a "
+             "readable file, got '%s/%s'",
+             path, line, col, field_path, dir, gone);
+    cr_assert_str_eq(fx_diag_message(b.d, 0), want);
+    built_run_fini(&b);
+    diag_destroy(b.d);
+    arena_destroy(b.a);
+    cr_assert(test_rm_rf(dir));
+}
+
+/* A trace there when the scenario was loaded and gone when the run reads it is the loader's
+ * input error at its field (exit 2), not an environment error printed on the side. */
+Test(check, a_trace_gone_after_loading_is_an_input_error_at_its_field)
+{
+    build_after_removal("name: g\nseed: 1\nhorizon: 1h\n"
+                        "cluster: {nodes: [{name: a, gpu: A100-SXM4-40GB, gpus_per_node: 8}]}\n"
+                        "workload:\n  trace: {format: philly, file: philly-small.csv}\n",
+                        "philly-small.csv", "workload.trace.file", 6, 33);
+    build_after_removal("name: g\nseed: 1\nhorizon: 1h\n"
+                        "cluster: {nodes: [{name: a, gpu: A100-SXM4-40GB, gpus_per_node: 8}]}\n"
+                        "workload: {jobs: [{name: j, rate: 1/h, duration: 1m,\n"
+                        "                   request: {nvidia.com/gpu: 1}}]}\n"
+                        "services:\n"
+                        "  - {name: s, replicas: 1, profile: vit-b16-infer, rate: 1/s, slo: 1s,\n"
+                        "     resource: nvidia.com/gpu, arrival: trace,\n"
+                        "     trace: {file: dlrm-small.csv}}\n",
+                        "dlrm-small.csv", "services[0].trace.file", 10, 20);
 }
