@@ -30,8 +30,18 @@ physical core in the samples, and NVML utilisation (coloc.Util). The environment
 topology (lscpu, /sys/devices/system/cpu). Never changes MIG mode, clocks, power limit or compute
 mode; stops the daemon it starts on every exit path (coloc.stop_mps, atexit and finally).
 
+Second call (--phases burn,nomps,beside): 'burn' runs n = 1, 2, 4, 8, 12, 16 CPU-only processes
+(no GPU) of a fixed work, an interpreter loop (burn-py) and 100 tiny PyTorch CPU operations
+(burn-torch), and records each one's rate: how the same work's CPU time moves with the number of
+busy CPUs of the machine (frequency, shared caches, the hypervisor). 'nomps' runs k clients of a
+workload without MPS (time-sliced contexts) between two lone ones: is the host's growth MPS's?
+'beside' runs, under MPS, one client beside 7 burn-py, 7 burn-torch and 15 burn-py processes and
+k clients, each between two lone clients: does the host part of a client grow beside busy CPUs
+that launch nothing? The record's machine_cpu_steal_frac is /proc/stat's steal share.
+
 usage: python3 calib/coloc/hostcpu.py --out DIR [--only cnn_infer_b1,cnn_infer_b8,host_loop]
-           [--k 8] [--caps 50,25] [--repeats 3] [--window-s 1] [--budget-s 500] [--fake]
+           [--phases peers|burn,nomps,beside] [--k 8] [--caps 50,25] [--repeats 3]
+           [--window-s 1] [--budget-s 500] [--fake]
 Writes DIR/hostcpu.json (rewritten after every configuration).
 """
 import argparse
@@ -64,8 +74,30 @@ def proc_cpu(pid="self"):
         return None
 
 
+def burner(kind):
+    """A fixed amount of CPU work, no GPU: 'burn-py' an interpreter loop (~1 ms), 'burn-torch'
+    100 tiny PyTorch operations on CPU tensors (the dispatcher's path without a device)."""
+    if kind == "burn-py":
+        def step():
+            acc = 0
+            for i in range(20000):
+                acc += i * i
+            return acc
+        return step
+    import torch
+    torch.set_num_threads(1)
+    a, b = torch.ones(8), torch.ones(8)
+
+    def step():
+        for _ in range(100):
+            torch.add(a, b)
+    return step
+
+
 def worker_main(name, fake):
-    step = coloc.build_workload(name, fake)
+    cpu_only = name.startswith("burn-")
+    step = burner(name) if cpu_only else coloc.build_workload(name, fake)
+    fake = fake or cpu_only
     mark = {"enq": 0.0, "enq_cpu": 0.0}
     if not fake:
         import torch
@@ -191,11 +223,11 @@ def set_affinity(pid, cpus):
 
 
 def cpu_times():
-    """(busy, total) jiffies over every CPU from /proc/stat."""
+    """(busy, total, steal) jiffies over every CPU from /proc/stat."""
     with open("/proc/stat") as f:
         v = [int(x) for x in f.readline().split()[1:]]
     idle = v[3] + (v[4] if len(v) > 4 else 0)
-    return sum(v) - idle, sum(v)
+    return sum(v) - idle, sum(v), (v[7] if len(v) > 7 else 0)
 
 
 def mps_server_pids():
@@ -319,7 +351,7 @@ class Run:
                 err = str(e)[-1500:]
                 break
             subs = summarise(r, t_start + LEAD_S, w, reps)
-            clients.append({"workload": name, "pin": pin, "subs": subs, "rusage": r["rusage"],
+            clients.append({"workload": wk.name, "pin": pin, "subs": subs, "rusage": r["rusage"],
                             "rate_iter_per_s": sum(s["rate"] for s in subs) / reps})
         u = self.util.stop()
         cs = samp.stop(self.topo)
@@ -334,6 +366,7 @@ class Run:
         rec = {"workload": name, "cfg": cfg, "k": len(workers), "t_s": time.time() - self.t0,
                "threads_pinned": nthr, "clients": clients, "nvml_util": u, "cpu_samples": cs,
                "machine_cpu_busy_frac": (c1[0] - c0[0]) / span,
+               "machine_cpu_steal_frac": (c1[2] - c0[2]) / span,
                "mps_server_cpu_s": [(b - a) / hz if a is not None and b is not None else None
                                     for a, b in zip(s0, s1)],
                "window_wall_s": w * reps}
@@ -386,6 +419,67 @@ class Run:
             self.measure(name, "solo", peers[:1], [None], {"pos": pos})
         self.kill(ws)
 
+    def spawn(self, names, env, what):
+        ws = [Worker(n, self.args.fake, env) for n in names]
+        self.live += ws
+        t = time.time()
+        try:
+            for wk in ws:
+                wk.wait_ready(timeout=240)
+        except RuntimeError as e:
+            self.doc["errors"].append({"what": what, "error": str(e)[-1500:]})
+            self.kill(ws)
+            self.save()
+            return None
+        self.doc.setdefault("spawn_s", []).append({"what": what, "n": len(ws),
+                                                   "s": time.time() - t})
+        return ws
+
+    def burn(self):
+        """CPU-only processes (no GPU): a fixed work's rate per process with n = 1..16 of them
+        busy at once, for each burner kind; n = 1 again at the end."""
+        ncpu = len(self.topo)
+        ns = [n for n in (1, 2, 4, 8, 12, 16) if n <= ncpu] + [1]
+        for kind in ("burn-py", "burn-torch"):
+            ws = self.spawn([kind] * max(ns), dict(os.environ), kind)
+            if ws is None:
+                continue
+            for i, n in enumerate(ns):
+                self.measure(kind, f"burn{n}", ws[:n], [None] * n, {"pos": i})
+            self.kill(ws)
+
+    def nomps(self, name):
+        """k clients of one workload without MPS (time-sliced contexts), between two lone ones."""
+        k = self.args.k
+        ws = self.spawn([name] * k, dict(os.environ), name + " exclusive")
+        if ws is None:
+            return
+        self.measure(name, "excl-solo", ws[:1], [None], {"pos": 0})
+        self.measure(name, f"excl-peers{k}", ws, [None] * k, {"pos": 1})
+        self.measure(name, "excl-solo", ws[:1], [None], {"pos": 2})
+        self.kill(ws)
+
+    def beside(self, name, env, burners):
+        """Under MPS: one client beside CPU-only burners (7 interpreter loops, 7 PyTorch CPU
+        loops, 15 interpreter loops), and k clients, each between two lone clients."""
+        k = self.args.k
+        ws = self.spawn([name] * k, env, name + " mps")
+        if ws is None:
+            return
+        py = [b for b in burners if b.name == "burn-py"]
+        tc = [b for b in burners if b.name == "burn-torch"]
+        cfgs = [(f"beside{k - 1}py", ws[:1] + py[:k - 1]),
+                (f"beside{k - 1}torch", ws[:1] + tc[:k - 1]),
+                (f"beside{2 * k - 1}py", ws[:1] + py[:2 * k - 1]), (f"peers{k}-unpinned", ws)]
+        pos = 0
+        self.measure(name, "solo", ws[:1], [None], {"pos": pos})
+        for cfg, wks in cfgs:
+            pos += 1
+            self.measure(name, cfg, wks, [None] * len(wks), {"pos": pos})
+            pos += 1
+            self.measure(name, "solo", ws[:1], [None], {"pos": pos})
+        self.kill(ws)
+
     def kill(self, ws):
         for wk in ws:
             wk.stop()
@@ -405,6 +499,10 @@ def main():
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--window-s", type=float, default=1.0)
     ap.add_argument("--mps-dir", default="/tmp/hostcpu-mps")
+    ap.add_argument("--phases", default="peers",
+                    help="comma-separated, run in this order: burn (CPU-only processes, no GPU), "
+                    "nomps (k clients without MPS), peers (the MPS layouts and caps), beside (an "
+                    "MPS client beside CPU-only burners)")
     args = ap.parse_args()
     if args.worker:
         worker_main(args.worker, args.fake)
@@ -417,10 +515,27 @@ def main():
         signal.signal(s, lambda *_: sys.exit(130))
     run = Run(args)
     mps_env = coloc.mps_env_of(dict(os.environ))
+    phases = args.phases.split(",")
+    names = args.only.split(",")
+    run.doc["phases"] = phases
     try:
-        if coloc.start_mps(mps_env, run.doc, args.fake):
-            for name in args.only.split(","):
-                run.workload(name, mps_env)
+        if "burn" in phases:
+            run.burn()
+        if "nomps" in phases:
+            for name in names:
+                run.nomps(name)
+        if ({"peers", "beside"} & set(phases)) and coloc.start_mps(mps_env, run.doc, args.fake):
+            if "peers" in phases:
+                for name in names:
+                    run.workload(name, mps_env)
+            if "beside" in phases:
+                k = args.k
+                burners = run.spawn(["burn-py"] * (2 * k - 1) + ["burn-torch"] * (k - 1),
+                                    dict(os.environ), "burners")
+                for name in names:
+                    if burners and run.left() > 60:
+                        run.beside(name, mps_env, burners)
+                run.kill(burners or [])
     finally:
         run.kill(list(run.live))
         coloc.stop_mps()
