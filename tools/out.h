@@ -64,16 +64,52 @@ void out_lock_release(out_lock *l, bool failed);
  * NaN/Inf are a bug (SIM_ASSERT); the text of jsonw_number (tools/jsonw.h). Caller owns the
  * item (or adds it to a tree). */
 cJSON *out_json_number(double v);
-/* {n, mean, p50, p95, max} of x[0..n) (sorted in place); values null when n == 0. Caller owns. */
-cJSON *out_dist_json(double *x, size_t n);
+/* A distribution over jobs: count, mean (Welford's, stats_running), plain sum in id order,
+ * median, 95th percentile (GSL's quantile, sim/qsel.h: exact) and largest value; 0 when n == 0. */
+typedef struct out_dist {
+    uint64_t n;
+    double mean, sum, p50, p95, max;
+} out_dist;
+
+/* One job class's figures (metrics.scheduling.per_class), classes in order of first job. */
+typedef struct out_class_stats {
+    const char *name; /* borrowed from the job table's specs */
+    uint32_t jobs, done, queued, failed, n_wait;
+    double wait_sum, jct_sum, slow_sum;
+} out_class_stats;
+
+/* Most values of one distribution whose quantiles are selected in memory; a run with more jobs
+ * reads its job records once more (or, rarely, up to four times) to select them exactly
+ * (sim/qsel.h): at most 8 MiB per distribution instead of 8 bytes per job and a sort. */
+#define OUT_QUANTILE_CAP ((size_t)1 << 20)
+
+/* The statistics of the jobs that run.json's metrics (wait_s, jct_s, metrics.scheduling) and the
+ * summary give, computed once, from one pass over the jobs in id order (plus the passes of
+ * quantiles above OUT_QUANTILE_CAP values): waits of started jobs, JCTs of done jobs, waits with
+ * still-queued jobs censored at the horizon, slowdowns (JCT / work_s), per class. */
+typedef struct out_stats {
+    out_dist wait, jct, wait_queued, slowdown;
+    uint32_t n_censored;    /* jobs in wait_queued never started (censored) */
+    uint32_t never_started; /* queued at the end, never started */
+    uint32_t queued_again;  /* queued at the end after a start (killed, evicted) */
+    bool has_shares;        /* some job asks for a share of a GPU (gpu_milli) */
+    out_class_stats *classes; /* owned (out_stats_fini) */
+    size_t n_classes;
+} out_stats;
+
+void out_stats_compute(const world *w, out_stats *s);
+void out_stats_fini(out_stats *s);
+
+/* {n, mean, p50, p95, max} of d; values null when n == 0. Caller owns. */
+cJSON *out_dist_json(const out_dist *d);
 /* run.json's metrics.scheduling (tools/out_sched.c): FGD's figures (GPU and milli-GPU allocation,
  * fragmentation under the typical pods, the curve against arrived workload), unscheduled and
  * failed jobs per reason, waits with still-queued jobs (censored at the horizon), slowdown, and
  * per-class and per-node-group breakdowns. Caller owns. */
-cJSON *out_sched_json(const world *w);
+cJSON *out_sched_json(const world *w, const out_stats *st);
 /* The summary's scheduling line (FGD's figures, unscheduled jobs), when the run has fractional
  * pods or ends with jobs still queued. */
-void out_sched_summary(FILE *f, const world *w);
+void out_sched_summary(FILE *f, const world *w, const out_stats *st);
 
 /* An unsigned 64-bit integer for JSON output, printed exactly (a seed above 2^53 is not rounded
  * through a double). Caller owns the item. */
@@ -115,6 +151,7 @@ typedef struct out_run_meta {
                                  * in); NULL: none */
     const cJSON *trace;         /* what a workload trace gave (tools/run.c); borrowed (copied
                                  * in); NULL: none */
+    const out_stats *stats;     /* the jobs' statistics (out_stats_compute); borrowed */
 } out_run_meta;
 
 /* Write run.json to f as it goes (tools/jsonw.h): the outer structure, the cluster and every
@@ -157,7 +194,7 @@ void out_service_summary(FILE *f, const scenario_service *sv, const service_stat
 cJSON *out_repart_json(const reconf_stats *st);
 /* One summary line of the re-partitioning. */
 void out_repart_summary(FILE *f, const reconf_stats *st);
-/* Print the short text summary of a run. */
-void out_summary(FILE *f, const world *w, const char *out_dir);
+/* Print the short text summary of a run; st: its jobs' statistics (out_stats_compute). */
+void out_summary(FILE *f, const world *w, const char *out_dir, const out_stats *st);
 
 #endif

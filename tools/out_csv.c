@@ -225,27 +225,11 @@ static double at_least_1(uint32_t n)
     return n ? (double)n : 1.0;
 }
 
-void out_summary(FILE *f, const world *w, const char *out_dir)
+void out_summary(FILE *f, const world *w, const char *out_dir, const out_stats *st)
 {
     const cluster *c = world_cluster(w);
-    const job_table *jt = world_jobs(w);
+    size_t n = job_table_count(world_jobs(w));
     world_totals tot = world_get_totals(w);
-    size_t n = job_table_count(jt);
-    double *jct = xcalloc(n ? n : 1, sizeof(double), "summary");
-    double *wait = xcalloc(n ? n : 1, sizeof(double), "summary");
-    size_t n_jct = 0, n_wait = 0;
-    double sum_jct = 0, sum_wait = 0;
-    for (job_id k = 0; k < n; k++) {
-        const job *j = job_table_get(jt, k);
-        if (j->state == JOB_DONE) {
-            jct[n_jct] = sim_time_to_s(job_jct_ns(j));
-            sum_jct += jct[n_jct++];
-        }
-        if (j->start >= 0) {
-            wait[n_wait] = sim_time_to_s(job_wait_ns(j));
-            sum_wait += wait[n_wait++];
-        }
-    }
     fprintf(f,
             "cluster: %" PRIu32 " nodes, %" PRIu32 " GPUs, %" PRIu32 " devices, %" PRIu32
             " schedulable units\n",
@@ -260,15 +244,13 @@ void out_summary(FILE *f, const world *w, const char *out_dir)
                 ", refused for more than one unit of a shared resource\n",
                 tot.n_failed_request);
     }
-    if (n_wait) {
-        double p50 = stats_quantile_inplace(wait, n_wait, 0.5);
-        fprintf(f, "wait: mean %.1f s, p50 %.1f s, p95 %.1f s\n", sum_wait / (double)n_wait, p50,
-                stats_quantile_sorted(wait, n_wait, 0.95));
+    if (st->wait.n) {
+        fprintf(f, "wait: mean %.1f s, p50 %.1f s, p95 %.1f s\n",
+                st->wait.sum / (double)st->wait.n, st->wait.p50, st->wait.p95);
     }
-    if (n_jct) {
-        double p50 = stats_quantile_inplace(jct, n_jct, 0.5);
-        fprintf(f, "jct:  mean %.1f s, p50 %.1f s, p95 %.1f s\n", sum_jct / (double)n_jct, p50,
-                stats_quantile_sorted(jct, n_jct, 0.95));
+    if (st->jct.n) {
+        fprintf(f, "jct:  mean %.1f s, p50 %.1f s, p95 %.1f s\n", st->jct.sum / (double)st->jct.n,
+                st->jct.p50, st->jct.p95);
     }
     out_means tm;
     out_time_means(w, &tm);
@@ -280,9 +262,7 @@ void out_summary(FILE *f, const world *w, const char *out_dir)
     } else {
         fprintf(f, "%.1f%% of SMs\n", 100 * (tm.sms / at_least_1(tot.sms_total)));
     }
-    out_sched_summary(f, w);
+    out_sched_summary(f, w, st);
     fprintf(f, "simulated %.1f s (last event at %.1f s) in %" PRIu64 " events; outputs in %s/\n",
             sim_time_to_s(tot.horizon), sim_time_to_s(tot.end), tot.n_events, out_dir);
-    free(jct);
-    free(wait);
 }

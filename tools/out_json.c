@@ -216,25 +216,21 @@ static void write_job(jsonw *jw, const cluster *c, const job *j)
     jsonw_object_end(jw);
 }
 
-cJSON *out_dist_json(double *x, size_t n)
+cJSON *out_dist_json(const out_dist *d)
 {
     cJSON *o = cJSON_CreateObject();
-    add_num(o, "n", (double)n);
-    if (n == 0) {
+    add_num(o, "n", (double)d->n);
+    if (d->n == 0) {
         cJSON_AddNullToObject(o, "mean");
         cJSON_AddNullToObject(o, "p50");
         cJSON_AddNullToObject(o, "p95");
         cJSON_AddNullToObject(o, "max");
         return o;
     }
-    stats_running r = stats_running_make();
-    for (size_t i = 0; i < n; i++) {
-        stats_running_add(&r, x[i]);
-    }
-    add_num(o, "mean", stats_running_mean(&r));
-    add_num(o, "p50", stats_quantile_inplace(x, n, 0.5));
-    add_num(o, "p95", stats_quantile_sorted(x, n, 0.95));
-    add_num(o, "max", x[n - 1]);
+    add_num(o, "mean", d->mean);
+    add_num(o, "p50", d->p50);
+    add_num(o, "p95", d->p95);
+    add_num(o, "max", d->max);
     return o;
 }
 
@@ -296,25 +292,11 @@ void out_time_means(const world *w, out_means *m)
 }
 
 /* run.json's "metrics": small, so built as a tree. */
-static cJSON *metrics_json(const world *w, const cJSON *extra)
+static cJSON *metrics_json(const world *w, const out_stats *st, const cJSON *extra)
 {
     const cluster *c = world_cluster(w);
-    const job_table *jt = world_jobs(w);
-    size_t n_jobs = job_table_count(jt);
+    size_t n_jobs = job_table_count(world_jobs(w));
     world_totals tot = world_get_totals(w);
-
-    double *wait = xcalloc(n_jobs ? n_jobs : 1, sizeof(double), "waits");
-    double *jct = xcalloc(n_jobs ? n_jobs : 1, sizeof(double), "jcts");
-    size_t n_wait = 0, n_jct = 0;
-    for (job_id k = 0; k < n_jobs; k++) {
-        const job *j = job_table_get(jt, k);
-        if (j->start >= 0) {
-            wait[n_wait++] = sim_time_to_s(job_wait_ns(j));
-        }
-        if (j->state == JOB_DONE) {
-            jct[n_jct++] = sim_time_to_s(job_jct_ns(j));
-        }
-    }
 
     cJSON *m = cJSON_CreateObject();
     cJSON *counts = cJSON_AddObjectToObject(m, "counts");
@@ -330,10 +312,8 @@ static cJSON *metrics_json(const world *w, const cJSON *extra)
     add_num(counts, "events", (double)tot.n_events);
     add_time(m, "end_s", tot.end);
     add_time(m, "horizon_s", tot.horizon);
-    cJSON_AddItemToObject(m, "wait_s", out_dist_json(wait, n_wait));
-    cJSON_AddItemToObject(m, "jct_s", out_dist_json(jct, n_jct));
-    free(wait);
-    free(jct);
+    cJSON_AddItemToObject(m, "wait_s", out_dist_json(&st->wait));
+    cJSON_AddItemToObject(m, "jct_s", out_dist_json(&st->jct));
 
     cJSON *alloc = cJSON_AddObjectToObject(m, "allocation");
     uint32_t units = cluster_units_total(c);
@@ -361,7 +341,7 @@ static cJSON *metrics_json(const world *w, const cJSON *extra)
         add_num(per, cluster_resource_name(c, r), cap ? tw.res[r] / cap : 0);
     }
     free(tw.res);
-    cJSON_AddItemToObject(m, "scheduling", out_sched_json(w));
+    cJSON_AddItemToObject(m, "scheduling", out_sched_json(w, st));
     const cJSON *x;
     cJSON_ArrayForEach(x, extra)
     {
@@ -418,7 +398,7 @@ int out_run_json_write(FILE *f, const world *w, const out_run_meta *meta)
         write_job(jw, c, job_table_get(jt, k));
     }
     jsonw_array_end(jw);
-    int rc_m = put_tree(jw, "metrics", metrics_json(w, meta->metrics_extra));
+    int rc_m = put_tree(jw, "metrics", metrics_json(w, meta->stats, meta->metrics_extra));
     jsonw_object_end(jw);
     int rc_w = jsonw_finish(jw);
     free(jw);

@@ -55,63 +55,25 @@ static cJSON *fgd_json(const world *w)
     return o;
 }
 
-/* Per-class accumulator. */
-typedef struct cls_acc {
-    const char *name;
-    uint32_t jobs, done, queued, failed;
-    double wait_sum, jct_sum, slow_sum;
-    uint32_t n_wait;
-} cls_acc;
-
-static cls_acc *cls_find(cls_acc *a, size_t *n, const char *name)
-{
-    for (size_t i = 0; i < *n; i++) {
-        if (!strcmp(a[i].name, name)) {
-            return &a[i];
-        }
-    }
-    a[*n] = (cls_acc){.name = name};
-    return &a[(*n)++];
-}
-
 static double mean_or_0(double sum, uint32_t n)
 {
     return n ? sum / n : 0;
 }
 
-static cJSON *per_class_json(const world *w)
+static cJSON *per_class_json(const out_stats *st)
 {
-    const job_table *jt = world_jobs(w);
-    size_t n_jobs = job_table_count(jt), n = 0;
-    cls_acc *acc = xcalloc(n_jobs ? n_jobs : 1, sizeof *acc, "classes");
-    for (job_id k = 0; k < n_jobs; k++) {
-        const job *j = job_table_get(jt, k);
-        cls_acc *a = cls_find(acc, &n, j->spec.class_name ? j->spec.class_name : "");
-        a->jobs++;
-        a->queued += j->state == JOB_QUEUED;
-        a->failed += j->state == JOB_FAILED_OOM || j->state == JOB_FAILED_REQUEST;
-        if (j->start >= 0) {
-            a->wait_sum += sim_time_to_s(job_wait_ns(j));
-            a->n_wait++;
-        }
-        if (j->state == JOB_DONE) {
-            a->done++;
-            a->jct_sum += sim_time_to_s(job_jct_ns(j));
-            a->slow_sum += sim_time_to_s(job_jct_ns(j)) / j->spec.work_s;
-        }
-    }
     cJSON *o = cJSON_CreateObject();
-    for (size_t i = 0; i < n; i++) {
-        cJSON *c = cJSON_AddObjectToObject(o, acc[i].name);
-        add_num(c, "jobs", acc[i].jobs);
-        add_num(c, "done", acc[i].done);
-        add_num(c, "queued", acc[i].queued);
-        add_num(c, "failed", acc[i].failed);
-        add_num(c, "wait_mean_s", mean_or_0(acc[i].wait_sum, acc[i].n_wait));
-        add_num(c, "jct_mean_s", mean_or_0(acc[i].jct_sum, acc[i].done));
-        add_num(c, "slowdown_mean", mean_or_0(acc[i].slow_sum, acc[i].done));
+    for (size_t i = 0; i < st->n_classes; i++) {
+        const out_class_stats *a = &st->classes[i];
+        cJSON *c = cJSON_AddObjectToObject(o, a->name);
+        add_num(c, "jobs", a->jobs);
+        add_num(c, "done", a->done);
+        add_num(c, "queued", a->queued);
+        add_num(c, "failed", a->failed);
+        add_num(c, "wait_mean_s", mean_or_0(a->wait_sum, a->n_wait));
+        add_num(c, "jct_mean_s", mean_or_0(a->jct_sum, a->done));
+        add_num(c, "slowdown_mean", mean_or_0(a->slow_sum, a->done));
     }
-    free(acc);
     return o;
 }
 
@@ -172,57 +134,28 @@ static cJSON *per_group_json(const world *w)
     return o;
 }
 
-cJSON *out_sched_json(const world *w)
+cJSON *out_sched_json(const world *w, const out_stats *st)
 {
-    const job_table *jt = world_jobs(w);
     world_totals tot = world_get_totals(w);
-    size_t n_jobs = job_table_count(jt);
-    double *wq = xcalloc(n_jobs ? n_jobs : 1, sizeof(double), "waits");
-    double *slow = xcalloc(n_jobs ? n_jobs : 1, sizeof(double), "slowdowns");
-    size_t n_wq = 0, n_slow = 0;
-    uint32_t never = 0, restarting = 0, censored = 0;
-    for (job_id k = 0; k < n_jobs; k++) {
-        const job *j = job_table_get(jt, k);
-        if (j->state == JOB_QUEUED) {
-            never += j->start < 0;
-            restarting += j->start >= 0;
-        }
-        if (j->start >= 0) {
-            wq[n_wq++] = sim_time_to_s(job_wait_ns(j));
-        } else if (j->state == JOB_QUEUED) {
-            wq[n_wq++] = sim_time_to_s(tot.horizon - j->spec.submit);
-            censored++;
-        }
-        if (j->state == JOB_DONE) {
-            slow[n_slow++] = sim_time_to_s(job_jct_ns(j)) / j->spec.work_s;
-        }
-    }
     cJSON *o = cJSON_CreateObject();
     cJSON_AddItemToObject(o, "fgd", fgd_json(w));
     cJSON *un = cJSON_AddObjectToObject(o, "unscheduled");
-    add_num(un, "never_started", never);
-    add_num(un, "queued_again", restarting);
+    add_num(un, "never_started", st->never_started);
+    add_num(un, "queued_again", st->queued_again);
     add_num(un, "failed_oom", tot.n_oom);
     add_num(un, "failed_request", tot.n_failed_request);
-    cJSON *wj = out_dist_json(wq, n_wq);
-    add_num(wj, "n_censored", censored);
+    cJSON *wj = out_dist_json(&st->wait_queued);
+    add_num(wj, "n_censored", st->n_censored);
     cJSON_AddItemToObject(o, "wait_with_queued_s", wj);
-    cJSON_AddItemToObject(o, "slowdown", out_dist_json(slow, n_slow));
-    cJSON_AddItemToObject(o, "per_class", per_class_json(w));
+    cJSON_AddItemToObject(o, "slowdown", out_dist_json(&st->slowdown));
+    cJSON_AddItemToObject(o, "per_class", per_class_json(st));
     cJSON_AddItemToObject(o, "per_node_group", per_group_json(w));
-    free(wq);
-    free(slow);
     return o;
 }
 
-void out_sched_summary(FILE *f, const world *w)
+void out_sched_summary(FILE *f, const world *w, const out_stats *st)
 {
-    const job_table *jt = world_jobs(w);
-    bool shares = false;
-    for (job_id k = 0; k < job_table_count(jt) && !shares; k++) {
-        shares = job_table_get(jt, k)->spec.pod.gpu_milli > 0;
-    }
-    if (!shares && world_get_totals(w).n_queued == 0) {
+    if (!st->has_shares && world_get_totals(w).n_queued == 0) {
         return; /* nothing left waiting and no fractional pods: the line would say little */
     }
     frag_typical typ;

@@ -30,6 +30,8 @@ typedef struct run_ctx {
     bool has_act;        /* act recorded: one of those files is written, or a sweep/plan
                           * point's figures are wanted */
     double energy_j;     /* the GPUs' energy over [0, horizon] (has_act) */
+    out_stats stats;     /* the jobs' statistics (has_stats): run.json and the summary */
+    bool has_stats;
     spill_store *spill;  /* where the world's ended jobs go (NULL: kept in memory) */
     spill_store *sspill; /* where its full blocks of samples go (NULL: kept) */
 } run_ctx;
@@ -38,6 +40,9 @@ static void run_fini(run_ctx *r)
 {
     if (r->has_act) {
         actlog_fini(&r->act);
+    }
+    if (r->has_stats) {
+        out_stats_fini(&r->stats);
     }
     built_run_fini(&r->b);
     spill_destroy(r->spill); /* after the table that reads it */
@@ -194,7 +199,8 @@ static int write_outputs(run_ctx *r, const run_opts *o, const char *dir)
         cJSON *cfg = out_config_json(r->b.spec);
         cJSON *trace = r->b.has_trace ? trace_json(r) : NULL;
         out_run_meta meta = {
-            .seed = r->b.spec->seed, .config = cfg, .policy = r->b.pol->name, .trace = trace};
+            .seed = r->b.spec->seed, .config = cfg, .policy = r->b.pol->name, .trace = trace,
+            .stats = &r->stats};
         cJSON *extra = cJSON_CreateObject();
         if (r->b.spec->n_services > 0) {
             cJSON *arr = cJSON_AddArrayToObject(extra, "services");
@@ -359,6 +365,10 @@ int run_scenario(const run_opts *o)
     }
     progress_note(pg, "writing outputs");
     double out_cpu0 = process_cpu_s();
+    if ((r.b.spec->outputs.files & SCN_OUT_RUN_JSON) || o->summary) {
+        out_stats_compute(r.b.w, &r.stats);
+        r.has_stats = true;
+    }
     rc = write_outputs(&r, o, dir);
     if (o->stats) {
         *o->stats = (run_stats){.n_jobs = job_table_count(world_jobs(r.b.w)),
@@ -387,7 +397,7 @@ int run_scenario(const run_opts *o)
             }
             fprintf(o->summary, ")\n");
         }
-        out_summary(o->summary, r.b.w, dir);
+        out_summary(o->summary, r.b.w, dir, &r.stats);
         if (r.b.faults) {
             out_faults_summary(o->summary, fault_injector_stats(r.b.faults));
         }
