@@ -149,6 +149,7 @@ int build_run(built_run *b, const build_run_opts *o, run_estimate *est)
                         .policy = b->pol,
                         .params = &b->params,
                         .rate = jobrate_rate,
+                        .rate_alone = jobrate_alone,
                         .rate_ctx = &b->rate,
                         .slice_speed = jobrate_slice_speed,
                         .slice_ctx = &b->rate,

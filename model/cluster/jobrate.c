@@ -611,6 +611,25 @@ static double corunner_rate(const jobrate_ctx *rc, const world *w, const job *j,
     return rate;
 }
 
+bool jobrate_alone(void *ctx, const world *w, job_id id)
+{
+    const jobrate_ctx *rc = ctx;
+    const cluster *c = world_cluster(w);
+    const job *j = job_table_get(world_jobs(w), id);
+    if (find_profile(rc, j->spec.profile)) {
+        return false; /* profiled_rate counts busy MIG instances; DDP shares links */
+    }
+    uint32_t milli = j->spec.pod.gpu_milli;
+    for (uint32_t u = 0; u < j->n_units; u++) { /* corunner_rate's branches, none taken */
+        const cluster_device *d = cluster_device_get(c, j->units[u]);
+        if ((d->shareable && milli > 0 && milli < MILLI_PER_GPU) ||
+            d->sharing != CLUSTER_SHARE_NONE) {
+            return false;
+        }
+    }
+    return true;
+}
+
 double jobrate_rate(void *ctx, const world *w, job_id id)
 {
     const jobrate_ctx *rc = ctx;

@@ -88,6 +88,11 @@ typedef struct jobrate_ctx {
 /* world_rate_fn: the rate of running job j in w (ctx is a jobrate_ctx). > 0 and finite. Its
  * co-runners come from world_gpu_jobs: O(jobs on the job's GPUs), no scan of all jobs. */
 double jobrate_rate(void *ctx, const world *w, job_id j);
+/* world_rate_alone_fn: true when running job j's rate depends on no other job: it has no
+ * profile (GPU-bound: no power budget, host phases or bandwidth to share) and none of its
+ * devices is shared (time-sliced, MPS, or a fractional share), so jobrate_rate gives 1 (times
+ * its slice speed) whatever runs beside it. */
+bool jobrate_alone(void *ctx, const world *w, job_id j);
 
 /* A job asking for any MIG slice (job_any_slice: the layout policy chose its instance) states
  * its work as solo run time on the reference, the GPU type's largest classic MIG profile

@@ -40,26 +40,28 @@ typedef struct wjob {
     node_id *nodes;         /* node of each worker while running (owned unless it is &node1),
                              * else NULL */
     node_id node1;          /* the node of a job of one worker (nodes points here) */
+    bool alone;             /* its rate stands alone (world_cfg.rate_alone): set once */
 } wjob;
 
 /* The running jobs holding a unit on one GPU (unordered): up to GPU_JOBS_IN in the entry itself
  * (one cache line's half: a GPU's list costs one miss, where three arrays cost three), more in
- * ext. */
+ * ext (ext[0] its room, the list after it). */
 #define GPU_JOBS_IN 4u
 typedef struct gpu_jobs {
-    uint32_t n, cap; /* cap: ext's room, 0 while the jobs fit in `in` */
+    uint32_t n;
+    uint32_t n_shared; /* of them, jobs whose rate does not stand alone (wjob.alone false) */
     job_id *ext;
     job_id in[GPU_JOBS_IN];
 } gpu_jobs;
 
 static job_id *gpu_jobs_list(gpu_jobs *g)
 {
-    return g->ext ? g->ext : g->in;
+    return g->ext ? g->ext + 1 : g->in;
 }
 
 static const job_id *gpu_jobs_clist(const gpu_jobs *g)
 {
-    return g->ext ? g->ext : g->in;
+    return g->ext ? g->ext + 1 : g->in;
 }
 
 /* A slot of the map of running jobs' states: key and value side by side (one miss a lookup). */
@@ -100,6 +102,7 @@ struct world {
     gpu_jobs *gpu_run; /* per GPU: running jobs holding a unit on it */
     world_rate_fn *rate;
     void *rate_ctx;
+    world_rate_alone_fn *rate_alone;
     sim_time until;
     job_id next_arrival; /* jobs are chronological: the next one to submit */
     /* failure notifications waiting for the policy (jobs that failed with OOM) */
@@ -445,8 +448,9 @@ static uint32_t job_gpus(const world *w, const job *j, gpu_id *g)
     return n;
 }
 
-/* Add (on) or remove (off) job id in the running lists of its GPUs. */
-static void index_gpus(world *w, const job *j, bool on)
+/* Add (on) or remove (off) job j, whose rate stands alone or not, in the running lists of its
+ * GPUs. */
+static void index_gpus(world *w, const job *j, bool alone, bool on)
 {
     gpu_id small[16];
     gpu_id *g = j->n_units <= 16 ? small : xcalloc(j->n_units, sizeof *g, "job gpus");
@@ -454,14 +458,15 @@ static void index_gpus(world *w, const job *j, bool on)
     for (uint32_t k = 0; k < n; k++) {
         gpu_id x = g[k];
         gpu_jobs *gj = &w->gpu_run[x];
+        gj->n_shared = on ? gj->n_shared + !alone : gj->n_shared - !alone;
         if (on) {
-            if (gj->n == (gj->ext ? gj->cap : GPU_JOBS_IN)) {
+            if (gj->n == (gj->ext ? gj->ext[0] : GPU_JOBS_IN)) {
                 uint32_t cap = 2 * gj->n;
-                job_id *ext = xmalloc(cap * sizeof(job_id), "gpu jobs");
-                memcpy(ext, gpu_jobs_list(gj), gj->n * sizeof(job_id));
+                job_id *ext = xmalloc((cap + 1) * sizeof(job_id), "gpu jobs");
+                memcpy(ext + 1, gpu_jobs_list(gj), gj->n * sizeof(job_id));
                 free(gj->ext);
                 gj->ext = ext;
-                gj->cap = cap;
+                gj->ext[0] = cap;
             }
             gpu_jobs_list(gj)[gj->n++] = j->id;
         } else {
@@ -509,8 +514,11 @@ static void advance_checkpoint(world *w, wjob *wj)
 
 static void set_rate(world *w, job_id id)
 {
-    double r = job_rate(w, id);
     wjob *wj = wj_of(w, id);
+    if (wj->alone && wj->rate > 0) { /* set at its start, and it cannot change */
+        return;
+    }
+    double r = job_rate(w, id);
     if (r != wj->rate) { /* an unchanged cap costs the solver nothing */
         advance_checkpoint(w, wj);
         wj->rate = r;
@@ -532,7 +540,8 @@ static void start_progress(world *w, job_id id)
         w->run = xrealloc(w->run, w->cap_run * sizeof *w->run, "running jobs");
     }
     w->run[w->n_run++] = id;
-    index_gpus(w, j, true);
+    wj->alone = w->rate_alone && w->rate_alone(w->rate_ctx, w, id);
+    index_gpus(w, j, wj->alone, true);
     if (j->spec.req.n_workers > 1) {
         if (w->n_gang == w->cap_gang) {
             w->cap_gang = w->cap_gang ? 2 * w->cap_gang : 8;
@@ -554,7 +563,7 @@ static void stop_progress(world *w, job_id id)
         wj_of(w, w->run[pos])->run_pos = pos;
     }
     wj->act = FLUID_ACT_NONE;
-    index_gpus(w, job_table_get(w->jobs, id), false);
+    index_gpus(w, job_table_get(w->jobs, id), wj->alone, false);
     for (size_t i = 0; i < w->n_gang; i++) {
         if (w->gang[i] == id) {
             memmove(&w->gang[i], &w->gang[i + 1], (w->n_gang - i - 1) * sizeof *w->gang);
@@ -576,6 +585,9 @@ static void rerate_neighbours(world *w, const job *j)
     gpu_id *g = j->n_units <= 16 ? small : xcalloc(j->n_units, sizeof *g, "job gpus");
     uint32_t n = job_gpus(w, j, g);
     for (uint32_t k = 0; k < n; k++) {
+        if (w->gpu_run[g[k]].n_shared == 0) {
+            continue; /* every rate there stands alone: none can change */
+        }
         const job_id *l = gpu_jobs_clist(&w->gpu_run[g[k]]);
         for (uint32_t i = 0; i < w->gpu_run[g[k]].n; i++) {
             job_id o = l[i];
@@ -1062,8 +1074,10 @@ static int comp_verify(const sim_ctx *ctx, const void *state, char *why, size_t 
         }
     }
     for (gpu_id g = 0; g < cluster_n_gpus(w->c) && rc == 0; g++) {
+        uint32_t n_shared = 0;
         for (uint32_t i = 0; i < w->gpu_run[g].n && rc == 0; i++) {
             const job *j = job_table_get(w->jobs, gpu_jobs_clist(&w->gpu_run[g])[i]);
+            n_shared += j->state == JOB_RUNNING && !wj_get(w, j->id)->alone;
             uint32_t on_g = 0;
             for (uint32_t u = 0; u < j->n_units; u++) {
                 dev_id x = j->units[u];
@@ -1079,6 +1093,11 @@ static int comp_verify(const sim_ctx *ctx, const void *state, char *why, size_t 
                          (unsigned)g, (unsigned)j->id);
                 rc = SIM_ERANGE;
             }
+        }
+        if (rc == 0 && n_shared != w->gpu_run[g].n_shared) {
+            snprintf(why, why_len, "GPU %u counts %u jobs whose rate does not stand alone, its "
+                     "list %u", (unsigned)g, (unsigned)w->gpu_run[g].n_shared, (unsigned)n_shared);
+            rc = SIM_ERANGE;
         }
     }
     for (dev_id d = 0; d < n_devs && rc == 0; d++) {
@@ -1139,6 +1158,7 @@ int world_create(const world_cfg *cfg, job_table *jobs, diag *d, src_loc at, wor
     w->dec = decision_buf_create();
     w->rate = cfg->rate;
     w->rate_ctx = cfg->rate_ctx;
+    w->rate_alone = cfg->rate_alone;
     w->until = cfg->until;
     w->checkpoint_s = cfg->checkpoint_s > 0 ? cfg->checkpoint_s : 0;
     w->view = (cluster_view){.c = c,

@@ -13,7 +13,8 @@
  * (work-seconds per second, 1 = as fast as alone on what it asked for). Whenever a job starts or
  * ends, the rates of the jobs sharing a GPU with it are recomputed by the rate function (the
  * speed/sharing physics) and their completion events rescheduled, so one event per change, not
- * per iteration. Without a rate function every job runs at rate 1: it takes its stated duration.
+ * per iteration (a GPU whose running jobs' rates all stand alone, world_cfg.rate_alone, is
+ * passed over). Without a rate function every job runs at rate 1: it takes its stated duration.
  * A fractional job (pod.gpu_milli 1..999, one unit per worker) takes that share of a shareable
  * GPU (cluster_take_share), and fails with OOM when its memory need exceeds that share of the
  * GPU's memory (cluster_share_mem_fits); every worker takes its pod's CPU and host memory on its node; a
@@ -47,13 +48,18 @@ typedef struct world world;
  * state of w: its placement (world_cluster, world_jobs), its co-runners (world_gpu_jobs). Called
  * when something on j's GPUs changed. */
 typedef double world_rate_fn(void *ctx, const world *w, job_id j);
+/* Whether running job j's rate (world_rate_fn) cannot change while it runs: it depends on its
+ * own placement alone, never on the jobs around it. The world then skips re-applying the rate
+ * function to it when a co-runner starts or ends (the answer would be the same). */
+typedef bool world_rate_alone_fn(void *ctx, const world *w, job_id j);
 
 typedef struct world_cfg {
     const cluster_cfg *cluster; /* borrowed during create */
     const policy_ops *policy;   /* borrowed; static storage */
     const param_set *params;    /* policy parameters, borrowed during create */
     world_rate_fn *rate;        /* NULL: every job runs at rate 1 */
-    void *rate_ctx;             /* borrowed, passed to rate */
+    void *rate_ctx;             /* borrowed, passed to rate and rate_alone */
+    world_rate_alone_fn *rate_alone; /* NULL: every job's rate may change with its co-runners */
     sim_time until;             /* stop the run here (SIM_TIME_MAX: run until all jobs end) */
     uint64_t seed;              /* the run's master seed, for policies that draw (pol_seed) */
     uint64_t verify_every;      /* check the invariants (sim_verify) after every N events; 0 =

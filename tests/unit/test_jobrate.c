@@ -630,3 +630,93 @@ Test(jobrate, a_pod_larger_than_its_memory_slice_fails_oom)
     world_destroy(w);
     arena_destroy(f.a);
 }
+
+/* jobrate_alone, recorded for each job while it runs (-1 before). */
+typedef struct alone_ctx {
+    jobrate_ctx rc;
+    int alone[5];
+} alone_ctx;
+
+static double alone_rate(void *ctx, const world *w, job_id j)
+{
+    alone_ctx *a = ctx;
+    a->alone[j] = jobrate_alone(&a->rc, w, j);
+    return jobrate_rate(&a->rc, w, j);
+}
+
+/* One node: an A100 in MIG mode with three 2g.10gb instances (two GPU-bound jobs and one of a
+ * host-heavy profile, whose rate counts the busy instances sharing the power budget) and an
+ * A100 time-sliced 4 ways (two GPU-bound jobs). Only the GPU-bound jobs on MIG instances stand
+ * alone, and a world told so (world_cfg.rate_alone, which skips re-rating them) ends every job
+ * at the same nanosecond as one that re-rates them all. */
+Test(jobrate, only_gpu_bound_jobs_on_unshared_devices_stand_alone)
+{
+    fix f;
+    fix_init(&f);
+    wl_profile p = make_profile(&f, "hosty", 1.0, 20e9, 3.0);
+    jobrate_profile jp = {.name = "hosty", .p = &p, .batch = 1};
+    const mig_profile *p2 = NULL;
+    for (int i = 0; i < f.gpu->n_profiles; i++) {
+        p2 = strcmp(f.gpu->profiles[i].name, "2g.10gb") ? p2 : &f.gpu->profiles[i];
+    }
+    cr_assert_not_null(p2);
+    cluster_share_rule rule = {.resource = "nvidia.com/gpu", .replicas = 4};
+    cluster_gpu_cfg g[2] = {{.type = f.gpu, .mig_enabled = true, .n_mig = 3},
+                            {.type = f.gpu,
+                             .sharing = CLUSTER_SHARE_TIMESLICE,
+                             .n_rules = 1,
+                             .rules = &rule}};
+    for (int i = 0; i < 3; i++) {
+        g[0].mig[i] = p2;
+        g[0].mig_start[i] = 2 * i;
+    }
+    cluster_node_cfg node = {.name = "n0", .n_gpus = 2, .gpus = g};
+    const char *res[5] = {"nvidia.com/mig-2g.10gb", "nvidia.com/mig-2g.10gb",
+                          "nvidia.com/mig-2g.10gb", "nvidia.com/gpu", "nvidia.com/gpu"};
+    const char *prof[5] = {NULL, "hosty", NULL, NULL, NULL};
+    const double work[5] = {100, 250, 400, 150, 300};
+    sim_time end[2][5];
+    for (int run = 0; run < 2; run++) {
+        alone_ctx a = {.rc = {.phys = &f.m, .ts_class = 0, .n_profiles = 1, .profiles = &jp}};
+        job_table *t = job_table_create();
+        for (int i = 0; i < 5; i++) {
+            a.alone[i] = -1;
+            job_spec s = {.class_name = "c",
+                          .req = {res[i], 1, 1},
+                          .submit = sim_time_from_s(i),
+                          .work_s = work[i],
+                          .profile = prof[i]};
+            job_table_add(t, &s);
+        }
+        cluster_cfg cc = {.n_nodes = 1, .nodes = &node};
+        world_cfg wc = {.cluster = &cc,
+                        .policy = pol_find("fifo"),
+                        .until = SIM_TIME_MAX,
+                        .verify_every = 1,
+                        .rate = alone_rate,
+                        .rate_alone = run ? jobrate_alone : NULL,
+                        .rate_ctx = &a};
+        diag *d = diag_create();
+        world *w = NULL;
+        cr_assert_eq(world_create(&wc, t, d, (src_loc){"x", 1, 1}, &w), 0);
+        diag_destroy(d);
+        world_run(w);
+        const int want[5] = {1, 0, 1, 0, 0};
+        for (job_id j = 0; j < 5; j++) {
+            cr_assert_eq(a.alone[j], want[j], "run %d job %u: alone %d", run, j, a.alone[j]);
+            cr_assert_eq(job_table_get(world_jobs(w), j)->state, JOB_DONE);
+            end[run][j] = job_table_get(world_jobs(w), j)->end;
+        }
+        /* the profiled job shared the power budget and the time-sliced ones the GPU: slower
+         * than alone; the GPU-bound MIG jobs took exactly their work */
+        cr_assert_eq(end[run][0], sim_time_from_s(100));
+        cr_assert_eq(end[run][2], sim_time_from_s(402));
+        cr_assert_gt(end[run][3], sim_time_from_s(153));
+        world_destroy(w);
+    }
+    for (int j = 0; j < 5; j++) {
+        cr_assert_eq(end[0][j], end[1][j], "job %d: %lld vs %lld ns", j, (long long)end[0][j],
+                     (long long)end[1][j]);
+    }
+    arena_destroy(f.a);
+}
