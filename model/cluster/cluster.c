@@ -74,6 +74,11 @@ static bool holds_nothing(const cluster *c, node_id n)
     if (c->cpu_used[n] || c->mem_used[n]) {
         return false;
     }
+    for (res_id r = 0; r < c->n_res; r++) { /* units held: one line, not the node's devices */
+        if (c->used[(size_t)n * c->n_res + r]) {
+            return false;
+        }
+    }
     for (dev_id d = c->node_first[n]; d < c->node_first[n + 1]; d++) {
         const cluster_device *cd = &c->devs[d];
         if (cd->used || cd->milli_used || cd->mem_used_bytes || cd->cordoned || !cd->active) {

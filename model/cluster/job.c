@@ -52,6 +52,23 @@ struct job_table {
     spill_cache *cache;
 };
 
+/* Free what job j holds for its units (nothing when its one unit is kept in the record). */
+static void free_units(job *j)
+{
+    if (j->units != &j->unit1) {
+        free(j->units);
+    }
+}
+
+/* Record src copied to dst: a unit kept in the record points into the copy. */
+static void move_record(job *dst, const job *src)
+{
+    *dst = *src;
+    if (src->units == &src->unit1) {
+        dst->units = &dst->unit1;
+    }
+}
+
 job_table *job_table_create(void)
 {
     job_table *t = xcalloc(1, sizeof(job_table), "job table");
@@ -69,11 +86,11 @@ void job_table_destroy(job_table *t)
     }
     for (size_t p = 0; p < t->n_pages; p++) {
         for (size_t i = 0; t->pages[p] && i < JOB_PAGE && p * JOB_PAGE + i < t->n; i++) {
-            free(t->pages[p][i].units);
+            free_units(&t->pages[p][i]);
         }
         free(t->pages[p]);
         for (uint32_t i = 0; t->orph[p] && i < t->n_orph[p]; i++) {
-            free(t->orph[p]->rec[i].units);
+            free_units(&t->orph[p]->rec[i]);
         }
         free(t->orph[p]);
     }
@@ -421,9 +438,9 @@ static bool spill_page(job_table *t, uint32_t p)
         }
         if (live) {
             o->bits[i / 64] |= UINT64_C(1) << (i % 64);
-            o->rec[k++] = page[i]; /* its units go with it */
+            move_record(&o->rec[k++], &page[i]); /* its units go with it */
         } else {
-            free(page[i].units);
+            free_units(&page[i]);
         }
     }
     SIM_ASSERT(k == n_live);
@@ -450,7 +467,7 @@ static bool respill_page(job_table *t, uint32_t p)
         return false;
     }
     for (uint32_t i = 0; i < t->n_orph[p]; i++) {
-        free(t->orph[p]->rec[i].units);
+        free_units(&t->orph[p]->rec[i]);
     }
     free(t->orph[p]);
     t->orph[p] = NULL;
@@ -515,7 +532,10 @@ void job_submit(job_table *t, job_id id, sim_time now)
 static void set_units(job *j, const dev_id *units, uint32_t n_units)
 {
     SIM_ASSERT(n_units == job_units(&j->spec) && j->units == NULL);
-    if (n_units > 0) { /* a CPU-only pod holds no unit */
+    if (n_units == 1) {
+        j->unit1 = units[0];
+        j->units = &j->unit1;
+    } else if (n_units > 1) { /* a CPU-only pod holds no unit */
         j->units = xcalloc(n_units, sizeof(dev_id), "job placement");
         memcpy(j->units, units, n_units * sizeof(dev_id));
     }
@@ -539,9 +559,10 @@ void job_requeue(job_table *t, job_id id, sim_time now, double done_s)
     job *j = get_mut(t, id);
     SIM_ASSERT(j->state == JOB_RUNNING && now >= j->start);
     SIM_ASSERT(done_s >= 0 && done_s <= j->spec.work_s);
-    free(j->units);
+    free_units(j);
     j->units = NULL;
     j->n_units = 0;
+    j->unit1 = 0;
     j->done_s = done_s;
     j->n_restarts++;
     j->state = JOB_QUEUED;

@@ -78,6 +78,8 @@ typedef struct job {
     sim_time start;   /* placement time (also set for OOM failures), ns; -1 before */
     sim_time end;     /* completion or failure time, ns; -1 before */
     uint32_t n_units; /* per_worker * n_workers once placed, else 0 */
+    dev_id unit1;     /* the unit of a job that holds one (units points here: no allocation,
+                       * and no second cache miss, for most jobs) */
     dev_id *units;    /* device of each unit, worker-major; owned by the table; NULL when it
                        * holds none */
     double done_s;    /* work kept across restarts (checkpointed), seconds of solo run time;

@@ -31,7 +31,6 @@ typedef struct wjob {
     struct world *w;
     job_id id;
     fluid_act_id act;
-    size_t run_pos; /* index in world.run while running */
     double rate;    /* current rate cap */
     /* checkpoints (world_cfg.checkpoint_s): progress is linear between rate changes, so the
      * time a checkpoint was written follows from the segment it fell in */
@@ -95,8 +94,6 @@ struct world {
     size_t n_wj, cap_wj;
     wjob **wj_spare; /* states of jobs that stopped, for reuse */
     size_t n_wj_spare, cap_wj_spare;
-    job_id *run; /* running jobs (unordered set; positions in wjob.run_pos) */
-    size_t n_run, cap_run;
     job_id *gang; /* running jobs with two or more workers, in start order */
     size_t n_gang, cap_gang;
     gpu_jobs *gpu_run; /* per GPU: running jobs holding a unit on it */
@@ -534,12 +531,6 @@ static void start_progress(world *w, job_id id)
     wj->act = fluid_start(w->fluid, j->spec.work_s - j->done_s, NULL, 0, on_done, wj);
     wj->seg_t = wj->ckpt_t = now;
     wj->seg_p = wj->ckpt_p = j->done_s;
-    wj->run_pos = w->n_run;
-    if (w->n_run == w->cap_run) {
-        w->cap_run = w->cap_run ? 2 * w->cap_run : 64;
-        w->run = xrealloc(w->run, w->cap_run * sizeof *w->run, "running jobs");
-    }
-    w->run[w->n_run++] = id;
     wj->alone = w->rate_alone && w->rate_alone(w->rate_ctx, w, id);
     index_gpus(w, j, wj->alone, true);
     if (j->spec.req.n_workers > 1) {
@@ -556,12 +547,6 @@ static void start_progress(world *w, job_id id)
 static void stop_progress(world *w, job_id id)
 {
     wjob *wj = wj_of(w, id);
-    size_t pos = wj->run_pos;
-    SIM_ASSERT(pos < w->n_run && w->run[pos] == id);
-    w->run[pos] = w->run[--w->n_run];
-    if (pos < w->n_run) {
-        wj_of(w, w->run[pos])->run_pos = pos;
-    }
     wj->act = FLUID_ACT_NONE;
     index_gpus(w, job_table_get(w->jobs, id), wj->alone, false);
     for (size_t i = 0; i < w->n_gang; i++) {
@@ -1108,7 +1093,7 @@ static int comp_verify(const sim_ctx *ctx, const void *state, char *why, size_t 
         }
     }
     if (rc == 0 &&
-        (by_state[JOB_RUNNING] != w->tot.n_running || w->n_run != w->tot.n_running ||
+        (by_state[JOB_RUNNING] != w->tot.n_running || w->n_wj != w->tot.n_running ||
          by_state[JOB_QUEUED] != w->tot.n_queued || by_state[JOB_DONE] != w->tot.n_done ||
          by_state[JOB_FAILED_OOM] != w->tot.n_oom ||
          by_state[JOB_FAILED_REQUEST] != w->tot.n_failed_request ||
@@ -1216,7 +1201,6 @@ void world_destroy(world *w)
         free(w->wj_spare[i]);
     }
     free(w->wj_spare);
-    free(w->run);
     free(w->gang);
     free(w->gpu_run);
     free(w->ended);

@@ -138,6 +138,45 @@ Test(spill, a_page_down_to_a_few_live_jobs_goes_out_and_keeps_them)
     spill_destroy(s);
 }
 
+/* A job of one unit keeps it in its record (job.unit1, no allocation): running when its page
+ * goes out, it moves to a record of its own with its unit, reads it there, and ends with it in
+ * the page written again; a job of three units keeps its own array through the same moves. */
+Test(spill, a_running_job_keeps_its_unit_in_its_record_through_the_moves)
+{
+    size_t n = JOB_PAGE + 10, live = JOB_PAGE / 8 + 10;
+    spill_store *s = spill_create();
+    job_table *t = table_of(n, live, spill_ops(), s);
+    job_id one = (job_id)(n - live);
+    one += (3 - one % 3) % 3; /* 1 + k % 3 units: 1, then 3 two ids on */
+    job_id three = one + 2;
+    dev_id u[3] = {7, 8, 9};
+    job_start(t, one, (sim_time)one + 2, u, 1);
+    job_start(t, three, (sim_time)three + 2, u, 3);
+    const job *j = job_table_get(t, one);
+    cr_assert(j->units == &j->unit1 && j->unit1 == 7);
+    job_table_spill(t); /* page 0 goes out: both move to records of their own */
+    j = job_table_get(t, one);
+    cr_assert(j->units == &j->unit1 && j->units[0] == 7 && j->n_units == 1);
+    j = job_table_get(t, three);
+    cr_assert(j->units != &j->unit1 && j->n_units == 3);
+    cr_assert(j->units[0] == 7 && j->units[1] == 8 && j->units[2] == 9);
+    for (size_t k = n - live; k < JOB_PAGE; k++) {
+        if (k != one && k != three) {
+            job_fail_oom(t, (job_id)k, (sim_time)k + 1, u, (uint32_t)(1 + k % 3));
+        }
+    }
+    job_finish(t, one, (sim_time)one + 5);
+    job_finish(t, three, (sim_time)three + 5);
+    job_table_spill(t); /* written again, whole, read back below */
+    cr_assert_eq(job_table_n_spilled(t), 1);
+    j = job_table_get(t, one);
+    cr_assert(j->state == JOB_DONE && j->n_units == 1 && j->units[0] == 7);
+    j = job_table_get(t, three);
+    cr_assert(j->state == JOB_DONE && j->n_units == 3 && j->units[2] == 9);
+    job_table_destroy(t);
+    spill_destroy(s);
+}
+
 Test(spill, without_a_store_or_with_a_failing_one_every_page_stays)
 {
     size_t n = 2 * JOB_PAGE;
