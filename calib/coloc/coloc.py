@@ -13,7 +13,11 @@ completion times of the iterations that end in [T_START + LEAD, T_END]. All proc
 configuration share the same window, so each is measured while all the others run. The window
 (after the lead) is REPEATS contiguous sub-windows of WINDOW_S seconds each (schema 2); each
 sub-window gives one throughput (n - 1) / (last - first) over its completions, and the record
-keeps all of them (rate_reps) beside their mean, so the table carries the spread. Each workload's
+keeps all of them (rate_reps) beside their mean, so the table carries the spread; beside them,
+host_cpu_s_reps: per sub-window the mean host CPU time (the worker thread's) of an iteration up to
+its closing synchronisation, i.e. the host's enqueue part without the wait (None with --fake), so
+that a row's host part can be held against its solo's (issue 25: the launch-bound loops' rates
+follow it, docs/validation.md "Host CPUs under many clients and caps"). Each workload's
 solo run is measured at the start of its phase and again at the end of the whole invocation
 (solo_end): the difference is the drift over the run. NVML utilisation is polled every 50 ms
 inside the window by the coordinator, and NVML GPM (Hopper: SM activity, SM occupancy, DRAM
@@ -346,8 +350,27 @@ def tail_census(step, fake, busy_s):
     return out
 
 
+# the host thread's CPU time (time.thread_time) when the iteration's closing
+# torch.cuda.synchronize() is called: minus the time at the iteration's start, the host's enqueue
+# CPU time (Python, dispatch, every launch), apart from the wait in the synchronisation
+ENQ = {"cpu": None}
+
+
+def mark_enqueue():
+    """Wraps torch.cuda.synchronize so that every call records ENQ['cpu'] first."""
+    import torch
+    real_sync = torch.cuda.synchronize
+
+    def sync(*a, **k):
+        ENQ["cpu"] = time.thread_time()
+        real_sync(*a, **k)
+    torch.cuda.synchronize = sync
+
+
 def worker_main(name, fake):
     step = build_workload(name, fake)
+    if not fake:
+        mark_enqueue()
     t0 = time.time()
     while time.time() - t0 < 1.2:   # warm-up: cudnn autotuning, allocator, clocks
         step()
@@ -369,15 +392,17 @@ def worker_main(name, fake):
         t_start, t_end = float(parts[1]), float(parts[2])
         while time.time() < t_start:
             pass
-        done = []
+        done, host = [], []
         while True:
+            c0 = time.thread_time()
             step()
             now = time.time()
             if now > t_end + TAIL_S:
                 break
             if t_start + LEAD_S <= now <= t_end:
                 done.append(now)
-        print(json.dumps({"done": done}), flush=True)
+                host.append(ENQ["cpu"] - c0 if ENQ["cpu"] is not None else None)
+        print(json.dumps({"done": done, "host_cpu_s": host}), flush=True)
 
 
 # ---------------------------------------------------------------- coordinator side
@@ -408,10 +433,12 @@ class Worker:
         self.p.stdin.flush()
 
     def result(self, timeout):
+        """(completion times, host enqueue CPU seconds of each, None in --fake)."""
         line = read_line(self.p, timeout)
         if line is None:
             raise RuntimeError(f"{self.name}: no result; stderr: {self.stderr_tail()}")
-        return json.loads(line)["done"]
+        r = json.loads(line)
+        return r["done"], r.get("host_cpu_s") or [None] * len(r["done"])
 
     def census(self, timeout, tail=False):
         self.p.stdin.write("prof tail\n" if tail else "prof\n")
@@ -456,6 +483,16 @@ def sub_rates(done, t0, window, reps):
     for i in range(reps):
         a, b = t0 + i * window, t0 + (i + 1) * window
         out.append(rate([t for t in done if a <= t < b], window))
+    return out
+
+
+def sub_means(done, vals, t0, window, reps):
+    """Mean of vals (one per completion in done) in each sub-window, None where there is none."""
+    out = []
+    for i in range(reps):
+        a, b = t0 + i * window, t0 + (i + 1) * window
+        v = [x for t, x in zip(done, vals) if a <= t < b and x is not None]
+        out.append(sum(v) / len(v) if v else None)
     return out
 
 
@@ -584,10 +621,11 @@ def measure(workers, util, reps):
     util.start(t_start + LEAD_S, t_end)
     out = []
     for wk in workers:
-        done = wk.result(timeout=w * reps + 120)
+        done, host = wk.result(timeout=w * reps + 120)
         rr = sub_rates(done, t_start + LEAD_S, w, reps)
         out.append({"workload": wk.name, "iters": len(done), "rate_iter_per_s": sum(rr) / len(rr),
-                    "rate_reps": rr})
+                    "rate_reps": rr,
+                    "host_cpu_s_reps": sub_means(done, host, t_start + LEAD_S, w, reps)})
     u = util.stop()
     return {"window_s": w, "repeats": reps, "clients": out, "nvml_util": u}
 
