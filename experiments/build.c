@@ -37,24 +37,18 @@ static void apply_mig(const gpu_type *t, const scenario_node_group *grp, uint32_
 
 /* ---- cluster -------------------------------------------------------------------------------- */
 
-void build_cluster(arena *a, diag *d, const scenario_spec *s, const gpu_catalog *cat,
-                       cluster_cfg *out)
+/* The cluster's nodes, or (one_per_group) the first node of each group. */
+static void cluster_nodes(arena *a, const scenario_spec *s, const gpu_catalog *cat,
+                          bool one_per_group, cluster_cfg *out)
 {
-    uint64_t n_nodes = scenario_node_count(s);
+    uint64_t n_nodes = one_per_group ? s->cluster.n_groups : scenario_node_count(s);
     cluster_node_cfg *nodes = arena_calloc(a, n_nodes ? n_nodes : 1, sizeof *nodes);
     uint32_t n = 0;
     for (size_t gi = 0; gi < s->cluster.n_groups; gi++) {
         const scenario_node_group *grp = &s->cluster.groups[gi];
-        char path[128];
-        snprintf(path, sizeof path, "cluster.nodes[%zu].gpu", gi);
         const gpu_type *t = grp->gpus_per_node ? gpu_catalog_find(cat, grp->gpu) : NULL;
-        if (!t && grp->gpus_per_node > 0) {
-            diag_error(d, grp->gpu_at, path,
-                       "unknown GPU type; expected a GPU of the catalog "
-                       "(slicesim profiles lists them), got '%s'",
-                       grp->gpu);
-            continue;
-        }
+        /* scenario_validate reported an unknown GPU type, and nothing is built after it */
+        SIM_ASSERT(t != NULL || grp->gpus_per_node == 0);
         const scenario_sharing *sh = &grp->sharing;
         cluster_share_rule *rules = arena_calloc(a, sh->n_rules ? sh->n_rules : 1, sizeof *rules);
         for (size_t r = 0; r < sh->n_rules; r++) {
@@ -88,7 +82,7 @@ void build_cluster(arena *a, diag *d, const scenario_spec *s, const gpu_catalog 
             meta = arena_calloc(a, 1, sizeof *meta);
             scenario_group_meta(grp, a, meta);
         }
-        for (uint32_t k = 0; k < grp->count; k++) {
+        for (uint32_t k = 0; k < (one_per_group ? 1 : grp->count); k++) {
             char name[160];
             snprintf(name, sizeof name, "%s-%" PRIu32, grp->name, k);
             nodes[n++] = (cluster_node_cfg){.name = arena_strdup(a, name),
@@ -100,6 +94,17 @@ void build_cluster(arena *a, diag *d, const scenario_spec *s, const gpu_catalog 
         }
     }
     *out = (cluster_cfg){.n_nodes = n, .nodes = nodes};
+}
+
+void build_cluster(arena *a, const scenario_spec *s, const gpu_catalog *cat, cluster_cfg *out)
+{
+    cluster_nodes(a, s, cat, false, out);
+}
+
+void build_cluster_groups(arena *a, const scenario_spec *s, const gpu_catalog *cat,
+                          cluster_cfg *out)
+{
+    cluster_nodes(a, s, cat, true, out);
 }
 
 bool build_request_fits(const cluster *c, const job_request *req, const job_pod *pod)

@@ -186,12 +186,10 @@ const jobrate_profile *build_ddp_batch(const scenario_spec *spec, size_t ci,
     return slot;
 }
 
-const comm_topo **build_ddp_topologies(const scenario_spec *spec, const gpu_catalog *cat,
-                                     const comm_params *cp, arena *a, diag *d, uint32_t *n)
+const comm_topo **build_ddp_group_topologies(const scenario_spec *spec, const gpu_catalog *cat,
+                                             const comm_params *cp, arena *a, diag *d)
 {
-    uint64_t n_nodes = scenario_node_count(spec);
-    const comm_topo **out = arena_calloc(a, n_nodes ? n_nodes : 1, sizeof *out);
-    uint64_t k = 0;
+    const comm_topo **out = arena_calloc(a, spec->cluster.n_groups + 1, sizeof *out);
     for (size_t gi = 0; gi < spec->cluster.n_groups; gi++) {
         const scenario_node_group *g = &spec->cluster.groups[gi];
         const comm_topo *topo = NULL;
@@ -223,8 +221,20 @@ const comm_topo **build_ddp_topologies(const scenario_spec *spec, const gpu_cata
                 topo = &cp->topos[i];
             }
         }
-        for (uint32_t c = 0; c < g->count && k < n_nodes; c++) {
-            out[k++] = topo;
+        out[gi] = topo;
+    }
+    return out;
+}
+
+const comm_topo **build_ddp_topologies(const scenario_spec *spec, const comm_topo *const *group_topo,
+                                       arena *a, uint32_t *n)
+{
+    uint64_t n_nodes = scenario_node_count(spec);
+    const comm_topo **out = arena_calloc(a, n_nodes ? n_nodes : 1, sizeof *out);
+    uint64_t k = 0;
+    for (size_t gi = 0; gi < spec->cluster.n_groups; gi++) {
+        for (uint32_t c = 0; c < spec->cluster.groups[gi].count && k < n_nodes; c++) {
+            out[k++] = group_topo[gi];
         }
     }
     *n = (uint32_t)k;

@@ -49,12 +49,17 @@ const jobrate_profile *build_ddp_batch(const scenario_spec *spec, size_t ci,
  * returned). Borrowed from cp. */
 const comm_net *build_ddp_net(const scenario_spec *spec, const comm_params *cp, diag *d);
 
-/* How every node's GPUs are wired, by node id (node ids follow the scenario's groups in order,
- * `count` nodes each): each group's `topology` (a topology of cp) or NULL where it names none.
- * An unknown name, or a topology with NVLink on a GPU type to which the catalog gives no NVLink
- * rate, is an input error at the group's `topology`. Returns an array of *n entries in arena a
- * (for jobrate_ctx.node_topo). */
-const comm_topo **build_ddp_topologies(const scenario_spec *spec, const gpu_catalog *cat,
-                                     const comm_params *cp, arena *a, diag *d, uint32_t *n);
+/* How each node group's GPUs are wired: its `topology` (a topology of cp) or NULL where it names
+ * none. An unknown name, a topology with NVLink on a GPU type to which the catalog gives no
+ * NVLink rate, or NVLink SHARP multicast before Hopper, is an input error at the group's
+ * `topology` (and NULL). Returns an array of one entry per group in arena a (the loader's,
+ * experiments/resolve.h). */
+const comm_topo **build_ddp_group_topologies(const scenario_spec *spec, const gpu_catalog *cat,
+                                             const comm_params *cp, arena *a, diag *d);
+
+/* The same by node id (node ids follow the scenario's groups in order, `count` nodes each), from
+ * the groups' wiring group_topo: an array of *n entries in arena a (for jobrate_ctx.node_topo). */
+const comm_topo **build_ddp_topologies(const scenario_spec *spec, const comm_topo *const *group_topo,
+                                       arena *a, uint32_t *n);
 
 #endif

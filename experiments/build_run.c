@@ -1,4 +1,4 @@
-/* experiments/build_run.c - scenario -> the run's catalog, cluster, profiles, job table, rate
+/* experiments/build_run.c - resolved scenario -> the run's cluster, policy, job table, rate
  * context, world, services, faults and re-partitioner, with the checks on the empty cluster and
  * the estimate (see build_run.h). */
 #include "experiments/build_run.h"
@@ -11,21 +11,11 @@
 #include "experiments/build_dyn.h"
 #include "experiments/build_service.h"
 #include "experiments/build_trace.h"
-#include "experiments/catalog_load.h"
 #include "experiments/cfg.h"
-#include "experiments/comm_load.h"
-#include "experiments/physics_load.h"
 #include "model/cluster/job.h"
 #include "sim/err.h"
 #include "sim/rng.h"
-
-/* The workload profile `name`, loaded once per run (experiments/build.h build_load_profile). */
-const jobrate_profile *build_run_profile(built_run *b, const char *name, src_loc at,
-                                         const char *path)
-{
-    return build_load_profile(b->spec, &b->phys, b->profiles, &b->n_profiles, name, at, path, b->a,
-                              b->d);
-}
+#include "sim/xalloc.h"
 
 /* Every class's request must be satisfiable on the empty cluster: under FIFO one job that can
  * never start would block every later job forever. Also the services' batch times (for the
@@ -66,43 +56,29 @@ void build_run_check_requests(built_run *b, const synth_class *cls)
 int build_run(built_run *b, const build_run_opts *o, run_estimate *est)
 {
     int rc = 0;
-    gpu_catalog loaded;
-    if (catalog_load_default(b->a, &loaded, b->d) != 0 ||
-        physics_load_default(b->d, &b->phys) != 0 || comm_load_default(b->d, &b->comm) != 0) {
-        rc = SIM_EINPUT;
-    }
-    if (rc == 0) {
-        scenario_catalog(b->spec, &loaded, b->a, &b->cat); /* its calibrated types in place */
-    }
-    synth_class *cls = NULL;
-    const comm_net *net = NULL;
+    b->res = b->spec->resolved;
+    SIM_ASSERT(b->res != NULL); /* scenario_load_* resolved it (experiments/resolve.h) */
+    const synth_class *cls = b->res->classes;
     double n_traced = 0;
-    if (rc == 0 && diag_error_count(b->d) == 0) { /* before the cluster is built */
+    if (diag_error_count(b->d) == 0) { /* before the cluster is built */
         n_traced = cfg_present(b->spec->workload.trace.at) ? build_trace_jobs_estimate(b) : 0;
-        est_scenario(b->spec, &b->cat, n_traced, NULL, est);
+        est_scenario(b->spec, &b->res->cat, n_traced, NULL, est);
         est_check_limits(b->spec, est, b->d);
     }
-    if (rc == 0 && diag_error_count(b->d) == 0) {
+    if (diag_error_count(b->d) == 0) {
         if (o->has_seed) {
             b->spec->seed = o->seed;
         }
-        build_cluster(b->a, b->d, b->spec, &b->cat, &b->cc);
+        build_cluster(b->a, b->spec, &b->res->cat, &b->cc);
         b->pol = build_policy(b->spec, b->a, &b->params);
-        cls = build_classes(b->spec, &b->cat, &b->phys, &b->comm, b->a, b->d, &b->profiles,
-                            &b->n_profiles);
-        build_service_profiles(b);
-        net = build_ddp_net(b->spec, &b->comm, b->d);
-        b->node_topo =
-            build_ddp_topologies(b->spec, &b->cat, &b->comm, b->a, b->d, &b->n_node_topo);
-        if (diag_error_count(b->d) == 0) {
-            build_run_check_requests(b, cls);
-        }
+        b->node_topo = build_ddp_topologies(b->spec, b->res->group_topo, b->a, &b->n_node_topo);
+        build_run_check_requests(b, cls);
     }
-    if (rc == 0 && diag_error_count(b->d) == 0) { /* with the services' capacities */
-        est_scenario(b->spec, &b->cat, n_traced, b->svc_batch_s, est);
+    if (diag_error_count(b->d) == 0) { /* with the services' capacities */
+        est_scenario(b->spec, &b->res->cat, n_traced, b->svc_batch_s, est);
         est_check_limits(b->spec, est, b->d);
     }
-    if (rc == 0 && diag_error_count(b->d) == 0) {
+    if (diag_error_count(b->d) == 0) {
         job_table *jobs = job_table_create();
         rng_root root = rng_root_make(b->spec->seed);
         build_service_replicas(b, jobs); /* at t = 0: before every generated job */
@@ -132,15 +108,16 @@ int build_run(built_run *b, const build_run_opts *o, run_estimate *est)
             job_table_destroy(traced);
             cluster_destroy(c);
         }
-        b->rate = (jobrate_ctx){.phys = &b->phys,
-                                .comm = &b->comm,
+        const comm_net *net = b->res->net;
+        b->rate = (jobrate_ctx){.phys = &b->res->phys,
+                                .comm = &b->res->comm,
                                 .nic_bytes_per_s = net ? net->line_bytes_per_s : 0,
                                 .nics = net ? net->nics : 1,
                                 .node_topo = b->node_topo,
                                 .n_node_topo = b->n_node_topo,
                                 .ts_class = 0,
-                                .n_profiles = b->n_profiles,
-                                .profiles = b->profiles};
+                                .n_profiles = b->res->n_profiles,
+                                .profiles = b->res->profiles};
         build_service_spares(b, jobs); /* after every other job: submitted by the autoscaler */
         if (o->job_spill) {
             job_table_set_spill(jobs, o->job_spill, o->job_spill_ctx);

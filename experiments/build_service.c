@@ -11,7 +11,6 @@
 #include "model/physics/predict.h"
 #include "sim/err.h"
 #include "sim/rng.h"
-#include "workloads/tracelive.h"
 
 /* The time of a batch of service i's largest size alone on the first device of c advertising
  * its resource (seconds), for the estimate; 0 when unknown (build_services reports why). */
@@ -19,38 +18,26 @@ double build_service_batch_s(const built_run *b, const cluster *c, size_t i)
 {
     const scenario_service *sv = &b->spec->services[i];
     partition_cfg pc;
-    if (!b->svc_prof[i] || !build_partition_for(c, sv->resource, &pc)) {
+    const jobrate_profile *jp = b->res->svc_prof[i];
+    if (!jp || !build_partition_for(c, sv->resource, &pc)) {
         return 0;
     }
     speed_result sr;
-    predict_unit_estimate(b->svc_prof[i]->p, sv->batch, &pc, &b->phys, &sr);
+    predict_unit_estimate(jp->p, sv->batch, &pc, &b->res->phys, &sr);
     if (sr.outcome != SPEED_OK) {
         return 0;
     }
-    return sr.unit_time_s * wl_units_per_iter(b->svc_prof[i]->p, sv->batch);
-}
-
-/* Each service's profile (loaded with the job classes' profiles). */
-void build_service_profiles(built_run *b)
-{
-    size_t n = b->spec->n_services;
-    b->svc_prof = arena_calloc(b->a, n + 1, sizeof *b->svc_prof);
-    b->svc_first = arena_calloc(b->a, n + 1, sizeof *b->svc_first);
-    for (size_t i = 0; i < n; i++) {
-        const scenario_service *sv = &b->spec->services[i];
-        char path[64];
-        snprintf(path, sizeof path, "services[%zu].profile", i);
-        b->svc_prof[i] = build_run_profile(b, sv->profile, sv->profile_at, path);
-    }
+    return sr.unit_time_s * wl_units_per_iter(jp->p, sv->batch);
 }
 
 /* The replica pods, first in the job table (submitted at 0, running past the horizon), each
  * asking for one unit and the profile's memory at the service's largest batch. */
 void build_service_replicas(built_run *b, job_table *jobs)
 {
+    b->svc_first = arena_calloc(b->a, b->spec->n_services + 1, sizeof *b->svc_first);
     for (size_t i = 0; i < b->spec->n_services; i++) {
         const scenario_service *sv = &b->spec->services[i];
-        const jobrate_profile *jp = b->svc_prof[i];
+        const jobrate_profile *jp = b->res->svc_prof[i];
         job_spec js = {.class_name = sv->name,
                        .req = {sv->resource, 1, 1},
                        .submit = 0,
@@ -105,51 +92,8 @@ void build_service_spares(built_run *b, job_table *jobs)
     }
 }
 
-/* Service i's arrivals from its trace's live instances (arrival: trace): the step function
- * into sp. false when the trace cannot be opened or read (gone since the loader checked it) or
- * has no instance to count, each reported at its field. */
-static bool load_service_steps(built_run *b, size_t i, service_spec *sp)
-{
-    const scenario_svc_trace *t = &b->spec->services[i].trace;
-    char path[64];
-    snprintf(path, sizeof path, "services[%zu].trace.file", i);
-    FILE *f = scenario_open_trace(t->file, "trace", t->file_at, path, b->d);
-    if (!f) { /* there at load, gone since */
-        return false;
-    }
-    trace_src src = scenario_service_trace_source(b->spec, i);
-    trace_reader *rd = NULL;
-    tracelive live = {0};
-    int rc = trace_open(&src, f, b->d, &rd);
-    if (rc == 0) {
-        rc = tracelive_read(rd, t->app, b->a, &live);
-    }
-    trace_close(rd);
-    fclose(f);
-    if (rc == SIM_EIO) { /* as the loader reports it */
-        diag_error(b->d, t->file_at, path, "read error; expected a readable file, got '%s'",
-                   t->file);
-    }
-    if (rc != 0) {
-        return false;
-    }
-    if (live.n_records == 0) {
-        snprintf(path, sizeof path, "services[%zu].trace.app", i);
-        diag_error(b->d, cfg_present(t->app_at) ? t->app_at : t->at, path,
-                   "no instance with a GPU in %s; expected an app_name of the trace, got '%s'",
-                   t->file, t->app ? t->app : "(any)");
-        return false;
-    }
-    sp->arrival = SERVICE_STEPS;
-    sp->step_t = live.t;
-    sp->step_level = live.level;
-    sp->n_steps = live.n_steps;
-    sp->even = t->spacing == SCN_SPACING_EVEN;
-    return true;
-}
-
 /* Check each service against the built cluster (its resource is advertised, its model fits a
- * batch on that partition) and start it. */
+ * batch on that partition) and start it, with its traced arrivals (resolved at load). */
 void build_services(built_run *b)
 {
     const cluster *c = world_cluster(b->w);
@@ -175,7 +119,7 @@ void build_services(built_run *b)
         partition_cfg_init(&pc, cluster_gpu_get(c, cd->gpu)->type);
         pc.mig = cd->profile;
         speed_result sr;
-        predict_unit_estimate(b->svc_prof[i]->p, sv->batch, &pc, &b->phys, &sr);
+        predict_unit_estimate(b->res->svc_prof[i]->p, sv->batch, &pc, &b->res->phys, &sr);
         if (sr.outcome != SPEED_OK) {
             snprintf(path, sizeof path, "services[%zu].profile", i);
             diag_error(b->d, sv->profile_at, path,
@@ -185,16 +129,6 @@ void build_services(built_run *b)
             continue;
         }
         const scenario_autoscale *as = &sv->autoscale;
-        if (cfg_present(as->at) &&
-            (as->min > as->max || sv->replicas < as->min || sv->replicas > as->max ||
-             (as->metric == SCN_SCALE_UTILISATION && as->target > 1))) {
-            snprintf(path, sizeof path, "services[%zu].autoscale", i);
-            diag_error(b->d, as->at, path,
-                       "inconsistent; expected min <= replicas <= max (and a utilisation target "
-                       "of at most 1), got min %u, replicas %u, max %u, target %g",
-                       (unsigned)as->min, (unsigned)sv->replicas, (unsigned)as->max, as->target);
-            continue;
-        }
         service_spec sp = {
             .name = sv->name,
             .index = i,
@@ -217,10 +151,15 @@ void build_services(built_run *b)
             .end = b->spec->horizon_ns,
             .max_batch = sv->batch,
             .slo_s = sim_time_to_s(sv->slo_ns),
-            .profile = b->svc_prof[i]->p,
-            .phys = &b->phys};
-        if (sv->arrival == SCN_SVC_TRACE && !load_service_steps(b, i, &sp)) {
-            continue; /* reported */
+            .profile = b->res->svc_prof[i]->p,
+            .phys = &b->res->phys};
+        const tracelive *live = b->res->svc_live[i];
+        if (live) { /* arrival: trace, its instances read at load */
+            sp.arrival = SERVICE_STEPS;
+            sp.step_t = live->t;
+            sp.step_level = live->level;
+            sp.n_steps = live->n_steps;
+            sp.even = sv->trace.spacing == SCN_SPACING_EVEN;
         }
         b->svcs[i] = service_create(b->w, &sp, &root);
     }

@@ -1,13 +1,13 @@
 /* experiments/build_service.h - a scenario's inference services, for the run builder
- * (experiments/build_run.h): each service's profile, its replica pods (first in the job table,
+ * (experiments/build_run.h): with each service's profile (resolved at load,
+ * scenario_resolved.svc_prof), its replica pods (first in the job table,
  * submitted at 0, running past the horizon) and the spare pods of an autoscaled one (after every
  * other job, submitted only by the autoscaler: a service gets its most replicas for every
  * stabilization window, or interval, of the horizon, at most EST_MAX_SPARES of
  * experiments/estimate.h), and the service components started on the built world.
  * Checks (each an input error at its field, exit 2): a resource no node advertises, a model that
- * cannot serve a batch of the service's size on that partition, an inconsistent autoscale
- * (min <= replicas <= max, a utilisation target of at most 1), a traced arrival whose trace has no
- * instance of the app.
+ * cannot serve a batch of the service's size on that partition (the loader checked the rest:
+ * experiments/resolve.h).
  * Ownership: everything built is allocated in the run's arena; the services are the run's
  * (built_run.svcs). Units: seconds.
  */
@@ -19,9 +19,6 @@
 #include "experiments/build_run.h"
 #include "model/cluster/cluster.h"
 #include "model/cluster/job.h"
-
-/* Each service's profile into b->svc_prof (loaded with the job classes' profiles). */
-void build_service_profiles(built_run *b);
 
 /* The time of a batch of service i's largest size alone on the first device of c advertising
  * its resource (seconds), for the estimate; 0 when unknown (build_services reports why). */

@@ -8,49 +8,9 @@
 
 #include "experiments/build.h"
 #include "model/hw/mig.h"
-#include "model/physics/tracework.h"
 #include "sim/err.h"
 #include "sim/xalloc.h"
 #include "workloads/traceload.h"
-
-/* Work factor (model/physics/tracework.h) and device memory of jobs asking for `res` with profile
- * `prof` (NULL: GPU-bound); problems reported at `at`. */
-static void rule_work(built_run *b, const cluster *c, const gpu_type *traced, const char *res,
-                      const char *prof, src_loc at, const char *path, traceload_rule *out)
-{
-    partition_cfg part;
-    out->work_factor = 1.0;
-    if (!strcmp(res, JOB_RES_MIG_ANY)) { /* work counted on the pool's largest profile */
-        gpu_id g = 0;
-        while (g < cluster_n_gpus(c) && !cluster_gpu_get(c, g)->reconfigurable) {
-            g++;
-        }
-        if (g == cluster_n_gpus(c) || !prof) {
-            return; /* reported by scenario_check_any_slice */
-        }
-        partition_cfg_init(&part, cluster_gpu_get(c, g)->type);
-        part.mig = jobrate_reference(part.gpu);
-    } else if (!build_partition_for(c, res, &part)) {
-        return; /* scenario_validate reported a resource no node advertises */
-    }
-    char ppath[160];
-    snprintf(ppath, sizeof ppath, "%s.profile", path);
-    const jobrate_profile *jp = prof ? build_run_profile(b, prof, at, ppath) : NULL;
-    if (prof && !jp) {
-        return;
-    }
-    char why[256];
-    if (tracework_factor(jp ? jp->p : NULL, jp ? jp->batch : 1, traced, &part, &b->phys,
-                         &out->work_factor, why, sizeof why) != 0) {
-        diag_error(b->d, at, prof ? ppath : path,
-                   "cannot carry traced durations to %s (%s); expected a profile that runs on "
-                   "the traced GPU and on the partition, got '%s'",
-                   res, why, prof ? prof : "gpu-bound");
-    }
-    if (jp) {
-        out->mem_bytes = (uint64_t)ceil(wl_mem_footprint_bytes(jp->p, jp->batch));
-    }
-}
 
 /* Memory of the largest GPU of c that takes fractional shares (cluster_device.shareable); 0 when
  * none does. */
@@ -68,32 +28,7 @@ static uint64_t largest_share_gpu_mem(const cluster *c)
 int build_trace_load(built_run *b, const cluster *c, job_table *t)
 {
     const scenario_trace *tr = &b->spec->workload.trace;
-    const gpu_type *traced = tr->traced_gpu ? gpu_catalog_find(&b->cat, tr->traced_gpu) : NULL;
-    traceload_rule *rules = arena_calloc(b->a, tr->n_rules ? tr->n_rules : 1, sizeof *rules);
-    for (size_t i = 0; i < tr->n_rules; i++) {
-        const scenario_trace_rule *sr = &tr->rules[i];
-        rules[i] = (traceload_rule){.name = sr->name,
-                                    .queue = sr->queue,
-                                    .user = sr->user,
-                                    .klass = sr->klass,
-                                    .gpu_type = sr->gpu_type,
-                                    .gpus_min = sr->gpus_min,
-                                    .gpus_max = sr->gpus_max,
-                                    .class_name = sr->class_name,
-                                    .profile = sr->profile,
-                                    .resource = sr->resource};
-        char path[96];
-        snprintf(path, sizeof path, "workload.trace.map[%zu]", i);
-        rule_work(b, c, traced, sr->resource ? sr->resource : tr->resource, sr->profile,
-                  sr->profile ? sr->profile_at : sr->at, path, &rules[i]);
-    }
-    traceload_rule fallback = {0};
-    rule_work(b, c, traced, tr->resource, NULL, tr->at, "workload.trace", &fallback);
-    b->trules = rules;
-    b->fallback_factor = fallback.work_factor;
-    if (diag_error_count(b->d) > 0) {
-        return SIM_EINPUT;
-    }
+    SIM_ASSERT(b->res->trules != NULL); /* resolved with the scenario (experiments/resolve.h) */
     traceload_opts opts = {
         .arrival_only = tr->mode == SCN_TRACE_ARRIVAL_ONLY,
         .start_s = sim_time_to_s(tr->start_ns),
@@ -103,9 +38,9 @@ int build_trace_load(built_run *b, const cluster *c, job_table *t)
         .default_class = trace_format_name((trace_format)tr->format),
         .max_per_worker = tr->max_per_worker,
         .keep_cpu_pods = tr->cpu_pods,
-        .fallback_factor = fallback.work_factor,
+        .fallback_factor = b->res->fallback_factor,
         .n_rules = tr->n_rules,
-        .rules = rules,
+        .rules = b->res->trules,
         .shuffle = tr->shuffle,
         .inflate = tr->inflate,
         .capacity_milli = MILLI_PER_GPU * (uint64_t)cluster_n_gpus(c),

@@ -1,14 +1,14 @@
 /* experiments/build_trace.h - a scenario's traced workload, for the run builder
- * (experiments/build_run.h): each rule's work factor (model/physics/tracework.h: work-seconds per
- * traced second, from the rule's profile on the traced GPU and on the partition its jobs ask for)
- * and memory, the trace read into jobs (workloads/traceload.h), the count of jobs it will give for
- * the estimate, and the merge of the traced and synthetic jobs.
- * Checks (each an input error at its field, exit 2): a profile that cannot carry the traced
- * durations to the partition; the trace's own errors at their rows (workloads/trace.h); a file
- * that cannot be opened or read (workload.trace.file, the loader's message).
+ * (experiments/build_run.h): the trace read into jobs (workloads/traceload.h) with its rules'
+ * work factors and memory (resolved at load: scenario_resolved.trules, experiments/resolve.h),
+ * the count of jobs it will give for the estimate, and the merge of the traced and synthetic
+ * jobs.
+ * Checks (each an input error at its field, exit 2): the trace's own errors at their rows as
+ * the run reads them (workloads/trace.h); a file that cannot be opened or read
+ * (workload.trace.file, the loader's message: it may have gone since the loader opened it).
  * Traced jobs that no node of the empty cluster can ever hold are dropped and counted
  * (built_run.n_unplaceable): under FIFO one of them would block every later job forever.
- * Ownership: the rules live in the run's arena (built_run.trules). Units: seconds, bytes.
+ * Units: seconds, bytes.
  */
 #ifndef SIMPROJ_EXPERIMENTS_BUILD_TRACE_H
 #define SIMPROJ_EXPERIMENTS_BUILD_TRACE_H

@@ -8,10 +8,9 @@
 #include <string.h>
 
 #include "experiments/calib_json.h"
-#include "experiments/catalog_load.h"
 #include "experiments/cfg.h"
 #include "experiments/migparted.h"
-#include "experiments/physics_load.h"
+#include "experiments/resolve.h"
 #include "experiments/timeslicing.h"
 #include "experiments/yamlx.h"
 #include "model/physics/ddp.h"
@@ -1951,15 +1950,6 @@ int scenario_validate(scenario_spec *s, const gpu_catalog *cat, const phys_param
     return diag_error_count(d) == before ? 0 : SIM_EINPUT;
 }
 
-static void validate_with_default_catalog(scenario_spec *s, arena *a, diag *d)
-{
-    gpu_catalog cat;
-    phys_params m;
-    if (catalog_load_default(a, &cat, d) == 0 && physics_load_default(d, &m) == 0) {
-        scenario_validate(s, &cat, &m, a, d);
-    }
-}
-
 void scenario_catalog(const scenario_spec *s, const gpu_catalog *cat, arena *a, gpu_catalog *out)
 {
     gpu_type *types = arena_calloc(a, s->n_calibrations ? s->n_calibrations : 1, sizeof *types);
@@ -2015,7 +2005,7 @@ static int load_doc(yamlx_doc *doc, const char *dir, const char *const *sets, si
         if (flags & SCENARIO_NO_FILES) {
             check_requests(&c);
         } else {
-            validate_with_default_catalog(s, a, d);
+            resolve_scenario(s, a, d); /* validated against the embedded data, resolved */
         }
     }
     if (!s->outputs.dir) {

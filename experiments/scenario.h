@@ -414,6 +414,9 @@ typedef struct scenario_spec {
     const sweep_spec *sweep; /* the `sweep:` section (experiments/sweep.h), or NULL */
     const plan_spec *plan;   /* the `plan:` section (experiments/plan.h), or NULL; a scenario
                               * has at most one of the two */
+    const struct scenario_resolved *resolved; /* what the run is built from, resolved at load
+                                               * (experiments/resolve.h); NULL under
+                                               * SCENARIO_NO_FILES */
     src_loc at, name_at, seed_at, horizon_at;
 } scenario_spec;
 
@@ -423,7 +426,9 @@ enum {
                                   * paths are only resolved, requests checked by kind only */
 };
 
-/* Load, override and validate the scenario at `path`. `sets` holds n_sets overrides
+/* Load, override, validate and resolve the scenario at `path` (experiments/resolve.h: the
+ * embedded data loaded, every referenced file read, the calibrated catalog, the workload
+ * profiles, the job classes and the trace rules' work factors in s->resolved). `sets` holds n_sets overrides
  * "PATH=VALUE" applied before the walk (`--set`; see yamlx_set). On success returns 0 and sets
  * *out (arena-owned). SIM_EINPUT: errors were reported to d (all of them, up to the cap).
  * SIM_ENOENT / SIM_EIO: the scenario file itself cannot be read (errno holds the cause, nothing is
@@ -461,7 +466,8 @@ int scenario_load_buffer_edit(const char *name, const char *dir, const void *buf
  * measured on, used by some node group, one calibration per type. The layout each MIG group's
  * config places on each of its GPUs is recorded in the group (scenario_node_group.mig_gpus): the
  * run builds its cluster from them. scenario_load_* call it with the embedded catalog
- * (experiments/catalog_load.h) unless SCENARIO_NO_FILES. `a` receives the mig-parted data, the
+ * (experiments/catalog_load.h), from resolve_scenario (experiments/resolve.h), unless
+ * SCENARIO_NO_FILES. `a` receives the mig-parted data, the
  * layouts and names. Returns 0, or SIM_EINPUT after reporting every problem to d. */
 int scenario_validate(scenario_spec *s, const gpu_catalog *cat, const phys_params *m, arena *a,
                       diag *d);

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "experiments/catalog_load.h"
+#include "experiments/resolve.h"
 #include "experiments/fileio.h"
 #include "experiments/plan.h"
 #include "experiments/scenario.h"
@@ -447,12 +447,10 @@ static int write_configs(const plan_ctx *x, out_stage *st)
     sweep_combo ce = {&x->ps->sw, x->c[x->chosen].combo};
     scenario_edit edit = {sweep_combo_edit, &ce};
     scenario_spec *s = NULL;
-    gpu_catalog cat;
     int rc = scenario_load_file_edit(x->o->scenario, x->o->sets, x->o->n_sets, &edit, 0, a, d, &s);
-    rc = rc ? rc : catalog_load_default(a, &cat, d);
     cluster_cfg cc = {0};
     if (rc == 0) {
-        build_cluster(a, d, s, &cat, &cc);
+        build_cluster(a, s, &s->resolved->cat, &cc);
     }
     if (rc != 0 || diag_error_count(d) > 0) {
         diag_print(d, stderr);

@@ -119,7 +119,7 @@ static cJSON *trace_json(const run_ctx *r)
     const scenario_trace *tr = &r->b.spec->workload.trace;
     for (size_t i = 0; i <= tr->n_rules; i++) {
         cJSON *e = cJSON_CreateObject();
-        const traceload_rule *ru = i < tr->n_rules ? &r->b.trules[i] : NULL;
+        const traceload_rule *ru = i < tr->n_rules ? &r->b.res->trules[i] : NULL;
         char name[32];
         snprintf(name, sizeof name, ru ? "map[%zu]" : "unmapped", i);
         cJSON_AddStringToObject(e, "rule", name);
@@ -130,7 +130,7 @@ static cJSON *trace_json(const run_ctx *r)
             cJSON_AddStringToObject(e, "profile", "gpu-bound");
         }
         cJSON_AddItemToObject(e, "work_factor",
-                              out_json_number(ru ? ru->work_factor : r->b.fallback_factor));
+                              out_json_number(ru ? ru->work_factor : r->b.res->fallback_factor));
         cJSON_AddItemToArray(wf, e);
     }
     cJSON *stand = cJSON_AddArrayToObject(o, "gpu_stand_ins");
@@ -250,7 +250,7 @@ static int write_outputs(run_ctx *r, const run_opts *o, const char *dir)
     }
     if (rc == 0 && (files & SCN_OUT_METRICS_OM)) {
         FILE *f = sink_open(&sink, "metrics.om");
-        rc = f ? out_metrics_om(f, r->b.w, &r->b.phys, &r->act,
+        rc = f ? out_metrics_om(f, r->b.w, &r->b.res->phys, &r->act,
                                 r->b.spec->outputs.sample_interval_ns,
                                 r->b.spec->outputs.start_unix_ns)
                : SIM_EIO;
@@ -361,7 +361,7 @@ int run_scenario(const run_opts *o)
     world_run(r.b.w);
     if (r.has_act) {
         actlog_finish(&r.act);
-        r.energy_j = out_energy_j(r.b.w, &r.b.phys, &r.act);
+        r.energy_j = out_energy_j(r.b.w, &r.b.res->phys, &r.act);
     }
     progress_note(pg, "writing outputs");
     double out_cpu0 = process_cpu_s();

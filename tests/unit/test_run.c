@@ -354,7 +354,7 @@ Test(run, all_balanced_a100_40gb_advertises_what_mig_parted_lists)
     gpu_catalog cat;
     cr_assert_eq(catalog_load_default(a, &cat, d), 0);
     cluster_cfg cc;
-    build_cluster(a, d, s, &cat, &cc);
+    build_cluster(a, s, &cat, &cc);
     cr_assert_eq(diag_error_count(d), 0);
     cluster *c = NULL;
     char why[128];

@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "experiments/resolve.h"
 #include "experiments/scenario.h"
 #include "sim/arena.h"
 #include "sim/diag.h"
@@ -74,7 +75,7 @@ static const char *scenario_text = "name: small-mixed\n"
                                    "      count: 10\n"
                                    "      duration: 20m\n"
                                    "      request: {nvidia.com/mig-1g.5gb: 1}\n"
-                                   "      profile: notebook-small\n"
+                                   "      profile: vit-b16-infer\n"
                                    "    - name: infer\n"
                                    "      rate: 10/h\n"
                                    "      start: 1m\n"
@@ -185,7 +186,7 @@ Test(scenario, loads_plain_spec_with_units_converted)
     cr_assert_eq(j[1].duration.dist, SCN_DUR_FIXED);
     cr_assert_eq(j[1].duration.value_ns, 1200ll * 1000000000ll);
     cr_assert_str_eq(j[1].request.resource, "nvidia.com/mig-1g.5gb");
-    cr_assert_str_eq(j[1].profile, "notebook-small");
+    cr_assert_str_eq(j[1].profile, "vit-b16-infer");
     cr_assert_eq(j[2].start_ns, 60ll * 1000000000ll);
     cr_assert_eq(j[2].duration.dist, SCN_DUR_EXPONENTIAL);
     cr_assert_eq(j[2].duration.mean_ns, 600ll * 1000000000ll);
@@ -197,6 +198,19 @@ Test(scenario, loads_plain_spec_with_units_converted)
     cr_assert_eq(s->n_refs, 2);
     cr_assert_str_eq(s->refs[0].what, "mig-parted config");
     cr_assert_eq(s->refs[1].at.line, 19);
+
+    /* resolved at load (experiments/resolve.h): the run's catalog, the one profile loaded once
+     * and carried by its class, a group's wiring as its GPU type says */
+    const scenario_resolved *r = s->resolved;
+    cr_assert_not_null(r);
+    cr_assert_not_null(gpu_catalog_find(&r->cat, "A100-SXM4-40GB"));
+    cr_assert_eq(r->n_profiles, 1);
+    cr_assert_str_eq(r->profiles[0].name, "vit-b16-infer");
+    cr_assert_null(r->classes[0].profile);
+    cr_assert_str_eq(r->classes[1].profile, "vit-b16-infer");
+    cr_assert_eq(r->classes[1].count, 10);
+    cr_assert_null(r->group_topo[0]);
+    cr_assert_null(r->trules); /* no trace */
     diag_destroy(d);
     arena_destroy(a);
 }
@@ -382,12 +396,12 @@ Test(scenario, check_command_ok_and_missing_file)
         cr_skip_test("./slicesim is not built (make test builds it first)");
     }
     char out[4096], err[4096], args[512], want[512];
-    /* check loads the workload profiles a run loads: notebook-small is no library profile */
-    snprintf(args, sizeof args, "check %s/s.yaml --set seed=9", tmpdir);
+    /* the loader loads the workload profiles a run uses: notebook-small is no library profile */
+    snprintf(args, sizeof args,
+             "check %s/s.yaml --set seed=9 --set workload.jobs[1].profile=notebook-small", tmpdir);
     cr_assert_eq(run_slicesim(args, out, sizeof out, err, sizeof err), 2, "%s", err);
     cr_assert_not_null(strstr(err, "got 'notebook-small'"), "%s", err);
-    snprintf(args, sizeof args,
-             "check %s/s.yaml --set seed=9 --set workload.jobs[1].profile=vit-b16-infer", tmpdir);
+    snprintf(args, sizeof args, "check %s/s.yaml --set seed=9", tmpdir);
     cr_assert_eq(run_slicesim(args, out, sizeof out, err, sizeof err), 0, "%s", err);
     snprintf(want, sizeof want, "%s/s.yaml: ok (5 nodes, 30 GPUs, 3 job classes)\n", tmpdir);
     cr_assert_eq(strncmp(out, want, strlen(want)), 0, "%s", out);
