@@ -32,6 +32,11 @@ static size_t format_number(char *buf, double v)
     return numfmt_g17(buf, v);
 }
 
+size_t jsonw_number_text(char *buf, double v)
+{
+    return format_number(buf, v);
+}
+
 char *jsonw_format_number(char *buf, double v)
 {
     format_number(buf, v);
@@ -132,27 +137,27 @@ void jsonw_array_end(jsonw *w)
 
 /* s quoted and escaped as cJSON's print_string_ptr does it. Runs of bytes that need no escape
  * (all of them in the usual names) are written whole. */
-static void put_string(jsonw *w, const char *s)
+void jsonw_put_quoted(bufw *b, const char *s)
 {
     size_t n = 0;
     while ((unsigned char)s[n] > 31 && s[n] != '"' && s[n] != '\\') {
         n++;
     }
     if (!s[n] && n + 2 <= BUFW_LEN) { /* nothing to escape: one copy */
-        char *p = bufw_room(&w->out, n + 2);
+        char *p = bufw_room(b, n + 2);
         p[0] = '"';
         memcpy(p + 1, s, n);
         p[n + 1] = '"';
-        bufw_used(&w->out, n + 2);
+        bufw_used(b, n + 2);
         return;
     }
-    put_c(w, '"');
+    bufw_c(b, '"');
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
         const unsigned char *run = p;
         while (*p > 31 && *p != '"' && *p != '\\') {
             p++;
         }
-        put(w, run, (size_t)(p - run));
+        bufw_put(b, run, (size_t)(p - run));
         if (!*p) {
             break;
         }
@@ -182,10 +187,15 @@ static void put_string(jsonw *w, const char *s)
             snprintf(esc, sizeof esc, "u%04x", *p);
             break;
         }
-        put_c(w, '\\');
-        put_s(w, esc);
+        bufw_c(b, '\\');
+        bufw_put(b, esc, strlen(esc));
     }
-    put_c(w, '"');
+    bufw_c(b, '"');
+}
+
+static void put_string(jsonw *w, const char *s)
+{
+    jsonw_put_quoted(&w->out, s);
 }
 
 void jsonw_key(jsonw *w, const char *key)
@@ -238,6 +248,17 @@ void jsonw_bool(jsonw *w, bool v)
 {
     before_value(w);
     put_s(w, v ? "true" : "false");
+}
+
+bufw *jsonw_raw_value(jsonw *w)
+{
+    before_value(w);
+    return &w->out;
+}
+
+unsigned jsonw_depth(const jsonw *w)
+{
+    return w->depth;
 }
 
 int jsonw_tree(jsonw *w, const cJSON *item)

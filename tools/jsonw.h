@@ -62,11 +62,22 @@ void jsonw_bool(jsonw *w, bool v);
  * Returns 0, or SIM_ENOMEM when cJSON cannot print it. */
 int jsonw_tree(jsonw *w, const cJSON *item);
 
+/* A value the caller writes as text in the layout above (indented for jsonw_depth(w) open
+ * containers): the separator before it is written here, the caller puts the value's bytes in the
+ * returned buffer (borrowed; the writer's state is as after any other value). */
+bufw *jsonw_raw_value(jsonw *w);
+/* Containers open. */
+unsigned jsonw_depth(const jsonw *w);
+/* s quoted and escaped as jsonw_string writes it, into b. */
+void jsonw_put_quoted(bufw *b, const char *s);
+
 /* End the document (it must be complete): hand what is buffered to the FILE. 0 when every
  * write succeeded, else SIM_EIO. */
 int jsonw_finish(jsonw *w);
 
 /* The number format of jsonw_number into buf (JSONW_NUM_LEN bytes); returns buf. */
 char *jsonw_format_number(char *buf, double v);
+/* The same text, not terminated; returns its length. */
+size_t jsonw_number_text(char *buf, double v);
 
 #endif

@@ -66,15 +66,6 @@ static void put_null(jsonw *jw, const char *k)
     jsonw_null(jw);
 }
 
-static void put_time(jsonw *jw, const char *k, sim_time t)
-{
-    if (t < 0) {
-        put_null(jw, k);
-    } else {
-        put_num(jw, k, sim_time_to_s(t));
-    }
-}
-
 static const char *sharing_name(const cluster_gpu *g)
 {
     switch (g->sharing) {
@@ -164,56 +155,280 @@ static void write_cluster(jsonw *jw, const cluster *c)
     jsonw_object_end(jw);
 }
 
-static void write_placement(jsonw *jw, const cluster *c, const job *j)
+/* run.json's jobs, each object written as one piece of text (jsonw_raw_value) in jsonw's layout:
+ * the members' key prefixes made once for the array's depth, each device's placement entry made
+ * once and copied for every job placed on it, the names (class, resource, outcome) quoted once
+ * per distinct string. The bytes are those of writing each member through jsonw (test
+ * runjson/jobs_as_jsonw_writes_them). */
+enum {
+    JK_ID,
+    JK_CLASS,
+    JK_REQUEST,
+    JK_RESOURCE,
+    JK_PER_WORKER,
+    JK_WORKERS,
+    JK_MEM,
+    JK_REQ_END,
+    JK_WORK,
+    JK_SUBMIT,
+    JK_START,
+    JK_END,
+    JK_WAIT,
+    JK_JCT,
+    JK_PLACEMENT,
+    JK_OUTCOME,
+    JK_PREEMPTED,
+    JK_OBJ_END,
+    JK_N
+};
+
+#define JOB_TEXT_NAMES 16 /* quoted names kept (direct-mapped by pointer) */
+/* Names longer than this are written, not kept: the entries are made in a buffer that is never
+ * flushed (tmp), and a quoted name is at most 6 bytes per byte. */
+#define JOB_TEXT_LONG (BUFW_LEN / 16)
+
+typedef struct job_text {
+    const cluster *c;
+    char key[JK_N][64]; /* ",\n" + indent + "\"name\":\t" (the first without ",\n") */
+    uint8_t key_len[JK_N];
+    char *arena; /* the devices' placement entries, one after another */
+    size_t n_arena, cap_arena;
+    uint32_t *dev_off; /* per device: its entry in arena; UINT32_MAX: not made yet */
+    uint32_t *dev_len;
+    struct {
+        const char *s; /* borrowed */
+        char *q;       /* quoted; owned */
+        size_t n;
+    } names[JOB_TEXT_NAMES];
+    bufw tmp; /* where entries are made (no FILE: never flushed) */
+} job_text;
+
+static void key_make(job_text *t, int k, bool first, unsigned tabs, const char *name)
 {
-    jsonw_array_begin(jw);
-    for (uint32_t k = 0; k < j->n_units; k++) {
-        const cluster_device *cd = cluster_device_get(c, j->units[k]);
-        const cluster_gpu *cg = cluster_gpu_get(c, cd->gpu);
-        jsonw_object_begin(jw);
-        put_str(jw, "node", cluster_node_name(c, cd->node));
-        put_num(jw, "gpu", cg->index);
-        if (cd->profile) {
-            put_num(jw, "instance", cd->index);
-            put_str(jw, "profile", cd->profile->name);
-            put_num(jw, "start", cd->mig_start);
-        } else {
-            put_null(jw, "instance");
-            put_null(jw, "profile");
-            put_null(jw, "start");
-        }
-        jsonw_object_end(jw);
-    }
-    jsonw_array_end(jw);
+    int n = snprintf(t->key[k], sizeof t->key[k], "%s%.*s\"%s\":\t", first ? "" : ",\n", (int)tabs,
+                     "\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t", name);
+    SIM_ASSERT(n > 0 && (size_t)n < sizeof t->key[k] && tabs <= JSONW_MAX_DEPTH);
+    t->key_len[k] = (uint8_t)n;
 }
 
-static void write_job(jsonw *jw, const cluster *c, const job *j)
+/* Ready for the elements of a jobs array at depth (containers open, the array included). */
+static job_text *job_text_create(const cluster *c, unsigned depth)
 {
-    jsonw_object_begin(jw);
-    put_num(jw, "id", j->id);
-    put_str(jw, "class", j->spec.class_name);
-    jsonw_key(jw, "request");
-    jsonw_object_begin(jw);
-    put_str(jw, "resource", j->spec.req.resource);
-    put_num(jw, "per_worker", j->spec.req.per_worker);
-    put_num(jw, "workers", j->spec.req.n_workers);
-    if (j->spec.mem_bytes) {
-        put_num(jw, "mem_bytes", (double)j->spec.mem_bytes);
-    } else {
-        put_null(jw, "mem_bytes");
+    job_text *t = xcalloc(1, sizeof *t, "run.json jobs");
+    t->c = c;
+    unsigned m = depth + 1, r = depth + 2; /* a job's members, its request's */
+    key_make(t, JK_ID, true, m, "id");
+    key_make(t, JK_CLASS, false, m, "class");
+    key_make(t, JK_REQUEST, false, m, "request");
+    key_make(t, JK_RESOURCE, true, r, "resource");
+    key_make(t, JK_PER_WORKER, false, r, "per_worker");
+    key_make(t, JK_WORKERS, false, r, "workers");
+    key_make(t, JK_MEM, false, r, "mem_bytes");
+    key_make(t, JK_WORK, false, m, "work_s");
+    key_make(t, JK_SUBMIT, false, m, "submit_s");
+    key_make(t, JK_START, false, m, "start_s");
+    key_make(t, JK_END, false, m, "end_s");
+    key_make(t, JK_WAIT, false, m, "wait_s");
+    key_make(t, JK_JCT, false, m, "jct_s");
+    key_make(t, JK_PLACEMENT, false, m, "placement");
+    key_make(t, JK_OUTCOME, false, m, "outcome");
+    key_make(t, JK_PREEMPTED, false, m, "preempted");
+    /* the request's and the job's closing lines */
+    int n = snprintf(t->key[JK_REQ_END], sizeof t->key[JK_REQ_END], "\n%.*s}", (int)m,
+                     "\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t");
+    t->key_len[JK_REQ_END] = (uint8_t)n;
+    n = snprintf(t->key[JK_OBJ_END], sizeof t->key[JK_OBJ_END], "\n%.*s}", (int)depth,
+                 "\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t");
+    t->key_len[JK_OBJ_END] = (uint8_t)n;
+    dev_id n_dev = cluster_n_devices(c);
+    t->dev_off = xmalloc((n_dev ? n_dev : 1) * sizeof *t->dev_off, "run.json jobs");
+    t->dev_len = xcalloc(n_dev ? n_dev : 1, sizeof *t->dev_len, "run.json jobs");
+    memset(t->dev_off, 0xFF, (n_dev ? n_dev : 1) * sizeof *t->dev_off);
+    bufw_init(&t->tmp, NULL);
+    return t;
+}
+
+static void job_text_destroy(job_text *t)
+{
+    for (int i = 0; i < JOB_TEXT_NAMES; i++) {
+        free(t->names[i].q);
     }
-    jsonw_object_end(jw);
-    put_num(jw, "work_s", j->spec.work_s);
-    put_time(jw, "submit_s", j->spec.submit);
-    put_time(jw, "start_s", j->start);
-    put_time(jw, "end_s", j->end);
-    put_time(jw, "wait_s", job_wait_ns(j));
-    put_time(jw, "jct_s", j->state == JOB_DONE ? job_jct_ns(j) : -1);
-    jsonw_key(jw, "placement");
-    write_placement(jw, c, j);
-    put_str(jw, "outcome", job_state_name(j->state));
-    put_num(jw, "preempted", j->n_preempted);
-    jsonw_object_end(jw);
+    free(t->arena);
+    free(t->dev_off);
+    free(t->dev_len);
+    free(t);
+}
+
+static void put_key(bufw *b, const job_text *t, int k)
+{
+    bufw_put(b, t->key[k], t->key_len[k]);
+}
+
+static void put_number(bufw *b, double v)
+{
+    bufw_used(b, jsonw_number_text(bufw_room(b, JSONW_NUM_LEN), v));
+}
+
+static void put_seconds(bufw *b, sim_time ns)
+{
+    if (ns < 0) {
+        bufw_put(b, "null", 4);
+    } else {
+        put_number(b, sim_time_to_s(ns));
+    }
+}
+
+/* s quoted, from the cache of names by pointer. */
+static void put_name(bufw *b, job_text *t, const char *s)
+{
+    uintptr_t h = (uintptr_t)s;
+    h = (h >> 4 ^ h >> 12) % JOB_TEXT_NAMES;
+    if (t->names[h].s != s || !t->names[h].q) {
+        if (strlen(s) > JOB_TEXT_LONG) { /* a name this long is written, not kept */
+            jsonw_put_quoted(b, s);
+            return;
+        }
+        t->tmp.n = 0;
+        jsonw_put_quoted(&t->tmp, s);
+        free(t->names[h].q);
+        t->names[h].q = xmalloc(t->tmp.n, "run.json names");
+        memcpy(t->names[h].q, t->tmp.buf, t->tmp.n);
+        t->names[h].n = t->tmp.n;
+        t->names[h].s = s;
+    }
+    bufw_put(b, t->names[h].q, t->names[h].n);
+}
+
+/* Device cd's placement entry into e (a job array at depth). */
+static void unit_entry(bufw *e, const cluster *c, const cluster_device *cd, unsigned depth)
+{
+    const cluster_gpu *cg = cluster_gpu_get(c, cd->gpu);
+    unsigned u = depth + 3; /* the entry's members */
+    char ind[JSONW_MAX_DEPTH + 1];
+    SIM_ASSERT(u <= JSONW_MAX_DEPTH);
+    memset(ind, '\t', sizeof ind);
+    bufw_put(e, "{\n", 2);
+    bufw_put(e, ind, u);
+    bufw_put(e, "\"node\":\t", 8);
+    jsonw_put_quoted(e, cluster_node_name(c, cd->node));
+    bufw_put(e, ",\n", 2);
+    bufw_put(e, ind, u);
+    bufw_put(e, "\"gpu\":\t", 7);
+    put_number(e, cg->index);
+    bufw_put(e, ",\n", 2);
+    bufw_put(e, ind, u);
+    bufw_put(e, "\"instance\":\t", 12);
+    if (cd->profile) {
+        put_number(e, cd->index);
+    } else {
+        bufw_put(e, "null", 4);
+    }
+    bufw_put(e, ",\n", 2);
+    bufw_put(e, ind, u);
+    bufw_put(e, "\"profile\":\t", 11);
+    if (cd->profile) {
+        jsonw_put_quoted(e, cd->profile->name);
+    } else {
+        bufw_put(e, "null", 4);
+    }
+    bufw_put(e, ",\n", 2);
+    bufw_put(e, ind, u);
+    bufw_put(e, "\"start\":\t", 9);
+    if (cd->profile) {
+        put_number(e, cd->mig_start);
+    } else {
+        bufw_put(e, "null", 4);
+    }
+    bufw_c(e, '\n');
+    bufw_put(e, ind, u - 1);
+    bufw_c(e, '}');
+}
+
+/* Device d's placement entry, made on first use and kept. */
+static void put_unit(bufw *b, job_text *t, dev_id d, unsigned depth)
+{
+    if (t->dev_off[d] == UINT32_MAX) {
+        const cluster_device *cd = cluster_device_get(t->c, d);
+        const char *node = cluster_node_name(t->c, cd->node);
+        if (strlen(node) > JOB_TEXT_LONG ||
+            (cd->profile && strlen(cd->profile->name) > JOB_TEXT_LONG)) {
+            unit_entry(b, t->c, cd, depth); /* names this long: written, not kept */
+            return;
+        }
+        bufw *e = &t->tmp;
+        e->n = 0;
+        unit_entry(e, t->c, cd, depth);
+        SIM_ASSERT(e->n < BUFW_LEN / 2 && t->n_arena + e->n < UINT32_MAX);
+        if (t->n_arena + e->n > t->cap_arena) {
+            t->cap_arena = 2 * (t->n_arena + e->n);
+            t->arena = xrealloc(t->arena, t->cap_arena, "run.json placements");
+        }
+        memcpy(t->arena + t->n_arena, e->buf, e->n);
+        t->dev_off[d] = (uint32_t)t->n_arena;
+        t->dev_len[d] = (uint32_t)e->n;
+        t->n_arena += e->n;
+    }
+    bufw_put(b, t->arena + t->dev_off[d], t->dev_len[d]);
+}
+
+static void write_job(jsonw *jw, job_text *t, const job *j)
+{
+    unsigned depth = jsonw_depth(jw);
+    bufw *b = jsonw_raw_value(jw);
+    bufw_put(b, "{\n", 2);
+    put_key(b, t, JK_ID);
+    put_number(b, j->id);
+    put_key(b, t, JK_CLASS);
+    if (j->spec.class_name) {
+        put_name(b, t, j->spec.class_name);
+    } else {
+        bufw_put(b, "null", 4);
+    }
+    put_key(b, t, JK_REQUEST);
+    bufw_put(b, "{\n", 2);
+    put_key(b, t, JK_RESOURCE);
+    if (j->spec.req.resource) {
+        put_name(b, t, j->spec.req.resource);
+    } else {
+        bufw_put(b, "null", 4);
+    }
+    put_key(b, t, JK_PER_WORKER);
+    put_number(b, j->spec.req.per_worker);
+    put_key(b, t, JK_WORKERS);
+    put_number(b, j->spec.req.n_workers);
+    put_key(b, t, JK_MEM);
+    if (j->spec.mem_bytes) {
+        put_number(b, (double)j->spec.mem_bytes);
+    } else {
+        bufw_put(b, "null", 4);
+    }
+    put_key(b, t, JK_REQ_END);
+    put_key(b, t, JK_WORK);
+    put_number(b, j->spec.work_s);
+    put_key(b, t, JK_SUBMIT);
+    put_seconds(b, j->spec.submit);
+    put_key(b, t, JK_START);
+    put_seconds(b, j->start);
+    put_key(b, t, JK_END);
+    put_seconds(b, j->end);
+    put_key(b, t, JK_WAIT);
+    put_seconds(b, job_wait_ns(j));
+    put_key(b, t, JK_JCT);
+    put_seconds(b, j->state == JOB_DONE ? job_jct_ns(j) : -1);
+    put_key(b, t, JK_PLACEMENT);
+    bufw_c(b, '[');
+    for (uint32_t k = 0; k < j->n_units; k++) {
+        if (k) {
+            bufw_put(b, ", ", 2);
+        }
+        put_unit(b, t, j->units[k], depth);
+    }
+    bufw_c(b, ']');
+    put_key(b, t, JK_OUTCOME);
+    put_name(b, t, job_state_name(j->state));
+    put_key(b, t, JK_PREEMPTED);
+    put_number(b, j->n_preempted);
+    put_key(b, t, JK_OBJ_END);
 }
 
 cJSON *out_dist_json(const out_dist *d)
@@ -393,10 +608,12 @@ int out_run_json_write(FILE *f, const world *w, const out_run_meta *meta)
     write_cluster(jw, c);
     jsonw_key(jw, "jobs");
     jsonw_array_begin(jw);
+    job_text *text = job_text_create(c, jsonw_depth(jw));
     for (job_id k = 0; k < job_table_count(jt); k++) {
         out_prefetch_job(c, jt, k);
-        write_job(jw, c, job_table_get(jt, k));
+        write_job(jw, text, job_table_get(jt, k));
     }
+    job_text_destroy(text);
     jsonw_array_end(jw);
     int rc_m = put_tree(jw, "metrics", metrics_json(w, meta->stats, meta->metrics_extra));
     jsonw_object_end(jw);

@@ -88,6 +88,12 @@ typedef struct cevent {
     job_id j;
 } cevent;
 
+/* What the allocation curve needs of a job: milli-GPU per GPU, GPUs asked for (per worker x
+ * workers), the GPUs it holds: n_g of them, the GPU itself when n_g == 1, else from gpus[g]. */
+typedef struct cjob {
+    uint32_t milli, gw, g, n_g;
+} cjob;
+
 /* Sort ev[0..n) by time, stably. */
 static void sort_by_time(cevent *ev, size_t n)
 {
@@ -110,45 +116,57 @@ size_t fragstat_curve(const cluster *c, const job_table *t, double step, fragsta
     cevent *ev = xcalloc(3 * n_jobs + 1, sizeof *ev, "curve events");
     /* What the sweep needs of each job, gathered in id order: the table may hold its ended jobs
      * out of memory (job_table_spill), where a lookup in time order would read a page per
-     * event. milli: per GPU; gw: GPUs asked (per worker x workers); its GPUs from g_first. */
-    uint32_t *milli = xcalloc(n_jobs + 1, sizeof *milli, "curve jobs");
-    uint32_t *gw = xcalloc(n_jobs + 1, sizeof *gw, "curve jobs");
-    uint32_t *g_first = xcalloc(n_jobs + 1, sizeof *g_first, "curve jobs");
+     * event. One record per job, so that an event in time order misses the cache once, not per
+     * array; a job on one GPU keeps it in the record, others in gpus. */
+    cjob *cj = xcalloc(n_jobs + 1, sizeof *cj, "curve jobs");
     size_t n_g = 0, cap_g = 64;
     gpu_id *gpus = xcalloc(cap_g, sizeof *gpus, "curve jobs");
-    /* ends, then submissions, then starts, each by job: a stable sort by time then gives the
-     * order (time, kind, job), so at equal times ends free first and starts follow. One pass in
-     * id order (each kind in its third of ev, closed up after): a spilled page is read once. */
+    /* ends, submissions and starts, each kind in its third of ev in id order, swept in the
+     * order (time, kind, job), so at equal times ends free first and starts follow: each third
+     * sorted by time (stably, so by job at equal times) unless it already is (submissions come
+     * in id order; a FIFO run's starts too), then merged as it is swept. One pass in id order:
+     * a spilled page is read once. */
     size_t n_kind[3] = {0, 0, 0};
+    bool sorted[3] = {true, true, true};
+    sim_time last[3] = {0, 0, 0};
     for (job_id j = 0; j < n_jobs; j++) {
         const job *jb = job_table_get(t, j);
         frag_pod p = shape_of(&jb->spec);
-        milli[j] = p.milli;
-        gw[j] = p.n_gpu * jb->spec.req.n_workers;
-        g_first[j] = (uint32_t)n_g;
-        for (uint32_t u = 0; u < jb->n_units; u++) {
-            if (n_g == cap_g) {
-                cap_g *= 2;
-                gpus = xrealloc(gpus, cap_g * sizeof *gpus, "curve jobs");
+        cj[j] =
+            (cjob){.milli = p.milli, .gw = p.n_gpu * jb->spec.req.n_workers, .n_g = jb->n_units};
+        if (jb->n_units == 1) {
+            cj[j].g = cluster_device_get(c, jb->units[0])->gpu;
+        } else {
+            cj[j].g = (uint32_t)n_g;
+            for (uint32_t u = 0; u < jb->n_units; u++) {
+                if (n_g == cap_g) {
+                    cap_g *= 2;
+                    gpus = xrealloc(gpus, cap_g * sizeof *gpus, "curve jobs");
+                }
+                gpus[n_g++] = cluster_device_get(c, jb->units[u])->gpu;
             }
-            gpus[n_g++] = cluster_device_get(c, jb->units[u])->gpu;
+            SIM_ASSERT(n_g <= UINT32_MAX);
         }
-        SIM_ASSERT(n_g <= UINT32_MAX);
-        g_first[j + 1] = (uint32_t)n_g;
-        if (jb->state == JOB_DONE) {
-            ev[n_kind[0]++] = (cevent){jb->end, 0, j};
-        }
-        if (jb->state != JOB_PENDING) {
-            ev[n_jobs + n_kind[1]++] = (cevent){jb->spec.submit, 1, j};
-        }
-        if (jb->state == JOB_RUNNING || jb->state == JOB_DONE) {
-            ev[2 * n_jobs + n_kind[2]++] = (cevent){jb->start, 2, j};
+        const sim_time tk[3] = {jb->end, jb->spec.submit, jb->start};
+        const bool has[3] = {jb->state == JOB_DONE, jb->state != JOB_PENDING,
+                             jb->state == JOB_RUNNING || jb->state == JOB_DONE};
+        for (int k = 0; k < 3; k++) {
+            if (has[k]) {
+                sorted[k] = sorted[k] && tk[k] >= last[k];
+                last[k] = tk[k];
+                ev[k * n_jobs + n_kind[k]++] = (cevent){tk[k], k, j};
+            }
         }
     }
-    memmove(ev + n_kind[0], ev + n_jobs, n_kind[1] * sizeof *ev);
-    memmove(ev + n_kind[0] + n_kind[1], ev + 2 * n_jobs, n_kind[2] * sizeof *ev);
-    n_ev = n_kind[0] + n_kind[1] + n_kind[2];
-    sort_by_time(ev, n_ev);
+    cevent *seg[3];
+    size_t at[3] = {0, 0, 0};
+    for (int k = 0; k < 3; k++) {
+        seg[k] = ev + k * n_jobs;
+        if (!sorted[k]) {
+            sort_by_time(seg[k], n_kind[k]);
+        }
+        n_ev += n_kind[k];
+    }
     uint32_t n_gpus = cluster_n_gpus(c);
     uint32_t *held = xcalloc(n_gpus ? n_gpus : 1, sizeof(uint32_t), "curve gpus");
     double total = (double)n_gpus * MILLI_PER_GPU;
@@ -158,17 +176,31 @@ size_t fragstat_curve(const cluster *c, const job_table *t, double step, fragsta
     fragstat_point *pts = xcalloc(cap, sizeof *pts, "curve");
     double next = step;
     for (size_t i = 0; i < n_ev; i++) {
-        job_id j = ev[i].j;
-        if (ev[i].kind == 1) {
-            arrived += (uint64_t)milli[j] * gw[j];
+        int kk = -1; /* the kind whose next event comes first: (time, kind) */
+        for (int k = 0; k < 3; k++) {
+            if (at[k] < n_kind[k] && (kk < 0 || seg[k][at[k]].t < seg[kk][at[kk]].t)) {
+                kk = k;
+            }
+        }
+        const cevent e = seg[kk][at[kk]++];
+        job_id j = e.j;
+        sim_time next_t = -1; /* the time of the event after e */
+        for (int k = 0; k < 3; k++) {
+            if (at[k] < n_kind[k] && (next_t < 0 || seg[k][at[k]].t < next_t)) {
+                next_t = seg[k][at[k]].t;
+            }
+        }
+        const cjob *jj = &cj[j];
+        if (e.kind == 1) {
+            arrived += (uint64_t)jj->milli * jj->gw;
         } else {
-            for (uint32_t u = g_first[j]; u < g_first[j + 1]; u++) {
-                gpu_id g = gpus[u];
+            for (uint32_t u = 0; u < jj->n_g; u++) {
+                gpu_id g = jj->n_g == 1 ? jj->g : gpus[jj->g + u];
                 uint32_t before = held[g];
-                if (ev[i].kind == 2) {
-                    held[g] += milli[j];
+                if (e.kind == 2) {
+                    held[g] += jj->milli;
                 } else {
-                    held[g] -= milli[j];
+                    held[g] -= jj->milli;
                 }
                 busy += before == 0 && held[g] > 0;
                 busy -= before > 0 && held[g] == 0;
@@ -177,7 +209,7 @@ size_t fragstat_curve(const cluster *c, const job_table *t, double step, fragsta
                 alloc -= (before < MILLI_PER_GPU ? before : MILLI_PER_GPU);
             }
         }
-        if ((i + 1 < n_ev && ev[i + 1].t == ev[i].t) || total <= 0) {
+        if ((i + 1 < n_ev && next_t == e.t) || total <= 0) {
             continue; /* the state after everything at this time */
         }
         double a = (double)arrived / total;
@@ -195,9 +227,7 @@ size_t fragstat_curve(const cluster *c, const job_table *t, double step, fragsta
     }
     free(held);
     free(ev);
-    free(milli);
-    free(gw);
-    free(g_first);
+    free(cj);
     free(gpus);
     *out = pts;
     return n_pts;

@@ -1,0 +1,147 @@
+/* run.json's jobs as one piece of text per job (tools/out_json.c) against the same members written
+ * one by one through jsonw (the writer run.json used before, kept here as the oracle): names that
+ * need escaping (a node and a class with quotes, backslashes and a tab), a class without a name,
+ * jobs on two and three GPUs, a memory request, a job running and one still queued at the end
+ * (null times), one never submitted. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/cluster/world.h"
+#include "sim/diag.h"
+#include "tests/unit/fixtures.h"
+#include "tools/jsonw.h"
+#include "tools/out.h"
+
+static void put_num(jsonw *jw, const char *k, double v)
+{
+    jsonw_key(jw, k);
+    jsonw_number(jw, v);
+}
+
+static void put_time(jsonw *jw, const char *k, sim_time t)
+{
+    jsonw_key(jw, k);
+    if (t < 0) {
+        jsonw_null(jw);
+    } else {
+        jsonw_number(jw, sim_time_to_s(t));
+    }
+}
+
+static void oracle_job(jsonw *jw, const cluster *c, const job *j)
+{
+    jsonw_object_begin(jw);
+    put_num(jw, "id", j->id);
+    jsonw_key(jw, "class");
+    jsonw_string(jw, j->spec.class_name);
+    jsonw_key(jw, "request");
+    jsonw_object_begin(jw);
+    jsonw_key(jw, "resource");
+    jsonw_string(jw, j->spec.req.resource);
+    put_num(jw, "per_worker", j->spec.req.per_worker);
+    put_num(jw, "workers", j->spec.req.n_workers);
+    jsonw_key(jw, "mem_bytes");
+    if (j->spec.mem_bytes) {
+        jsonw_number(jw, (double)j->spec.mem_bytes);
+    } else {
+        jsonw_null(jw);
+    }
+    jsonw_object_end(jw);
+    put_num(jw, "work_s", j->spec.work_s);
+    put_time(jw, "submit_s", j->spec.submit);
+    put_time(jw, "start_s", j->start);
+    put_time(jw, "end_s", j->end);
+    put_time(jw, "wait_s", job_wait_ns(j));
+    put_time(jw, "jct_s", j->state == JOB_DONE ? job_jct_ns(j) : -1);
+    jsonw_key(jw, "placement");
+    jsonw_array_begin(jw);
+    for (uint32_t k = 0; k < j->n_units; k++) {
+        const cluster_device *cd = cluster_device_get(c, j->units[k]);
+        jsonw_object_begin(jw);
+        jsonw_key(jw, "node");
+        jsonw_string(jw, cluster_node_name(c, cd->node));
+        put_num(jw, "gpu", cluster_gpu_get(c, cd->gpu)->index);
+        jsonw_key(jw, "instance");
+        jsonw_null(jw);
+        jsonw_key(jw, "profile");
+        jsonw_null(jw);
+        jsonw_key(jw, "start");
+        jsonw_null(jw);
+        jsonw_object_end(jw);
+    }
+    jsonw_array_end(jw);
+    jsonw_key(jw, "outcome");
+    jsonw_string(jw, job_state_name(j->state));
+    put_num(jw, "preempted", j->n_preempted);
+    jsonw_object_end(jw);
+}
+
+Test(runjson, jobs_as_jsonw_writes_them)
+{
+    gpu_type g = test_gpu();
+    cluster_gpu_cfg gpus[3] = {{.type = &g}, {.type = &g}, {.type = &g}};
+    cluster_node_cfg node = {.name = "n\"0\\\t", .n_gpus = 3, .gpus = gpus};
+    cluster_cfg cc = {.n_nodes = 1, .nodes = &node};
+    world_cfg wc = {.cluster = &cc, .policy = pol_find("fifo"), .until = sim_time_from_s(150)};
+    job_table *t = job_table_create();
+    job_spec specs[] = {
+        {.class_name = "c", .req = {"nvidia.com/gpu", 2, 1}, .work_s = 100.25},
+        {.class_name = NULL, .req = {"nvidia.com/gpu", 3, 1}, .work_s = 50, .submit = 1},
+        {.class_name = "odd \"class\"\\",
+         .req = {"nvidia.com/gpu", 1, 1},
+         .work_s = 1.0 / 3,
+         .mem_bytes = 123456789,
+         .submit = sim_time_from_s(0.5)},
+        {.class_name = "c",
+         .req = {"nvidia.com/gpu", 1, 1},
+         .work_s = 7,
+         .submit = sim_time_from_s(1000)},
+    };
+    for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
+        job_table_add(t, &specs[i]);
+    }
+    diag *d = diag_create();
+    world *w = NULL;
+    cr_assert_eq(world_create(&wc, t, d, (src_loc){"x", 1, 1}, &w), 0);
+    world_run(w);
+    cr_assert_eq(job_table_get(t, 2)->state, JOB_QUEUED, "the third job never starts");
+    cr_assert_eq(job_table_get(t, 1)->state, JOB_RUNNING, "the second runs at the end");
+    out_stats st;
+    out_stats_compute(w, &st);
+    out_run_meta meta = {.seed = 1, .policy = "fifo", .stats = &st};
+    char *doc = NULL, *want = NULL;
+    size_t n_doc = 0, n_want = 0;
+    FILE *f = open_memstream(&doc, &n_doc);
+    cr_assert_eq(out_run_json_write(f, w, &meta), 0);
+    fclose(f);
+    f = open_memstream(&want, &n_want);
+    jsonw *jw = malloc(sizeof *jw);
+    jsonw_init(jw, f);
+    jsonw_object_begin(jw);
+    jsonw_key(jw, "jobs");
+    jsonw_array_begin(jw);
+    for (job_id k = 0; k < job_table_count(t); k++) {
+        oracle_job(jw, world_cluster(w), job_table_get(t, k));
+    }
+    jsonw_array_end(jw);
+    jsonw_object_end(jw);
+    cr_assert_eq(jsonw_finish(jw), 0);
+    free(jw);
+    fclose(f);
+    /* the oracle's "jobs" member, "\t\"jobs\":\t[" to its "]", is in run.json as it is */
+    char *from = strstr(want, "\t\"jobs\":");
+    char *to = strrchr(want, ']');
+    cr_assert(from && to);
+    to[1] = '\0';
+    cr_assert(strstr(doc, from), "run.json's jobs differ from jsonw's:\n%s\n--- run.json:\n%s",
+              from, doc);
+    cr_assert(strstr(from, "\"n\\\"0\\\\\\t\"") && strstr(from, "\"odd \\\"class\\\"\\\\\""),
+              "the escaped names are there");
+    out_stats_fini(&st);
+    free(doc);
+    free(want);
+    world_destroy(w);
+    diag_destroy(d);
+}
