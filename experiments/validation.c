@@ -51,6 +51,8 @@ static const cfg_field scenario_fields[] = {
      CFG_LOC(val_scenario, gpu_at)},
     {"target_mape_pct", CFG_DOUBLE, .required = true, CFG_MIN(0), CFG_MAX(100),
      .off = offsetof(val_scenario, target)},
+    {"from_data_target_mape_pct", CFG_DOUBLE, CFG_MIN(0), CFG_MAX(100),
+     .off = offsetof(val_scenario, fd_target), CFG_LOC(val_scenario, fd_target_at)},
     {"fit", CFG_SEQ, .required = true, CFG_MIN(1), .elem = CFG_STRING,
      .off = offsetof(val_scenario, fit), .count_off = offsetof(val_scenario, n_fit),
      CFG_LOC(val_scenario, fit_at)},
@@ -475,7 +477,7 @@ static int run_comm_table(const val_scenario *sc, const gpu_type *g, const gpu_t
     val_table *fd = xcalloc(1, sizeof *fd, "validation table");
     out->from_data = fd;
     snprintf(fd->name, sizeof fd->name, "%.37s-from-data", sc->table);
-    fd->target_mape_pct = sc->target;
+    fd->target_mape_pct = sc->fd_target;
     out->figures = xcalloc((size_t)t->n_rows + 1, sizeof *out->figures, "validation figures");
     fd->figures = xcalloc((size_t)t->n_rows + 1, sizeof *fd->figures, "validation figures");
     double bytes[256], model_s[256];
@@ -534,6 +536,11 @@ static int run_comm_table(const val_scenario *sc, const gpu_type *g, const gpu_t
             diag_error(d, x->figure_at, path,
                        "no such figure in the table; expected BYTES/algbw, got '%s'", x->figure);
         }
+    }
+    if (!cfg_present(sc->fd_target_at)) {
+        diag_error(d, sc->table_at, "from_data_target_mape_pct",
+                   "missing; expected the target (percent) of the table's -from-data "
+                   "predictions, which an all-reduce table (ranks) has beside its fitted ones");
     }
     if (diag_error_count(d) > 0) {
         comm_ring_fini(&ring);
@@ -885,6 +892,12 @@ static int run_table(const val_scenario *sc, const char *scen_path, const char *
         if (!strcmp(builders[i].table, sc->table)) {
             fn = builders[i].fn;
         }
+    }
+    if (sc->ranks == 0 && cfg_present(sc->fd_target_at)) {
+        diag_error(d, sc->fd_target_at, "from_data_target_mape_pct",
+                   "only an all-reduce table (ranks) has -from-data predictions; expected no "
+                   "from_data_target_mape_pct without ranks");
+        return SIM_EINPUT;
     }
     if (!fn && sc->ranks == 0) {
         diag_error(d, sc->table_at, "table",

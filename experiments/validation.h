@@ -26,6 +26,8 @@
  *   min_bytes: 1048576               # optional: smaller rows shown, not counted
  *   from_data_exclude: [{figure: "33554432/algbw", reason: "..."}]  # optional: rows that
  *                                    # model/physics/comm.yaml's numbers were computed from
+ *   from_data_target_mape_pct: 15    # target on the NAME-from-data table's predictions
+ *                                    # (required with ranks, refused without)
  * and gets two tables: NAME (alpha-beta fitted on the `fit` rows) and NAME-from-data (every row
  * predicted from model/physics/comm.yaml and the catalog alone, nothing fitted; val_table.from_data).
  * A table of calibration runs names the recordings instead of `csv` (calib/run-all.sh JSON of the

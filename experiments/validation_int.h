@@ -47,12 +47,13 @@ typedef struct val_scenario {
     double ll_max_bytes; /* all-reduce tables: largest message NCCL sent with LL in the sweep */
     double min_bytes;    /* all-reduce tables: smaller messages are shown, not counted */
     double target;
+    double fd_target;    /* all-reduce tables: target on the -from-data table's predictions */
     const char **fit;
     size_t n_fit;
     val_exclude *exclude;
     size_t n_exclude;
     src_loc table_at, gpu_at, fit_at, interconnect_at, topology_at, harness_row_at, calib_runs_at,
-        calibration_at;
+        calibration_at, fd_target_at;
 } val_scenario;
 
 #define CSV_MAX_COLS 16

@@ -360,26 +360,44 @@ Test(validate, family_range_brackets_each_prediction)
     env_close(&e);
 }
 
-Test(validate, bad_scenario_is_reported)
+/* Writes `text` to `path`, runs it and checks the first error is `want`. */
+static void expect_bad_file(const char *path, const char *text, const char *want)
 {
-    static const char path[] = "build/test-bad-validation.yaml";
     FILE *f = fopen(path, "w");
     cr_assert_not_null(f);
-    fputs("table: cern-simpletrack\ncsv: x.csv\ngpu: A100-PCIE-40GB\ntarget_mape_pct: 5\n"
-          "fit: [a/b]\nfitt: 1\n", f);
+    fputs(text, f);
     fclose(f);
     env e;
     env_open(&e);
     val_table t;
     cr_assert_eq(val_run_file(path, SHARED, &e.cat, &e.m, e.d, &t), SIM_EINPUT);
-    cr_assert_str_eq(fx_diag_message(e.d, 0),
-                     "build/test-bad-validation.yaml:6:1: error: fitt: unknown key; expected one "
-                     "of [table, csv, gpu, target_mape_pct, fit, exclude, note, base, calibration, "
-                     "model, pool, class, ranks, gpus_per_node, interconnect, topology, harness_row, "
-                     "from_data_exclude, ll_max_bytes, min_bytes, calib_runs], "
-                     "got 'fitt'");
+    cr_assert_str_eq(fx_diag_message(e.d, 0), want);
     val_table_fini(&t);
     env_close(&e);
+}
+
+Test(validate, bad_scenario_is_reported)
+{
+    expect_bad_file("build/test-bad-validation.yaml",
+                    "table: cern-simpletrack\ncsv: x.csv\ngpu: A100-PCIE-40GB\n"
+                    "target_mape_pct: 5\nfit: [a/b]\nfitt: 1\n",
+                    "build/test-bad-validation.yaml:6:1: error: fitt: unknown key; expected one "
+                    "of [table, csv, gpu, target_mape_pct, from_data_target_mape_pct, fit, "
+                    "exclude, note, base, calibration, model, pool, class, ranks, gpus_per_node, "
+                    "interconnect, topology, harness_row, from_data_exclude, ll_max_bytes, "
+                    "min_bytes, calib_runs], got 'fitt'");
+}
+
+/* A -from-data target belongs to an all-reduce table: a workload table (no ranks) giving one is
+ * refused at the key. */
+Test(validate, from_data_target_needs_an_all_reduce_table)
+{
+    expect_bad_file("build/test-bad-validation-fdt.yaml",
+                    "table: cern-simpletrack\ncsv: cern-simpletrack.csv\ngpu: A100-PCIE-40GB\n"
+                    "target_mape_pct: 5\nfrom_data_target_mape_pct: 15\nfit: [a/b]\n",
+                    "build/test-bad-validation-fdt.yaml:5:28: error: from_data_target_mape_pct: "
+                    "only an all-reduce table (ranks) has -from-data predictions; expected no "
+                    "from_data_target_mape_pct without ranks");
 }
 
 /* Each excluded figure carries its own reason (cern-finetune excludes four figures for two
@@ -495,6 +513,9 @@ Test(validate, nccl_from_data_is_the_comm_model_alone)
     const val_table *fd = t.from_data;
     cr_assert_not_null(fd);
     cr_assert_str_eq(fd->name, "calib-h200x2-allreduce-from-data");
+    /* each table's target from the scenario: 10 % fitted, 15 % from data (issue 21) */
+    cr_assert_float_eq(t.target_mape_pct, 10, 0);
+    cr_assert_float_eq(fd->target_mape_pct, 15, 0);
     cr_assert_eq(fd->n_fitted, 0);
     cr_assert_eq(fd->n_figures, t.n_figures);
     cr_assert_gt(fd->n_predicted, t.n_predicted, "more rows are predictions without a fit");
@@ -562,6 +583,10 @@ Test(validate, bad_topology_and_harness_row_have_line_and_col)
         {"build/test-bad-validation-harness.yaml", "harness_row: \"2097152/algbw\"",
          "build/test-bad-validation-harness.yaml:9:14: error: harness_row: a row the table "
          "counts; expected a figure BYTES/algbw below min_bytes (1048576), got '2097152/algbw'"},
+        {"build/test-bad-validation-fdtarget.yaml", "",
+         "build/test-bad-validation-fdtarget.yaml:1:8: error: from_data_target_mape_pct: "
+         "missing; expected the target (percent) of the table's -from-data predictions, which "
+         "an all-reduce table (ranks) has beside its fitted ones"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char y[1024];
