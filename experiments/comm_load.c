@@ -48,8 +48,13 @@ typedef struct tuning_doc {
     num nvls_simple_s, ll_max_busbw_2nodes, ll_max_busbw_nodes, tree_ll_bw_frac;
 } tuning_doc;
 
+typedef struct pipe_doc {
+    num chunk_bytes, first_loop_idle;
+} pipe_doc;
+
 typedef struct comm_doc {
     int version;
+    pipe_doc pipe;
     tuning_doc tuning;
     link_doc links[COMM_LINK_COUNT];
     num ll_bw_frac, host_mem_bytes_per_s, gpus_per_root;
@@ -154,6 +159,12 @@ static const cfg_field tuning_fields[] = {
     {0},
 };
 
+static const cfg_field pipe_fields[] = {
+    NUM(chunk_bytes, pipe_doc, big),
+    NUM(first_loop_idle, pipe_doc, lat),
+    {0},
+};
+
 static const cfg_field doc_fields[] = {
     {"version", CFG_INT, .required = true, CFG_MIN(1), CFG_MAX(1),
      .off = offsetof(comm_doc, version)},
@@ -161,6 +172,8 @@ static const cfg_field doc_fields[] = {
     NUM(ll_bw_frac, comm_doc, frac),
     {"nccl_tuning", CFG_MAP, .required = true, .sub = tuning_fields,
      .off = offsetof(comm_doc, tuning)},
+    {"ring_pipeline", CFG_MAP, .required = true, .sub = pipe_fields,
+     .off = offsetof(comm_doc, pipe)},
     NUM(host_mem_bytes_per_s, comm_doc, big),
     NUM(gpus_per_root, comm_doc, big),
     {"networks", CFG_SEQ, .required = true, CFG_MIN(1), CFG_MAX(COMM_MAX_NETS),
@@ -224,7 +237,8 @@ static void finish(const void *dst, void *ctx, diag *d)
                         &cd->tuning.ring_base_ll_s, &cd->tuning.ring_base_simple_s,
                         &cd->tuning.nvlink_ring_step_ll_s, &cd->tuning.nvlink_ring_step_simple_s,
                         &cd->tuning.nvls_simple_s, &cd->tuning.ll_max_busbw_2nodes,
-                        &cd->tuning.ll_max_busbw_nodes, &cd->tuning.tree_ll_bw_frac};
+                        &cd->tuning.ll_max_busbw_nodes, &cd->tuning.tree_ll_bw_frac,
+                        &cd->pipe.chunk_bytes, &cd->pipe.first_loop_idle};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
         check_src(all[i], d);
     }
@@ -254,6 +268,8 @@ static void finish(const void *dst, void *ctx, diag *d)
     out->nccl_ll_max_busbw[0] = cd->tuning.ll_max_busbw_2nodes.value;
     out->nccl_ll_max_busbw[1] = cd->tuning.ll_max_busbw_nodes.value;
     out->nccl_tree_ll_bw_frac = cd->tuning.tree_ll_bw_frac.value;
+    out->ring_chunk_bytes = cd->pipe.chunk_bytes.value;
+    out->ring_first_loop_idle = cd->pipe.first_loop_idle.value;
     out->host_mem_bytes_per_s = cd->host_mem_bytes_per_s.value;
     out->gpus_per_root = (int)cd->gpus_per_root.value;
     out->bucket_bytes = cd->ddp.bucket_bytes.value;

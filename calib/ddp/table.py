@@ -30,6 +30,15 @@ ddp.host_spread): per set of solo processes that ran at the same time (solo, sol
 file), each process's median step over the set's mean; the relative sd pooled over the sets of
 the host-bound models (all but widemlp, whose host waits for its GPU), n - 1 degrees of freedom
 per set.
+
+  python3 calib/ddp/table.py --ring-fill FILE.json.gz
+prints the fit of NCCL's first-loop idle time on the framework all-reduce sweep of 4 GPUs
+(model/physics/comm.yaml ring_pipeline.first_loop_idle): the sweep's rows from 16 MiB (Simple,
+past the framework's per-call floor) against t = L + (2(n-1)/n S + rho C c) / B, c = min(2 MiB,
+S / (C n)) the chunk of the first loop of each of C = 24 channels (NCCL's log of the run), B =
+18 NVLinks x 20.6 GB/s (NCCL src/graph/topo.h SM90_NVLINK_BW), L free (the framework's cost per
+call); least squares in relative error, L solved for each rho, rho by golden section. The
+2-GPU sweep is printed beside it with the same rho (not fitted).
 """
 import argparse
 import gzip
@@ -100,9 +109,59 @@ def spread(paths):
               f"({dof} degrees of freedom)")
 
 
+RING_CHANNELS = 24            # NCCL INFO '24 coll channels' of the run's 2- and 4-GPU communicators
+RING_CHUNK = 2 * 1024 * 1024  # NCCL ALLREDUCE_CHUNKSTEPS (4) x DEFAULT_BUFFSIZE (4 MiB) / NCCL_STEPS (8)
+RING_BUSBW = 18 * 20.6e9      # H200: 18 NVLinks x NCCL's SM90_NVLINK_BW (src/graph/topo.h)
+
+
+def framework_sweeps(doc):
+    """{ranks: [(bytes, median s)]} of the framework all-reduce sweeps (rank 0's timing)."""
+    out = {}
+    for r in doc["records"]:
+        c = r.get("config", {})
+        if c.get("kind") == "allreduce" and r.get("rank") == 0:
+            out[len(r["job"])] = [(s["bytes"], st.median(s["ms"]) * 1e-3) for s in r["sweep"]]
+    return out
+
+
+def ring_fill_fit(rows, n, rho):
+    """(L, relative residuals) of t = L + (2(n-1)/n S + rho C c) / B with L least squares."""
+    a = [(2 * (n - 1) / n * s + rho * RING_CHANNELS * min(RING_CHUNK, s / (RING_CHANNELS * n)))
+         / RING_BUSBW for s, _ in rows]
+    lat = (sum((1 - ai / t) / t for ai, (_, t) in zip(a, rows))
+           / sum(1 / (t * t) for _, t in rows))
+    return lat, [(lat + ai) / t - 1 for ai, (_, t) in zip(a, rows)]
+
+
+def ring_fill(path):
+    sweeps = framework_sweeps(load(path))
+    rows4 = [(s, t) for s, t in sweeps[4] if s >= 16 << 20]
+
+    def cost(rho):
+        return sum(e * e for e in ring_fill_fit(rows4, 4, rho)[1])
+    lo, hi = 0.0, 3.0
+    g = (5 ** 0.5 - 1) / 2
+    for _ in range(80):
+        m1, m2 = hi - g * (hi - lo), lo + g * (hi - lo)
+        if cost(m1) < cost(m2):
+            hi = m2
+        else:
+            lo = m1
+    rho = (lo + hi) / 2
+    print(f"first_loop_idle rho = {rho:.3f} chunk-times (4 GPUs, {len(rows4)} rows from 16 MiB)")
+    for n in (4, 2):
+        rows = [(s, t) for s, t in sweeps[n] if s >= 16 << 20]
+        lat, res = ring_fill_fit(rows, n, rho)
+        print(f"  {n} GPUs{' (not fitted)' if n == 2 else ''}: L = {lat * 1e6:.1f} us; "
+              + " ".join(f"{s >> 20}MiB {e * 100:+.1f}%" for (s, _), e in zip(rows, res)))
+
+
 def main():
     if len(sys.argv) > 1 and sys.argv[1] == "--spread":
         spread(sys.argv[2:])
+        return
+    if len(sys.argv) > 1 and sys.argv[1] == "--ring-fill":
+        ring_fill(sys.argv[2])
         return
     ap = argparse.ArgumentParser()
     ap.add_argument("json")

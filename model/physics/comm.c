@@ -344,6 +344,8 @@ int comm_ring_build(const comm_params *p, const comm_node *nodes, int n_nodes,
                 n0->nvlink_group <= 0;
     /* a calibrated NVLink's latencies and switch point stand for the NVLink class's; when
      * every hop is one, its LL bandwidth share too; the NVLS latency is scaled as the call's */
+    out->first_loop = n > 1 && out->hops[COMM_LINK_NVLINK] == n && node_runs == 1 &&
+                      cal.hops == 0;
     bool all_cal = cal.hops > 0 && cal.hops == n;
     double base = p->nccl_ring_base_s[COMM_PROTO_SIMPLE];
     out->nvls_s = p->nccl_nvls_s * (cal.hops > 0 && base > 0 ? cal.call_s[COMM_PROTO_SIMPLE] / base
@@ -494,6 +496,11 @@ double comm_ring_allreduce_time(const comm_params *p, const comm_ring *r, double
     double ring = comm_ring_allreduce_s(n, bytes, r->alpha_s[pr], beta);
     if (n <= 1) {
         return ring;
+    }
+    if (!ll && r->first_loop) {
+        /* NCCL's first loop over its channels: rho chunk-times at a channel's rate (comm.h) */
+        double ch = p->nccl_channels;
+        ring += p->ring_first_loop_idle * ch * fmin(p->ring_chunk_bytes, bytes / (ch * n)) / rate;
     }
     int depth = r->tree_depth > 0 ? r->tree_depth : log2_ceil(n);
     double tree = tree_s(depth, r->nodes, bytes, r->alpha_s[pr], beta_tree);

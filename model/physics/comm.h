@@ -24,6 +24,20 @@
  *                        src/device/all_reduce.h RunWorkColl<..., NCCL_ALGO_NVLS, ...>). beta
  *                        is the ring's per-hop rate (a GPU's NVLink port each way), l the
  *                        tuner's NVLS latency (comm_params.nccl_nvls_s)
+ * First loop (a Simple ring whose hops are all NVLink on one node, costed from the catalog): NCCL
+ *                        splits the message over C channels (comm_params.nccl_channels, one
+ *                        thread block each) and moves each channel's part in loops of n chunks
+ *                        of at most c_max (ring_chunk_bytes, 2 MiB; a message under one loop per
+ *                        channel in n chunks of S/(C n): NVIDIA/nccl src/device/all_reduce.h
+ *                        runRing, src/enqueue.cc calcCollChunking). The ring pays, on top of
+ *                        2(n-1)/n S / beta, rho x one chunk of the first loop at a channel's
+ *                        rate: rho C min(c_max, S/(C n)) / beta (rho = ring_first_loop_idle,
+ *                        0.90, fitted on a framework sweep of 4 H200; the form is read from the
+ *                        sweeps: below one loop per channel the bandwidth is beta / (1 +
+ *                        rho/(2(n-1))), above it the fixed part stops growing and the bandwidth
+ *                        climbs toward beta, as the 2x and 4x H200 sweeps do between 16 MiB and
+ *                        1 GiB). A calibrated NVLink (comm_node nvl_cal_*) pays nothing more:
+ *                        its fitted bandwidth holds its sweep's pipeline.
  * Protocol: NCCL moves messages up to `ll_max_bytes` (per link class) with its low-latency protocol (LL: small
  * alpha, a fraction `ll_bw_frac` of the bandwidth, because half of every 8-byte word is a flag)
  * and larger ones with Simple (larger alpha, full bandwidth). The switch point is NCCL's tuner's
@@ -118,6 +132,8 @@ typedef struct comm_params {
     double nccl_nvls_s;            /* NCCL's tuner's NVLS latency on one node (Simple) */
     double nccl_ll_max_busbw[2];   /* LL's bus bandwidth cap over [0] 2 nodes, [1] more */
     double nccl_tree_ll_bw_frac;   /* a tree's LL bandwidth / its Simple bandwidth */
+    double ring_chunk_bytes;       /* NCCL's ring Simple chunk per channel (a loop: n of them) */
+    double ring_first_loop_idle;   /* NVLink idle in a ring's first loop, in chunk-times */
     double host_mem_bytes_per_s;   /* a node's host-memory copy bandwidth (SHM staging) */
     int gpus_per_root;             /* default GPUs under one PCIe root (>= 1) */
     int n_nets;
@@ -210,6 +226,8 @@ typedef struct comm_ring {
     double ll_bw_frac;                /* LL bandwidth / Simple bandwidth on this ring */
     double ll_max_bytes;              /* largest LL message: of the classes crossed, the largest */
     bool nvls;                        /* every rank on one node whose NVSwitch multicasts */
+    bool first_loop;                  /* every hop uncalibrated NVLink on one node: a Simple
+                                         ring pays its first loop's idle time (see header) */
     int nodes;                        /* nodes the ranks span (runs of one node's ranks) */
     double nvls_s;                    /* NVLS latency (nccl_nvls_s, scaled as call_s) */
     int hops[COMM_LINK_COUNT];        /* hops per link class */

@@ -123,7 +123,24 @@ Test(comm, calibrated_nvlink_pays_a_call_and_its_steps)
     cr_assert_eq(four.call_s[COMM_PROTO_SIMPLE], 0);
     NEAR(four.ll_bw_frac, 0.5);
     NEAR(comm_ring_allreduce_time(&p, &four, 1e8, 80e9), 6 * 2e-6 + 1.5 * 1e8 / 80e9);
+    /* NCCL's first loop (hand: 4 channels, 2 MB chunks, rho 0.5) on the uncalibrated NVLink
+     * ring: 1e8 B is above one loop per channel (4 x 4 x 2e6 = 3.2e7 B): 0.5 x 4 x 2e6 / 80e9;
+     * 1e7 B is one loop of chunks 1e7 / 16 = 625000 B: 0.5 x 4 x 625000 / 80e9; LL pays none */
+    p.nccl_channels = 4;
+    p.ring_chunk_bytes = 2e6;
+    p.ring_first_loop_idle = 0.5;
+    cr_assert(four.first_loop);
+    NEAR(comm_ring_allreduce_time(&p, &four, 1e8, 80e9),
+         6 * 2e-6 + 1.5 * 1e8 / 80e9 + 0.5 * 4 * 2e6 / 80e9);
+    NEAR(comm_ring_allreduce_time(&p, &four, 1e7, 80e9),
+         6 * 2e-6 + 1.5 * 1e7 / 80e9 + 0.5 * 4 * 625000 / 80e9);
+    NEAR(comm_ring_allreduce_time(&p, &four, 1e3, 80e9), 6 * 1e-6 + 1.5 * 1e3 / 40e9);
     comm_ring_fini(&four);
+    /* the calibrated node's fitted bandwidth holds its sweep's pipeline: no first loop */
+    cr_assert_eq(comm_ring_build(&p, &nd, 1, r, 2, &two, why, sizeof why), 0);
+    cr_assert(!two.first_loop);
+    NEAR(comm_ring_allreduce_time(&p, &two, 1e8, 300e9), 20e-6 + 1e8 / 300e9);
+    comm_ring_fini(&two);
 }
 
 /* NVLS on one node whose NVSwitch multicasts (hand NVLS latency 20 us): 4 GPUs at 80 GB/s per

@@ -224,7 +224,8 @@ Test(ddp_run, topology_study_is_deterministic, .timeout = 60)
  *   t = 2(n-1) alpha + 2(n-1)/n S / x = 6 alpha_simple + 1.5 S / x
  * (Simple: 25 MiB is above ll_max_bytes; the ring beats the tree, 4 alpha + 2 S / x, since
  * S / x ~ 1 ms >> 4 alpha). Ring rate x:
- *   nvswitch      every hop over NVLink: x = NVLink per direction (catalog total / 2) x eff(nvlink)
+ *   nvswitch      every hop over NVLink: x = NVLink per direction (catalog total / 2) x eff(nvlink),
+ *                 plus NCCL's first loop (model/physics/comm.h)
  *   pcie          every hop over PCIe P2P (2 GPUs per root: hops 1->2 and 3->0 cross both roots'
  *                 uplinks once each way, every resource is crossed once): x = PCIe x eff(pcie)
  *   nvlink-pairs  0->1 and 2->3 over NVLink, 1->2 and 3->0 over PCIe: the slowest, PCIe
@@ -254,7 +255,11 @@ Test(ddp_run, node_topology_sets_the_ring, .timeout = 60)
     partition_cfg_init(&whole, g);
     double cps = 2 * 4 * S / speed_partition_bandwidth(&whole, g->sms_total, &m);
     double f_sm = cp.nccl_channels / g->sms_total, q = cp.overlap_comm_frac;
-    double t_nvl = 6 * a_nvl + 1.5 * S / x_nvl;
+    /* NVLink from the catalog: NCCL's first loop over its channels (comm.h), rho chunk-times
+     * of S / (C n) each (a 25 MiB bucket is under one loop of 4 x 2 MiB per channel) */
+    double ch = cp.nccl_channels;
+    double t_nvl = 6 * a_nvl + 1.5 * S / x_nvl +
+                   cp.ring_first_loop_idle * ch * fmin(cp.ring_chunk_bytes, S / (ch * 4)) / x_nvl;
     double t_pcie = 6 * fmax(a_nvl, a_pcie) + 1.5 * S / x_pcie;
     /* the gang waits for the slowest of its 4 hosts: (H + dH)(1 + host_spread e_4) */
     double hn = (H + 4 * cp.host_collective_s) * (1 + cp.host_spread * ddp_expected_max(4));

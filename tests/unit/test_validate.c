@@ -497,8 +497,8 @@ Test(validate, nccl_fits_are_positive_and_unpinned_bandwidth_is_held)
 
 /* Predicted from data: nothing fitted, every row from model/physics/comm.yaml and the catalog. On 2x H200
  * (one node, NVLink) a 1 GiB all-reduce is Simple (above nvlink.ll_max_bytes), and the ring
- * (2 steps, 2(n-1)/n = 1) beats the tree (2 S / beta): t = 2 alpha_simple + S / beta, beta = the
- * NVLink line rate per direction x eff(nvlink); algbw = S / t. */
+ * (2 steps, 2(n-1)/n = 1) beats the tree (2 S / beta): t = 2 alpha_simple + S / beta + NCCL's
+ * first loop, beta = the NVLink line rate per direction x eff(nvlink); algbw = S / t. */
 Test(validate, nccl_from_data_is_the_comm_model_alone)
 {
     env e;
@@ -524,10 +524,15 @@ Test(validate, nccl_from_data_is_the_comm_model_alone)
         const val_figure *f = &fd->figures[k];
         cr_assert(!f->fitted);
         cr_assert_float_eq(f->published, t.figures[k].published, 0);
-        if (!strcmp(f->label, "1073741824/algbw")) {
-            double S = 1073741824.0;
+        /* NCCL's first loop (comm.h): 1 GiB is above one loop per channel (24 x 2 x 2 MiB =
+         * 96 MiB), so it pays rho chunks of 2 MiB; 16 MiB is one loop of chunks S / (24 x 2) */
+        double S = strtod(f->label, NULL), ch = cp.nccl_channels;
+        if (S == 1073741824.0 || S == 16777216.0) {
             double beta = h200->nvlink_bytes_per_s / 2 * cp.eff[COMM_LINK_NVLINK];
-            double time = 2 * cp.alpha_s[COMM_LINK_NVLINK][COMM_PROTO_SIMPLE] + S / beta;
+            double chunk = S == 16777216.0 ? S / (ch * 2) : 2097152;
+            cr_assert_float_eq(cp.ring_chunk_bytes, 2097152, 0);
+            double time = 2 * cp.alpha_s[COMM_LINK_NVLINK][COMM_PROTO_SIMPLE] + S / beta +
+                          cp.ring_first_loop_idle * ch * chunk / beta;
             cr_assert_float_eq(f->predicted, S / time / 1e9, 1e-9);
             cr_assert(!f->excluded);
             found++;
@@ -538,7 +543,7 @@ Test(validate, nccl_from_data_is_the_comm_model_alone)
             found++;
         }
     }
-    cr_assert_eq(found, 2);
+    cr_assert_eq(found, 3);
     val_table_fini(&t);
     env_close(&e);
 }
