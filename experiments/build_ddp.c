@@ -210,13 +210,14 @@ const comm_topo **build_ddp_group_topologies(const scenario_spec *spec, const gp
                            "the catalog gives %s no NVLink rate; expected a topology with "
                            "nvlink: none in model/physics/comm.yaml (like pcie), got '%s'",
                            t->name, g->topology);
-            } else if (t && cp->topos[i].multicast && !(t->arch && (!strcmp(t->arch, "Hopper") ||
-                                                                    !strcmp(t->arch, "Blackwell")))) {
+            } else if (t && cp->topos[i].multicast && !comm_nvls_arch(cp, t->arch)) {
+                char archs[160];
+                comm_nvls_arch_words(cp, archs, sizeof archs);
                 diag_error(d, g->topology_at, path,
-                           "NVLink SHARP multicast needs a Hopper or Blackwell GPU behind a "
-                           "third-generation NVSwitch, the catalog gives %s arch '%s'; expected "
-                           "a topology without multicast, got '%s'",
-                           t->name, t->arch ? t->arch : "", g->topology);
+                           "NVLink SHARP multicast needs a %s GPU behind a third-generation "
+                           "NVSwitch (model/physics/comm.yaml nvls_archs), the catalog gives %s "
+                           "arch '%s'; expected a topology without multicast, got '%s'",
+                           archs, t->name, t->arch ? t->arch : "", g->topology);
             } else {
                 topo = &cp->topos[i];
             }

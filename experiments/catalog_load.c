@@ -127,8 +127,8 @@ typedef struct raw_catalog {
     src_loc loc;
 } raw_catalog;
 
-static const char *const arch_names[] = {"Pascal", "Volta",     "Turing",
-                                         "Ampere", "Hopper",    "Blackwell", NULL};
+const char *const catalog_arch_names[] = {"Pascal", "Volta",  "Turing",
+                                          "Ampere", "Hopper", "Blackwell", NULL};
 static const char *const count_profile_names[] = {"classic", "all", NULL};
 
 static const cfg_field source_fields[] = {
@@ -222,7 +222,7 @@ static const cfg_field gpu_fields[] = {
     {"name", CFG_STRING, .required = true, .off = offsetof(raw_gpu, name),
      CFG_LOC(raw_gpu, name_loc)},
     STRLIST("aliases", raw_gpu, aliases, false),
-    {"arch", CFG_STRING, .required = true, .names = arch_names, .off = offsetof(raw_gpu, arch)},
+    {"arch", CFG_STRING, .required = true, .names = catalog_arch_names, .off = offsetof(raw_gpu, arch)},
     STRLIST("pci_device_ids", raw_gpu, pci, false),
     {"mig_min_driver", CFG_STRING, .off = offsetof(raw_gpu, mig_min_driver),
      CFG_LOC(raw_gpu, mig_driver_loc), .expect = "a driver branch like R450"},

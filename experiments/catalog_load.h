@@ -23,6 +23,10 @@
 #include "sim/arena.h"
 #include "sim/diag.h"
 
+/* The GPU architectures a catalog entry's `arch` may name (NULL-terminated); also what
+ * model/physics/comm.yaml's nvls_archs may list (experiments/comm_load.c). */
+extern const char *const catalog_arch_names[];
+
 /* Repository path of the embedded catalog, also its display name in messages. */
 #define CATALOG_DEFAULT_PATH "model/hw/gpus.yaml"
 

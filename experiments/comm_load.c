@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "experiments/catalog_load.h"
 #include "experiments/cfg.h"
 #include "experiments/embedded.h"
 #include "sim/err.h"
@@ -52,8 +53,16 @@ typedef struct pipe_doc {
     num chunk_bytes, first_loop_idle;
 } pipe_doc;
 
+typedef struct archs_doc {
+    const char **value;
+    size_t n;
+    const char *src;
+    src_loc at;
+} archs_doc;
+
 typedef struct comm_doc {
     int version;
+    archs_doc nvls;
     pipe_doc pipe;
     tuning_doc tuning;
     link_doc links[COMM_LINK_COUNT];
@@ -165,6 +174,15 @@ static const cfg_field pipe_fields[] = {
     {0},
 };
 
+static const cfg_field archs_fields[] = {
+    CFG_SELF(archs_doc, at),
+    {"value", CFG_SEQ, .required = true, CFG_MIN(1), CFG_MAX(COMM_MAX_ARCHS), .elem = CFG_STRING,
+     .names = catalog_arch_names, .off = offsetof(archs_doc, value),
+     .count_off = offsetof(archs_doc, n)},
+    {"src", CFG_STRING, .required = true, .off = offsetof(archs_doc, src)},
+    {0},
+};
+
 static const cfg_field doc_fields[] = {
     {"version", CFG_INT, .required = true, CFG_MIN(1), CFG_MAX(1),
      .off = offsetof(comm_doc, version)},
@@ -182,6 +200,8 @@ static const cfg_field doc_fields[] = {
      CFG_LOC(comm_doc, default_net_at)},
     {"topologies", CFG_SEQ, .required = true, CFG_MIN(1), CFG_MAX(COMM_MAX_TOPOS),
      CFG_SEQ_OF(comm_doc, topos, n_topos, topo_doc, topo_fields)},
+    {"nvls_archs", CFG_MAP, .required = true, .sub = archs_fields,
+     .off = offsetof(comm_doc, nvls)},
     {"ddp", CFG_MAP, .required = true, .sub = ddp_fields, .off = offsetof(comm_doc, ddp)},
     {0},
 };
@@ -316,6 +336,14 @@ static void finish(const void *dst, void *ctx, diag *d)
                        "nvlink: %s",
                        nvlink_names[td->nvlink]);
         }
+    }
+    if (cd->nvls.src && !cd->nvls.src[0]) {
+        diag_error(d, cd->nvls.at, "nvls_archs.src",
+                   "empty source; expected where the value comes from, got ''");
+    }
+    out->n_nvls_archs = (int)cd->nvls.n;
+    for (size_t i = 0; i < cd->nvls.n; i++) {
+        snprintf(out->nvls_archs[i], sizeof out->nvls_archs[i], "%s", cd->nvls.value[i]);
     }
     out->default_net = comm_net_find(out, cd->default_net);
     if (out->default_net < 0) {

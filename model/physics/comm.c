@@ -50,6 +50,26 @@ void comm_topo_names(const comm_params *p, char *buf, size_t n)
     names_list(p->topos[0].name, sizeof p->topos[0], p->n_topos, buf, n);
 }
 
+bool comm_nvls_arch(const comm_params *p, const char *arch)
+{
+    for (int i = 0; arch && i < p->n_nvls_archs; i++) {
+        if (!strcmp(p->nvls_archs[i], arch)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+void comm_nvls_arch_words(const comm_params *p, char *buf, size_t n)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < p->n_nvls_archs && used < n; i++) {
+        const char *sep = i == 0 ? "" : i + 1 == p->n_nvls_archs ? " or " : ", ";
+        used += (size_t)snprintf(buf + used, n - used, "%s%s", sep, p->nvls_archs[i]);
+    }
+}
+
 /* ---- closed forms ---- */
 
 double comm_ring_allreduce_s(int n, double bytes, double alpha_s, double beta_bytes_per_s)

@@ -95,6 +95,7 @@ typedef enum comm_proto { COMM_PROTO_LL, COMM_PROTO_SIMPLE, COMM_PROTO_COUNT } c
 #define COMM_MAX_NETS 8
 #define COMM_MAX_TOPOS 8
 #define COMM_NAME_MAX 24
+#define COMM_MAX_ARCHS 8
 
 /* An inter-node network (what `interconnect:` names). */
 typedef struct comm_net {
@@ -141,6 +142,8 @@ typedef struct comm_params {
     int default_net;               /* index into nets */
     int n_topos;
     comm_topo topos[COMM_MAX_TOPOS]; /* node topologies (their NVLink rate is the GPU type's) */
+    int n_nvls_archs;              /* GPU architectures (gpu_type.arch) whose NVSwitch nodes can */
+    char nvls_archs[COMM_MAX_ARCHS][COMM_NAME_MAX]; /* run NVLS: a multicast topology needs one */
     /* DDP (model/physics/ddp.h) */
     double bucket_bytes;           /* gradient bucket size (PyTorch DDP bucket_cap_mb) */
     double backward_frac;          /* share of the GPU time of an iteration spent in backward */
@@ -171,6 +174,11 @@ void comm_net_names(const comm_params *p, char *buf, size_t n);
 int comm_topo_find(const comm_params *p, const char *name);
 /* The topologies' names, ", "-separated, into buf (size n; truncated to fit). */
 void comm_topo_names(const comm_params *p, char *buf, size_t n);
+
+/* Whether GPU architecture `arch` (gpu_type.arch; NULL: none) is one of p's nvls_archs. */
+bool comm_nvls_arch(const comm_params *p, const char *arch);
+/* p's nvls_archs as words ("A", "A or B", "A, B or C") into buf (size n; truncated to fit). */
+void comm_nvls_arch_words(const comm_params *p, char *buf, size_t n);
 
 /* A node as the links see it. Line rates are each way; 0 = no such link. */
 typedef struct comm_node {

@@ -478,6 +478,47 @@ static void extra_topology_refused(const char *extra, const char *want)
     free(y);
 }
 
+/* The architectures whose NVSwitch nodes run NVLS come from model/physics/comm.yaml, and a name
+ * that is no catalog arch is refused at its line and column. */
+Test(comm_load, nvls_archs_are_data)
+{
+    diag *d = diag_create();
+    comm_params p;
+    cr_assert_eq(comm_load_default(d, &p), 0);
+    cr_assert_eq(p.n_nvls_archs, 2);
+    cr_assert(comm_nvls_arch(&p, "Hopper") && comm_nvls_arch(&p, "Blackwell"));
+    cr_assert(!comm_nvls_arch(&p, "Ampere") && !comm_nvls_arch(&p, NULL));
+    char words[64];
+    comm_nvls_arch_words(&p, words, sizeof words);
+    cr_assert_str_eq(words, "Hopper or Blackwell");
+    p.n_nvls_archs = 3;
+    snprintf(p.nvls_archs[2], sizeof p.nvls_archs[2], "Volta");
+    comm_nvls_arch_words(&p, words, sizeof words);
+    cr_assert_str_eq(words, "Hopper, Blackwell or Volta");
+    const unsigned char *data;
+    size_t len;
+    cr_assert(embedded_get("model/physics/comm.yaml", &data, &len));
+    char *y = malloc(len + 1);
+    memcpy(y, data, len);
+    y[len] = '\0';
+    char *at = strstr(y, "value: [Hopper, Blackwell]");
+    cr_assert_not_null(at);
+    memcpy(at, "value: [Hopper, Blackwel_]", strlen("value: [Hopper, Blackwell]"));
+    int line = 1;
+    for (const char *c = y; c < at; c++) {
+        line += *c == '\n';
+    }
+    cr_assert_eq(comm_load_buffer("c.yaml", y, len, d, &p), SIM_EINPUT);
+    char want[256];
+    snprintf(want, sizeof want,
+             "c.yaml:%d:19: error: nvls_archs.value[1]: unknown value; expected one of [Pascal, "
+             "Volta, Turing, Ampere, Hopper, Blackwell], got 'Blackwel_'",
+             line);
+    cr_assert_str_eq(fx_diag_message(d, 0), want);
+    diag_destroy(d);
+    free(y);
+}
+
 /* A topology named twice is refused at the second entry's line. */
 Test(comm_load, duplicate_topology_refused)
 {
