@@ -88,6 +88,7 @@ int ddp_shape(ddp_job *job, char *why, size_t why_len)
             return -1;
         }
     }
+    job->max_normal = ddp_expected_max(job->workers);
     return 0;
 }
 
@@ -251,6 +252,10 @@ int ddp_buckets(const wl_profile *p, const comm_params *cp, double grad_bytes)
 
 double ddp_overlap(double fwd, double bwd, int k, double t_ar, double f_sm, double q)
 {
+    if (k > DDP_OVERLAP_MAX_BUCKETS) { /* walked as that many equal groups (ddp.h) */
+        t_ar *= (double)k / DDP_OVERLAP_MAX_BUCKETS;
+        k = DDP_OVERLAP_MAX_BUCKETS;
+    }
     double t = fwd, w = 0, left = 0; /* clock, backward done, all-reduce left (alone s) */
     int started = 0;                   /* buckets whose all-reduce has started */
     for (;;) {
@@ -398,7 +403,8 @@ void ddp_step(const ddp_job *job, const comm_params *cp, const phys_params *m,
                                 cp->host_collective_s *
                                     (k + (p->buffer_tensors > 0 ? cp->buffer_broadcasts : 0));
     double host = out->host_s + out->ddp_host_s;
-    out->straggler_s = host * cp->host_spread * ddp_expected_max(job->workers);
+    double e_n = job->max_normal > 0 ? job->max_normal : ddp_expected_max(job->workers);
+    out->straggler_s = host * cp->host_spread * e_n;
     out->step_s = wl_iter_time(host + out->straggler_s, o, gpu_path);
     out->exposed_s = out->step_s - iter;
     out->throughput = job->workers * upi / out->step_s;

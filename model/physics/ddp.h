@@ -104,6 +104,9 @@ typedef struct ddp_job {
                                   (model/physics/speed.h partition_cfg.mig_busy); 0 = alone. ddp_shape
                                   sets per_gpu on MIG; a caller that gives share puts it
                                   there */
+    double max_normal;         /* ddp_expected_max(workers), set by ddp_shape: a job stepped
+                                  many times (a fit's searches) pays the integral once; 0 =
+                                  ddp_step computes it */
     const partition_cfg *share; /* the slowest worker's GPU as the sharing physics sees it
                                    (sharing, peers, with, mps_percent, mig_busy; gpu and mig as
                                    above), borrowed; NULL = gpu/mig exclusive with mig_busy */
@@ -114,7 +117,8 @@ typedef struct ddp_job {
  * nodes (the first ones get one more). Then check the shape. Returns 0, or -1 with the reason in
  * why: topology does not add up to workers, per_gpu above what the partition holds per GPU (1 for
  * a whole GPU, the profile's instance count for MIG), a node with more workers than per_gpu x
- * gpus_per_node, more than DDP_MAX_NODES nodes or DDP_MAX_WORKERS workers. */
+ * gpus_per_node, more than DDP_MAX_NODES nodes or DDP_MAX_WORKERS workers. On success also sets
+ * job->max_normal. */
 int ddp_shape(ddp_job *job, char *why, size_t why_len);
 
 /* A node of `gpus` GPUs of type g as the links see it, wired as topo says (its NVLink domain and
@@ -174,9 +178,16 @@ double ddp_expected_max(int n);
 /* DDP's buckets for p's gradient of grad_bytes (>= 1; see the top). */
 int ddp_buckets(const wl_profile *p, const comm_params *cp, double grad_bytes);
 
+/* The most buckets ddp_overlap walks one event at a time: more (a stated grad_buckets up to
+ * 10^6, or a gradient of tens of GB) are walked as this many equal groups, each ready with its
+ * last bucket and all-reduced as one (k / DDP_OVERLAP_MAX_BUCKETS x t_ar), so a step costs
+ * O(DDP_OVERLAP_MAX_BUCKETS) and a fit's thousands of steps stay bounded; the end moves by at
+ * most one group's share of backward (bwd / 256) and of the all-reduces. */
+#define DDP_OVERLAP_MAX_BUCKETS 256
+
 /* End of backward and of the last of k all-reduces of t_ar seconds each (alone), starting at
  * fwd, backward taking bwd alone: beside an all-reduce backward runs at 1 - f_sm of its speed
- * and the all-reduce at q of its rate (see the top). */
+ * and the all-reduce at q of its rate (see the top). O(min(k, DDP_OVERLAP_MAX_BUCKETS)). */
 double ddp_overlap(double fwd, double bwd, int k, double t_ar, double f_sm, double q);
 
 /* Step time of the job when its ring moves `ring_rate` bytes/s per hop (<= 0: the ring alone,

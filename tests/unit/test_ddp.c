@@ -385,6 +385,15 @@ Test(ddp, overlap_by_hand)
     cr_assert(fabs(ddp_overlap(1, 4, 2, 1, 0, 1) - 6) < 1e-12);
     /* no backward: every all-reduce after the forward, back to back */
     cr_assert(fabs(ddp_overlap(1, 0, 3, 1, 0.5, 0.5) - 4) < 1e-12);
+    /* more buckets than DDP_OVERLAP_MAX_BUCKETS are walked as that many equal groups: 10^5
+     * buckets of 1 us are 256 groups of 390.625 us (the same total); hidden behind a 4 s
+     * backward but for the last group, which runs alone after it: t = 1 + 4 + 390.625e-6 at
+     * f = 0, q = 1 (the last of 10^5 buckets alone would be 1 us: the bound bwd / 256 holds) */
+    cr_assert_eq(DDP_OVERLAP_MAX_BUCKETS, 256);
+    cr_assert_eq(ddp_overlap(1, 4, 100000, 1e-6, 0.5, 0.5),
+                 ddp_overlap(1, 4, 256, 1e-6 * 100000 / 256, 0.5, 0.5));
+    cr_assert(fabs(ddp_overlap(1, 4, 100000, 1e-6, 0, 1) - (5 + 390.625e-6)) < 1e-12,
+              "%.15g", ddp_overlap(1, 4, 100000, 1e-6, 0, 1));
 }
 
 /* Every DDP term of ddp.h: 100 gradient tensors, 50 buffers, 2 buckets, optimiser 20 % of G_t,
@@ -459,7 +468,8 @@ Test(ddp, expected_max_of_normals)
 
 /* The gang waits for its slowest host: the DDP terms of ddp_terms_by_hand with a host spread of
  * 10 %: the host part (0.01 + 2.9e-3 s) grows by 0.1 e_n; the GPU path is unchanged, so at 2
- * and 4 workers the step is longer by exactly that, and one worker has none. */
+ * and 4 workers the step is longer by exactly that, and one worker has none. e_n is the one
+ * ddp_shape cached in the job, or computed when the job has none. */
 Test(ddp, straggler_by_hand)
 {
     gpu_type g = pcie_gpu();
@@ -481,6 +491,13 @@ Test(ddp, straggler_by_hand)
         cr_assert(fabs(spread.straggler_s - wait) < 1e-12, "%.12g", spread.straggler_s);
         cr_assert(fabs(spread.step_s - still.step_s - wait) < 1e-12, "%.12g %.12g",
                   spread.step_s, still.step_s);
+        /* ddp_shape cached e_n; a job built without it (max_normal 0) computes the same */
+        cr_assert_eq(j.max_normal, ddp_expected_max(n));
+        ddp_job plain = j;
+        plain.max_normal = 0;
+        ddp_result again;
+        ddp_step(&plain, &cp, &m, &ring, 0, &again);
+        cr_assert_eq(again.step_s, spread.step_s);
         comm_ring_fini(&ring);
     }
     ddp_job one = hand_job(&g, &w, 1, 1);
