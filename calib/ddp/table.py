@@ -31,6 +31,12 @@ file), each process's median step over the set's mean; the relative sd pooled ov
 the host-bound models (all but widemlp, whose host waits for its GPU), n - 1 degrees of freedom
 per set.
 
+  python3 calib/ddp/table.py --step-max FILE.json.gz
+prints, per model, what a gang of 2 and of 4 would wait for if each step waited for the slowest
+of independent workers: the mean over steps of the maximum of n concurrent solo processes'
+step times (every n of the four solo processes of a set, step by step), over the mean step, and
+their ratio (4 over 2), beside each process's step-to-step relative sd.
+
   python3 calib/ddp/table.py --ring-fill FILE.json.gz
 prints the fit of NCCL's first-loop idle time on the framework all-reduce sweep of 4 GPUs
 (model/physics/comm.yaml ring_pipeline.first_loop_idle): the sweep's rows from 16 MiB (Simple,
@@ -156,9 +162,37 @@ def ring_fill(path):
               + " ".join(f"{s >> 20}MiB {e * 100:+.1f}%" for (s, _), e in zip(rows, res)))
 
 
+def step_max(path):
+    import itertools
+    doc = load(path)
+    sets = {}
+    for r in doc["records"]:
+        c = r.get("config", {})
+        if c.get("name") in ("solo", "solo-end") and "host" in r:
+            sets.setdefault((r["model"], c["name"]), []).append([h[4] - h[0] for h in r["host"]])
+    for (m, name), runs in sorted(sets.items()):
+        k = min(len(x) for x in runs)
+        runs = [x[:k] for x in runs]
+        mean = st.mean([t for x in runs for t in x])
+        sd = st.mean([st.stdev(x) / st.mean(x) for x in runs])
+        e = {}
+        for n in (2, 4):
+            if len(runs) >= n:
+                e[n] = st.mean([max(runs[j][i] for j in comb)
+                                for comb in itertools.combinations(range(len(runs)), n)
+                                for i in range(k)]) / mean
+        ratio = f"{e[4] / e[2]:.3f}" if 4 in e and 2 in e else "-"
+        print(f"{m:10s} {name:8s} {len(runs)} processes x {k} steps, mean {mean * 1e3:.1f} ms, "
+              f"step sd {sd * 100:.1f} %: max of 2 x{e.get(2, 0):.3f}, of 4 x{e.get(4, 0):.3f}, "
+              f"4 over 2 x{ratio}")
+
+
 def main():
     if len(sys.argv) > 1 and sys.argv[1] == "--spread":
         spread(sys.argv[2:])
+        return
+    if len(sys.argv) > 1 and sys.argv[1] == "--step-max":
+        step_max(sys.argv[2])
         return
     if len(sys.argv) > 1 and sys.argv[1] == "--ring-fill":
         ring_fill(sys.argv[2])
