@@ -15,7 +15,11 @@
  * handler's next push reuses.
  * Measured 2026-11-29 (events per CPU second, `bench engine` / `bench heap`, medians of 5
  * interleaved runs, 2-core VM at load 10-12): 13.8 / 13.4 M at 10^3 pending (1.02x), 2.21 /
- * 3.49 M at 10^6 (0.63x); by wall time under that load the ratios wander (0.76-1.1x, 0.37-0.59x). Tried then and not kept, at 10^6: one array of 16-byte
+ * 3.49 M at 10^6 (0.63x); by wall time under that load the ratios wander (0.76-1.1x, 0.37-0.59x).
+ * At load 0.5-0.8 (same day, 3 runs of 5 reps): 14.3-14.7 / 14.2-14.7 M at 10^3 (1.00x),
+ * 4.07-4.26 / 7.68-7.94 M at 10^6 (0.53-0.54x): an idle machine's cache helps the bare heap's
+ * 8 MB of times more than the engine's times, slot indices, positions and 64 MiB pool, so
+ * the ratio at 10^6 is lower on a quiet machine. Tried then and not kept, at 10^6: one array of 16-byte
  * (time, slot) nodes, a sibling group per cache line, 1.6-1.8 M (the times array is what the
  * dependent loads of a pop walk, and doubling it loses more cache than the second line
  * costs); 8-ary, no gain; prefetching the grandchildren's times and slots and the new root's
