@@ -64,12 +64,13 @@ static void put_s(jsonw *w, const char *s)
     put(w, s, strlen(s));
 }
 
+const char jsonw_tabs[JSONW_MAX_DEPTH + 1] = "\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t"
+                                             "\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t";
+
 static void tabs(jsonw *w, unsigned n)
 {
-    static const char t[JSONW_MAX_DEPTH + 1] = "\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t"
-                                               "\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t";
     SIM_ASSERT(n <= JSONW_MAX_DEPTH);
-    put(w, t, n);
+    put(w, jsonw_tabs, n);
 }
 
 /* The separator before a value: none at the top, the key's in an object, ", " in an array. */

@@ -70,6 +70,8 @@ bufw *jsonw_raw_value(jsonw *w);
 unsigned jsonw_depth(const jsonw *w);
 /* s quoted and escaped as jsonw_string writes it, into b. */
 void jsonw_put_quoted(bufw *b, const char *s);
+/* JSONW_MAX_DEPTH tabs: the first n of them indent a line n levels, as the writer does. */
+extern const char jsonw_tabs[JSONW_MAX_DEPTH + 1];
 
 /* End the document (it must be complete): hand what is buffered to the FILE. 0 when every
  * write succeeded, else SIM_EIO. */

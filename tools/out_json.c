@@ -206,7 +206,7 @@ typedef struct job_text {
 static void key_make(job_text *t, int k, bool first, unsigned tabs, const char *name)
 {
     int n = snprintf(t->key[k], sizeof t->key[k], "%s%.*s\"%s\":\t", first ? "" : ",\n", (int)tabs,
-                     "\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t", name);
+                     jsonw_tabs, name);
     SIM_ASSERT(n > 0 && (size_t)n < sizeof t->key[k] && tabs <= JSONW_MAX_DEPTH);
     t->key_len[k] = (uint8_t)n;
 }
@@ -235,10 +235,10 @@ static job_text *job_text_create(const cluster *c, unsigned depth)
     key_make(t, JK_PREEMPTED, false, m, "preempted");
     /* the request's and the job's closing lines */
     int n = snprintf(t->key[JK_REQ_END], sizeof t->key[JK_REQ_END], "\n%.*s}", (int)m,
-                     "\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t");
+                     jsonw_tabs);
     t->key_len[JK_REQ_END] = (uint8_t)n;
     n = snprintf(t->key[JK_OBJ_END], sizeof t->key[JK_OBJ_END], "\n%.*s}", (int)depth,
-                 "\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t");
+                 jsonw_tabs);
     t->key_len[JK_OBJ_END] = (uint8_t)n;
     dev_id n_dev = cluster_n_devices(c);
     t->dev_off = xmalloc((n_dev ? n_dev : 1) * sizeof *t->dev_off, "run.json jobs");
@@ -299,48 +299,52 @@ static void put_name(bufw *b, job_text *t, const char *s)
     bufw_put(b, t->names[h].q, t->names[h].n);
 }
 
+/* A member of an entry whose members are indented u levels: the separator unless first, the
+ * indent and `"key":<TAB>`. */
+static void put_member(bufw *e, unsigned u, bool first, const char *key)
+{
+    if (!first) {
+        bufw_put(e, ",\n", 2);
+    }
+    bufw_put(e, jsonw_tabs, u);
+    bufw_c(e, '"');
+    bufw_put(e, key, strlen(key));
+    bufw_put(e, "\":\t", 3);
+}
+
+/* v, or null when the device is a whole GPU (no MIG profile). */
+static void put_mig_number(bufw *e, const cluster_device *cd, double v)
+{
+    if (cd->profile) {
+        put_number(e, v);
+    } else {
+        bufw_put(e, "null", 4);
+    }
+}
+
 /* Device cd's placement entry into e (a job array at depth). */
 static void unit_entry(bufw *e, const cluster *c, const cluster_device *cd, unsigned depth)
 {
     const cluster_gpu *cg = cluster_gpu_get(c, cd->gpu);
     unsigned u = depth + 3; /* the entry's members */
-    char ind[JSONW_MAX_DEPTH + 1];
     SIM_ASSERT(u <= JSONW_MAX_DEPTH);
-    memset(ind, '\t', sizeof ind);
     bufw_put(e, "{\n", 2);
-    bufw_put(e, ind, u);
-    bufw_put(e, "\"node\":\t", 8);
+    put_member(e, u, true, "node");
     jsonw_put_quoted(e, cluster_node_name(c, cd->node));
-    bufw_put(e, ",\n", 2);
-    bufw_put(e, ind, u);
-    bufw_put(e, "\"gpu\":\t", 7);
+    put_member(e, u, false, "gpu");
     put_number(e, cg->index);
-    bufw_put(e, ",\n", 2);
-    bufw_put(e, ind, u);
-    bufw_put(e, "\"instance\":\t", 12);
-    if (cd->profile) {
-        put_number(e, cd->index);
-    } else {
-        bufw_put(e, "null", 4);
-    }
-    bufw_put(e, ",\n", 2);
-    bufw_put(e, ind, u);
-    bufw_put(e, "\"profile\":\t", 11);
+    put_member(e, u, false, "instance");
+    put_mig_number(e, cd, cd->index);
+    put_member(e, u, false, "profile");
     if (cd->profile) {
         jsonw_put_quoted(e, cd->profile->name);
     } else {
         bufw_put(e, "null", 4);
     }
-    bufw_put(e, ",\n", 2);
-    bufw_put(e, ind, u);
-    bufw_put(e, "\"start\":\t", 9);
-    if (cd->profile) {
-        put_number(e, cd->mig_start);
-    } else {
-        bufw_put(e, "null", 4);
-    }
+    put_member(e, u, false, "start");
+    put_mig_number(e, cd, cd->mig_start);
     bufw_c(e, '\n');
-    bufw_put(e, ind, u - 1);
+    bufw_put(e, jsonw_tabs, u - 1);
     bufw_c(e, '}');
 }
 
