@@ -663,6 +663,8 @@ def env_info(fake):
 
 
 class Run:
+    DOC = "coloc.json"  # the file under --out that save() keeps up to date
+
     def __init__(self, args):
         self.args = args
         self.t0 = time.time()
@@ -681,10 +683,10 @@ class Run:
 
     def save(self):
         self.doc["elapsed_s"] = time.time() - self.t0
-        tmp = os.path.join(self.args.out, "coloc.json.tmp")
+        tmp = os.path.join(self.args.out, self.DOC + ".tmp")
         with open(tmp, "w") as f:
             json.dump(self.doc, f, indent=1)
-        os.replace(tmp, os.path.join(self.args.out, "coloc.json"))
+        os.replace(tmp, os.path.join(self.args.out, self.DOC))
 
     def spawn(self, names, env):
         ws = [Worker(n, self.args.fake, env) for n in names]

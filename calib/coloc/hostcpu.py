@@ -296,8 +296,12 @@ def summarise(res, t0, window, reps):
     return out
 
 
-class Run:
-    def __init__(self, args):
+class Run(coloc.Run):
+    """coloc.Run's time budget, document and workers (left, save, kill), with this script's
+    document and measurements."""
+    DOC = "hostcpu.json"
+
+    def __init__(self, args):  # pylint: disable=super-init-not-called
         self.args, self.t0 = args, time.time()
         self.topo = topology()
         lsc = subprocess.run("lscpu; nproc; cat /proc/loadavg", shell=True, capture_output=True,
@@ -312,16 +316,6 @@ class Run:
         self.util = coloc.Util(args.fake)
         self.live = []
         self.save()
-
-    def left(self):
-        return self.args.budget_s - (time.time() - self.t0)
-
-    def save(self):
-        self.doc["elapsed_s"] = time.time() - self.t0
-        tmp = os.path.join(self.args.out, "hostcpu.json.tmp")
-        with open(tmp, "w") as f:
-            json.dump(self.doc, f, indent=1)
-        os.replace(tmp, os.path.join(self.args.out, "hostcpu.json"))
 
     def measure(self, name, cfg, workers, pins, extra):
         w, reps = self.args.window_s, self.args.repeats
@@ -479,12 +473,6 @@ class Run:
             pos += 1
             self.measure(name, "solo", ws[:1], [None], {"pos": pos})
         self.kill(ws)
-
-    def kill(self, ws):
-        for wk in ws:
-            wk.stop()
-            if wk in self.live:
-                self.live.remove(wk)
 
 
 def main():
