@@ -578,6 +578,13 @@ void jobrate_solo_activity(const jobrate_ctx *rc, const cluster *c, const job_sp
 
 /* Rate of job j from its devices' co-runners: the slowest device's (a job spread over several
  * devices runs at the pace of its slowest one). */
+/* A pod asking for a fraction of a shareable GPU (FGD's gpu_milli) shares it with other
+ * fractions; corunner_rate and jobrate_alone both ask. */
+static bool unit_fractional(const cluster_device *d, uint32_t milli)
+{
+    return d->shareable && milli > 0 && milli < MILLI_PER_GPU;
+}
+
 static double corunner_rate(const jobrate_ctx *rc, const world *w, const job *j,
                             const jobrate_profile *jp)
 {
@@ -587,7 +594,7 @@ static double corunner_rate(const jobrate_ctx *rc, const world *w, const job *j,
         const cluster_device *d = cluster_device_get(c, j->units[u]);
         double r = (double)NAN;
         uint32_t milli = j->spec.pod.gpu_milli;
-        if (d->shareable && milli > 0 && milli < MILLI_PER_GPU) {
+        if (unit_fractional(d, milli)) {
             corun cls[SHARE_MAX_CLASSES];
             uint32_t total = 0, milli_sum = 0;
             int n_cls = corunners(rc, w, j->units[u], jp, milli, cls, &total, &milli_sum);
@@ -622,8 +629,7 @@ bool jobrate_alone(void *ctx, const world *w, job_id id)
     uint32_t milli = j->spec.pod.gpu_milli;
     for (uint32_t u = 0; u < j->n_units; u++) { /* corunner_rate's branches, none taken */
         const cluster_device *d = cluster_device_get(c, j->units[u]);
-        if ((d->shareable && milli > 0 && milli < MILLI_PER_GPU) ||
-            d->sharing != CLUSTER_SHARE_NONE) {
+        if (unit_fractional(d, milli) || d->sharing != CLUSTER_SHARE_NONE) {
             return false;
         }
     }
