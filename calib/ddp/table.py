@@ -45,6 +45,16 @@ S / (C n)) the chunk of the first loop of each of C = 24 channels (NCCL's log of
 18 NVLinks x 20.6 GB/s (NCCL src/graph/topo.h SM90_NVLINK_BW), L free (the framework's cost per
 call); least squares in relative error, L solved for each rho, rho by golden section. The
 2-GPU sweep is printed beside it with the same rho (not fitted).
+
+  python3 calib/ddp/table.py --step-cv FILE.json.gz [--host-spread S]
+prints each model's step-to-step spread (the profile's step_cv, the CSV's step_cv column): the
+relative sd of one solo process's step times about its own mean, root-mean-square over the solo
+processes of the file (solo and solo-end, four each); and, by hand, what the straggler term of
+model/physics/ddp.h makes of the 2 -> 4 GPU rows of the file with it: a gang of n waits for
+the slowest of n host times, each normal with relative sd sqrt(S^2 + step_cv^2) (S the spread
+between processes, model/physics/comm.yaml ddp.host_spread, 0.066), so a host-bound ddp4 row is
+its ddp2 row times (1 + s e_2) / (1 + s e_4); printed beside S alone (today's term) and step_cv
+alone, with each variant's error against the measured ddp4 row and their mean.
 """
 import argparse
 import gzip
@@ -187,12 +197,70 @@ def step_max(path):
               f"4 over 2 x{ratio}")
 
 
+def expected_max(n):
+    """E[max of n standard normals] by the trapezoidal rule (model/physics/ddp.c's integral)."""
+    import math
+    if n < 2:
+        return 0.0
+    h, lim = 0.125, 9.0
+    tot = 0.0
+    for i in range(1, int(2 * lim / h)):
+        x = -lim + i * h
+        phi = math.exp(-x * x / 2) / math.sqrt(2 * math.pi)
+        cdf = 0.5 * (1 + math.erf(x / math.sqrt(2)))
+        tot += x * n * phi * cdf ** (n - 1)
+    return tot * h
+
+
+def step_cvs(doc):
+    """{model: within-process relative sd of the solo step}, RMS over the solo processes."""
+    acc = {}
+    for r in doc["records"]:
+        c = r.get("config", {})
+        if c.get("name") in ("solo", "solo-end") and "host" in r:
+            v = [h[4] - h[0] for h in r["host"]]
+            acc.setdefault(r["model"], []).append(st.pvariance(v) / st.mean(v) ** 2)
+    return {m: st.mean(x) ** 0.5 for m, x in acc.items()}
+
+
+def step_cv(path, spread):
+    doc = load(path)
+    recs = per_rank(doc)
+    cvs = step_cvs(doc)
+    e2, e4 = expected_max(2), expected_max(4)
+    variants = [("S alone (today)", lambda cv: spread), ("step_cv alone", lambda cv: cv),
+                ("sqrt(S^2 + step_cv^2)", lambda cv: (spread ** 2 + cv ** 2) ** 0.5)]
+    errs = {v[0]: [] for v in variants}
+    for m in doc["models"]:
+        if m not in cvs or not recs.get((m, "ddp2")) or not recs.get((m, "ddp4")):
+            continue
+        r2 = st.mean([1 / step_s(r) for r in recs[(m, "ddp2")]])
+        r4 = st.mean([1 / step_s(r) for r in recs[(m, "ddp4")]])
+        line = f"{m:10s} step_cv {cvs[m]:.4f}; measured ddp4/ddp2 step x{r2 / r4:.3f};"
+        for name, f in variants:
+            s = f(cvs[m])
+            ratio = (1 + s * e4) / (1 + s * e2)
+            err = r2 / ratio / r4 - 1
+            errs[name].append(abs(err))
+            line += f" {name}: s {s:.3f} x{ratio:.3f} ddp4 {err * 100:+.1f} %;"
+        print(line)
+    for name, e in errs.items():
+        if e:
+            print(f"MAPE of the ddp4 rows, {name}: {st.mean(e) * 100:.1f} % (host-bound at 2 and 4 "
+                  "workers assumed)")
+
+
 def main():
     if len(sys.argv) > 1 and sys.argv[1] == "--spread":
         spread(sys.argv[2:])
         return
     if len(sys.argv) > 1 and sys.argv[1] == "--step-max":
         step_max(sys.argv[2])
+        return
+    if len(sys.argv) > 1 and sys.argv[1] == "--step-cv":
+        spread = float(sys.argv[4]) if len(sys.argv) > 4 and sys.argv[3] == "--host-spread" \
+            else 0.066
+        step_cv(sys.argv[2], spread)
         return
     if len(sys.argv) > 1 and sys.argv[1] == "--ring-fill":
         ring_fill(sys.argv[2])
