@@ -30,8 +30,8 @@ physical core in the samples, and NVML utilisation (coloc.Util). The environment
 topology (lscpu, /sys/devices/system/cpu). Never changes MIG mode, clocks, power limit or compute
 mode; stops the daemon it starts on every exit path (coloc.stop_mps, atexit and finally).
 
-Second call (--phases burn,nomps,beside): 'burn' runs n = 1, 2, 4, 8, 12, 16 CPU-only processes
-(no GPU) of a fixed work, an interpreter loop (burn-py) and 100 tiny PyTorch CPU operations
+Second call (--phases burn,nomps,beside): 'burn' runs n = 1, 2, 4, 8, 12, 16 (--burn-ns)
+CPU-only processes (no GPU) of a fixed work, an interpreter loop (burn-py) and 100 tiny PyTorch CPU operations
 (burn-torch), and records each one's rate: how the same work's CPU time moves with the number of
 busy CPUs of the machine (frequency, shared caches, the hypervisor). 'nomps' runs k clients of a
 workload without MPS (time-sliced contexts) between two lone ones: is the host's growth MPS's?
@@ -41,7 +41,7 @@ that launch nothing? The record's machine_cpu_steal_frac is /proc/stat's steal s
 
 usage: python3 calib/coloc/hostcpu.py --out DIR [--only cnn_infer_b1,cnn_infer_b8,host_loop]
            [--phases peers|burn,nomps,beside] [--k 8] [--caps 50,25] [--repeats 3]
-           [--window-s 1] [--budget-s 500] [--fake]
+           [--window-s 1] [--budget-s 500] [--burn-ns 1,2,4,8,12,16] [--fake]
 Writes DIR/hostcpu.json (rewritten after every configuration).
 """
 import argparse
@@ -433,7 +433,8 @@ class Run(coloc.Run):
         """CPU-only processes (no GPU): a fixed work's rate per process with n = 1..16 of them
         busy at once, for each burner kind; n = 1 again at the end."""
         ncpu = len(self.topo)
-        ns = [n for n in (1, 2, 4, 8, 12, 16) if n <= ncpu] + [1]
+        ns = [n for n in self.args.burn_ns if n <= ncpu]
+        ns += [1] if ns and ns[-1] != 1 else []
         for kind in ("burn-py", "burn-torch"):
             ws = self.spawn([kind] * max(ns), dict(os.environ), kind)
             if ws is None:
@@ -487,6 +488,9 @@ def main():
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--window-s", type=float, default=1.0)
     ap.add_argument("--mps-dir", default="/tmp/hostcpu-mps")
+    ap.add_argument("--burn-ns", default="1,2,4,8,12,16",
+                    help="burn: the counts of busy CPU-only processes, in this order (n = 1 "
+                    "again at the end)")
     ap.add_argument("--phases", default="peers",
                     help="comma-separated, run in this order: burn (CPU-only processes, no GPU), "
                     "nomps (k clients without MPS), peers (the MPS layouts and caps), beside (an "
@@ -496,6 +500,7 @@ def main():
         worker_main(args.worker, args.fake)
         return
     args.caps = [int(x) for x in args.caps.split(",") if x]
+    args.burn_ns = [int(x) for x in args.burn_ns.split(",") if x]
     coloc.GPU.update(index=0, mps_dir=args.mps_dir)
     os.makedirs(args.out, exist_ok=True)
     atexit.register(coloc.stop_mps)
