@@ -1,18 +1,29 @@
-/* sim/evq.c - 4-ary heap split over two arrays (times, slot indices) over a pool of slots.
+/* sim/evq.c - 4-ary heap split over two arrays (times, slot indices) over a pool of slots,
+ * with lazy deletion.
  *
  * Why this layout (measured with `slicesim bench engine` against `bench heap`, see docs/engine.md):
  * sifting reads only the 8-byte event times of the four children, which sit in 32 contiguous
  * bytes (the arrays are offset so every sibling group is aligned), so a level costs half a
  * cache line, as in a bare heap of doubles; a 4-ary heap has half the levels of a binary one.
- * The slot index of an entry moves with it in a parallel array, and each slot's heap position
- * is kept in a compact array of its own (every move writes one), so cancel and reschedule
- * are O(log n) without lazy deletion (no garbage entries, and an entry's key never changes
- * while it is in the heap). Priority and insertion sequence are packed into one 64-bit tie
- * word per slot, read only when two times are equal. An earlier layout with 16-byte
- * (time, slot, prio) nodes in one array ran the hold model at 10^6 pending events about 1.5x
- * slower than this one; 24-byte nodes 2x slower.
+ * The slot index of an entry moves with it in a parallel array. Priority and insertion
+ * sequence are packed into one 64-bit tie word per slot, read only when two times are equal.
+ * An earlier layout with 16-byte (time, slot, prio) nodes in one array ran the hold model at
+ * 10^6 pending events about 1.5x slower than this one; 24-byte nodes 2x slower.
  * Free slots form a LIFO list so the slot just freed by a pop (cache-warm) is the one the
  * handler's next push reuses.
+ * Cancel and reschedule are lazy: no array of heap positions is kept (every move of a sift
+ * wrote one, a random line of a 4 MiB array per level at 10^6 events). A cancelled event's
+ * entry stays in the heap, marked dead (a bit per slot), and leaves when it reaches the root;
+ * a rescheduled event moves to a new slot with a new entry, its first slot (the one its id
+ * names) forwarding to it. A slot is reused only after its entry has left the heap, so keys
+ * never change in the heap; the root is kept alive, so peek stays O(1); when the dead entries
+ * outnumber the pending events (and are 64 or more) one O(n) rebuild drops them all. How
+ * often real runs cancel or reschedule (engine counters, release build, 2026-11-29): openb-fgd
+ * and openb-timed never (19 245 and 32 210 events, at most 2 and 57 pending); synth-10k-1m
+ * reschedules 563 333 times in 3.98 M pushes (14 %, fluid completions moved when rates
+ * change), at most 17 746 pending; philly-mig 1 589 in 157 326; faults.yaml 5 506
+ * reschedules and 37 cancels in 5 732 pushes; the other examples 0-40 %. So the heap of a real
+ * run is small (its times fit in L2) and dead entries are few.
  * Measured 2026-11-29 (events per CPU second, `bench engine` / `bench heap`, medians of 5
  * interleaved runs, 2-core VM at load 10-12): 13.8 / 13.4 M at 10^3 pending (1.02x), 2.21 /
  * 3.49 M at 10^6 (0.63x); by wall time under that load the ratios wander (0.76-1.1x, 0.37-0.59x).
@@ -27,6 +38,11 @@
  * left out (cancel broken: an upper bound for lazy deletion) 15 % faster; the rest of the gap
  * is the root's slot (a random line of a 64 MiB pool per pop) and the slot-index line read
  * per level.
+ * Lazy deletion, predicted +10-15 % at 10^6 (the position writes' upper bound above; a
+ * profile put 8-12 % of pop time on the stores and the slot-index loads feeding them) and
+ * nothing at 10^3 (the position array is then in L1): measured at load 5.5, medians of 5
+ * interleaved runs, 2.90 -> 3.29 M at 10^6 (+13 %, engine/heap 0.50 -> 0.57) and 13.22 ->
+ * 13.30 M at 10^3 (1.00 -> 1.01).
  */
 /* madvise(MADV_HUGEPAGE) is a Linux extension outside POSIX: ask glibc for it (before any
  * header). Where it is missing, the pool simply uses ordinary pages. */
@@ -43,8 +59,9 @@
 
 #define ARITY 4 /* min_child's tournament is written for 4 */
 #define LINE 64
-#define POS_FREE UINT32_MAX
+#define NONE UINT32_MAX
 #define SEQ_BITS 56
+#define GEN_MAX ((UINT32_C(1) << 30) - 1) /* generations live in 30 bits of slot.meta */
 
 /* A heap entry as a value; stored split over two arrays (times, slots). */
 typedef struct node {
@@ -57,27 +74,46 @@ typedef struct node {
  * cache line. */
 #define HEAD 3
 
+/* What a slot of the pool is (slot.meta & 3). An id names its event's home: the slot the event
+ * was pushed into. Rescheduling moves the event to a new slot (with a new heap entry) and leaves
+ * the old entry in the heap, dead, until it reaches the root or a compaction drops it.
+ *   FREE  on the free list; link: the next free slot.
+ *   LIVE  in the heap and holding a pending event; link: the event's home (itself unless the
+ *         event was rescheduled).
+ *   DEAD  in the heap, its event gone (cancelled, or moved on); link: when it is the home of an
+ *         event still pending elsewhere, the slot holding that event, else NONE.
+ *   HOME  out of the heap, the home of an event pending elsewhere; link: the slot holding it. */
+enum { S_FREE, S_LIVE, S_DEAD, S_HOME };
+
 typedef struct slot {
-    sim_event ev;
-    uint32_t next_free; /* free-list link when free */
-    uint32_t pad_;
+    sim_event ev;  /* the event; a DEAD or HOME slot keeps only ev.id (its id, for lookups) */
+    uint32_t link; /* see the states above */
+    uint32_t meta; /* generation << 2 | state; the generation of the ids made for this slot */
 } slot;
 
 struct evq {
     sim_time *at; /* heap order: event times (HEAD entries into at_block) */
     uint32_t *hs; /* heap order: slot of each entry (HEAD entries into hs_block) */
     void *at_block, *hs_block;
-    size_t n, cap;
+    size_t n, cap;       /* heap entries, live and dead */
+    size_t n_live;       /* pending events */
+    size_t n_dead;       /* dead entries in the heap */
     slot *slots;
-    uint32_t *pos; /* per slot: heap index, or POS_FREE (a compact array: sifts write it) */
-    uint64_t *tie; /* per slot: (SIM_PRIO_MAX - prio) << 56 | insertion seq; smaller first */
+    uint64_t *tie;  /* per slot: (SIM_PRIO_MAX - prio) << 56 | insertion seq; smaller first */
+    uint64_t *dead; /* per slot, one bit: its heap entry is dead (a compact copy of S_DEAD) */
     uint32_t n_slots, cap_slots;
-    uint32_t free_head; /* POS_FREE when empty */
+    uint32_t free_head; /* NONE when empty */
     uint64_t seq;
 };
 
+/* Dead entries are dropped all at once (an O(n) rebuild) when they outnumber the pending
+ * events and number at least this many, so the heap holds at most 2 n_live + COMPACT_MIN
+ * entries. */
+#define COMPACT_MIN 64
+
 /* The total order of STYLE.md §6: time, then higher prio, then earlier insertion. The tie
- * word is read only when times are equal. */
+ * word is read only when times are equal. A slot is reused only after its entry has left the
+ * heap, so an entry's key never changes while it is in the heap, dead or alive. */
 static inline bool before(const evq *q, node a, node b)
 {
     return a.at < b.at || (a.at == b.at && q->tie[a.slot] < q->tie[b.slot]);
@@ -96,14 +132,29 @@ static inline uint64_t make_tie(int32_t prio, uint64_t seq)
 #define prefetch(p) ((void)(p))
 #endif
 
+static inline uint32_t state(const slot *sl)
+{
+    return sl->meta & 3u;
+}
+
+static inline void set_state(slot *sl, uint32_t st)
+{
+    sl->meta = (sl->meta & ~3u) | st;
+}
+
+static inline bool is_dead(const evq *q, uint32_t s)
+{
+    return (q->dead[s >> 6] >> (s & 63)) & 1u;
+}
+
 static inline node get(const evq *q, size_t i)
 {
     return (node){q->at[i], q->hs[i]};
 }
 
 /* Arrays of at least this many bytes are aligned to it and advised onto transparent huge
- * pages: a pop or a push touches the pool, the heap arrays and the position array at random
- * places, so with 4 KiB pages a large queue pays a TLB miss on most of those touches.
+ * pages: a pop or a push touches the pool and the heap arrays at random places, so with
+ * 4 KiB pages a large queue pays a TLB miss on most of those touches.
  * Measured (hold model, 10^6 pending events): 10-25 % faster, and far fewer slow outliers. */
 #define HUGE_PAGE ((size_t)2 << 20)
 
@@ -144,17 +195,22 @@ static void heap_grow(evq *q, size_t cap)
     q->cap = cap;
 }
 
+static size_t dead_words(uint32_t cap_slots)
+{
+    return ((size_t)cap_slots + 63) / 64;
+}
+
 evq *evq_create(size_t capacity_hint)
 {
     evq *q = xcalloc(1, sizeof *q, "evq");
     size_t cap = capacity_hint < 16 ? 16 : capacity_hint;
-    SIM_ASSERT(cap < POS_FREE);
+    SIM_ASSERT(cap < NONE / 2);
     heap_grow(q, cap);
     q->slots = aligned_grow(NULL, 0, cap, sizeof *q->slots, "evq pool");
-    q->pos = xmalloc(cap * sizeof *q->pos, "evq positions");
     q->tie = xmalloc(cap * sizeof *q->tie, "evq ties");
+    q->dead = xcalloc(dead_words((uint32_t)cap), sizeof *q->dead, "evq dead bits");
     q->cap_slots = (uint32_t)cap;
-    q->free_head = POS_FREE;
+    q->free_head = NONE;
     return q;
 }
 
@@ -166,8 +222,8 @@ void evq_destroy(evq *q)
     free(q->at_block);
     free(q->hs_block);
     free(q->slots);
-    free(q->pos);
     free(q->tie);
+    free(q->dead);
     free(q);
 }
 
@@ -175,7 +231,6 @@ static inline void place(evq *q, size_t i, node nd)
 {
     q->at[i] = nd.at;
     q->hs[i] = nd.slot;
-    q->pos[nd.slot] = (uint32_t)i;
 }
 
 static void sift_up(evq *q, size_t i, node nd)
@@ -192,7 +247,7 @@ static void sift_up(evq *q, size_t i, node nd)
     place(q, i, nd);
 }
 
-/* Below this many pending events the times array (8 bytes each) stays in the L1/L2 caches
+/* Below this many heap entries the times array (8 bytes each) stays in the L1/L2 caches
  * and the child choice is made with conditional moves; above it, with branches. Which child
  * is smallest is a coin toss, so branches mispredict; but on a large heap a predicted branch
  * lets the CPU start loading the next level before the comparison resolves, which hides more
@@ -248,88 +303,6 @@ static void sift_down(evq *q, size_t i, node nd)
     place(q, i, nd);
 }
 
-/* Remove the node at heap index i, restoring order. */
-static void remove_at(evq *q, size_t i)
-{
-    size_t last = --q->n;
-    if (i == last) {
-        return;
-    }
-    node nd = get(q, last);
-    if (i > 0 && before(q, nd, get(q, (i - 1) / ARITY))) {
-        sift_up(q, i, nd);
-    } else {
-        sift_down(q, i, nd);
-    }
-}
-
-static uint32_t slot_alloc(evq *q)
-{
-    if (q->free_head != POS_FREE) {
-        uint32_t s = q->free_head;
-        q->free_head = q->slots[s].next_free;
-        return s;
-    }
-    if (q->n_slots == q->cap_slots) {
-        SIM_ASSERT(q->cap_slots < POS_FREE / 2);
-        q->cap_slots *= 2;
-        q->slots = aligned_grow(q->slots, q->n_slots, q->cap_slots, sizeof *q->slots, "evq pool");
-        q->pos = xrealloc(q->pos, (size_t)q->cap_slots * sizeof *q->pos, "evq positions");
-        q->tie = xrealloc(q->tie, (size_t)q->cap_slots * sizeof *q->tie, "evq ties");
-    }
-    uint32_t s = q->n_slots++;
-    q->slots[s].ev.id = 0; /* generation 0: the first id handed out uses generation 1 */
-    return s;
-}
-
-static void slot_free(evq *q, uint32_t s)
-{
-    q->pos[s] = POS_FREE;
-    q->slots[s].next_free = q->free_head;
-    q->free_head = s;
-}
-
-/* The slot of a pending id, or POS_FREE. */
-static uint32_t lookup(const evq *q, sim_event_id id)
-{
-    uint64_t low = id & 0xffffffffu;
-    if (low == 0 || low > q->n_slots) {
-        return POS_FREE;
-    }
-    uint32_t s = (uint32_t)(low - 1);
-    const slot *sl = &q->slots[s];
-    if (q->pos[s] == POS_FREE || sl->ev.id != id) {
-        return POS_FREE;
-    }
-    return s;
-}
-
-sim_event_id evq_push(evq *q, const sim_event *ev)
-{
-    SIM_ASSERT(ev->prio >= SIM_PRIO_MIN && ev->prio <= SIM_PRIO_MAX);
-    if (q->n == q->cap) {
-        heap_grow(q, 2 * q->cap);
-    }
-    uint32_t s = slot_alloc(q);
-    slot *sl = &q->slots[s];
-    uint64_t gen = (sl->ev.id >> 32) + 1;
-    if (gen > 0xffffffffu) {
-        gen = 1; /* after 2^32 reuses of one slot; a stale id that old cannot be held usefully */
-    }
-    sim_event_id id = (gen << 32) | ((uint64_t)s + 1);
-    sl->ev = *ev;
-    sl->ev.id = id;
-    q->tie[s] = make_tie(ev->prio, q->seq++);
-    node nd = {ev->at, s};
-    sift_up(q, q->n++, nd);
-    return id;
-}
-
-const sim_event *evq_peek(const evq *q)
-{
-    return q->n ? &q->slots[q->hs[0]].ev : NULL;
-}
-
 /* Remove the root. Floyd's variant ("bottom-up" deletion): move the hole left by the root
  * down to a leaf along the smaller children, without comparing against the displaced last
  * entry at each level, then sift that entry up from the leaf. The last entry is usually large
@@ -355,15 +328,172 @@ static void remove_root(evq *q)
     sift_up(q, i, nd);
 }
 
+static uint32_t slot_alloc(evq *q)
+{
+    if (q->free_head != NONE) {
+        uint32_t s = q->free_head;
+        q->free_head = q->slots[s].link;
+        return s;
+    }
+    if (q->n_slots == q->cap_slots) {
+        SIM_ASSERT(q->cap_slots < NONE / 4);
+        size_t old_words = dead_words(q->cap_slots);
+        q->cap_slots *= 2;
+        q->slots = aligned_grow(q->slots, q->n_slots, q->cap_slots, sizeof *q->slots, "evq pool");
+        q->tie = xrealloc(q->tie, (size_t)q->cap_slots * sizeof *q->tie, "evq ties");
+        size_t words = dead_words(q->cap_slots);
+        q->dead = xrealloc(q->dead, words * sizeof *q->dead, "evq dead bits");
+        memset(q->dead + old_words, 0, (words - old_words) * sizeof *q->dead);
+    }
+    uint32_t s = q->n_slots++;
+    q->slots[s].meta = 0; /* generation 0: the first id made for it uses generation 1 */
+    return s;
+}
+
+static void slot_free(evq *q, uint32_t s)
+{
+    slot *sl = &q->slots[s];
+    set_state(sl, S_FREE);
+    sl->link = q->free_head;
+    q->free_head = s;
+}
+
+/* Room for one more heap entry. */
+static void heap_reserve(evq *q)
+{
+    if (q->n == q->cap) {
+        heap_grow(q, 2 * q->cap);
+    }
+}
+
+/* The event whose home is h has left the queue (fired or cancelled) from another slot. */
+static void release_home(evq *q, uint32_t h)
+{
+    slot *sl = &q->slots[h];
+    if (state(sl) == S_HOME) {
+        slot_free(q, h);
+    } else {
+        sl->link = NONE; /* S_DEAD: freed when its own entry leaves the heap */
+    }
+}
+
+/* Slot s's entry has become dead: its event was cancelled or moved on. */
+static void kill(evq *q, uint32_t s)
+{
+    set_state(&q->slots[s], S_DEAD);
+    q->dead[s >> 6] |= (uint64_t)1 << (s & 63);
+    q->n_dead++;
+}
+
+/* Slot s's dead entry has left the heap. */
+static void drop_dead(evq *q, uint32_t s)
+{
+    q->dead[s >> 6] &= ~((uint64_t)1 << (s & 63));
+    q->n_dead--;
+    slot *sl = &q->slots[s];
+    if (sl->link != NONE) {
+        set_state(sl, S_HOME);
+    } else {
+        slot_free(q, s);
+    }
+}
+
+/* Keep the root alive, so peek and pop see the earliest pending event; and rebuild the heap
+ * without its dead entries when they are as many as the pending events. */
+static void tidy(evq *q)
+{
+    while (q->n && is_dead(q, q->hs[0])) {
+        uint32_t s = q->hs[0];
+        remove_root(q);
+        drop_dead(q, s);
+    }
+    if (q->n_dead < COMPACT_MIN || q->n_dead < q->n_live) {
+        return;
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < q->n; i++) {
+        uint32_t s = q->hs[i];
+        if (is_dead(q, s)) {
+            drop_dead(q, s);
+        } else {
+            place(q, k++, get(q, i));
+        }
+    }
+    q->n = k;
+    /* Floyd's heap construction; any heap of the same entries pops in the same total order */
+    for (size_t i = k > 1 ? (k - 2) / ARITY + 1 : 0; i-- > 0;) {
+        sift_down(q, i, get(q, i));
+    }
+}
+
+/* The slot holding the pending event named by id (its home in *home), or NONE. */
+static uint32_t lookup(const evq *q, sim_event_id id, uint32_t *home)
+{
+    uint64_t low = id & 0xffffffffu;
+    if (low == 0 || low > q->n_slots) {
+        return NONE;
+    }
+    uint32_t h = (uint32_t)(low - 1);
+    const slot *sl = &q->slots[h];
+    /* another event's slot never matches: a moved event's copy carries its home's index */
+    if (sl->ev.id != id) {
+        return NONE;
+    }
+    switch (state(sl)) {
+    case S_LIVE:
+        *home = h;
+        return h;
+    case S_DEAD:
+    case S_HOME:
+        *home = h;
+        return sl->link; /* NONE once its event has left */
+    default:
+        return NONE;
+    }
+}
+
+sim_event_id evq_push(evq *q, const sim_event *ev)
+{
+    SIM_ASSERT(ev->prio >= SIM_PRIO_MIN && ev->prio <= SIM_PRIO_MAX);
+    heap_reserve(q);
+    uint32_t s = slot_alloc(q);
+    slot *sl = &q->slots[s];
+    uint32_t gen = (sl->meta >> 2) + 1;
+    if (gen > GEN_MAX) {
+        gen = 1; /* after 2^30 reuses of one slot; a stale id that old cannot be held usefully */
+    }
+    sim_event_id id = ((uint64_t)gen << 32) | ((uint64_t)s + 1);
+    sl->ev = *ev;
+    sl->ev.id = id;
+    sl->link = s;
+    sl->meta = gen << 2 | S_LIVE;
+    q->tie[s] = make_tie(ev->prio, q->seq++);
+    sift_up(q, q->n++, (node){ev->at, s});
+    q->n_live++;
+    return id;
+}
+
+const sim_event *evq_peek(const evq *q)
+{
+    return q->n ? &q->slots[q->hs[0]].ev : NULL;
+}
+
 bool evq_pop_until(evq *q, sim_time until, sim_event *out)
 {
     if (!q->n || q->at[0] > until) {
         return false;
     }
     uint32_t s = q->hs[0];
-    *out = q->slots[s].ev;
+    const slot *sl = &q->slots[s];
+    *out = sl->ev;
+    uint32_t home = sl->link;
     remove_root(q);
     slot_free(q, s);
+    if (home != s) {
+        release_home(q, home);
+    }
+    q->n_live--;
+    tidy(q);
     if (q->n) {
         /* The next pop reads the new root's slot, a random place in the pool (a cache miss on
          * a large queue): start loading it now, so the load overlaps this event's handler.
@@ -375,37 +505,54 @@ bool evq_pop_until(evq *q, sim_time until, sim_event *out)
 
 bool evq_cancel(evq *q, sim_event_id id)
 {
-    uint32_t s = lookup(q, id);
-    if (s == POS_FREE) {
+    uint32_t home;
+    uint32_t s = lookup(q, id, &home);
+    if (s == NONE) {
         return false;
     }
-    remove_at(q, q->pos[s]);
-    slot_free(q, s);
+    kill(q, s);
+    q->slots[s].link = NONE;
+    if (home != s) {
+        release_home(q, home);
+    }
+    q->n_live--;
+    tidy(q);
     return true;
 }
 
 bool evq_reschedule(evq *q, sim_event_id id, sim_time at)
 {
-    uint32_t s = lookup(q, id);
-    if (s == POS_FREE) {
+    uint32_t home;
+    uint32_t s = lookup(q, id, &home);
+    if (s == NONE) {
         return false;
     }
-    slot *sl = &q->slots[s];
-    size_t i = q->pos[s];
+    heap_reserve(q);
+    uint32_t g = slot_alloc(q); /* may move the pool: take pointers after */
+    slot *old = &q->slots[s], *sl = &q->slots[g];
+    sl->ev = old->ev;
     sl->ev.at = at;
-    q->tie[s] = make_tie(sl->ev.prio, q->seq++);
-    node nd = {at, s};
-    /* The new key is larger than before only through seq at equal time, so either direction
-     * may be needed: try up first, else down. */
-    if (i > 0 && before(q, nd, get(q, (i - 1) / ARITY))) {
-        sift_up(q, i, nd);
+    sl->link = home;
+    set_state(sl, S_LIVE);
+    q->tie[g] = make_tie(sl->ev.prio, q->seq++);
+    kill(q, s);
+    if (home == s) {
+        old->link = g; /* the home forwards to the event's new slot */
     } else {
-        sift_down(q, i, nd);
+        old->link = NONE;
+        q->slots[home].link = g;
     }
+    sift_up(q, q->n++, (node){at, g});
+    tidy(q);
     return true;
 }
 
 size_t evq_size(const evq *q)
+{
+    return q->n_live;
+}
+
+size_t evq__entries_for_test(const evq *q)
 {
     return q->n;
 }
@@ -417,42 +564,82 @@ int evq_verify(const evq *q, char *why, size_t why_len)
         why = dummy;
         why_len = sizeof dummy;
     }
+    size_t n_live = 0, n_dead = 0;
     for (size_t i = 0; i < q->n; i++) {
-        node ndv = get(q, i);
-        const node *nd = &ndv;
-        if (nd->slot >= q->n_slots) {
-            snprintf(why, why_len, "evq: heap[%zu] names slot %u of %u", i, nd->slot, q->n_slots);
+        node nd = get(q, i);
+        if (nd.slot >= q->n_slots) {
+            snprintf(why, why_len, "evq: heap[%zu] names slot %u of %u", i, nd.slot, q->n_slots);
             return SIM_ERANGE;
         }
-        const slot *sl = &q->slots[nd->slot];
-        if (q->pos[nd->slot] != i) {
-            snprintf(why, why_len, "evq: heap[%zu] -> slot %u whose position is %u", i, nd->slot,
-                     q->pos[nd->slot]);
+        const slot *sl = &q->slots[nd.slot];
+        uint32_t st = state(sl);
+        if ((st != S_LIVE && st != S_DEAD) || is_dead(q, nd.slot) != (st == S_DEAD)) {
+            snprintf(why, why_len, "evq: heap[%zu] -> slot %u in state %u (dead bit %d)", i,
+                     nd.slot, st, (int)is_dead(q, nd.slot));
             return SIM_ERANGE;
         }
-        if (sl->ev.at != nd->at) {
-            snprintf(why, why_len, "evq: heap[%zu] time %lld differs from its event's %lld", i,
-                     (long long)nd->at, (long long)sl->ev.at);
-            return SIM_ERANGE;
+        if (st == S_LIVE) {
+            n_live++;
+            if (sl->ev.at != nd.at) {
+                snprintf(why, why_len, "evq: heap[%zu] time %lld differs from its event's %lld",
+                         i, (long long)nd.at, (long long)sl->ev.at);
+                return SIM_ERANGE;
+            }
+        } else {
+            n_dead++;
         }
-        if (i > 0 && before(q, ndv, get(q, (i - 1) / ARITY))) {
+        if (i > 0 && before(q, nd, get(q, (i - 1) / ARITY))) {
             snprintf(why, why_len,
                      "evq: heap property broken: heap[%zu] (t=%lld) before its parent heap[%zu] "
                      "(t=%lld)",
-                     i, (long long)nd->at, (i - 1) / ARITY, (long long)q->at[(i - 1) / ARITY]);
+                     i, (long long)nd.at, (i - 1) / ARITY, (long long)q->at[(i - 1) / ARITY]);
             return SIM_ERANGE;
         }
+    }
+    if (n_live != q->n_live || n_dead != q->n_dead) {
+        snprintf(why, why_len, "evq: heap holds %zu live and %zu dead entries, counted %zu and %zu",
+                 n_live, n_dead, q->n_live, q->n_dead);
+        return SIM_ERANGE;
+    }
+    if (q->n && is_dead(q, q->hs[0])) {
+        snprintf(why, why_len, "evq: the root entry is dead");
+        return SIM_ERANGE;
+    }
+    size_t count[4] = {0};
+    for (uint32_t s = 0; s < q->n_slots; s++) {
+        const slot *sl = &q->slots[s];
+        uint32_t st = state(sl);
+        count[st]++;
+        uint32_t to = sl->link;
+        bool ok = true;
+        if (st == S_LIVE && to != s) { /* a moved event: its home forwards here */
+            ok = to < q->n_slots && (state(&q->slots[to]) == S_DEAD ||
+                                     state(&q->slots[to]) == S_HOME) &&
+                 q->slots[to].link == s && q->slots[to].ev.id == sl->ev.id;
+        } else if (st == S_HOME || (st == S_DEAD && to != NONE)) { /* forwards to its event */
+            ok = to < q->n_slots && state(&q->slots[to]) == S_LIVE && q->slots[to].link == s;
+        }
+        if (!ok) {
+            snprintf(why, why_len, "evq: slot %u (state %u) links to slot %u, which does not link back", s,
+                     st, to);
+            return SIM_ERANGE;
+        }
+    }
+    if (count[S_LIVE] != n_live || count[S_DEAD] != n_dead) {
+        snprintf(why, why_len, "evq: %zu live and %zu dead slots for %zu live and %zu dead entries",
+                 count[S_LIVE], count[S_DEAD], n_live, n_dead);
+        return SIM_ERANGE;
     }
     size_t n_free = 0;
-    for (uint32_t s = q->free_head; s != POS_FREE; s = q->slots[s].next_free) {
-        if (++n_free > q->n_slots) {
-            snprintf(why, why_len, "evq: free list has a cycle");
+    for (uint32_t s = q->free_head; s != NONE; s = q->slots[s].link) {
+        if (++n_free > q->n_slots || state(&q->slots[s]) != S_FREE) {
+            snprintf(why, why_len, "evq: free list has a cycle or a slot in use");
             return SIM_ERANGE;
         }
     }
-    if (n_free + q->n != q->n_slots) {
-        snprintf(why, why_len, "evq: %zu free + %zu pending slots != %u slots", n_free, q->n,
-                 q->n_slots);
+    if (n_free != count[S_FREE]) {
+        snprintf(why, why_len, "evq: %zu slots on the free list, %zu free", n_free,
+                 count[S_FREE]);
         return SIM_ERANGE;
     }
     return 0;

@@ -1,4 +1,5 @@
-/* sim/evq.h - the pending-event set: a 4-ary min-heap with handles, over an event pool.
+/* sim/evq.h - the pending-event set: a 4-ary min-heap with handles and lazy deletion, over an
+ * event pool.
  *
  * Order: events are totally ordered by (at, prio, seq): earlier time first; at equal times the
  * HIGHER prio first; at equal (at, prio) the earlier insertion first (FIFO), so a run is
@@ -9,8 +10,10 @@
  * pending" (a stale id never reaches a reused slot: the generation differs). 0 is never an id.
  * Ownership: the queue owns its pool of events; evq_peek returns a pointer borrowed until
  * the next call that changes the queue. Callers pass events by value (copied in and out).
- * Cost: push, pop, cancel, reschedule O(log4 n); peek O(1); no allocation per event once the
- * pool has grown to the peak number of pending events.
+ * Cost: push, pop, cancel, reschedule O(log4 n) amortized, n counting the dead entries that
+ * cancel and reschedule leave in the heap (at most as many as the pending events, plus 64:
+ * more are dropped in one O(n) rebuild); peek O(1); no allocation per event once the pool has
+ * grown to its peak.
  */
 #ifndef SIMPROJ_SIM_EVQ_H
 #define SIMPROJ_SIM_EVQ_H
@@ -78,12 +81,15 @@ bool evq_reschedule(evq *q, sim_event_id id, sim_time at);
 /* Number of pending events. */
 size_t evq_size(const evq *q);
 
-/* Check the heap order and the slot<->heap position links. Returns 0 when sound, or
+/* Check the heap order, the live and dead counts, the links between a moved event and the
+ * slot its id names, and the free list. Returns 0 when sound, or
  * SIM_ERANGE with a one-line reason written to why[0..why_len) (why may be NULL). */
 int evq_verify(const evq *q, char *why, size_t why_len);
 
 /* Test hook: swap two heap positions without restoring order, to exercise evq_verify.
  * Never called outside tests. */
 void evq__corrupt_for_test(evq *q, size_t i, size_t j);
+/* Test hook: heap entries, live and dead (evq_size counts only the live ones). */
+size_t evq__entries_for_test(const evq *q);
 
 #endif

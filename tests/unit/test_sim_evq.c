@@ -117,6 +117,140 @@ Test(evq, rescheduled_event_goes_behind_equal_keys)
     evq_destroy(q);
 }
 
+/* A rescheduled event moves to a new slot; its id (which names the first) keeps reaching it
+ * through every move, and stops reaching it once it fires or is cancelled. */
+Test(evq, a_moved_event_keeps_its_id_until_it_leaves)
+{
+    evq *q = evq_create(0);
+    sim_event_id r = evq_push(q, &(sim_event){.at = 1, .data.u64 = {0}});
+    sim_event_id a = evq_push(q, &(sim_event){.at = 10, .data.u64 = {1}});
+    cr_assert(evq_reschedule(q, a, 40));
+    cr_assert(evq_reschedule(q, a, 30), "a second move, from the first move's slot");
+    cr_assert_eq(evq_size(q), 2);
+    cr_assert_eq(evq__entries_for_test(q), 4, "r, a at 30, and two dead entries");
+    cr_assert_eq(evq_verify(q, NULL, 0), 0);
+    sim_event ev;
+    cr_assert(pop(q, &ev));
+    cr_assert_eq(ev.id, r);
+    cr_assert_eq(evq__entries_for_test(q), 2, "the dead entry at 10 left with r");
+    cr_assert_eq(evq_peek(q)->id, a, "peek reports the id, not the slot the event sits in");
+    cr_assert_eq(evq_peek(q)->at, 30);
+    cr_assert(evq_reschedule(q, a, 20), "its first slot is out of the heap but still its home");
+    cr_assert_eq(evq_verify(q, NULL, 0), 0);
+    cr_assert(pop(q, &ev));
+    cr_assert_eq(ev.id, a);
+    cr_assert_eq(ev.at, 20);
+    cr_assert_eq(ev.data.u64[0], 1);
+    cr_assert(!evq_cancel(q, a), "fired: stale");
+    cr_assert(!evq_reschedule(q, a, 50));
+    cr_assert_eq(evq_size(q), 0);
+    cr_assert_eq(evq__entries_for_test(q), 0, "the dead entries at 30 and 40 went with it");
+    cr_assert_eq(evq_verify(q, NULL, 0), 0);
+    evq_destroy(q);
+}
+
+Test(evq, cancel_of_a_moved_event_and_of_a_dead_entry)
+{
+    evq *q = evq_create(0);
+    evq_push(q, &(sim_event){.at = 1});
+    sim_event_id a = evq_push(q, &(sim_event){.at = 10});
+    sim_event_id b = evq_push(q, &(sim_event){.at = 20});
+    cr_assert(evq_reschedule(q, a, 30));
+    cr_assert(evq_cancel(q, a), "the moved event is cancelled, its dead entry stays");
+    cr_assert(!evq_cancel(q, a), "a second cancel finds nothing");
+    cr_assert(!evq_reschedule(q, a, 5));
+    cr_assert(evq_cancel(q, b));
+    cr_assert(!evq_cancel(q, b));
+    cr_assert_eq(evq_size(q), 1);
+    cr_assert_eq(evq__entries_for_test(q), 4);
+    cr_assert_eq(evq_verify(q, NULL, 0), 0);
+    sim_event ev;
+    cr_assert(pop(q, &ev));
+    cr_assert_eq(ev.at, 1);
+    cr_assert(!pop(q, &ev), "only dead entries were left, and they are gone");
+    cr_assert_eq(evq__entries_for_test(q), 0);
+    cr_assert_eq(evq_verify(q, NULL, 0), 0);
+    evq_destroy(q);
+}
+
+/* A cancelled event's slot is not reused while its dead entry is in the heap (the entry's key
+ * must not change); once the entry has left, the slot is reused under a new generation. */
+Test(evq, a_slot_is_reused_only_after_its_dead_entry_left)
+{
+    evq *q = evq_create(0);
+    evq_push(q, &(sim_event){.at = 1});
+    sim_event_id a = evq_push(q, &(sim_event){.at = 50, .data.u64 = {1}});
+    cr_assert(evq_cancel(q, a));
+    uint64_t a_slot = a & 0xffffffffu;
+    for (int i = 0; i < 20; i++) {
+        sim_event_id id = evq_push(q, &(sim_event){.at = 50, .data.u64 = {2}});
+        cr_assert_neq(id & 0xffffffffu, a_slot, "push %d took the slot of a dead entry", i);
+    }
+    cr_assert_eq(evq_verify(q, NULL, 0), 0);
+    sim_event ev;
+    for (int i = 0; i < 21; i++) {
+        cr_assert(pop(q, &ev));
+        cr_assert_neq(ev.data.u64[0], 1, "the cancelled event never comes out");
+    }
+    cr_assert_eq(evq__entries_for_test(q), 0);
+    sim_event_id again = SIM_EVENT_NONE;
+    for (int i = 0; i < 30 && again == SIM_EVENT_NONE; i++) {
+        sim_event_id id = evq_push(q, &(sim_event){.at = 60});
+        if ((id & 0xffffffffu) == a_slot) {
+            again = id;
+        }
+    }
+    cr_assert_neq(again, SIM_EVENT_NONE, "the freed slot is reused");
+    cr_assert_neq(again, a, "under a new generation");
+    cr_assert(!evq_cancel(q, a), "so the old id stays stale");
+    cr_assert(evq_cancel(q, again));
+    cr_assert_eq(evq_verify(q, NULL, 0), 0);
+    evq_destroy(q);
+}
+
+/* Reschedules and cancels that leave dead entries behind the root: the heap is rebuilt when
+ * they outnumber the pending events, so it never holds more than 2 pending + 64 entries. */
+Test(evq, dead_entries_are_compacted_and_order_kept)
+{
+    enum { N = 2000 };
+    evq *q = evq_create(0);
+    sim_event_id *ids = calloc(N, sizeof *ids);
+    evq_push(q, &(sim_event){.at = 0, .data.u64 = {N}}); /* a live root throughout */
+    for (int i = 0; i < N; i++) {
+        ids[i] = evq_push(q, &(sim_event){.at = 100 + i, .data.u64 = {(uint64_t)i}});
+    }
+    size_t most = 0;
+    for (int round = 0; round < 5; round++) {
+        for (int i = 0; i < N; i++) { /* each move leaves a dead entry behind */
+            cr_assert(evq_reschedule(q, ids[i], 100000 * (round + 1) + (N - i)));
+            size_t e = evq__entries_for_test(q);
+            most = e > most ? e : most;
+            cr_assert_leq(e, 2 * evq_size(q) + 64, "round %d, move %d: %zu entries", round, i, e);
+        }
+        cr_assert_eq(evq_verify(q, NULL, 0), 0);
+    }
+    cr_assert_gt(most, (size_t)N + 1, "dead entries did pile up before a rebuild");
+    for (int i = 0; i < N; i += 2) {
+        cr_assert(evq_cancel(q, ids[i]));
+        cr_assert_leq(evq__entries_for_test(q), 2 * evq_size(q) + 64);
+    }
+    cr_assert_eq(evq_verify(q, NULL, 0), 0);
+    cr_assert_eq(evq_size(q), 1 + N / 2);
+    sim_event ev;
+    cr_assert(pop(q, &ev));
+    cr_assert_eq(ev.data.u64[0], N);
+    for (int k = 0; k < N / 2; k++) { /* the last moves put the events in reverse order */
+        cr_assert(pop(q, &ev));
+        cr_assert_eq(ev.data.u64[0], (uint64_t)(N - 1 - 2 * k), "pop %d", k);
+        cr_assert_eq(ev.id, ids[N - 1 - 2 * k]);
+        cr_assert_eq(ev.at, 500000 + 1 + 2 * k);
+    }
+    cr_assert(!pop(q, &ev));
+    cr_assert_eq(evq__entries_for_test(q), 0);
+    free(ids);
+    evq_destroy(q);
+}
+
 static int cmp_key(const void *pa, const void *pb)
 {
     const sim_event *a = pa, *b = pb;
