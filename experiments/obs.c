@@ -64,6 +64,7 @@ static const cfg_field config_fields[] = {
  * observations file and of a profile. The fractions' upper end (below 1) is checked after the
  * walk (check_ddp_terms). */
 #define DDP_FRACTION "a fraction from 0 (not stated) to below 1"
+#define DDP_STEP_CV "a relative sd from 0 (not stated) to below 1"
 #define DDP_TERM_COUNT(type, member, key)                                                          \
     key, CFG_U32, CFG_MIN(0), CFG_MAX(OBS_MAX_TENSORS), .off = offsetof(type, member)
 #define DDP_TERM_FIELDS(type, m)                                                                   \
@@ -73,7 +74,9 @@ static const cfg_field config_fields[] = {
     {"backward_frac", CFG_DOUBLE, CFG_MIN(0), CFG_MAX(1), .expect = DDP_FRACTION,                  \
      .off = offsetof(type, m.backward_frac), CFG_LOC(type, m.backward_frac_at)},                   \
     {"optimizer_frac", CFG_DOUBLE, CFG_MIN(0), CFG_MAX(1), .expect = DDP_FRACTION,                 \
-     .off = offsetof(type, m.optimizer_frac), CFG_LOC(type, m.optimizer_frac_at)}
+     .off = offsetof(type, m.optimizer_frac), CFG_LOC(type, m.optimizer_frac_at)},                 \
+    {"step_cv", CFG_DOUBLE, CFG_MIN(0), CFG_MAX(1), .expect = DDP_STEP_CV,                         \
+     .off = offsetof(type, m.step_cv), CFG_LOC(type, m.step_cv_at)}
 
 static const cfg_field telemetry_fields[] = {
     CFG_SELF(obs_telemetry, at),
@@ -297,23 +300,26 @@ void obs_ddp_terms_apply(const obs_ddp_terms *t, wl_profile *p)
     p->grad_buckets = t->grad_buckets;
     p->backward_frac = t->backward_frac;
     p->optimizer_frac = t->optimizer_frac;
+    p->step_cv = t->step_cv;
 }
 
 /* Checks of DDP's step terms beyond the schema: each fraction below 1 (forward and backward take
- * some of the GPU time), no more buckets than gradient tensors (DDP puts whole tensors in its
- * buckets). */
+ * some of the GPU time), step_cv below 1 (a step's spread below its mean), no more buckets than
+ * gradient tensors (DDP puts whole tensors in its buckets). */
 static void check_ddp_terms(const obs_ddp_terms *t, diag *d)
 {
     const struct {
         const char *key;
         double v;
         src_loc at;
-    } fr[] = {{"backward_frac", t->backward_frac, t->backward_frac_at},
-              {"optimizer_frac", t->optimizer_frac, t->optimizer_frac_at}};
-    for (int i = 0; i < 2; i++) {
+        const char *expect;
+    } fr[] = {{"backward_frac", t->backward_frac, t->backward_frac_at, DDP_FRACTION},
+              {"optimizer_frac", t->optimizer_frac, t->optimizer_frac_at, DDP_FRACTION},
+              {"step_cv", t->step_cv, t->step_cv_at, DDP_STEP_CV}};
+    for (size_t i = 0; i < sizeof fr / sizeof fr[0]; i++) {
         if (fr[i].v >= 1) {
             diag_error(d, fr[i].at, fr[i].key, "out of range; expected %s, got '%g'",
-                       DDP_FRACTION, fr[i].v);
+                       fr[i].expect, fr[i].v);
         }
     }
     if (t->grad_tensors > 0 && t->grad_buckets > t->grad_tensors) {
@@ -1025,7 +1031,7 @@ static void write_profile_text(FILE *f, const obs_profile *p, const char *commen
         double v;
     } ddp[] = {{"grad_tensors", p->p.grad_tensors},   {"buffer_tensors", p->p.buffer_tensors},
                {"grad_buckets", p->p.grad_buckets},   {"backward_frac", p->p.backward_frac},
-               {"optimizer_frac", p->p.optimizer_frac}};
+               {"optimizer_frac", p->p.optimizer_frac}, {"step_cv", p->p.step_cv}};
     for (size_t i = 0; i < sizeof ddp / sizeof ddp[0]; i++) {
         if (ddp[i].v > 0) {
             fprintf(f, "%s: ", ddp[i].key);

@@ -93,13 +93,13 @@ typedef struct obs_telemetry {
 } obs_telemetry;
 
 /* DDP's step terms of a profile (model/physics/speed.h wl_profile: grad_tensors, buffer_tensors,
- * grad_buckets, backward_frac, optimizer_frac), as the top of an observations file and a
- * profile.yaml state them; 0 = not stated. Counts are at most OBS_MAX_TENSORS; the fractions are
- * in [0, 1). */
+ * grad_buckets, backward_frac, optimizer_frac, step_cv), as the top of an observations file and a
+ * profile.yaml state them; 0 = not stated. Counts are at most OBS_MAX_TENSORS; the fractions and
+ * step_cv are in [0, 1). */
 typedef struct obs_ddp_terms {
     uint32_t grad_tensors, buffer_tensors, grad_buckets;
-    double backward_frac, optimizer_frac;
-    src_loc grad_buckets_at, backward_frac_at, optimizer_frac_at;
+    double backward_frac, optimizer_frac, step_cv;
+    src_loc grad_buckets_at, backward_frac_at, optimizer_frac_at, step_cv_at;
 } obs_ddp_terms;
 
 #define OBS_MAX_TENSORS 1000000 /* bound of a tensor or bucket count in a file */

@@ -579,8 +579,8 @@ double val_ddp_rate(const builder *b, const fig_spec *f, const wl_profile *p,
  * loop synchronising once per iteration (host_overlap 1: t = max(H, G)); free: H and C (tensor
  * class), M held at a class share of G (transformers 0.58, the others 0.3, as h100-coloc's
  * prior), so the solo rate and utilisation pin H and G. The DDP columns of the row (grad_bytes,
- * grad_tensors, buffer_tensors, buckets, backward_frac, optimizer_frac: measured on the solo
- * run and from DDP's logging data, calib/ddp/table.py) go into the profile; every DDP row is
+ * grad_tensors, buffer_tensors, buckets, backward_frac, optimizer_frac, step_cv: measured on the
+ * solo run and from DDP's logging data, calib/ddp/table.py) go into the profile; every DDP row is
  * predicted by model/physics/ddp.h with model/physics/comm.yaml (nothing of them fitted). k gangs on the same
  * GPUs: each worker's partition shared with k - 1 identical workers (model/physics/ddp.h job.share),
  * each ring at 1/k of the ring's rate. */
@@ -589,9 +589,9 @@ void val_build_ddp(builder *b, const csv_table *t)
     const char *names[] = {"figure",       "model",         "kind",          "workers",
                            "rate_per_s",   "rel_sd",        "gpu_util",      "grad_bytes",
                            "grad_tensors", "buffer_tensors", "buckets",      "backward_frac",
-                           "optimizer_frac"};
-    int col[13];
-    for (int i = 0; i < 13; i++) {
+                           "optimizer_frac", "step_cv"};
+    int col[14];
+    for (int i = 0; i < 14; i++) {
         col[i] = ddp_col(b, t, names[i]);
     }
     if (b->err[0]) {
@@ -611,7 +611,7 @@ void val_build_ddp(builder *b, const csv_table *t)
     double solo_sd[WFIT_MAX_PROFILES] = {0};
     for (int r = 0; r < t->n_rows && !b->err[0]; r++) {
         const char *model = t->rows[r][col[1]], *kind = t->rows[r][col[2]];
-        double rate, sd, util, v[6];
+        double rate, sd, util, v[7];
         if (!ddp_cell(b, t, r, col[4], "rate_per_s", 1e-9, &rate) ||
             !ddp_cell(b, t, r, col[5], "rel_sd", 0, &sd)) {
             return;
@@ -634,11 +634,12 @@ void val_build_ddp(builder *b, const csv_table *t)
             }
             if (!ddp_cell(b, t, r, col[6], "gpu_util", 1e-6, &util) ||
                 !ddp_cell(b, t, r, col[11], "backward_frac", 0, &v[4]) ||
-                !ddp_cell(b, t, r, col[12], "optimizer_frac", 0, &v[5]) || util > 1 ||
-                v[4] >= 1 || v[5] >= 1) {
+                !ddp_cell(b, t, r, col[12], "optimizer_frac", 0, &v[5]) ||
+                !ddp_cell(b, t, r, col[13], "step_cv", 0, &v[6]) || util > 1 || v[4] >= 1 ||
+                v[5] >= 1 || v[6] >= 1) {
                 if (!b->err[0]) {
-                    val_row_error(b, t, r, "gpu_util, backward_frac, optimizer_frac: expected "
-                                           "fractions below 1");
+                    val_row_error(b, t, r, "gpu_util, backward_frac, optimizer_frac, step_cv: "
+                                           "expected fractions below 1");
                 }
                 return;
             }
@@ -658,7 +659,8 @@ void val_build_ddp(builder *b, const csv_table *t)
                               .buffer_tensors = v[2],
                               .grad_buckets = v[3],
                               .backward_frac = v[4],
-                              .optimizer_frac = v[5]};
+                              .optimizer_frac = v[5],
+                              .step_cv = v[6]};
             p->compute_sm_s_fixed[WL_CLASS_TENSOR] = (1.0 - mem_share) * g * sms;
             p->mem_traffic_bytes_fixed = mem_share * g * bw;
             const wl_param fr[] = {WL_P_HOST_S_FIXED, WL_P_COMPUTE_FIXED};

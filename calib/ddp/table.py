@@ -14,7 +14,8 @@ events of the solo runs (medians): backward_frac = backward / (forward + backwar
 optimizer_frac = optimiser step / (forward + backward + step). grad_tensors / buffer_tensors:
 parameter and buffer tensors of the model (DDP copies each gradient tensor into its bucket and
 back, and broadcasts the buffers before every forward); buckets: DDP's own count
-(num_buckets_reduced, logging data).
+(num_buckets_reduced, logging data); step_cv: the solo runs' step-to-step spread (--step-cv
+below; the gang waits at every step for its slowest worker, model/physics/ddp.h).
 
 Printed, not written: the least-squares fit of DDP's host time per step against solo,
   dH = c_launch * (2 grad_tensors + buffer_tensors) + c_coll * (buckets + broadcasts)
@@ -286,10 +287,12 @@ def main():
         "# rate_per_s: iterations per second of one worker (median step of each rank, mean over "
         "ranks); kinds: solo (one process, no DDP), ddpN (one job of N workers on GPUs 0..N-1; "
         "ddp2 also on GPUs 2,3 at the same time), tsK / mpsK (K two-worker DDP jobs on GPUs 0 "
-        "and 1, time-sliced / as MPS clients)",
+        "and 1, time-sliced / as MPS clients); step_cv: the relative sd of a solo process's step "
+        "time from step to step, RMS over the solo processes (table.py --step-cv)",
         "figure,model,kind,workers,rate_per_s,rel_sd,gpu_util,grad_bytes,grad_tensors,"
-        "buffer_tensors,buckets,backward_frac,optimizer_frac",
+        "buffer_tensors,buckets,backward_frac,optimizer_frac,step_cv",
     ]
+    cvs = step_cvs(doc)
     solo_info = {}
     for m in models:
         solos = recs.get((m, "solo"), []) + recs.get((m, "solo-end"), [])
@@ -318,7 +321,7 @@ def main():
             lines.append(
                 f"{m}/{kind},{m},{kind},{WORKERS[kind]},{mean:.5g},{sd:.3f},"
                 f"{si['util']:.3f}" + f",{si['G']},{si['T']},{BUFFERS[m]},{buckets},"
-                f"{si['bf']:.4f},{si['of']:.4f}")
+                f"{si['bf']:.4f},{si['of']:.4f},{cvs[m]:.4f}")
     if a.csv:
         with open(a.csv, "w") as fh:
             fh.write("\n".join(lines) + "\n")

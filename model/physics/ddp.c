@@ -238,6 +238,15 @@ double ddp_expected_max(int n)
     return sum * h;
 }
 
+/* s, the relative sd of one worker's host time in one step (ddp.h): sqrt(host_spread^2 +
+ * step_cv^2), the spread between processes (cp) and p's from step to step; host_spread alone
+ * when p states no step_cv. */
+static double ddp_host_sd(const comm_params *cp, const wl_profile *p)
+{
+    double c = p->step_cv > 0 ? p->step_cv : 0;
+    return sqrt(cp->host_spread * cp->host_spread + c * c);
+}
+
 int ddp_buckets(const wl_profile *p, const comm_params *cp, double grad_bytes)
 {
     if (p->grad_buckets >= 1) {
@@ -404,7 +413,7 @@ void ddp_step(const ddp_job *job, const comm_params *cp, const phys_params *m,
                                     (k + (p->buffer_tensors > 0 ? cp->buffer_broadcasts : 0));
     double host = out->host_s + out->ddp_host_s;
     double e_n = job->max_normal > 0 ? job->max_normal : ddp_expected_max(job->workers);
-    out->straggler_s = host * cp->host_spread * e_n;
+    out->straggler_s = host * ddp_host_sd(cp, p) * e_n;
     out->step_s = wl_iter_time(host + out->straggler_s, o, gpu_path);
     out->exposed_s = out->step_s - iter;
     out->throughput = job->workers * upi / out->step_s;

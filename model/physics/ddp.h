@@ -27,14 +27,16 @@
  *           buffer_broadcasts when the model has buffers): the reducer's launches and the
  *           collectives DDP issues, on the host of every step; or the profile's ddp_host_s
  *           where a measured DDP run fitted it.
- *   Stragglers: the gang waits at every step for its slowest worker (a worker's last
+ *   Stragglers: the gang waits at every step for that step's slowest worker (a worker's last
  *           all-reduces wait for every other's, and its step ends when they are done), and a
  *           worker's host time varies between processes (CPU scheduling: solo runs of one model
  *           at the same time on one node differ by a relative sd of host_spread, calib/ddp,
- *           NOTES.md). With n workers, each host time normal around H + dH with that relative
- *           sd, the gang's host time is the expected maximum, Hn = (H + dH)(1 + host_spread
- *           e_n), e_n = E[max of n standard normals] (ddp_expected_max: e_2 = 0.564,
- *           e_4 = 1.029, e_8 = 1.424, growing as sqrt(2 ln n)). The GPU side is not spread.
+ *           NOTES.md) and from step to step (the profile's step_cv, measured on its solo run;
+ *           independent of the first). With n workers, each host time in a step normal around
+ *           H + dH with relative sd s = sqrt(host_spread^2 + step_cv^2) (ddp_host_sd), the
+ *           gang's host time is the expected maximum, Hn = (H + dH)(1 + s e_n), e_n = E[max of
+ *           n standard normals] (ddp_expected_max: e_2 = 0.564, e_4 = 1.029, e_8 = 1.424,
+ *           growing as sqrt(2 ln n)). The GPU side is not spread.
  *   Step = (1 - o) Hn + max(o Hn, GPU path); one worker: t itself. Exposed = step - t.
  * On a shared GPU (job.share: time-slicing or MPS replicas, DESIGN.md §4): H and G_t are the
  *   worker's under that sharing (model/physics/predict.h's entry point, as for any job: an MPS client
@@ -162,7 +164,7 @@ typedef struct ddp_result {
     double rate_bytes_per_s; /* ring rate used */
     int n_buckets;
     double ddp_host_s;    /* dH: DDP's host time per step */
-    double straggler_s;   /* (H + dH) host_spread e_n: the wait for the slowest worker's host */
+    double straggler_s;   /* (H + dH) s e_n: the wait for the slowest worker's host (see the top) */
     double mem_bytes, mem_cap_bytes; /* per worker: need and partition */
     ddp_mem mem;          /* the need by part */
     double throughput;    /* the job's units of work per second (all workers) */

@@ -79,6 +79,9 @@ typedef struct wl_profile {
     double backward_frac;   /* backward / (forward + backward) of the GPU time (CUDA events or
                                torch.profiler); 0 = model/physics/comm.yaml's ddp.backward_frac */
     double optimizer_frac;  /* optimiser step / G_t: it runs after the last all-reduce */
+    double step_cv;         /* relative sd of one process's iteration time from step to step,
+                               measured on its solo run: the gang waits at every step for that
+                               step's slowest worker (model/physics/ddp.h); 0 = not stated */
     double ddp_host_s;      /* DDP's own host time per step (dH) as fitted to a measured DDP
                                run (validate's tables that fit a 2-worker row); 0 = from
                                model/physics/comm.yaml's per-launch and per-collective costs */

@@ -508,3 +508,41 @@ Test(ddp, straggler_by_hand)
     cr_assert_eq(r.straggler_s, 0);
     comm_ring_fini(&ring);
 }
+
+/* A profile's step-to-step spread (step_cv, measured on its solo run) adds to the spread between
+ * processes in quadrature: each worker's host time in a step is normal with relative sd
+ * sqrt(host_spread^2 + step_cv^2), and the gang waits for the slowest, (H + dH) s e_n. By hand
+ * on the same job as above (H + dH = 0.01 + 2.9e-3 s): host_spread 0.06 and step_cv 0.08 give
+ * s = 0.1 exactly; step_cv alone gives 0.08; one worker waits for nobody. */
+/* The straggler wait of n workers of w on the hand links with 60 MB of gradients. */
+static double hand_straggler_s(const gpu_type *g, const wl_profile *w, const comm_params *cp,
+                               const phys_params *m, int n)
+{
+    ddp_job j = hand_job(g, w, n, 1);
+    j.grad_bytes = 60e6;
+    comm_ring ring;
+    shape_and_ring(&j, cp, &ring);
+    ddp_result r;
+    ddp_step(&j, cp, m, &ring, 0, &r);
+    comm_ring_fini(&ring);
+    cr_assert_eq(r.outcome, SPEED_OK, "%s", r.reason);
+    return r.straggler_s;
+}
+
+Test(ddp, step_cv_adds_to_the_spread_between_processes)
+{
+    gpu_type g = pcie_gpu();
+    wl_profile w = terms_profile();
+    phys_params m = fixture_params();
+    comm_params cp = terms_comm();
+    w.step_cv = 0.08;
+    const double spread[] = {0.06, 0}, s_by_hand[] = {0.1, 0.08};
+    for (int i = 0; i < 2; i++) {
+        cp.host_spread = spread[i];
+        for (int n = 1; n <= 8; n *= 2) {
+            double got = hand_straggler_s(&g, &w, &cp, &m, n);
+            double wait = n < 2 ? 0 : (0.01 + 2.9e-3) * s_by_hand[i] * ddp_expected_max(n);
+            cr_assert(fabs(got - wait) < 1e-12, "n %d: %.12g against %.12g", n, got, wait);
+        }
+    }
+}

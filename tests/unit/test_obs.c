@@ -347,6 +347,7 @@ Test(obs, fit_workload_carries_ddp_terms_into_the_profile)
     snprintf(cmd, sizeof cmd,
              "printf 'workload: t\\ngpu: A100-PCIE-40GB\\ngrad_bytes: 8.0e6\\ngrad_tensors: 40\\n"
              "buffer_tensors: 6\\ngrad_buckets: 2\\nbackward_frac: 0.6\\noptimizer_frac: 0.05\\n"
+             "step_cv: 0.12\\n"
              "observations:\\n  - {config: {partition: full}, batch: 64, throughput: 160, "
              "gpu_util: 0.9}\\n  - {config: {partition: full, workers: 4, topology: [4]}, "
              "batch: 64, throughput: 600}\\n' > %s/o.yaml && "
@@ -366,6 +367,7 @@ Test(obs, fit_workload_carries_ddp_terms_into_the_profile)
     cr_assert_eq(q->p.grad_buckets, 2);
     cr_assert_eq(q->p.backward_frac, 0.6);
     cr_assert_eq(q->p.optimizer_frac, 0.05);
+    cr_assert_eq(q->p.step_cv, 0.12);
     for (int v = 0; v < q->n_variants; v++) {
         cr_assert_eq(q->variants[v].grad_buckets, 2);
     }
