@@ -82,31 +82,27 @@ int build_run(built_run *b, const build_run_opts *o, run_estimate *est)
         job_table *jobs = job_table_create();
         rng_root root = rng_root_make(b->spec->seed);
         build_service_replicas(b, jobs); /* at t = 0: before every generated job */
+        size_t n_synth = 0;
         if (!o->check_only) { /* check runs nothing: the jobs are counted, not generated */
-            size_t n_synth;
             b->synth = synth_stream_create(cls, b->spec->workload.n_jobs, &root,
                                            b->spec->horizon_ns, &n_synth);
-            job_table_set_source(jobs, n_synth, synth_stream_next, b->synth);
         }
         b->has_trace = cfg_present(b->spec->workload.trace.at);
         if (b->has_trace) {
             char why[256];
             cluster *c = NULL;
-            job_table *traced = job_table_create();
             rc = cluster_create(&b->cc, &c, why, sizeof why);
             if (rc != 0) {
                 diag_error(b->d, b->spec->cluster.at, "cluster", "%s", why);
             } else {
-                rc = build_trace_load(b, c, traced);
+                rc = build_trace_load(b, c);
             }
-            if (rc == 0) {
-                job_table *all = job_table_create();
-                build_trace_merge(b, c, jobs, traced, all);
-                job_table_destroy(jobs);
-                jobs = all;
-            }
-            job_table_destroy(traced);
             cluster_destroy(c);
+        }
+        if (b->tload) {
+            build_trace_source(b, jobs, n_synth);
+        } else if (b->synth) {
+            job_table_set_source(jobs, n_synth, synth_stream_next, b->synth);
         }
         const comm_net *net = b->res->net;
         b->rate = (jobrate_ctx){.phys = &b->res->phys,
@@ -138,6 +134,9 @@ int build_run(built_run *b, const build_run_opts *o, run_estimate *est)
         if (rc == 0 && o->sample_spill) {
             world_set_sample_spill(b->w, o->sample_spill, o->sample_spill_ctx);
         }
+        if (rc == 0 && b->tfailed) { /* the trace changed while the builder read it */
+            world_stop(b->w);
+        }
         if (rc == 0) {
             build_faults(b, o->check_only);
             build_services(b);
@@ -155,5 +154,10 @@ void built_run_fini(built_run *b)
     }
     fault_injector_destroy(b->faults);
     world_destroy(b->w);
-    synth_stream_destroy(b->synth); /* and the one it feeds */
+    synth_stream_destroy(b->synth); /* and the streams it feeds */
+    traceload_destroy(b->tload);
+    trace_close(b->treader);
+    if (b->tfile) {
+        fclose(b->tfile);
+    }
 }

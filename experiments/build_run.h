@@ -19,7 +19,7 @@
  * `slicesim run` give the same messages.
  * Ownership: everything built is allocated in the arena `a` (borrowed, as is the diag `d`, and
  * the resolved scenario, which lives in the loader's arena), except the world, services,
- * faults, re-partitioner and synthetic stream, which built_run_fini destroys.
+ * faults, re-partitioner and the synthetic and traced streams, which built_run_fini destroys.
  */
 #ifndef SIMPROJ_EXPERIMENTS_BUILD_RUN_H
 #define SIMPROJ_EXPERIMENTS_BUILD_RUN_H
@@ -27,6 +27,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "experiments/estimate.h"
 #include "experiments/resolve.h"
@@ -66,13 +67,16 @@ typedef struct built_run {
     uint32_t *svc_pool;               /* per service: how many */
     service **svcs;                   /* per service, once the world exists */
     bool has_trace;                   /* workload.trace given */
-    traceload_stats tstats;           /* what reading it did */
-    uint64_t n_unplaceable;           /* traced jobs no node of the empty cluster could ever hold,
-                                       * dropped */
+    traceload_stats tstats;           /* what reading it did (tstats.unplaceable: traced jobs no
+                                       * node of the empty cluster could ever hold, dropped) */
     double *svc_batch_s;              /* per service: a batch of its largest size alone on its
                                        * partition, s (0: unknown), for the estimate */
     reconf *reconf;                   /* NULL without a repartition section */
     synth_stream *synth;              /* the synthetic jobs, generated as the run reaches them */
+    traceload_stream *tload;          /* the traced jobs, given as the run reaches them */
+    FILE *tfile;                      /* the trace, read again as the run reaches its rows */
+    trace_reader *treader;
+    bool tfailed;                     /* a row could not be read again (build_trace_failed) */
 } built_run;
 
 /* Every class's request must be satisfiable on the empty cluster: under FIFO one job that can
@@ -97,14 +101,15 @@ typedef struct build_run_opts {
  * the run and check it against the scenario's limits (experiments/estimate.h, into *est), first
  * from the scenario and the trace's record count, then with the services' batch times; build
  * the cluster, policy and the nodes' wiring; check every request on the empty cluster; make the
- * job table (replica pods, the synthetic stream unless check_only, the trace read with its
- * rules' work factors and merged, spare pods), the rate context and the world; resolve the
+ * job table (replica pods; the synthetic stream unless check_only and the trace's stream, read
+ * and checked now with its rules' work factors, merged by time as the run reaches them; spare
+ * pods), the rate context and the world; resolve the
  * faults, start the services and the re-partitioner. Every problem is an input error in b->d at
  * its field (the header says which). Returns 0 (check b->d's error count: a step after an error
  * may be skipped) or SIM_EINPUT. Whatever was built is b's, for built_run_fini, in every case. */
 int build_run(built_run *b, const build_run_opts *o, run_estimate *est);
 
-/* Destroy what b owns (the re-partitioner, services, faults, world, synthetic stream); the
+/* Destroy what b owns (the re-partitioner, services, faults, world, job streams); the
  * arena, diag and spill stores stay the caller's (a spill store outlives the world). */
 void built_run_fini(built_run *b);
 

@@ -24,8 +24,18 @@ static uint64_t largest_share_gpu_mem(const cluster *c)
     return best;
 }
 
-/* Read the scenario's trace into t (chronological). Returns 0 or SIM_EINPUT (reported). */
-int build_trace_load(built_run *b, const cluster *c, job_table *t)
+/* The trace cannot be read: as the loader reports it. */
+static void read_error(built_run *b)
+{
+    const scenario_trace *tr = &b->spec->workload.trace;
+    diag_error(b->d, tr->file_at, "workload.trace.file",
+               "read error; expected a readable file, got '%s'", tr->file);
+}
+
+/* fits_somewhere as traceload_opts.fits (ctx: the empty cluster). */
+static bool fits_cb(void *ctx, const job_spec *s);
+
+int build_trace_load(built_run *b, const cluster *c)
 {
     const scenario_trace *tr = &b->spec->workload.trace;
     SIM_ASSERT(b->res->trules != NULL); /* resolved with the scenario (experiments/resolve.h) */
@@ -41,6 +51,8 @@ int build_trace_load(built_run *b, const cluster *c, job_table *t)
         .fallback_factor = b->res->fallback_factor,
         .n_rules = tr->n_rules,
         .rules = b->res->trules,
+        .fits = fits_cb,
+        .fits_ctx = (void *)c,
         .shuffle = tr->shuffle,
         .inflate = tr->inflate,
         .capacity_milli = MILLI_PER_GPU * (uint64_t)cluster_n_gpus(c),
@@ -52,17 +64,17 @@ int build_trace_load(built_run *b, const cluster *c, job_table *t)
     if (!f) { /* there at load, gone since */
         return SIM_EINPUT;
     }
-    trace_src src = scenario_trace_source(b->spec);
-    trace_reader *rd = NULL;
-    int rc = trace_open(&src, f, b->d, &rd);
+    /* the stream reads rows again from the file while the run goes on: the file, its reader
+     * and the source they borrow live until built_run_fini */
+    trace_src *src = arena_calloc(b->a, 1, sizeof *src);
+    *src = scenario_trace_source(b->spec);
+    b->tfile = f;
+    int rc = trace_open(src, f, b->d, &b->treader);
     if (rc == 0) {
-        rc = traceload_jobs(rd, &opts, b->a, b->d, t, &b->tstats);
+        rc = traceload_open(b->treader, &opts, b->a, b->d, &b->tstats, &b->tload);
     }
-    trace_close(rd);
-    fclose(f);
-    if (rc == SIM_EIO) { /* as the loader reports it */
-        diag_error(b->d, tr->file_at, "workload.trace.file",
-                   "read error; expected a readable file, got '%s'", tr->file);
+    if (rc == SIM_EIO) {
+        read_error(b);
         rc = SIM_EINPUT;
     }
     return rc;
@@ -133,26 +145,66 @@ static bool fits_somewhere(const cluster *c, const job_spec *s)
     return false;
 }
 
-/* Merge the chronological tables a (synthetic) and b (traced) into out, in submission order
- * (ties: a first). Traced jobs no node of the empty cluster can ever hold are dropped and
- * counted: under FIFO one of them would block every later job forever. */
-void build_trace_merge(built_run *run, const cluster *c, const job_table *a, const job_table *b,
-                       job_table *out)
+static bool fits_cb(void *ctx, const job_spec *s)
 {
-    size_t i = 0, j = 0, na = job_table_count(a), nb = job_table_count(b);
-    while (i < na || j < nb) {
-        const job *x = i < na ? job_table_get(a, (job_id)i) : NULL;
-        const job *y = j < nb ? job_table_get(b, (job_id)j) : NULL;
-        if (x && (!y || x->spec.submit <= y->spec.submit)) {
-            job_table_add(out, &x->spec);
-            i++;
-        } else {
-            if (fits_somewhere(c, &y->spec)) {
-                job_table_add(out, &y->spec);
-            } else {
-                run->n_unplaceable++;
-            }
-            j++;
+    return fits_somewhere(ctx, s);
+}
+
+/* The synthetic and traced streams merged (build_trace_source): the next job of each, drawn
+ * when the merge first needs it. */
+typedef struct merge_src {
+    built_run *run;
+    synth_stream *a;     /* NULL: no synthetic jobs */
+    traceload_stream *b; /* NULL: no trace */
+    job_spec x, y;       /* the next job of a and of b, when has_x / has_y */
+    bool has_x, has_y, need_x, need_y;
+} merge_src;
+
+static bool merge_next(void *ctx, job_spec *out)
+{
+    merge_src *m = ctx;
+    if (m->need_x) {
+        m->has_x = m->a && synth_stream_next(m->a, &m->x);
+        m->need_x = false;
+    }
+    if (m->need_y) {
+        m->has_y = m->b && traceload_next(m->b, &m->y);
+        m->need_y = false;
+        if (m->b && traceload_status(m->b) != 0) {
+            build_trace_failed(m->run);
         }
     }
+    if (m->has_x && (!m->has_y || m->x.submit <= m->y.submit)) {
+        *out = m->x;
+        m->need_x = true;
+        return true;
+    }
+    if (m->has_y) {
+        *out = m->y;
+        m->need_y = true;
+        return true;
+    }
+    return false;
+}
+
+void build_trace_failed(built_run *b)
+{
+    if (b->tfailed) {
+        return;
+    }
+    b->tfailed = true;
+    if (traceload_status(b->tload) == SIM_EIO) {
+        read_error(b);
+    }
+    if (b->w) {
+        world_stop(b->w);
+    }
+}
+
+void build_trace_source(built_run *b, job_table *t, size_t n_synth)
+{
+    merge_src *m = arena_calloc(b->a, 1, sizeof *m);
+    *m = (merge_src){.run = b, .a = b->synth, .b = b->tload, .need_x = true, .need_y = true};
+    size_t n = n_synth + (b->tload ? traceload_count(b->tload) : 0);
+    job_table_set_source(t, n, merge_next, m);
 }

@@ -7,7 +7,7 @@
  * the run reads them (workloads/trace.h); a file that cannot be opened or read
  * (workload.trace.file, the loader's message: it may have gone since the loader opened it).
  * Traced jobs that no node of the empty cluster can ever hold are dropped and counted
- * (built_run.n_unplaceable): under FIFO one of them would block every later job forever.
+ * (built_run.tstats.unplaceable): under FIFO one of them would block every later job forever.
  * Units: seconds, bytes.
  */
 #ifndef SIMPROJ_EXPERIMENTS_BUILD_TRACE_H
@@ -17,20 +17,26 @@
 #include "model/cluster/cluster.h"
 #include "model/cluster/job.h"
 
-/* Read the scenario's trace into t (chronological), c the empty cluster. Returns 0 or SIM_EINPUT
- * (reported at its field; a file that cannot be opened or read, gone since the loader checked
- * it, too). */
-int build_trace_load(built_run *b, const cluster *c, job_table *t);
+/* Read the scenario's trace into b->tload (its counts into b->tstats), c the empty cluster:
+ * every row is read and checked now, and kept as 16 bytes (workloads/traceload.h); the file
+ * stays open (b->tfile, b->treader) for the rows read again as the run reaches them. Returns 0
+ * or SIM_EINPUT (reported at its field; a file that cannot be opened or read, gone since the
+ * loader checked it, too). */
+int build_trace_load(built_run *b, const cluster *c);
+
+/* A row could not be read again during the run (traceload_status: the file changed, reported
+ * at the row, or a read error, reported here at workload.trace.file): the run is abandoned
+ * (world_stop; the caller finds the error in b->d and writes nothing). Once. */
+void build_trace_failed(built_run *b);
 
 /* Jobs the scenario's trace will give, for the estimate (experiments/estimate.h): its records
  * counted by one streaming pass (errors are left to build_trace_load), times the inflation of an
  * arrival-only replay. 0 when the file cannot be read. */
 double build_trace_jobs_estimate(const built_run *b);
 
-/* Merge the chronological tables a (synthetic) and b (traced) into out, in submission order
- * (ties: a first), dropping and counting (run->n_unplaceable) traced jobs the empty cluster c can
- * never hold. */
-void build_trace_merge(built_run *run, const cluster *c, const job_table *a, const job_table *b,
-                       job_table *out);
+/* The next n_synth + traced jobs of t come from b->synth (NULL: none) and b->tload (NULL:
+ * none) merged in submission order (ties: the synthetic job first), each generated when the
+ * run reaches it (job_table_set_source). */
+void build_trace_source(built_run *b, job_table *t, size_t n_synth);
 
 #endif

@@ -103,11 +103,11 @@ static cJSON *trace_json(const run_ctx *r)
     const traceload_stats *st = &r->b.tstats;
     cJSON *o = cJSON_CreateObject();
     cJSON_AddItemToObject(o, "rows", out_json_number((double)st->rows));
-    cJSON_AddItemToObject(o, "jobs", out_json_number((double)(st->jobs - r->b.n_unplaceable)));
+    cJSON_AddItemToObject(o, "jobs", out_json_number((double)st->jobs));
     cJSON_AddItemToObject(o, "cpu_only_skipped", out_json_number((double)st->cpu_only));
     cJSON_AddItemToObject(o, "cpu_only_jobs", out_json_number((double)st->cpu_jobs));
     cJSON_AddItemToObject(o, "outside_window", out_json_number((double)st->outside));
-    cJSON_AddItemToObject(o, "unplaceable_dropped", out_json_number((double)r->b.n_unplaceable));
+    cJSON_AddItemToObject(o, "unplaceable_dropped", out_json_number((double)st->unplaceable));
     cJSON_AddItemToObject(o, "open_ended", out_json_number((double)st->open));
     cJSON_AddItemToObject(o, "gpu_bound_fallback", out_json_number((double)st->fallback));
     cJSON_AddItemToObject(o, "inflated", out_json_number((double)st->inflated));
@@ -359,6 +359,14 @@ int run_scenario(const run_opts *o)
     }
     world_set_max_events(r.b.w, o->max_events);
     world_run(r.b.w);
+    if (diag_error_count(r.b.d) > 0) { /* found during the run (a trace changed since it was
+                                        * checked): the run is abandoned, nothing is written */
+        diag_print(r.b.d, err);
+        progress_destroy(pg);
+        out_lock_release(lock, true);
+        run_fini(&r);
+        return SIM_EINPUT;
+    }
     if (r.has_act) {
         actlog_finish(&r.act);
         r.energy_j = out_energy_j(r.b.w, &r.b.res->phys, &r.act);
@@ -385,8 +393,8 @@ int run_scenario(const run_opts *o)
                     "trace: %" PRIu64 " rows -> %" PRIu64 " jobs (%" PRIu64 " CPU-only, %" PRIu64
                     " CPU-only skipped, %" PRIu64 " outside the window, %" PRIu64
                     " never placeable, %" PRIu64 " open-ended, %" PRIu64 " GPU-bound fallback",
-                    st->rows, st->jobs - r.b.n_unplaceable, st->cpu_jobs, st->cpu_only,
-                    st->outside, r.b.n_unplaceable, st->open, st->fallback);
+                    st->rows, st->jobs, st->cpu_jobs, st->cpu_only, st->outside,
+                    st->unplaceable, st->open, st->fallback);
             if (r.b.spec->workload.trace.mode == SCN_TRACE_ARRIVAL_ONLY) {
                 fprintf(
                     o->summary,

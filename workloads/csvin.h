@@ -8,6 +8,8 @@
  * Errors have the project's one shape, pointing at the field (1-based character column):
  *   FILE:LINE:COL: error: COLUMN: PROBLEM; expected WHAT, got 'VALUE'
  * and every field parser reports through the reader's diag, so a caller only checks results.
+ * Rows already read can be read again by their byte offset (csvin_read_at), so a caller may keep
+ * 16 bytes a row instead of the row.
  * Ownership: the reader owns its line buffer; field strings are borrowed until the next
  * csvin_next or csvin_close. `name` (the display name in messages) is borrowed and must outlive
  * the diag the errors go to.
@@ -47,12 +49,32 @@ size_t csvin_n_columns(const csvin *r);
 const char *csvin_column_name(const csvin *r, size_t i);
 
 const char *csvin_field(const csvin *r, size_t i);
+/* Line of the current row (1-based); 0 for a row read by csvin_read_at (counted when an error
+ * at it needs it). */
 int csvin_line(const csvin *r);
-src_loc csvin_loc(const csvin *r, size_t i);
+src_loc csvin_loc(csvin *r, size_t i);
+
+/* Reading a row again by where it starts, for a caller that keeps rows' offsets rather than
+ * their contents (workloads/traceload.h):
+ * Whether the file can be read again by offset (fseeko works on it: a file, not a pipe). */
+bool csvin_seekable(const csvin *r);
+/* Byte offset in the file where the current row's line starts, and a hash of its bytes. */
+uint64_t csvin_row_offset(const csvin *r);
+uint32_t csvin_row_hash(const csvin *r);
+/* Read the row whose line starts at byte off again, as csvin_next read it: 1 when it was read,
+ * SIM_EINPUT when it is bad or is not the row it was (its hash & mask differs from
+ * hash & mask, or the file ends before it): reported as FILE:LINE:COL (the line counted from
+ * the start of the file), SIM_EIO when the file cannot be read there (or is not seekable).
+ * Rows come through a cache of 16 blocks of 16 KiB (the reader's memory stays constant);
+ * after this, csvin_next may not be called again. */
+int csvin_read_at(csvin *r, uint64_t off, uint32_t hash, uint32_t mask);
 
 /* Report an error at field i of the current row, under its column name (the header's, or
  * `column`), as "COLUMN: PROBLEM" + fmt. */
 void csvin_error(csvin *r, size_t i, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* Report an error at the current row as a whole (FILE:LINE:1: error: MESSAGE). */
+void csvin_error_row(csvin *r, const char *msg);
 
 /* Field parsers: parse field i (column name for messages from the header) and check bounds.
  * Each returns true and sets *out, or reports (shape above) and returns false. An empty field

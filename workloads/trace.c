@@ -393,6 +393,36 @@ int trace_next(trace_reader *r, trace_record *out)
     return read_row(r, out) ? 1 : SIM_EINPUT;
 }
 
+bool trace_seekable(const trace_reader *r)
+{
+    return r->src->format != TRACE_HELIOS && csvin_seekable(r->in);
+}
+
+uint64_t trace_row_offset(const trace_reader *r)
+{
+    return csvin_row_offset(r->in);
+}
+
+uint32_t trace_row_hash(const trace_reader *r)
+{
+    return csvin_row_hash(r->in);
+}
+
+int trace_read_at(trace_reader *r, uint64_t off, uint32_t hash, uint32_t mask, trace_record *out)
+{
+    SIM_ASSERT(r->src->format != TRACE_HELIOS);
+    int rc = csvin_read_at(r->in, off, hash, mask);
+    if (rc <= 0) {
+        return rc;
+    }
+    return read_row(r, out) ? 1 : SIM_EINPUT;
+}
+
+void trace_error_row(trace_reader *r, const char *msg)
+{
+    csvin_error_row(r->in, msg);
+}
+
 bool trace_error_gpu_milli(trace_reader *r, const char *fmt, ...)
 {
     if (r->col[C_GPU_MILLI] < 0) {

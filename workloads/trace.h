@@ -20,7 +20,8 @@
  *   FILE:LINE:COL: error: COLUMN: PROBLEM; expected WHAT, got 'VALUE'
  * Times are seconds from the trace's origin (datetime columns: from 1970-01-01 UTC; the loader
  * re-bases them on the first submission).
- * Streaming: trace_next reads one line; the reader holds one line, nothing per job.
+ * Streaming: trace_next reads one line; the reader holds one line, nothing per job; a row can be
+ * read again by its offset (trace_read_at).
  * Ownership: the reader borrows the FILE and the trace_src; the strings of a record are
  * borrowed until the next trace_next or trace_close.
  */
@@ -101,7 +102,8 @@ typedef struct trace_record {
     uint32_t cpu_milli; /* 0 = not stated */
     uint64_t mem_bytes; /* host memory, 0 = not stated */
     const char *name, *gpu_type, *user, *queue, *klass, *qos, *gpu_spec; /* NULL when absent */
-    int line; /* line of the file it came from (helios: of its bin) */
+    int line; /* line of the file it came from (helios: of its bin); 0 when read again by
+               * trace_read_at */
 } trace_record;
 
 typedef struct trace_reader trace_reader;
@@ -124,6 +126,21 @@ void trace_close(trace_reader *r);
  * has no gpu_milli column. */
 bool trace_error_gpu_milli(trace_reader *r, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+
+/* Reading records again (workloads/traceload.h keeps 16 bytes a record, not the record): whether
+ * the reader can (not helios, whose records are drawn from its bins; a file, not a pipe); where
+ * the row trace_next last returned starts in the file and a hash of its bytes; and the record of
+ * the row at byte off read again through the same row parser (csvin_read_at: 1, or SIM_EINPUT
+ * for a bad row or one whose hash & mask is not hash & mask, reported at FILE:LINE:COL,
+ * SIM_EIO). After trace_read_at, trace_next may not be called again. */
+bool trace_seekable(const trace_reader *r);
+uint64_t trace_row_offset(const trace_reader *r);
+uint32_t trace_row_hash(const trace_reader *r);
+int trace_read_at(trace_reader *r, uint64_t off, uint32_t hash, uint32_t mask, trace_record *out);
+
+/* Report a problem with the row trace_next last returned as a whole (FILE:LINE:1: error:
+ * MESSAGE). */
+void trace_error_row(trace_reader *r, const char *msg);
 
 /* Rows read so far (data lines, helios bins). */
 uint64_t trace_rows(const trace_reader *r);

@@ -22,10 +22,18 @@
  *    per-GPU share, then adds its total). Jobs arrive one per `interval_s`, in list order.
  * Pods asking for no GPU (openb's CPU-only pods, DLRM's CPU-node instances) become CPU-only jobs
  * (model/cluster/job.h: per_worker 0, one worker, the default resource named but unused) with
- * keep_cpu_pods, else they are skipped; both are counted. Records are kept in compact arrays (one
- * job_spec each, strings interned in the arena), sorted by submission (ties: file order), and added
- * to the job table in that order, so job ids are chronological as the world requires. Ownership:
- * strings of the jobs live in the arena given; the rules and options are borrowed during the call.
+ * keep_cpu_pods, else they are skipped; both are counted.
+ * Memory: traceload_open reads and checks every row at once (every error before the run), but
+ * keeps 16 bytes a job, not the job: its submit time and where its row starts in the file (with
+ * 19 bits of the row's hash and the flags its counts need), sorted by submission (ties: file
+ * order), so job ids are chronological as the world requires. The stream gives the jobs in that
+ * order, each made when the run reaches it: its row read again by offset (trace_read_at, the same
+ * row parser and mapping; a row whose hash differs is an error at its line: the file changed
+ * during the run). Jobs are held (a job_spec each, freed once the last is given) where the rows
+ * cannot be read again (helios, whose jobs are drawn from its bins; a pipe) and in arrival-only
+ * mode, whose jobs all stay in the run to its end (reading them again would only cost).
+ * Ownership: strings of the jobs live in the arena given (interned: each distinct one once); the
+ * options' rules and strings are borrowed for the stream's life, fits_ctx during traceload_open.
  */
 #ifndef SIMPROJ_WORKLOADS_TRACELOAD_H
 #define SIMPROJ_WORKLOADS_TRACELOAD_H
@@ -78,6 +86,11 @@ typedef struct traceload_opts {
                                 * 0 = not checked */
     size_t n_rules;
     const traceload_rule *rules;
+    /* Can the empty cluster ever hold the job? Jobs it says no to are dropped and counted
+     * (traceload_stats.unplaceable): under FIFO one of them would block every later job.
+     * NULL: every job is kept. fits_ctx is borrowed during traceload_open. */
+    bool (*fits)(void *fits_ctx, const job_spec *s);
+    void *fits_ctx;
     /* arrival-only */
     bool shuffle;
     double inflate;          /* target total milli-GPU / capacity (FGD's ratio); 0 = as is */
@@ -89,22 +102,40 @@ typedef struct traceload_opts {
 /* What a load did (for the run report). */
 typedef struct traceload_stats {
     uint64_t rows;     /* records read */
-    uint64_t jobs;     /* jobs added */
+    uint64_t jobs;     /* jobs given (the stream's count): those taken (in the window and the
+                        * limit) less the unplaceable ones */
+    uint64_t unplaceable; /* jobs dropped: no node of the empty cluster can hold them (opts.fits) */
     uint64_t cpu_only; /* records asking for no GPU, skipped (keep_cpu_pods false) */
-    uint64_t cpu_jobs; /* CPU-only jobs added (keep_cpu_pods) */
+    uint64_t cpu_jobs; /* CPU-only jobs taken (keep_cpu_pods) */
     uint64_t outside;  /* records outside the window or past the limit */
-    uint64_t open;     /* jobs added that are open-ended (no end in the trace, or arrival-only) */
-    uint64_t fallback; /* GPU jobs added without a profile: GPU-bound fallback */
+    uint64_t open;     /* jobs taken that are open-ended (no end in the trace, or arrival-only) */
+    uint64_t fallback; /* GPU jobs taken without a profile: GPU-bound fallback */
     uint64_t inflated; /* arrival-only: clones added (or, negative tuning, pods removed) */
     uint64_t removed;
-    uint64_t milli_total;  /* arrival-only: milli-GPU asked for by the jobs added */
+    uint64_t milli_total;  /* arrival-only: milli-GPU asked for by the jobs taken */
     double first_submit_s; /* first submission in the trace's own time (the window's origin) */
 } traceload_stats;
 
-/* Read every record of r and add the jobs to t. Bad rows are reported to d (all of them, up to
- * the cap) and give SIM_EINPUT with nothing added. SIM_EIO on a read error. */
-int traceload_jobs(trace_reader *r, const traceload_opts *o, arena *a, diag *d, job_table *t,
-                   traceload_stats *st);
+/* The jobs of a trace, given one at a time as a job table source (model/cluster/job.h
+ * job_table_set_source), chronological. */
+typedef struct traceload_stream traceload_stream;
+
+/* Read every record of r (borrowed, with its file, for the stream's life) into a stream of jobs
+ * (*out, caller owns: traceload_destroy), its counts into *st. Bad rows are reported to d (all of
+ * them, up to the cap) and give SIM_EINPUT with no stream. SIM_EIO on a read error. */
+int traceload_open(trace_reader *r, const traceload_opts *o, arena *a, diag *d,
+                   traceload_stats *st, traceload_stream **out);
+/* Jobs the stream gives in all (st->jobs). */
+size_t traceload_count(const traceload_stream *s);
+/* 0, or why a row could not be read again while the jobs were given: SIM_EINPUT (the file
+ * changed since traceload_open read it: reported at the row), SIM_EIO (a read error: not
+ * reported; the caller names the file). From then on each job left is a stand-in that asks for
+ * nothing: the caller abandons the run. */
+int traceload_status(const traceload_stream *s);
+/* job_source_fn over a traceload_stream (ctx): the next job, false after the last. */
+bool traceload_next(void *ctx, job_spec *out);
+/* Free the stream; NULL is a no-op. */
+void traceload_destroy(traceload_stream *s);
 
 /* Check the first n_rows records (after the header) of r: for `slicesim check`. */
 int traceload_check(trace_reader *r, uint64_t n_rows);

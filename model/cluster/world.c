@@ -1261,6 +1261,11 @@ void world_set_max_events(world *w, uint64_t n)
     arm_observer(w);
 }
 
+void world_stop(world *w)
+{
+    sim_stop(w->ctx);
+}
+
 void world_run(world *w)
 {
     record(w); /* the empty cluster at t = 0 */

@@ -133,6 +133,11 @@ void world_set_progress(world *w, uint64_t every_events, world_progress_fn *fn, 
  * target bounds a run this way). Call before world_run. */
 void world_set_max_events(world *w, uint64_t n);
 
+/* End world_run after the event under way (before its first event when called before it): the
+ * run is abandoned, its totals describe a partial run (a job source that found an input error
+ * while the run went on: a trace changed since it was checked). */
+void world_stop(world *w);
+
 const cluster *world_cluster(const world *w);
 const job_table *world_jobs(const world *w);
 /* Running jobs holding at least one unit on GPU g (g < cluster_n_gpus), unordered; *n gets how

@@ -78,8 +78,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (trace_open(&src, f, d, &r) == 0) {
             job_table *t = job_table_create();
             traceload_stats st;
-            traceload_jobs(r, &o, a, d, t, &st);
+            traceload_stream *s = NULL;
+            if (traceload_open(r, &o, a, d, &st, &s) == 0) {
+                job_table_set_source(t, traceload_count(s), traceload_next, s);
+                if (job_table_count(t) > 0) { /* every job, given one at a time */
+                    job_table_get(t, (job_id)(job_table_count(t) - 1));
+                }
+            }
             job_table_destroy(t);
+            traceload_destroy(s);
         }
         trace_close(r);
     }

@@ -110,6 +110,97 @@ Test(csvin, number_errors_name_the_column_and_field)
     fclose(f);
 }
 
+/* Rows read again by their offset (csvin_read_at) are the rows read in order: the same fields,
+ * hash and no line number (counted only for an error), whatever the order they are read in. */
+Test(csvin, a_row_read_again_by_offset_is_the_row_read_in_order)
+{
+    static const char text[] = "a, b ,c\r\n\"x,1\", \"say \"\"hi\"\"\" ,\n\n  \n3,,4\nlast,row,x";
+    FILE *f = fmemopen((void *)text, sizeof text - 1, "r");
+    diag *d = diag_create();
+    csvin *r = NULL;
+    cr_assert_eq(csvin_open(f, "q.csv", true, d, &r), 0);
+    cr_assert(csvin_seekable(r));
+    uint64_t off[3];
+    uint32_t hash[3];
+    char fields[3][3][16];
+    for (int k = 0; k < 3; k++) {
+        cr_assert_eq(csvin_next(r), 1);
+        off[k] = csvin_row_offset(r);
+        hash[k] = csvin_row_hash(r);
+        for (size_t i = 0; i < 3; i++) {
+            snprintf(fields[k][i], sizeof fields[k][i], "%s", csvin_field(r, i));
+        }
+    }
+    cr_assert_eq(off[0], 9); /* after the header's 8 bytes and its '\n' (its CR is dropped) */
+    cr_assert_eq(off[1], 35); /* the empty lines before it are skipped */
+    for (int k = 2; k >= 0; k--) {
+        cr_assert_eq(csvin_read_at(r, off[k], hash[k], UINT32_MAX), 1);
+        cr_assert_eq(csvin_row_hash(r), hash[k]);
+        cr_assert_eq(csvin_line(r), 0);
+        for (size_t i = 0; i < 3; i++) {
+            cr_assert_str_eq(csvin_field(r, i), fields[k][i]);
+        }
+    }
+    cr_assert_str_eq(csvin_field(r, 1), "say \"hi\"");
+    cr_assert_eq(diag_error_count(d), 0);
+    csvin_close(r);
+    diag_destroy(d);
+    fclose(f);
+}
+
+/* A file changed since its rows were read: the row read again is another (its hash differs),
+ * is bad, or is gone. Each is an input error at the row's line, counted from the file's start
+ * (the reader keeps no line numbers), never a crash. */
+Test(csvin, a_row_changed_since_it_was_read_is_an_error_at_its_line)
+{
+    char dir[256], path[512];
+    cr_assert(test_tmpdir(dir, sizeof dir, "seek"));
+    snprintf(path, sizeof path, "%s/t.csv", dir);
+    cr_assert(test_write_text(path, "id,gpus\nj1,1\nj2,2\nj3,3\n"));
+    FILE *f = fopen(path, "r");
+    cr_assert_not_null(f);
+    diag *d = diag_create();
+    csvin *r = NULL;
+    cr_assert_eq(csvin_open(f, "t.csv", true, d, &r), 0);
+    uint64_t off[3];
+    uint32_t hash[3];
+    for (int k = 0; k < 3; k++) {
+        cr_assert_eq(csvin_next(r), 1);
+        off[k] = csvin_row_offset(r);
+        hash[k] = csvin_row_hash(r);
+    }
+    cr_assert_eq(csvin_next(r), 0);
+    /* the same length, other text in row 2 (line 3); row 3 (line 4) becomes a bad number */
+    cr_assert(test_write_text(path, "id,gpus\nj1,1\nj2,7\nj3,x\n"));
+    cr_assert_eq(csvin_read_at(r, off[0], hash[0], UINT32_MAX), 1);
+    cr_assert_eq(csvin_read_at(r, off[1], hash[1], UINT32_MAX), SIM_EINPUT);
+    cr_assert_str_eq(fx_diag_message(d, 0),
+                     "t.csv:3:1: error: the file changed during the run; expected the row read "
+                     "when the run began at byte 13, got other text");
+    uint64_t v = 0;
+    cr_assert_eq(csvin_read_at(r, off[2], hash[2], 0), 1); /* no hash check: the parser's */
+    cr_assert_not(csvin_u64(r, 1, 0, 8, &v));
+    cr_assert_str_eq(fx_diag_message(d, 1), "t.csv:4:4: error: gpus: not a whole number; "
+                                            "expected an integer from 0 to 8, got 'x'");
+    csvin_close(r);
+    fclose(f);
+    /* cut short: a new reader (the blocks it read are kept: a change after them is not seen) */
+    cr_assert(test_write_text(path, "id,gpus\nj1,1\nj2,2\nj3,3\n"));
+    f = fopen(path, "r");
+    cr_assert_eq(csvin_open(f, "t.csv", true, d, &r), 0);
+    while (csvin_next(r) == 1) {
+    }
+    cr_assert(test_write_text(path, "id,gpus\nj1,1\n"));
+    cr_assert_eq(csvin_read_at(r, off[2], hash[2], UINT32_MAX), SIM_EINPUT);
+    cr_assert_str_eq(fx_diag_message(d, 2),
+                     "t.csv:3:1: error: the file changed during the run; expected the row read "
+                     "when the run began at byte 18, got the end of the file");
+    csvin_close(r);
+    diag_destroy(d);
+    fclose(f);
+    cr_assert(test_rm_rf(dir));
+}
+
 /* Reading ends at a line longer than CSVIN_MAX_LINE: it was once consumed to its end, which
  * never comes in /dev/zero (a trace `file: /dev/zero` hung). The next call reads EOF. */
 Test(csvin, reading_ends_at_a_too_long_line, .timeout = 10)
@@ -444,13 +535,31 @@ Test(traceload, worker_split)
     cr_assert(p == 1 && n == 13);
 }
 
+/* Every job of r's stream (traceload_open) added to t, as the run's source would give them. */
+static int take_jobs(trace_reader *r, const traceload_opts *o, arena *a, diag *d, job_table *t,
+                     traceload_stats *st)
+{
+    traceload_stream *s = NULL;
+    int rc = traceload_open(r, o, a, d, st, &s);
+    if (rc == 0) {
+        cr_assert_eq(traceload_count(s), st->jobs);
+        job_spec js;
+        while (traceload_next(s, &js)) {
+            job_table_add(t, &js);
+        }
+        cr_assert_eq(job_table_count(t), st->jobs);
+    }
+    traceload_destroy(s);
+    return rc;
+}
+
 /* Load `text` (philly format) with opts o into a fresh table. */
 static job_table *load(const char *text, traceload_opts *o, traceload_stats *st, arena *a)
 {
     fx x;
     cr_assert_eq(open_fx(&x, TRACE_PHILLY, true, text), 0);
     job_table *t = job_table_create();
-    cr_assert_eq(traceload_jobs(x.r, o, a, x.d, t, st), 0);
+    cr_assert_eq(take_jobs(x.r, o, a, x.d, t, st), 0);
     close_fx(&x);
     return t;
 }
@@ -542,7 +651,7 @@ static job_table *arrival_load(int n, int gpus, double inflate, uint64_t cap_gpu
                         .interval_s = 2.0,
                         .seed = 42};
     job_table *t = job_table_create();
-    cr_assert_eq(traceload_jobs(x.r, &o, a, x.d, t, st), 0);
+    cr_assert_eq(take_jobs(x.r, &o, a, x.d, t, st), 0);
     close_fx(&x);
     return t;
 }
@@ -836,7 +945,7 @@ Test(traceload, cpu_only_pods_kept_or_skipped)
                             .keep_cpu_pods = keep};
         traceload_stats st;
         job_table *t = job_table_create();
-        cr_assert_eq(traceload_jobs(x.r, &o, a, x.d, t, &st), 0);
+        cr_assert_eq(take_jobs(x.r, &o, a, x.d, t, &st), 0);
         close_fx(&x);
         cr_assert_eq(job_table_count(t), keep ? 2 : 1);
         cr_assert_eq(st.cpu_only, keep ? 0 : 1);
@@ -1042,5 +1151,138 @@ Test(traceload, a_pod_whose_gpu_spec_no_node_has_is_never_placeable_not_blocking
     cr_expect_eq(cJSON_GetObjectItemCaseSensitive(tr, "jobs")->valuedouble, 3);
     cJSON_Delete(run);
     free(text);
+    cr_assert(test_rm_rf(dir));
+}
+
+/* ---- rows read again as the run reaches them (workloads/traceload.h) ------------------------- */
+
+/* Strings of two jobs: both absent or equal text (each stream interns its own). */
+static bool same_str(const char *a, const char *b)
+{
+    return a == b || (a && b && !strcmp(a, b));
+}
+
+/* The jobs of `text` (openb, timed) from one stream: read through a file it can read again (a
+ * memory stream) or a pipe (held in memory). */
+static size_t stream_jobs(const char *text, bool pipe_it, job_spec *out, size_t max, arena *a,
+                          traceload_stats *st)
+{
+    FILE *f;
+    if (pipe_it) {
+        int fd[2];
+        cr_assert_eq(pipe(fd), 0);
+        cr_assert_eq(write(fd[1], text, strlen(text)), (ssize_t)strlen(text));
+        close(fd[1]);
+        f = fdopen(fd[0], "r");
+    } else {
+        f = fmemopen((void *)text, strlen(text), "r");
+    }
+    cr_assert_not_null(f);
+    diag *d = diag_create();
+    trace_src src = {.format = TRACE_OPENB, .file = "p.csv", .need_times = true};
+    src.columns = trace_preset(TRACE_OPENB);
+    trace_reader *r = NULL;
+    cr_assert_eq(trace_open(&src, f, d, &r), 0);
+    cr_assert_eq(trace_seekable(r), !pipe_it);
+    traceload_rule rule = {.gpus_min = 2, .class_name = "multi", .profile = "p", .work_factor = 2};
+    traceload_opts o = {.start_s = 5,
+                        .resource = "nvidia.com/gpu",
+                        .default_class = "openb",
+                        .max_per_worker = 8,
+                        .keep_cpu_pods = true,
+                        .fallback_factor = 1.5,
+                        .n_rules = 1,
+                        .rules = &rule};
+    traceload_stream *s = NULL;
+    cr_assert_eq(traceload_open(r, &o, a, d, st, &s), 0);
+    size_t n = 0;
+    while (n < max && traceload_next(s, &out[n])) {
+        n++;
+    }
+    cr_assert_eq(n, traceload_count(s));
+    cr_assert_eq(traceload_status(s), 0);
+    cr_assert_eq(diag_error_count(d), 0);
+    traceload_destroy(s);
+    trace_close(r);
+    fclose(f);
+    diag_destroy(d);
+    return n;
+}
+
+/* A job whose row is read again by offset when the run reaches it is the job the checking pass
+ * made of it: the same fields as when every job is held from the pass on (a pipe). */
+Test(traceload, a_job_read_again_is_the_job_of_the_checking_pass)
+{
+    char text[4096];
+    int used = snprintf(text, sizeof text, "%s", openb_hdr);
+    static const char *const spec[] = {"", "V100M16", "A100-SXM4-40GB|V100M16"};
+    for (int i = 0; i < 24; i++) { /* unsorted times, ties, CPU-only pods, open-ended pods */
+        int t = (i * 7) % 11;
+        used += snprintf(text + used, sizeof text - (size_t)used,
+                         "p%d,%d,%d,%d,%d,%s,%s,Running,%d,%s,%d\n", i, 1000 * (i % 5),
+                         512 * i, i % 4, i % 4 ? 250 * (1 + i % 4) : 0, spec[i % 3],
+                         i % 2 ? "LS" : "BE", t, i % 6 ? "300" : "", t);
+    }
+    arena *a = arena_create();
+    job_spec again[32], held[32];
+    traceload_stats sa, sh;
+    size_t n = stream_jobs(text, false, again, 32, a, &sa);
+    cr_assert_eq(stream_jobs(text, true, held, 32, a, &sh), n);
+    cr_assert_eq(sa.jobs, sh.jobs);
+    cr_assert(sa.open == sh.open && sa.fallback == sh.fallback && sa.cpu_jobs == sh.cpu_jobs &&
+              sa.outside == sh.outside && sa.outside > 0 && sa.open > 0 && sa.cpu_jobs > 0);
+    for (size_t i = 0; i < n; i++) {
+        const job_spec *x = &again[i], *y = &held[i];
+        cr_assert(i == 0 || x->submit >= again[i - 1].submit);
+        cr_assert_eq(x->submit, y->submit, "job %zu", i);
+        cr_assert_eq(x->work_s, y->work_s, "job %zu", i);
+        cr_assert(x->req.per_worker == y->req.per_worker && x->req.n_workers == y->req.n_workers);
+        cr_assert(x->mem_bytes == y->mem_bytes && x->pod.gpu_milli == y->pod.gpu_milli &&
+                  x->pod.cpu_milli == y->pod.cpu_milli &&
+                  x->pod.host_mem_bytes == y->pod.host_mem_bytes && x->pod.clone == y->pod.clone);
+        cr_assert(same_str(x->class_name, y->class_name) && same_str(x->profile, y->profile) &&
+                  same_str(x->req.resource, y->req.resource) &&
+                  same_str(x->pod.gpu_spec, y->pod.gpu_spec) && same_str(x->pod.qos, y->pod.qos),
+                  "job %zu", i);
+    }
+    arena_destroy(a);
+}
+
+/* The trace rewritten between the checking pass and the run (on_spec runs after the builder):
+ * the run stops at the first changed row it reaches, reports it at its line and writes nothing. */
+static void change_trace(void *ctx, const scenario_spec *s)
+{
+    (void)s;
+    cr_assert(test_write_text(ctx, "timestamp,duration,num_gpus,gpu_time,cluster\n"
+                                   "2017-10-01 00:00:20,30,8,240,vcB\n"
+                                   "2017-10-01 00:00:00,100,1,100,vcA\n"
+                                   "2017-10-01 00:00:10,55,2,100,vcA\n"));
+}
+
+Test(trace_run, a_trace_changed_during_the_run_is_an_input_error_at_its_row)
+{
+    char dir[256], yaml[512], csv[512], err[512], text[4096];
+    cr_assert(test_tmpdir(dir, sizeof dir, "changed"));
+    snprintf(yaml, sizeof yaml, "%s/s.yaml", dir);
+    snprintf(csv, sizeof csv, "%s/philly-small.csv", dir);
+    snprintf(err, sizeof err, "%s/err.txt", dir);
+    cr_assert(test_read_text(SMALL_SCENARIO, text, sizeof text));
+    cr_assert(test_write_text(yaml, text));
+    cr_assert(test_read_text("tests/traces/philly-small.csv", text, sizeof text));
+    cr_assert(test_write_text(csv, text));
+    FILE *errors = fopen(err, "w");
+    char out[600];
+    snprintf(out, sizeof out, "%s/o", dir);
+    run_opts o = {.scenario = yaml, .out_dir = out, .errors = errors,
+                  .on_spec = change_trace, .on_spec_ctx = csv};
+    cr_assert_eq(run_scenario(&o), SIM_EINPUT);
+    fclose(errors);
+    cr_assert(test_read_text(err, text, sizeof text));
+    /* the row of 00:00:10 (line 4), the second job, was 50 s */
+    cr_expect_not_null(strstr(text, "philly-small.csv:4:1: error: the file changed during the "
+                                    "run; expected the row read when the run began at byte 112, "
+                                    "got other text"),
+                       "%s", text);
+    cr_expect_neq(access(out, F_OK), 0, "%s: a run abandoned writes nothing", out);
     cr_assert(test_rm_rf(dir));
 }
