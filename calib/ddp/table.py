@@ -9,7 +9,12 @@ job steps together) = 1 / the median step time of each rank's timed steps, avera
 rank of every job of the configuration; rel_sd = the standard deviation of those per-rank rates
 over their mean (the solo row pools the solo runs at the start and at the end of the exclusive
 phase, four GPUs each, so the drift is in it). gpu_util: NVML utilisation of the solo runs' GPUs
-over their timed steps (mean of the 50 ms samples). The solo GPU time split, from the CUDA
+over their timed steps: the share of time a kernel ran, mean of the 50 ms polls from two of
+NVML's own sample periods (nvml_period, 0.2 s here) after the first timed step to the last, as
+a poll reports the last completed period (the earlier polls report the warm-up or the previous
+configuration). Not the CUDA events: an event pair brackets the stream's span, which for a
+host-bound loop is the host's launch time (events/step 0.996-0.998 for every model but the
+MLP, whose GPU runs 0.95 of the step), calib/ddp/NOTES.md. The solo GPU time split, from the CUDA
 events of the solo runs (medians): backward_frac = backward / (forward + backward),
 optimizer_frac = optimiser step / (forward + backward + step). grad_tensors / buffer_tensors:
 parameter and buffer tensors of the model (DDP copies each gradient tensor into its bucket and
@@ -78,8 +83,29 @@ def load(path):
         return json.load(fh)
 
 
-def nvml_util(doc, gpu, t0, t1):
-    v = [r[1 + 4 * gpu] for r in doc["nvml"]["rows"] if t0 <= r[0] <= t1 and
+def nvml_period(doc):
+    """NVML's own sample period (s): the median time between changes of a GPU's utilisation
+    in the polled rows (nvmlDeviceGetUtilizationRates reports the share of the last completed
+    period, 1/6 s to 1 s depending on the product; 0.200 s on the H200s of 2026-11-28)."""
+    gaps = []
+    for g in range((len(doc["nvml"]["rows"][0]) - 1) // 4):
+        last, t_last = None, None
+        for r in doc["nvml"]["rows"]:
+            u = r[1 + 4 * g]
+            if last is not None and u != last:
+                if t_last is not None and r[0] - t_last < 1.0:
+                    gaps.append(r[0] - t_last)
+                t_last = r[0]
+            last = u
+    return st.median(gaps)
+
+
+def nvml_util(doc, gpu, t0, t1, period=0.0):
+    """Mean NVML utilisation of the samples polled in [t0 + 2 period, t1]: a sample polled at t
+    reports a period that ended in (t - period, t], so only from t0 + 2 periods on does it
+    cover timed steps alone (earlier samples report the warm-up, the barrier or the previous
+    configuration: a short timed window, the wide MLP's 0.61 s, read 0.755 for 0.953)."""
+    v = [r[1 + 4 * gpu] for r in doc["nvml"]["rows"] if t0 + 2 * period <= r[0] <= t1 and
          r[1 + 4 * gpu] is not None]
     return st.mean(v) / 100.0 if v else None
 
@@ -293,13 +319,16 @@ def main():
         "buffer_tensors,buckets,backward_frac,optimizer_frac,step_cv",
     ]
     cvs = step_cvs(doc)
+    period = nvml_period(doc)
+    print(f"NVML sample period {period:.3f} s: utilisation from {2 * period:.3f} s after each "
+          "solo run's first timed step", file=sys.stderr)
     solo_info = {}
     for m in models:
         solos = recs.get((m, "solo"), []) + recs.get((m, "solo-end"), [])
         if not solos:
             continue
         g = [st.median(x) for x in zip(*[row for r in solos for row in r["gpu_ms"]])]
-        util = st.mean([u for u in (nvml_util(doc, r["gpu"], r["t_start"], r["t_end"])
+        util = st.mean([u for u in (nvml_util(doc, r["gpu"], r["t_start"], r["t_end"], period)
                                     for r in solos) if u is not None])
         r0 = solos[0]
         solo_info[m] = {"util": util, "bf": g[1] / (g[0] + g[1]), "of": g[2] / sum(g),
