@@ -73,6 +73,11 @@ bool sim_reschedule(sim_ctx *ctx, sim_event_id id, sim_time at)
     return ok;
 }
 
+void sim_expect_moves(sim_ctx *ctx, sim_handler *fn)
+{
+    evq_expect_moves(ctx->q, fn);
+}
+
 static inline void fire(sim_ctx *ctx, const sim_event *ev)
 {
     SIM_ASSERT(ev->at >= ctx->now); /* time never goes backwards */

@@ -69,6 +69,10 @@ bool sim_cancel(sim_ctx *ctx, sim_event_id id);
 /* Move a pending event to time `at` (>= now); true if it was pending. */
 bool sim_reschedule(sim_ctx *ctx, sim_event_id id, sim_time at);
 
+/* Declare that events of handler fn will often be rescheduled or cancelled (evq_expect_moves):
+ * a cost hint that changes no result. */
+void sim_expect_moves(sim_ctx *ctx, sim_handler *fn);
+
 /* Run events in order while their time is <= until (SIM_TIME_MAX: no horizon) and no handler
  * has called sim_stop. On SIM_RUN_HORIZON, and on SIM_RUN_EMPTY with a finite `until`, the clock
  * ends at `until`. A stop request is consumed by the sim_run it ends. */

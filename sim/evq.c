@@ -42,7 +42,24 @@
  * profile put 8-12 % of pop time on the stores and the slot-index loads feeding them) and
  * nothing at 10^3 (the position array is then in L1): measured at load 5.5, medians of 5
  * interleaved runs, 2.90 -> 3.29 M at 10^6 (+13 %, engine/heap 0.50 -> 0.57) and 13.22 ->
- * 13.30 M at 10^3 (1.00 -> 1.01).
+ * 13.30 M at 10^3 (1.00 -> 1.01). Missed then: `bench fluid`, whose completions are moved
+ * about 19 times each (9.7 M reschedules in 1 M events at 10^5 activities), ran 45 % slower
+ * (0.27 -> 0.15 M events/CPU-s at 10^5, 1.32 -> 0.81 in the table at 10^3): each move left a
+ * dead entry (a second heap removal later) and read the event through its home (a second
+ * random line). Hence tracked slots (moved in place once moved), handlers learned or declared
+ * (sim_expect_moves; fluid declares its completions) so their events are tracked from the
+ * start, and a moved event taken back to its home once the home's entry has left. Measured
+ * after (3-5 interleaved runs, load 6-9): fluid 0.25-0.29 -> 0.24-0.26 M at 10^5 (-8 %),
+ * 1.19-1.23 -> 1.16-1.18 M at 10^3 (-3 %); hold model 2.75 -> 3.20 M at 10^6 (engine/heap
+ * 0.51 -> 0.59; untracked lazy alone 3.32, 0.62: the tracked-entry test in every move costs
+ * a little) and 14.39 -> 13.81 M at 10^3 (1.03 -> 0.99); synth-10k-1m 5.32 -> 5.24 CPU-s
+ * (medians of 3, within the noise: its heap is small). Tried and not kept: prefetching the
+ * slot two pops ahead (the root's children's least), no gain; prefetching the tie word the
+ * next push writes, no gain; no tie writes at all (ties broken: the upper bound of moving the
+ * tie word into the slot), no gain; the descent moving times only and the slot indices after
+ * it, 5 % slower. What is left at 10^6 is the times array's dependent loads (56 % of the
+ * removal), the slot-index loads (14 %) and the root's slot (14 % of all time, a random line
+ * of the 64 MiB pool per event that the bare heap of doubles has no counterpart for).
  */
 /* madvise(MADV_HUGEPAGE) is a Linux extension outside POSIX: ask glibc for it (before any
  * header). Where it is missing, the pool simply uses ordinary pages. */
@@ -61,12 +78,17 @@
 #define LINE 64
 #define NONE UINT32_MAX
 #define SEQ_BITS 56
-#define GEN_MAX ((UINT32_C(1) << 30) - 1) /* generations live in 30 bits of slot.meta */
+#define GEN_MAX ((UINT32_C(1) << 29) - 1) /* generations live in 29 bits of slot.meta */
+#define TRACK 0x80000000u /* in a heap entry's slot word: the slot's heap position is kept */
+#define SLOT(w) ((w) & ~TRACK)
+#define M_STATE 3u
+#define M_TRACKED 4u /* in slot.meta: its entry carries TRACK */
+#define M_GEN_SHIFT 3
 
-/* A heap entry as a value; stored split over two arrays (times, slots). */
+/* A heap entry as a value; stored split over two arrays (times, slot words). */
 typedef struct node {
     sim_time at;
-    uint32_t slot;
+    uint32_t slot; /* the slot, | TRACK when its position is kept in pos[] */
 } node;
 
 /* Entries before index 0 in each allocation, so that every group of four siblings
@@ -82,13 +104,23 @@ typedef struct node {
  *         event was rescheduled).
  *   DEAD  in the heap, its event gone (cancelled, or moved on); link: when it is the home of an
  *         event still pending elsewhere, the slot holding that event, else NONE.
- *   HOME  out of the heap, the home of an event pending elsewhere; link: the slot holding it. */
+ *   HOME  out of the heap, the home of an event pending elsewhere; link: the slot holding it.
+ * A moved event's new slot is tracked: its heap entry carries TRACK and every move of it writes
+ * its position to pos[], so its later moves and its cancel are done in place. The queue also
+ * learns which handlers' events get moved or cancelled (up to MOVABLE of them) and pushes their
+ * later events tracked from the start: those never leave their slot, so their ids reach them
+ * without forwarding. Events are usually either never moved (the hold model, job arrivals) or
+ * moved again and again (the fluid solver's completions, at every rate change): the first pay
+ * no position writes, the second leave no dead entries. (A table of handles, ids naming a
+ * handle that names the slot, was tried instead of forwarding: a move then reads two
+ * dependent random lines, and the fluid benchmark at 10^5 activities ran 30 % slower.) */
 enum { S_FREE, S_LIVE, S_DEAD, S_HOME };
+#define MOVABLE 4
 
 typedef struct slot {
     sim_event ev;  /* the event; a DEAD or HOME slot keeps only ev.id (its id, for lookups) */
     uint32_t link; /* see the states above */
-    uint32_t meta; /* generation << 2 | state; the generation of the ids made for this slot */
+    uint32_t meta; /* generation << 3 | M_TRACKED | state; the generation of its ids */
 } slot;
 
 struct evq {
@@ -100,9 +132,12 @@ struct evq {
     size_t n_dead;       /* dead entries in the heap */
     slot *slots;
     uint64_t *tie;  /* per slot: (SIM_PRIO_MAX - prio) << 56 | insertion seq; smaller first */
+    uint32_t *pos;  /* per tracked slot: its heap index */
     uint64_t *dead; /* per slot, one bit: its heap entry is dead (a compact copy of S_DEAD) */
     uint32_t n_slots, cap_slots;
     uint32_t free_head; /* NONE when empty */
+    sim_handler *movable[MOVABLE]; /* handlers whose events were moved or cancelled */
+    unsigned n_movable;
     uint64_t seq;
 };
 
@@ -116,7 +151,7 @@ struct evq {
  * heap, so an entry's key never changes while it is in the heap, dead or alive. */
 static inline bool before(const evq *q, node a, node b)
 {
-    return a.at < b.at || (a.at == b.at && q->tie[a.slot] < q->tie[b.slot]);
+    return a.at < b.at || (a.at == b.at && q->tie[SLOT(a.slot)] < q->tie[SLOT(b.slot)]);
 }
 
 static inline uint64_t make_tie(int32_t prio, uint64_t seq)
@@ -134,12 +169,12 @@ static inline uint64_t make_tie(int32_t prio, uint64_t seq)
 
 static inline uint32_t state(const slot *sl)
 {
-    return sl->meta & 3u;
+    return sl->meta & M_STATE;
 }
 
 static inline void set_state(slot *sl, uint32_t st)
 {
-    sl->meta = (sl->meta & ~3u) | st;
+    sl->meta = (sl->meta & ~M_STATE) | st;
 }
 
 static inline bool is_dead(const evq *q, uint32_t s)
@@ -208,6 +243,7 @@ evq *evq_create(size_t capacity_hint)
     heap_grow(q, cap);
     q->slots = aligned_grow(NULL, 0, cap, sizeof *q->slots, "evq pool");
     q->tie = xmalloc(cap * sizeof *q->tie, "evq ties");
+    q->pos = xmalloc(cap * sizeof *q->pos, "evq positions");
     q->dead = xcalloc(dead_words((uint32_t)cap), sizeof *q->dead, "evq dead bits");
     q->cap_slots = (uint32_t)cap;
     q->free_head = NONE;
@@ -223,6 +259,7 @@ void evq_destroy(evq *q)
     free(q->hs_block);
     free(q->slots);
     free(q->tie);
+    free(q->pos);
     free(q->dead);
     free(q);
 }
@@ -231,6 +268,9 @@ static inline void place(evq *q, size_t i, node nd)
 {
     q->at[i] = nd.at;
     q->hs[i] = nd.slot;
+    if (nd.slot & TRACK) {
+        q->pos[SLOT(nd.slot)] = (uint32_t)i;
+    }
 }
 
 static void sift_up(evq *q, size_t i, node nd)
@@ -261,7 +301,7 @@ static inline size_t earlier(const evq *q, size_t a, size_t b)
 {
     sim_time ta = q->at[a], tb = q->at[b];
     if (ta == tb) {
-        return q->tie[q->hs[b]] < q->tie[q->hs[a]] ? b : a;
+        return q->tie[SLOT(q->hs[b])] < q->tie[SLOT(q->hs[a])] ? b : a;
     }
     return tb < ta ? b : a;
 }
@@ -277,7 +317,7 @@ static inline size_t min_child(const evq *q, size_t c, size_t n)
     size_t m = c;
     size_t end = c + ARITY < n ? c + ARITY : n;
     for (size_t k = c + 1; k < end; k++) {
-        if (at[k] < at[m] || (at[k] == at[m] && q->tie[q->hs[k]] < q->tie[q->hs[m]])) {
+        if (at[k] < at[m] || (at[k] == at[m] && q->tie[SLOT(q->hs[k])] < q->tie[SLOT(q->hs[m])])) {
             m = k;
         }
     }
@@ -328,6 +368,31 @@ static void remove_root(evq *q)
     sift_up(q, i, nd);
 }
 
+/* Remove the entry at heap index i, restoring order. */
+static void remove_at(evq *q, size_t i)
+{
+    size_t last = --q->n;
+    if (i == last) {
+        return;
+    }
+    node nd = get(q, last);
+    if (i > 0 && before(q, nd, get(q, (i - 1) / ARITY))) {
+        sift_up(q, i, nd);
+    } else {
+        sift_down(q, i, nd);
+    }
+}
+
+/* Move the tracked entry at heap index i to key (at, its slot's tie), restoring order. */
+static void move_at(evq *q, size_t i, node nd)
+{
+    if (i > 0 && before(q, nd, get(q, (i - 1) / ARITY))) {
+        sift_up(q, i, nd);
+    } else {
+        sift_down(q, i, nd);
+    }
+}
+
 static uint32_t slot_alloc(evq *q)
 {
     if (q->free_head != NONE) {
@@ -336,11 +401,12 @@ static uint32_t slot_alloc(evq *q)
         return s;
     }
     if (q->n_slots == q->cap_slots) {
-        SIM_ASSERT(q->cap_slots < NONE / 4);
+        SIM_ASSERT(q->cap_slots < TRACK / 2);
         size_t old_words = dead_words(q->cap_slots);
         q->cap_slots *= 2;
         q->slots = aligned_grow(q->slots, q->n_slots, q->cap_slots, sizeof *q->slots, "evq pool");
         q->tie = xrealloc(q->tie, (size_t)q->cap_slots * sizeof *q->tie, "evq ties");
+        q->pos = xrealloc(q->pos, (size_t)q->cap_slots * sizeof *q->pos, "evq positions");
         size_t words = dead_words(q->cap_slots);
         q->dead = xrealloc(q->dead, words * sizeof *q->dead, "evq dead bits");
         memset(q->dead + old_words, 0, (words - old_words) * sizeof *q->dead);
@@ -353,7 +419,7 @@ static uint32_t slot_alloc(evq *q)
 static void slot_free(evq *q, uint32_t s)
 {
     slot *sl = &q->slots[s];
-    set_state(sl, S_FREE);
+    sl->meta = (sl->meta & ~(M_STATE | M_TRACKED)) | S_FREE;
     sl->link = q->free_head;
     q->free_head = s;
 }
@@ -402,8 +468,8 @@ static void drop_dead(evq *q, uint32_t s)
  * without its dead entries when they are as many as the pending events. */
 static void tidy(evq *q)
 {
-    while (q->n && is_dead(q, q->hs[0])) {
-        uint32_t s = q->hs[0];
+    while (q->n && is_dead(q, SLOT(q->hs[0]))) {
+        uint32_t s = SLOT(q->hs[0]);
         remove_root(q);
         drop_dead(q, s);
     }
@@ -412,7 +478,7 @@ static void tidy(evq *q)
     }
     size_t k = 0;
     for (size_t i = 0; i < q->n; i++) {
-        uint32_t s = q->hs[i];
+        uint32_t s = SLOT(q->hs[i]);
         if (is_dead(q, s)) {
             drop_dead(q, s);
         } else {
@@ -452,13 +518,36 @@ static uint32_t lookup(const evq *q, sim_event_id id, uint32_t *home)
     }
 }
 
+static bool is_movable(const evq *q, sim_handler *fn)
+{
+    for (unsigned k = 0; k < q->n_movable; k++) {
+        if (q->movable[k] == fn) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* An untracked event of handler fn is being moved or cancelled: track fn's events from now. */
+static void learn_movable(evq *q, sim_handler *fn)
+{
+    if (q->n_movable < MOVABLE && !is_movable(q, fn)) {
+        q->movable[q->n_movable++] = fn;
+    }
+}
+
+void evq_expect_moves(evq *q, sim_handler *fn)
+{
+    learn_movable(q, fn);
+}
+
 sim_event_id evq_push(evq *q, const sim_event *ev)
 {
     SIM_ASSERT(ev->prio >= SIM_PRIO_MIN && ev->prio <= SIM_PRIO_MAX);
     heap_reserve(q);
     uint32_t s = slot_alloc(q);
     slot *sl = &q->slots[s];
-    uint32_t gen = (sl->meta >> 2) + 1;
+    uint32_t gen = (sl->meta >> M_GEN_SHIFT) + 1;
     if (gen > GEN_MAX) {
         gen = 1; /* after 2^30 reuses of one slot; a stale id that old cannot be held usefully */
     }
@@ -466,16 +555,17 @@ sim_event_id evq_push(evq *q, const sim_event *ev)
     sl->ev = *ev;
     sl->ev.id = id;
     sl->link = s;
-    sl->meta = gen << 2 | S_LIVE;
+    uint32_t track = q->n_movable && is_movable(q, ev->fn) ? TRACK : 0;
+    sl->meta = gen << M_GEN_SHIFT | (track ? M_TRACKED : 0) | S_LIVE;
     q->tie[s] = make_tie(ev->prio, q->seq++);
-    sift_up(q, q->n++, (node){ev->at, s});
+    sift_up(q, q->n++, (node){ev->at, s | track});
     q->n_live++;
     return id;
 }
 
 const sim_event *evq_peek(const evq *q)
 {
-    return q->n ? &q->slots[q->hs[0]].ev : NULL;
+    return q->n ? &q->slots[SLOT(q->hs[0])].ev : NULL;
 }
 
 bool evq_pop_until(evq *q, sim_time until, sim_event *out)
@@ -483,7 +573,7 @@ bool evq_pop_until(evq *q, sim_time until, sim_event *out)
     if (!q->n || q->at[0] > until) {
         return false;
     }
-    uint32_t s = q->hs[0];
+    uint32_t s = SLOT(q->hs[0]);
     const slot *sl = &q->slots[s];
     *out = sl->ev;
     uint32_t home = sl->link;
@@ -498,7 +588,7 @@ bool evq_pop_until(evq *q, sim_time until, sim_event *out)
         /* The next pop reads the new root's slot, a random place in the pool (a cache miss on
          * a large queue): start loading it now, so the load overlaps this event's handler.
          * Measured: the slot read was ~40 % of pop time at 10^6 pending events. */
-        prefetch(&q->slots[q->hs[0]]);
+        prefetch(&q->slots[SLOT(q->hs[0])]);
     }
     return true;
 }
@@ -510,8 +600,14 @@ bool evq_cancel(evq *q, sim_event_id id)
     if (s == NONE) {
         return false;
     }
-    kill(q, s);
-    q->slots[s].link = NONE;
+    if (q->slots[s].meta & M_TRACKED) {
+        remove_at(q, q->pos[s]);
+        slot_free(q, s);
+    } else {
+        learn_movable(q, q->slots[s].ev.fn);
+        kill(q, s);
+        q->slots[s].link = NONE;
+    }
     if (home != s) {
         release_home(q, home);
     }
@@ -527,13 +623,32 @@ bool evq_reschedule(evq *q, sim_event_id id, sim_time at)
     if (s == NONE) {
         return false;
     }
+    if (q->slots[s].meta & M_TRACKED) {
+        size_t i = q->pos[s];
+        if (home != s && state(&q->slots[home]) == S_HOME) {
+            /* the home's own entry has left the heap: the event goes back there (its entry
+             * with it), so its id reaches it again without forwarding */
+            slot *h = &q->slots[home];
+            h->ev = q->slots[s].ev;
+            h->link = home;
+            h->meta = (h->meta & ~(M_STATE | M_TRACKED)) | M_TRACKED | S_LIVE;
+            slot_free(q, s);
+            s = home;
+        }
+        q->slots[s].ev.at = at;
+        q->tie[s] = make_tie(q->slots[s].ev.prio, q->seq++);
+        move_at(q, i, (node){at, s | TRACK});
+        tidy(q); /* the root may have moved down, uncovering a dead entry */
+        return true;
+    }
+    learn_movable(q, q->slots[s].ev.fn);
     heap_reserve(q);
     uint32_t g = slot_alloc(q); /* may move the pool: take pointers after */
     slot *old = &q->slots[s], *sl = &q->slots[g];
     sl->ev = old->ev;
     sl->ev.at = at;
     sl->link = home;
-    set_state(sl, S_LIVE);
+    sl->meta = (sl->meta & ~M_STATE) | M_TRACKED | S_LIVE;
     q->tie[g] = make_tie(sl->ev.prio, q->seq++);
     kill(q, s);
     if (home == s) {
@@ -542,7 +657,7 @@ bool evq_reschedule(evq *q, sim_event_id id, sim_time at)
         old->link = NONE;
         q->slots[home].link = g;
     }
-    sift_up(q, q->n++, (node){at, g});
+    sift_up(q, q->n++, (node){at, g | TRACK});
     tidy(q);
     return true;
 }
@@ -567,15 +682,23 @@ int evq_verify(const evq *q, char *why, size_t why_len)
     size_t n_live = 0, n_dead = 0;
     for (size_t i = 0; i < q->n; i++) {
         node nd = get(q, i);
-        if (nd.slot >= q->n_slots) {
-            snprintf(why, why_len, "evq: heap[%zu] names slot %u of %u", i, nd.slot, q->n_slots);
+        uint32_t s = SLOT(nd.slot);
+        if (s >= q->n_slots) {
+            snprintf(why, why_len, "evq: heap[%zu] names slot %u of %u", i, s, q->n_slots);
             return SIM_ERANGE;
         }
-        const slot *sl = &q->slots[nd.slot];
+        const slot *sl = &q->slots[s];
         uint32_t st = state(sl);
-        if ((st != S_LIVE && st != S_DEAD) || is_dead(q, nd.slot) != (st == S_DEAD)) {
-            snprintf(why, why_len, "evq: heap[%zu] -> slot %u in state %u (dead bit %d)", i,
-                     nd.slot, st, (int)is_dead(q, nd.slot));
+        if ((st != S_LIVE && st != S_DEAD) || is_dead(q, s) != (st == S_DEAD)) {
+            snprintf(why, why_len, "evq: heap[%zu] -> slot %u in state %u (dead bit %d)", i, s,
+                     st, (int)is_dead(q, s));
+            return SIM_ERANGE;
+        }
+        bool tracked = (nd.slot & TRACK) != 0;
+        if (tracked != ((sl->meta & M_TRACKED) != 0) || (tracked && st != S_LIVE) ||
+            (tracked && q->pos[s] != i)) {
+            snprintf(why, why_len, "evq: heap[%zu] -> slot %u tracked %d, slot says %d, position %u",
+                     i, s, (int)tracked, (int)((sl->meta & M_TRACKED) != 0), tracked ? q->pos[s] : 0);
             return SIM_ERANGE;
         }
         if (st == S_LIVE) {
@@ -601,7 +724,7 @@ int evq_verify(const evq *q, char *why, size_t why_len)
                  n_live, n_dead, q->n_live, q->n_dead);
         return SIM_ERANGE;
     }
-    if (q->n && is_dead(q, q->hs[0])) {
+    if (q->n && is_dead(q, SLOT(q->hs[0]))) {
         snprintf(why, why_len, "evq: the root entry is dead");
         return SIM_ERANGE;
     }

@@ -78,6 +78,11 @@ bool evq_cancel(evq *q, sim_event_id id);
 /* Move a pending event to time `at` (keeping its id, prio and payload; it gets a new seq);
  * true if it was pending, false for a stale or unknown id. */
 bool evq_reschedule(evq *q, sim_event_id id, sim_time at);
+/* Declare that events of handler fn will be rescheduled or cancelled, so they are pushed with
+ * their heap position tracked (moves in place, no dead entries). Only a cost hint: the queue
+ * also learns it at the first move of an fn event (up to 4 handlers; further calls do
+ * nothing). */
+void evq_expect_moves(evq *q, sim_handler *fn);
 /* Number of pending events. */
 size_t evq_size(const evq *q);
 

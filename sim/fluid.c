@@ -493,6 +493,7 @@ fluid_sys *fluid_create(sim_ctx *ctx)
 {
     fluid_sys *sys = sim_component_add(ctx, &fluid_component, NULL, NULL);
     SIM_ASSERT(sys != NULL);
+    sim_expect_moves(ctx, on_complete); /* rescheduled at every rate change */
     return sys;
 }
 

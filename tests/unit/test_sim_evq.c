@@ -117,25 +117,27 @@ Test(evq, rescheduled_event_goes_behind_equal_keys)
     evq_destroy(q);
 }
 
-/* A rescheduled event moves to a new slot; its id (which names the first) keeps reaching it
- * through every move, and stops reaching it once it fires or is cancelled. */
+/* A rescheduled event moves to a new slot, leaving a dead entry; its id keeps reaching it, and
+ * stops reaching it once it fires or is cancelled. Later moves are made in place (the new
+ * slot's position is tracked) and leave nothing behind. */
 Test(evq, a_moved_event_keeps_its_id_until_it_leaves)
 {
     evq *q = evq_create(0);
     sim_event_id r = evq_push(q, &(sim_event){.at = 1, .data.u64 = {0}});
     sim_event_id a = evq_push(q, &(sim_event){.at = 10, .data.u64 = {1}});
     cr_assert(evq_reschedule(q, a, 40));
-    cr_assert(evq_reschedule(q, a, 30), "a second move, from the first move's slot");
+    cr_assert_eq(evq__entries_for_test(q), 3, "r, a at 40, and a's dead entry at 10");
+    cr_assert(evq_reschedule(q, a, 30), "a second move, in place");
     cr_assert_eq(evq_size(q), 2);
-    cr_assert_eq(evq__entries_for_test(q), 4, "r, a at 30, and two dead entries");
+    cr_assert_eq(evq__entries_for_test(q), 3);
     cr_assert_eq(evq_verify(q, NULL, 0), 0);
     sim_event ev;
     cr_assert(pop(q, &ev));
     cr_assert_eq(ev.id, r);
-    cr_assert_eq(evq__entries_for_test(q), 2, "the dead entry at 10 left with r");
+    cr_assert_eq(evq__entries_for_test(q), 1, "the dead entry at 10 left with r");
     cr_assert_eq(evq_peek(q)->id, a, "peek reports the id, not the slot the event sits in");
     cr_assert_eq(evq_peek(q)->at, 30);
-    cr_assert(evq_reschedule(q, a, 20), "its first slot is out of the heap but still its home");
+    cr_assert(evq_reschedule(q, a, 20), "in place again");
     cr_assert_eq(evq_verify(q, NULL, 0), 0);
     cr_assert(pop(q, &ev));
     cr_assert_eq(ev.id, a);
@@ -144,7 +146,7 @@ Test(evq, a_moved_event_keeps_its_id_until_it_leaves)
     cr_assert(!evq_cancel(q, a), "fired: stale");
     cr_assert(!evq_reschedule(q, a, 50));
     cr_assert_eq(evq_size(q), 0);
-    cr_assert_eq(evq__entries_for_test(q), 0, "the dead entries at 30 and 40 went with it");
+    cr_assert_eq(evq__entries_for_test(q), 0);
     cr_assert_eq(evq_verify(q, NULL, 0), 0);
     evq_destroy(q);
 }
@@ -156,13 +158,14 @@ Test(evq, cancel_of_a_moved_event_and_of_a_dead_entry)
     sim_event_id a = evq_push(q, &(sim_event){.at = 10});
     sim_event_id b = evq_push(q, &(sim_event){.at = 20});
     cr_assert(evq_reschedule(q, a, 30));
-    cr_assert(evq_cancel(q, a), "the moved event is cancelled, its dead entry stays");
+    cr_assert(evq_cancel(q, a), "the moved event is removed in place, its dead entry stays");
     cr_assert(!evq_cancel(q, a), "a second cancel finds nothing");
     cr_assert(!evq_reschedule(q, a, 5));
-    cr_assert(evq_cancel(q, b));
+    cr_assert_eq(evq__entries_for_test(q), 3, "the entry at 1, the dead one at 10, b");
+    cr_assert(evq_cancel(q, b), "an event never moved: its entry stays, dead");
     cr_assert(!evq_cancel(q, b));
     cr_assert_eq(evq_size(q), 1);
-    cr_assert_eq(evq__entries_for_test(q), 4);
+    cr_assert_eq(evq__entries_for_test(q), 3);
     cr_assert_eq(evq_verify(q, NULL, 0), 0);
     sim_event ev;
     cr_assert(pop(q, &ev));
@@ -208,8 +211,72 @@ Test(evq, a_slot_is_reused_only_after_its_dead_entry_left)
     evq_destroy(q);
 }
 
-/* Reschedules and cancels that leave dead entries behind the root: the heap is rebuilt when
- * they outnumber the pending events, so it never holds more than 2 pending + 64 entries. */
+static void handler_f(sim_ctx *ctx, const sim_event *ev)
+{
+    (void)ctx;
+    (void)ev;
+}
+
+static void handler_g(sim_ctx *ctx, const sim_event *ev)
+{
+    (void)ctx;
+    (void)ev;
+}
+
+/* Pops an event at first_at, then event id at `at`, and finds the queue empty. */
+static void pops_then_empty(evq *q, sim_time first_at, sim_event_id id, sim_time at)
+{
+    sim_event ev;
+    cr_assert(pop(q, &ev));
+    cr_assert_eq(ev.at, first_at);
+    cr_assert(pop(q, &ev));
+    cr_assert_eq(ev.id, id);
+    cr_assert_eq(ev.at, at);
+    cr_assert(!pop(q, &ev));
+    cr_assert_eq(evq__entries_for_test(q), 0);
+}
+
+/* Once an event of a handler has been moved, the handler's later events are pushed tracked:
+ * moving or cancelling them leaves no dead entry. Other handlers' events are not tracked. */
+Test(evq, handlers_whose_events_move_get_tracked_events)
+{
+    evq *q = evq_create(0);
+    evq_push(q, &(sim_event){.at = 1, .fn = handler_g});
+    sim_event_id f1 = evq_push(q, &(sim_event){.at = 10, .fn = handler_f});
+    cr_assert(evq_reschedule(q, f1, 20));
+    cr_assert_eq(evq__entries_for_test(q), 3, "the first move leaves a dead entry");
+    sim_event_id f2 = evq_push(q, &(sim_event){.at = 30, .fn = handler_f});
+    sim_event_id g1 = evq_push(q, &(sim_event){.at = 40, .fn = handler_g});
+    cr_assert(evq_reschedule(q, f2, 35));
+    cr_assert(evq_reschedule(q, f2, 15));
+    cr_assert_eq(evq__entries_for_test(q), 5, "f's new event moves in place");
+    cr_assert(evq_cancel(q, f2));
+    cr_assert_eq(evq__entries_for_test(q), 4, "and is cancelled in place");
+    cr_assert(evq_cancel(q, g1));
+    cr_assert_eq(evq__entries_for_test(q), 4, "g's event leaves a dead entry");
+    cr_assert_eq(evq_verify(q, NULL, 0), 0);
+    pops_then_empty(q, 1, f1, 20);
+    evq_destroy(q);
+}
+
+/* A handler declared up front has its events tracked from the first. */
+Test(evq, expect_moves_tracks_a_handler_from_its_first_event)
+{
+    evq *q = evq_create(0);
+    evq_expect_moves(q, handler_f);
+    evq_push(q, &(sim_event){.at = 1, .fn = handler_g});
+    sim_event_id f1 = evq_push(q, &(sim_event){.at = 10, .fn = handler_f});
+    cr_assert(evq_reschedule(q, f1, 20));
+    cr_assert(evq_reschedule(q, f1, 5));
+    cr_assert_eq(evq__entries_for_test(q), 2, "moved in place from the first move");
+    cr_assert_eq(evq_verify(q, NULL, 0), 0);
+    pops_then_empty(q, 1, f1, 5);
+    evq_destroy(q);
+}
+
+/* Cancels of events never moved leave dead entries behind the root: the heap is rebuilt when
+ * they outnumber the pending events, so it never holds more than 2 pending + 64 entries; the
+ * rebuild keeps the positions of moved events, which later moves and cancels use. */
 Test(evq, dead_entries_are_compacted_and_order_kept)
 {
     enum { N = 2000 };
@@ -219,31 +286,43 @@ Test(evq, dead_entries_are_compacted_and_order_kept)
     for (int i = 0; i < N; i++) {
         ids[i] = evq_push(q, &(sim_event){.at = 100 + i, .data.u64 = {(uint64_t)i}});
     }
-    size_t most = 0;
-    for (int round = 0; round < 5; round++) {
-        for (int i = 0; i < N; i++) { /* each move leaves a dead entry behind */
-            cr_assert(evq_reschedule(q, ids[i], 100000 * (round + 1) + (N - i)));
-            size_t e = evq__entries_for_test(q);
-            most = e > most ? e : most;
-            cr_assert_leq(e, 2 * evq_size(q) + 64, "round %d, move %d: %zu entries", round, i, e);
-        }
-        cr_assert_eq(evq_verify(q, NULL, 0), 0);
+    for (int i = 0; i < N; i += 4) { /* moved once: a dead entry each, positions tracked */
+        cr_assert(evq_reschedule(q, ids[i], 10000 + (N - i)));
     }
-    cr_assert_gt(most, (size_t)N + 1, "dead entries did pile up before a rebuild");
-    for (int i = 0; i < N; i += 2) {
+    cr_assert_eq(evq__entries_for_test(q), N + 1 + N / 4);
+    size_t before_rebuild = 0;
+    for (int i = 1; i < N; i += 4) { /* cancelled unmoved: dead entries, then a rebuild */
+        size_t e = evq__entries_for_test(q);
+        before_rebuild = e > before_rebuild ? e : before_rebuild;
         cr_assert(evq_cancel(q, ids[i]));
-        cr_assert_leq(evq__entries_for_test(q), 2 * evq_size(q) + 64);
+        cr_assert_leq(evq__entries_for_test(q), 2 * evq_size(q) + 64, "cancel %d", i);
+    }
+    for (int i = 2; i < N; i += 4) {
+        cr_assert(evq_cancel(q, ids[i]));
+        cr_assert_leq(evq__entries_for_test(q), 2 * evq_size(q) + 64, "cancel %d", i);
     }
     cr_assert_eq(evq_verify(q, NULL, 0), 0);
     cr_assert_eq(evq_size(q), 1 + N / 2);
+    cr_assert_lt(evq__entries_for_test(q), before_rebuild, "a rebuild dropped dead entries");
+    for (int i = 0; i < N; i += 4) { /* moved again, in place, from the rebuilt positions */
+        cr_assert(evq_reschedule(q, ids[i], 20000 + i));
+    }
+    for (int i = 0; i < N; i += 8) {
+        cr_assert(evq_cancel(q, ids[i]));
+    }
+    cr_assert_eq(evq_verify(q, NULL, 0), 0);
     sim_event ev;
     cr_assert(pop(q, &ev));
     cr_assert_eq(ev.data.u64[0], N);
-    for (int k = 0; k < N / 2; k++) { /* the last moves put the events in reverse order */
+    for (int i = 3; i < N; i += 4) { /* never moved, in time order */
         cr_assert(pop(q, &ev));
-        cr_assert_eq(ev.data.u64[0], (uint64_t)(N - 1 - 2 * k), "pop %d", k);
-        cr_assert_eq(ev.id, ids[N - 1 - 2 * k]);
-        cr_assert_eq(ev.at, 500000 + 1 + 2 * k);
+        cr_assert_eq(ev.id, ids[i], "pop of %d", i);
+        cr_assert_eq(ev.at, 100 + i);
+    }
+    for (int i = 4; i < N; i += 8) { /* moved twice */
+        cr_assert(pop(q, &ev));
+        cr_assert_eq(ev.id, ids[i], "pop of %d", i);
+        cr_assert_eq(ev.at, 20000 + i);
     }
     cr_assert(!pop(q, &ev));
     cr_assert_eq(evq__entries_for_test(q), 0);
