@@ -7,31 +7,44 @@
 #include "experiments/cfg.h"
 #include "model/hw/mig.h"
 #include "sim/simtime.h"
+#include "workloads/trace.h"
 
 /* Sizes per item, measured on the opt build: 200 000 one-GPU jobs on 16 A100s (2 nodes) wrote
  * 415 bytes of run.json and 116 bytes of jobs.csv per job; a timeseries row is 41 bytes with one
  * resource column and grows ~12 bytes per column. Rounded up, so that the estimate errs on the
- * large side. Memory per job when every job is held (a trace or services: all jobs generated
- * before the run; bench run, 20 000 against 100 000 one-minute jobs on 16 A100s): 330 B with
- * jobs.csv alone, 1.0 KiB when run.json is written too. */
+ * large side. Memory per job when every job is held (services: all jobs generated before the
+ * run; an arrival-only trace or one not read again, whose jobs are held: workloads/traceload.h;
+ * bench run, 20 000 against 100 000 one-minute jobs on 16 A100s): 330 B with jobs.csv alone,
+ * 1.0 KiB when run.json is written too. */
 #define EST_RUN_JSON_BYTES_PER_JOB 600.0
 #define EST_JOBS_CSV_BYTES_PER_JOB 160.0
 #define EST_MEMORY_BYTES_PER_JOB 400.0
 #define EST_MEMORY_BYTES_PER_JOB_RUN_JSON 700.0
-/* A run of synthetic classes alone streams its jobs (docs/engine.md): memory follows the jobs
- * in the system, each with its page neighbours, its running state and events; what every job
- * leaves is the summary's arrays of waits and JCTs (16 B) and, with run.json, its metrics' arrays,
- * activity records and allocation-curve events. Release build, slicesim bench run:
- * synth-100k-10m (10 M jobs, ~170 000 running, jobs.csv) peaked at 260 MB, of which 31 MB are
- * the program and its cluster (the same run over 10 s) and 160 MB the summary's arrays: 400 B per
- * running job; synth-10k-1m (1 M jobs, ~15 000 running) at 35 MB without run.json (~800 B per
- * running job) and at 281 MB with it (260 B per job). A job that waits holds less (its record in
- * its page, its place in the queue): 20 000 one-minute jobs on 16 A100s, half of them queued at
- * the end, peaked at 9 MB with jobs.csv (260 B per queued job). Rounded up. */
+/* A streamed run (synthetic classes, a trace read again as the run goes) holds the jobs in the
+ * system, each with its page neighbours, its running state and events, plus what every job leaves
+ * to the end. Release build, slicesim bench run, 2026-11-29 (main at a003e1f):
+ * - with jobs.csv alone a job leaves the pages' and sample blocks' bookkeeping, a few bytes (the
+ *   summary's arrays of waits and JCTs went in 244718c: sim/qsel.h keeps quantiles in bounded
+ *   memory); 16 B is kept because synth-100k-10m (10 M jobs, ~170 000 running, jobs.csv and
+ *   timeseries.csv) peaks at ~317 MB against an estimate of 319 MB with it (how that peak splits
+ *   between running jobs and this residue is not measured), and synth-10k-1m without run.json
+ *   peaks at 35 MB against 37.5 MB;
+ * - run.json adds its metrics' per-job arrays at the end (activity records, the FGD allocation
+ *   curve's events, the sorts behind its quantiles): synth-10k-1m (1 M jobs) 205 MB with run.json
+ *   against 35 MB without, 170 B a job, rounded up to 192 (philly-full's end of run: actlog
+ *   6.9 MB, the curve 5.3 MB, sorts 3.4 MB for 82 247 jobs, massif: 190 B a job);
+ * - a running job 1 KiB, a queued one 512 B: synth-10k-1m (~15 000 running) at 35 MB without
+ *   run.json (~800 B per running job); 20 000 one-minute jobs on 16 A100s, half of them queued at
+ *   the end, at 9 MB with jobs.csv (260 B per queued job). Rounded up.
+ * A trace read again (workloads/traceload.h) keeps 16 B a job for the run; how many of its jobs
+ * are in the system at once is not known before the run, so each is counted as its 208-byte
+ * record held in its page all run long (a bound: philly-full, 82 247 jobs, peaks at 29 MB where
+ * the estimate says 42 MB). */
 #define EST_MEMORY_BYTES_PER_LIVE_JOB 1024.0
 #define EST_MEMORY_BYTES_PER_QUEUED_JOB 512.0
 #define EST_MEMORY_BYTES_PER_STREAMED_JOB 16.0
-#define EST_MEMORY_BYTES_PER_STREAMED_JOB_RUN_JSON 260.0
+#define EST_MEMORY_BYTES_PER_STREAMED_JOB_RUN_JSON 192.0
+#define EST_MEMORY_BYTES_PER_TRACED_JOB (16.0 + 208.0)
 #define EST_ROW_BYTES 64.0
 #define EST_ROW_BYTES_PER_RESOURCE 16.0
 #define EST_RESOURCES_PER_GROUP 3.0 /* resource names a node group may advertise, at most */
@@ -355,7 +368,12 @@ void est_scenario(const scenario_spec *s, const gpu_catalog *cat, double extra_j
         e->output_bytes += listed * EST_JOBS_CSV_BYTES_PER_JOB;
     }
     e->events_by[EST_SRC_JOBS] = e->jobs * EST_EVENTS_PER_JOB;
-    bool streamed = !cfg_present(s->workload.trace.at) && s->n_services == 0;
+    /* a timed trace is read again as the run goes (not helios: drawn from its bins) */
+    const scenario_trace *tr = &s->workload.trace;
+    bool traced = cfg_present(tr->at);
+    bool read_again =
+        traced && tr->mode != SCN_TRACE_ARRIVAL_ONLY && (trace_format)tr->format != TRACE_HELIOS;
+    bool streamed = (!traced || read_again) && s->n_services == 0;
     if (streamed) {
         /* more units asked for at once than the cluster has devices: the excess waits, and
          * jobs pile up in the queue in that proportion */
@@ -364,9 +382,10 @@ void est_scenario(const scenario_spec *s, const gpu_catalog *cat, double extra_j
             queued = (1 - e->devices / live_units) * e->jobs;
             queued = live + queued < e->jobs ? queued : e->jobs - live;
         }
-        e->live = live + queued;
+        e->live = live + queued + extra_jobs; /* every traced job, as a bound (see above) */
         e->mem_by[EST_SRC_JOBS] =
             live * EST_MEMORY_BYTES_PER_LIVE_JOB + queued * EST_MEMORY_BYTES_PER_QUEUED_JOB +
+            extra_jobs * EST_MEMORY_BYTES_PER_TRACED_JOB +
             e->jobs * (EST_MEMORY_BYTES_PER_STREAMED_JOB +
                        (files & SCN_OUT_RUN_JSON ? EST_MEMORY_BYTES_PER_STREAMED_JOB_RUN_JSON : 0));
     } else {

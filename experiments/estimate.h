@@ -23,8 +23,12 @@
  *    its memory follows each class's arrivals per second x mean duration (Little's law; every job
  *    of a class whose duration is stated as work), plus, when those hold more units than the
  *    cluster has devices, the excess's share of every job (they queue); each job also leaves a
- *    few bytes to the end (the summary's arrays, run.json's metrics). A run with a trace or with
- *    services holds every job.
+ *    few bytes to the end (page and sample bookkeeping, run.json's metrics). A timed trace is
+ *    read again as the run goes (workloads/traceload.h): each of its jobs counts 16 bytes and,
+ *    as a bound (its jobs in the system are not known before the run), its record. A run with
+ *    services, an arrival-only trace or a helios one holds every job. The scheduler's own caches
+ *    (kube's filter and score results per pod shape and node, FGD's fragmentation memo) are not
+ *    counted.
  * Events (engine events executed), memory (peak resident memory, the program itself included),
  * output bytes and CPU seconds are these counts times per-item figures measured on the opt build
  * (see estimate.c). They tell a run that fits from one that needs orders of magnitude more, and

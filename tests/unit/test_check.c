@@ -94,13 +94,13 @@ Test(check, estimate_counts_jobs_rows_bytes)
      * (600 + 160) B, metrics.om 12 samples x 8 GPUs x 1536 B */
     cr_assert_float_eq(e.output_bytes, 12 * 112.0 + 108 * 760.0 + 12 * 8 * 1536.0, 1e-6);
     /* streamed: the jobs in the system at once (arrivals per second x 60 s: p 100 over 10 h,
-     * f 5 and g 3 over the 9 h from their start) x 1 KiB, each of the 108 jobs (16 B of the
-     * summary + 260 B of run.json's metrics), the program (6 MiB), 1 node x 200 B + 8 GPUs x
+     * f 5 and g 3 over the 9 h from their start) x 1 KiB, each of the 108 jobs (16 B of
+     * bookkeeping + 192 B of run.json's metrics), the program (6 MiB), 1 node x 200 B + 8 GPUs x
      * (64 + 80) B */
     double live = (100.0 / 36000 + 5.0 / 32400 + 3.0 / 32400) * 60;
     cr_assert_float_eq(e.live, live, 1e-9);
     cr_assert_float_eq(e.memory_bytes,
-                       6 * 1048576.0 + live * 1024 + 108 * 276.0 + 200 + 8 * 144.0, 1e-6);
+                       6 * 1048576.0 + live * 1024 + 108 * 208.0 + 200 + 8 * 144.0, 1e-6);
     cr_assert_float_eq(e.events, 108 * 3.0, 1e-9);
     cr_assert_eq(diag_error_count(d), 0);
     diag_destroy(d);
