@@ -53,6 +53,11 @@ Usage: python3 calib/coloc/table.py RUN.json... > TABLE.csv   (runs of one machi
        python3 calib/coloc/table.py --bracketed [--out UUID=TABLE.csv ...] RUN.json...
                   (bracketed runs, coloc.py --phases bracket: each MPS configuration's rate
                   corrected for drift by the solos just before and after it, see write_table)
+       python3 calib/coloc/table.py --host-held [--out UUID=TABLE.csv ...] RUN.json...
+                  (runs with coloc.py's host_cpu_s_reps: every MPS record's iteration time with
+                  its clients' host enqueue CPU time replaced by the exclusive solos' mean where
+                  the record is host-bound (the wait kept), so that a row shows the GPU side's sharing, not which processes drew
+                  a slow host CPU; records without it are left out; see held_rates)
        python3 calib/coloc/table.py --blocks RUN.json...   (the cap blocks side by side: per
        workload and block, exclusive solo, MPS uncapped, cap 50, cap 25, MPS uncapped, exclusive
        solo, each as its mean over the sub-windows +- their sd; then exclusive against MPS)
@@ -71,7 +76,7 @@ def machine(d):
     return d["env"].get("uuid", "")
 
 
-def main(paths, outs=None, bracketed=False):
+def main(paths, outs=None, bracketed=False, held=False):
     """Writes one table per machine (GPU UUID) of the files that measured rates: to outs[uuid]
     (outs maps a UUID prefix to a path), or to stdout when no outs are given and one machine
     measured them all. Census-only files (no runs) feed every machine's census columns; the
@@ -86,7 +91,7 @@ def main(paths, outs=None, bracketed=False):
             sys.exit("table.py: runs from %d machines (%s); give --out UUID=PATH for each"
                      % (len(groups), ", ".join(groups)))
         for u, files in groups.items():
-            write_table(sys.stdout, u, files, docs, bracketed)
+            write_table(sys.stdout, u, files, docs, bracketed, held)
         return
     for u, files in groups.items():
         path = [v for k, v in outs.items() if u.startswith(k)]
@@ -94,7 +99,7 @@ def main(paths, outs=None, bracketed=False):
             sys.exit(f"table.py: {len(path)} --out entries match machine {u} "
                      f"({', '.join(p for p, _ in files)}); expected one")
         with open(path[0], "w") as out:
-            write_table(out, u, files, docs, bracketed)
+            write_table(out, u, files, docs, bracketed, held)
 
 
 def bracket_solos(d):
@@ -108,10 +113,53 @@ def bracket_solos(d):
     return out
 
 
-def write_table(out, uuid, files, docs, bracketed=False):
+def host_ref(files):
+    """{workload: mean host enqueue CPU seconds per iteration} over the sub-windows of its
+    exclusive solos (coloc.py's host_cpu_s_reps), for the workloads that have them."""
+    acc = defaultdict(list)
+    for _, d in files:
+        for r in d["runs"]:
+            if r["sharing"] != "mps" and r["kind"] in ("solo", "solo_after", "solo_end"):
+                c = r["clients"][0]
+                acc[c["workload"]] += [h for h in c.get("host_cpu_s_reps") or [] if h is not None]
+    return {w: sum(v) / len(v) for w, v in acc.items() if v}
+
+
+# --host-held: a sub-window counts as host-bound when its wait in the closing synchronisation is
+# under this share of its host enqueue CPU time. On the 2026-11-29 run6/run7 records the inference
+# loops wait 0.001-0.10 h (cnn_infer_b1, cnn_infer_b8, every configuration), host_loop 0.13-0.25 h
+# and the training loops 0.50-1.37 h (cnn_train, tfm_train; 0.9-3.3 h at 4-8 clients): any share
+# from 0.25 to 0.5 splits them alike
+HELD_WAIT_FRAC = 0.35
+
+
+def held_rates(clients, ref):
+    """(mean rate, sub-window rates) of the clients of one MPS record with each sub-window's host
+    enqueue CPU time per iteration h replaced by the exclusive solos' ref. A sub-window whose wait
+    in the closing synchronisation w = 1 / rate - h is under HELD_WAIT_FRAC of h is host-bound
+    (its GPU work ends inside the enqueue): its iteration becomes ref + w. The others are kept as
+    measured: GPU-bound ones (the iteration is the GPU's, whatever the host took) and the
+    training loops', whose h misses the backward pass (autograd runs it on its own device thread,
+    so the main thread's CPU time does not count it, and their wait is ~h alone). None where a
+    sub-window lacks h."""
+    per = []
+    for c in clients:
+        hs = c.get("host_cpu_s_reps") or []
+        rr = c.get("rate_reps") or []
+        if len(hs) != len(rr) or not rr or any(h is None or r <= 0 for h, r in zip(hs, rr)):
+            return None
+        per.append([1.0 / (ref + 1.0 / r - h) if 1.0 / r - h < HELD_WAIT_FRAC * h else r
+                    for r, h in zip(rr, hs)])
+    sub = [sum(x) / len(x) for x in zip(*per)]
+    return sum(sub) / len(sub), sub
+
+
+def write_table(out, uuid, files, docs, bracketed=False, held=False):
     """The table of one machine: the rows of files (all measured on GPU uuid), the census
     columns from the census of that machine's files first, then from the other files in the
-    order given. bracketed: the drift-corrected table of a bracketed run (--bracketed below)."""
+    order given. bracketed: the drift-corrected table of a bracketed run (--bracketed below);
+    held: every MPS record with its clients' host time held at the exclusive solos' (--host-held)."""
+    refs = host_ref(files) if held else {}
     rates = defaultdict(list)     # key -> run means
     subs = defaultdict(list)      # key -> sub-window rates
     util = defaultdict(list)
@@ -170,6 +218,13 @@ def write_table(out, uuid, files, docs, bracketed=False):
                 keys = [(names[0], mode, names[1]), (names[1], mode, names[0])]
                 vals = [c["rate_iter_per_s"] for c in cl]
                 sub = reps
+            if held and r["sharing"] == "mps":
+                if names[0] not in refs or r["kind"] not in ("solo", "peers", "cap"):
+                    continue
+                hr = held_rates(cl, refs[names[0]])
+                if hr is None:
+                    continue
+                vals, sub = [hr[0]], [hr[1]]
             for k, v, s in zip(keys, vals, sub):
                 if bracketed and r["sharing"] == "mps":
                     brk.setdefault(k, []).append(((a + z) / 2, abs(a - z) / (a + z), len(s)))
@@ -212,6 +267,13 @@ def write_table(out, uuid, files, docs, bracketed=False):
                   "# times the workload's exclusive solo over the mean of the uncapped client's two solos\n"
                   "# measured just before and after it (drift removed); its rel_sd adds in quadrature the\n"
                   "# two solos' half-difference over their mean; the solos under MPS themselves are left out\n")
+    if held:
+        out.write("# HOST HELD (table.py --host-held): every MPS record's rate_per_s (solo-mps, caps, k clients)\n"
+                  "# is its clients' rate with each sub-window's host enqueue CPU time per iteration h\n"
+                  "# (coloc.py host_cpu_s_reps) replaced by the mean of the workload's exclusive solos,\n"
+                  "# ref, where a sub-window is host-bound (its wait w = 1 / rate - h in the closing\n"
+                  f"# synchronisation under {HELD_WAIT_FRAC:g} h): iteration ref + w; the others as measured;\n"
+                  "# host refs (ms): " + ", ".join(f"{w} {v * 1e3:.3f}" for w, v in sorted(refs.items())) + "\n")
     out.write("# rate_per_s: iterations/s of one process; gpu_util: NVML utilisation (solo rows only);\n")
     out.write("# rel_sd: sd of the sub-window rates / mean (the measurement noise); busy_frac, kernels:\n")
     out.write("# torch.profiler kernel census; sm_active, dram_util: NVML GPM (solo rows only);\n")
@@ -308,9 +370,10 @@ if __name__ == "__main__":
     else:
         outs = {}
         brk_mode = args[:1] == ["--bracketed"]
-        args = args[1:] if brk_mode else args
+        held_mode = args[:1] == ["--host-held"]
+        args = args[1:] if brk_mode or held_mode else args
         while args[:1] == ["--out"] and len(args) > 1 and "=" in args[1]:
             k, v = args[1].split("=", 1)
             outs[k] = v
             args = args[2:]
-        main(args, outs, brk_mode)
+        main(args, outs, brk_mode, held_mode)
