@@ -48,14 +48,20 @@ stats_timeavg stats_timeavg_make(sim_time t0, double v0)
     return (stats_timeavg){t0, t0, v0, 0.0, v0};
 }
 
-void stats_timeavg_set(stats_timeavg *a, sim_time t, double v)
+void stats_timeavg_set_all(stats_timeavg *a, size_t n, sim_time t, const double *v)
 {
-    SIM_ASSERT(t >= a->t && isfinite(v));
-    a->area += a->value * sim_time_to_s(t - a->t);
-    a->t = t;
-    a->value = v;
-    if (v > a->max) {
-        a->max = v;
+    if (n == 0) {
+        return;
+    }
+    sim_time t_last = a[0].t;
+    SIM_ASSERT(t >= t_last);
+    double dt = sim_time_to_s(t - t_last);
+    for (size_t k = 0; k < n; k++) {
+        SIM_ASSERT(a[k].t == t_last && isfinite(v[k]));
+        a[k].area += a[k].value * dt;
+        a[k].t = t;
+        a[k].value = v[k];
+        a[k].max = v[k] > a[k].max ? v[k] : a[k].max;
     }
 }
 

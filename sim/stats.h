@@ -43,8 +43,10 @@ typedef struct stats_timeavg {
 
 /* Start observing at t0 with value v0. */
 stats_timeavg stats_timeavg_make(sim_time t0, double v0);
-/* The signal changes to v at time t (>= the last change). */
-void stats_timeavg_set(stats_timeavg *a, sim_time t, double v);
+/* n signals observed since the same last change (a[k].t all equal; n = 1: one signal) change
+ * to v[k] at time t (>= that change): each adds value * (t - last change) in seconds to its area,
+ * the interval converted once. */
+void stats_timeavg_set_all(stats_timeavg *a, size_t n, sim_time t, const double *v);
 /* Time-weighted mean over [t0, t_end] (t_end >= last change); the current value when
  * t_end == t0. */
 double stats_timeavg_mean(const stats_timeavg *a, sim_time t_end);

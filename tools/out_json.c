@@ -269,6 +269,16 @@ static void put_number(bufw *b, double v)
     bufw_used(b, jsonw_number_text(bufw_room(b, JSONW_NUM_LEN), v));
 }
 
+/* Seconds of ns as put_seconds writes them, into buf (JSONW_NUM_LEN); the length. */
+static size_t seconds_text(char *buf, sim_time ns)
+{
+    if (ns < 0) {
+        memcpy(buf, "null", 4);
+        return 4;
+    }
+    return jsonw_number_text(buf, sim_time_to_s(ns));
+}
+
 static void put_seconds(bufw *b, sim_time ns)
 {
     if (ns < 0) {
@@ -375,6 +385,23 @@ static void put_unit(bufw *b, job_text *t, dev_id d, unsigned depth)
     bufw_put(b, t->arena + t->dev_off[d], t->dev_len[d]);
 }
 
+/* The placement entry of job k's first unit, when made, into the cache ahead of its copy: the
+ * entries of ~20 000 devices are megabytes, and jobs reach them in no order (a miss per job in
+ * the profile, in the copy). */
+static void prefetch_entry(const job_text *t, const job_table *jt, job_id k)
+{
+    if (k >= job_table_count(jt)) {
+        return;
+    }
+    const job *j = job_table_get(jt, k);
+    if (j->n_units && t->dev_off[j->units[0]] != UINT32_MAX) {
+        const char *e = t->arena + t->dev_off[j->units[0]];
+        for (uint32_t at = 0; at < t->dev_len[j->units[0]]; at += 64) {
+            __builtin_prefetch(e + at);
+        }
+    }
+}
+
 static void write_job(jsonw *jw, job_text *t, const job *j)
 {
     unsigned depth = jsonw_depth(jw);
@@ -410,9 +437,15 @@ static void write_job(jsonw *jw, job_text *t, const job *j)
     put_key(b, t, JK_WORK);
     put_number(b, j->spec.work_s);
     put_key(b, t, JK_SUBMIT);
-    put_seconds(b, j->spec.submit);
+    char submit[JSONW_NUM_LEN];
+    size_t n_submit = seconds_text(submit, j->spec.submit);
+    bufw_put(b, submit, n_submit);
     put_key(b, t, JK_START);
-    put_seconds(b, j->start);
+    if (j->start == j->spec.submit) { /* started on arrival (most jobs): the same text */
+        bufw_put(b, submit, n_submit);
+    } else {
+        put_seconds(b, j->start);
+    }
     put_key(b, t, JK_END);
     put_seconds(b, j->end);
     put_key(b, t, JK_WAIT);
@@ -464,31 +497,41 @@ typedef struct tw_set {
 
 enum { TW_UNITS, TW_GPUS, TW_SMS, TW_QUEUED, TW_N };
 
+/* The four sample fields and the units of each resource, in the order of tw_means' series. */
+static void tw_values(const world_sample *s, const uint32_t *ru, res_id n_res, double *v)
+{
+    v[TW_UNITS] = (double)s->units_used;
+    v[TW_GPUS] = (double)s->gpus_busy;
+    v[TW_SMS] = (double)s->sms_busy;
+    v[TW_QUEUED] = (double)s->queued;
+    for (res_id k = 0; k < n_res; k++) {
+        v[TW_N + k] = (double)ru[k];
+    }
+}
+
 static void tw_means(const world *w, tw_set *out)
 {
     size_t n = world_n_samples(w);
     res_id n_res = cluster_n_resources(world_cluster(w));
     sim_time horizon = world_get_totals(w).horizon;
     SIM_ASSERT(n > 0);
-    stats_timeavg f[TW_N];
-    stats_timeavg *r = xcalloc(n_res ? n_res : 1, sizeof *r, "resource means");
-    const world_sample s0 = *world_sample_get(w, 0);
-    const world_sample *s = &s0;
-    f[TW_UNITS] = stats_timeavg_make(s[0].t, (double)s[0].units_used);
-    f[TW_GPUS] = stats_timeavg_make(s[0].t, (double)s[0].gpus_busy);
-    f[TW_SMS] = stats_timeavg_make(s[0].t, (double)s[0].sms_busy);
-    f[TW_QUEUED] = stats_timeavg_make(s[0].t, (double)s[0].queued);
-    for (res_id k = 0; k < n_res; k++) {
-        r[k] = stats_timeavg_make(s[0].t, (double)world_sample_res_used(w, 0, k));
+    /* every series changes at every sample: one stats_timeavg_set_all per sample, a block of
+     * samples at a time (blocks may be read back from the store) */
+    size_t n_ser = TW_N + (size_t)n_res;
+    stats_timeavg *f = xcalloc(n_ser, sizeof *f, "time means");
+    double *v = xcalloc(n_ser, sizeof *v, "time means");
+    size_t m;
+    const uint32_t *ru;
+    const world_sample *s = world_sample_span(w, 0, &m, &ru);
+    tw_values(s, ru, n_res, v);
+    for (size_t k = 0; k < n_ser; k++) {
+        f[k] = stats_timeavg_make(s->t, v[k]);
     }
-    for (size_t i = 1; i < n; i++) { /* one sample at a time: blocks may be read back */
-        const world_sample si = *world_sample_get(w, i);
-        stats_timeavg_set(&f[TW_UNITS], si.t, (double)si.units_used);
-        stats_timeavg_set(&f[TW_GPUS], si.t, (double)si.gpus_busy);
-        stats_timeavg_set(&f[TW_SMS], si.t, (double)si.sms_busy);
-        stats_timeavg_set(&f[TW_QUEUED], si.t, (double)si.queued);
-        for (res_id k = 0; k < n_res; k++) {
-            stats_timeavg_set(&r[k], si.t, (double)world_sample_res_used(w, i, k));
+    for (size_t i = 1; i < n; i += m) {
+        s = world_sample_span(w, i, &m, &ru);
+        for (size_t k = 0; k < m; k++, ru += n_res) {
+            tw_values(&s[k], ru, n_res, v);
+            stats_timeavg_set_all(f, n_ser, s[k].t, v);
         }
     }
     out->units = stats_timeavg_mean(&f[TW_UNITS], horizon);
@@ -497,9 +540,10 @@ static void tw_means(const world *w, tw_set *out)
     out->queued = stats_timeavg_mean(&f[TW_QUEUED], horizon);
     out->res = xcalloc(n_res ? n_res : 1, sizeof *out->res, "resource means");
     for (res_id k = 0; k < n_res; k++) {
-        out->res[k] = stats_timeavg_mean(&r[k], horizon);
+        out->res[k] = stats_timeavg_mean(&f[TW_N + k], horizon);
     }
-    free(r);
+    free(f);
+    free(v);
 }
 
 void out_time_means(const world *w, out_means *m)
@@ -615,6 +659,7 @@ int out_run_json_write(FILE *f, const world *w, const out_run_meta *meta)
     job_text *text = job_text_create(c, jsonw_depth(jw));
     for (job_id k = 0; k < job_table_count(jt); k++) {
         out_prefetch_job(c, jt, k);
+        prefetch_entry(text, jt, k + 2 * OUT_PREFETCH_STEP);
         write_job(jw, text, job_table_get(jt, k));
     }
     job_text_destroy(text);

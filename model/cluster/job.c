@@ -234,11 +234,11 @@ static void unpack_records(const void *img, job *jobs, const dev_id **units)
 {
     const uint64_t *bits = img, *in = bits + PAGE_BITMAP;
     unsigned char *out = (unsigned char *)jobs;
+    memset(out, 0, PAGE_WORDS * sizeof(uint64_t));
     for (size_t b = 0; b < PAGE_BITMAP; b++) {
-        uint64_t m = bits[b];
-        for (size_t k = 0; k < 64; k++) {
-            uint64_t x = m >> k & 1u ? *in++ : 0;
-            memcpy(out + (b * 64 + k) * sizeof x, &x, sizeof x);
+        for (uint64_t m = bits[b]; m; m &= m - 1) { /* the words not zero, in order */
+            size_t k = (size_t)__builtin_ctzll(m);
+            memcpy(out + (b * 64 + k) * sizeof(uint64_t), in++, sizeof(uint64_t));
         }
     }
     *units = (const dev_id *)in;

@@ -1315,6 +1315,16 @@ uint32_t world_sample_res_used(const world *w, size_t i, res_id r)
     return block_res(sample_block(w, i))[(i % SAMPLE_BLOCK) * cluster_n_resources(w->c) + r];
 }
 
+const world_sample *world_sample_span(const world *w, size_t i, size_t *n, const uint32_t **res)
+{
+    SIM_ASSERT(i < w->n_samples);
+    world_sample *blk = sample_block(w, i);
+    size_t k = i % SAMPLE_BLOCK, end = i - k + SAMPLE_BLOCK;
+    *n = (end < w->n_samples ? end : w->n_samples) - i;
+    *res = block_res(blk) + k * cluster_n_resources(w->c);
+    return blk + k;
+}
+
 void world_set_sample_spill(world *w, const job_spill_ops *ops, void *ctx)
 {
     w->sops = ops;

@@ -59,7 +59,7 @@ static void start_service(sim_ctx *ctx, queue_sim *q, sim_time arrived)
 static void set_in_system(sim_ctx *ctx, queue_sim *q, size_t n)
 {
     q->n_in_system = n;
-    stats_timeavg_set(&q->in_system, sim_now(ctx), (double)n);
+    stats_timeavg_set_all(&q->in_system, 1, sim_now(ctx), &(double){(double)n});
 }
 
 static void arrive(sim_ctx *ctx, const sim_event *ev)
@@ -96,7 +96,7 @@ static void depart(sim_ctx *ctx, const sim_event *ev)
 static void window(sim_ctx *ctx, const sim_event *ev)
 {
     queue_sim *q = ev->user;
-    stats_timeavg_set(&q->in_system, sim_now(ctx), (double)q->n_in_system);
+    stats_timeavg_set_all(&q->in_system, 1, sim_now(ctx), &(double){(double)q->n_in_system});
     double area = q->in_system.area;
     if (sim_now(ctx) > q->warmup_end) {
         q->window_means[q->n_windows++] = (area - q->area_mark) / sim_time_to_s(q->window_ns);

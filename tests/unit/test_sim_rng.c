@@ -5,6 +5,7 @@
 #include <math.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "sim/gslerr.h"
 #include "sim/rng.h"
@@ -123,8 +124,8 @@ Test(stats, welford_timeavg_quantiles)
 
     /* 2 for 1 s, 6 for 3 s, 0 for 4 s: area 20 over 8 s */
     stats_timeavg t = stats_timeavg_make(0, 2);
-    stats_timeavg_set(&t, 1000000000, 6);
-    stats_timeavg_set(&t, 4000000000, 0);
+    stats_timeavg_set_all(&t, 1, 1000000000, &(double){6});
+    stats_timeavg_set_all(&t, 1, 4000000000, &(double){0});
     cr_assert_float_eq(stats_timeavg_mean(&t, 8000000000), 2.5, 1e-15);
     cr_assert_float_eq(t.max, 6, 0);
 
@@ -144,6 +145,47 @@ Test(stats, welford_timeavg_quantiles)
     stats_batch_means(seq, 100, 4, 0.95, &mean, &hw);
     cr_assert_float_eq(mean, 50.5, 1e-12);
     cr_assert_float_eq(hw, 3.182446305284263 * 25 * sqrt(5.0 / 3) / 2, 1e-9);
+}
+
+/* One signal's change as a time-weighted average keeps it (the oracle: the one-signal update
+ * sim/stats.c had before stats_timeavg_set_all). */
+static void oracle_set(stats_timeavg *a, sim_time t, double v)
+{
+    a->area += a->value * sim_time_to_s(t - a->t);
+    a->t = t;
+    a->value = v;
+    if (v > a->max) {
+        a->max = v;
+    }
+}
+
+/* Several signals changing at the same times: stats_timeavg_set_all keeps each as it would be
+ * kept alone, to the bit (times of uneven nanoseconds, values of every size). */
+Test(stats, timeavg_set_all_is_set_one_by_one)
+{
+    enum { N = 5 };
+    stats_timeavg one[N], all[N];
+    for (int k = 0; k < N; k++) {
+        one[k] = all[k] = stats_timeavg_make(7, (double)k * 0.1);
+    }
+    sim_time t = 7;
+    uint64_t x = 88172645463325252ULL; /* xorshift64: times and values */
+    for (int i = 0; i < 10000; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        t += (sim_time)(x % 1000000007ULL);
+        double v[N];
+        for (int k = 0; k < N; k++) {
+            v[k] = (double)(x >> (8 * k) & 0xFFFF) * (k + 1) / 3.0;
+            oracle_set(&one[k], t, v[k]);
+        }
+        stats_timeavg_set_all(all, N, t, v);
+    }
+    for (int k = 0; k < N; k++) {
+        cr_assert(memcmp(&one[k], &all[k], sizeof one[k]) == 0, "signal %d", k);
+        double a = stats_timeavg_mean(&one[k], t + 5), b = stats_timeavg_mean(&all[k], t + 5);
+        cr_assert(memcmp(&a, &b, sizeof a) == 0);
+        cr_assert_gt(a, 0);
+    }
 }
 
 static void raise_gsl_error(void *arg)

@@ -245,6 +245,32 @@ Test(spill, a_world_that_spills_runs_every_job_alike)
         cr_assert_eq(a->units_used, b->units_used);
         cr_assert_eq(world_sample_res_used(w[0], i, 0), world_sample_res_used(w[1], i, 0));
     }
+    /* the same samples a block at a time (world_sample_span), from the start and from inside a
+     * block read back */
+    const size_t from[] = {0, 4096 + 17};
+    res_id n_res = cluster_n_resources(world_cluster(w[1]));
+    cr_assert_geq(n_res, 1);
+    for (size_t f = 0; f < 2; f++) {
+        size_t i = from[f], m, spans = 0;
+        while (i < ns) {
+            const uint32_t *ru;
+            const world_sample *sp = world_sample_span(w[1], i, &m, &ru);
+            cr_assert_geq(m, 1);
+            cr_assert_eq((i + m) % 4096 == 0 || i + m == ns, true, "a span ends with its block");
+            for (size_t k = 0; k < m; k++) {
+                const world_sample *a = world_sample_get(w[0], i + k);
+                cr_assert_eq(sp[k].t, a->t, "sample %zu", i + k);
+                cr_assert_eq(sp[k].queued, a->queued);
+                cr_assert_eq(sp[k].units_used, a->units_used);
+                for (res_id r = 0; r < n_res; r++) {
+                    cr_assert_eq(ru[k * n_res + r], world_sample_res_used(w[0], i + k, r));
+                }
+            }
+            i += m;
+            spans++;
+        }
+        cr_assert_geq(spans, 2);
+    }
     world_destroy(w[0]);
     world_destroy(w[1]);
     spill_destroy(s);
