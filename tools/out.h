@@ -20,9 +20,11 @@
 
 #include "experiments/scenario.h"
 #include "model/cluster/fault.h"
+#include "model/cluster/fragstat.h"
 #include "model/cluster/reconf.h"
 #include "model/cluster/service.h"
 #include "model/cluster/world.h"
+#include "tools/numfmt.h"
 
 #define OUT_SCHEMA_VERSION 1
 
@@ -95,9 +97,24 @@ typedef struct out_stats {
     bool has_shares;        /* some job asks for a share of a GPU (gpu_milli) */
     out_class_stats *classes; /* owned (out_stats_fini) */
     size_t n_classes;
+    frag_typical typical;   /* the workload's typical pods (fragstat_typical); owned */
+    fragstat_point *curve;  /* the allocation curve (fragstat_acc_finish, step OUT_CURVE_STEP), when
+                             * asked for (has_curve); owned */
+    size_t n_curve;
+    bool has_curve;
 } out_stats;
 
-void out_stats_compute(const world *w, out_stats *s);
+/* Arrived-workload step of the allocation curve (metrics.scheduling.fgd.curve). */
+#define OUT_CURVE_STEP 0.05
+
+/* The statistics from the writers' one pass over the jobs: begin (curve: gather the allocation
+ * curve too, 64 bytes a job until end), add every job in id order, end (which frees the
+ * accumulator). out_stats_compute makes the pass itself. */
+typedef struct out_stats_acc out_stats_acc;
+out_stats_acc *out_stats_begin(const world *w, out_stats *s, bool curve);
+void out_stats_add(out_stats_acc *a, const job *j);
+void out_stats_end(out_stats_acc *a);
+void out_stats_compute(const world *w, out_stats *s, bool curve);
 void out_stats_fini(out_stats *s);
 
 /* {n, mean, p50, p95, max} of d; values null when n == 0. Caller owns. */
@@ -154,15 +171,39 @@ typedef struct out_run_meta {
     const out_stats *stats;     /* the jobs' statistics (out_stats_compute); borrowed */
 } out_run_meta;
 
-/* Write run.json to f as it goes (tools/jsonw.h): the outer structure, the cluster and every
- * job are streamed, only small sections (config, metrics) are cJSON trees, so memory does not
- * grow with the number of jobs; the bytes are those cJSON_Print gives for the whole document
- * (docs/outputs.md), with a trailing newline. 0, SIM_EIO (write error) or SIM_ENOMEM. */
-int out_run_json_write(FILE *f, const world *w, const out_run_meta *meta);
 /* One CSV field, quoted as RFC 4180 asks when it holds a comma, quote or line break. */
 void out_csv_field(FILE *f, const char *s);
 /* Write jobs.csv; 0 or SIM_EIO. */
 int out_jobs_csv(FILE *f, const world *w);
+
+/* The writers' one pass over the jobs (tools/run.c): run.json and jobs.csv written job by job
+ * beside the statistics (out_stats_add), each job read once. The text both files write the same,
+ * made once: work_s when not a whole number (%.17g in both); n_work 0: each writes its own. */
+typedef struct out_job_text {
+    char work[NUMFMT_LEN];
+    size_t n_work;
+} out_job_text;
+/* run.json, written to f as it goes (tools/jsonw.h): the outer structure, the cluster and every
+ * job are streamed, only small sections (config, metrics) are cJSON trees, so memory does not
+ * grow with the number of jobs; the bytes are those cJSON_Print gives for the whole document
+ * (docs/outputs.md), with a trailing newline. In three parts: begin writes up to the jobs, job
+ * writes one (every job in id order; tx NULL or shared text), end the rest; meta (borrowed until
+ * end) gives the statistics to end, so they may be completed while the jobs are written. end
+ * frees the writer and returns 0, SIM_EIO (write error) or SIM_ENOMEM. */
+typedef struct out_run_json out_run_json;
+out_run_json *out_run_json_begin(FILE *f, const world *w, const out_run_meta *meta);
+void out_run_json_job(out_run_json *r, const job *j, const out_job_text *tx);
+int out_run_json_end(out_run_json *r);
+/* jobs.csv in the same three parts; end returns 0 or SIM_EIO and frees the writer. */
+typedef struct out_jobs_csv_w out_jobs_csv_w;
+out_jobs_csv_w *out_jobs_csv_begin(FILE *f, const world *w);
+void out_jobs_csv_job(out_jobs_csv_w *cw, const job *j, const out_job_text *tx);
+int out_jobs_csv_end(out_jobs_csv_w *cw);
+/* The pass (tools/out_pass.c): every job in id order to the statistics (st), run.json (rj) and
+ * jobs.csv (cw), each NULL when not written, a job's work_s text made once when both files take
+ * it. Each job record is read once (a spilled page loaded once), where the statistics, the
+ * typical pods, the allocation curve and the two files each read every job before. */
+void out_jobs_pass(const world *w, out_stats_acc *st, out_run_json *rj, out_jobs_csv_w *cw);
 /* Write timeseries.csv: the state in force at t = 0, interval, 2 interval, ... up to the end of
  * the run (and one row at the end); interval 0: one row per recorded change. 0 or SIM_EIO. */
 int out_timeseries_csv(FILE *f, const world *w, sim_time interval_ns);

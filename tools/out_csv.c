@@ -22,9 +22,13 @@ static void cw_time(bufw *w, sim_time t)
     }
 }
 
-/* A field that may contain commas or quotes, quoted as RFC 4180 asks. */
+/* A field that may contain commas or quotes, quoted as RFC 4180 asks; NULL (a job without a
+ * class name) is an empty field. */
 static void cw_text(bufw *w, const char *s)
 {
+    if (!s) {
+        return;
+    }
     if (!strpbrk(s, ",\"\n\r")) {
         bufw_put(w, s, strlen(s));
         return;
@@ -108,56 +112,85 @@ static void cw_placement(bufw *w, const cluster *c, const job *j)
     }
 }
 
-int out_jobs_csv(FILE *f, const world *w)
+struct out_jobs_csv_w {
+    const world *w;
+    sim_time horizon;
+    bufw out;
+};
+
+out_jobs_csv_w *out_jobs_csv_begin(FILE *f, const world *w)
 {
-    const cluster *c = world_cluster(w);
-    const job_table *jt = world_jobs(w);
-    sim_time horizon = world_get_totals(w).horizon;
-    bufw *cw = cw_create(f);
+    out_jobs_csv_w *cw = xmalloc(sizeof *cw, "CSV writer"); /* 64 KiB: not on the stack */
+    cw->w = w;
+    cw->horizon = world_get_totals(w).horizon;
+    bufw_init(&cw->out, f);
     static const char head[] =
         "id,class,resource,per_worker,workers,mem_bytes,work_s,submit_s,start_s,end_s,wait_s,"
         "jct_s,outcome,placement,wait_censored,slowdown\n";
-    bufw_put(cw, head, sizeof head - 1);
-    for (job_id k = 0; k < job_table_count(jt); k++) {
-        out_prefetch_job(c, jt, k);
-        const job *j = job_table_get(jt, k);
-        bufw_u64(cw, j->id);
-        bufw_c(cw, ',');
-        cw_text(cw, j->spec.class_name);
-        bufw_c(cw, ',');
-        cw_text(cw, j->spec.req.resource);
-        bufw_c(cw, ',');
-        bufw_u64(cw, j->spec.req.per_worker);
-        bufw_c(cw, ',');
-        bufw_u64(cw, j->spec.req.n_workers);
-        bufw_c(cw, ',');
-        bufw_u64(cw, j->spec.mem_bytes);
-        bufw_c(cw, ',');
+    bufw_put(&cw->out, head, sizeof head - 1);
+    return cw;
+}
+
+void out_jobs_csv_job(out_jobs_csv_w *jw, const job *j, const out_job_text *tx)
+{
+    bufw *cw = &jw->out;
+    bufw_u64(cw, j->id);
+    bufw_c(cw, ',');
+    cw_text(cw, j->spec.class_name);
+    bufw_c(cw, ',');
+    cw_text(cw, j->spec.req.resource);
+    bufw_c(cw, ',');
+    bufw_u64(cw, j->spec.req.per_worker);
+    bufw_c(cw, ',');
+    bufw_u64(cw, j->spec.req.n_workers);
+    bufw_c(cw, ',');
+    bufw_u64(cw, j->spec.mem_bytes);
+    bufw_c(cw, ',');
+    if (tx && tx->n_work) {
+        bufw_put(cw, tx->work, tx->n_work);
+    } else {
         bufw_g17(cw, j->spec.work_s);
-        bufw_c(cw, ',');
-        cw_time(cw, j->spec.submit);
-        bufw_c(cw, ',');
-        cw_time(cw, j->start);
-        bufw_c(cw, ',');
-        cw_time(cw, j->end);
-        bufw_c(cw, ',');
-        /* a job never started waits until the horizon at least: its wait is censored there */
-        bool censored = j->start < 0 && j->state == JOB_QUEUED;
-        cw_time(cw, censored ? horizon - j->spec.submit : job_wait_ns(j));
-        bufw_c(cw, ',');
-        cw_time(cw, j->state == JOB_DONE ? job_jct_ns(j) : -1);
-        bufw_c(cw, ',');
-        const char *st = job_state_name(j->state);
-        bufw_put(cw, st, strlen(st));
-        bufw_c(cw, ',');
-        cw_placement(cw, c, j);
-        bufw_put(cw, censored ? ",1," : ",0,", 3);
-        if (j->state == JOB_DONE) { /* JCT over the solo run time on the unit it asked for */
-            bufw_g17(cw, sim_time_to_s(job_jct_ns(j)) / j->spec.work_s);
-        }
-        bufw_c(cw, '\n');
     }
-    return cw_finish(cw);
+    bufw_c(cw, ',');
+    cw_time(cw, j->spec.submit);
+    bufw_c(cw, ',');
+    cw_time(cw, j->start);
+    bufw_c(cw, ',');
+    cw_time(cw, j->end);
+    bufw_c(cw, ',');
+    /* a job never started waits until the horizon at least: its wait is censored there */
+    bool censored = j->start < 0 && j->state == JOB_QUEUED;
+    cw_time(cw, censored ? jw->horizon - j->spec.submit : job_wait_ns(j));
+    bufw_c(cw, ',');
+    cw_time(cw, j->state == JOB_DONE ? job_jct_ns(j) : -1);
+    bufw_c(cw, ',');
+    const char *st = job_state_name(j->state);
+    bufw_put(cw, st, strlen(st));
+    bufw_c(cw, ',');
+    cw_placement(cw, world_cluster(jw->w), j);
+    bufw_put(cw, censored ? ",1," : ",0,", 3);
+    if (j->state == JOB_DONE) { /* JCT over the solo run time on the unit it asked for */
+        bufw_g17(cw, sim_time_to_s(job_jct_ns(j)) / j->spec.work_s);
+    }
+    bufw_c(cw, '\n');
+}
+
+int out_jobs_csv_end(out_jobs_csv_w *cw)
+{
+    int rc = bufw_flush(&cw->out);
+    free(cw);
+    return rc;
+}
+
+int out_jobs_csv(FILE *f, const world *w)
+{
+    const job_table *jt = world_jobs(w);
+    out_jobs_csv_w *cw = out_jobs_csv_begin(f, w);
+    for (job_id k = 0; k < job_table_count(jt); k++) {
+        out_prefetch_job(world_cluster(w), jt, k);
+        out_jobs_csv_job(cw, job_table_get(jt, k), NULL);
+    }
+    return out_jobs_csv_end(cw);
 }
 
 int out_timeseries_csv(FILE *f, const world *w, sim_time interval_ns)

@@ -402,7 +402,7 @@ static void prefetch_entry(const job_text *t, const job_table *jt, job_id k)
     }
 }
 
-static void write_job(jsonw *jw, job_text *t, const job *j)
+static void write_job(jsonw *jw, job_text *t, const job *j, const out_job_text *tx)
 {
     unsigned depth = jsonw_depth(jw);
     bufw *b = jsonw_raw_value(jw);
@@ -435,7 +435,11 @@ static void write_job(jsonw *jw, job_text *t, const job *j)
     }
     put_key(b, t, JK_REQ_END);
     put_key(b, t, JK_WORK);
-    put_number(b, j->spec.work_s);
+    if (tx && tx->n_work) {
+        bufw_put(b, tx->work, tx->n_work);
+    } else {
+        put_number(b, j->spec.work_s);
+    }
     put_key(b, t, JK_SUBMIT);
     char submit[JSONW_NUM_LEN];
     size_t n_submit = seconds_text(submit, j->spec.submit);
@@ -626,11 +630,22 @@ static int put_tree(jsonw *jw, const char *k, cJSON *item)
     return rc;
 }
 
-int out_run_json_write(FILE *f, const world *w, const out_run_meta *meta)
+struct out_run_json {
+    FILE *f;
+    const world *w;
+    const out_run_meta *meta;
+    jsonw *jw;
+    job_text *text;
+    int rc; /* of the config and trace trees */
+};
+
+out_run_json *out_run_json_begin(FILE *f, const world *w, const out_run_meta *meta)
 {
-    const cluster *c = world_cluster(w);
-    const job_table *jt = world_jobs(w);
-    jsonw *jw = xmalloc(sizeof *jw, "json writer"); /* its buffer is 64 KiB: not on the stack */
+    out_run_json *r = xcalloc(1, sizeof *r, "run.json writer");
+    r->f = f;
+    r->w = w;
+    r->meta = meta;
+    jsonw *jw = r->jw = xmalloc(sizeof *jw, "json writer"); /* 64 KiB: not on the stack */
     jsonw_init(jw, f);
     jsonw_object_begin(jw);
     put_num(jw, "schema_version", OUT_SCHEMA_VERSION);
@@ -652,25 +667,36 @@ int out_run_json_write(FILE *f, const world *w, const out_run_meta *meta)
             jsonw_null(jw);
         }
     }
+    r->rc = rc;
     jsonw_key(jw, "cluster");
-    write_cluster(jw, c);
+    write_cluster(jw, world_cluster(w));
     jsonw_key(jw, "jobs");
     jsonw_array_begin(jw);
-    job_text *text = job_text_create(c, jsonw_depth(jw));
-    for (job_id k = 0; k < job_table_count(jt); k++) {
-        out_prefetch_job(c, jt, k);
-        prefetch_entry(text, jt, k + 2 * OUT_PREFETCH_STEP);
-        write_job(jw, text, job_table_get(jt, k));
-    }
-    job_text_destroy(text);
+    r->text = job_text_create(world_cluster(w), jsonw_depth(jw));
+    return r;
+}
+
+void out_run_json_job(out_run_json *r, const job *j, const out_job_text *tx)
+{
+    prefetch_entry(r->text, world_jobs(r->w), j->id + 2 * OUT_PREFETCH_STEP);
+    write_job(r->jw, r->text, j, tx);
+}
+
+int out_run_json_end(out_run_json *r)
+{
+    jsonw *jw = r->jw;
+    job_text_destroy(r->text);
     jsonw_array_end(jw);
-    int rc_m = put_tree(jw, "metrics", metrics_json(w, meta->stats, meta->metrics_extra));
+    int rc_m =
+        put_tree(jw, "metrics", metrics_json(r->w, r->meta->stats, r->meta->metrics_extra));
     jsonw_object_end(jw);
     int rc_w = jsonw_finish(jw);
     free(jw);
-    putc('\n', f);
-    rc_w = rc_w ? rc_w : ferror(f) ? SIM_EIO : 0;
-    return rc ? rc : rc_m ? rc_m : rc_w;
+    putc('\n', r->f);
+    rc_w = rc_w ? rc_w : ferror(r->f) ? SIM_EIO : 0;
+    int rc = r->rc ? r->rc : rc_m ? rc_m : rc_w;
+    free(r);
+    return rc;
 }
 
 cJSON *out_run_info(uint64_t seed, const char *scenario_path, const char *argv_line)

@@ -14,20 +14,19 @@
 #include "sim/xalloc.h"
 #include "tools/out.h"
 
-#define CURVE_STEP 0.05 /* arrived-workload step of the allocation curve */
-
 static void add_num(cJSON *o, const char *k, double v)
 {
     cJSON_AddItemToObject(o, k, out_json_number(v));
 }
 
-static cJSON *fgd_json(const world *w)
+/* FGD's figures at the end and the curve, from the typical pods and the curve of the jobs'
+ * pass (st). */
+static cJSON *fgd_json(const world *w, const out_stats *st)
 {
+    SIM_ASSERT(st->has_curve);
     const cluster *c = world_cluster(w);
-    frag_typical typ;
-    fragstat_typical(world_jobs(w), &typ);
     fragstat fs;
-    fragstat_measure(c, &typ, &fs);
+    fragstat_measure(c, &st->typical, &fs);
     cJSON *o = cJSON_CreateObject();
     add_num(o, "gpus_total", fs.gpus_total);
     add_num(o, "gpus_allocated", fs.gpus_alloc);
@@ -39,19 +38,15 @@ static cJSON *fgd_json(const world *w)
     add_num(o, "idle_milli_gpu", (double)fs.milli_idle);
     add_num(o, "fragmented_milli_gpu", fs.frag_milli);
     add_num(o, "fragmented_share_of_idle", fs.frag_ratio);
-    add_num(o, "typical_pods", (double)typ.n);
-    fragstat_point *pts;
-    size_t n = fragstat_curve(c, world_jobs(w), CURVE_STEP, &pts);
+    add_num(o, "typical_pods", (double)st->typical.n);
     cJSON *curve = cJSON_AddArrayToObject(o, "curve");
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < st->n_curve; i++) {
         cJSON *p = cJSON_CreateObject();
-        add_num(p, "arrived", pts[i].arrived);
-        add_num(p, "gpu_allocation", pts[i].gpu_alloc);
-        add_num(p, "milli_gpu_allocation", pts[i].milli_alloc);
+        add_num(p, "arrived", st->curve[i].arrived);
+        add_num(p, "gpu_allocation", st->curve[i].gpu_alloc);
+        add_num(p, "milli_gpu_allocation", st->curve[i].milli_alloc);
         cJSON_AddItemToArray(curve, p);
     }
-    free(pts);
-    frag_typical_fini(&typ);
     return o;
 }
 
@@ -138,7 +133,7 @@ cJSON *out_sched_json(const world *w, const out_stats *st)
 {
     world_totals tot = world_get_totals(w);
     cJSON *o = cJSON_CreateObject();
-    cJSON_AddItemToObject(o, "fgd", fgd_json(w));
+    cJSON_AddItemToObject(o, "fgd", fgd_json(w, st));
     cJSON *un = cJSON_AddObjectToObject(o, "unscheduled");
     add_num(un, "never_started", st->never_started);
     add_num(un, "queued_again", st->queued_again);
@@ -158,11 +153,8 @@ void out_sched_summary(FILE *f, const world *w, const out_stats *st)
     if (!st->has_shares && world_get_totals(w).n_queued == 0) {
         return; /* nothing left waiting and no fractional pods: the line would say little */
     }
-    frag_typical typ;
-    fragstat_typical(world_jobs(w), &typ);
     fragstat fs;
-    fragstat_measure(world_cluster(w), &typ, &fs);
-    frag_typical_fini(&typ);
+    fragstat_measure(world_cluster(w), &st->typical, &fs);
     world_totals tot = world_get_totals(w);
     fprintf(f,
             "at the end: %.1f%% of GPUs allocated (%" PRIu32 " of %" PRIu32

@@ -85,47 +85,72 @@ static out_dist dist_of(const dist_acc *a)
     return d;
 }
 
-void out_stats_compute(const world *w, out_stats *s)
+/* The pass under way (see out.h). */
+struct out_stats_acc {
+    const world *w;
+    out_stats *s;
+    sim_time horizon;
+    dist_acc acc[D_N];
+    size_t cap, last; /* classes */
+    fragstat_acc *frag;
+    bool curve;
+};
+
+out_stats_acc *out_stats_begin(const world *w, out_stats *s, bool curve)
 {
     memset(s, 0, sizeof *s);
-    const job_table *jt = world_jobs(w);
-    sim_time horizon = world_get_totals(w).horizon;
     static const double p[2] = {0.5, 0.95};
-    dist_acc acc[D_N];
+    out_stats_acc *a = xcalloc(1, sizeof *a, "job statistics");
+    a->w = w;
+    a->s = s;
+    a->horizon = world_get_totals(w).horizon;
     for (int d = 0; d < D_N; d++) {
-        acc[d] = (dist_acc){stats_running_make(), 0, qsel_create(OUT_QUANTILE_CAP, p, 2)};
+        a->acc[d] = (dist_acc){stats_running_make(), 0, qsel_create(OUT_QUANTILE_CAP, p, 2)};
     }
-    size_t cap = 0, last = 0;
-    for (job_id k = 0; k < job_table_count(jt); k++) {
-        const job *j = job_table_get(jt, k);
-        out_class_stats *c = class_of(s, &cap, &last, j->spec.class_name ? j->spec.class_name : "");
-        c->jobs++;
-        c->queued += j->state == JOB_QUEUED;
-        c->failed += j->state == JOB_FAILED_OOM || j->state == JOB_FAILED_REQUEST;
-        s->has_shares |= j->spec.pod.gpu_milli > 0;
-        if (j->state == JOB_QUEUED) {
-            s->never_started += j->start < 0;
-            s->queued_again += j->start >= 0;
-        }
-        if (j->start >= 0) {
-            double wt = sim_time_to_s(job_wait_ns(j));
-            acc_add(&acc[D_WAIT], wt);
-            acc_add(&acc[D_WAIT_Q], wt);
-            c->wait_sum += wt;
-            c->n_wait++;
-        } else if (j->state == JOB_QUEUED) {
-            acc_add(&acc[D_WAIT_Q], sim_time_to_s(horizon - j->spec.submit));
-            s->n_censored++;
-        }
-        if (j->state == JOB_DONE) {
-            double t = sim_time_to_s(job_jct_ns(j));
-            acc_add(&acc[D_JCT], t);
-            acc_add(&acc[D_SLOW], t / j->spec.work_s);
-            c->done++;
-            c->jct_sum += t;
-            c->slow_sum += t / j->spec.work_s;
-        }
+    a->curve = curve;
+    a->frag = fragstat_acc_create(curve ? world_cluster(w) : NULL, job_table_count(world_jobs(w)));
+    return a;
+}
+
+void out_stats_add(out_stats_acc *a, const job *j)
+{
+    out_stats *s = a->s;
+    dist_acc *acc = a->acc;
+    out_class_stats *c =
+        class_of(s, &a->cap, &a->last, j->spec.class_name ? j->spec.class_name : "");
+    c->jobs++;
+    c->queued += j->state == JOB_QUEUED;
+    c->failed += j->state == JOB_FAILED_OOM || j->state == JOB_FAILED_REQUEST;
+    s->has_shares |= j->spec.pod.gpu_milli > 0;
+    if (j->state == JOB_QUEUED) {
+        s->never_started += j->start < 0;
+        s->queued_again += j->start >= 0;
     }
+    if (j->start >= 0) {
+        double wt = sim_time_to_s(job_wait_ns(j));
+        acc_add(&acc[D_WAIT], wt);
+        acc_add(&acc[D_WAIT_Q], wt);
+        c->wait_sum += wt;
+        c->n_wait++;
+    } else if (j->state == JOB_QUEUED) {
+        acc_add(&acc[D_WAIT_Q], sim_time_to_s(a->horizon - j->spec.submit));
+        s->n_censored++;
+    }
+    if (j->state == JOB_DONE) {
+        double t = sim_time_to_s(job_jct_ns(j));
+        acc_add(&acc[D_JCT], t);
+        acc_add(&acc[D_SLOW], t / j->spec.work_s);
+        c->done++;
+        c->jct_sum += t;
+        c->slow_sum += t / j->spec.work_s;
+    }
+    fragstat_acc_add(a->frag, j);
+}
+
+void out_stats_end(out_stats_acc *a)
+{
+    out_stats *s = a->s;
+    dist_acc *acc = a->acc;
     /* quantiles of more values than the cap: the values again, of the open ones only */
     qsel *open[D_N];
     bool more = false;
@@ -134,7 +159,7 @@ void out_stats_compute(const world *w, out_stats *s)
         more |= open[d] != NULL;
     }
     while (more) {
-        job_values(jt, horizon, open);
+        job_values(world_jobs(a->w), a->horizon, open);
         more = false;
         for (int d = 0; d < D_N; d++) {
             open[d] = open[d] && !qsel_pass_end(open[d]) ? open[d] : NULL;
@@ -148,10 +173,28 @@ void out_stats_compute(const world *w, out_stats *s)
     for (int d = 0; d < D_N; d++) {
         qsel_destroy(acc[d].q);
     }
+    fragstat_acc_finish(a->frag, &s->typical, OUT_CURVE_STEP, a->curve ? &s->curve : NULL,
+                        &s->n_curve);
+    s->has_curve = a->curve;
+    free(a);
+}
+
+void out_stats_compute(const world *w, out_stats *s, bool curve)
+{
+    const job_table *jt = world_jobs(w);
+    out_stats_acc *a = out_stats_begin(w, s, curve);
+    for (job_id k = 0; k < job_table_count(jt); k++) {
+        out_stats_add(a, job_table_get(jt, k));
+    }
+    out_stats_end(a);
 }
 
 void out_stats_fini(out_stats *s)
 {
+    frag_typical_fini(&s->typical);
+    free(s->curve);
+    s->curve = NULL;
+    s->n_curve = 0;
     free(s->classes);
     s->classes = NULL;
     s->n_classes = 0;

@@ -230,7 +230,18 @@ static int write_outputs(run_ctx *r, const run_opts *o, const char *dir)
         }
         meta.metrics_extra = extra;
         FILE *f = sink_open(&sink, "run.json");
-        rc = f ? out_run_json_write(f, r->b.w, &meta) : SIM_EIO;
+        out_run_json *rj = f ? out_run_json_begin(f, r->b.w, &meta) : NULL;
+        FILE *fc = rj && (files & SCN_OUT_JOBS_CSV) ? sink_open(&sink, "jobs.csv") : NULL;
+        out_jobs_csv_w *cw = fc ? out_jobs_csv_begin(fc, r->b.w) : NULL;
+        if (rj) { /* the statistics, run.json's jobs and jobs.csv in one pass */
+            out_stats_acc *sa = out_stats_begin(r->b.w, &r->stats, true);
+            out_jobs_pass(r->b.w, sa, rj, cw);
+            out_stats_end(sa);
+            r->has_stats = true;
+        }
+        int rc_c = !(files & SCN_OUT_JOBS_CSV) ? 0 : cw ? out_jobs_csv_end(cw) : SIM_EIO;
+        rc = rj ? out_run_json_end(rj) : SIM_EIO;
+        rc = rc ? rc : rc_c;
         cJSON_Delete(extra);
         cJSON_Delete(trace);
         cJSON_Delete(cfg);
@@ -239,8 +250,7 @@ static int write_outputs(run_ctx *r, const run_opts *o, const char *dir)
         f = rc ? NULL : sink_open(&sink, "run_info.json");
         rc = rc ? rc : f ? out_write_json(f, info) : SIM_EIO;
         cJSON_Delete(info);
-    }
-    if (rc == 0 && (files & SCN_OUT_JOBS_CSV)) {
+    } else if (files & SCN_OUT_JOBS_CSV) {
         FILE *f = sink_open(&sink, "jobs.csv");
         rc = f ? out_jobs_csv(f, r->b.w) : SIM_EIO;
     }
@@ -373,8 +383,8 @@ int run_scenario(const run_opts *o)
     }
     progress_note(pg, "writing outputs");
     double out_cpu0 = process_cpu_s();
-    if ((r.b.spec->outputs.files & SCN_OUT_RUN_JSON) || o->summary) {
-        out_stats_compute(r.b.w, &r.stats);
+    if (!(r.b.spec->outputs.files & SCN_OUT_RUN_JSON) && o->summary) {
+        out_stats_compute(r.b.w, &r.stats, false); /* else in the writers' pass */
         r.has_stats = true;
     }
     rc = write_outputs(&r, o, dir);

@@ -15,21 +15,11 @@ static frag_pod shape_of(const job_spec *s)
 
 void fragstat_typical(const job_table *t, frag_typical *out)
 {
-    size_t n = 0;
+    fragstat_acc *a = fragstat_acc_create(NULL, job_table_count(t));
     for (job_id j = 0; j < job_table_count(t); j++) {
-        const job_spec *s = &job_table_get(t, j)->spec;
-        n += s->pod.clone ? 0 : s->req.n_workers;
+        fragstat_acc_add(a, job_table_get(t, j));
     }
-    frag_pod *pods = xcalloc(n ? n : 1, sizeof *pods, "workload pods");
-    size_t i = 0;
-    for (job_id j = 0; j < job_table_count(t); j++) {
-        const job_spec *s = &job_table_get(t, j)->spec;
-        for (uint32_t w = 0; !s->pod.clone && w < s->req.n_workers; w++) {
-            pods[i++] = shape_of(s);
-        }
-    }
-    frag_typical_build(pods, n, FRAG_TYPICAL_SHARE, out);
-    free(pods);
+    fragstat_acc_finish(a, out, 0, NULL, NULL);
 }
 
 uint32_t fragstat_dev_held(bool shareable, uint32_t milli_used, uint32_t units_used)
@@ -109,60 +99,98 @@ static void sort_by_time(cevent *ev, size_t n)
     free(kv);
 }
 
-size_t fragstat_curve(const cluster *c, const job_table *t, double step, fragstat_point **out)
-{
-    SIM_ASSERT(step > 0);
-    size_t n_jobs = job_table_count(t), n_ev = 0;
-    cevent *ev = xcalloc(3 * n_jobs + 1, sizeof *ev, "curve events");
+/* The figures gathered from the jobs in id order. */
+struct fragstat_acc {
+    frag_shapes *shapes; /* the workload's pods, for the typical ones */
+    const cluster *c;    /* NULL: no curve */
+    size_t n_jobs, n_added;
     /* What the sweep needs of each job, gathered in id order: the table may hold its ended jobs
      * out of memory (job_table_spill), where a lookup in time order would read a page per
      * event. One record per job, so that an event in time order misses the cache once, not per
      * array; a job on one GPU keeps it in the record, others in gpus. */
-    cjob *cj = xcalloc(n_jobs + 1, sizeof *cj, "curve jobs");
-    size_t n_g = 0, cap_g = 64;
-    gpu_id *gpus = xcalloc(cap_g, sizeof *gpus, "curve jobs");
+    cevent *ev;
+    cjob *cj;
+    gpu_id *gpus;
+    size_t n_g, cap_g;
     /* ends, submissions and starts, each kind in its third of ev in id order, swept in the
      * order (time, kind, job), so at equal times ends free first and starts follow: each third
      * sorted by time (stably, so by job at equal times) unless it already is (submissions come
-     * in id order; a FIFO run's starts too), then merged as it is swept. One pass in id order:
-     * a spilled page is read once. */
-    size_t n_kind[3] = {0, 0, 0};
-    bool sorted[3] = {true, true, true};
-    sim_time last[3] = {0, 0, 0};
-    for (job_id j = 0; j < n_jobs; j++) {
-        const job *jb = job_table_get(t, j);
-        frag_pod p = shape_of(&jb->spec);
-        cj[j] =
-            (cjob){.milli = p.milli, .gw = p.n_gpu * jb->spec.req.n_workers, .n_g = jb->n_units};
-        if (jb->n_units == 1) {
-            cj[j].g = cluster_device_get(c, jb->units[0])->gpu;
-        } else {
-            cj[j].g = (uint32_t)n_g;
-            for (uint32_t u = 0; u < jb->n_units; u++) {
-                if (n_g == cap_g) {
-                    cap_g *= 2;
-                    gpus = xrealloc(gpus, cap_g * sizeof *gpus, "curve jobs");
-                }
-                gpus[n_g++] = cluster_device_get(c, jb->units[u])->gpu;
+     * in id order; a FIFO run's starts too), then merged as it is swept. */
+    size_t n_kind[3];
+    bool sorted[3];
+    sim_time last[3];
+};
+
+fragstat_acc *fragstat_acc_create(const cluster *c, size_t n_jobs)
+{
+    fragstat_acc *a = xcalloc(1, sizeof *a, "workload figures");
+    a->shapes = frag_shapes_create();
+    a->c = c;
+    a->n_jobs = n_jobs;
+    if (c) {
+        a->ev = xcalloc(3 * n_jobs + 1, sizeof *a->ev, "curve events");
+        a->cj = xcalloc(n_jobs + 1, sizeof *a->cj, "curve jobs");
+        a->cap_g = 64;
+        a->gpus = xcalloc(a->cap_g, sizeof *a->gpus, "curve jobs");
+    }
+    for (int k = 0; k < 3; k++) {
+        a->sorted[k] = true;
+    }
+    return a;
+}
+
+void fragstat_acc_add(fragstat_acc *a, const job *jb)
+{
+    SIM_ASSERT(a->n_added < a->n_jobs && jb->id == a->n_added);
+    job_id j = (job_id)a->n_added++;
+    frag_pod p = shape_of(&jb->spec);
+    if (!jb->spec.pod.clone) {
+        frag_shapes_add(a->shapes, &p, jb->spec.req.n_workers);
+    }
+    if (!a->c) {
+        return;
+    }
+    cjob *cj = &a->cj[j];
+    *cj = (cjob){.milli = p.milli, .gw = p.n_gpu * jb->spec.req.n_workers, .n_g = jb->n_units};
+    if (jb->n_units == 1) {
+        cj->g = cluster_device_get(a->c, jb->units[0])->gpu;
+    } else {
+        cj->g = (uint32_t)a->n_g;
+        for (uint32_t u = 0; u < jb->n_units; u++) {
+            if (a->n_g == a->cap_g) {
+                a->cap_g *= 2;
+                a->gpus = xrealloc(a->gpus, a->cap_g * sizeof *a->gpus, "curve jobs");
             }
-            SIM_ASSERT(n_g <= UINT32_MAX);
+            a->gpus[a->n_g++] = cluster_device_get(a->c, jb->units[u])->gpu;
         }
-        const sim_time tk[3] = {jb->end, jb->spec.submit, jb->start};
-        const bool has[3] = {jb->state == JOB_DONE, jb->state != JOB_PENDING,
-                             jb->state == JOB_RUNNING || jb->state == JOB_DONE};
-        for (int k = 0; k < 3; k++) {
-            if (has[k]) {
-                sorted[k] = sorted[k] && tk[k] >= last[k];
-                last[k] = tk[k];
-                ev[k * n_jobs + n_kind[k]++] = (cevent){tk[k], k, j};
-            }
+        SIM_ASSERT(a->n_g <= UINT32_MAX);
+    }
+    const sim_time tk[3] = {jb->end, jb->spec.submit, jb->start};
+    const bool has[3] = {jb->state == JOB_DONE, jb->state != JOB_PENDING,
+                         jb->state == JOB_RUNNING || jb->state == JOB_DONE};
+    for (int k = 0; k < 3; k++) {
+        if (has[k]) {
+            a->sorted[k] = a->sorted[k] && tk[k] >= a->last[k];
+            a->last[k] = tk[k];
+            a->ev[k * a->n_jobs + a->n_kind[k]++] = (cevent){tk[k], k, j};
         }
     }
+}
+
+/* The allocation curve from the gathered events (a->c set, every job added). */
+static size_t curve_sweep(fragstat_acc *acc, double step, fragstat_point **out)
+{
+    SIM_ASSERT(step > 0);
+    const cluster *c = acc->c;
+    const size_t *n_kind = acc->n_kind;
+    const cjob *cj = acc->cj;
+    const gpu_id *gpus = acc->gpus;
+    size_t n_ev = 0;
     cevent *seg[3];
     size_t at[3] = {0, 0, 0};
     for (int k = 0; k < 3; k++) {
-        seg[k] = ev + k * n_jobs;
-        if (!sorted[k]) {
+        seg[k] = acc->ev + k * acc->n_jobs;
+        if (!acc->sorted[k]) {
             sort_by_time(seg[k], n_kind[k]);
         }
         n_ev += n_kind[k];
@@ -226,9 +254,26 @@ size_t fragstat_curve(const cluster *c, const job_table *t, double step, fragsta
         }
     }
     free(held);
-    free(ev);
-    free(cj);
-    free(gpus);
     *out = pts;
     return n_pts;
+}
+
+void fragstat_acc_finish(fragstat_acc *a, frag_typical *typ, double step, fragstat_point **pts,
+                         size_t *n_pts)
+{
+    SIM_ASSERT(a->n_added == a->n_jobs && (!pts || a->c));
+    if (typ) {
+        frag_shapes_finish(a->shapes, FRAG_TYPICAL_SHARE, typ);
+    } else {
+        frag_typical none;
+        frag_shapes_finish(a->shapes, FRAG_TYPICAL_SHARE, &none);
+        frag_typical_fini(&none);
+    }
+    if (pts) {
+        *n_pts = curve_sweep(a, step, pts);
+    }
+    free(a->ev);
+    free(a->cj);
+    free(a->gpus);
+    free(a);
 }

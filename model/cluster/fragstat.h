@@ -7,7 +7,7 @@
  * counts 1000, as the simulator has no such GPUs). The curve against arrived workload: arrived =
  * milli-GPU asked for by submitted jobs / the cluster's milli-GPU; allocated = held by running
  * jobs; sampled as arrived workload crosses each `step`. Units: milli-GPU; ratios in [0, 1].
- * Ownership: fragstat_curve fills caller-owned arrays (free with free()).
+ * Ownership: fragstat_acc_finish fills caller-owned arrays (free with free()).
  */
 #ifndef SIMPROJ_MODEL_FRAGSTAT_H
 #define SIMPROJ_MODEL_FRAGSTAT_H
@@ -49,9 +49,18 @@ typedef struct fragstat_point {
     double milli_alloc; /* milli-GPU held / cluster milli-GPU */
 } fragstat_point;
 
-/* The curve from the job table after a run (start and end times of every job; jobs never
- * started hold nothing): a point each time arrived workload reaches a multiple of step (> 0),
- * and the final state. Returns the count; *out caller-owned. */
-size_t fragstat_curve(const cluster *c, const job_table *t, double step, fragstat_point **out);
+/* The curve from the jobs after a run (start and end times of every job; jobs never started
+ * hold nothing): a point each time arrived workload reaches a multiple of step (> 0), and the
+ * final state; and the typical pods (fragstat_typical's). Jobs are handed over one at a time,
+ * in id order (a writer's one pass over the jobs): create for n_jobs jobs (c NULL: no curve),
+ * add every job, finish with the typical pods into *typ (NULL: not wanted) and, when the curve
+ * was asked for, its points into *pts (caller-owned) and their count into *n_pts. finish frees
+ * the accumulator. The curve keeps 64 bytes per job until then (its events and what it needs of
+ * each job). */
+typedef struct fragstat_acc fragstat_acc;
+fragstat_acc *fragstat_acc_create(const cluster *c, size_t n_jobs);
+void fragstat_acc_add(fragstat_acc *a, const job *jb);
+void fragstat_acc_finish(fragstat_acc *a, frag_typical *typ, double step, fragstat_point **pts,
+                         size_t *n_pts);
 
 #endif

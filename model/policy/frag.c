@@ -185,41 +185,95 @@ static uint64_t shape_hash(const frag_pod *p)
     return h;
 }
 
-void frag_typical_build(const frag_pod *pods, size_t n, double threshold, frag_typical *out)
+struct frag_shapes {
+    size_t *slot; /* open addressing: index + 1 into sc, 0 = empty */
+    size_t cap;   /* slots, a power of two above twice the shapes */
+    shape_count *sc;
+    size_t n_sc, cap_sc;
+    size_t n_pods; /* pods counted so far */
+    size_t last;   /* the shape counted last (consecutive jobs often share one) */
+};
+
+frag_shapes *frag_shapes_create(void)
+{
+    frag_shapes *s = xcalloc(1, sizeof *s, "typical pods");
+    s->cap = 16;
+    s->slot = xcalloc(s->cap, sizeof *s->slot, "typical pods");
+    s->cap_sc = 8;
+    s->sc = xcalloc(s->cap_sc, sizeof *s->sc, "typical pods");
+    return s;
+}
+
+/* The slot of shape p: its own, or the empty one where it goes. */
+static size_t shape_slot(const frag_shapes *s, const frag_pod *p)
+{
+    size_t h = (size_t)(shape_hash(p) & (s->cap - 1));
+    while (s->slot[h] && !same_shape(&s->sc[s->slot[h] - 1].pod, p)) {
+        h = (h + 1) & (s->cap - 1);
+    }
+    return h;
+}
+
+void frag_shapes_add(frag_shapes *s, const frag_pod *p, size_t n)
+{
+    if (n == 0) {
+        return;
+    }
+    if (s->n_sc > 0 && same_shape(&s->sc[s->last].pod, p)) {
+        s->sc[s->last].count += n;
+        s->n_pods += n;
+        return;
+    }
+    size_t h = shape_slot(s, p);
+    if (!s->slot[h]) {
+        if (2 * (s->n_sc + 1) > s->cap) { /* grow and place every shape again */
+            free(s->slot);
+            s->cap *= 2;
+            s->slot = xcalloc(s->cap, sizeof *s->slot, "typical pods");
+            for (size_t i = 0; i < s->n_sc; i++) {
+                s->slot[shape_slot(s, &s->sc[i].pod)] = i + 1;
+            }
+            h = shape_slot(s, p);
+        }
+        if (s->n_sc == s->cap_sc) {
+            s->cap_sc *= 2;
+            s->sc = xrealloc(s->sc, s->cap_sc * sizeof *s->sc, "typical pods");
+        }
+        s->sc[s->n_sc] = (shape_count){*p, 0, s->n_pods};
+        s->slot[h] = ++s->n_sc;
+    }
+    s->last = s->slot[h] - 1;
+    s->sc[s->last].count += n;
+    s->n_pods += n;
+}
+
+void frag_shapes_finish(frag_shapes *s, double threshold, frag_typical *out)
 {
     SIM_ASSERT(threshold > 0 && threshold <= 1);
-    size_t cap = 16;
-    while (cap < 2 * n) {
-        cap *= 2;
-    }
-    size_t *slot = xcalloc(cap, sizeof(size_t), "typical pods"); /* index + 1, 0 = empty */
-    shape_count *sc = xcalloc(n ? n : 1, sizeof *sc, "typical pods");
-    size_t n_sc = 0;
-    for (size_t i = 0; i < n; i++) {
-        size_t h = (size_t)(shape_hash(&pods[i]) & (cap - 1));
-        while (slot[h] && !same_shape(&sc[slot[h] - 1].pod, &pods[i])) {
-            h = (h + 1) & (cap - 1);
-        }
-        if (!slot[h]) {
-            sc[n_sc] = (shape_count){pods[i], 0, i};
-            slot[h] = ++n_sc;
-        }
-        sc[slot[h] - 1].count++;
-    }
-    free(slot);
-    qsort(sc, n_sc, sizeof *sc, by_count);
+    qsort(s->sc, s->n_sc, sizeof *s->sc, by_count);
     size_t keep = 0, covered = 0;
-    while (keep < n_sc && (double)covered < threshold * (double)n) {
-        covered += sc[keep++].count;
+    while (keep < s->n_sc && (double)covered < threshold * (double)s->n_pods) {
+        covered += s->sc[keep++].count;
     }
     out->n = keep;
     out->pods = xcalloc(keep ? keep : 1, sizeof(frag_pod), "typical pods");
     out->freq = xcalloc(keep ? keep : 1, sizeof(double), "typical pods");
     for (size_t i = 0; i < keep; i++) {
-        out->pods[i] = sc[i].pod;
-        out->freq[i] = (double)sc[i].count / (double)covered;
+        out->pods[i] = s->sc[i].pod;
+        out->freq[i] = (double)s->sc[i].count / (double)covered;
     }
-    free(sc);
+    free(s->slot);
+    free(s->sc);
+    free(s);
+}
+
+void frag_typical_build(const frag_pod *pods, size_t n, double threshold, frag_typical *out)
+{
+    frag_shapes *s = frag_shapes_create();
+    for (size_t i = 0; i < n; i++) {
+        frag_shapes_add(s, &pods[i], 1);
+    }
+    frag_shapes_finish(s, threshold, out);
 }
 
 void frag_typical_fini(frag_typical *t)

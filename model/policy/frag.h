@@ -58,6 +58,13 @@ typedef struct frag_typical {
  * the most frequent until they cover `threshold` (0..1] of the pods, as GetTypicalPods does with
  * podPopularityThreshold and podIncreaseStep 1. */
 void frag_typical_build(const frag_pod *pods, size_t n, double threshold, frag_typical *out);
+/* The same from shapes counted as they come (no array of every pod): create, add each pod's
+ * shape n times (a job's workers), finish (which frees the counter). Equal shapes are counted
+ * together, ties keep the order of first appearance, as frag_typical_build does. */
+typedef struct frag_shapes frag_shapes;
+frag_shapes *frag_shapes_create(void);
+void frag_shapes_add(frag_shapes *s, const frag_pod *p, size_t n);
+void frag_shapes_finish(frag_shapes *s, double threshold, frag_typical *out);
 void frag_typical_fini(frag_typical *t);
 
 /* True when GPU type `name` is allowed by `spec` ('|'-separated; NULL or empty allows any). */

@@ -14,6 +14,16 @@
 #include "tools/jsonw.h"
 #include "tools/out.h"
 
+/* run.json of w written job by job in id order, as a run does without jobs.csv. */
+static int write_run_json(FILE *f, const world *w, const out_run_meta *meta)
+{
+    out_run_json *r = out_run_json_begin(f, w, meta);
+    for (job_id k = 0; k < job_table_count(world_jobs(w)); k++) {
+        out_run_json_job(r, job_table_get(world_jobs(w), k), NULL);
+    }
+    return out_run_json_end(r);
+}
+
 static void put_num(jsonw *jw, const char *k, double v)
 {
     jsonw_key(jw, k);
@@ -78,12 +88,19 @@ static void oracle_job(jsonw *jw, const cluster *c, const job *j)
     jsonw_object_end(jw);
 }
 
-Test(runjson, jobs_as_jsonw_writes_them)
+/* The fixture's world after its run (caller destroys w and d). */
+static world *fixture_world(diag **d)
 {
-    gpu_type g = test_gpu();
-    cluster_gpu_cfg gpus[3] = {{.type = &g}, {.type = &g}, {.type = &g}};
-    cluster_node_cfg node = {.name = "n\"0\\\t", .n_gpus = 3, .gpus = gpus};
-    cluster_cfg cc = {.n_nodes = 1, .nodes = &node};
+    static gpu_type g;
+    g = test_gpu();
+    static cluster_gpu_cfg gpus[3];
+    for (int i = 0; i < 3; i++) {
+        gpus[i] = (cluster_gpu_cfg){.type = &g};
+    }
+    static cluster_node_cfg node;
+    node = (cluster_node_cfg){.name = "n\"0\\\t", .n_gpus = 3, .gpus = gpus};
+    static cluster_cfg cc;
+    cc = (cluster_cfg){.n_nodes = 1, .nodes = &node};
     world_cfg wc = {.cluster = &cc, .policy = pol_find("fifo"), .until = sim_time_from_s(150)};
     job_table *t = job_table_create();
     job_spec specs[] = {
@@ -102,19 +119,27 @@ Test(runjson, jobs_as_jsonw_writes_them)
     for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
         job_table_add(t, &specs[i]);
     }
-    diag *d = diag_create();
+    *d = diag_create();
     world *w = NULL;
-    cr_assert_eq(world_create(&wc, t, d, (src_loc){"x", 1, 1}, &w), 0);
+    cr_assert_eq(world_create(&wc, t, *d, (src_loc){"x", 1, 1}, &w), 0);
     world_run(w);
     cr_assert_eq(job_table_get(t, 2)->state, JOB_QUEUED, "the third job never starts");
     cr_assert_eq(job_table_get(t, 1)->state, JOB_RUNNING, "the second runs at the end");
+    return w;
+}
+
+Test(runjson, jobs_as_jsonw_writes_them)
+{
+    diag *d;
+    world *w = fixture_world(&d);
+    const job_table *t = world_jobs(w);
     out_stats st;
-    out_stats_compute(w, &st);
+    out_stats_compute(w, &st, true);
     out_run_meta meta = {.seed = 1, .policy = "fifo", .stats = &st};
     char *doc = NULL, *want = NULL;
     size_t n_doc = 0, n_want = 0;
     FILE *f = open_memstream(&doc, &n_doc);
-    cr_assert_eq(out_run_json_write(f, w, &meta), 0);
+    cr_assert_eq(write_run_json(f, w, &meta), 0);
     fclose(f);
     f = open_memstream(&want, &n_want);
     jsonw *jw = malloc(sizeof *jw);
@@ -142,6 +167,61 @@ Test(runjson, jobs_as_jsonw_writes_them)
     out_stats_fini(&st);
     free(doc);
     free(want);
+    world_destroy(w);
+    diag_destroy(d);
+}
+
+/* The writers' one pass (out_jobs_pass: the statistics, run.json's and jobs.csv's jobs side by
+ * side, work_s formatted once for both) writes what each writer writes alone, and gives the
+ * statistics out_stats_compute gives. */
+Test(runjson, one_pass_writes_what_each_writer_writes_alone)
+{
+    diag *d;
+    world *w = fixture_world(&d);
+    out_stats alone, fused;
+    out_stats_compute(w, &alone, true);
+    out_run_meta meta = {.seed = 1, .policy = "fifo", .stats = &alone};
+    char *doc[4] = {NULL, NULL, NULL, NULL};
+    size_t n_doc[4] = {0, 0, 0, 0};
+    FILE *f = open_memstream(&doc[0], &n_doc[0]);
+    cr_assert_eq(write_run_json(f, w, &meta), 0);
+    fclose(f);
+    f = open_memstream(&doc[1], &n_doc[1]);
+    cr_assert_eq(out_jobs_csv(f, w), 0);
+    fclose(f);
+    out_run_meta meta_fused = {.seed = 1, .policy = "fifo", .stats = &fused};
+    FILE *fj = open_memstream(&doc[2], &n_doc[2]), *fc = open_memstream(&doc[3], &n_doc[3]);
+    out_run_json *rj = out_run_json_begin(fj, w, &meta_fused);
+    out_jobs_csv_w *cw = out_jobs_csv_begin(fc, w);
+    out_stats_acc *sa = out_stats_begin(w, &fused, true);
+    out_jobs_pass(w, sa, rj, cw);
+    out_stats_end(sa); /* before run.json's end, which writes the metrics */
+    cr_assert_eq(out_jobs_csv_end(cw), 0);
+    cr_assert_eq(out_run_json_end(rj), 0);
+    fclose(fj);
+    fclose(fc);
+    cr_assert_gt(n_doc[0], 1000);
+    cr_assert_eq(n_doc[2], n_doc[0]);
+    cr_assert(memcmp(doc[2], doc[0], n_doc[0]) == 0, "run.json:\n%s\n--- alone:\n%s", doc[2],
+              doc[0]);
+    cr_assert_gt(n_doc[1], 100);
+    cr_assert_eq(n_doc[3], n_doc[1]);
+    cr_assert(memcmp(doc[3], doc[1], n_doc[1]) == 0, "jobs.csv:\n%s\n--- alone:\n%s", doc[3],
+              doc[1]);
+    cr_assert(strstr(doc[1], ",100.25,") && strstr(doc[1], ",0.33333333333333331,"),
+              "work_s shared where it is not whole");
+    cr_assert_eq(fused.n_classes, alone.n_classes);
+    cr_assert_eq(fused.n_curve, alone.n_curve);
+    cr_assert_gt(fused.n_curve, 0);
+    cr_assert(memcmp(fused.curve, alone.curve, alone.n_curve * sizeof *alone.curve) == 0);
+    cr_assert_eq(fused.typical.n, alone.typical.n);
+    cr_assert(memcmp(&fused.jct, &alone.jct, sizeof alone.jct) == 0);
+    cr_assert(memcmp(&fused.wait_queued, &alone.wait_queued, sizeof alone.wait_queued) == 0);
+    out_stats_fini(&alone);
+    out_stats_fini(&fused);
+    for (int i = 0; i < 4; i++) {
+        free(doc[i]);
+    }
     world_destroy(w);
     diag_destroy(d);
 }

@@ -659,6 +659,84 @@ Test(sched, fgd_fragmentation_cache_by_hand)
     frag_typical_fini(&t);
 }
 
+/* The typical pods from shapes counted as they come (frag_shapes: a hash that grows, a job's
+ * workers added at once) against counting by hand: 2 000 pods of 300 shapes (names in gpu_spec
+ * given as different pointers to equal strings, equal counts whose ties keep the order of first
+ * appearance), added one by one and in runs. */
+Test(sched, typical_pods_counted_as_they_come)
+{
+    enum { N = 2000, SHAPES = 300 };
+    static char spec_a[2][8] = {"T4|P100", "T4|P100"};
+    frag_pod *pods = malloc(N * sizeof *pods);
+    uint64_t x = 0x9E3779B97F4A7C15ULL;
+    for (int i = 0; i < N; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        uint32_t k = (uint32_t)(x % (i < 600 ? 40 : SHAPES)); /* a few shapes much more often */
+        pods[i] = frag_pod_make(1 + k % 3, k % 2 ? 250 * (1 + k % 3) : 0, (k / 6) * 100,
+                                k % 5 == 0 ? spec_a[i % 2] : NULL);
+    }
+    /* by hand: distinct shapes with their count and first pod, by count down, then first */
+    size_t n_d = 0, *cnt = calloc(N, sizeof *cnt), *first = calloc(N, sizeof *first);
+    frag_pod *d = calloc(N, sizeof *d);
+    for (int i = 0; i < N; i++) {
+        size_t j = 0;
+        while (j < n_d && !(d[j].n_gpu == pods[i].n_gpu && d[j].milli == pods[i].milli &&
+                            d[j].cpu_milli == pods[i].cpu_milli &&
+                            !d[j].gpu_spec == !pods[i].gpu_spec &&
+                            (!d[j].gpu_spec || !strcmp(d[j].gpu_spec, pods[i].gpu_spec)))) {
+            j++;
+        }
+        if (j == n_d) {
+            d[n_d] = pods[i], first[n_d++] = (size_t)i;
+        }
+        cnt[j]++;
+    }
+    cr_assert_gt(n_d, 64, "the hash grows past its first size");
+    size_t *ord = calloc(n_d, sizeof *ord);
+    for (size_t i = 0; i < n_d; i++) {
+        size_t at = i; /* insertion sort on (count down, first up) */
+        while (at > 0 && (cnt[ord[at - 1]] < cnt[i] ||
+                          (cnt[ord[at - 1]] == cnt[i] && first[ord[at - 1]] > first[i]))) {
+            ord[at] = ord[at - 1];
+            at--;
+        }
+        ord[at] = i;
+    }
+    size_t keep = 0, covered = 0;
+    while (keep < n_d && (double)covered < 0.95 * N) {
+        covered += cnt[ord[keep++]];
+    }
+    frag_typical one, runs;
+    frag_typical_build(pods, N, 0.95, &one);
+    frag_shapes *sh = frag_shapes_create();
+    for (int i = 0; i < N;) { /* equal neighbours added as one run */
+        int j = i + 1;
+        while (j < N && pods[j].n_gpu == pods[i].n_gpu && pods[j].milli == pods[i].milli &&
+               pods[j].cpu_milli == pods[i].cpu_milli && pods[j].gpu_spec == pods[i].gpu_spec) {
+            j++;
+        }
+        frag_shapes_add(sh, &pods[i], (size_t)(j - i));
+        frag_shapes_add(sh, &pods[i], 0); /* nothing */
+        i = j;
+    }
+    frag_shapes_finish(sh, 0.95, &runs);
+    cr_assert_eq(one.n, keep);
+    cr_assert_eq(runs.n, keep);
+    for (size_t i = 0; i < keep; i++) {
+        const frag_pod *w = &d[ord[i]];
+        for (int v = 0; v < 2; v++) {
+            const frag_typical *t = v ? &runs : &one;
+            cr_assert(t->pods[i].n_gpu == w->n_gpu && t->pods[i].milli == w->milli &&
+                          t->pods[i].cpu_milli == w->cpu_milli && !t->pods[i].gpu_spec == !w->gpu_spec,
+                      "typical pod %zu", i);
+            cr_assert_float_eq(t->freq[i], (double)cnt[ord[i]] / (double)covered, 0);
+        }
+    }
+    frag_typical_fini(&one);
+    frag_typical_fini(&runs);
+    free(pods), free(cnt), free(first), free(d), free(ord);
+}
+
 Test(sched, fgd_figures_of_a_run)
 {
     /* FGD's figures after the fgd run of fgd_packs_shares...: GPU 0 holds 500 + 500, GPU 1 a
@@ -681,7 +759,12 @@ Test(sched, fgd_figures_of_a_run)
     cr_assert_eq(fs.milli_idle, 0);
     cr_assert_float_eq(fs.frag_ratio, 0, 1e-12);
     fragstat_point *pts;
-    size_t n = fragstat_curve(world_cluster(w), world_jobs(w), 0.05, &pts);
+    size_t n;
+    fragstat_acc *acc = fragstat_acc_create(world_cluster(w), job_table_count(world_jobs(w)));
+    for (job_id j = 0; j < job_table_count(world_jobs(w)); j++) {
+        fragstat_acc_add(acc, job_table_get(world_jobs(w), j));
+    }
+    fragstat_acc_finish(acc, NULL, 0.05, &pts, &n);
     cr_assert_eq(n, 3);
     double want[3][3] = {{0.25, 0.5, 0.25}, {0.5, 0.5, 0.5}, {1.0, 1.0, 1.0}};
     for (size_t i = 0; i < 3; i++) {
