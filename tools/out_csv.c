@@ -74,55 +74,70 @@ void out_csv_field(FILE *f, const char *s)
     fputc('"', f);
 }
 
-/* One job's placement: units separated by spaces, each NODE/GPU or NODE/GPU/PROFILE@START. */
-static void cw_placement(bufw *w, const cluster *c, const job *j)
+/* One unit of a job's placement: NODE/GPU or NODE/GPU/PROFILE@START. */
+static void cw_unit(bufw *w, const cluster *c, dev_id d)
 {
-    for (uint32_t u = 0; u < j->n_units; u++) {
-        const cluster_device *cd = cluster_device_get(c, j->units[u]);
-        const char *node = cluster_node_name(c, cd->node);
-        if (u) {
-            bufw_c(w, ' ');
-        }
-        bool quote =
-            strpbrk(node, ",\"\n\r") || (cd->profile && strpbrk(cd->profile->name, ",\"\n\r"));
-        if (quote) { /* rare: a name that needs quoting, through the general path */
-            char unit[160];
-            if (cd->profile) {
-                snprintf(unit, sizeof unit, "%s/%" PRIu32 "/%s@%d", node,
-                         cluster_gpu_get(c, cd->gpu)->index, cd->profile->name, cd->mig_start);
-            } else {
-                snprintf(unit, sizeof unit, "%s/%" PRIu32, node,
-                         cluster_gpu_get(c, cd->gpu)->index);
-            }
-            cw_text(w, unit);
-            continue;
-        }
-        bufw_put(w, node, strlen(node));
-        bufw_c(w, '/');
-        bufw_u64(w, cluster_gpu_get(c, cd->gpu)->index);
+    const cluster_device *cd = cluster_device_get(c, d);
+    const char *node = cluster_node_name(c, cd->node);
+    bool quote = strpbrk(node, ",\"\n\r") || (cd->profile && strpbrk(cd->profile->name, ",\"\n\r"));
+    if (quote) { /* rare: a name that needs quoting, through the general path */
+        char unit[160];
         if (cd->profile) {
-            bufw_c(w, '/');
-            bufw_put(w, cd->profile->name, strlen(cd->profile->name));
-            bufw_c(w, '@');
-            if (cd->mig_start < 0) {
-                bufw_c(w, '-');
-            }
-            bufw_u64(w, (uint64_t)(cd->mig_start < 0 ? -(int64_t)cd->mig_start : cd->mig_start));
+            snprintf(unit, sizeof unit, "%s/%" PRIu32 "/%s@%d", node,
+                     cluster_gpu_get(c, cd->gpu)->index, cd->profile->name, cd->mig_start);
+        } else {
+            snprintf(unit, sizeof unit, "%s/%" PRIu32, node, cluster_gpu_get(c, cd->gpu)->index);
         }
+        cw_text(w, unit);
+        return;
+    }
+    bufw_put(w, node, strlen(node));
+    bufw_c(w, '/');
+    bufw_u64(w, cluster_gpu_get(c, cd->gpu)->index);
+    if (cd->profile) {
+        bufw_c(w, '/');
+        bufw_put(w, cd->profile->name, strlen(cd->profile->name));
+        bufw_c(w, '@');
+        if (cd->mig_start < 0) {
+            bufw_c(w, '-');
+        }
+        bufw_u64(w, (uint64_t)(cd->mig_start < 0 ? -(int64_t)cd->mig_start : cd->mig_start));
     }
 }
 
+#define CSV_NAMES 16 /* fields of names kept (direct-mapped by pointer) */
+#define CSV_WIDE 64  /* kept texts are copied this many bytes at a time */
+
+/* jobs.csv's writer keeps the text of every device's unit (made on first use: ~20 bytes each,
+ * where a job's unit was three lookups far apart in memory and a scan of its names for quotes)
+ * and of the names it has seen (class, resource), each padded to be copied CSV_WIDE bytes at a
+ * time. Names longer than BUFW_LEN / 16 are written, not kept. */
 struct out_jobs_csv_w {
     const world *w;
     sim_time horizon;
+    char *arena; /* the devices' units, one after another */
+    size_t n_arena, cap_arena;
+    uint32_t *dev_off; /* per device: its unit in arena; UINT32_MAX: not made yet */
+    uint32_t *dev_len;
+    struct {
+        const char *s; /* borrowed */
+        char *q;       /* the field; owned */
+        size_t n;
+    } names[CSV_NAMES];
+    bufw tmp; /* where kept texts are made (no FILE: never flushed) */
     bufw out;
 };
 
 out_jobs_csv_w *out_jobs_csv_begin(FILE *f, const world *w)
 {
-    out_jobs_csv_w *cw = xmalloc(sizeof *cw, "CSV writer"); /* 64 KiB: not on the stack */
+    out_jobs_csv_w *cw = xcalloc(1, sizeof *cw, "CSV writer"); /* 128 KiB: not on the stack */
     cw->w = w;
     cw->horizon = world_get_totals(w).horizon;
+    dev_id n_dev = cluster_n_devices(world_cluster(w));
+    cw->dev_off = xmalloc((n_dev ? n_dev : 1) * sizeof *cw->dev_off, "jobs.csv units");
+    cw->dev_len = xcalloc(n_dev ? n_dev : 1, sizeof *cw->dev_len, "jobs.csv units");
+    memset(cw->dev_off, 0xFF, (n_dev ? n_dev : 1) * sizeof *cw->dev_off);
+    bufw_init(&cw->tmp, NULL);
     bufw_init(&cw->out, f);
     static const char head[] =
         "id,class,resource,per_worker,workers,mem_bytes,work_s,submit_s,start_s,end_s,wait_s,"
@@ -131,53 +146,148 @@ out_jobs_csv_w *out_jobs_csv_begin(FILE *f, const world *w)
     return cw;
 }
 
+/* n bytes kept at src (CSV_WIDE readable past them) into b. */
+static void put_kept(bufw *b, const char *src, size_t n)
+{
+    char *p = bufw_room(b, n + CSV_WIDE); /* n < BUFW_LEN / 2 */
+    for (size_t at = 0; at < n; at += CSV_WIDE) {
+        memcpy(p + at, src + at, CSV_WIDE);
+    }
+    bufw_used(b, n);
+}
+
+/* Name s as a field (cw_text), from the kept names by pointer. */
+static void csv_name(out_jobs_csv_w *cw, const char *s)
+{
+    if (!s) {
+        return;
+    }
+    uintptr_t h = (uintptr_t)s;
+    h = (h >> 4 ^ h >> 12) % CSV_NAMES;
+    if (cw->names[h].s != s || !cw->names[h].q) {
+        if (strlen(s) > BUFW_LEN / 16) { /* written, not kept */
+            cw_text(&cw->out, s);
+            return;
+        }
+        cw->tmp.n = 0;
+        cw_text(&cw->tmp, s);
+        free(cw->names[h].q);
+        cw->names[h].q = xcalloc(cw->tmp.n + CSV_WIDE, 1, "jobs.csv names");
+        memcpy(cw->names[h].q, cw->tmp.buf, cw->tmp.n);
+        cw->names[h].n = cw->tmp.n;
+        cw->names[h].s = s;
+    }
+    put_kept(&cw->out, cw->names[h].q, cw->names[h].n);
+}
+
+/* Device d's unit, made on first use and kept. */
+static void csv_unit(out_jobs_csv_w *cw, dev_id d)
+{
+    const cluster *c = world_cluster(cw->w);
+    if (cw->dev_off[d] == UINT32_MAX) {
+        const cluster_device *cd = cluster_device_get(c, d);
+        if (strlen(cluster_node_name(c, cd->node)) > BUFW_LEN / 16 ||
+            (cd->profile && strlen(cd->profile->name) > BUFW_LEN / 16)) {
+            cw_unit(&cw->out, c, d); /* names this long: written, not kept */
+            return;
+        }
+        bufw *e = &cw->tmp;
+        e->n = 0;
+        cw_unit(e, c, d);
+        SIM_ASSERT(e->n < BUFW_LEN / 2 && cw->n_arena + e->n < UINT32_MAX);
+        if (cw->n_arena + e->n > cw->cap_arena) {
+            cw->cap_arena = 2 * (cw->n_arena + e->n);
+            cw->arena = xrealloc(cw->arena, cw->cap_arena + CSV_WIDE, "jobs.csv units");
+        }
+        memcpy(cw->arena + cw->n_arena, e->buf, e->n);
+        cw->dev_off[d] = (uint32_t)cw->n_arena;
+        cw->dev_len[d] = (uint32_t)e->n;
+        cw->n_arena += e->n;
+    }
+    put_kept(&cw->out, cw->arena + cw->dev_off[d], cw->dev_len[d]);
+}
+
+/* Seconds with 9 decimals at p, then a comma (nothing when t < 0: an empty field). */
+static char *time_at(char *p, sim_time t)
+{
+    p += t >= 0 ? numfmt_fixed9(p, t) : 0;
+    *p++ = ',';
+    return p;
+}
+
+static char *u64_at(char *p, uint64_t v)
+{
+    p += numfmt_u64(p, v);
+    *p++ = ',';
+    return p;
+}
+
 void out_jobs_csv_job(out_jobs_csv_w *jw, const job *j, const out_job_text *tx)
 {
     bufw *cw = &jw->out;
-    bufw_u64(cw, j->id);
+    char *p0 = bufw_room(cw, NUMFMT_LEN + 1), *p = u64_at(p0, j->id);
+    bufw_used(cw, (size_t)(p - p0));
+    csv_name(jw, j->spec.class_name);
     bufw_c(cw, ',');
-    cw_text(cw, j->spec.class_name);
-    bufw_c(cw, ',');
-    cw_text(cw, j->spec.req.resource);
-    bufw_c(cw, ',');
-    bufw_u64(cw, j->spec.req.per_worker);
-    bufw_c(cw, ',');
-    bufw_u64(cw, j->spec.req.n_workers);
-    bufw_c(cw, ',');
-    bufw_u64(cw, j->spec.mem_bytes);
-    bufw_c(cw, ',');
+    csv_name(jw, j->spec.req.resource);
+    /* per_worker to jct_s: nine numbers, each NUMFMT_LEN at most, and their commas */
+    size_t room = 1 + 9 * (NUMFMT_LEN + 1);
+    p0 = p = bufw_room(cw, room);
+    *p++ = ',';
+    p = u64_at(p, j->spec.req.per_worker);
+    p = u64_at(p, j->spec.req.n_workers);
+    p = u64_at(p, j->spec.mem_bytes);
     if (tx && tx->n_work) {
-        bufw_put(cw, tx->work, tx->n_work);
+        memcpy(p, tx->work, tx->n_work);
+        p += tx->n_work;
     } else {
-        bufw_g17(cw, j->spec.work_s);
+        p += numfmt_g17(p, j->spec.work_s);
     }
-    bufw_c(cw, ',');
-    cw_time(cw, j->spec.submit);
-    bufw_c(cw, ',');
-    cw_time(cw, j->start);
-    bufw_c(cw, ',');
-    cw_time(cw, j->end);
-    bufw_c(cw, ',');
+    *p++ = ',';
+    char *submit = p;
+    p = time_at(p, j->spec.submit);
+    if (j->start == j->spec.submit) { /* started on arrival (most jobs): the same text */
+        size_t n = (size_t)(p - submit);
+        memmove(p, submit, n);
+        p += n;
+    } else {
+        p = time_at(p, j->start);
+    }
+    p = time_at(p, j->end);
     /* a job never started waits until the horizon at least: its wait is censored there */
     bool censored = j->start < 0 && j->state == JOB_QUEUED;
-    cw_time(cw, censored ? jw->horizon - j->spec.submit : job_wait_ns(j));
-    bufw_c(cw, ',');
-    cw_time(cw, j->state == JOB_DONE ? job_jct_ns(j) : -1);
-    bufw_c(cw, ',');
+    p = time_at(p, censored ? jw->horizon - j->spec.submit : job_wait_ns(j));
+    p = time_at(p, j->state == JOB_DONE ? job_jct_ns(j) : -1);
+    SIM_ASSERT((size_t)(p - p0) <= room);
+    bufw_used(cw, (size_t)(p - p0));
     const char *st = job_state_name(j->state);
     bufw_put(cw, st, strlen(st));
     bufw_c(cw, ',');
-    cw_placement(cw, world_cluster(jw->w), j);
-    bufw_put(cw, censored ? ",1," : ",0,", 3);
-    if (j->state == JOB_DONE) { /* JCT over the solo run time on the unit it asked for */
-        bufw_g17(cw, sim_time_to_s(job_jct_ns(j)) / j->spec.work_s);
+    for (uint32_t u = 0; u < j->n_units; u++) {
+        if (u) {
+            bufw_c(cw, ' ');
+        }
+        csv_unit(jw, j->units[u]);
     }
-    bufw_c(cw, '\n');
+    p0 = p = bufw_room(cw, 3 + NUMFMT_LEN + 1);
+    memcpy(p, censored ? ",1," : ",0,", 3);
+    p += 3;
+    if (j->state == JOB_DONE) { /* JCT over the solo run time on the unit it asked for */
+        p += numfmt_g17(p, sim_time_to_s(job_jct_ns(j)) / j->spec.work_s);
+    }
+    *p++ = '\n';
+    bufw_used(cw, (size_t)(p - p0));
 }
 
 int out_jobs_csv_end(out_jobs_csv_w *cw)
 {
     int rc = bufw_flush(&cw->out);
+    for (int i = 0; i < CSV_NAMES; i++) {
+        free(cw->names[i].q);
+    }
+    free(cw->arena);
+    free(cw->dev_off);
+    free(cw->dev_len);
     free(cw);
     return rc;
 }
