@@ -72,53 +72,37 @@ void fragstat_measure(const cluster *c, const frag_typical *typ, fragstat *out)
     out->frag_ratio = out->milli_idle ? out->frag_milli / (double)out->milli_idle : 0;
 }
 
-typedef struct cevent {
+/* A submission: its time and the milli-GPU it asks for (per GPU x GPUs x workers). */
+typedef struct csub {
     sim_time t;
-    int kind; /* 0 end, 1 submit, 2 start: at equal times ends free first, starts follow */
-    job_id j;
-} cevent;
+    uint64_t milli;
+} csub;
 
-/* What the allocation curve needs of a job: milli-GPU per GPU, GPUs asked for (per worker x
- * workers), the GPUs it holds: n_g of them, the GPU itself when n_g == 1, else from gpus[g]. */
-typedef struct cjob {
-    uint32_t milli, gw, g, n_g;
-} cjob;
-
-/* Sort ev[0..n) by time, stably. */
-static void sort_by_time(cevent *ev, size_t n)
-{
-    stats_kv *kv = xmalloc((n ? n : 1) * sizeof *kv, "curve sort");
-    for (size_t i = 0; i < n; i++) {
-        SIM_ASSERT(ev[i].t >= 0);
-        kv[i] = (stats_kv){(uint64_t)ev[i].t, (uint64_t)ev[i].kind << 32 | ev[i].j};
-    }
-    stats_sort_kv(kv, n);
-    for (size_t i = 0; i < n; i++) {
-        ev[i] = (cevent){(sim_time)kv[i].key, (int)(kv[i].val >> 32), (job_id)kv[i].val};
-    }
-    free(kv);
-}
+/* A placed job (running or done): from start until end (SIM_TIME_MAX while running), milli
+ * per GPU on n_g GPUs: the GPU itself when n_g == 1, else from gpus[g]. */
+typedef struct crun {
+    sim_time start, end;
+    uint32_t milli, g, n_g;
+} crun;
 
 /* The figures gathered from the jobs in id order. */
 struct fragstat_acc {
     frag_shapes *shapes; /* the workload's pods, for the typical ones */
     const cluster *c;    /* NULL: no curve */
     size_t n_jobs, n_added;
-    /* What the sweep needs of each job, gathered in id order: the table may hold its ended jobs
-     * out of memory (job_table_spill), where a lookup in time order would read a page per
-     * event. One record per job, so that an event in time order misses the cache once, not per
-     * array; a job on one GPU keeps it in the record, others in gpus. */
-    cevent *ev;
-    cjob *cj;
+    /* The curve's points come from the submissions alone (arrived workload crossing a step, in
+     * time order) and the last event; the allocation at a point from the placed jobs active
+     * then. So the curve keeps a submission and a placed job's interval per job, in id order
+     * (the table may hold its ended jobs out of memory: a lookup in time order would read a
+     * page per event), and needs no sort of every event. */
+    csub *sub;
+    size_t n_sub;
+    bool sub_sorted;
+    crun *run;
+    size_t n_run;
     gpu_id *gpus;
     size_t n_g, cap_g;
-    /* ends, submissions and starts, each kind in its third of ev in id order, swept in the
-     * order (time, kind, job), so at equal times ends free first and starts follow: each third
-     * sorted by time (stably, so by job at equal times) unless it already is (submissions come
-     * in id order; a FIFO run's starts too), then merged as it is swept. */
-    size_t n_kind[3];
-    bool sorted[3];
-    sim_time last[3];
+    sim_time t_last; /* the last event (submission, start or end) */
 };
 
 fragstat_acc *fragstat_acc_create(const cluster *c, size_t n_jobs)
@@ -128,34 +112,48 @@ fragstat_acc *fragstat_acc_create(const cluster *c, size_t n_jobs)
     a->c = c;
     a->n_jobs = n_jobs;
     if (c) {
-        a->ev = xcalloc(3 * n_jobs + 1, sizeof *a->ev, "curve events");
-        a->cj = xcalloc(n_jobs + 1, sizeof *a->cj, "curve jobs");
+        a->sub = xcalloc(n_jobs + 1, sizeof *a->sub, "curve submissions");
+        a->run = xcalloc(n_jobs + 1, sizeof *a->run, "curve jobs");
         a->cap_g = 64;
         a->gpus = xcalloc(a->cap_g, sizeof *a->gpus, "curve jobs");
     }
-    for (int k = 0; k < 3; k++) {
-        a->sorted[k] = true;
-    }
+    a->sub_sorted = true;
+    a->t_last = -1;
     return a;
+}
+
+static sim_time later(sim_time a, sim_time b)
+{
+    return a > b ? a : b;
 }
 
 void fragstat_acc_add(fragstat_acc *a, const job *jb)
 {
     SIM_ASSERT(a->n_added < a->n_jobs && jb->id == a->n_added);
-    job_id j = (job_id)a->n_added++;
+    a->n_added++;
     frag_pod p = shape_of(&jb->spec);
     if (!jb->spec.pod.clone) {
         frag_shapes_add(a->shapes, &p, jb->spec.req.n_workers);
     }
-    if (!a->c) {
+    if (!a->c || jb->state == JOB_PENDING) { /* a job not yet submitted has no event */
         return;
     }
-    cjob *cj = &a->cj[j];
-    *cj = (cjob){.milli = p.milli, .gw = p.n_gpu * jb->spec.req.n_workers, .n_g = jb->n_units};
+    SIM_ASSERT(jb->spec.submit >= 0);
+    a->sub_sorted = a->sub_sorted && (a->n_sub == 0 || jb->spec.submit >= a->sub[a->n_sub - 1].t);
+    a->sub[a->n_sub++] = (csub){jb->spec.submit, (uint64_t)p.milli * p.n_gpu * jb->spec.req.n_workers};
+    a->t_last = later(a->t_last, jb->spec.submit);
+    if (jb->state != JOB_RUNNING && jb->state != JOB_DONE) {
+        return;
+    }
+    bool done = jb->state == JOB_DONE;
+    crun *r = &a->run[a->n_run++];
+    *r = (crun){.start = jb->start, .end = done ? jb->end : SIM_TIME_MAX, .milli = p.milli,
+                .n_g = jb->n_units};
+    a->t_last = later(a->t_last, done ? later(jb->start, jb->end) : jb->start);
     if (jb->n_units == 1) {
-        cj->g = cluster_device_get(a->c, jb->units[0])->gpu;
+        r->g = cluster_device_get(a->c, jb->units[0])->gpu;
     } else {
-        cj->g = (uint32_t)a->n_g;
+        r->g = (uint32_t)a->n_g;
         for (uint32_t u = 0; u < jb->n_units; u++) {
             if (a->n_g == a->cap_g) {
                 a->cap_g *= 2;
@@ -165,95 +163,146 @@ void fragstat_acc_add(fragstat_acc *a, const job *jb)
         }
         SIM_ASSERT(a->n_g <= UINT32_MAX);
     }
-    const sim_time tk[3] = {jb->end, jb->spec.submit, jb->start};
-    const bool has[3] = {jb->state == JOB_DONE, jb->state != JOB_PENDING,
-                         jb->state == JOB_RUNNING || jb->state == JOB_DONE};
-    for (int k = 0; k < 3; k++) {
-        if (has[k]) {
-            a->sorted[k] = a->sorted[k] && tk[k] >= a->last[k];
-            a->last[k] = tk[k];
-            a->ev[k * a->n_jobs + a->n_kind[k]++] = (cevent){tk[k], k, j};
-        }
-    }
 }
 
-/* The allocation curve from the gathered events (a->c set, every job added). */
-static size_t curve_sweep(fragstat_acc *acc, double step, fragstat_point **out)
+/* Sort the submissions by time (they come in id order, which is time order unless a trace
+ * gave them otherwise; their sums do not depend on the order at equal times). */
+static void sort_subs(csub *s, size_t n)
+{
+    stats_kv *kv = xmalloc((n ? n : 1) * sizeof *kv, "curve sort");
+    for (size_t i = 0; i < n; i++) {
+        kv[i] = (stats_kv){(uint64_t)s[i].t, s[i].milli};
+    }
+    stats_sort_kv(kv, n);
+    for (size_t i = 0; i < n; i++) {
+        s[i] = (csub){(sim_time)kv[i].key, kv[i].val};
+    }
+    free(kv);
+}
+
+/* The index of the first of the n times at[] (ascending) at or after t; n when none. */
+static size_t first_at(const sim_time *at, size_t n, sim_time t)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (at[mid] < t) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    return lo;
+}
+
+/* The allocation curve (a->c set, every job added). A point is the state after everything at
+ * its time: where the submissions at a time take arrived workload to the next multiple of step
+ * or past it, and at the last event of all. A placed job holds its milli-GPU on each of its
+ * GPUs at the times t with start <= t < end (at equal times ends free first and starts follow,
+ * so a job that ends at t holds nothing at t), and a GPU counts at most 1000. */
+static size_t curve_points(fragstat_acc *acc, double step, fragstat_point **out)
 {
     SIM_ASSERT(step > 0);
-    const cluster *c = acc->c;
-    const size_t *n_kind = acc->n_kind;
-    const cjob *cj = acc->cj;
-    const gpu_id *gpus = acc->gpus;
-    size_t n_ev = 0;
-    cevent *seg[3];
-    size_t at[3] = {0, 0, 0};
-    for (int k = 0; k < 3; k++) {
-        seg[k] = acc->ev + k * acc->n_jobs;
-        if (!acc->sorted[k]) {
-            sort_by_time(seg[k], n_kind[k]);
-        }
-        n_ev += n_kind[k];
-    }
-    uint32_t n_gpus = cluster_n_gpus(c);
-    uint32_t *held = xcalloc(n_gpus ? n_gpus : 1, sizeof(uint32_t), "curve gpus");
+    uint32_t n_gpus = cluster_n_gpus(acc->c);
     double total = (double)n_gpus * MILLI_PER_GPU;
-    uint64_t arrived = 0, alloc = 0;
-    uint32_t busy = 0;
     size_t n_pts = 0, cap = 16;
     fragstat_point *pts = xcalloc(cap, sizeof *pts, "curve");
+    sim_time *at = xcalloc(cap, sizeof *at, "curve");
+    if (!acc->sub_sorted) {
+        sort_subs(acc->sub, acc->n_sub);
+    }
+    uint64_t arrived = 0;
     double next = step;
-    for (size_t i = 0; i < n_ev; i++) {
-        int kk = -1; /* the kind whose next event comes first: (time, kind) */
-        for (int k = 0; k < 3; k++) {
-            if (at[k] < n_kind[k] && (kk < 0 || seg[k][at[k]].t < seg[kk][at[kk]].t)) {
-                kk = k;
-            }
-        }
-        const cevent e = seg[kk][at[kk]++];
-        job_id j = e.j;
-        sim_time next_t = -1; /* the time of the event after e */
-        for (int k = 0; k < 3; k++) {
-            if (at[k] < n_kind[k] && (next_t < 0 || seg[k][at[k]].t < next_t)) {
-                next_t = seg[k][at[k]].t;
-            }
-        }
-        const cjob *jj = &cj[j];
-        if (e.kind == 1) {
-            arrived += (uint64_t)jj->milli * jj->gw;
-        } else {
-            for (uint32_t u = 0; u < jj->n_g; u++) {
-                gpu_id g = jj->n_g == 1 ? jj->g : gpus[jj->g + u];
-                uint32_t before = held[g];
-                if (e.kind == 2) {
-                    held[g] += jj->milli;
-                } else {
-                    held[g] -= jj->milli;
-                }
-                busy += before == 0 && held[g] > 0;
-                busy -= before > 0 && held[g] == 0;
-                /* a GPU counts at most 1000 (several MIG or replica units on one GPU) */
-                alloc += (held[g] < MILLI_PER_GPU ? held[g] : MILLI_PER_GPU);
-                alloc -= (before < MILLI_PER_GPU ? before : MILLI_PER_GPU);
-            }
-        }
-        if ((i + 1 < n_ev && next_t == e.t) || total <= 0) {
-            continue; /* the state after everything at this time */
+    for (size_t i = 0; i < acc->n_sub && total > 0; i++) {
+        arrived += acc->sub[i].milli;
+        sim_time t = acc->sub[i].t;
+        if (i + 1 < acc->n_sub && acc->sub[i + 1].t == t) {
+            continue; /* every submission at this time */
         }
         double a = (double)arrived / total;
-        bool crossed = a >= next, final = i + 1 == n_ev;
-        if (crossed || final) {
+        bool final = i + 1 == acc->n_sub && t == acc->t_last;
+        if (a >= next || final) {
             if (n_pts == cap) {
                 cap *= 2;
                 pts = xrealloc(pts, cap * sizeof *pts, "curve");
+                at = xrealloc(at, cap * sizeof *at, "curve");
             }
-            pts[n_pts++] = (fragstat_point){a, (double)busy / n_gpus, (double)alloc / total};
+            at[n_pts] = t;
+            pts[n_pts++].arrived = a;
         }
         while (next <= a) {
             next += step;
         }
     }
+    if (total > 0 && acc->n_sub > 0 && (n_pts == 0 || at[n_pts - 1] != acc->t_last)) {
+        if (n_pts == cap) { /* the last event, after every submission */
+            cap *= 2;
+            pts = xrealloc(pts, cap * sizeof *pts, "curve");
+            at = xrealloc(at, cap * sizeof *at, "curve");
+        }
+        at[n_pts] = acc->t_last;
+        pts[n_pts++].arrived = (double)arrived / total;
+    }
+    /* Placed job r holds at the points [lo, hi): the first at or after its start, the first at
+     * or after its end. Counted by lo and by hi (a counting sort over the points), the points
+     * are then swept in order, each taking the jobs that end and start holding there, with the
+     * busy GPUs and the held milli-GPU kept as each GPU's counter changes: O(jobs + points),
+     * whatever the points' number (~2 400 at synth-10k-1m, where arrived work is 120 times the
+     * cluster) and the jobs' lengths. */
+    size_t n_run = acc->n_run;
+    uint32_t *lo = xcalloc(n_run + 1, sizeof *lo, "curve"), *hi = xcalloc(n_run + 1, sizeof *hi, "curve");
+    size_t *first_lo = xcalloc(n_pts + 2, sizeof *first_lo, "curve");
+    size_t *first_hi = xcalloc(n_pts + 2, sizeof *first_hi, "curve");
+    for (size_t i = 0; i < n_run; i++) {
+        lo[i] = (uint32_t)first_at(at, n_pts, acc->run[i].start);
+        hi[i] = (uint32_t)first_at(at, n_pts, acc->run[i].end);
+        first_lo[lo[i] + 1]++;
+        first_hi[hi[i] + 1]++;
+    }
+    for (size_t k = 0; k <= n_pts; k++) {
+        first_lo[k + 1] += first_lo[k];
+        first_hi[k + 1] += first_hi[k];
+    }
+    uint32_t *by_lo = xcalloc(n_run + 1, sizeof *by_lo, "curve");
+    uint32_t *by_hi = xcalloc(n_run + 1, sizeof *by_hi, "curve");
+    for (size_t i = 0; i < n_run; i++) { /* first_lo[k] ends as the end of bucket k */
+        by_lo[first_lo[lo[i]]++] = (uint32_t)i;
+        by_hi[first_hi[hi[i]]++] = (uint32_t)i;
+    }
+    free(lo);
+    free(hi);
+    uint32_t *held = xcalloc(n_gpus ? n_gpus : 1, sizeof *held, "curve gpus");
+    uint64_t alloc = 0;
+    uint32_t busy = 0;
+    size_t at_lo = 0, at_hi = 0;
+    for (size_t k = 0; k < n_pts; k++) {
+        for (int add = 0; add < 2; add++) { /* those that stop holding, then those that start */
+            size_t *from = add ? &at_lo : &at_hi;
+            const uint32_t *order = add ? by_lo : by_hi;
+            size_t end = add ? first_lo[k] : first_hi[k];
+            for (; *from < end; (*from)++) {
+                const crun *r = &acc->run[order[*from]];
+                for (uint32_t u = 0; u < r->n_g; u++) {
+                    gpu_id g = r->n_g == 1 ? r->g : acc->gpus[r->g + u];
+                    uint32_t before = held[g];
+                    held[g] = add ? held[g] + r->milli : held[g] - r->milli;
+                    busy += before == 0 && held[g] > 0;
+                    busy -= before > 0 && held[g] == 0;
+                    /* a GPU counts at most 1000 (several MIG or replica units on one GPU) */
+                    alloc += held[g] < MILLI_PER_GPU ? held[g] : MILLI_PER_GPU;
+                    alloc -= before < MILLI_PER_GPU ? before : MILLI_PER_GPU;
+                }
+            }
+        }
+        pts[k].gpu_alloc = (double)busy / n_gpus;
+        pts[k].milli_alloc = (double)alloc / total;
+    }
+    free(by_lo);
+    free(by_hi);
+    free(first_lo);
+    free(first_hi);
     free(held);
+    free(at);
     *out = pts;
     return n_pts;
 }
@@ -270,10 +319,10 @@ void fragstat_acc_finish(fragstat_acc *a, frag_typical *typ, double step, fragst
         frag_typical_fini(&none);
     }
     if (pts) {
-        *n_pts = curve_sweep(a, step, pts);
+        *n_pts = curve_points(a, step, pts);
     }
-    free(a->ev);
-    free(a->cj);
+    free(a->sub);
+    free(a->run);
     free(a->gpus);
     free(a);
 }

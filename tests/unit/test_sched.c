@@ -16,6 +16,7 @@
 #include "tests/unit/fixtures.h"
 #include "tests/unit/sh.h"
 #include "tools/out.h"
+#include "tests/unit/oracle_curve.h"
 #include "tests/unit/oracle_frag.h"
 
 Test(sched, utilisation_is_time_weighted_up_to_the_horizon)
@@ -775,6 +776,92 @@ Test(sched, fgd_figures_of_a_run)
     free(pts);
     frag_typical_fini(&typ);
     world_destroy(w);
+}
+
+/* The allocation curve from its points' states (fragstat_acc) against the sweep over every
+ * event (tests/unit/oracle_curve.c): shared and whole GPUs, jobs of one to three workers, many
+ * events at the same whole seconds, submissions out of id order, and a horizon that leaves jobs
+ * running, queued and not yet submitted; steps fine and coarse, every point's bits. */
+static int by_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The curve of jobs[0..n) (job j the j-th) by fragstat_acc against the oracle, every point's
+ * bits. */
+static void curve_as_oracle(const cluster *c, const job *const *jobs, size_t n, double step)
+{
+    fragstat_point *want, *got;
+    size_t n_want = oracle_curve(c, jobs, n, step, &want), n_got;
+    fragstat_acc *acc = fragstat_acc_create(c, n);
+    for (size_t j = 0; j < n; j++) {
+        fragstat_acc_add(acc, jobs[j]);
+    }
+    fragstat_acc_finish(acc, NULL, step, &got, &n_got);
+    cr_assert_eq(n_got, n_want, "points at step %g", step);
+    cr_assert_geq(n_got, 3);
+    for (size_t i = 0; i < n_got; i++) {
+        cr_assert(memcmp(&got[i], &want[i], sizeof got[i]) == 0,
+                  "point %zu: %g %g %g, the sweep %g %g %g", i, got[i].arrived, got[i].gpu_alloc,
+                  got[i].milli_alloc, want[i].arrived, want[i].gpu_alloc, want[i].milli_alloc);
+    }
+    free(want);
+    free(got);
+}
+
+/* The allocation curve from its points' states (fragstat_acc) against the sweep over every
+ * event (tests/unit/oracle_curve.c): shared and whole GPUs, jobs of one to three workers, many
+ * events at the same whole seconds, a horizon that leaves jobs running, queued and not yet
+ * submitted; the same jobs again numbered in another order (submissions out of id order); steps
+ * fine and coarse. */
+Test(sched, curve_at_its_points_is_the_sweep_over_every_event)
+{
+    static const double steps[] = {0.05, 0.013, 0.4};
+    for (int v = 0; v < 3; v++) {
+        uint32_t per[4] = {8, 8, 4, 2};
+        senv e;
+        senv_init(&e, v == 1 ? "fifo" : "fgd", 4, per);
+        uint64_t x = 0x2545F4914F6CDD1DULL + (uint64_t)v;
+        double submit[500];
+        for (int i = 0; i < 500; i++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            submit[i] = (double)(x % 400) + (i % 5 == 0 ? 0.5 : 0); /* many at equal times */
+        }
+        qsort(submit, 500, sizeof submit[0], by_double); /* a run's jobs arrive in id order */
+        for (int i = 0; i < 500; i++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            uint32_t share = x % 3 == 0 ? (uint32_t)(100 * (1 + x / 3 % 9)) : 0;
+            uint32_t workers = share ? 1 : 1 + (uint32_t)(x / 7 % 3);
+            double work = (double)(1 + x / 11 % 60) + (x % 4 == 0 ? 0 : 0.25);
+            sadd(&e, submit[i], share ? 1 : 1 + (uint32_t)(x / 13 % 2), workers, work, share, 0);
+        }
+        world *w = srun(&e, 380);
+        const job_table *t = world_jobs(w);
+        size_t n = job_table_count(t), n_state[JOB_FAILED_REQUEST + 1] = {0};
+        const job **jobs = calloc(n, sizeof *jobs);
+        job *shuffled = calloc(n, sizeof *shuffled);
+        const job **by_shuffle = calloc(n, sizeof *by_shuffle);
+        for (job_id j = 0; j < n; j++) {
+            jobs[j] = job_table_get(t, j);
+            n_state[jobs[j]->state]++;
+        }
+        cr_assert(n_state[JOB_DONE] > 50 && n_state[JOB_RUNNING] > 0 && n_state[JOB_PENDING] > 0,
+                  "done, running and unsubmitted jobs");
+        for (size_t j = 0; j < n; j++) { /* job (7 j) mod n as job j: 7 and 500 coprime */
+            shuffled[j] = *jobs[(7 * j) % n];
+            shuffled[j].id = (job_id)j;
+            by_shuffle[j] = &shuffled[j];
+        }
+        for (int k = 0; k < 3; k++) {
+            curve_as_oracle(world_cluster(w), jobs, n, steps[k]);
+            curve_as_oracle(world_cluster(w), by_shuffle, n, steps[k]);
+        }
+        free(jobs);
+        free(shuffled);
+        free(by_shuffle);
+        world_destroy(w);
+    }
 }
 
 Test(sched, fgd_held_share_and_node_type_rules)
