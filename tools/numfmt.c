@@ -91,6 +91,33 @@ static void put17(char *buf, uint64_t v)
     put8(buf + 9, (uint32_t)(rest % 100000000));
 }
 
+/* The index of the last digit of d[0..24) that is not '0' (d[0] is not: 10^16 <= n): the
+ * words d[16..24) and d[8..16) compared with eight '0's, the last differing byte found by its
+ * bit (little-endian words: the highest byte is the last character). */
+static int last_not_zero(const char *d)
+{
+#if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+    int last = 23;
+    while (d[last] == '0') {
+        last--;
+    }
+    return last;
+#endif
+    static const uint64_t zeros = 0x3030303030303030ULL;
+    for (int w = 2; w >= 1; w--) {
+        uint64_t x;
+        memcpy(&x, d + 8 * w, sizeof x);
+        x ^= zeros;
+        if (x) {
+            return 8 * w + (63 - __builtin_clzll(x)) / 8;
+        }
+    }
+    uint64_t x;
+    memcpy(&x, d, sizeof x);
+    x ^= zeros;
+    return (63 - __builtin_clzll(x)) / 8;
+}
+
 /* Number of decimal digits of v (1 for 0). */
 static size_t n_digits(uint64_t v)
 {
@@ -149,7 +176,9 @@ size_t numfmt_g17(char *buf, double v)
     /* the decimal exponent X of the value rounded to 17 digits: 10^16 <= n < 10^17. The guess
      * from 2^e2 <= a is X or X - 1, and a >= pow10_ge[x + 1] > 10^(x + 1) lifts it without
      * passing X; rounding up to 10^17 moves it on in the loop */
-    int x = (int)floor(e2 * 0.30102999566398120);
+    /* floor(e2 log10 2), 1233 / 4096 ~ log10 2, through a positive number: 16 added before the
+     * shift (e2 >= -14 here), 16 taken after */
+    int x = ((e2 * 1233 + 16 * 4096) >> 12) - 16;
     if (x + 1 <= 16 && a >= pow10_ge[x + 1 + 4]) {
         x++;
     }
@@ -167,18 +196,17 @@ size_t numfmt_g17(char *buf, double v)
     if (x < -4) { /* rounded down below 1e-4: exponent style */
         return g17_printf(buf, v);
     }
-    char d[G_DIGITS + 1];
+    char d[24]; /* the 17 digits, then '0's to a whole number of 8-byte words */
     put17(d, (uint64_t)n);
+    memset(d + G_DIGITS, '0', sizeof d - G_DIGITS);
     size_t len = 0;
     if (v < 0) {
         buf[len++] = '-';
     }
     /* style f with G_DIGITS - 1 - x decimals: x + 1 integer digits (or "0" and -x - 1 zeros) */
     int n_int = x + 1;
-    int last = G_DIGITS - 1; /* the last significant digit kept: trailing zeros go */
-    while (last >= 0 && last >= n_int && d[last] == '0') {
-        last--;
-    }
+    int last = last_not_zero(d); /* the last significant digit kept: trailing zeros go */
+    last = last > n_int - 1 ? last : n_int - 1;
     if (n_int > 0) {
         memcpy(buf + len, d, (size_t)n_int);
         len += (size_t)n_int;

@@ -193,6 +193,9 @@ typedef struct out_job_text {
 typedef struct out_run_json out_run_json;
 out_run_json *out_run_json_begin(FILE *f, const world *w, const out_run_meta *meta);
 void out_run_json_job(out_run_json *r, const job *j, const out_job_text *tx);
+/* A hint: job `ahead`, to be written soon, has its placement's first entry fetched into the
+ * cache (the entries of ~20 000 devices are megabytes, reached in no order). */
+void out_run_json_prefetch(const out_run_json *r, const job *ahead);
 int out_run_json_end(out_run_json *r);
 /* jobs.csv in the same three parts; end returns 0 or SIM_EIO and frees the writer. */
 typedef struct out_jobs_csv_w out_jobs_csv_w;

@@ -426,15 +426,11 @@ static void put_unit(bufw *b, job_text *t, dev_id d, unsigned depth)
     bufw_used(b, n);
 }
 
-/* The placement entry of job k's first unit, when made, into the cache ahead of its copy: the
+/* The placement entry of job j's first unit, when made, into the cache ahead of its copy: the
  * entries of ~20 000 devices are megabytes, and jobs reach them in no order (a miss per job in
  * the profile, in the copy). */
-static void prefetch_entry(const job_text *t, const job_table *jt, job_id k)
+static void prefetch_entry(const job_text *t, const job *j)
 {
-    if (k >= job_table_count(jt)) {
-        return;
-    }
-    const job *j = job_table_get(jt, k);
     if (j->n_units && t->dev_off[j->units[0]] != UINT32_MAX) {
         const char *e = t->arena + t->dev_off[j->units[0]];
         for (uint32_t at = 0; at < t->dev_len[j->units[0]]; at += 64) {
@@ -722,9 +718,13 @@ out_run_json *out_run_json_begin(FILE *f, const world *w, const out_run_meta *me
     return r;
 }
 
+void out_run_json_prefetch(const out_run_json *r, const job *ahead)
+{
+    prefetch_entry(r->text, ahead);
+}
+
 void out_run_json_job(out_run_json *r, const job *j, const out_job_text *tx)
 {
-    prefetch_entry(r->text, world_jobs(r->w), j->id + 2 * OUT_PREFETCH_STEP);
     write_job(r->jw, r->text, j, tx);
 }
 
