@@ -191,10 +191,24 @@ typedef struct job_text {
     const cluster *c;
     char key[JK_N][64]; /* ",\n" + indent + "\"name\":\t" (the first without ",\n") */
     uint8_t key_len[JK_N];
-    char *arena; /* the devices' placement entries, one after another */
+    /* A placement entry is its head ("{\n" + indent + "\"node\":\t", the same for all), the
+     * node's name quoted and its tail (the GPU's index, the instance, profile and start, and the
+     * closing line): each node's name and each distinct tail are kept once in arena (a few dozen
+     * tails at synth-10k-1m), a device's unit as its node and tail, 8 bytes, where whole
+     * entries of ~20 000 devices were 2 MB reached in no order (a cache miss per job). */
+    char head[64];
+    uint8_t head_len;
+    char *arena; /* quoted node names and tails, one after another (WIDE bytes more allocated) */
     size_t n_arena, cap_arena;
-    uint32_t *dev_off; /* per device: its entry in arena; UINT32_MAX: not made yet */
-    uint32_t *dev_len;
+    uint32_t *node_off; /* per node: its quoted name in arena; UINT32_MAX: not made yet */
+    uint32_t *node_len;
+    struct {
+        uint32_t off, len;
+    } *tail;
+    size_t n_tail, cap_tail;
+    uint32_t *tail_slot; /* open addressing over tails by text: index + 1, 0 = empty */
+    size_t cap_slot;
+    uint64_t *dev_unit; /* per device: node << 32 | tail; UINT64_MAX: not made yet */
     struct {
         const char *s; /* borrowed */
         char *q;       /* quoted; owned */
@@ -240,10 +254,18 @@ static job_text *job_text_create(const cluster *c, unsigned depth)
     n = snprintf(t->key[JK_OBJ_END], sizeof t->key[JK_OBJ_END], "\n%.*s}", (int)depth,
                  jsonw_tabs);
     t->key_len[JK_OBJ_END] = (uint8_t)n;
+    n = snprintf(t->head, sizeof t->head, "{\n%.*s\"node\":\t", (int)(depth + 3), jsonw_tabs);
+    SIM_ASSERT(n > 0 && (size_t)n < sizeof t->head && depth + 3 <= JSONW_MAX_DEPTH);
+    t->head_len = (uint8_t)n;
     dev_id n_dev = cluster_n_devices(c);
-    t->dev_off = xmalloc((n_dev ? n_dev : 1) * sizeof *t->dev_off, "run.json jobs");
-    t->dev_len = xcalloc(n_dev ? n_dev : 1, sizeof *t->dev_len, "run.json jobs");
-    memset(t->dev_off, 0xFF, (n_dev ? n_dev : 1) * sizeof *t->dev_off);
+    node_id n_node = cluster_n_nodes(c);
+    t->dev_unit = xmalloc((n_dev ? n_dev : 1) * sizeof *t->dev_unit, "run.json jobs");
+    memset(t->dev_unit, 0xFF, (n_dev ? n_dev : 1) * sizeof *t->dev_unit);
+    t->node_off = xmalloc((n_node ? n_node : 1) * sizeof *t->node_off, "run.json jobs");
+    t->node_len = xcalloc(n_node ? n_node : 1, sizeof *t->node_len, "run.json jobs");
+    memset(t->node_off, 0xFF, (n_node ? n_node : 1) * sizeof *t->node_off);
+    t->cap_slot = 64;
+    t->tail_slot = xcalloc(t->cap_slot, sizeof *t->tail_slot, "run.json jobs");
     bufw_init(&t->tmp, NULL);
     return t;
 }
@@ -254,8 +276,11 @@ static void job_text_destroy(job_text *t)
         free(t->names[i].q);
     }
     free(t->arena);
-    free(t->dev_off);
-    free(t->dev_len);
+    free(t->node_off);
+    free(t->node_len);
+    free(t->tail);
+    free(t->tail_slot);
+    free(t->dev_unit);
     free(t);
 }
 
@@ -392,50 +417,132 @@ static void unit_entry(bufw *e, const cluster *c, const cluster_device *cd, unsi
     bufw_c(e, '}');
 }
 
-/* Device d's placement entry, made on first use and kept. */
-static void put_unit(bufw *b, job_text *t, dev_id d, unsigned depth)
+/* n bytes appended to the arena; their offset. */
+static uint32_t arena_add(job_text *t, const char *p, size_t n)
 {
-    if (t->dev_off[d] == UINT32_MAX) {
-        const cluster_device *cd = cluster_device_get(t->c, d);
-        const char *node = cluster_node_name(t->c, cd->node);
-        if (strlen(node) > JOB_TEXT_LONG ||
-            (cd->profile && strlen(cd->profile->name) > JOB_TEXT_LONG)) {
-            unit_entry(b, t->c, cd, depth); /* names this long: written, not kept */
-            return;
-        }
-        bufw *e = &t->tmp;
-        e->n = 0;
-        unit_entry(e, t->c, cd, depth);
-        SIM_ASSERT(e->n < BUFW_LEN / 2 && t->n_arena + e->n < UINT32_MAX);
-        if (t->n_arena + e->n > t->cap_arena) {
-            t->cap_arena = 2 * (t->n_arena + e->n);
-            /* WIDE bytes more: the last entry is copied WIDE bytes at a time */
-            t->arena = xrealloc(t->arena, t->cap_arena + WIDE, "run.json placements");
-        }
-        memcpy(t->arena + t->n_arena, e->buf, e->n);
-        t->dev_off[d] = (uint32_t)t->n_arena;
-        t->dev_len[d] = (uint32_t)e->n;
-        t->n_arena += e->n;
+    SIM_ASSERT(t->n_arena + n < UINT32_MAX);
+    if (t->n_arena + n > t->cap_arena) {
+        t->cap_arena = 2 * (t->n_arena + n);
+        /* WIDE bytes more: the last text is copied WIDE bytes at a time */
+        t->arena = xrealloc(t->arena, t->cap_arena + WIDE, "run.json placements");
     }
-    const char *src = t->arena + t->dev_off[d];
-    size_t n = t->dev_len[d];
-    char *p = bufw_room(b, n + WIDE); /* n < BUFW_LEN / 2 */
-    for (size_t at = 0; at < n; at += WIDE) {
-        memcpy(p + at, src + at, WIDE);
-    }
-    bufw_used(b, n);
+    memcpy(t->arena + t->n_arena, p, n);
+    t->n_arena += n;
+    return (uint32_t)(t->n_arena - n);
 }
 
-/* The placement entry of job j's first unit, when made, into the cache ahead of its copy: the
- * entries of ~20 000 devices are megabytes, and jobs reach them in no order (a miss per job in
- * the profile, in the copy). */
+static uint64_t text_hash(const char *p, size_t n)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < n; i++) {
+        h = (h ^ (unsigned char)p[i]) * 1099511628211ull;
+    }
+    return h;
+}
+
+/* The slot of tail text p[0..n): its own, or the empty one where it goes. */
+static size_t tail_slot(const job_text *t, const char *p, size_t n)
+{
+    size_t h = (size_t)(text_hash(p, n) & (t->cap_slot - 1));
+    while (t->tail_slot[h]) {
+        const char *q = t->arena + t->tail[t->tail_slot[h] - 1].off;
+        if (t->tail[t->tail_slot[h] - 1].len == n && !memcmp(q, p, n)) {
+            break;
+        }
+        h = (h + 1) & (t->cap_slot - 1);
+    }
+    return h;
+}
+
+/* The index of tail text p[0..n), kept on first sight. */
+static uint32_t tail_of(job_text *t, const char *p, size_t n)
+{
+    size_t h = tail_slot(t, p, n);
+    if (t->tail_slot[h]) {
+        return t->tail_slot[h] - 1;
+    }
+    if (2 * (t->n_tail + 1) > t->cap_slot) { /* grow and place every tail again */
+        free(t->tail_slot);
+        t->cap_slot *= 2;
+        t->tail_slot = xcalloc(t->cap_slot, sizeof *t->tail_slot, "run.json jobs");
+        for (size_t i = 0; i < t->n_tail; i++) {
+            const char *q = t->arena + t->tail[i].off;
+            t->tail_slot[tail_slot(t, q, t->tail[i].len)] = (uint32_t)i + 1;
+        }
+        h = tail_slot(t, p, n);
+    }
+    if (t->n_tail == t->cap_tail) {
+        t->cap_tail = t->cap_tail ? 2 * t->cap_tail : 32;
+        t->tail = xrealloc(t->tail, t->cap_tail * sizeof *t->tail, "run.json jobs");
+    }
+    SIM_ASSERT(t->n_tail < UINT32_MAX);
+    uint32_t off = arena_add(t, p, n); /* before the slot: p may not point into the arena */
+    t->tail[t->n_tail].off = off;
+    t->tail[t->n_tail].len = (uint32_t)n;
+    t->tail_slot[h] = (uint32_t)++t->n_tail;
+    return (uint32_t)(t->n_tail - 1);
+}
+
+/* Device d's unit (node << 32 | tail), made from its whole entry (unit_entry); UINT64_MAX when
+ * a name is too long to keep (the entry is then written to b here). */
+static uint64_t make_unit(bufw *b, job_text *t, dev_id d, unsigned depth)
+{
+    const cluster_device *cd = cluster_device_get(t->c, d);
+    const char *node = cluster_node_name(t->c, cd->node);
+    if (strlen(node) > JOB_TEXT_LONG || (cd->profile && strlen(cd->profile->name) > JOB_TEXT_LONG)) {
+        unit_entry(b, t->c, cd, depth); /* names this long: written, not kept */
+        return UINT64_MAX;
+    }
+    bufw *e = &t->tmp; /* the quoted name, then the whole entry */
+    e->n = 0;
+    jsonw_put_quoted(e, node);
+    size_t n_q = e->n;
+    unit_entry(e, t->c, cd, depth);
+    const char *entry = e->buf + n_q;
+    size_t skip = t->head_len + n_q;
+    SIM_ASSERT(e->n < BUFW_LEN / 2 && e->n - n_q > skip && !memcmp(entry, t->head, t->head_len) &&
+               !memcmp(entry + t->head_len, e->buf, n_q));
+    if (t->node_off[cd->node] == UINT32_MAX) {
+        t->node_off[cd->node] = arena_add(t, e->buf, n_q);
+        t->node_len[cd->node] = (uint32_t)n_q;
+    }
+    uint32_t k = tail_of(t, entry + skip, e->n - n_q - skip);
+    return t->dev_unit[d] = (uint64_t)cd->node << 32 | k;
+}
+
+/* p[0..n) at q (room for n + WIDE), copied WIDE bytes at a time (p readable that far). */
+static char *wide_at(char *q, const char *p, size_t n)
+{
+    for (size_t at = 0; at < n; at += WIDE) {
+        memcpy(q + at, p + at, WIDE);
+    }
+    return q + n;
+}
+
+/* Device d's placement entry: its head, its node's name and its tail. */
+static void put_unit(bufw *b, job_text *t, dev_id d, unsigned depth)
+{
+    uint64_t u = t->dev_unit[d];
+    if (u == UINT64_MAX && (u = make_unit(b, t, d, depth)) == UINT64_MAX) {
+        return;
+    }
+    node_id n = (node_id)(u >> 32);
+    const char *tail = t->arena + t->tail[(uint32_t)u].off;
+    size_t n_tail = t->tail[(uint32_t)u].len;
+    size_t room = t->head_len + t->node_len[n] + n_tail + 2 * WIDE;
+    char *p0 = bufw_room(b, room), *p = p0; /* room < BUFW_LEN / 2: the names are kept */
+    memcpy(p, t->head, WIDE);
+    p = wide_at(p + t->head_len, t->arena + t->node_off[n], t->node_len[n]);
+    p = wide_at(p, tail, n_tail);
+    bufw_used(b, (size_t)(p - p0));
+}
+
+/* Job j's first unit, when made, into the cache ahead of its copy: the units of ~20 000
+ * devices are reached in no order. */
 static void prefetch_entry(const job_text *t, const job *j)
 {
-    if (j->n_units && t->dev_off[j->units[0]] != UINT32_MAX) {
-        const char *e = t->arena + t->dev_off[j->units[0]];
-        for (uint32_t at = 0; at < t->dev_len[j->units[0]]; at += 64) {
-            __builtin_prefetch(e + at);
-        }
+    if (j->n_units) {
+        __builtin_prefetch(&t->dev_unit[j->units[0]]);
     }
 }
 
