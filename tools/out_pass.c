@@ -34,6 +34,9 @@ void out_jobs_pass(const world *w, out_stats_acc *st, out_run_json *rj, out_jobs
             if (rj) {
                 out_run_json_prefetch(rj, a);
             }
+            if (cw) {
+                out_jobs_csv_prefetch(cw, a);
+            }
         }
         if (k + OUT_PREFETCH_STEP < n) {
             const job *a = ring[(k + OUT_PREFETCH_STEP) % AHEAD];

@@ -1309,12 +1309,6 @@ const world_sample *world_sample_get(const world *w, size_t i)
     return &sample_block(w, i)[i % SAMPLE_BLOCK];
 }
 
-uint32_t world_sample_res_used(const world *w, size_t i, res_id r)
-{
-    SIM_ASSERT(i < w->n_samples && r < cluster_n_resources(w->c));
-    return block_res(sample_block(w, i))[(i % SAMPLE_BLOCK) * cluster_n_resources(w->c) + r];
-}
-
 const world_sample *world_sample_span(const world *w, size_t i, size_t *n, const uint32_t **res)
 {
     SIM_ASSERT(i < w->n_samples);

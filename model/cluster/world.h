@@ -153,11 +153,9 @@ const job_id *world_gang_jobs(const world *w, size_t *n);
  * until two other blocks have been read back (readers go through them in order). */
 size_t world_n_samples(const world *w);
 const world_sample *world_sample_get(const world *w, size_t i);
-/* Units of resource r held at sample i (r < cluster_n_resources). */
-uint32_t world_sample_res_used(const world *w, size_t i, res_id r);
-/* Samples i, i + 1, ... to the end of i's block (*n of them, at least 1), and their units
- * (cluster_n_resources per sample, sample by sample) through *res: a pass over every sample
- * without a lookup per sample and resource. Borrowed as world_sample_get's. */
+/* Samples i, i + 1, ... to the end of i's block (*n of them, at least 1), and the units of each
+ * resource they hold (cluster_n_resources per sample, sample by sample) through *res: a pass
+ * over every sample without a lookup per sample and resource. Borrowed as world_sample_get's. */
 const world_sample *world_sample_span(const world *w, size_t i, size_t *n, const uint32_t **res);
 /* Let full blocks of samples (4096 each, with their units per resource) go to a store as the
  * run records them (ops static, ctx borrowed for the world's life; the keys are block numbers),
