@@ -46,12 +46,17 @@ static u128 scaled_round(uint64_t m, int k, int s)
     if (s == 0) {
         return p;
     }
-    u128 q = p >> s, rem = p & (((u128)1 << s) - 1), half = (u128)1 << (s - 1);
-    if (rem > half || (rem == half && (q & 1))) {
-        q++;
-    }
-    return q;
+    /* p + half - 1 rounds the quotient up past every tie, and the quotient's last bit takes
+     * a tie on to the even one: no branch (which way a value rounds is as good as random) */
+    u128 half = (u128)1 << (s - 1);
+    return (p + (half - 1) + ((p >> s) & 1)) >> s;
 }
+
+#if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "numfmt_g17 puts its digits together in little-endian words"
+#endif
+
+#define ZEROS8 0x3030303030303030ULL /* eight '0's */
 
 /* "00" "01" ... "99": two digits per table read instead of one division per digit. */
 static const char pairs[201] = "000102030405060708091011121314151617181920212223242526272829"
@@ -59,79 +64,55 @@ static const char pairs[201] = "000102030405060708091011121314151617181920212223
                                "606162636465666768697071727374757677787980818283848586878889"
                                "90919293949596979899";
 
-/* The n decimal digits of v (v < 10^n, leading zeros kept) into buf[0..n). */
-static void put_fixed(char *buf, uint64_t v, size_t n)
+/* The two digits of v < 100 as a 16-bit little-endian word. */
+static uint64_t pair(uint32_t v)
 {
-    while (n >= 2) {
-        memcpy(buf + n - 2, pairs + 2 * (v % 100), 2);
-        v /= 100;
-        n -= 2;
-    }
-    if (n) {
-        buf[0] = (char)('0' + v);
-    }
+    uint16_t p;
+    memcpy(&p, pairs + 2 * v, 2);
+    return p;
 }
 
-/* The 8 digits of v < 10^8 into buf[0..8): two independent 4-digit halves. */
-static void put8(char *buf, uint32_t v)
+/* The 8 decimal digits of v < 10^8 as the bytes of a little-endian word (its first character in
+ * the lowest byte), put together in a register from four pairs: the digits stay there until
+ * the text is stored. Written as 2-byte pieces and read back as a word, they stalled the load
+ * (a load spanning several smaller stores is not forwarded from them). */
+static uint64_t digits8(uint32_t v)
 {
     uint32_t hi = v / 10000, lo = v % 10000;
-    memcpy(buf, pairs + 2 * (hi / 100), 2);
-    memcpy(buf + 2, pairs + 2 * (hi % 100), 2);
-    memcpy(buf + 4, pairs + 2 * (lo / 100), 2);
-    memcpy(buf + 6, pairs + 2 * (lo % 100), 2);
+    return pair(hi / 100) | pair(hi % 100) << 16 | pair(lo / 100) << 32 | pair(lo % 100) << 48;
 }
 
-/* The 17 digits of 10^16 <= v < 10^17 into buf[0..17). */
-static void put17(char *buf, uint64_t v)
+/* The index (0..7) of the last digit of word w (digits8) that is not '0'; w is not all '0's.
+ * Little-endian: the last character is the highest byte. */
+static int last_not_zero8(uint64_t w)
 {
-    uint64_t rest = v % 10000000000000000ULL;
-    buf[0] = (char)('0' + v / 10000000000000000ULL);
-    put8(buf + 1, (uint32_t)(rest / 100000000));
-    put8(buf + 9, (uint32_t)(rest % 100000000));
+    return (63 - __builtin_clzll(w ^ ZEROS8)) / 8;
 }
 
-/* The index of the last digit of d[0..24) that is not '0' (d[0] is not: 10^16 <= n): the
- * words d[16..24) and d[8..16) compared with eight '0's, the last differing byte found by its
- * bit (little-endian words: the highest byte is the last character). */
-static int last_not_zero(const char *d)
-{
-#if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
-    int last = 23;
-    while (d[last] == '0') {
-        last--;
-    }
-    return last;
-#endif
-    static const uint64_t zeros = 0x3030303030303030ULL;
-    for (int w = 2; w >= 1; w--) {
-        uint64_t x;
-        memcpy(&x, d + 8 * w, sizeof x);
-        x ^= zeros;
-        if (x) {
-            return 8 * w + (63 - __builtin_clzll(x)) / 8;
-        }
-    }
-    uint64_t x;
-    memcpy(&x, d, sizeof x);
-    x ^= zeros;
-    return (63 - __builtin_clzll(x)) / 8;
-}
-
-/* Number of decimal digits of v (1 for 0). */
+/* Number of decimal digits of v (1 for 0): floor(log10 2^b) from v's bit length b (1233 / 4096
+ * ~ log10 2, as in numfmt_g17), and one more when v reaches that power of ten. */
 static size_t n_digits(uint64_t v)
 {
-    size_t n = 1;
-    while (n < 20 && v >= pow10_u64[n]) {
-        n++;
-    }
-    return n;
+    size_t n = (size_t)((64 - __builtin_clzll(v | 1)) * 1233 >> 12); /* 0..19 */
+    n += v >= pow10_u64[n];
+    return n ? n : 1;
 }
 
+/* The digits of v, each eight from one word (digits8) stored whole: buf holds NUMFMT_LEN bytes,
+ * so the bytes of a word past the text are scratch. */
 size_t numfmt_u64(char *buf, uint64_t v)
 {
-    size_t n = n_digits(v);
-    put_fixed(buf, v, n);
+    size_t n;
+    if (v < 100000000) {
+        n = n_digits(v);
+        uint64_t w = digits8((uint32_t)v) >> 8 * (8 - n); /* its last n digits */
+        memcpy(buf, &w, 8);
+    } else {
+        n = numfmt_u64(buf, v / 100000000);
+        uint64_t w = digits8((uint32_t)(v % 100000000));
+        memcpy(buf + n, &w, 8);
+        n += 8;
+    }
     buf[n] = '\0';
     return n;
 }
@@ -140,9 +121,12 @@ size_t numfmt_fixed9(char *buf, int64_t ns)
 {
     SIM_ASSERT(ns >= 0);
     size_t n = numfmt_u64(buf, (uint64_t)ns / 1000000000ULL);
-    buf[n++] = '.';
-    put_fixed(buf + n, (uint64_t)ns % 1000000000ULL, 9);
-    n += 9;
+    uint32_t frac = (uint32_t)((uint64_t)ns % 1000000000ULL);
+    buf[n] = '.';
+    buf[n + 1] = (char)('0' + frac / 100000000);
+    uint64_t w = digits8(frac % 100000000);
+    memcpy(buf + n + 2, &w, 8);
+    n += 10;
     buf[n] = '\0';
     return n;
 }
@@ -169,10 +153,6 @@ size_t numfmt_g17(char *buf, double v)
     int e2 = (int)(bits >> 52) - 1023; /* a normal: a = M 2^(e2 - 52), 2^52 <= M < 2^53 */
     uint64_t m = (bits & ((1ULL << 52) - 1)) | (1ULL << 52);
     int s = 52 - e2; /* a = m / 2^s; 0 <= s <= 66 here */
-    int tz = __builtin_ctzll(m);
-    tz = tz < s ? tz : s; /* fewer bits to shift: same value */
-    m >>= tz;
-    s -= tz;
     /* the decimal exponent X of the value rounded to 17 digits: 10^16 <= n < 10^17. The guess
      * from 2^e2 <= a is X or X - 1, and a >= pow10_ge[x + 1] > 10^(x + 1) lifts it without
      * passing X; rounding up to 10^17 moves it on in the loop */
@@ -196,34 +176,47 @@ size_t numfmt_g17(char *buf, double v)
     if (x < -4) { /* rounded down below 1e-4: exponent style */
         return g17_printf(buf, v);
     }
-    char d[24]; /* the 17 digits, then '0's to a whole number of 8-byte words */
-    put17(d, (uint64_t)n);
-    memset(d + G_DIGITS, '0', sizeof d - G_DIGITS);
-    size_t len = 0;
-    if (v < 0) {
-        buf[len++] = '-';
-    }
-    /* style f with G_DIGITS - 1 - x decimals: x + 1 integer digits (or "0" and -x - 1 zeros) */
+    /* the 17 digits: the first, then two words of eight (digits8) */
+    uint64_t top = (uint64_t)n / 100000000; /* < 10^9 */
+    uint32_t lo = (uint32_t)((uint64_t)n - top * 100000000);
+    uint32_t d0 = (uint32_t)top / 100000000, hi = (uint32_t)top - d0 * 100000000;
+    d0 += '0';
+    uint64_t w1 = digits8(hi), w2 = digits8(lo);
+    /* the last significant digit: trailing zeros go */
+    int last = lo ? 9 + last_not_zero8(w2) : hi ? 1 + last_not_zero8(w1) : 0;
+    size_t neg = v < 0, len;
+    buf[0] = '-';
+    buf += neg;
+    /* style f with G_DIGITS - 1 - x decimals: x + 1 integer digits (or "0" and -x - 1 zeros).
+     * The text is put together in registers and stored a word at a time (buf holds NUMFMT_LEN
+     * bytes; what lies past the text is scratch), its length then set by the '\0'. */
     int n_int = x + 1;
-    int last = last_not_zero(d); /* the last significant digit kept: trailing zeros go */
-    last = last > n_int - 1 ? last : n_int - 1;
-    if (n_int > 0) {
-        memcpy(buf + len, d, (size_t)n_int);
-        len += (size_t)n_int;
-        if (last >= n_int) {
-            buf[len++] = '.';
-            memcpy(buf + len, d + n_int, (size_t)(last + 1 - n_int));
-            len += (size_t)(last + 1 - n_int);
+    if (n_int <= 0) { /* "0." and -n_int zeros (0 to 3), then the digits to the last kept */
+        size_t at = 2 + (size_t)-n_int;
+        memcpy(buf, "0.000000", 8);
+        buf[at] = (char)d0;
+        memcpy(buf + at + 1, &w1, 8);
+        memcpy(buf + at + 9, &w2, 8);
+        len = at + (size_t)last + 1;
+    } else if (n_int < G_DIGITS) { /* the point after n_int digits (1 to 16) */
+        u128 d = (u128)d0 | (u128)w1 << 8 | (u128)w2 << 72; /* digits 0..15 */
+        char b16 = (char)(w2 >> 48), b17 = (char)(w2 >> 56); /* digits 15 and 16 */
+        if (n_int < 16) {
+            u128 keep = ((u128)1 << 8 * n_int) - 1;
+            d = (d & keep) | (d & ~keep) << 8 | (u128)'.' << 8 * n_int;
+        } else {
+            b16 = '.';
         }
-    } else {
-        buf[len++] = '0';
-        buf[len++] = '.';
-        for (int i = 0; i < -n_int; i++) {
-            buf[len++] = '0';
-        }
-        memcpy(buf + len, d, (size_t)(last + 1));
-        len += (size_t)(last + 1);
+        memcpy(buf, &d, 16);
+        buf[16] = b16;
+        buf[17] = b17;
+        len = (size_t)(last < n_int ? n_int : last + 2);
+    } else { /* 17 integer digits: 10^16 <= a < 2^53 */
+        buf[0] = (char)d0;
+        memcpy(buf + 1, &w1, 8);
+        memcpy(buf + 9, &w2, 8);
+        len = G_DIGITS;
     }
     buf[len] = '\0';
-    return len;
+    return neg + len;
 }

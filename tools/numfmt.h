@@ -8,7 +8,9 @@
  * numfmt_u64 writes an unsigned decimal, numfmt_fixed9 a count of nanoseconds as seconds with nine
  * decimals ("%lld.%09lld" of n / 10^9 and n % 10^9, n >= 0).
  * Each writes into buf (at least NUMFMT_LEN bytes), terminates it with '\0' and returns the
- * number of characters before the '\0'. Ownership: none; buffers are the caller's.
+ * number of characters before the '\0'. The digits are stored eight at a time, so bytes of buf
+ * past the '\0' (within NUMFMT_LEN) may be overwritten. Ownership: none; buffers are the
+ * caller's.
  */
 #ifndef SIMPROJ_TOOLS_NUMFMT_H
 #define SIMPROJ_TOOLS_NUMFMT_H

@@ -2,6 +2,7 @@
  * byte-identical to cJSON_Print of the same tree (cJSON is the reference, so these expectations
  * come from the library, not from the writer), and numbers follow printf's definitions. */
 #include <criterion/criterion.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -236,4 +237,45 @@ Test(jsonw, numfmt_integers_and_nanosecond_times)
     cr_assert_str_eq(b, "1234.567890123");
     numfmt_fixed9(b, 5);
     cr_assert_str_eq(b, "0.000000005");
+}
+
+/* numfmt_u64 and numfmt_fixed9 against printf's "%" PRIu64 and "%lld.%09lld" (the reference):
+ * every 4-digit group in both halves of an 8-digit word (numfmt.c digits8), random values of
+ * every length, either side of each power of ten, and the largest. */
+static void u64_as_printf(uint64_t v)
+{
+    char want[32], got[NUMFMT_LEN];
+    snprintf(want, sizeof want, "%" PRIu64, v);
+    cr_assert_eq(numfmt_u64(got, v), strlen(want), "%s", want);
+    cr_assert_str_eq(got, want);
+}
+
+static void fixed9_as_printf(int64_t ns)
+{
+    char want[40], got[NUMFMT_LEN];
+    snprintf(want, sizeof want, "%lld.%09lld", (long long)(ns / 1000000000),
+             (long long)(ns % 1000000000));
+    cr_assert_eq(numfmt_fixed9(got, ns), strlen(want), "%s", want);
+    cr_assert_str_eq(got, want);
+}
+
+Test(jsonw, numfmt_u64_and_fixed9_print_what_printf_prints)
+{
+    for (uint64_t a = 0; a < 10000; a++) {
+        u64_as_printf(a * 10001);
+        fixed9_as_printf((int64_t)(a * 10001 + 100000000 * (a % 10)));
+    }
+    uint64_t s = 7;
+    for (int i = 0; i < 200000; i++) {
+        u64_as_printf(splitmix(&s) >> (splitmix(&s) % 64));
+        fixed9_as_printf((int64_t)(splitmix(&s) >> (1 + splitmix(&s) % 63)));
+    }
+    uint64_t p = 1;
+    for (int k = 0; k < 20; k++, p *= 10) {
+        u64_as_printf(p - 1);
+        u64_as_printf(p);
+        u64_as_printf(p + 1);
+    }
+    u64_as_printf(UINT64_MAX);
+    fixed9_as_printf(INT64_MAX);
 }
