@@ -58,6 +58,11 @@ Usage: python3 calib/coloc/table.py RUN.json... > TABLE.csv   (runs of one machi
                   its clients' host enqueue CPU time replaced by the exclusive solos' mean where
                   the record is host-bound (the wait kept), so that a row shows the GPU side's sharing, not which processes drew
                   a slow host CPU; records without it are left out; see held_rates)
+       python3 calib/coloc/table.py --host-held --second-thread TRAINMPS.json [--out ...] RUN.json...
+                  (the same, and the training loops' lone clients (solo-mps, caps) held too: their
+                  host is the main thread's enqueue CPU time h plus autograd's device thread,
+                  taken as second_thread_ratio x h, the ratio per workload measured by
+                  trainmps.py on its own call; see held_rates)
        python3 calib/coloc/table.py --blocks RUN.json...   (the cap blocks side by side: per
        workload and block, exclusive solo, MPS uncapped, cap 50, cap 25, MPS uncapped, exclusive
        solo, each as its mean over the sub-windows +- their sd; then exclusive against MPS)
@@ -69,6 +74,7 @@ import sys
 from collections import defaultdict
 
 from coloc import SERIAL_HOST_S
+from trainmps import second_thread_ratio
 
 
 def machine(d):
@@ -76,7 +82,21 @@ def machine(d):
     return d["env"].get("uuid", "")
 
 
-def main(paths, outs=None, bracketed=False, held=False):
+def second_ratios(path):
+    """{workload: second_thread_ratio} from a trainmps.py record, for the workloads whose threads
+    other than the main one take more than 5 % of its CPU time (the training loops)."""
+    with open(path) as f:
+        d = json.load(f)
+    out = {}
+    for w, rec in d["workloads"].items():
+        if rec.get("windows"):
+            rho = second_thread_ratio(rec["windows"])[0]
+            if rho > 0.05:
+                out[w] = rho
+    return out
+
+
+def main(paths, outs=None, bracketed=False, held=False, second=None):
     """Writes one table per machine (GPU UUID) of the files that measured rates: to outs[uuid]
     (outs maps a UUID prefix to a path), or to stdout when no outs are given and one machine
     measured them all. Census-only files (no runs) feed every machine's census columns; the
@@ -91,7 +111,7 @@ def main(paths, outs=None, bracketed=False, held=False):
             sys.exit("table.py: runs from %d machines (%s); give --out UUID=PATH for each"
                      % (len(groups), ", ".join(groups)))
         for u, files in groups.items():
-            write_table(sys.stdout, u, files, docs, bracketed, held)
+            write_table(sys.stdout, u, files, docs, bracketed, held, second)
         return
     for u, files in groups.items():
         path = [v for k, v in outs.items() if u.startswith(k)]
@@ -99,7 +119,7 @@ def main(paths, outs=None, bracketed=False, held=False):
             sys.exit(f"table.py: {len(path)} --out entries match machine {u} "
                      f"({', '.join(p for p, _ in files)}); expected one")
         with open(path[0], "w") as out:
-            write_table(out, u, files, docs, bracketed, held)
+            write_table(out, u, files, docs, bracketed, held, second)
 
 
 def bracket_solos(d):
@@ -133,32 +153,38 @@ def host_ref(files):
 HELD_WAIT_FRAC = 0.35
 
 
-def held_rates(clients, ref):
+def held_rates(clients, ref, rho=0.0):
     """(mean rate, sub-window rates) of the clients of one MPS record with each sub-window's host
     enqueue CPU time per iteration h replaced by the exclusive solos' ref. A sub-window whose wait
     in the closing synchronisation w = 1 / rate - h is under HELD_WAIT_FRAC of h is host-bound
     (its GPU work ends inside the enqueue): its iteration becomes ref + w. The others are kept as
-    measured: GPU-bound ones (the iteration is the GPU's, whatever the host took) and the
-    training loops', whose h misses the backward pass (autograd runs it on its own device thread,
-    so the main thread's CPU time does not count it, and their wait is ~h alone). None where a
-    sub-window lacks h."""
+    measured: GPU-bound ones (the iteration is the GPU's, whatever the host took) and, with rho 0,
+    the training loops', whose h misses the backward pass (autograd runs it on its own device
+    thread, so the main thread's CPU time does not count it, and their wait is ~h alone).
+    rho > 0 (a training loop's lone client, --second-thread): the host is (1 + rho) h, the second
+    thread's CPU time taken as rho times the main thread's (trainmps.py measured the loop's
+    iteration as its process's CPU time within 0.4 %), so w = 1 / rate - (1 + rho) h and a
+    host-bound sub-window's iteration becomes (1 + rho) ref + w. None where a sub-window lacks h."""
     per = []
     for c in clients:
         hs = c.get("host_cpu_s_reps") or []
         rr = c.get("rate_reps") or []
         if len(hs) != len(rr) or not rr or any(h is None or r <= 0 for h, r in zip(hs, rr)):
             return None
-        per.append([1.0 / (ref + 1.0 / r - h) if 1.0 / r - h < HELD_WAIT_FRAC * h else r
+        per.append([1.0 / ((1.0 + rho) * ref + 1.0 / r - (1.0 + rho) * h)
+                    if 1.0 / r - (1.0 + rho) * h < HELD_WAIT_FRAC * (1.0 + rho) * h else r
                     for r, h in zip(rr, hs)])
     sub = [sum(x) / len(x) for x in zip(*per)]
     return sum(sub) / len(sub), sub
 
 
-def write_table(out, uuid, files, docs, bracketed=False, held=False):
+def write_table(out, uuid, files, docs, bracketed=False, held=False, second=None):
     """The table of one machine: the rows of files (all measured on GPU uuid), the census
     columns from the census of that machine's files first, then from the other files in the
     order given. bracketed: the drift-corrected table of a bracketed run (--bracketed below);
-    held: every MPS record with its clients' host time held at the exclusive solos' (--host-held)."""
+    held: every MPS record with its clients' host time held at the exclusive solos' (--host-held);
+    second: {workload: second_thread_ratio}, the training loops whose lone clients are held too."""
+    second = second or {}
     refs = host_ref(files) if held else {}
     rates = defaultdict(list)     # key -> run means
     subs = defaultdict(list)      # key -> sub-window rates
@@ -221,7 +247,8 @@ def write_table(out, uuid, files, docs, bracketed=False, held=False):
             if held and r["sharing"] == "mps":
                 if names[0] not in refs or r["kind"] not in ("solo", "peers", "cap"):
                     continue
-                hr = held_rates(cl, refs[names[0]])
+                lone = r["kind"] in ("solo", "cap")
+                hr = held_rates(cl, refs[names[0]], second.get(names[0], 0.0) if lone else 0.0)
                 if hr is None:
                     continue
                 vals, sub = [hr[0]], [hr[1]]
@@ -274,6 +301,11 @@ def write_table(out, uuid, files, docs, bracketed=False, held=False):
                   "# ref, where a sub-window is host-bound (its wait w = 1 / rate - h in the closing\n"
                   f"# synchronisation under {HELD_WAIT_FRAC:g} h): iteration ref + w; the others as measured;\n"
                   "# host refs (ms): " + ", ".join(f"{w} {v * 1e3:.3f}" for w, v in sorted(refs.items())) + "\n")
+        if second:
+            out.write("# SECOND THREAD (--second-thread): the lone clients (solo-mps, caps) of " + ", ".join(
+                f"{w} ({v:.3f})" for w, v in sorted(second.items())) + "\n"
+                "# held with host (1 + ratio) h, the ratio autograd's thread's CPU time over the main\n"
+                "# thread's as trainmps.py measured it; their k-client records as measured\n")
     out.write("# rate_per_s: iterations/s of one process; gpu_util: NVML utilisation (solo rows only);\n")
     out.write("# rel_sd: sd of the sub-window rates / mean (the measurement noise); busy_frac, kernels:\n")
     out.write("# torch.profiler kernel census; sm_active, dram_util: NVML GPM (solo rows only);\n")
@@ -372,8 +404,12 @@ if __name__ == "__main__":
         brk_mode = args[:1] == ["--bracketed"]
         held_mode = args[:1] == ["--host-held"]
         args = args[1:] if brk_mode or held_mode else args
+        second = None
+        if held_mode and args[:1] == ["--second-thread"] and len(args) > 1:
+            second = second_ratios(args[1])
+            args = args[2:]
         while args[:1] == ["--out"] and len(args) > 1 and "=" in args[1]:
             k, v = args[1].split("=", 1)
             outs[k] = v
             args = args[2:]
-        main(args, outs, brk_mode, held_mode)
+        main(args, outs, brk_mode, held_mode, second)

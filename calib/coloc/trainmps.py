@@ -29,7 +29,11 @@ told to quit on every exit path.
 
 usage: python3 calib/coloc/trainmps.py --out DIR [--only cnn_train,tfm_train,cnn_infer_b1]
            [--rounds 6] [--window-s 1.5] [--cpus 2,3] [--budget-s 480] [--fake]
-Writes DIR/trainmps.json (rewritten after every workload).
+       python3 calib/coloc/trainmps.py --summary RECORD.json
+Writes DIR/trainmps.json (rewritten after every workload). --summary prints, per workload and
+process, the mean rate over the rounds and its sd, each phase's wall, main-thread and process CPU
+time, the closing wait, the second thread's CPU over the main thread's (second_thread_ratio, the
+value table.py --host-held --second-thread reads), and the profiler census.
 """
 import argparse
 import atexit
@@ -303,6 +307,58 @@ def worker_main(name, fake, cpus, prof_iters):
 
 # ---------------------------------------------------------------- driver side
 
+def second_thread_ratio(windows):
+    """Mean over windows of (process CPU - main-thread CPU) / main-thread CPU per iteration: the
+    CPU time of the threads other than the main one (autograd's device thread) per unit of the
+    main thread's, and its sd over the windows."""
+    import statistics
+    rs = []
+    for w in windows:
+        main = sum(w["main_cpu_s_mean"])
+        if main > 0:
+            rs.append((sum(w["proc_cpu_s_mean"]) - main) / main)
+    return (statistics.mean(rs), statistics.stdev(rs) if len(rs) > 1 else 0.0) if rs else (0.0, 0.0)
+
+
+def summary(path):
+    import statistics as st
+    with open(path) as f:
+        d = json.load(f)
+    print(f"# {path}: {d['env'].get('gpu')} {d['env'].get('uuid')} driver {d['env'].get('driver')}, "
+          f"{d['rounds']} rounds x {d['window_s']} s, CPUs {d['cpus']}")
+    for name, rec in d["workloads"].items():
+        by = {}
+        for w in rec["windows"]:
+            by.setdefault(w["tag"], []).append(w)
+        if not by:
+            continue
+        ph = next(iter(by.values()))[0]["phases"]
+        e = [w["rate_iter_per_s"] for t in ("E1", "E2") for w in by.get(t, [])]
+        m = [w["rate_iter_per_s"] for t in ("M1", "M2") for w in by.get(t, [])]
+        allw = rec["windows"]
+        it = [1.0 / w["rate_iter_per_s"] for w in allw]
+        pc = [sum(w["proc_cpu_s_mean"]) for w in allw]
+        rho, rho_sd = second_thread_ratio(allw)
+        print(f"{name}: MPS / exclusive {st.mean(m) / st.mean(e):.3f}; iteration / process CPU "
+              f"{st.mean(i / c for i, c in zip(it, pc)):.4f} (sd {st.stdev(i / c for i, c in zip(it, pc)):.4f}),"
+              f" iteration sd {st.stdev(it) / st.mean(it):.3f}; second_thread_ratio {rho:.3f} (sd {rho_sd:.3f})")
+        for tag, ws in by.items():
+            r = [w["rate_iter_per_s"] for w in ws]
+            cols = []
+            for i, p in enumerate(ph):
+                cols.append(f"{p} {st.mean(w['wall_s_mean'][i] for w in ws) * 1e3:.2f}/"
+                            f"{st.mean(w['main_cpu_s_mean'][i] for w in ws) * 1e3:.2f}/"
+                            f"{st.mean(w['proc_cpu_s_mean'][i] for w in ws) * 1e3:.2f}")
+            pr = rec["profile"].get(tag, {})
+            rc = pr.get("runtime_calls_per_iter", {})
+            lk = rc.get("cudaLaunchKernel", {})
+            sd = st.stdev(r) / st.mean(r) if len(r) > 1 else 0.0
+            print(f"  {tag:3s} {st.mean(r):6.1f} it/s (sd {sd:.2f})  "
+                  f"ms wall/main CPU/process CPU: {'  '.join(cols)}  | kernels {pr.get('kernels_per_iter', 0):.0f}"
+                  f" GPU {pr.get('kernel_s_per_iter', 0) * 1e3:.2f} ms busy {pr.get('busy_s_per_iter', 0) * 1e3:.2f} ms"
+                  f" cudaLaunchKernel {lk.get('n', 0):.0f} x {lk.get('mean_us', 0):.2f} us")
+
+
 class Worker:
     def __init__(self, tag, name, env, args):
         cmd = [sys.executable, os.path.abspath(__file__), "--worker", name,
@@ -353,7 +409,11 @@ def main():
     ap.add_argument("--mps-dir", default="/tmp/trainmps-mps")
     ap.add_argument("--fake", action="store_true")
     ap.add_argument("--worker")
+    ap.add_argument("--summary")
     args = ap.parse_args()
+    if args.summary:
+        summary(args.summary)
+        return
     if args.worker:
         cpus = {int(c) for c in args.cpus.split(",") if c} if args.cpus else None
         if cpus:
