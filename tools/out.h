@@ -201,8 +201,10 @@ int out_run_json_end(out_run_json *r);
 typedef struct out_jobs_csv_w out_jobs_csv_w;
 out_jobs_csv_w *out_jobs_csv_begin(FILE *f, const world *w);
 void out_jobs_csv_job(out_jobs_csv_w *cw, const job *j, const out_job_text *tx);
-/* A hint: the unit text of job `ahead`'s first unit fetched into the cache. */
+/* Hints, a few jobs apart: where the unit text of job `ahead`'s first unit is kept fetched into
+ * the cache, then (a few jobs later, when that has come) the text itself. */
 void out_jobs_csv_prefetch(const out_jobs_csv_w *cw, const job *ahead);
+void out_jobs_csv_prefetch_text(const out_jobs_csv_w *cw, const job *ahead);
 int out_jobs_csv_end(out_jobs_csv_w *cw);
 /* The pass (tools/out_pass.c): every job in id order to the statistics (st), run.json (rj) and
  * jobs.csv (cw), each NULL when not written, a job's work_s text made once when both files take

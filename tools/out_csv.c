@@ -117,8 +117,9 @@ struct out_jobs_csv_w {
     sim_time horizon;
     char *arena; /* the devices' units, one after another */
     size_t n_arena, cap_arena;
-    uint32_t *dev_off; /* per device: its unit in arena; UINT32_MAX: not made yet */
-    uint32_t *dev_len;
+    struct {
+        uint32_t off, len; /* its unit in arena; off UINT32_MAX: not made yet */
+    } *dev;                /* per device: one cache line holds both */
     struct {
         const char *s; /* borrowed */
         char *q;       /* the field; owned */
@@ -134,9 +135,10 @@ out_jobs_csv_w *out_jobs_csv_begin(FILE *f, const world *w)
     cw->w = w;
     cw->horizon = world_get_totals(w).horizon;
     dev_id n_dev = cluster_n_devices(world_cluster(w));
-    cw->dev_off = xmalloc((n_dev ? n_dev : 1) * sizeof *cw->dev_off, "jobs.csv units");
-    cw->dev_len = xcalloc(n_dev ? n_dev : 1, sizeof *cw->dev_len, "jobs.csv units");
-    memset(cw->dev_off, 0xFF, (n_dev ? n_dev : 1) * sizeof *cw->dev_off);
+    cw->dev = xmalloc((n_dev ? n_dev : 1) * sizeof *cw->dev, "jobs.csv units");
+    for (dev_id d = 0; d < n_dev; d++) {
+        cw->dev[d].off = UINT32_MAX;
+    }
     bufw_init(&cw->tmp, NULL);
     bufw_init(&cw->out, f);
     static const char head[] =
@@ -184,7 +186,7 @@ static void csv_name(out_jobs_csv_w *cw, const char *s)
 static void csv_unit(out_jobs_csv_w *cw, dev_id d)
 {
     const cluster *c = world_cluster(cw->w);
-    if (cw->dev_off[d] == UINT32_MAX) {
+    if (cw->dev[d].off == UINT32_MAX) {
         const cluster_device *cd = cluster_device_get(c, d);
         if (strlen(cluster_node_name(c, cd->node)) > BUFW_LEN / 16 ||
             (cd->profile && strlen(cd->profile->name) > BUFW_LEN / 16)) {
@@ -200,21 +202,26 @@ static void csv_unit(out_jobs_csv_w *cw, dev_id d)
             cw->arena = xrealloc(cw->arena, cw->cap_arena + CSV_WIDE, "jobs.csv units");
         }
         memcpy(cw->arena + cw->n_arena, e->buf, e->n);
-        cw->dev_off[d] = (uint32_t)cw->n_arena;
-        cw->dev_len[d] = (uint32_t)e->n;
+        cw->dev[d].off = (uint32_t)cw->n_arena;
+        cw->dev[d].len = (uint32_t)e->n;
         cw->n_arena += e->n;
     }
-    put_kept(&cw->out, cw->arena + cw->dev_off[d], cw->dev_len[d]);
+    put_kept(&cw->out, cw->arena + cw->dev[d].off, cw->dev[d].len);
 }
 
 void out_jobs_csv_prefetch(const out_jobs_csv_w *cw, const job *ahead)
 {
     if (ahead->n_units) {
-        dev_id d = ahead->units[0];
-        __builtin_prefetch(&cw->dev_len[d]);
-        if (cw->dev_off[d] != UINT32_MAX) {
-            __builtin_prefetch(cw->arena + cw->dev_off[d]);
-        }
+        __builtin_prefetch(&cw->dev[ahead->units[0]]);
+    }
+}
+
+void out_jobs_csv_prefetch_text(const out_jobs_csv_w *cw, const job *ahead)
+{
+    if (ahead->n_units && cw->dev[ahead->units[0]].off != UINT32_MAX) {
+        const char *p = cw->arena + cw->dev[ahead->units[0]].off;
+        __builtin_prefetch(p);
+        __builtin_prefetch(p + cw->dev[ahead->units[0]].len - 1); /* it may cross a line */
     }
 }
 
@@ -297,8 +304,7 @@ int out_jobs_csv_end(out_jobs_csv_w *cw)
         free(cw->names[i].q);
     }
     free(cw->arena);
-    free(cw->dev_off);
-    free(cw->dev_len);
+    free(cw->dev);
     free(cw);
     return rc;
 }

@@ -20,7 +20,8 @@ void out_jobs_pass(const world *w, out_stats_acc *st, out_run_json *rj, out_jobs
     }
     for (job_id k = 0; k < n; k++) {
         /* out_prefetch_job's hints from the ring: the unit list of job k + 12, the first unit's
-         * device of job k + 8 (and its run.json entry), that device's GPU of job k + 4 */
+         * device of job k + 8 (and its run.json entry, where its jobs.csv text is), that device's
+         * GPU of job k + 4 (and its jobs.csv text) */
         if (k + 3 * OUT_PREFETCH_STEP < n) {
             const job *a = ring[(k + 3 * OUT_PREFETCH_STEP) % AHEAD] =
                 job_table_get(jt, k + 3 * OUT_PREFETCH_STEP);
@@ -42,6 +43,9 @@ void out_jobs_pass(const world *w, out_stats_acc *st, out_run_json *rj, out_jobs
             const job *a = ring[(k + OUT_PREFETCH_STEP) % AHEAD];
             if (a->n_units) {
                 __builtin_prefetch(cluster_gpu_get(c, cluster_device_get(c, a->units[0])->gpu));
+            }
+            if (cw) {
+                out_jobs_csv_prefetch_text(cw, a);
             }
         }
         const job *j = ring[k % AHEAD];
