@@ -52,7 +52,9 @@ Usage: python3 calib/coloc/table.py RUN.json... > TABLE.csv   (runs of one machi
                   runs have no --out is an error)
        python3 calib/coloc/table.py --bracketed [--out UUID=TABLE.csv ...] RUN.json...
                   (bracketed runs, coloc.py --phases bracket: each MPS configuration's rate
-                  corrected for drift by the solos just before and after it, see write_table)
+                  corrected for drift by the solos just before and after it, see write_table;
+                  with --second-thread TRAINMPS.json a record that is GPU-bound by its recorded
+                  host time keeps its measured rate, see gpu_bound)
        python3 calib/coloc/table.py --host-held [--out UUID=TABLE.csv ...] RUN.json...
                   (runs with coloc.py's host_cpu_s_reps: every MPS record's iteration time with
                   its clients' host enqueue CPU time replaced by the exclusive solos' mean where
@@ -178,12 +180,31 @@ def held_rates(clients, ref, rho=0.0):
     return sum(sub) / len(sub), sub
 
 
+def gpu_bound(clients, rho=0.0):
+    """True when an MPS record's clients wait, on average over their sub-windows, at least
+    HELD_WAIT_FRAC of their host time in the closing synchronisation: w = 1 / rate - (1 + rho) h,
+    h the main thread's host enqueue CPU time per iteration and rho the loop's second-thread
+    ratio (trainmps.py; 0 for loops without one). Its iteration is then the GPU's, which the
+    host's draw (what the brackets measure: trainmps.py found a loop's iteration to be its
+    process's CPU time) does not move. False where a sub-window lacks h."""
+    fr = []
+    for c in clients:
+        hs = c.get("host_cpu_s_reps") or []
+        rr = c.get("rate_reps") or []
+        if len(hs) != len(rr) or not rr or any(h is None or h <= 0 or r <= 0 for h, r in zip(hs, rr)):
+            return False
+        fr += [(1.0 / r - (1.0 + rho) * h) / ((1.0 + rho) * h) for r, h in zip(rr, hs)]
+    return sum(fr) / len(fr) >= HELD_WAIT_FRAC
+
+
 def write_table(out, uuid, files, docs, bracketed=False, held=False, second=None):
     """The table of one machine: the rows of files (all measured on GPU uuid), the census
     columns from the census of that machine's files first, then from the other files in the
     order given. bracketed: the drift-corrected table of a bracketed run (--bracketed below);
     held: every MPS record with its clients' host time held at the exclusive solos' (--host-held);
-    second: {workload: second_thread_ratio}, the training loops whose lone clients are held too."""
+    second: {workload: second_thread_ratio}, the training loops whose lone clients are held too;
+    with bracketed, a second (even empty) makes GPU-bound records keep their measured rate."""
+    by_gpu = bracketed and second is not None
     second = second or {}
     refs = host_ref(files) if held else {}
     rates = defaultdict(list)     # key -> run means
@@ -254,7 +275,8 @@ def write_table(out, uuid, files, docs, bracketed=False, held=False, second=None
                 vals, sub = [hr[0]], [hr[1]]
             for k, v, s in zip(keys, vals, sub):
                 if bracketed and r["sharing"] == "mps":
-                    brk.setdefault(k, []).append(((a + z) / 2, abs(a - z) / (a + z), len(s)))
+                    keep = by_gpu and gpu_bound(cl, second.get(names[0], 0.0))
+                    brk.setdefault(k, []).append(((a + z) / 2, abs(a - z) / (a + z), len(s), keep))
                 rates[k].append(v)
                 subs[k] += s
     if bracketed:
@@ -266,14 +288,14 @@ def write_table(out, uuid, files, docs, bracketed=False, held=False, second=None
             if not solo:
                 continue
             s_mean = sum(solo) / len(solo)
-            f = [s_mean / m for m, _, _ in lst]
+            f = [1.0 if keep else s_mean / m for m, _, _, keep in lst]
             rates[k] = [v * fi for v, fi in zip(rates[k], f)]
             sc, i = [], 0
-            for fi, (_, _, n) in zip(f, lst):
+            for fi, (_, _, n, _) in zip(f, lst):
                 sc += [x * fi for x in subs[k][i:i + n]]
                 i += n
             subs[k] = sc
-            drift[k] = sum(dr for _, dr, _ in lst) / len(lst)
+            drift[k] = sum(dr for _, dr, _, _ in lst) / len(lst)
     gpus = sorted({e.get("gpu", "?") for _, e, _, _ in envs})
     out.write(f"# Co-location of PyTorch workloads on one {', '.join(gpus)}, measured by this project\n")
     out.write(f"# with calib/coloc/coloc.py and averaged by calib/coloc/table.py, on one machine (GPU {uuid}), from:\n")
@@ -294,6 +316,10 @@ def write_table(out, uuid, files, docs, bracketed=False, held=False, second=None
                   "# times the workload's exclusive solo over the mean of the uncapped client's two solos\n"
                   "# measured just before and after it (drift removed); its rel_sd adds in quadrature the\n"
                   "# two solos' half-difference over their mean; the solos under MPS themselves are left out\n")
+        if by_gpu:
+            out.write("# GPU-BOUND KEPT (--second-thread): a record whose clients wait at least "
+                      f"{HELD_WAIT_FRAC:g} of their host\n"
+                      "# time (1 + second-thread ratio) h in the closing synchronisation keeps its measured rate\n")
     if held:
         out.write("# HOST HELD (table.py --host-held): every MPS record's rate_per_s (solo-mps, caps, k clients)\n"
                   "# is its clients' rate with each sub-window's host enqueue CPU time per iteration h\n"
@@ -405,7 +431,7 @@ if __name__ == "__main__":
         held_mode = args[:1] == ["--host-held"]
         args = args[1:] if brk_mode or held_mode else args
         second = None
-        if held_mode and args[:1] == ["--second-thread"] and len(args) > 1:
+        if (held_mode or brk_mode) and args[:1] == ["--second-thread"] and len(args) > 1:
             second = second_ratios(args[1])
             args = args[2:]
         while args[:1] == ["--out"] and len(args) > 1 and "=" in args[1]:
