@@ -1,5 +1,5 @@
 /* sim/evq.h - the pending-event set: a 4-ary min-heap with handles and lazy deletion, over an
- * event pool.
+ * event pool; a large queue keeps its far future in buckets of times beside the heap.
  *
  * Order: events are totally ordered by (at, prio, seq): earlier time first; at equal times the
  * HIGHER prio first; at equal (at, prio) the earlier insertion first (FIFO), so a run is
@@ -11,9 +11,12 @@
  * Ownership: the queue owns its pool of events; evq_peek returns a pointer borrowed until
  * the next call that changes the queue. Callers pass events by value (copied in and out).
  * Cost: push, pop, cancel, reschedule O(log4 n) amortized, n counting the dead entries that
- * cancel and reschedule leave in the heap (at most as many as the pending events, plus 64:
- * more are dropped in one O(n) rebuild); peek O(1); no allocation per event once the pool has
- * grown to its peak.
+ * cancel and reschedule leave in the queue (at most as many as the pending events, plus 64:
+ * more are dropped in one O(n) rebuild); peek O(1). Once the heap reaches 65 536 entries, most
+ * never moved, those entries' far future goes into buckets (evq.c): a push there is an append,
+ * and n is then about one bucket's entries, each event also moved a bounded number of times
+ * between buckets (amortized O(1) when pending times do not bunch up much). No allocation per
+ * event once the pool and the buckets have grown to their peak.
  */
 #ifndef SIMPROJ_SIM_EVQ_H
 #define SIMPROJ_SIM_EVQ_H
@@ -96,5 +99,11 @@ int evq_verify(const evq *q, char *why, size_t why_len);
 void evq__corrupt_for_test(evq *q, size_t i, size_t j);
 /* Test hook: heap entries, live and dead (evq_size counts only the live ones). */
 size_t evq__entries_for_test(const evq *q);
+/* Test hook: split the far future off (buckets of times beside the heap) at n heap entries
+ * rather than at 65 536, and spread buckets of more than n entries over a finer rung (rather
+ * than of more than 1024), so that tests reach both with small queues. */
+void evq__far_threshold_for_test(evq *q, size_t n);
+/* Test hook: entries in the far future's buckets, live and dead (0 while it is off). */
+size_t evq__far_entries_for_test(const evq *q);
 
 #endif

@@ -401,6 +401,151 @@ Test(evq, random_operations_match_a_sorted_reference)
     rng_stream_close(s);
 }
 
+/* The far future (buckets of times beside the heap, split off from a large heap: here from 64
+ * entries) against a reference that scans every pending event for the least (at, -prio, seq).
+ * The queue grows, holds, drains to empty (the far future is given up) and grows again; times
+ * mix ties on a coarse grid, an exponential spread, far outliers and the largest time. Events
+ * of seven handlers are moved and cancelled: four are declared (their events tracked, kept in
+ * the heap, an eighth of the events), which leaves no room to learn the other three, whose
+ * events stay untracked and leave dead entries in the buckets. Every pop must be the reference's, and evq_verify must hold
+ * throughout. */
+#define HANDLER(k)                                                                                 \
+    static void handler_##k(sim_ctx *ctx, const sim_event *ev)                                     \
+    {                                                                                              \
+        (void)ctx;                                                                                 \
+        (void)ev;                                                                                  \
+    }
+HANDLER(0)
+HANDLER(1)
+HANDLER(2)
+HANDLER(3)
+HANDLER(4)
+HANDLER(5)
+HANDLER(6)
+static sim_handler *const far_handlers[] = {handler_0, handler_1, handler_2, handler_3,
+                                            handler_4, handler_5, handler_6};
+
+typedef struct ref_ev {
+    sim_time at;
+    int prio;
+    uint64_t seq;
+    sim_event_id id;
+} ref_ev;
+
+static bool ref_before(const ref_ev *a, const ref_ev *b)
+{
+    if (a->at != b->at) {
+        return a->at < b->at;
+    }
+    if (a->prio != b->prio) {
+        return a->prio > b->prio;
+    }
+    return a->seq < b->seq;
+}
+
+static sim_time far_test_time(rng_stream *s, sim_time now)
+{
+    switch (rng_uniform_int(s, 10)) {
+    case 0:
+        return now + (sim_time)rng_uniform_int(s, 4) * 1000; /* ties, some at now */
+    case 1:
+        return now + 1000000000000LL + (sim_time)rng_uniform_int(s, 1000000000000LL);
+    case 2:
+        return rng_uniform_int(s, 50) ? now + (sim_time)rng_uniform_int(s, 64) * 250
+                                      : SIM_TIME_MAX;
+    default:
+        return now + (sim_time)(rng_exponential(s, 1.0) * 1e6);
+    }
+}
+
+Test(evq, far_future_buckets_keep_the_order_of_a_reference)
+{
+    enum { MAX = 6000, STEPS = 60000 };
+    rng_root root = rng_root_make(7);
+    rng_stream *s = rng_stream_open(&root, "test.evq.far", 0);
+    evq *q = evq_create(0);
+    evq__far_threshold_for_test(q, 64);
+    for (int k = 0; k < 4; k++) {
+        evq_expect_moves(q, far_handlers[k]);
+    }
+    ref_ev *ref = calloc(MAX, sizeof *ref); /* the pending events, in no order */
+    size_t n = 0, max_far = 0, pops = 0;
+    uint64_t seq = 0;
+    sim_time now = 0;
+    bool emptied = false;
+    for (int step = 0; step < STEPS; step++) {
+        /* grow to ~4000, hold, drain to empty, grow again */
+        int phase = step < 15000 ? 0 : step < 30000 ? 1 : step < 45000 && !emptied ? 2 : 0;
+        uint64_t r = rng_uniform_int(s, 100);
+        bool push = phase == 0 ? r < 60 : phase == 1 ? r < 35 : r < 20;
+        if (n == 0) {
+            emptied = emptied || step > 15000;
+            push = true;
+        }
+        if (push && n < MAX) {
+            uint64_t h = rng_uniform_int(s, 32);
+            sim_handler *fn = far_handlers[h < 4 ? h : 4 + h % 3];
+            int prio = (int)rng_uniform_int(s, 3) - 1;
+            sim_time at = far_test_time(s, now);
+            ref[n] = (ref_ev){at, prio, seq++, 0};
+            ref[n].id = evq_push(q, &(sim_event){.at = at, .prio = prio, .fn = fn});
+            n++;
+        } else if (r < 80 || phase == 2) { /* pop */
+            size_t m = 0;
+            for (size_t k = 1; k < n; k++) {
+                m = ref_before(&ref[k], &ref[m]) ? k : m;
+            }
+            sim_event ev;
+            cr_assert(pop(q, &ev));
+            cr_assert_eq(ev.id, ref[m].id, "step %d pop %zu: at %lld, want %lld", step, pops,
+                         (long long)ev.at, (long long)ref[m].at);
+            cr_assert_eq(ev.at, ref[m].at);
+            now = ev.at == SIM_TIME_MAX ? now : ev.at;
+            ref[m] = ref[--n];
+            pops++;
+        } else { /* cancel or move a pending event */
+            size_t k = (size_t)rng_uniform_int(s, n);
+            const sim_event *top = evq_peek(q);
+            cr_assert_not_null(top);
+            if (rng_uniform_int(s, 2)) {
+                cr_assert(evq_cancel(q, ref[k].id));
+                ref[k] = ref[--n];
+            } else {
+                sim_time at = far_test_time(s, now);
+                cr_assert(evq_reschedule(q, ref[k].id, at));
+                ref[k].at = at;
+                ref[k].seq = seq++;
+            }
+        }
+        size_t far = evq__far_entries_for_test(q);
+        max_far = far > max_far ? far : max_far;
+        cr_assert_eq(evq_size(q), n);
+        if (step % 101 == 0 || n < 3) {
+            char why[256];
+            cr_assert_eq(evq_verify(q, why, sizeof why), 0, "step %d: %s", step, why);
+        }
+    }
+    cr_assert(emptied, "the queue drained to empty once");
+    cr_assert_gt(max_far, 1000, "the far future held most events (max %zu)", max_far);
+    cr_assert_gt(evq__far_entries_for_test(q), 0, "and was split off again after it emptied");
+    sim_event ev;
+    while (n) {
+        size_t m = 0;
+        for (size_t k = 1; k < n; k++) {
+            m = ref_before(&ref[k], &ref[m]) ? k : m;
+        }
+        cr_assert(pop(q, &ev));
+        cr_assert_eq(ev.id, ref[m].id);
+        ref[m] = ref[--n];
+    }
+    cr_assert(!pop(q, &ev));
+    cr_assert_eq(evq__entries_for_test(q), 0);
+    cr_assert_eq(evq_verify(q, NULL, 0), 0);
+    free(ref);
+    evq_destroy(q);
+    rng_stream_close(s);
+}
+
 /* A queue large enough that its arrays take the huge-page allocation path (>= 2 MiB) and
  * grow several times: every event comes out, in order. */
 Test(evq, large_queue_grows_and_pops_in_order)
