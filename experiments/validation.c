@@ -834,6 +834,7 @@ static void fit_and_predict(builder *b, val_table *out)
         o->cfg = f->cfg;
         o->batch = f->batch;
         o->gpu_util = f->util;
+        o->host_s = f->host_s;
         o->unit_time_s = f->is_rate ? f->work / f->f.published : f->f.published / f->work;
     }
     wfit_fit(&b->spec, n_obs, obs, &out->fit);

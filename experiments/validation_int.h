@@ -75,6 +75,7 @@ typedef struct fig_spec {
     double work;  /* value = work * unit_time (time) or work / unit_time (rate) */
     bool is_rate;
     double util;  /* measured GPU utilisation (fitted with the figure), or < 0 */
+    double host_s; /* measured host time per iteration (fitted with the figure), or 0 */
     int with;     /* profile index of a co-runner (cfg.with[0] at prediction), or -1 */
     int with_n;   /* clients of that co-runner (cfg.with_n[0]); 1 unless stated */
     int workers;  /* a DDP job of this many workers (>= 2; cfg: each worker's sharing, peers =

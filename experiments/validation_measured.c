@@ -576,11 +576,16 @@ double val_ddp_rate(const builder *b, const fig_spec *f, const wl_profile *p,
  * iteration rate and NVML utilisation, the only fitted rows), one DDP job of 2 or 4 workers
  * (ddpN), and k two-worker jobs on the same two GPUs time-sliced (tsK) or as MPS clients
  * (mpsK, k = 1: one job alone under MPS). One profile per model, a unit = one iteration, the
- * loop synchronising once per iteration (host_overlap 1: t = max(H, G)); free: H and C (tensor
+ * loop synchronising once per iteration: t = (1 - o) H + max(o H, G); free: H and C (tensor
  * class), M held at a class share of G (transformers 0.58, the others 0.3, as h100-coloc's
- * prior), so the solo rate and utilisation pin H and G. The DDP columns of the row (grad_bytes,
- * grad_tensors, buffer_tensors, buckets, backward_frac, optimizer_frac, step_cv: measured on the
- * solo run and from DDP's logging data, calib/ddp/table.py) go into the profile; every DDP row is
+ * prior), so the solo rate, its utilisation and its host clock (host_s: the host's own work per
+ * step, without its wait for the GPU at the synchronisation, an observation of H) pin H and G.
+ * The host overlap o is pinned by the host clock where it ends before the iteration (the host
+ * waits for the GPU at the step's end: GPT-2, ViT, the MLP), t - G = (1 - o) H being the GPU's
+ * idle per step; a host busy for the whole step (the CNNs) leaves o >= G / H unpinned, kept at
+ * 1 (t = max(H, G)). The DDP columns of the row (grad_bytes,
+ * grad_tensors, buffer_tensors, buckets, backward_frac, optimizer_frac, step_cv, host_s: measured
+ * on the solo run and from DDP's logging data, calib/ddp/table.py) go into the profile; every DDP row is
  * predicted by model/physics/ddp.h with model/physics/comm.yaml (nothing of them fitted). k gangs on the same
  * GPUs: each worker's partition shared with k - 1 identical workers (model/physics/ddp.h job.share),
  * each ring at 1/k of the ring's rate. */
@@ -589,9 +594,9 @@ void val_build_ddp(builder *b, const csv_table *t)
     const char *names[] = {"figure",       "model",         "kind",          "workers",
                            "rate_per_s",   "rel_sd",        "gpu_util",      "grad_bytes",
                            "grad_tensors", "buffer_tensors", "buckets",      "backward_frac",
-                           "optimizer_frac", "step_cv"};
-    int col[14];
-    for (int i = 0; i < 14; i++) {
+                           "optimizer_frac", "step_cv",      "host_s"};
+    int col[15];
+    for (int i = 0; i < 15; i++) {
         col[i] = ddp_col(b, t, names[i]);
     }
     if (b->err[0]) {
@@ -611,7 +616,7 @@ void val_build_ddp(builder *b, const csv_table *t)
     double solo_sd[WFIT_MAX_PROFILES] = {0};
     for (int r = 0; r < t->n_rows && !b->err[0]; r++) {
         const char *model = t->rows[r][col[1]], *kind = t->rows[r][col[2]];
-        double rate, sd, util, v[7];
+        double rate, sd, util, v[8];
         if (!ddp_cell(b, t, r, col[4], "rate_per_s", 1e-9, &rate) ||
             !ddp_cell(b, t, r, col[5], "rel_sd", 0, &sd)) {
             return;
@@ -635,7 +640,8 @@ void val_build_ddp(builder *b, const csv_table *t)
             if (!ddp_cell(b, t, r, col[6], "gpu_util", 1e-6, &util) ||
                 !ddp_cell(b, t, r, col[11], "backward_frac", 0, &v[4]) ||
                 !ddp_cell(b, t, r, col[12], "optimizer_frac", 0, &v[5]) ||
-                !ddp_cell(b, t, r, col[13], "step_cv", 0, &v[6]) || util > 1 || v[4] >= 1 ||
+                !ddp_cell(b, t, r, col[13], "step_cv", 0, &v[6]) ||
+                !ddp_cell(b, t, r, col[14], "host_s", 0, &v[7]) || util > 1 || v[4] >= 1 ||
                 v[5] >= 1 || v[6] >= 1) {
                 if (!b->err[0]) {
                     val_row_error(b, t, r, "gpu_util, backward_frac, optimizer_frac, step_cv: "
@@ -646,12 +652,15 @@ void val_build_ddp(builder *b, const csv_table *t)
             pi = n_prof++;
             snprintf(b->names[pi], sizeof b->names[pi], "%s", model);
             double it = 1.0 / rate, g = util * it;
+            /* the host's overlap (above): pinned by the host clock where it ends before the
+             * iteration, else kept at 1 */
+            double o = v[7] > 0 && v[7] < it ? fmin(1, fmax(0, 1 - (it - g) / v[7])) : 1;
             bool tfm = !strcmp(model, "gpt2") || !strcmp(model, "vit");
             double mem_share = tfm ? 0.58 : 0.3;
             wl_profile *p = &b->spec.profiles[pi];
             *p = (wl_profile){.name = b->names[pi],
-                              .host_s_fixed = wmeas_host_s(b->m, it, util, 1.0),
-                              .host_overlap = 1.0,
+                              .host_s_fixed = wmeas_host_s(b->m, it, util, o),
+                              .host_overlap = o,
                               .max_sms_fixed = sms,
                               .ts_class = ts8 > 0 ? ts8 : 0,
                               .grad_bytes = v[0],
@@ -690,6 +699,7 @@ void val_build_ddp(builder *b, const csv_table *t)
         int k = 0;
         if (solo) {
             f->util = util;
+            f->host_s = v[7];
         } else if (val_prefixed_int(kind, "ddp", 2, DDP_MAX_WORKERS, &k)) {
             f->workers = k;
         } else if (val_prefixed_int(kind, "ts", 1, 64, &k) ||

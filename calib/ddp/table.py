@@ -20,7 +20,10 @@ optimizer_frac = optimiser step / (forward + backward + step). grad_tensors / bu
 parameter and buffer tensors of the model (DDP copies each gradient tensor into its bucket and
 back, and broadcasts the buffers before every forward); buckets: DDP's own count
 (num_buckets_reduced, logging data); step_cv: the solo runs' step-to-step spread (--step-cv
-below; the gang waits at every step for its slowest worker, model/physics/ddp.h).
+below; the gang waits at every step for its slowest worker, model/physics/ddp.h); host_s: the
+solo runs' host clock per step, from the step's start to the return of the optimiser call (median
+of each process's timed steps, mean over the solo processes): the host's own work, without the
+wait for the GPU at the step's end (the synchronisation), which is what the row's step adds.
 
 Printed, not written: the least-squares fit of DDP's host time per step against solo,
   dH = c_launch * (2 grad_tensors + buffer_tensors) + c_coll * (buckets + broadcasts)
@@ -314,9 +317,11 @@ def main():
         "ranks); kinds: solo (one process, no DDP), ddpN (one job of N workers on GPUs 0..N-1; "
         "ddp2 also on GPUs 2,3 at the same time), tsK / mpsK (K two-worker DDP jobs on GPUs 0 "
         "and 1, time-sliced / as MPS clients); step_cv: the relative sd of a solo process's step "
-        "time from step to step, RMS over the solo processes (table.py --step-cv)",
+        "time from step to step, RMS over the solo processes (table.py --step-cv); host_s: the solo "
+        "processes' host clock per step, step start to the optimiser call's return (median per "
+        "process, mean over them)",
         "figure,model,kind,workers,rate_per_s,rel_sd,gpu_util,grad_bytes,grad_tensors,"
-        "buffer_tensors,buckets,backward_frac,optimizer_frac,step_cv",
+        "buffer_tensors,buckets,backward_frac,optimizer_frac,step_cv,host_s",
     ]
     cvs = step_cvs(doc)
     period = nvml_period(doc)
@@ -350,7 +355,7 @@ def main():
             lines.append(
                 f"{m}/{kind},{m},{kind},{WORKERS[kind]},{mean:.5g},{sd:.3f},"
                 f"{si['util']:.3f}" + f",{si['G']},{si['T']},{BUFFERS[m]},{buckets},"
-                f"{si['bf']:.4f},{si['of']:.4f},{cvs[m]:.4f}")
+                f"{si['bf']:.4f},{si['of']:.4f},{cvs[m]:.4f},{si['host']:.5g}")
     if a.csv:
         with open(a.csv, "w") as fh:
             fh.write("\n".join(lines) + "\n")

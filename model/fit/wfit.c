@@ -131,11 +131,18 @@ static bool has_footprint(const wfit_obs *o)
     return o->footprint_bytes > 0 && !o->is_oom;
 }
 
-/* Residuals of one observation: [time or oom, util, footprint]; the util and footprint rows
- * exist only when measured (the others are 0). */
-static void obs_residuals(const fit_ctx *ctx, const wfit_obs *o, double *r_time, double *r_util,
-                          double *r_mem)
+/* Has observation o a measured host-time row? */
+static bool has_host(const wfit_obs *o)
 {
+    return o->host_s > 0 && !o->is_oom;
+}
+
+/* Residuals of one observation: [time or oom, util, footprint, host]; the util, footprint and
+ * host rows exist only when measured (the others are 0). */
+static void obs_residuals(const fit_ctx *ctx, const wfit_obs *o, double *r_time, double *r_util,
+                          double *r_mem, double *r_host)
+{
+    *r_host = 0;
     const wl_profile *p = &ctx->prof[o->profile];
     double sd = o->rel_sd > 0 ? o->rel_sd : WFIT_TIME_REL_SD;
     double mem = speed_partition_mem_bytes(&o->cfg);
@@ -163,6 +170,9 @@ static void obs_residuals(const fit_ctx *ctx, const wfit_obs *o, double *r_time,
     }
     *r_time = log(res.unit_time_s / o->unit_time_s) / sd + over;
     *r_util = o->gpu_util >= 0 ? (res.gpu_util - o->gpu_util) / ctx->util_sd : 0.0;
+    *r_host = has_host(o) && res.iter_host_s > 0 ? log(res.iter_host_s / o->host_s) /
+                                                       WFIT_TIME_REL_SD
+                                                 : 0.0;
 }
 
 static int resid_f(const gsl_vector *x, void *params, gsl_vector *f)
@@ -171,14 +181,17 @@ static int resid_f(const gsl_vector *x, void *params, gsl_vector *f)
     install(ctx, x);
     size_t row = 0;
     for (int i = 0; i < ctx->n_obs; i++) {
-        double rt, ru, rm;
-        obs_residuals(ctx, &ctx->obs[i], &rt, &ru, &rm);
+        double rt, ru, rm, rh;
+        obs_residuals(ctx, &ctx->obs[i], &rt, &ru, &rm, &rh);
         gsl_vector_set(f, row++, rt);
         if (ctx->obs[i].gpu_util >= 0 && !ctx->obs[i].is_oom) {
             gsl_vector_set(f, row++, ru);
         }
         if (has_footprint(&ctx->obs[i])) {
             gsl_vector_set(f, row++, rm);
+        }
+        if (has_host(&ctx->obs[i])) {
+            gsl_vector_set(f, row++, rh);
         }
     }
     const wfit_spec *s = ctx->spec;
@@ -196,7 +209,8 @@ static int data_rows(int n_obs, const wfit_obs *obs)
 {
     int n = 0;
     for (int i = 0; i < n_obs; i++) {
-        n += 1 + (obs[i].gpu_util >= 0 && !obs[i].is_oom ? 1 : 0) + has_footprint(&obs[i]);
+        n += 1 + (obs[i].gpu_util >= 0 && !obs[i].is_oom ? 1 : 0) + has_footprint(&obs[i]) +
+             has_host(&obs[i]);
     }
     return n;
 }
@@ -452,9 +466,9 @@ static bool refit_held(const fit_ctx *ctx, size_t n_data, const gsl_vector *xb, 
         gsl_vector_free(x);
         mb->data_chisq = 0;
         for (int k = 0; k < ctx->n_obs; k++) {
-            double rt, ru, rm;
-            obs_residuals(&c2, &ctx->obs[k], &rt, &ru, &rm);
-            mb->data_chisq += rt * rt + ru * ru + rm * rm;
+            double rt, ru, rm, rh;
+            obs_residuals(&c2, &ctx->obs[k], &rt, &ru, &rm, &rh);
+            mb->data_chisq += rt * rt + ru * ru + rm * rm + rh * rh;
         }
     }
     memcpy(mb->profiles, c2.prof, sizeof mb->profiles);

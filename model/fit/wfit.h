@@ -105,6 +105,10 @@ typedef struct wfit_obs {
     double footprint_bytes; /* measured device memory in use (DCGM_FI_DEV_FB_USED, nvidia-smi
                              * memory.used), or <= 0 when not measured */
     double rel_sd;         /* relative uncertainty of the time (0 = WFIT_TIME_REL_SD) */
+    double host_s;         /* measured host time per iteration: a host clock around the loop's
+                            * own work, without its wait for the GPU at a synchronisation
+                            * (speed_result.iter_host_s, relative sd WFIT_TIME_REL_SD), or <= 0
+                            * when not measured */
 } wfit_obs;
 
 /* A prior for an under-determined parameter. */

@@ -284,3 +284,39 @@ Test(wfit, gpu_util_is_the_share_of_time_a_kernel_runs)
     double b = (sqrt(5.0) - 1.0) / 2.0;
     cr_assert_float_eq(util_of(&p, SHARE_MPS, 2), 1.0 - (1.0 - b) * (1.0 - b), 1e-6);
 }
+
+/* A GPU-bound loop (host 0.2 s overlapping the GPU but for 10 %): one timed run with its
+ * utilisation leaves the host free within the GPU's time (t = 0.1 H + G moves by 0.1 of H), so
+ * H is NOT pinned; the host clock of the same run (host_s, an observation of H) pins it, and the
+ * GPU time stays as the run and its utilisation give it. */
+Test(wfit, host_clock_pins_the_host_of_a_gpu_bound_loop)
+{
+    gpu_type g = fixture_gpu();
+    phys_params m = fixture_params();
+    wl_profile truth = {.name = "sim", .host_s_fixed = 0.2, .host_overlap = 0.9};
+    truth.compute_sm_s_fixed[WL_CLASS_FP32] = 2500.0;
+    wfit_obs o = observe(&truth, &g, NULL, &m);
+    speed_result tr;
+    predict_unit_time(&truth, 1, &o.cfg, &m, &tr);
+    cr_assert_gt(tr.iter_gpu_s, tr.iter_host_s); /* GPU-bound */
+    o.gpu_util = tr.gpu_util;
+    for (int with_clock = 0; with_clock < 2; with_clock++) {
+        o.host_s = with_clock ? tr.iter_host_s : 0;
+        wfit_spec s = {.n_profiles = 1, .model = m, .n_free = 2};
+        s.profiles[0] = truth;
+        s.profiles[0].host_s_fixed = 0.05;
+        s.profiles[0].compute_sm_s_fixed[WL_CLASS_FP32] = 1000.0;
+        s.free[0] = (wfit_free){.which = WL_P_HOST_S_FIXED};
+        s.free[1] = (wfit_free){.which = WL_P_COMPUTE_FIXED};
+        wfit_result r;
+        cr_assert_eq(wfit_fit(&s, 1, &o, &r), 0);
+        cr_assert_eq(r.params[0].pinned, with_clock == 1, "host pinned %d with clock %d",
+                     r.params[0].pinned, with_clock);
+        if (with_clock) {
+            cr_assert_float_eq(r.params[0].value, 0.2, 1e-4);
+            cr_assert_float_eq(r.params[1].value, 2500.0, 1e-1);
+            cr_assert(r.params[1].pinned);
+        }
+        wfit_result_fini(&r);
+    }
+}
