@@ -779,7 +779,10 @@ static double ddp_log_err(const builder *b, const fig_spec *f, const wl_profile 
  * are fitted on the other rows: the x in [1 ns, 1 s] at which the row is met (bisection in log x:
  * the rate falls as x grows), its standard error the row's noise over |d log rate / dx|, printed
  * as the fit's parameter NAME.ddp_host_s. A row the model misses even at 1 ns (the model's GPU
- * path alone is too slow) keeps 1 ns, NOT PINNED. Without fitted DDP rows, nothing changes. */
+ * path alone is too slow) keeps 1 ns, NOT PINNED. A row that states its ranks' host spread
+ * within a step (fig_spec.ddp_host_sd, measured on its runs) sets the model's s to it first, as
+ * the profile's step_cv = sqrt(sd^2 - host_spread^2) (model/physics/ddp.h: s = sqrt(host_spread^2
+ * + step_cv^2); at least host_spread). Without fitted DDP rows, nothing changes. */
 static void fit_ddp_host(const builder *b, wfit_result *fit)
 {
     for (int k = 0; k < b->n; k++) {
@@ -788,6 +791,10 @@ static void fit_ddp_host(const builder *b, wfit_result *fit)
             continue;
         }
         wl_profile *p = &fit->profiles[f->profile];
+        if (f->ddp_host_sd > 0) {
+            double S = b->comm.host_spread;
+            p->step_cv = sqrt(fmax(0, f->ddp_host_sd * f->ddp_host_sd - S * S));
+        }
         double lo = log(1e-9), hi = 0;
         bool met = ddp_log_err(b, f, p, &fit->model, exp(lo)) >= 0;
         for (int i = 0; met && i < 100; i++) {

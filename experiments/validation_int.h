@@ -80,6 +80,9 @@ typedef struct fig_spec {
     int with_n;   /* clients of that co-runner (cfg.with_n[0]); 1 unless stated */
     int workers;  /* a DDP job of this many workers (>= 2; cfg: each worker's sharing, peers =
                      identical gangs on the same GPUs), predicted by val_ddp_rate; 0 = not DDP */
+    double ddp_host_sd; /* a DDP row: the relative sd between its ranks' host times within a
+                           step, measured on its runs; where the row is fitted it sets the
+                           model's host spread s (fit_ddp_host); 0 = not measured */
 } fig_spec;
 
 typedef struct builder {

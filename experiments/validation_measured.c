@@ -585,7 +585,9 @@ double val_ddp_rate(const builder *b, const fig_spec *f, const wl_profile *p,
  * idle per step; a host busy for the whole step (the CNNs) leaves o >= G / H unpinned, kept at
  * 1 (t = max(H, G)). The DDP columns of the row (grad_bytes,
  * grad_tensors, buffer_tensors, buckets, backward_frac, optimizer_frac, step_cv, host_s: measured
- * on the solo run and from DDP's logging data, calib/ddp/table.py) go into the profile; every DDP row is
+ * on the solo run and from DDP's logging data, calib/ddp/table.py) go into the profile; the
+ * ddp2 rows carry ddp2_host_sd (their ranks' host spread within a step), used only where they
+ * are fitted (fit_ddp_host: h200x4-ddp-scale); every DDP row is
  * predicted by model/physics/ddp.h with model/physics/comm.yaml (nothing of them fitted). k gangs on the same
  * GPUs: each worker's partition shared with k - 1 identical workers (model/physics/ddp.h job.share),
  * each ring at 1/k of the ring's rate. */
@@ -594,9 +596,9 @@ void val_build_ddp(builder *b, const csv_table *t)
     const char *names[] = {"figure",       "model",         "kind",          "workers",
                            "rate_per_s",   "rel_sd",        "gpu_util",      "grad_bytes",
                            "grad_tensors", "buffer_tensors", "buckets",      "backward_frac",
-                           "optimizer_frac", "step_cv",      "host_s"};
-    int col[15];
-    for (int i = 0; i < 15; i++) {
+                           "optimizer_frac", "step_cv",      "host_s",        "ddp2_host_sd"};
+    int col[16];
+    for (int i = 0; i < 16; i++) {
         col[i] = ddp_col(b, t, names[i]);
     }
     if (b->err[0]) {
@@ -613,10 +615,10 @@ void val_build_ddp(builder *b, const csv_table *t)
     double sms = b->gpu->sms_total;
     double bw = speed_partition_bandwidth(&(partition_cfg){.gpu = b->gpu}, sms, b->m);
     int n_prof = 0;
-    double solo_sd[WFIT_MAX_PROFILES] = {0};
+    double solo_sd[WFIT_MAX_PROFILES] = {0}, rank_sd[WFIT_MAX_PROFILES] = {0};
     for (int r = 0; r < t->n_rows && !b->err[0]; r++) {
         const char *model = t->rows[r][col[1]], *kind = t->rows[r][col[2]];
-        double rate, sd, util, v[8];
+        double rate, sd, util, v[9];
         if (!ddp_cell(b, t, r, col[4], "rate_per_s", 1e-9, &rate) ||
             !ddp_cell(b, t, r, col[5], "rel_sd", 0, &sd)) {
             return;
@@ -641,11 +643,12 @@ void val_build_ddp(builder *b, const csv_table *t)
                 !ddp_cell(b, t, r, col[11], "backward_frac", 0, &v[4]) ||
                 !ddp_cell(b, t, r, col[12], "optimizer_frac", 0, &v[5]) ||
                 !ddp_cell(b, t, r, col[13], "step_cv", 0, &v[6]) ||
-                !ddp_cell(b, t, r, col[14], "host_s", 0, &v[7]) || util > 1 || v[4] >= 1 ||
-                v[5] >= 1 || v[6] >= 1) {
+                !ddp_cell(b, t, r, col[14], "host_s", 0, &v[7]) ||
+                !ddp_cell(b, t, r, col[15], "ddp2_host_sd", 0, &v[8]) || util > 1 ||
+                v[4] >= 1 || v[5] >= 1 || v[6] >= 1 || v[8] >= 1) {
                 if (!b->err[0]) {
-                    val_row_error(b, t, r, "gpu_util, backward_frac, optimizer_frac, step_cv: "
-                                           "expected fractions below 1");
+                    val_row_error(b, t, r, "gpu_util, backward_frac, optimizer_frac, step_cv, "
+                                           "ddp2_host_sd: expected fractions below 1");
                 }
                 return;
             }
@@ -682,6 +685,7 @@ void val_build_ddp(builder *b, const csv_table *t)
                                           "h200x4-ddp: scale of the solo row (weak)"}};
             }
             solo_sd[pi] = sd;
+            rank_sd[pi] = v[8];
         }
         if (pi < 0) {
             val_row_error(b, t, r, "model '%s' before its solo row", model);
@@ -702,6 +706,7 @@ void val_build_ddp(builder *b, const csv_table *t)
             f->host_s = v[7];
         } else if (val_prefixed_int(kind, "ddp", 2, DDP_MAX_WORKERS, &k)) {
             f->workers = k;
+            f->ddp_host_sd = k == 2 ? rank_sd[pi] : 0;
         } else if (val_prefixed_int(kind, "ts", 1, 64, &k) ||
                    val_prefixed_int(kind, "mps", 1, 64, &k)) {
             f->workers = 2;

@@ -23,7 +23,10 @@ back, and broadcasts the buffers before every forward); buckets: DDP's own count
 below; the gang waits at every step for its slowest worker, model/physics/ddp.h); host_s: the
 solo runs' host clock per step, from the step's start to the return of the optimiser call (median
 of each process's timed steps, mean over the solo processes): the host's own work, without the
-wait for the GPU at the step's end (the synchronisation), which is what the row's step adds.
+wait for the GPU at the step's end (the synchronisation), which is what the row's step adds;
+ddp2_host_sd: the relative sd between the ranks' host times (the same clock) within one step of
+the 2-worker runs, root-mean-square over their steps and their two jobs (a table that fits the
+ddp2 rows takes the gang's spread from it, model/physics/ddp.h's straggler term).
 
 Printed, not written: the least-squares fit of DDP's host time per step against solo,
   dH = c_launch * (2 grad_tensors + buffer_tensors) + c_coll * (buckets + broadcasts)
@@ -129,6 +132,22 @@ def step_s(r):
 
 def host_s(r):
     return st.median([h[3] - h[0] for h in r["host"]])
+
+
+def rank_host_sd(rs):
+    """The relative sd between the ranks' host times (step start to the optimiser call's
+    return) within one step, root-mean-square over the steps of every job of rs (0 without)."""
+    jobs = {}
+    for r in rs:
+        jobs.setdefault(str(r["job"]), []).append(r)
+    acc = []
+    for js in jobs.values():
+        if len(js) < 2:
+            continue
+        for i in range(min(len(r["host"]) for r in js)):
+            h = [r["host"][i][3] - r["host"][i][0] for r in js]
+            acc.append(st.variance(h) / st.mean(h) ** 2)
+    return st.mean(acc) ** 0.5 if acc else 0.0
 
 
 HOST_BOUND = ("resnet152", "mobilenet", "gpt2", "vit")
@@ -319,9 +338,10 @@ def main():
         "and 1, time-sliced / as MPS clients); step_cv: the relative sd of a solo process's step "
         "time from step to step, RMS over the solo processes (table.py --step-cv); host_s: the solo "
         "processes' host clock per step, step start to the optimiser call's return (median per "
-        "process, mean over them)",
+        "process, mean over them); ddp2_host_sd: the relative sd between the ranks' host times "
+        "within a step of the ddp2 runs (RMS over steps and jobs)",
         "figure,model,kind,workers,rate_per_s,rel_sd,gpu_util,grad_bytes,grad_tensors,"
-        "buffer_tensors,buckets,backward_frac,optimizer_frac,step_cv,host_s",
+        "buffer_tensors,buckets,backward_frac,optimizer_frac,step_cv,host_s,ddp2_host_sd",
     ]
     cvs = step_cvs(doc)
     period = nvml_period(doc)
@@ -339,6 +359,7 @@ def main():
         solo_info[m] = {"util": util, "bf": g[1] / (g[0] + g[1]), "of": g[2] / sum(g),
                         "T": r0["param_tensors"], "G": r0["grad_bytes"],
                         "host": st.mean([host_s(r) for r in solos]),
+                        "rank_sd": rank_host_sd(recs.get((m, "ddp2"), [])),
                         "step": st.mean([step_s(r) for r in solos])}
         for kind in (a.kinds.split(",") if a.kinds else KINDS):
             rs = solos if kind == "solo" else recs.get((m, kind), [])
@@ -355,7 +376,7 @@ def main():
             lines.append(
                 f"{m}/{kind},{m},{kind},{WORKERS[kind]},{mean:.5g},{sd:.3f},"
                 f"{si['util']:.3f}" + f",{si['G']},{si['T']},{BUFFERS[m]},{buckets},"
-                f"{si['bf']:.4f},{si['of']:.4f},{cvs[m]:.4f},{si['host']:.5g}")
+                f"{si['bf']:.4f},{si['of']:.4f},{cvs[m]:.4f},{si['host']:.5g},{si['rank_sd']:.4f}")
     if a.csv:
         with open(a.csv, "w") as fh:
             fh.write("\n".join(lines) + "\n")
