@@ -65,6 +65,9 @@ Usage: python3 calib/coloc/table.py RUN.json... > TABLE.csv   (runs of one machi
                   host is the main thread's enqueue CPU time h plus autograd's device thread,
                   taken as second_thread_ratio x h, the ratio per workload measured by
                   trainmps.py on its own call; see held_rates)
+       python3 calib/coloc/table.py ROTATED.json...   (calib/coloc/rotcoloc.py's rotated rounds: one
+                  record per configuration, its clients' rate the median round's, rate_reps one
+                  value per round, so rel_sd is the rounds' spread and n counts the rounds)
        python3 calib/coloc/table.py --blocks RUN.json...   (the cap blocks side by side: per
        workload and block, exclusive solo, MPS uncapped, cap 50, cap 25, MPS uncapped, exclusive
        solo, each as its mean over the sub-windows +- their sd; then exclusive against MPS)
@@ -208,6 +211,7 @@ def write_table(out, uuid, files, docs, bracketed=False, held=False, second=None
     second = second or {}
     refs = host_ref(files) if held else {}
     rates = defaultdict(list)     # key -> run means
+    nmeas = defaultdict(int)      # key -> measurements: runs, or a rotated record's rounds
     subs = defaultdict(list)      # key -> sub-window rates
     util = defaultdict(list)
     gpm = defaultdict(lambda: defaultdict(list))
@@ -278,6 +282,7 @@ def write_table(out, uuid, files, docs, bracketed=False, held=False, second=None
                     keep = by_gpu and gpu_bound(cl, second.get(names[0], 0.0))
                     brk.setdefault(k, []).append(((a + z) / 2, abs(a - z) / (a + z), len(s), keep))
                 rates[k].append(v)
+                nmeas[k] += r.get("n_rounds", 1)
                 subs[k] += s
     if bracketed:
         # drift-corrected: each configuration's rates times the workload's exclusive solo over
@@ -298,7 +303,8 @@ def write_table(out, uuid, files, docs, bracketed=False, held=False, second=None
             drift[k] = sum(dr for _, dr, _, _ in lst) / len(lst)
     gpus = sorted({e.get("gpu", "?") for _, e, _, _ in envs})
     out.write(f"# Co-location of PyTorch workloads on one {', '.join(gpus)}, measured by this project\n")
-    out.write(f"# with calib/coloc/coloc.py and averaged by calib/coloc/table.py, on one machine (GPU {uuid}), from:\n")
+    scripts = sorted({d.get("script", "calib/coloc/coloc.py") for _, d in files})
+    out.write(f"# with {' and '.join(scripts)} and averaged by calib/coloc/table.py, on one machine (GPU {uuid}), from:\n")
     for p, e, w, rp in envs:
         out.write(f"#   {p}: {e['date_utc']} {e['gpu']} driver {e['driver']} torch {e['torch']} "
                   f"CUDA {e['cuda']} torchvision {e['torchvision']} transformers {e['transformers']}"
@@ -365,7 +371,7 @@ def write_table(out, uuid, files, docs, bracketed=False, held=False, second=None
                 ser = f"{SERIAL_HOST_S[w]:g}"
             if c.get("tail_frac") is not None:
                 tail = f"{c['tail_frac']:.4f}"
-        out.write(f"{label},{w},{kind},{with_},{mean:.4f},{u},{len(rates[k])},{rel_sd},{busy},"
+        out.write(f"{label},{w},{kind},{with_},{mean:.4f},{u},{nmeas[k]},{rel_sd},{busy},"
                   f"{kern},{sm},{dram},{ser},{tail}\n")
 
 
