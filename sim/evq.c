@@ -87,6 +87,13 @@
  * the bare heap 4.0-4.6 M then).
  * Left for moves (the fluid benchmark at 10^5, perf 2026-11-29): evq_reschedule is 35 % of its
  * samples, 91 % of that the id lookup's load of the slot (a random line of the 6.4 MB pool).
+ * Tried then and not kept: the slots' states and generations in a dense array of their own (4
+ * bytes a slot), so that a move's id check reads it instead of the slot's line (a moved copy's
+ * slot taking a new generation, so a stale id fails on the generation alone; the prio read
+ * from the tie word). Fluid at 10^5 0.223 -> 0.238 M events/CPU-s, then 0.212 -> 0.213 M in a
+ * second set (5 interleaved runs each, load 7.7-10.5: no gain beyond the noise); the hold model
+ * at 10^6 6.06 -> 5.24 M (-13 %: every pop writes the freed slot's state, a second random
+ * line), 5.93 -> 5.66 M with that line prefetched beside the slot (-5 %).
  */
 /* madvise(MADV_HUGEPAGE) is a Linux extension outside POSIX: ask glibc for it (before any
  * header). Where it is missing, the pool simply uses ordinary pages. */
