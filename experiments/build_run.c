@@ -59,10 +59,13 @@ int build_run(built_run *b, const build_run_opts *o, run_estimate *est)
     b->res = b->spec->resolved;
     SIM_ASSERT(b->res != NULL); /* scenario_load_* resolved it (experiments/resolve.h) */
     const synth_class *cls = b->res->classes;
-    double n_traced = 0;
+    est_trace traced = {0};
+    bool has_trace = cfg_present(b->spec->workload.trace.at);
     if (diag_error_count(b->d) == 0) { /* before the cluster is built */
-        n_traced = cfg_present(b->spec->workload.trace.at) ? build_trace_jobs_estimate(b) : 0;
-        est_scenario(b->spec, &b->res->cat, n_traced, NULL, est);
+        if (has_trace) {
+            build_trace_estimate(b, &traced);
+        }
+        est_scenario(b->spec, &b->res->cat, has_trace ? &traced : NULL, NULL, est);
         est_check_limits(b->spec, est, b->d);
     }
     if (diag_error_count(b->d) == 0) {
@@ -75,7 +78,7 @@ int build_run(built_run *b, const build_run_opts *o, run_estimate *est)
         build_run_check_requests(b, cls);
     }
     if (diag_error_count(b->d) == 0) { /* with the services' capacities */
-        est_scenario(b->spec, &b->res->cat, n_traced, b->svc_batch_s, est);
+        est_scenario(b->spec, &b->res->cat, has_trace ? &traced : NULL, b->svc_batch_s, est);
         est_check_limits(b->spec, est, b->d);
     }
     if (diag_error_count(b->d) == 0) {

@@ -83,13 +83,54 @@ int build_trace_load(built_run *b, const cluster *c)
 /* Jobs the scenario's trace will give, for the estimate (tools/estimate.h): its records counted
  * by one streaming pass (errors are left to load_trace), times the inflation of an arrival-only
  * replay. 0 when the file cannot be read. */
-double build_trace_jobs_estimate(const built_run *b)
+/* Distinct pod shapes among records, counted up to SHAPES_COUNTED (a kube policy caches at most
+ * 256): each record's shape hashed (64-bit FNV-1a of GPUs, milli-GPU, CPU, memory and GPU spec)
+ * into an open-addressing set. */
+#define SHAPES_COUNTED 512
+typedef struct shape_set {
+    uint64_t slot[2 * SHAPES_COUNTED]; /* 0: empty */
+    size_t n;
+} shape_set;
+
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        h = (h ^ ((const unsigned char *)p)[i]) * 1099511628211ull;
+    }
+    return h;
+}
+
+static void shape_add(shape_set *set, const trace_record *rec)
+{
+    if (set->n == SHAPES_COUNTED) {
+        return;
+    }
+    uint64_t h = 1469598103934665603ull;
+    h = fnv(h, &rec->gpus, sizeof rec->gpus);
+    h = fnv(h, &rec->gpu_milli, sizeof rec->gpu_milli);
+    h = fnv(h, &rec->cpu_milli, sizeof rec->cpu_milli);
+    h = fnv(h, &rec->mem_bytes, sizeof rec->mem_bytes);
+    h = rec->gpu_spec ? fnv(h, rec->gpu_spec, strlen(rec->gpu_spec) + 1) : fnv(h, "", 0);
+    h += h == 0;
+    size_t cap = sizeof set->slot / sizeof set->slot[0], i = (size_t)(h & (cap - 1));
+    while (set->slot[i] && set->slot[i] != h) {
+        i = (i + 1) & (cap - 1);
+    }
+    if (!set->slot[i]) {
+        set->slot[i] = h;
+        set->n++;
+    }
+}
+
+void build_trace_estimate(const built_run *b, est_trace *out)
 {
     const scenario_trace *tr = &b->spec->workload.trace;
+    *out = (est_trace){0};
     FILE *f = fopen(tr->file, "r");
     if (!f) {
-        return 0;
+        return;
     }
+    shape_set *shapes = xcalloc(1, sizeof *shapes, "trace estimate");
     diag *scratch = diag_create();
     trace_src src = scenario_trace_source(b->spec);
     trace_reader *rd = NULL;
@@ -106,6 +147,7 @@ double build_trace_jobs_estimate(const built_run *b)
                 }
                 at[n_at++] = rec.submit_s;
                 first = rec.submit_s >= 0 && rec.submit_s < first ? rec.submit_s : first;
+                shape_add(shapes, &rec);
             }
         }
     }
@@ -122,7 +164,10 @@ double build_trace_jobs_estimate(const built_run *b)
     if (tr->mode == SCN_TRACE_ARRIVAL_ONLY && tr->inflate > 1) {
         n *= tr->inflate;
     }
-    return tr->limit > 0 && n > (double)tr->limit ? (double)tr->limit : n;
+    out->jobs = tr->limit > 0 && n > (double)tr->limit ? (double)tr->limit : n;
+    out->records = (double)n_at;
+    out->shapes = (double)shapes->n;
+    free(shapes);
 }
 
 /* Can the empty cluster ever hold job s? A CPU-only pod (per_worker 0) needs one node with its

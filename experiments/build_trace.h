@@ -29,10 +29,11 @@ int build_trace_load(built_run *b, const cluster *c);
  * (world_stop; the caller finds the error in b->d and writes nothing). Once. */
 void build_trace_failed(built_run *b);
 
-/* Jobs the scenario's trace will give, for the estimate (experiments/estimate.h): its records
- * counted by one streaming pass (errors are left to build_trace_load), times the inflation of an
- * arrival-only replay. 0 when the file cannot be read. */
-double build_trace_jobs_estimate(const built_run *b);
+/* What the scenario's trace gives the estimate (experiments/estimate.h), from one streaming pass
+ * over its records (errors are left to build_trace_load): the jobs (the records in the window,
+ * times the inflation of an arrival-only replay), the records read and their distinct pod
+ * shapes. All 0 when the file cannot be read. */
+void build_trace_estimate(const built_run *b, est_trace *out);
 
 /* The next n_synth + traced jobs of t come from b->synth (NULL: none) and b->tload (NULL:
  * none) merged in submission order (ties: the synthetic job first), each generated when the

@@ -6,8 +6,10 @@
 
 #include "experiments/cfg.h"
 #include "model/hw/mig.h"
+#include "model/policy/policy.h"
 #include "sim/simtime.h"
 #include "workloads/trace.h"
+#include "workloads/traceload.h"
 
 /* Sizes per item, measured on the opt build: 200 000 one-GPU jobs on 16 A100s (2 nodes) wrote
  * 415 bytes of run.json and 116 bytes of jobs.csv per job; a timeseries row is 41 bytes with one
@@ -325,9 +327,22 @@ static void est_ticks(const scenario_spec *s, run_estimate *e)
     e->mem_by[EST_SRC_TICKS] = e->ticks * EST_MEMORY_BYTES_PER_TICK;
 }
 
-void est_scenario(const scenario_spec *s, const gpu_catalog *cat, double extra_jobs,
+/* The scheduler's caches (policy_ops.cache_bytes) for the pod shapes the run may bring: one per
+ * job class and service (a bound: classes may share one) and the trace's. */
+static double est_policy_caches(const scenario_spec *s, const est_trace *tr, const run_estimate *e)
+{
+    const policy_ops *pol = pol_find(s->policy.scheduler ? s->policy.scheduler : "fifo");
+    if (!pol || !pol->cache_bytes || e->nodes <= 0 || e->nodes > UINT32_MAX) {
+        return 0;
+    }
+    double shapes = (double)s->workload.n_jobs + (double)s->n_services + (tr ? tr->shapes : 0);
+    return pol->cache_bytes((uint32_t)e->nodes, shapes);
+}
+
+void est_scenario(const scenario_spec *s, const gpu_catalog *cat, const est_trace *trace,
                   const double *svc_batch_s, run_estimate *e)
 {
+    double extra_jobs = trace ? trace->jobs : 0;
     memset(e, 0, sizeof *e);
     e->top_class = s->workload.n_jobs;
     double top = -1, live = 0, live_units = 0;
@@ -346,6 +361,7 @@ void est_scenario(const scenario_spec *s, const gpu_catalog *cat, double extra_j
     est_faults(s, e);
     est_services(s, svc_batch_s, e); /* adds the replicas to jobs */
     est_ticks(s, e);
+    e->mem_by[EST_SRC_CLUSTER] += est_policy_caches(s, trace, e);
     unsigned files = s->outputs.files;
     bool sampled = files & (SCN_OUT_TIMESERIES_CSV | SCN_OUT_METRICS_OM);
     if (sampled && s->outputs.sample_interval_ns > 0) {
@@ -390,10 +406,13 @@ void est_scenario(const scenario_spec *s, const gpu_catalog *cat, double extra_j
                        (files & SCN_OUT_RUN_JSON ? EST_MEMORY_BYTES_PER_STREAMED_JOB_RUN_JSON : 0));
     } else {
         e->live = e->jobs + e->spares;
+        /* a held trace's records beyond its jobs (helios: the whole file, the window a part) */
+        double beyond = traced && trace && trace->records > extra_jobs ? trace->records - extra_jobs : 0;
         e->mem_by[EST_SRC_JOBS] =
             e->jobs * (EST_MEMORY_BYTES_PER_JOB +
                        (files & SCN_OUT_RUN_JSON ? EST_MEMORY_BYTES_PER_JOB_RUN_JSON : 0)) +
-            e->spares * EST_MEMORY_BYTES_PER_SPARE;
+            e->spares * EST_MEMORY_BYTES_PER_SPARE +
+            beyond * (double)traceload_held_record_bytes();
     }
     e->cpu_s += e->events_by[EST_SRC_JOBS] * EST_CPU_S_PER_JOB_EVENT;
     e->memory_bytes = EST_BASE_MEMORY_BYTES;

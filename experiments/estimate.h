@@ -26,9 +26,13 @@
  *    few bytes to the end (page and sample bookkeeping, run.json's metrics). A timed trace is
  *    read again as the run goes (workloads/traceload.h): each of its jobs counts 16 bytes and,
  *    as a bound (its jobs in the system are not known before the run), its record. A run with
- *    services, an arrival-only trace or a helios one holds every job. The scheduler's own caches
- *    (kube's filter and score results per pod shape and node, FGD's fragmentation memo) are not
- *    counted.
+ *    services, an arrival-only trace or a helios one holds every job, and the loader of an
+ *    arrival-only or helios trace every record it read (helios: the whole file's, most outside
+ *    the window; traceload_held_record_bytes each).
+ *  - the scheduler's own caches (policy_ops.cache_bytes, from their real sizes): a kube policy's
+ *    filter and score results, 24 B per pod shape and node for up to 256 shapes (the distinct
+ *    shapes: one per job class and service, and those of the trace's records), and FGD's
+ *    fragmentation memo (6.3 MB once used). Counted with the cluster.
  * Events (engine events executed), memory (peak resident memory, the program itself included),
  * output bytes and CPU seconds are these counts times per-item figures measured on the opt build
  * (see estimate.c). They tell a run that fits from one that needs orders of magnitude more, and
@@ -82,12 +86,19 @@ typedef struct run_estimate {
     size_t top_tick;    /* service with the most autoscaler steps; n_services: re-partitioner */
 } run_estimate;
 
+/* What a scenario's trace gives the estimate (experiments/build_trace.h): its jobs, the records
+ * its loader reads (a trace whose jobs are held keeps every record's job, those outside the
+ * window too) and the distinct pod shapes among them (GPUs, milli-GPU, CPU, memory, GPU spec). */
+typedef struct est_trace {
+    double jobs, records, shapes;
+} est_trace;
+
 /* Estimate the run of s. cat: the catalog the GPU types are looked up in (devices per GPU).
- * extra_jobs: jobs not generated from s's classes (read from a trace), counted like the others.
+ * tr: what s's trace gives (NULL: no trace); its jobs are counted like the others.
  * svc_batch_s: per service, the time of one batch of its largest size alone on its partition
  * (seconds; 0 = unknown), which sets its capacity; NULL: none known (no queue is estimated and
  * every request counts a batch of its own). */
-void est_scenario(const scenario_spec *s, const gpu_catalog *cat, double extra_jobs,
+void est_scenario(const scenario_spec *s, const gpu_catalog *cat, const est_trace *tr,
                   const double *svc_batch_s, run_estimate *e);
 /* When the estimate exceeds any limit of s->limits, report one error to d naming every limit
  * exceeded with its estimate, at the field that drives the first one: the busiest class's rate

@@ -441,6 +441,11 @@ bool traceload_next(void *ctx, job_spec *out)
     return true;
 }
 
+size_t traceload_held_record_bytes(void)
+{
+    return sizeof(job_spec) + sizeof(entry);
+}
+
 void traceload_destroy(traceload_stream *s)
 {
     if (!s) {

@@ -136,6 +136,10 @@ int traceload_status(const traceload_stream *s);
 bool traceload_next(void *ctx, job_spec *out);
 /* Free the stream; NULL is a no-op. */
 void traceload_destroy(traceload_stream *s);
+/* Bytes traceload_open keeps for each record it reads when the jobs are held (arrival-only, a
+ * helios trace, a pipe): the record's job and its index entry, every record of the file kept,
+ * those outside the window too, for the run (the memory estimate, experiments/estimate.h). */
+size_t traceload_held_record_bytes(void);
 
 /* Check the first n_rows records (after the header) of r: for `slicesim check`. */
 int traceload_check(trace_reader *r, uint64_t n_rows);

@@ -142,6 +142,11 @@ double frag_memo_amount(frag_memo *m, const frag_node *n, const frag_typical *t)
     return a;
 }
 
+size_t frag_memo_bytes(void)
+{
+    return FRAG_MEMO_CAP * sizeof(struct frag_memo_slot);
+}
+
 void frag_memo_fini(frag_memo *m)
 {
     free(m->slots);

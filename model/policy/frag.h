@@ -87,5 +87,7 @@ typedef struct frag_memo {
  * the same t). */
 double frag_memo_amount(frag_memo *m, const frag_node *n, const frag_typical *t);
 void frag_memo_fini(frag_memo *m);
+/* Bytes a memo holds once used (its table is allocated whole at the first use). */
+size_t frag_memo_bytes(void);
 
 #endif

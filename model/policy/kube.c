@@ -359,6 +359,15 @@ void kube_fini(void *self)
     }
 }
 
+double kube_cache_bytes(const kube_policy *pol, uint32_t n_nodes, double n_shapes)
+{
+    double most = n_nodes ? (double)(CACHE_ENTRIES / n_nodes) : 0; /* as setup caps it */
+    most = most < CACHE_SHAPES ? most : CACHE_SHAPES;
+    double shapes = n_shapes < most ? n_shapes : most;
+    return shapes * n_nodes * sizeof(centry) + (double)n_nodes * sizeof(uint32_t) +
+           (pol->typical ? (double)frag_memo_bytes() : 0);
+}
+
 double kube_frag(kube *k, const frag_node *n)
 {
     return frag_memo_amount(&k->memo, n, &k->typ);

@@ -138,6 +138,10 @@ void kube_on_arrival(void *self, const cluster_view *cv, job_id j, decision_buf 
 void kube_on_finish(void *self, const cluster_view *cv, job_id j, decision_buf *out);
 void kube_on_capacity(void *self, const cluster_view *cv, decision_buf *out);
 bool kube_pick(void *self, const cluster_view *cv, decision_buf *out);
+/* policy_ops.cache_bytes of policy pol: the filter and score results of each pod shape on every
+ * node (at most as many shapes as the cache takes), the nodes' affinity versions, and the
+ * fragmentation memo when the policy scores by kube_frag (pol->typical). */
+double kube_cache_bytes(const kube_policy *pol, uint32_t n_nodes, double n_shapes);
 
 /* Fragmented milli-GPU of node state n under the workload's typical pods (FGD's, threshold
  * 95 %, built at the first cycle when the policy asks for them): frag_node_amount, cached
@@ -152,6 +156,10 @@ uint64_t kube_draw(kube *k, uint64_t n);
     {                                                                                              \
         return kube_init(self, &NAME##_desc, params, d);                                           \
     }                                                                                              \
+    static double NAME##_cache_bytes(uint32_t n_nodes, double n_shapes)                            \
+    {                                                                                              \
+        return kube_cache_bytes(&NAME##_desc, n_nodes, n_shapes);                                  \
+    }                                                                                              \
     const policy_ops pol_##NAME##_ops = {                                                          \
         .name = #NAME,                                                                             \
         .summary = SUMMARY,                                                                        \
@@ -162,6 +170,7 @@ uint64_t kube_draw(kube *k, uint64_t n);
         .on_finish = kube_on_finish,                                                               \
         .on_capacity = kube_on_capacity,                                                           \
         .pick = kube_pick,                                                                         \
+        .cache_bytes = NAME##_cache_bytes,                                                         \
     };
 
 #endif

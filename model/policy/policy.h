@@ -303,6 +303,10 @@ typedef struct policy_ops {
      * call sees the decisions before it; false (nothing appended) ends the round. Called after
      * on_arrival and on_finish. May be NULL. */
     bool (*pick)(void *self, const cluster_view *cv, decision_buf *out);
+    /* Optional: bytes of the caches the policy keeps over a run on n_nodes nodes whose pods come
+     * in n_shapes distinct shapes (the run's memory estimate, experiments/estimate.h), from
+     * their real sizes. NULL: none worth counting. */
+    double (*cache_bytes)(uint32_t n_nodes, double n_shapes);
 } policy_ops;
 
 /* Policy by name; NULL when unknown. Static storage. */
