@@ -159,6 +159,19 @@ static inline void out_prefetch_job(const cluster *c, const job_table *jt, job_i
     }
 }
 
+/* timeseries.csv's rows when its interval is > 0: the state at 0, interval, 2 interval, ... and
+ * the horizon, each the last sample at or before that time (the first sample before any), kept
+ * as run.json's time-weighted means pass over the samples (out_grid_span, span by span in time
+ * order), so that timeseries.csv does not read every sample again: each block of 4 096 read
+ * back from the store and unpacked, twice. Memory: a row (a sample and its units) per time. */
+typedef struct out_grid out_grid;
+out_grid *out_grid_create(const world *w, sim_time interval_ns);
+/* The next n samples s[0..n) and their units ru (n_res each), in time order. */
+void out_grid_span(out_grid *g, const world_sample *s, const uint32_t *ru, size_t n);
+/* After the last sample: the rows to the horizon. */
+void out_grid_finish(out_grid *g);
+void out_grid_destroy(out_grid *g);
+
 /* What run.json describes besides the world. */
 typedef struct out_run_meta {
     uint64_t seed;
@@ -169,6 +182,7 @@ typedef struct out_run_meta {
     const cJSON *trace;         /* what a workload trace gave (tools/run.c); borrowed (copied
                                  * in); NULL: none */
     const out_stats *stats;     /* the jobs' statistics (out_stats_compute); borrowed */
+    out_grid *grid; /* filled by end's pass over the samples (out_grid_span); borrowed; NULL */
 } out_run_meta;
 
 /* One CSV field, quoted as RFC 4180 asks when it holds a comma, quote or line break. */
@@ -212,8 +226,9 @@ int out_jobs_csv_end(out_jobs_csv_w *cw);
  * typical pods, the allocation curve and the two files each read every job before. */
 void out_jobs_pass(const world *w, out_stats_acc *st, out_run_json *rj, out_jobs_csv_w *cw);
 /* Write timeseries.csv: the state in force at t = 0, interval, 2 interval, ... up to the end of
- * the run (and one row at the end); interval 0: one row per recorded change. 0 or SIM_EIO. */
-int out_timeseries_csv(FILE *f, const world *w, sim_time interval_ns);
+ * the run (and one row at the end); interval 0: one row per recorded change. Its rows from g
+ * when given and finished (the same interval), else from the samples. 0 or SIM_EIO. */
+int out_timeseries_csv(FILE *f, const world *w, sim_time interval_ns, const out_grid *g);
 /* run.json's "config": scenario_config_json (experiments/scenario.h) with run.json's number
  * format (out_json_number); caller owns. */
 cJSON *out_config_json(const scenario_spec *s);

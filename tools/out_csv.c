@@ -340,7 +340,119 @@ static const world_sample *cursor_get(sample_cursor *c, size_t i, const uint32_t
     return &c->s[i - c->base];
 }
 
-int out_timeseries_csv(FILE *f, const world *w, sim_time interval_ns)
+struct out_grid {
+    sim_time interval, horizon;
+    sim_time t;     /* the next row's time */
+    bool done;      /* every row kept (out_grid_finish, or the horizon reached) */
+    bool has_prev;  /* prev holds the last sample seen */
+    res_id n_res;
+    world_sample prev;
+    uint32_t *prev_ru;
+    size_t n, cap;  /* rows */
+    sim_time *at;
+    world_sample *s;
+    uint32_t *ru;   /* n_res per row */
+};
+
+out_grid *out_grid_create(const world *w, sim_time interval_ns)
+{
+    SIM_ASSERT(interval_ns > 0);
+    out_grid *g = xcalloc(1, sizeof *g, "timeseries rows");
+    g->interval = interval_ns;
+    g->horizon = world_get_totals(w).horizon;
+    g->n_res = cluster_n_resources(world_cluster(w));
+    g->prev_ru = xcalloc(g->n_res ? g->n_res : 1, sizeof *g->prev_ru, "timeseries rows");
+    return g;
+}
+
+void out_grid_destroy(out_grid *g)
+{
+    if (g) {
+        free(g->prev_ru);
+        free(g->at);
+        free(g->s);
+        free(g->ru);
+        free(g);
+    }
+}
+
+/* Row g->t is sample s (units ru); the next row's time, as out_timeseries_csv steps. */
+static void grid_row(out_grid *g, const world_sample *s, const uint32_t *ru)
+{
+    if (g->n == g->cap) {
+        g->cap = g->cap ? 2 * g->cap : 256;
+        g->at = xrealloc(g->at, g->cap * sizeof *g->at, "timeseries rows");
+        g->s = xrealloc(g->s, g->cap * sizeof *g->s, "timeseries rows");
+        g->ru = xrealloc(g->ru, g->cap * (g->n_res ? g->n_res : 1) * sizeof *g->ru,
+                         "timeseries rows");
+    }
+    g->at[g->n] = g->t;
+    g->s[g->n] = *s;
+    memcpy(g->ru + g->n * g->n_res, ru, g->n_res * sizeof *ru);
+    g->n++;
+    if (g->t >= g->horizon) {
+        g->done = true;
+    } else {
+        g->t = g->horizon - g->t > g->interval ? g->t + g->interval : g->horizon;
+    }
+}
+
+/* Row t takes the last sample at or before t: when sample k is past t, sample k - 1 (or the
+ * first sample, when every sample is past t). */
+void out_grid_span(out_grid *g, const world_sample *s, const uint32_t *ru, size_t n)
+{
+    for (size_t k = 0; k < n && !g->done; k++) {
+        while (!g->done && g->has_prev && s[k].t > g->t) {
+            if (k == 0) {
+                grid_row(g, &g->prev, g->prev_ru);
+            } else {
+                grid_row(g, &s[k - 1], ru + (k - 1) * g->n_res);
+            }
+        }
+        g->has_prev = true;
+    }
+    if (n > 0) {
+        g->prev = s[n - 1];
+        memcpy(g->prev_ru, ru + (n - 1) * g->n_res, g->n_res * sizeof *ru);
+    }
+}
+
+void out_grid_finish(out_grid *g)
+{
+    SIM_ASSERT(g->has_prev);
+    while (!g->done) {
+        grid_row(g, &g->prev, g->prev_ru);
+    }
+}
+
+/* timeseries.csv's row of sample si (units ru) at time t. */
+static void ts_row(bufw *cw, const cluster *c, const world_totals *tot, sim_time t,
+                   const world_sample *si, const uint32_t *ru)
+{
+    cw_time(cw, t);
+    const uint32_t fields[] = {si->queued,     si->running,
+                               si->units_used, cluster_units_total(c),
+                               si->gpus_busy,  cluster_n_gpus(c)};
+    for (size_t k = 0; k < sizeof fields / sizeof fields[0]; k++) {
+        bufw_c(cw, ',');
+        bufw_u64(cw, fields[k]);
+    }
+    if (tot->n_gpus_no_sms) { /* SM counts unknown: empty, not a partial sum */
+        bufw_put(cw, ",,", 2);
+    } else {
+        bufw_c(cw, ',');
+        bufw_u64(cw, si->sms_busy);
+        bufw_c(cw, ',');
+        bufw_u64(cw, tot->sms_total);
+    }
+    for (res_id r = 0; r < cluster_n_resources(c); r++) {
+        bufw_c(cw, ',');
+        bufw_u64(cw, ru[r]);
+    }
+    bufw_c(cw, '\n');
+}
+
+int out_timeseries_csv(FILE *f, const world *w, sim_time interval_ns, const out_grid *g)
 {
     const cluster *c = world_cluster(w);
     world_totals tot = world_get_totals(w);
@@ -353,6 +465,12 @@ int out_timeseries_csv(FILE *f, const world *w, sim_time interval_ns)
         cw_text(cw, cluster_resource_name(c, r));
     }
     bufw_c(cw, '\n');
+    if (g && g->done && interval_ns == g->interval) {
+        for (size_t k = 0; k < g->n; k++) {
+            ts_row(cw, c, &tot, g->at[k], &g->s[k], g->ru + k * g->n_res);
+        }
+        return cw_finish(cw);
+    }
     size_t n = world_n_samples(w);
     size_t i = 0;
     sim_time t = 0;
@@ -368,27 +486,7 @@ int out_timeseries_csv(FILE *f, const world *w, sim_time interval_ns)
         if (interval_ns <= 0) {
             t = si.t;
         }
-        cw_time(cw, t);
-        const uint32_t fields[] = {si.queued,     si.running,
-                                   si.units_used, cluster_units_total(c),
-                                   si.gpus_busy,  cluster_n_gpus(c)};
-        for (size_t k = 0; k < sizeof fields / sizeof fields[0]; k++) {
-            bufw_c(cw, ',');
-            bufw_u64(cw, fields[k]);
-        }
-        if (tot.n_gpus_no_sms) { /* SM counts unknown: empty, not a partial sum */
-            bufw_put(cw, ",,", 2);
-        } else {
-            bufw_c(cw, ',');
-            bufw_u64(cw, si.sms_busy);
-            bufw_c(cw, ',');
-            bufw_u64(cw, tot.sms_total);
-        }
-        for (res_id r = 0; r < cluster_n_resources(c); r++) {
-            bufw_c(cw, ',');
-            bufw_u64(cw, ru[r]);
-        }
-        bufw_c(cw, '\n');
+        ts_row(cw, c, &tot, t, &si, ru);
         if (interval_ns > 0) {
             if (t >= tot.horizon) {
                 break;

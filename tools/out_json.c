@@ -662,7 +662,8 @@ static void tw_values(const world_sample *s, const uint32_t *ru, res_id n_res, d
     }
 }
 
-static void tw_means(const world *w, tw_set *out)
+/* The means into out; the samples also to g (timeseries.csv's rows) when not NULL. */
+static void tw_means(const world *w, tw_set *out, out_grid *g)
 {
     size_t n = world_n_samples(w);
     res_id n_res = cluster_n_resources(world_cluster(w));
@@ -680,12 +681,21 @@ static void tw_means(const world *w, tw_set *out)
     for (size_t k = 0; k < n_ser; k++) {
         f[k] = stats_timeavg_make(s->t, v[k]);
     }
+    if (g) {
+        out_grid_span(g, s, ru, 1);
+    }
     for (size_t i = 1; i < n; i += m) {
         s = world_sample_span(w, i, &m, &ru);
+        if (g) {
+            out_grid_span(g, s, ru, m);
+        }
         for (size_t k = 0; k < m; k++, ru += n_res) {
             tw_values(&s[k], ru, n_res, v);
             stats_timeavg_set_all(f, n_ser, s[k].t, v);
         }
+    }
+    if (g) {
+        out_grid_finish(g);
     }
     out->units = stats_timeavg_mean(&f[TW_UNITS], horizon);
     out->gpus = stats_timeavg_mean(&f[TW_GPUS], horizon);
@@ -702,13 +712,14 @@ static void tw_means(const world *w, tw_set *out)
 void out_time_means(const world *w, out_means *m)
 {
     tw_set tw;
-    tw_means(w, &tw);
+    tw_means(w, &tw, NULL);
     *m = (out_means){tw.units, tw.gpus, tw.sms, tw.queued};
     free(tw.res);
 }
 
 /* run.json's "metrics": small, so built as a tree. */
-static cJSON *metrics_json(const world *w, const out_stats *st, const cJSON *extra)
+static cJSON *metrics_json(const world *w, const out_stats *st, const cJSON *extra,
+                           out_grid *grid)
 {
     const cluster *c = world_cluster(w);
     size_t n_jobs = job_table_count(world_jobs(w));
@@ -742,7 +753,7 @@ static cJSON *metrics_json(const world *w, const out_stats *st, const cJSON *ext
         cJSON_AddNullToObject(alloc, "sms_total");
     }
     tw_set tw;
-    tw_means(w, &tw);
+    tw_means(w, &tw, grid);
     add_num(alloc, "units_mean", units ? tw.units / units : 0);
     add_num(alloc, "gpus_busy_mean", cluster_n_gpus(c) ? tw.gpus / cluster_n_gpus(c) : 0);
     if (sms_known) {
@@ -841,7 +852,7 @@ int out_run_json_end(out_run_json *r)
     job_text_destroy(r->text);
     jsonw_array_end(jw);
     int rc_m =
-        put_tree(jw, "metrics", metrics_json(r->w, r->meta->stats, r->meta->metrics_extra));
+        put_tree(jw, "metrics", metrics_json(r->w, r->meta->stats, r->meta->metrics_extra, r->meta->grid));
     jsonw_object_end(jw);
     int rc_w = jsonw_finish(jw);
     free(jw);

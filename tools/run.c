@@ -195,12 +195,17 @@ static int write_outputs(run_ctx *r, const run_opts *o, const char *dir)
         }
     }
     int rc = 0;
+    sim_time interval = r->b.spec->outputs.sample_interval_ns;
+    /* timeseries.csv's rows kept as run.json's means read the samples */
+    out_grid *grid = (files & SCN_OUT_RUN_JSON) && (files & SCN_OUT_TIMESERIES_CSV) && interval > 0
+                         ? out_grid_create(r->b.w, interval)
+                         : NULL;
     if (files & SCN_OUT_RUN_JSON) {
         cJSON *cfg = out_config_json(r->b.spec);
         cJSON *trace = r->b.has_trace ? trace_json(r) : NULL;
         out_run_meta meta = {
             .seed = r->b.spec->seed, .config = cfg, .policy = r->b.pol->name, .trace = trace,
-            .stats = &r->stats};
+            .stats = &r->stats, .grid = grid};
         cJSON *extra = cJSON_CreateObject();
         if (r->b.spec->n_services > 0) {
             cJSON *arr = cJSON_AddArrayToObject(extra, "services");
@@ -256,8 +261,9 @@ static int write_outputs(run_ctx *r, const run_opts *o, const char *dir)
     }
     if (rc == 0 && (files & SCN_OUT_TIMESERIES_CSV)) {
         FILE *f = sink_open(&sink, "timeseries.csv");
-        rc = f ? out_timeseries_csv(f, r->b.w, r->b.spec->outputs.sample_interval_ns) : SIM_EIO;
+        rc = f ? out_timeseries_csv(f, r->b.w, interval, grid) : SIM_EIO;
     }
+    out_grid_destroy(grid);
     if (rc == 0 && (files & SCN_OUT_METRICS_OM)) {
         FILE *f = sink_open(&sink, "metrics.om");
         rc = f ? out_metrics_om(f, r->b.w, &r->b.res->phys, &r->act,

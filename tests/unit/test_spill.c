@@ -12,6 +12,7 @@
 #include "tests/unit/fixtures.h"
 #include "tests/unit/oracle_synth.h"
 #include "tests/unit/worldfx.h"
+#include "tools/out.h"
 #include "tools/spill.h"
 #include "workloads/synth.h"
 
@@ -342,4 +343,63 @@ Test(spill, a_synthetic_source_gives_the_jobs_of_the_sorted_generator_when_asked
     job_table_destroy(up);
     job_table_destroy(lazy);
     synth_stream_destroy(c.s);
+}
+
+/* timeseries.csv's rows kept while run.json's means read the samples (out_grid) are the rows
+ * the writer finds by reading the samples again: a world whose samples spill (blocks read back)
+ * with a horizon past its last event, at intervals finer and coarser than its events, one that
+ * does not divide the horizon and one past it. */
+Test(spill, timeseries_rows_kept_by_the_means_pass_are_the_rows_read_again)
+{
+    gpu_type g = test_gpu();
+    cluster_gpu_cfg gpus[4];
+    for (int i = 0; i < 4; i++) {
+        gpus[i] = (cluster_gpu_cfg){.type = &g};
+    }
+    spill_store *s = spill_create(), *ss = spill_create();
+    cr_assert_not_null(s);
+    cr_assert_not_null(ss);
+    fx_node fx;
+    fx_node_init(&fx, "n0", gpus, 4, "fifo", sim_time_from_s(9000));
+    job_table *t = job_table_create();
+    for (size_t k = 0; k < 6000; k++) {
+        fx_add(t, (double)k, "nvidia.com/gpu", 1, 1, 3.5 + (double)(k % 7) * 0.25);
+    }
+    job_table_set_spill(t, spill_ops(), s);
+    world *w = fx_world(&fx.wc, t);
+    world_set_sample_spill(w, spill_ops(), ss);
+    world_run(w);
+    cr_assert_gt(world_n_samples(w), 2 * 4096);
+    cr_assert_gt(world_get_totals(w).horizon, world_sample_get(w, world_n_samples(w) - 1)->t);
+    out_stats st;
+    out_stats_compute(w, &st, true);
+    const double every_s[] = {0.25, 1, 3.7, 1000, 20000};
+    for (size_t i = 0; i < sizeof every_s / sizeof every_s[0]; i++) {
+        sim_time every = sim_time_from_s(every_s[i]);
+        out_grid *grid = out_grid_create(w, every);
+        out_run_meta meta = {.seed = 1, .policy = "fifo", .stats = &st, .grid = grid};
+        char *doc[3] = {NULL, NULL, NULL};
+        size_t n_doc[3] = {0, 0, 0};
+        FILE *f = open_memstream(&doc[0], &n_doc[0]);
+        out_run_json *rj = out_run_json_begin(f, w, &meta);
+        cr_assert_eq(out_run_json_end(rj), 0);
+        fclose(f);
+        f = open_memstream(&doc[1], &n_doc[1]);
+        cr_assert_eq(out_timeseries_csv(f, w, every, grid), 0);
+        fclose(f);
+        f = open_memstream(&doc[2], &n_doc[2]);
+        cr_assert_eq(out_timeseries_csv(f, w, every, NULL), 0);
+        fclose(f);
+        cr_assert_gt(n_doc[2], 100); /* the header and two rows at least */
+        cr_assert_eq(n_doc[1], n_doc[2], "every %g s", every_s[i]);
+        cr_assert(memcmp(doc[1], doc[2], n_doc[2]) == 0, "every %g s", every_s[i]);
+        out_grid_destroy(grid);
+        for (int k = 0; k < 3; k++) {
+            free(doc[k]);
+        }
+    }
+    out_stats_fini(&st);
+    world_destroy(w);
+    spill_destroy(s);
+    spill_destroy(ss);
 }
