@@ -314,10 +314,22 @@ static char *null_at(char *p)
     return p + 4;
 }
 
-/* Seconds of ns, or null when ns < 0 (not happened). */
+/* Seconds of ns, or null when ns < 0 (not happened): the text number_at gives sim_time_to_s(ns),
+ * without its test for a whole number (a floor and a compare) below 2^53 ns (~104 days), where
+ * (double)ns is exact: a whole second's count by its digits, any other count by numfmt_g17 (its
+ * quotient by 1e9 is never whole: 1e-9 from the nearest whole number, over half its spacing). */
 static char *seconds_at(char *p, sim_time ns)
 {
-    return ns < 0 ? null_at(p) : number_at(p, sim_time_to_s(ns));
+    if (ns < 0) {
+        return null_at(p);
+    }
+    if (ns >= ((sim_time)1 << 53)) {
+        return number_at(p, sim_time_to_s(ns));
+    }
+    if (ns % 1000000000 == 0) {
+        return p + numfmt_u64(p, (uint64_t)(ns / 1000000000));
+    }
+    return p + numfmt_g17(p, (double)ns / 1e9);
 }
 
 /* The end of a segment begun at p0 with room reserved for n_keys keys and n_nums numbers. */

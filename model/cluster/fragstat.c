@@ -198,6 +198,54 @@ static size_t first_at(const sim_time *at, size_t n, sim_time t)
     return (size_t)(base - at) + (*base < t);
 }
 
+/* Where times fall among the n points at[] (ascending): buckets of 2^shift ns from at[0], about
+ * four a point, each with the range of points a time in it can fall at (first[b]: the first
+ * point at or after the bucket's start), so that a search looks among the few points of one
+ * bucket. */
+typedef struct point_index {
+    const sim_time *at;
+    size_t n;
+    unsigned shift;
+    uint32_t *first; /* n_b + 1 entries; NULL: fewer than two points */
+} point_index;
+
+static void index_make(point_index *x, const sim_time *at, size_t n)
+{
+    *x = (point_index){.at = at, .n = n};
+    if (n < 2) {
+        return;
+    }
+    uint64_t span = (uint64_t)(at[n - 1] - at[0]);
+    while ((span >> x->shift) >= 4 * (uint64_t)n) {
+        x->shift++;
+    }
+    size_t n_b = (size_t)(span >> x->shift) + 1, i = 0;
+    x->first = xmalloc((n_b + 1) * sizeof *x->first, "curve");
+    for (size_t b = 0; b <= n_b; b++) {
+        sim_time start = at[0] + (sim_time)((uint64_t)b << x->shift);
+        while (i < n && at[i] < start) {
+            i++;
+        }
+        x->first[b] = (uint32_t)i;
+    }
+}
+
+/* first_at(x->at, x->n, t): between the first points of t's bucket and of the next. */
+static size_t index_find(const point_index *x, sim_time t)
+{
+    if (!x->first) {
+        return first_at(x->at, x->n, t);
+    }
+    if (t <= x->at[0]) {
+        return 0;
+    }
+    if (t > x->at[x->n - 1]) {
+        return x->n;
+    }
+    size_t b = (size_t)((uint64_t)(t - x->at[0]) >> x->shift), lo = x->first[b];
+    return lo + first_at(x->at + lo, x->first[b + 1] - lo, t);
+}
+
 /* The allocation curve (a->c set, every job added). A point is the state after everything at
  * its time: where the submissions at a time take arrived workload to the next multiple of step
  * or past it, and at the last event of all. A placed job holds its milli-GPU on each of its
@@ -256,12 +304,15 @@ static size_t curve_points(fragstat_acc *acc, double step, fragstat_point **out)
     uint32_t *lo = xcalloc(n_run + 1, sizeof *lo, "curve"), *hi = xcalloc(n_run + 1, sizeof *hi, "curve");
     size_t *first_lo = xcalloc(n_pts + 2, sizeof *first_lo, "curve");
     size_t *first_hi = xcalloc(n_pts + 2, sizeof *first_hi, "curve");
+    point_index idx;
+    index_make(&idx, at, n_pts);
     for (size_t i = 0; i < n_run; i++) {
-        lo[i] = (uint32_t)first_at(at, n_pts, acc->run[i].start);
-        hi[i] = (uint32_t)first_at(at, n_pts, acc->run[i].end);
+        lo[i] = (uint32_t)index_find(&idx, acc->run[i].start);
+        hi[i] = (uint32_t)index_find(&idx, acc->run[i].end);
         first_lo[lo[i] + 1]++;
         first_hi[hi[i] + 1]++;
     }
+    free(idx.first);
     for (size_t k = 0; k <= n_pts; k++) {
         first_lo[k + 1] += first_lo[k];
         first_hi[k + 1] += first_hi[k];

@@ -279,3 +279,36 @@ Test(jsonw, numfmt_u64_and_fixed9_print_what_printf_prints)
     u64_as_printf(UINT64_MAX);
     fixed9_as_printf(INT64_MAX);
 }
+
+/* run.json's times (tools/out_json.c seconds_at) below 2^53 ns print a whole second's count by
+ * numfmt_u64 and any other count by numfmt_g17, skipping jsonw_number_text's test for a whole
+ * value: the same text, because (double)ns is exact there and its quotient by 1e9 is whole only
+ * when ns is a whole number of seconds. Counts of every size below 2^53, a third of them next to
+ * a whole second, and the largest. */
+static void time_as_run_json(int64_t ns)
+{
+    char a[NUMFMT_LEN], b[JSONW_NUM_LEN];
+    double v = (double)ns / 1e9;
+    size_t n = ns % 1000000000 == 0 ? numfmt_u64(a, (uint64_t)(ns / 1000000000))
+                                    : numfmt_g17(a, v);
+    size_t nb = jsonw_number_text(b, v);
+    cr_assert_str_eq(a, b, "%lld ns", (long long)ns);
+    cr_assert_eq(n, nb);
+}
+
+Test(jsonw, times_as_run_json_prints_them)
+{
+    uint64_t s = 11;
+    for (int i = 0; i < 300000; i++) {
+        int64_t ns = (int64_t)(splitmix(&s) >> (11 + splitmix(&s) % 40)); /* below 2^53 */
+        if (i % 3 == 0) {
+            ns = ns / 1000000000 * 1000000000 + (int64_t)(splitmix(&s) % 2000) - 1000;
+            ns = ns < 0 ? 0 : ns;
+        }
+        time_as_run_json(ns);
+    }
+    const int64_t top = ((int64_t)1 << 53) - 1;
+    time_as_run_json(top);
+    time_as_run_json(top / 1000000000 * 1000000000);
+    time_as_run_json(top / 1000000000 * 1000000000 - 1);
+}
