@@ -819,7 +819,7 @@ static void fit_ddp_host(const builder *b, wfit_result *fit)
         r->pinned = met && r->std_err < x; /* as wfit's limit without a prior: a factor e */
         if (!r->pinned) {
             snprintf(r->assumed, sizeof r->assumed, "%s (row %s)",
-                     met ? "the row's value" : "1 ns: the row is slower than any host time gives",
+                     met ? "the row's value" : "1 ns: the row beats the model at any host time",
                      f->f.label);
         }
     }
