@@ -203,6 +203,21 @@ def build_workload(name, fake):
     raise SystemExit(f"unknown workload {name}")
 
 
+def union_length(iv):
+    """The length covered by the sorted intervals iv ((start, end) pairs): overlaps counted once."""
+    busy, cur0, cur1 = 0.0, None, None
+    for a, b in iv:
+        if cur1 is None or a > cur1:
+            if cur1 is not None:
+                busy += cur1 - cur0
+            cur0, cur1 = a, b
+        else:
+            cur1 = max(cur1, b)
+    if cur1 is not None:
+        busy += cur1 - cur0
+    return busy
+
+
 def kernel_census(step, fake):
     """Kernels per iteration, their busy time (union of intervals) and mean duration, from
     torch.profiler over PROF_ITERS iterations of this process alone."""
@@ -227,16 +242,7 @@ def kernel_census(step, fake):
             if t1 > t0:
                 iv.append((t0, t1))
         iv.sort()
-        busy, cur0, cur1 = 0.0, None, None
-        for a, b in iv:
-            if cur1 is None or a > cur1:
-                if cur1 is not None:
-                    busy += cur1 - cur0
-                cur0, cur1 = a, b
-            else:
-                cur1 = max(cur1, b)
-        if cur1 is not None:
-            busy += cur1 - cur0
+        busy = union_length(iv)
         tot = sum(b - a for a, b in iv)
         durs = sorted(b - a for a, b in iv)
         q = (lambda f: durs[min(len(durs) - 1, int(f * len(durs)))] * 1e-6) if durs else (lambda f: 0)

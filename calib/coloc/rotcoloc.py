@@ -56,6 +56,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import coloc  # noqa: E402
+import hostcpu  # noqa: E402
 
 LEAD_S = 0.3    # coloc.py's 0.5: the processes are warm and each window is one of many rounds
 TAIL_S = 0.2
@@ -80,22 +81,6 @@ class Worker(coloc.Worker):
 
 def slot_cpus(j, ncpu):
     return {(2 + 2 * j) % ncpu, (3 + 2 * j) % ncpu}
-
-
-def pin(pid, cpus):
-    """Every thread of pid onto cpus; the number of threads set."""
-    n = 0
-    try:
-        tids = os.listdir(f"/proc/{pid}/task")
-    except OSError:
-        return 0
-    for t in tids:
-        try:
-            os.sched_setaffinity(int(t), cpus)
-            n += 1
-        except OSError:
-            pass
-    return n
 
 
 def mean_util(us):
@@ -156,7 +141,7 @@ def run_workload(name, args, util, envs, doc, t0):
         rec["ready_t_s"] = time.time() - t0
         for tag, _, j in spec:
             cpus = slot_cpus(j, ncpu) & os.sched_getaffinity(0) or os.sched_getaffinity(0)
-            rec["pins"][tag] = {"cpus": sorted(cpus), "threads": pin(ws[tag].p.pid, cpus)}
+            rec["pins"][tag] = {"cpus": sorted(cpus), "threads": hostcpu.set_affinity(ws[tag].p.pid, cpus)}
         if not args.fake and "server_list" not in doc.get("mps_daemon", {}):
             doc["mps_daemon"]["server_list"] = coloc.mps_server_list(mps_env)
         procs = {"solo": ["E"], "solo-mps": ["M1"]}

@@ -249,16 +249,7 @@ def profile(parts, iters, fake):
                 th = str(getattr(e, "thread", ""))
                 c["threads"][th] = c["threads"].get(th, 0) + 1
         iv.sort()
-        busy, c0, c1 = 0.0, None, None
-        for a, b in iv:
-            if c1 is None or a > c1:
-                if c1 is not None:
-                    busy += c1 - c0
-                c0, c1 = a, b
-            else:
-                c1 = max(c1, b)
-        if c1 is not None:
-            busy += c1 - c0
+        busy = coloc.union_length(iv)
         return {"iters": iters, "kernels_per_iter": len(iv) / iters,
                 "kernel_s_per_iter": sum(b - a for a, b in iv) * 1e-6 / iters,
                 "busy_s_per_iter": busy * 1e-6 / iters,
