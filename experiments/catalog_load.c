@@ -756,10 +756,7 @@ static int load_doc(yamlx_doc *doc, arena *a, gpu_catalog *out, diag *d)
 {
     int before = diag_error_count(d);
     raw_catalog *raw = arena_alloc(a, sizeof *raw);
-    cfg_walker w;
-    cfg_walker_init(&w, doc, a, d, NULL);
-    bool ok = cfg_walk_root(&w, root_fields, raw);
-    cfg_walker_fini(&w);
+    bool ok = cfg_walk_doc(doc, a, d, root_fields, raw);
     yamlx_destroy(doc);
     if (!ok) {
         return SIM_EINPUT;

@@ -952,6 +952,30 @@ bool cfg_walk_root(cfg_walker *w, const cfg_field *table, void *dst)
     return cfg_walk_map(w, root, "", table, dst);
 }
 
+bool cfg_walk_doc(yamlx_doc *doc, arena *a, diag *d, const cfg_field *table, void *dst)
+{
+    cfg_walker w;
+    cfg_walker_init(&w, doc, a, d, NULL);
+    bool ok = cfg_walk_root(&w, table, dst);
+    cfg_walker_fini(&w);
+    return ok;
+}
+
+int cfg_load_section(yamlx_doc *doc, arena *a, diag *d, const char *key, cfg_section_fn *walk,
+                     void *out)
+{
+    yaml_node_t *node = yamlx_map_get(doc, yamlx_root(doc), key);
+    int rc = 0;
+    if (node) {
+        cfg_walker w;
+        cfg_walker_init(&w, doc, a, d, NULL);
+        rc = walk(&w, node, out);
+        cfg_walker_fini(&w);
+    }
+    yamlx_destroy(doc);
+    return rc;
+}
+
 int cfg_load_buffer(const char *name, const void *buf, size_t len, const cfg_field *table,
                     void *dst, cfg_finish_fn *finish, void *ctx, diag *d)
 {
@@ -962,10 +986,7 @@ int cfg_load_buffer(const char *name, const void *buf, size_t len, const cfg_fie
         arena_destroy(a);
         return SIM_EINPUT;
     }
-    cfg_walker w;
-    cfg_walker_init(&w, doc, a, d, NULL);
-    cfg_walk_root(&w, table, dst);
-    cfg_walker_fini(&w);
+    cfg_walk_doc(doc, a, d, table, dst);
     if (diag_error_count(d) == before) {
         finish(dst, ctx, d);
     }

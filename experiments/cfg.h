@@ -145,6 +145,16 @@ void cfg_walker_fini(cfg_walker *w);
 /* Walk the document's root, which must be a mapping, with `table` into `dst`.
  * Returns true when no error was reported during this call. */
 bool cfg_walk_root(cfg_walker *w, const cfg_field *table, void *dst);
+/* cfg_walk_root with a walker of its own over `doc` (user NULL), for a loader that needs
+ * nothing else from the walker. `doc` stays the caller's. */
+bool cfg_walk_doc(yamlx_doc *doc, arena *a, diag *d, const cfg_field *table, void *dst);
+/* Reads one top-level section of a scenario document: node is the section's mapping. */
+typedef int cfg_section_fn(cfg_walker *w, yaml_node_t *node, void *out);
+/* Walk the top-level section `key` of `doc` with `walk` into `out`, then destroy `doc`.
+ * A document without that key leaves `out` untouched and returns 0; otherwise returns what
+ * `walk` returns. */
+int cfg_load_section(yamlx_doc *doc, arena *a, diag *d, const char *key, cfg_section_fn *walk,
+                     void *out);
 /* Called by cfg_load_buffer after a walk that reported no error, while the document's strings
  * (in its arena) are alive: checks beyond the schema and copies what the caller keeps out of
  * `dst` into `ctx`, reporting problems to d. */

@@ -305,10 +305,7 @@ static const cfg_field root_fields[] = {
 static int load_doc(yamlx_doc *doc, arena *a, migparted_config *out, diag *d)
 {
     *out = (migparted_config){0};
-    cfg_walker w;
-    cfg_walker_init(&w, doc, a, d, NULL);
-    bool ok = cfg_walk_root(&w, root_fields, out);
-    cfg_walker_fini(&w);
+    bool ok = cfg_walk_doc(doc, a, d, root_fields, out);
     out->file = yamlx_name(doc);
     yamlx_destroy(doc);
     return ok ? 0 : SIM_EINPUT;

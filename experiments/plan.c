@@ -105,20 +105,9 @@ int plan_walk(cfg_walker *w, yaml_node_t *node, plan_spec **out)
     return 0;
 }
 
-/* Read the plan section of a parsed scenario document; destroys doc. */
-static int load_doc(yamlx_doc *doc, arena *a, diag *d, plan_spec **out)
+static int walk_section(cfg_walker *w, yaml_node_t *node, void *out)
 {
-    yaml_node_t *node = yamlx_map_get(doc, yamlx_root(doc), "plan");
-    if (!node) {
-        yamlx_destroy(doc);
-        return 0;
-    }
-    cfg_walker w;
-    cfg_walker_init(&w, doc, a, d, NULL);
-    int rc = plan_walk(&w, node, out);
-    cfg_walker_fini(&w);
-    yamlx_destroy(doc);
-    return rc;
+    return plan_walk(w, node, out);
 }
 
 int plan_load_buffer(const char *name, const void *buf, size_t len, arena *a, diag *d,
@@ -127,5 +116,5 @@ int plan_load_buffer(const char *name, const void *buf, size_t len, arena *a, di
     *out = NULL;
     yamlx_doc *doc = NULL;
     int rc = yamlx_load_buffer(name, buf, len, a, d, &doc);
-    return rc ? rc : load_doc(doc, a, d, out);
+    return rc ? rc : cfg_load_section(doc, a, d, "plan", walk_section, out);
 }

@@ -190,20 +190,9 @@ int sweep_walk(cfg_walker *w, yaml_node_t *node, sweep_spec **out)
     return rc;
 }
 
-/* Read the sweep section of a parsed scenario document; destroys doc. */
-static int load_doc(yamlx_doc *doc, arena *a, diag *d, sweep_spec **out)
+static int walk_section(cfg_walker *w, yaml_node_t *node, void *out)
 {
-    yaml_node_t *node = yamlx_map_get(doc, yamlx_root(doc), "sweep");
-    if (!node) {
-        yamlx_destroy(doc);
-        return 0;
-    }
-    cfg_walker w;
-    cfg_walker_init(&w, doc, a, d, NULL);
-    int rc = sweep_walk(&w, node, out);
-    cfg_walker_fini(&w);
-    yamlx_destroy(doc);
-    return rc;
+    return sweep_walk(w, node, out);
 }
 
 int sweep_load_buffer(const char *name, const void *buf, size_t len, arena *a, diag *d,
@@ -212,7 +201,7 @@ int sweep_load_buffer(const char *name, const void *buf, size_t len, arena *a, d
     *out = NULL;
     yamlx_doc *doc = NULL;
     int rc = yamlx_load_buffer(name, buf, len, a, d, &doc);
-    return rc ? rc : load_doc(doc, a, d, out);
+    return rc ? rc : cfg_load_section(doc, a, d, "sweep", walk_section, out);
 }
 
 void sweep_combo_values(const sweep_spec *s, size_t combo, size_t *idx)

@@ -332,10 +332,7 @@ static int load_doc(yamlx_doc *doc, arena *a, timeslicing_config *out, diag *d)
     *out = (timeslicing_config){0};
     int before = diag_error_count(d);
     raw_config *raw = arena_alloc(a, sizeof *raw);
-    cfg_walker w;
-    cfg_walker_init(&w, doc, a, d, NULL);
-    bool ok = cfg_walk_root(&w, root_fields, raw);
-    cfg_walker_fini(&w);
+    bool ok = cfg_walk_doc(doc, a, d, root_fields, raw);
     out->file = yamlx_name(doc);
     yamlx_destroy(doc);
     if (!ok) {
