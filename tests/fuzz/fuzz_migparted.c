@@ -1,31 +1,16 @@
 /* tests/fuzz/fuzz_migparted.c - libFuzzer target: arbitrary bytes loaded as a mig-parted config,
  * then every named config applied to GPUs 0 and 1 of each type of the built-in catalog (newest
- * driver and R470). A crash, a sanitizer report or a leak is a bug. The catalog is loaded once,
- * in LLVMFuzzerInitialize, and kept for the whole run (state of this harness only). */
+ * driver and R470). A crash, a sanitizer report or a leak is a bug. The catalog:
+ * fuzz_default_catalog.h. */
 #include <stddef.h>
 #include <stdint.h>
 
-#include "experiments/catalog_load.h"
 #include "experiments/migparted.h"
 #include "sim/arena.h"
 #include "sim/diag.h"
+#include "tests/fuzz/fuzz_default_catalog.h"
 
-int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static arena *cat_arena;
-static gpu_catalog cat;
-
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-    (void)argc;
-    (void)argv;
-    cat_arena = arena_create();
-    diag *d = diag_create();
-    int rc = catalog_load_default(cat_arena, &cat, d);
-    diag_destroy(d);
-    return rc;
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
