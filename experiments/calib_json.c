@@ -400,6 +400,18 @@ static void read_allreduce(rd *r, const cJSON *sec, cal_data *out)
     }
     sort_series(&out->ar);
     out->ar_gpus = out->ar.n > 0 ? (int)gpus : 0;
+    /* every row of one protocol: a sweep cut to the sizes where a harness measures the GPU */
+    const cJSON *pv = get(sec, "protocol");
+    if (pv && !cJSON_IsNull(pv)) {
+        if (cJSON_IsString(pv) && !strcmp(pv->valuestring, "ll")) {
+            out->ar_only_proto = 1;
+        } else if (cJSON_IsString(pv) && !strcmp(pv->valuestring, "simple")) {
+            out->ar_only_proto = 2;
+        } else {
+            bad(r, "allreduce.protocol", "\"ll\" or \"simple\" (the one protocol of every row), "
+                "or null", pv);
+        }
+    }
 }
 
 /* What load_calib fills, and which MIG device's sections it reads (-1: the top level). */
@@ -478,6 +490,14 @@ static bool param(rd *r, const cJSON *o, const char *p, const char *key, double 
     return num(r, o, p, key, lo, hi, &out->value) && num(r, o, p, sek, 0, 1e300, &out->se);
 }
 
+/* One protocol's alpha-beta at path p (object o) into f; false on a bad field. */
+static bool read_ar_fit(rd *r, const cJSON *o, const char *p, int gpus, cal_ar_fit *f)
+{
+    f->gpus = gpus;
+    return param(r, o, p, "alpha_s", 0, 1, &f->alpha_s) &&
+           param(r, o, p, "beta_bytes_per_s", 1, 1e15, &f->beta_bytes_per_s);
+}
+
 /* The all-reduce fit per protocol (`allreduce.protocols`, with `allreduce.ll_max_bytes`), when
  * the model holds one (models written before 2026-11-29 do not). */
 static void read_ar_protocols(rd *r, const cJSON *ar, cal_fit *out)
@@ -501,12 +521,85 @@ static void read_ar_protocols(rd *r, const cJSON *ar, cal_fit *out)
             ok = false;
             continue;
         }
-        cal_ar_fit *f = &out->ar_proto[pr];
-        ok = param(r, o, p, "alpha_s", 0, 1, &f->alpha_s) &&
-             param(r, o, p, "beta_bytes_per_s", 1, 1e15, &f->beta_bytes_per_s) && ok;
-        f->gpus = out->ar.gpus;
+        ok = read_ar_fit(r, o, p, out->ar.gpus, &out->ar_proto[pr]) && ok;
     }
     out->has_ar_proto = ok;
+}
+
+/* One entry of `allreduce.rings` (models written before 2026-11-29 have none): the fit of a
+ * ring of another size, {gpus, protocols: {ll?, simple?}, ll_max_bytes when both}. */
+static bool read_ar_ring(rd *r, const cJSON *e, const char *p, const cal_fit *fit,
+                         cal_ar_ring *out)
+{
+    memset(out, 0, sizeof *out);
+    double g = 0;
+    if (!cJSON_IsObject(e)) {
+        bad(r, p, "an object {gpus, protocols}", e);
+        return false;
+    }
+    if (!num(r, e, p, "gpus", 2, 1024, &g)) {
+        return false;
+    }
+    out->gpus = (int)g;
+    char q[96];
+    snprintf(q, sizeof q, "%s.gpus", p);
+    bool dup = out->gpus == fit->ar.gpus;
+    for (int i = 0; i < fit->n_ar_rings; i++) {
+        dup = dup || fit->ar_rings[i].gpus == out->gpus;
+    }
+    if (dup || g != (double)out->gpus) {
+        bad(r, q, "a whole number of GPUs that no other all-reduce fit of the model has", get(e, "gpus"));
+        return false;
+    }
+    const cJSON *ps = get(e, "protocols");
+    snprintf(q, sizeof q, "%s.protocols", p);
+    if (!cJSON_IsObject(ps)) {
+        bad_in(r, q, "an object {ll, simple} holding at least one of them", ps, e);
+        return false;
+    }
+    static const char *const names[2] = {"ll", "simple"};
+    bool ok = true;
+    for (int pr = 0; pr < 2; pr++) {
+        const cJSON *o = get(ps, names[pr]);
+        if (!o || cJSON_IsNull(o)) {
+            continue;
+        }
+        snprintf(q, sizeof q, "%s.protocols.%s", p, names[pr]);
+        if (!cJSON_IsObject(o)) {
+            bad(r, q, "an object (alpha_s, beta_bytes_per_s) or null", o);
+            ok = false;
+            continue;
+        }
+        out->has[pr] = read_ar_fit(r, o, q, out->gpus, &out->proto[pr]);
+        ok = out->has[pr] && ok;
+    }
+    if (ok && !out->has[0] && !out->has[1]) {
+        snprintf(q, sizeof q, "%s.protocols", p);
+        bad(r, q, "an object holding ll, simple or both", ps);
+        return false;
+    }
+    if (ok && out->has[0] && out->has[1]) {
+        ok = num(r, e, p, "ll_max_bytes", 1, 1e15, &out->ll_max_bytes);
+    }
+    return ok;
+}
+
+static void read_ar_rings(rd *r, const cJSON *ar, cal_fit *out)
+{
+    const cJSON *rings = arr(r, ar, "allreduce", "rings", true), *e;
+    int i = 0;
+    cJSON_ArrayForEach(e, rings)
+    {
+        char p[64];
+        snprintf(p, sizeof p, "allreduce.rings[%d]", i++);
+        if (out->n_ar_rings >= CAL_MAX_AR_RINGS) {
+            bad_cap(r, p, CAL_MAX_AR_RINGS, "ring sizes beside the node's own sweep", e);
+            break;
+        }
+        if (read_ar_ring(r, e, p, out, &out->ar_rings[out->n_ar_rings])) {
+            out->n_ar_rings++;
+        }
+    }
 }
 
 static void load_model(rd *r, const cJSON *root, void *vout)
@@ -633,6 +726,7 @@ static void load_model(rd *r, const cJSON *root, void *vout)
                             &out->ar.beta_bytes_per_s);
         out->ar.gpus = (int)g;
         read_ar_protocols(r, ar, out);
+        read_ar_rings(r, ar, out);
     } else if (ar && !cJSON_IsNull(ar)) {
         bad(r, "allreduce", "an object or null", ar);
     }

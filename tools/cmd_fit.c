@@ -1,6 +1,8 @@
 /* tools/cmd_fit.c - `slicesim fit CALIB.json -o MODEL.json [--compare] [--gpu NAME]
- * [--catalog FILE]`: fit model parameters to a calibration file (calib/run-all.sh output) and
- * write them as MODEL.json (schema "slicesim-calmodel" v1, calib/README.md).
+ * [--catalog FILE] [--allreduce-sweep FILE]...`: fit model parameters to a calibration file
+ * (calib/run-all.sh output) and write them as MODEL.json (schema "slicesim-calmodel" v1,
+ * calib/README.md). Each --allreduce-sweep file (the calibration schema, an `allreduce`
+ * section of another ring size) adds that ring size's fit (`allreduce.rings`).
  * `slicesim fit --tslice TSLICE.json`: the time-slice quantum, switch gap and return waits of a
  * calib/tslice.cu recording (model/fit/tsprobe.h), printed beside the figures
  * model/physics/physics.yaml takes from the H100 recording (ts_quantum_s, ts_switch_s).
@@ -34,7 +36,7 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: slicesim fit CALIB.json -o MODEL.json [--compare] [--gpu NAME] [--catalog FILE]\n"
-            "                    [--mig-device N]\n"
+            "                    [--mig-device N] [--allreduce-sweep FILE]...\n"
             "       slicesim fit --tslice TSLICE.json\n"
             "  Fits per-SM rates per format, the bandwidth-versus-SMs curve, time-slice\n"
             "  efficiency eta(k), MPS interference and all-reduce alpha/beta to a calibration\n"
@@ -45,6 +47,9 @@ static void usage(FILE *out)
             "  --catalog FILE  catalog file instead of the built-in model/hw/gpus.yaml\n"
             "  --mig-device N  fit the sections of MIG device N (mig_devices[N]) of a node\n"
             "                  measured with MIG on, instead of the whole-GPU sections\n"
+            "  --allreduce-sweep FILE  an all-reduce sweep of another ring size on the same\n"
+            "                  GPU type (a calibration JSON with an `allreduce` section): its\n"
+            "                  fit joins the model's, per ring size (repeatable, up to 3)\n"
             "  --tslice FILE   analyse a calib/tslice.cu recording instead: the time slice,\n"
             "                  the switch gap and the return waits, beside model/physics/physics.yaml's\n"
             "                  ts_quantum_s and ts_switch_s (nothing written)\n");
@@ -116,6 +121,21 @@ static void print_fit(const cal_data *d, const cal_fit *f)
                                  "beta)\n"
                                : "allreduce: no data\n");
     }
+    for (int i = 0; i < f->n_ar_rings; i++) {
+        const cal_ar_ring *g = &f->ar_rings[i];
+        for (int pr = 0; pr < 2; pr++) {
+            const cal_ar_fit *a = &g->proto[pr];
+            if (g->has[pr]) {
+                printf("allreduce ring %d GPUs %-6s: alpha=%.4g ± %.2g us%s, beta=%.5g ± %.2g "
+                       "GB/s%s (n=%d, rms resid %.1f%%, max %.1f%%)\n",
+                       g->gpus, pr ? "simple" : "ll", 1e6 * a->alpha_s.value,
+                       1e6 * a->alpha_s.se, a->alpha_pinned ? "" : " NOT PINNED",
+                       1e-9 * a->beta_bytes_per_s.value, 1e-9 * a->beta_bytes_per_s.se,
+                       a->beta_pinned ? "" : " NOT PINNED", a->n, 100 * a->rms_rel,
+                       100 * a->max_rel);
+            }
+        }
+    }
 }
 
 /* ------------------------------------------------------------------ MODEL.json */
@@ -137,8 +157,45 @@ static void add_series(cJSON *o, const char *xkey, const cal_series *s, const do
     }
 }
 
-static cJSON *model_json(const char *src, const cal_data *d, const cal_fit *f, double mape,
-                         double maxe, int n_pred, double gm, double gx, int gn)
+/* One protocol's fit as written to MODEL.json. */
+static void add_ar_fit(cJSON *o, const cal_ar_fit *q)
+{
+    add_param(o, "alpha_s", q->alpha_s);
+    add_param(o, "beta_bytes_per_s", q->beta_bytes_per_s);
+    cJSON_AddNumberToObject(o, "n", q->n);
+    cJSON_AddNumberToObject(o, "rms_rel_resid", q->rms_rel);
+    cJSON_AddNumberToObject(o, "max_rel_resid", q->max_rel);
+}
+
+/* `allreduce.rings`: the fits of the --allreduce-sweep files (files[i] for ring i), per ring
+ * size. */
+static void add_ar_rings(cJSON *a, const cal_fit *f, const char *const *files)
+{
+    if (f->n_ar_rings == 0) {
+        return;
+    }
+    cJSON *rs = cJSON_AddArrayToObject(a, "rings");
+    for (int i = 0; i < f->n_ar_rings; i++) {
+        const cal_ar_ring *g = &f->ar_rings[i];
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddNumberToObject(o, "gpus", g->gpus);
+        cJSON_AddStringToObject(o, "file", files[i]);
+        if (g->has[0] && g->has[1]) {
+            cJSON_AddNumberToObject(o, "ll_max_bytes", g->ll_max_bytes);
+        }
+        cJSON *ps = cJSON_AddObjectToObject(o, "protocols");
+        for (int pr = 0; pr < 2; pr++) {
+            if (g->has[pr]) {
+                add_ar_fit(cJSON_AddObjectToObject(ps, pr ? "simple" : "ll"), &g->proto[pr]);
+            }
+        }
+        cJSON_AddItemToArray(rs, o);
+    }
+}
+
+static cJSON *model_json(const char *src, const char *const *sweeps, const cal_data *d,
+                         const cal_fit *f, double mape, double maxe, int n_pred, double gm,
+                         double gx, int gn)
 {
     cJSON *root = cJSON_CreateObject();
     cJSON_AddStringToObject(root, "schema", CALMODEL_SCHEMA);
@@ -220,15 +277,10 @@ static cJSON *model_json(const char *src, const cal_data *d, const cal_fit *f, d
             cJSON_AddNumberToObject(a, "ll_max_bytes", f->ar_ll_max_bytes);
             cJSON *ps = cJSON_AddObjectToObject(a, "protocols");
             for (int pr = 0; pr < 2; pr++) {
-                const cal_ar_fit *q = &f->ar_proto[pr];
-                cJSON *o = cJSON_AddObjectToObject(ps, pr ? "simple" : "ll");
-                add_param(o, "alpha_s", q->alpha_s);
-                add_param(o, "beta_bytes_per_s", q->beta_bytes_per_s);
-                cJSON_AddNumberToObject(o, "n", q->n);
-                cJSON_AddNumberToObject(o, "rms_rel_resid", q->rms_rel);
-                cJSON_AddNumberToObject(o, "max_rel_resid", q->max_rel);
+                add_ar_fit(cJSON_AddObjectToObject(ps, pr ? "simple" : "ll"), &f->ar_proto[pr]);
             }
         }
+        add_ar_rings(a, f, sweeps);
     } else {
         cJSON_AddNullToObject(root, "allreduce");
     }
@@ -366,12 +418,50 @@ static int fit_tslice(const char *path)
     return CLI_EXIT_OK;
 }
 
+/* The --allreduce-sweep files: each a calibration JSON whose `allreduce` section is a sweep of
+ * another ring size of the same GPU type, fitted into f->ar_rings. Needs the calibration's own
+ * fit (f->has_ar); a size measured twice is refused. */
+static int fit_sweeps(const char *const *files, int n, cal_fit *f)
+{
+    int rc = CLI_EXIT_OK;
+    cal_data *s = n ? xcalloc(1, sizeof *s, "all-reduce sweep") : NULL;
+    for (int i = 0; i < n && rc == CLI_EXIT_OK; i++) {
+        diag *dg = diag_create();
+        rc = cli_load_status("fit", files[i], calib_json_load_file(files[i], s, dg), dg);
+        diag_destroy(dg);
+        if (rc != CLI_EXIT_OK) {
+            break;
+        }
+        bool dup = !f->has_ar || s->ar_gpus == f->ar.gpus;
+        for (int k = 0; k < f->n_ar_rings; k++) {
+            dup = dup || f->ar_rings[k].gpus == s->ar_gpus;
+        }
+        if (s->ar_gpus < 2 || dup) {
+            fprintf(stderr,
+                    "%s: allreduce: a sweep on %d GPUs; expected one of at least 2 GPUs beside "
+                    "the calibration's own all-reduce sweep (%d GPUs), each size once\n",
+                    files[i], s->ar_gpus, f->has_ar ? f->ar.gpus : 0);
+            rc = CLI_EXIT_INPUT;
+        } else if (calfit_allreduce_ring(s, &f->ar_rings[f->n_ar_rings]) != 0) {
+            fprintf(stderr, "%s: allreduce: the sweep on %d GPUs gives no positive alpha and "
+                            "beta\n", files[i], s->ar_gpus);
+            rc = CLI_EXIT_INPUT;
+        } else {
+            f->n_ar_rings++;
+        }
+    }
+    free(s);
+    return rc;
+}
+
 /* ------------------------------------------------------------------ command */
 
 int cmd_fit(int argc, char **argv)
 {
     const char *in = NULL, *out = NULL, *gpu = NULL, *catalog = NULL, *mig_arg = NULL;
     const char *tslice = NULL;
+    const char *sweeps[CAL_MAX_AR_RINGS];
+    int n_sweeps = 0;
     bool do_compare = false;
     static const char *const opts[] = {"-o", "--gpu", "--catalog", "--mig-device", "--tslice"};
     const char **const dsts[] = {&out, &gpu, &catalog, &mig_arg, &tslice};
@@ -386,6 +476,13 @@ int cmd_fit(int argc, char **argv)
             return CLI_EXIT_OK;
         } else if (!strcmp(argv[i], "--compare")) {
             do_compare = true;
+        } else if (!strcmp(argv[i], "--allreduce-sweep")) {
+            if (i + 1 >= argc || n_sweeps >= CAL_MAX_AR_RINGS) {
+                usage(stderr);
+                return cli_usage_error("fit", "--allreduce-sweep: expected a file after it, at "
+                                              "most %d times", CAL_MAX_AR_RINGS);
+            }
+            sweeps[n_sweeps++] = argv[++i];
         } else if (argv[i][0] == '-' || in) {
             usage(stderr);
             return cli_usage_error("fit", "unexpected argument '%s'", argv[i]);
@@ -394,11 +491,12 @@ int cmd_fit(int argc, char **argv)
         }
     }
     if (tslice) {
-        if (in || out || gpu || catalog || mig_arg || do_compare) {
+        if (in || out || gpu || catalog || mig_arg || do_compare || n_sweeps) {
             usage(stderr);
             return cli_usage_error("fit", "--tslice takes no other argument; got '%s'",
                                    in ? in : out ? "-o" : gpu ? "--gpu" : catalog ? "--catalog"
                                                                 : mig_arg ? "--mig-device"
+                                                                : n_sweeps ? "--allreduce-sweep"
                                                                           : "--compare");
         }
         return fit_tslice(tslice);
@@ -421,6 +519,9 @@ int cmd_fit(int argc, char **argv)
     int exit_rc = cli_load_status("fit", in, rc, dg);
     if (exit_rc == CLI_EXIT_OK) {
         calfit_all(d, f);
+        exit_rc = fit_sweeps(sweeps, n_sweeps, f);
+    }
+    if (exit_rc == CLI_EXIT_OK) {
         print_fit(d, f);
         double mape = 0, maxe = 0;
         int n_pred = 0;
@@ -435,7 +536,7 @@ int cmd_fit(int argc, char **argv)
             printf("timeslice host-gap check (MVA, nothing fitted): mape=%.2f%% max=%.2f%% n=%d\n",
                    gm, gx, gn);
         }
-        cJSON *j = model_json(in, d, f, mape, maxe, n_pred, gm, gx, gn);
+        cJSON *j = model_json(in, sweeps, d, f, mape, maxe, n_pred, gm, gx, gn);
         char *text = cJSON_Print(j);
         exit_rc = write_text(out, text);
         cJSON_free(text);

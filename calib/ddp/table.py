@@ -58,6 +58,14 @@ S / (C n)) the chunk of the first loop of each of C = 24 channels (NCCL's log of
 call); least squares in relative error, L solved for each rho, rho by golden section. The
 2-GPU sweep is printed beside it with the same rho (not fitted).
 
+  python3 calib/ddp/table.py --calib-allreduce N FILE.json.gz OUT.json
+writes the framework all-reduce sweep of N GPUs (rank 0's CUDA-event times, 7 repetitions a
+size) as a calibration JSON (schema slicesim-calib, its `allreduce` section, calib/README.md),
+for `slicesim fit --allreduce-sweep`: only the rows from 16 MiB, where the GPU's time is past
+the framework's per-call floor (the rows below are 42-65 us whatever their size: the host's
+launch, not NCCL's), all run with NCCL's Simple protocol (`protocol: simple`; NCCL's tuner
+leaves LL at 1-2 MiB on these GPUs, calib/results' 2-GPU sweep).
+
   python3 calib/ddp/table.py --step-cv FILE.json.gz [--host-spread S]
 prints each model's step-to-step spread (the profile's step_cv, the CSV's step_cv column): the
 relative sd of one solo process's step times about its own mean, root-mean-square over the solo
@@ -189,6 +197,39 @@ def framework_sweeps(doc):
     return out
 
 
+def calib_allreduce(n, path, out):
+    doc = load(path)
+    env = doc["env"]
+    smi = env["nvidia_smi"].splitlines()[1].split(", ")
+    runs = []
+    for r in doc["records"]:
+        c = r.get("config", {})
+        if c.get("kind") != "allreduce" or r.get("rank") != 0 or len(r["job"]) != n:
+            continue
+        for s in r["sweep"]:
+            if s["bytes"] < 16 << 20:
+                continue
+            runs.append({"bytes": s["bytes"], "inner": s["iters"], "correct": s["correct"],
+                         "reps": len(s["ms"]), "ms": s["ms"], "ms_median": st.median(s["ms"]),
+                         "ms_min": min(s["ms"]), "ms_max": max(s["ms"])})
+    if not runs:
+        sys.exit(f"{path}: no all-reduce sweep of {n} GPUs")
+    v = env["versions"]
+    calib = {
+        "schema": "slicesim-calib", "schema_version": 1, "date_utc": env["date_utc"],
+        "source": f"calib/ddp/{path.split('/')[-1]} (calib/ddp/ddp.py allreduce-{n}), written "
+                  f"by calib/ddp/table.py --calib-allreduce {n}",
+        "gpu_before": {"name": smi[1], "uuid": smi[2], "driver_version": smi[3]},
+        "allreduce": {"program": "torch.distributed.all_reduce (calib/ddp/ddp.py), CUDA "
+                                 f"events over back-to-back calls; torch {v['torch']}, NCCL "
+                                 f"{v['nccl']}, NCCL_NVLS_ENABLE=0",
+                      "gpus": n, "protocol": "simple", "runs": runs},
+    }
+    with open(out, "w") as fh:
+        json.dump(calib, fh, indent=1)
+        fh.write("\n")
+
+
 def ring_fill_fit(rows, n, rho):
     """(L, relative residuals) of t = L + (2(n-1)/n S + rho C c) / B with L least squares."""
     a = [(2 * (n - 1) / n * s + rho * RING_CHANNELS * min(RING_CHUNK, s / (RING_CHANNELS * n)))
@@ -310,6 +351,9 @@ def main():
         spread = float(sys.argv[4]) if len(sys.argv) > 4 and sys.argv[3] == "--host-spread" \
             else 0.066
         step_cv(sys.argv[2], spread)
+        return
+    if len(sys.argv) > 4 and sys.argv[1] == "--calib-allreduce":
+        calib_allreduce(int(sys.argv[2]), sys.argv[3], sys.argv[4])
         return
     if len(sys.argv) > 1 and sys.argv[1] == "--ring-fill":
         ring_fill(sys.argv[2])

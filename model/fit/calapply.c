@@ -191,13 +191,25 @@ int calapply_gpu(const gpu_type *in, const cal_fit *f, const phys_params *m, gpu
         /* the sweep ran over the type's NVLink (a type without NVLink keeps its PCIe figures:
          * what its sweep crossed is not recorded) */
         gpu_measured *ms = &out->meas;
-        ms->ar_gpus = f->ar.gpus;
-        for (int pr = 0; pr < 2; pr++) {
-            const cal_ar_fit *a = f->has_ar_proto ? &f->ar_proto[pr] : &f->ar;
-            ms->ar_latency_s[pr] = 2.0 * (f->ar.gpus - 1) * a->alpha_s.value;
-            ms->ar_busbw_bytes_per_s[pr] = a->beta_bytes_per_s.value;
+        ms->n_ar = 0;
+        for (int i = -1; i < f->n_ar_rings && ms->n_ar < GPU_MEAS_MAX_AR; i++) {
+            const cal_ar_ring *rg = i >= 0 ? &f->ar_rings[i] : NULL;
+            gpu_meas_ar e = {.gpus = rg ? rg->gpus : f->ar.gpus};
+            for (int pr = 0; pr < 2; pr++) {
+                const cal_ar_fit *a = rg ? &rg->proto[pr]
+                                         : f->has_ar_proto ? &f->ar_proto[pr] : &f->ar;
+                e.has[pr] = rg ? rg->has[pr] : true;
+                e.latency_s[pr] = e.has[pr] ? 2.0 * (e.gpus - 1) * a->alpha_s.value : 0;
+                e.busbw_bytes_per_s[pr] = e.has[pr] ? a->beta_bytes_per_s.value : 0;
+            }
+            e.ll_max_bytes = rg ? rg->ll_max_bytes : f->has_ar_proto ? f->ar_ll_max_bytes : 0;
+            /* ascending in gpus (the loader keeps the sizes distinct) */
+            int k = ms->n_ar++;
+            for (; k > 0 && ms->ar[k - 1].gpus > e.gpus; k--) {
+                ms->ar[k] = ms->ar[k - 1];
+            }
+            ms->ar[k] = e;
         }
-        ms->ar_ll_max_bytes = f->has_ar_proto ? f->ar_ll_max_bytes : 0;
     }
     for (int c = 0; c < m->n_ts && c < GPU_MEAS_MAX_TS; c++) {
         if (!(m->ts[c].kernel_ms > 0)) {

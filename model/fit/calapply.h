@@ -17,11 +17,13 @@
  *    to a workload (host phases, OpenCL kernels) that a plain FMA probe does not measure.
  *  - sms_total, when the catalog leaves it unsourced (0): the measured SM count.
  *  - the NVLink of a type that has one (nvlink_bytes_per_s > 0), from the all-reduce fit
- *    (gpu_type.meas.ar_*): per protocol (the fit per protocol when the model holds one, else its
+ *    (gpu_type.meas.ar): per protocol (the fit per protocol when the model holds one, else its
  *    one alpha-beta for both) the latency of one all-reduce on the measured ranks, 2(n-1)
- *    alpha, and the bus bandwidth beta, with the LL/Simple switch point. model/physics/comm.h
- *    costs every ring whose hops cross that NVLink with them, splitting the latency into a
- *    fixed per-call cost and a per-step latency as NCCL's tuner does (comm_node).
+ *    alpha, and the bus bandwidth beta, with the LL/Simple switch point; and the same for each
+ *    other ring size the model holds (`allreduce.rings`, per protocol where measured).
+ *    model/physics/comm.h costs every ring whose hops cross that NVLink with the size nearest
+ *    to the ring's (comm_nvl_cal_pick), splitting the latency into a fixed per-call cost and
+ *    a per-step latency as NCCL's tuner does (comm_node).
  * Everything else (datasheet bandwidth, memory, MIG profiles, the other loss factors) stays.
  * Its MPS fit
  * maps onto no parameter because it measures none the physics lacks: eta_compute and eta_memory

@@ -555,9 +555,28 @@ int calfit_all(const cal_data *d, cal_fit *out)
     int t = triad_index(out);
     out->has_mps = calfit_mps(d, t >= 0 ? &out->bw[t] : NULL, &out->mps) == 0;
     out->has_ar = d->ar_gpus >= 2 && calfit_allreduce(&d->ar, d->ar_gpus, NULL, &out->ar) == 0;
-    out->has_ar_proto = d->ar_gpus >= 2 &&
+    out->has_ar_proto = d->ar_gpus >= 2 && d->ar_only_proto == 0 &&
                         calfit_allreduce_protocols(&d->ar, d->ar_gpus, out->ar_proto,
                                                    &out->ar_ll_max_bytes) == 0;
+    return 0;
+}
+
+int calfit_allreduce_ring(const cal_data *d, cal_ar_ring *out)
+{
+    memset(out, 0, sizeof *out);
+    out->gpus = d->ar_gpus;
+    if (d->ar_gpus < 2) {
+        return SIM_EINPUT;
+    }
+    if (d->ar_only_proto) {
+        int pr = d->ar_only_proto - 1;
+        out->has[pr] = calfit_allreduce(&d->ar, d->ar_gpus, NULL, &out->proto[pr]) == 0;
+        return out->has[pr] ? 0 : SIM_EINPUT;
+    }
+    if (calfit_allreduce_protocols(&d->ar, d->ar_gpus, out->proto, &out->ll_max_bytes) != 0) {
+        return SIM_EINPUT;
+    }
+    out->has[0] = out->has[1] = true;
     return 0;
 }
 

@@ -43,6 +43,7 @@
 #define CAL_MAX_REPS 8
 #define CAL_MAX_MPS 64       /* MPS groups */
 #define CAL_MAX_CLIENTS 16
+#define CAL_MAX_AR_RINGS 3   /* all-reduce sweeps of other ring sizes beside the node's own */
 #define CAL_NAME_LEN 32
 
 /* One measured point: x (SMs or bytes) and the median of `reps` samples with their range. */
@@ -97,6 +98,10 @@ typedef struct cal_data {
     cal_mps_run mps[CAL_MAX_MPS];
     int ar_gpus;                        /* 0 = no all-reduce data */
     cal_series ar;                      /* x = bytes, y = ms */
+    int ar_only_proto;                  /* allreduce.protocol: 0 not stated (both, cut where
+                                           the tuner switches), 1 every row LL, 2 every row
+                                           Simple (e.g. a framework's sweep whose small
+                                           messages are host-bound and left out) */
 } cal_data;
 
 typedef struct cal_param {
@@ -155,6 +160,14 @@ typedef struct cal_ar_fit {
     double rms_rel, max_rel;
 } cal_ar_fit;
 
+/* The all-reduce fit of one ring size: per protocol ([0] LL, [1] Simple) where measured. */
+typedef struct cal_ar_ring {
+    int gpus;
+    bool has[2];
+    cal_ar_fit proto[2];
+    double ll_max_bytes; /* largest LL message when both protocols are fitted; else 0 */
+} cal_ar_ring;
+
 typedef struct cal_fit {
     int sms_total;
     int n_rates;
@@ -170,6 +183,10 @@ typedef struct cal_fit {
     bool has_ar_proto;          /* ar_proto holds a fit per NCCL protocol */
     double ar_ll_max_bytes;     /* largest message of the LL side (the tuner's switch point) */
     cal_ar_fit ar_proto[2];     /* [0] LL (messages <= ar_ll_max_bytes), [1] Simple (above) */
+    /* All-reduce fits of rings of other sizes (`slicesim fit --allreduce-sweep`), each on its
+     * own gpus (distinct, none equal to ar.gpus): per protocol where its sweep measured it. */
+    int n_ar_rings;
+    cal_ar_ring ar_rings[CAL_MAX_AR_RINGS];
 } cal_fit;
 
 /* Fit one rate series (>= 1 point: a MIG instance is measured whole, at one SM count; its
@@ -214,6 +231,11 @@ double calfit_allreduce_eval(const cal_ar_fit *f, double bytes);
  * cut gives a positive alpha and beta on both sides (fewer than 6 rows, or no jump). */
 int calfit_allreduce_protocols(const cal_series *ar, int gpus, cal_ar_fit out[2],
                                double *ll_max_bytes);
+
+/* The fit of one ring size from a calibration's all-reduce sweep: one alpha-beta for the
+ * protocol the sweep states (d->ar_only_proto), else one per protocol
+ * (calfit_allreduce_protocols). Returns 0, or SIM_EINPUT when the sweep gives no fit. */
+int calfit_allreduce_ring(const cal_data *d, cal_ar_ring *out);
 
 /* Every fit the data allow. Sections without data are left out (n_* = 0, has_* = false). */
 int calfit_all(const cal_data *d, cal_fit *out);

@@ -73,6 +73,16 @@ typedef struct gpu_layout_count {
 #define GPU_MEAS_MAX_TS 4 /* = PHYS_MAX_TS_CLASSES (model/physics/speed.h), checked there */
 #define GPU_MEAS_MAX_K 8  /* = PHYS_MAX_K */
 
+/* One measured all-reduce ring size of a GPU type's NVLink (gpu_measured.ar). */
+#define GPU_MEAS_MAX_AR 4
+typedef struct gpu_meas_ar {
+    int gpus;
+    bool has[2]; /* the protocol was measured at this size */
+    double latency_s[2];
+    double busbw_bytes_per_s[2];
+    double ll_max_bytes;
+} gpu_meas_ar;
+
 /* Figures measured on a node (calib/ + `slicesim fit`) that replace the physics defaults for this
  * GPU type; model/fit/calapply.h fills them. All false/0 in the catalog as loaded.
  * Bandwidth that s SMs drive, whole GPU (bytes/s):
@@ -87,13 +97,12 @@ typedef struct gpu_measured {
     double bw_s_half;             /* s_half (Michaelis-Menten) */
     bool has_eta[GPU_MEAS_MAX_TS];                 /* per physics time-slice class index */
     double eta[GPU_MEAS_MAX_TS][GPU_MEAS_MAX_K + 1]; /* eta[cls][k], k = 2..GPU_MEAS_MAX_K */
-    /* An NCCL all-reduce sweep over this type's NVLink (model/fit/calapply.h): per protocol
-     * ([0] LL, [1] Simple) the latency of one all-reduce on ar_gpus ranks and the bus
-     * bandwidth; ar_ll_max_bytes the largest LL message (0: model/physics/comm.yaml's). */
-    int ar_gpus;                       /* 0 = none */
-    double ar_latency_s[2];
-    double ar_busbw_bytes_per_s[2];
-    double ar_ll_max_bytes;
+    /* NCCL all-reduce sweeps over this type's NVLink (model/fit/calapply.h), one per measured
+     * ring size, ascending in gpus: per protocol ([0] LL, [1] Simple) where measured, the latency of one
+     * all-reduce on `gpus` ranks and the bus bandwidth; ll_max_bytes the largest LL message
+     * (0: model/physics/comm.yaml's). */
+    int n_ar;                          /* 0 = none */
+    gpu_meas_ar ar[GPU_MEAS_MAX_AR];
 } gpu_measured;
 
 typedef struct gpu_type {

@@ -246,22 +246,48 @@ typedef struct nvl_cal {
     double ll_frac; /* the smallest B_LL / B_Simple */
 } nvl_cal;
 
-/* An NVLink hop leaving calibrated node nd: split its measured latency L = c + 2(n-1) a in
- * NCCL's tuner's ratio c : a = base : step (see comm_node). */
-static void cal_hop(const comm_params *p, const comm_node *nd, nvl_cal *c)
+const comm_nvl_cal *comm_nvl_cal_pick(const comm_node *nd, int ranks, comm_proto pr)
 {
-    double steps = 2.0 * (nd->nvl_cal_ranks - 1);
+    const comm_nvl_cal *best = NULL;
+    for (int i = 0; i < nd->n_nvl_cal; i++) {
+        const comm_nvl_cal *c = &nd->nvl_cal[i];
+        /* ascending in ranks: a later size wins only when strictly nearer */
+        if (c->ranks >= 2 && c->has[pr] &&
+            (!best || abs(c->ranks - ranks) < abs(best->ranks - ranks))) {
+            best = c;
+        }
+    }
+    return best;
+}
+
+/* An NVLink hop leaving calibrated node nd, on a ring with `ranks` ranks there: per protocol
+ * the nearest measured size's latency L = c + 2(m-1) a (m its ranks), split in NCCL's tuner's
+ * ratio c : a = base : step (see comm_node). Returns the Simple pick's bus bandwidth, the
+ * hop's capacity. */
+static double cal_hop(const comm_params *p, const comm_node *nd, int ranks, nvl_cal *c)
+{
+    const comm_nvl_cal *pk[COMM_PROTO_COUNT];
     for (int pr = 0; pr < COMM_PROTO_COUNT; pr++) {
+        pk[pr] = comm_nvl_cal_pick(nd, ranks, (comm_proto)pr);
+        double steps = 2.0 * (pk[pr]->ranks - 1);
         double base = p->nccl_ring_base_s[pr], step = p->nccl_nvlink_step_s[pr];
-        double lat = nd->nvl_cal_latency_s[pr];
+        double lat = pk[pr]->latency_s[pr];
         double call = lat * base / (base + steps * step);
         c->call_s[pr] = fmax(c->call_s[pr], call);
         c->alpha_s[pr] = fmax(c->alpha_s[pr], (lat - call) / steps);
     }
-    c->ll_max_bytes = fmax(c->ll_max_bytes, nd->nvl_cal_ll_max_bytes);
-    double frac = nd->nvl_cal_busbw[COMM_PROTO_LL] / nd->nvl_cal_busbw[COMM_PROTO_SIMPLE];
+    c->ll_max_bytes = fmax(c->ll_max_bytes, pk[COMM_PROTO_LL]->ll_max_bytes);
+    double frac = pk[COMM_PROTO_LL]->busbw[COMM_PROTO_LL] /
+                  pk[COMM_PROTO_SIMPLE]->busbw[COMM_PROTO_SIMPLE];
     c->ll_frac = c->hops == 0 ? frac : fmin(c->ll_frac, frac);
     c->hops++;
+    return pk[COMM_PROTO_SIMPLE]->busbw[COMM_PROTO_SIMPLE];
+}
+
+/* Whether nd holds an NVLink calibration of both protocols (comm_nvl_cal_pick finds each). */
+static bool calibrated(const comm_node *nd)
+{
+    return comm_nvl_cal_pick(nd, 2, COMM_PROTO_LL) && comm_nvl_cal_pick(nd, 2, COMM_PROTO_SIMPLE);
 }
 
 int comm_ring_build(const comm_params *p, const comm_node *nodes, int n_nodes,
@@ -288,6 +314,11 @@ int comm_ring_build(const comm_params *p, const comm_node *nodes, int n_nodes,
     size_t cap = 0;
     bool used[COMM_LINK_COUNT] = {false};
     nvl_cal cal = {0};
+    /* the ring's ranks on each node: the ring size a calibrated NVLink is looked up by */
+    int *on_node = xcalloc((size_t)(n_nodes > 0 ? n_nodes : 1), sizeof *on_node, "ring nodes");
+    for (int i = 0; i < n; i++) {
+        on_node[ranks[i].node]++;
+    }
     for (int i = 0; i < n && n > 1; i++) {
         const comm_rank *a = &ranks[i], *b = &ranks[(i + 1) % n];
         const comm_node *na = &nodes[a->node], *nb = &nodes[b->node];
@@ -324,11 +355,8 @@ int comm_ring_build(const comm_params *p, const comm_node *nodes, int n_nodes,
             add_use(out, &cap, K_PCIE_DN, b->node, b->gpu, 1, pcie_b);
         } else if (nvl) {
             cls = COMM_LINK_NVLINK;
-            double nv = na->nvl_cal_ranks >= 2 ? na->nvl_cal_busbw[COMM_PROTO_SIMPLE]
-                                               : na->nvlink_bytes_per_s * p->eff[COMM_LINK_NVLINK];
-            if (na->nvl_cal_ranks >= 2) {
-                cal_hop(p, na, &cal);
-            }
+            double nv = calibrated(na) ? cal_hop(p, na, on_node[a->node], &cal)
+                                       : na->nvlink_bytes_per_s * p->eff[COMM_LINK_NVLINK];
             add_use(out, &cap, K_NVL_OUT, a->node, a->gpu, 1, nv);
             add_use(out, &cap, K_NVL_IN, b->node, b->gpu, 1, nv);
         } else {
@@ -343,10 +371,12 @@ int comm_ring_build(const comm_params *p, const comm_node *nodes, int n_nodes,
         out->hops[cls]++;
         used[cls] = true;
         if (check_rates(out, first, ranks, n, i, why, why_len)) {
+            free(on_node);
             comm_ring_fini(out);
             return -1;
         }
     }
+    free(on_node);
     /* NCCL's tree: a chain through the ranks of each node, a binary tree between nodes (ranks
      * come node by node, so a node's ranks are contiguous runs) */
     int node_runs = 0, most = 0, run = 0;

@@ -180,6 +180,16 @@ bool comm_nvls_arch(const comm_params *p, const char *arch);
 /* p's nvls_archs as words ("A", "A or B", "A, B or C") into buf (size n; truncated to fit). */
 void comm_nvls_arch_words(const comm_params *p, char *buf, size_t n);
 
+/* One measured ring size of a node's NVLink all-reduce calibration (comm_node.nvl_cal). */
+#define COMM_MAX_NVL_CAL 4
+typedef struct comm_nvl_cal {
+    int ranks;
+    bool has[COMM_PROTO_COUNT]; /* the protocol was measured at this size */
+    double latency_s[COMM_PROTO_COUNT];
+    double busbw[COMM_PROTO_COUNT];
+    double ll_max_bytes; /* 0: model/physics/comm.yaml's nvlink.ll_max_bytes */
+} comm_nvl_cal;
+
 /* A node as the links see it. Line rates are each way; 0 = no such link. */
 typedef struct comm_node {
     int gpus;                   /* GPUs on the node */
@@ -193,18 +203,28 @@ typedef struct comm_node {
                                    0 = the whole node (NVSwitch) */
     int nics;                   /* NICs of the node (0 or 1: one) */
     bool nvls;                  /* NVLink SHARP multicast on (nvlink_group 0): NCCL's NVLS */
-    /* An all-reduce calibration of this node's NVLink (gpu_type.meas.ar_*; 0 ranks: none): per
-     * protocol the latency L of one all-reduce on nvl_cal_ranks ranks and the bus bandwidth
-     * B. A ring whose NVLink hops are on such a node costs them at B (Simple: the hop's
-     * capacity; LL: B_LL / B_Simple of the ring's rate when every hop is calibrated NVLink,
-     * else ll_bw_frac) and pays a per-call cost c plus a per-step latency a with
+    /* All-reduce calibrations of this node's NVLink (gpu_type.meas.ar; none when
+     * n_nvl_cal = 0), one per measured ring size, ascending in ranks: per protocol the
+     * latency L of one all-reduce on `ranks` ranks and the bus bandwidth B. A ring whose
+     * NVLink hops are on such a node takes, per protocol, the calibration of the measured size
+     * nearest to its own ranks on that node (comm_nvl_cal_pick), costs those hops at its B (Simple: the
+     * hop's capacity; LL: B_LL / B_Simple of the ring's rate when every hop is calibrated
+     * NVLink, else ll_bw_frac) and pays a per-call cost c plus a per-step latency a with
      * L = c + 2(n-1) a split in the ratio of NCCL's tuner, c : a = base : nvlink step
-     * (comm_params.nccl_*): a 2-rank sweep cannot tell the two apart. */
-    int nvl_cal_ranks;
-    double nvl_cal_latency_s[COMM_PROTO_COUNT];
-    double nvl_cal_busbw[COMM_PROTO_COUNT];
-    double nvl_cal_ll_max_bytes; /* 0: model/physics/comm.yaml's nvlink.ll_max_bytes */
+     * (comm_params.nccl_*): one sweep cannot tell the two apart. */
+    int n_nvl_cal;
+    comm_nvl_cal nvl_cal[COMM_MAX_NVL_CAL];
 } comm_node;
+
+/* The calibration of nd's NVLink for protocol pr of a ring with `ranks` ranks on that node: of
+ * the ring sizes measured with that protocol, the nearest (a tie goes to the smaller size), or
+ * NULL when nd has none. The ll_max_bytes of the LL pick is the switch point. The bus
+ * bandwidth is the figure NCCL reports as comparable across rank counts (NVIDIA/nccl-tests
+ * doc/PERFORMANCE.md: busbw = algbw x 2(n-1)/n for all-reduce), so a ring of another size
+ * keeps it; the 2(n-1)/n of the bytes and the 2(n-1) steps of the ring are its own. A
+ * measured size's bandwidth is not interpolated or extrapolated: its growth between sizes
+ * (the 2x and 4x H200 sweeps: 304 -> 339 GB/s, calib/ddp/NOTES.md) has no sourced form. */
+const comm_nvl_cal *comm_nvl_cal_pick(const comm_node *nd, int ranks, comm_proto pr);
 
 /* Where one rank runs. */
 typedef struct comm_rank {

@@ -106,13 +106,15 @@ comm_node ddp_node(const comm_params *cp, const comm_topo *topo, const gpu_type 
         .nics = nics,
     };
     const gpu_measured *ms = &g->meas;
-    if (ms->ar_gpus >= 2) {
-        n.nvl_cal_ranks = ms->ar_gpus;
+    for (int i = 0; i < ms->n_ar && i < COMM_MAX_NVL_CAL; i++) {
+        comm_nvl_cal *c = &n.nvl_cal[n.n_nvl_cal++];
+        c->ranks = ms->ar[i].gpus;
         for (int pr = 0; pr < COMM_PROTO_COUNT; pr++) {
-            n.nvl_cal_latency_s[pr] = ms->ar_latency_s[pr];
-            n.nvl_cal_busbw[pr] = ms->ar_busbw_bytes_per_s[pr];
+            c->has[pr] = ms->ar[i].has[pr];
+            c->latency_s[pr] = ms->ar[i].latency_s[pr];
+            c->busbw[pr] = ms->ar[i].busbw_bytes_per_s[pr];
         }
-        n.nvl_cal_ll_max_bytes = ms->ar_ll_max_bytes;
+        c->ll_max_bytes = ms->ar[i].ll_max_bytes;
     }
     n.nvls = topo && topo->multicast;
     if (topo && topo->nvlink == COMM_NVLINK_NONE) {

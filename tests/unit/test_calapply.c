@@ -15,11 +15,14 @@
 
 #include "experiments/calib_json.h"
 #include "experiments/catalog_load.h"
+#include "experiments/comm_load.h"
 #include "experiments/fileio.h"
 #include "experiments/obs.h"
 #include "experiments/physics_load.h"
 #include "experiments/scenario.h"
 #include "model/fit/calapply.h"
+#include "model/physics/comm.h"
+#include "model/physics/ddp.h"
 #include "model/physics/predict.h"
 #include "model/physics/speed.h"
 #include "sim/arena.h"
@@ -669,14 +672,16 @@ Test(calapply, allreduce_fit_feeds_the_nvlink)
     gpu_type g;
     char why[256];
     cr_assert_eq(calapply_gpu(h, w.fit, &w.phys, &g, why, sizeof why), 0);
-    cr_assert_eq(h->meas.ar_gpus, 0);
-    cr_assert_eq(g.meas.ar_gpus, 2);
+    cr_assert_eq(h->meas.n_ar, 0);
+    cr_assert_eq(g.meas.n_ar, 1);
+    cr_assert_eq(g.meas.ar[0].gpus, 2);
     for (int pr = 0; pr < 2; pr++) {
         const cal_ar_fit *a = &w.fit->ar_proto[pr];
-        cr_assert_eq(g.meas.ar_latency_s[pr], 2 * a->alpha_s.value);
-        cr_assert_eq(g.meas.ar_busbw_bytes_per_s[pr], a->beta_bytes_per_s.value);
+        cr_assert(g.meas.ar[0].has[pr]);
+        cr_assert_eq(g.meas.ar[0].latency_s[pr], 2 * a->alpha_s.value);
+        cr_assert_eq(g.meas.ar[0].busbw_bytes_per_s[pr], a->beta_bytes_per_s.value);
     }
-    cr_assert_eq(g.meas.ar_ll_max_bytes, w.fit->ar_ll_max_bytes);
+    cr_assert_eq(g.meas.ar[0].ll_max_bytes, w.fit->ar_ll_max_bytes);
     /* the same model without its all-reduce fit */
     char *text = NULL;
     size_t len = 0;
@@ -711,5 +716,48 @@ Test(calapply, allreduce_fit_feeds_the_nvlink)
     free(a);
     free(b);
     cr_assert(test_rm_rf(dir));
+    world_fini(&w);
+}
+
+/* A model with a fit per ring size (the 2-GPU sweep and calib/ddp's 4-GPU Simple rows) puts
+ * both on the H200's NVLink, ascending in GPUs, each protocol where it was measured; a DDP
+ * ring of 4 then costs its buckets with the 4-GPU fit: faster than with the 2-GPU fit alone
+ * (340.5 against 304.2 GB/s, 28.2 against 39.9 us of latency). */
+Test(calapply, a_fit_per_ring_size_feeds_the_nvlink)
+{
+    world w;
+    world_init(&w);
+    calapply_source src;
+    cr_assert_eq(calmodel_load_source("calib/results/2026-11-28-h200-sxm-x2x4-model.json", w.fit,
+                                      &src, w.d),
+                 0);
+    cr_assert_eq(w.fit->n_ar_rings, 1);
+    comm_params cp;
+    cr_assert_eq(comm_load_default(w.d, &cp), 0);
+    const gpu_type *h = gpu_catalog_find(&w.cat, "H200-SXM5-141GB");
+    gpu_type g;
+    char why[256];
+    cr_assert_eq(calapply_gpu(h, w.fit, &w.phys, &g, why, sizeof why), 0);
+    cr_assert_eq(g.meas.n_ar, 2);
+    cr_assert_eq(g.meas.ar[0].gpus, 2);
+    cr_assert_eq(g.meas.ar[1].gpus, 4);
+    cr_assert(g.meas.ar[0].has[0] && g.meas.ar[0].has[1]);
+    cr_assert(!g.meas.ar[1].has[0] && g.meas.ar[1].has[1]);
+    const cal_ar_fit *s4 = &w.fit->ar_rings[0].proto[1];
+    cr_assert_eq(g.meas.ar[1].latency_s[1], 6 * s4->alpha_s.value);
+    cr_assert_eq(g.meas.ar[1].busbw_bytes_per_s[1], s4->beta_bytes_per_s.value);
+    /* the ring of 4 on one node takes the 4-GPU fit: its hop capacity is that bandwidth */
+    comm_node nd = ddp_node(&cp, NULL, &g, 4, 0, 0);
+    comm_rank r[4] = {{0, 0, false}, {0, 1, false}, {0, 2, false}, {0, 3, false}};
+    comm_ring four, two;
+    cr_assert_eq(comm_ring_build(&cp, &nd, 1, r, 4, &four, why, sizeof why), 0);
+    cr_assert_eq(comm_ring_build(&cp, &nd, 1, r, 2, &two, why, sizeof why), 0);
+    cr_assert_float_eq(comm_ring_alone_rate(&four), s4->beta_bytes_per_s.value, 1);
+    cr_assert_float_eq(comm_ring_alone_rate(&two), w.fit->ar_proto[1].beta_bytes_per_s.value, 1);
+    double b = 26214400; /* a 25 MiB bucket */
+    double t4 = comm_ring_allreduce_time(&cp, &four, b, comm_ring_alone_rate(&four));
+    cr_assert_float_eq(t4, 6 * s4->alpha_s.value + 1.5 * b / s4->beta_bytes_per_s.value, 1e-12);
+    comm_ring_fini(&four);
+    comm_ring_fini(&two);
     world_fini(&w);
 }

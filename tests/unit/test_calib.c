@@ -738,3 +738,107 @@ Test(calib, duplicate_keys_with_other_values_are_refused)
                         "reads), got '2'",
                      "a repeated equal value is no error: the next check reports");
 }
+
+/* ------------------------------------------------------------------ ring sizes */
+
+/* The 4-GPU sweep (calib/ddp's framework rows from 16 MiB, `protocol: simple`) fits one
+ * alpha-beta, Simple only; `slicesim fit --allreduce-sweep` writes it as allreduce.rings and the
+ * model reads it back; a sweep of the node's own size is refused. */
+Test(calib, a_sweep_of_another_ring_size_joins_the_model)
+{
+    const char *x4 = "calib/results/2026-11-28-h200-sxm-x4-allreduce.json";
+    cal_data *s = load(x4);
+    cr_assert_eq(s->ar_gpus, 4);
+    cr_assert_eq(s->ar_only_proto, 2);
+    cal_ar_ring g;
+    cr_assert_eq(calfit_allreduce_ring(s, &g), 0);
+    cr_assert(!g.has[0] && g.has[1]);
+    cr_assert_eq(g.gpus, 4);
+    cal_fit *f = xcalloc(1, sizeof *f, "fit");
+    calfit_all(s, f);
+    cr_assert(f->has_ar && !f->has_ar_proto, "one protocol: no cut");
+    const char *out = "build/test-calib-rings.json";
+    int st = system("./slicesim fit " H200_FILE " --allreduce-sweep "
+                    "calib/results/2026-11-28-h200-sxm-x4-allreduce.json -o "
+                    "build/test-calib-rings.json > /dev/null");
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    cal_fit *m = xcalloc(1, sizeof *m, "model");
+    diag *dg = diag_create();
+    calapply_source src;
+    cr_assert_eq(calmodel_load_source(out, m, &src, dg), 0);
+    cr_assert_eq(m->ar.gpus, 2);
+    cr_assert_eq(m->n_ar_rings, 1);
+    cr_assert_eq(m->ar_rings[0].gpus, 4);
+    cr_assert(!m->ar_rings[0].has[0] && m->ar_rings[0].has[1]);
+    cr_assert_float_eq(m->ar_rings[0].proto[1].beta_bytes_per_s.value,
+                       g.proto[1].beta_bytes_per_s.value, 1e-3);
+    cr_assert_float_eq(m->ar_rings[0].proto[1].alpha_s.value, g.proto[1].alpha_s.value, 1e-15);
+    remove(out);
+    st = system("./slicesim fit " H200_FILE " --allreduce-sweep " H200_FILE " -o "
+                "build/test-calib-rings.json > /dev/null 2>&1");
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 2, "the node's own size again: exit 2");
+    diag_destroy(dg);
+    free(m);
+    free(f);
+    free(s);
+}
+
+/* A model's allreduce.rings entry: a ring size the model already has, or no protocol, is
+ * refused at its field with its line and column. */
+Test(calib, model_file_with_a_bad_ring_is_rejected)
+{
+    static const struct {
+        const char *ring, *want;
+    } cases[] = {
+        {"{\"gpus\": 2, \"protocols\": {\"simple\": {\"alpha_s\": 1e-5, \"alpha_s_se\": 0, "
+         "\"beta_bytes_per_s\": 3e11, \"beta_bytes_per_s_se\": 0}}}",
+         ":1:262: error: allreduce.rings[0].gpus: expected a whole number of GPUs that no other "
+         "all-reduce fit of the model has, got '2'"},
+        {"{\"gpus\": 4, \"protocols\": {}}",
+         ":1:278: error: allreduce.rings[0].protocols: expected an object holding ll, simple or "
+         "both, got 'an object'"},
+        {"{\"gpus\": 4, \"protocols\": {\"simple\": {\"alpha_s\": 1e-5, \"alpha_s_se\": 0, "
+         "\"beta_bytes_per_s\": 0.5, \"beta_bytes_per_s_se\": 0}}}",
+         ":1:344: error: allreduce.rings[0].protocols.simple.beta_bytes_per_s: expected a number "
+         "in [1, 1e+15], got '0.5'"},
+        {"7", ":1:253: error: allreduce.rings[0]: expected an object {gpus, protocols}, got '7'"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char t[1024];
+        snprintf(t, sizeof t,
+                 "{\"schema\": \"slicesim-calmodel\", \"schema_version\": 1, \"sms_total\": 8, "
+                 "\"compute\": [], \"bandwidth\": [], \"timeslice\": [], \"mps\": null, "
+                 "\"allreduce\": {\"gpus\": 2, \"alpha_s\": 1e-5, \"alpha_s_se\": 0, "
+                 "\"beta_bytes_per_s\": 3e11, \"beta_bytes_per_s_se\": 0, \"rings\": [%s]}, "
+                 "\"source\": {\"device\": \"NVIDIA H200\"}}",
+                 cases[i].ring);
+        cal_fit *m = xcalloc(1, sizeof *m, "model");
+        diag *dg = diag_create();
+        char path[MODEL_PATH_LEN];
+        cr_assert_eq(load_model_text(t, path, m, dg), SIM_EINPUT, "case %zu", i);
+        char want[512];
+        snprintf(want, sizeof want, "%s%s", path, cases[i].want);
+        cr_assert_str_eq(fx_diag_message(dg, 0), want, "case %zu", i);
+        cr_assert_eq(m->n_ar_rings, 0);
+        diag_destroy(dg);
+        free(m);
+    }
+}
+
+/* A calibration's allreduce.protocol names the one protocol of every row; anything else is an
+ * error at the field. */
+Test(calib, allreduce_protocol_is_ll_or_simple)
+{
+    const char *t = "{\"schema\": \"slicesim-calib\", \"schema_version\": 1, \"allreduce\": "
+                    "{\"gpus\": 4, \"protocol\": \"tree\", \"runs\": [{\"bytes\": 16777216, "
+                    "\"ms_median\": 0.1, \"ms_min\": 0.1, \"ms_max\": 0.1, \"reps\": 1, "
+                    "\"correct\": true}]}}";
+    cal_data *d = xcalloc(1, sizeof *d, "data");
+    diag *dg = diag_create();
+    cr_assert_eq(calib_json_load_buffer("p.json", t, strlen(t), d, dg), SIM_EINPUT);
+    cr_assert_str_eq(fx_diag_message(dg, 0),
+                     "p.json:1:88: error: allreduce.protocol: expected \"ll\" or \"simple\" (the "
+                     "one protocol of every row), or null, got '\"tree\"'");
+    diag_destroy(dg);
+    free(d);
+}

@@ -93,12 +93,12 @@ Test(comm, calibrated_nvlink_pays_a_call_and_its_steps)
     p.nccl_ring_base_s[COMM_PROTO_SIMPLE] = 8e-6;
     p.nccl_nvlink_step_s[COMM_PROTO_SIMPLE] = 2e-6;
     comm_node nd = hand_node(100e9);
-    nd.nvl_cal_ranks = 2;
-    nd.nvl_cal_latency_s[COMM_PROTO_LL] = 12e-6;
-    nd.nvl_cal_latency_s[COMM_PROTO_SIMPLE] = 20e-6;
-    nd.nvl_cal_busbw[COMM_PROTO_LL] = 100e9;
-    nd.nvl_cal_busbw[COMM_PROTO_SIMPLE] = 300e9;
-    nd.nvl_cal_ll_max_bytes = 524288;
+    nd.n_nvl_cal = 1;
+    nd.nvl_cal[0] = (comm_nvl_cal){.ranks = 2,
+                                   .has = {true, true},
+                                   .latency_s = {12e-6, 20e-6},
+                                   .busbw = {100e9, 300e9},
+                                   .ll_max_bytes = 524288};
     comm_rank r[4] = {{0, 0, false}, {0, 1, false}, {0, 2, false}, {0, 3, false}};
     comm_ring two, four;
     char why[128];
@@ -180,9 +180,9 @@ Test(comm, nvls_on_a_multicast_node)
     p.nccl_ring_base_s[COMM_PROTO_LL] = 8e-6;
     p.nccl_nvlink_step_s[COMM_PROTO_LL] = 2e-6;
     nd.nvls = true;
-    nd.nvl_cal_ranks = 2;
-    nd.nvl_cal_latency_s[COMM_PROTO_LL] = nd.nvl_cal_latency_s[COMM_PROTO_SIMPLE] = 20e-6;
-    nd.nvl_cal_busbw[COMM_PROTO_LL] = nd.nvl_cal_busbw[COMM_PROTO_SIMPLE] = 300e9;
+    nd.n_nvl_cal = 1;
+    nd.nvl_cal[0] = (comm_nvl_cal){
+        .ranks = 2, .has = {true, true}, .latency_s = {20e-6, 20e-6}, .busbw = {300e9, 300e9}};
     cr_assert_eq(comm_ring_build(&p, &nd, 1, r, 4, &ring, why, sizeof why), 0);
     NEAR(ring.nvls_s, 20e-6 * (20e-6 * 8 / 12) / 8e-6);
     comm_ring_fini(&ring);
@@ -562,4 +562,57 @@ Test(comm, tree_when_latency_dominates)
     NEAR(comm_ring_allreduce_time(&p, &r, 1e5, 1e9), 3.2e-4);
     /* 1 GB: ring 1.26e-3 + 1.96875 = 1.970135 s; tree 1.2e-4 + 2 = 2.00012 s: the ring */
     NEAR(comm_ring_allreduce_time(&p, &r, 1e9, 1e9), 1.26e-3 + 2.0 * 63 / 64);
+}
+
+/* A node calibrated at 2 ranks (both protocols) and at 4 (Simple only): a ring takes, per
+ * protocol, the measured size nearest to its ranks on the node (a tie to the smaller), that
+ * size's bus bandwidth as its hop capacity and that size's latency split by the tuner's ratio
+ * (hand: Simple base 8 us, step 2 us; LL base 6 us, step 1 us) over its own 2(n-1) steps.
+ * 4 ranks: Simple L = 30 us = 12 + 6 x 3 us at 360 GB/s; LL from the 2-rank fit, 12 us = 9 + 2 x
+ * 1.5 us, so 9 + 6 x 1.5 = 18 us at 100 GB/s; 8 ranks (nearest 4): Simple 12 + 14 x 3 = 54 us. */
+Test(comm, calibrated_nvlink_takes_the_nearest_ring_size)
+{
+    comm_params p = hand_params();
+    p.nccl_tree_ll_bw_frac = 0.25;
+    p.nccl_ring_base_s[COMM_PROTO_LL] = 6e-6;
+    p.nccl_nvlink_step_s[COMM_PROTO_LL] = 1e-6;
+    p.nccl_ring_base_s[COMM_PROTO_SIMPLE] = 8e-6;
+    p.nccl_nvlink_step_s[COMM_PROTO_SIMPLE] = 2e-6;
+    comm_node nd = hand_node(100e9);
+    nd.gpus = 8;
+    nd.n_nvl_cal = 2;
+    nd.nvl_cal[0] = (comm_nvl_cal){.ranks = 2,
+                                   .has = {true, true},
+                                   .latency_s = {12e-6, 20e-6},
+                                   .busbw = {100e9, 300e9},
+                                   .ll_max_bytes = 524288};
+    nd.nvl_cal[1] = (comm_nvl_cal){
+        .ranks = 4, .has = {false, true}, .latency_s = {0, 30e-6}, .busbw = {0, 360e9}};
+    cr_assert_eq(comm_nvl_cal_pick(&nd, 2, COMM_PROTO_SIMPLE), &nd.nvl_cal[0]);
+    cr_assert_eq(comm_nvl_cal_pick(&nd, 3, COMM_PROTO_SIMPLE), &nd.nvl_cal[0]);
+    cr_assert_eq(comm_nvl_cal_pick(&nd, 4, COMM_PROTO_SIMPLE), &nd.nvl_cal[1]);
+    cr_assert_eq(comm_nvl_cal_pick(&nd, 8, COMM_PROTO_SIMPLE), &nd.nvl_cal[1]);
+    cr_assert_eq(comm_nvl_cal_pick(&nd, 4, COMM_PROTO_LL), &nd.nvl_cal[0]);
+    comm_node none = hand_node(100e9);
+    cr_assert_null(comm_nvl_cal_pick(&none, 4, COMM_PROTO_SIMPLE));
+    comm_rank r[8];
+    for (int i = 0; i < 8; i++) {
+        r[i] = (comm_rank){0, i, false};
+    }
+    comm_ring two, four, eight;
+    char why[128];
+    cr_assert_eq(comm_ring_build(&p, &nd, 1, r, 2, &two, why, sizeof why), 0);
+    cr_assert_eq(comm_ring_build(&p, &nd, 1, r, 4, &four, why, sizeof why), 0);
+    cr_assert_eq(comm_ring_build(&p, &nd, 1, r, 8, &eight, why, sizeof why), 0);
+    NEAR(comm_ring_alone_rate(&two), 300e9);
+    NEAR(comm_ring_alone_rate(&four), 360e9);
+    NEAR(comm_ring_allreduce_time(&p, &two, 1e8, 300e9), 20e-6 + 1e8 / 300e9);
+    NEAR(comm_ring_allreduce_time(&p, &four, 1e8, 360e9), 30e-6 + 1.5 * 1e8 / 360e9);
+    NEAR(four.ll_max_bytes, 524288.0);
+    NEAR(four.ll_bw_frac, 100.0 / 360);
+    NEAR(comm_ring_allreduce_time(&p, &four, 1e3, 360e9), 18e-6 + 1.5 * 1e3 / 100e9);
+    NEAR(comm_ring_allreduce_time(&p, &eight, 1e8, 360e9), 54e-6 + 1.75 * 1e8 / 360e9);
+    comm_ring_fini(&two);
+    comm_ring_fini(&four);
+    comm_ring_fini(&eight);
 }
