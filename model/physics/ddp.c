@@ -416,7 +416,12 @@ void ddp_step(const ddp_job *job, const comm_params *cp, const phys_params *m,
     double host = out->host_s + out->ddp_host_s;
     double e_n = job->max_normal > 0 ? job->max_normal : ddp_expected_max(job->workers);
     out->straggler_s = host * ddp_host_sd(cp, p) * e_n;
-    out->step_s = wl_iter_time(host + out->straggler_s, o, gpu_path);
+    /* the loop's own host part keeps its overlap with the GPU; DDP's host work is launches
+     * inside forward and backward, issued ahead of the GPU's queue: it overlaps the GPU path
+     * (calib/ddp/NOTES.md 'Where DDP's host work falls') */
+    double grow = 1 + ddp_host_sd(cp, p) * e_n;
+    double own = out->host_s * grow;
+    out->step_s = (1 - o) * own + fmax(o * own + out->ddp_host_s * grow, gpu_path);
     out->exposed_s = out->step_s - iter;
     out->throughput = job->workers * upi / out->step_s;
     out->outcome = SPEED_OK;

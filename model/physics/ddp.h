@@ -37,7 +37,12 @@
  *           gang's host time is the expected maximum, Hn = (H + dH)(1 + s e_n), e_n = E[max of
  *           n standard normals] (ddp_expected_max: e_2 = 0.564, e_4 = 1.029, e_8 = 1.424,
  *           growing as sqrt(2 ln n)). The GPU side is not spread.
- *   Step = (1 - o) Hn + max(o Hn, GPU path); one worker: t itself. Exposed = step - t.
+ *   Step = (1 - o) H' + max(o H' + dH', GPU path), H' = H (1 + s e_n), dH' = dH (1 + s e_n):
+ *           the loop's own host part the GPU waits for stays before the path; DDP's host work is
+ *           launches inside forward and backward, issued ahead of the GPU's queue (calib/ddp's
+ *           per-rank phases, NOTES.md 'Where DDP's host work falls'), so it runs beside the GPU
+ *           path with the overlapped host. Host-bound (o H' + dH' above the path) this is Hn;
+ *           one worker: t itself. Exposed = step - t.
  * On a shared GPU (job.share: time-slicing or MPS replicas, DESIGN.md §4): H and G_t are the
  *   worker's under that sharing (model/physics/predict.h's entry point, as for any job: an MPS client
  *   capped at its thread percentage, contending for bandwidth; a time-sliced context getting

@@ -261,10 +261,13 @@ Test(ddp_run, node_topology_sets_the_ring, .timeout = 60)
     double t_nvl = 6 * a_nvl + 1.5 * S / x_nvl +
                    cp.ring_first_loop_idle * ch * fmin(cp.ring_chunk_bytes, S / (ch * 4)) / x_nvl;
     double t_pcie = 6 * fmax(a_nvl, a_pcie) + 1.5 * S / x_pcie;
-    /* the gang waits for the slowest of its 4 hosts: (H + dH)(1 + host_spread e_4) */
-    double hn = (H + 4 * cp.host_collective_s) * (1 + cp.host_spread * ddp_expected_max(4));
-    double jct_nvl = D * (hn + ddp_overlap(0, cps, 4, t_nvl, f_sm, q) + cps) / H;
-    double jct_pcie = D * (hn + ddp_overlap(0, cps, 4, t_pcie, f_sm, q) + cps) / H;
+    /* the gang waits for the slowest of its 4 hosts, each grown by (1 + host_spread e_4): the
+     * loop's own host H (host_overlap 0) before the GPU path, DDP's dH beside it */
+    double grow = 1 + cp.host_spread * ddp_expected_max(4), dh = 4 * cp.host_collective_s;
+    double jct_nvl =
+        D * (H * grow + fmax(dh * grow, ddp_overlap(0, cps, 4, t_nvl, f_sm, q) + cps)) / H;
+    double jct_pcie =
+        D * (H * grow + fmax(dh * grow, ddp_overlap(0, cps, 4, t_pcie, f_sm, q) + cps)) / H;
     const struct {
         const char *topo;
         double jct;
