@@ -53,8 +53,9 @@ Usage: python3 calib/coloc/table.py RUN.json... > TABLE.csv   (runs of one machi
        python3 calib/coloc/table.py --bracketed [--out UUID=TABLE.csv ...] RUN.json...
                   (bracketed runs, coloc.py --phases bracket: each MPS configuration's rate
                   corrected for drift by the solos just before and after it, see write_table;
-                  with --second-thread TRAINMPS.json a record that is GPU-bound by its recorded
-                  host time keeps its measured rate, see gpu_bound)
+                  a record whose GPM SM activity reaches GPU_BOUND_SM_ACTIVE keeps its measured
+                  rate, see sm_saturated; with --second-thread TRAINMPS.json a record with host
+                  time is judged by it instead, see gpu_bound)
        python3 calib/coloc/table.py --host-held [--out UUID=TABLE.csv ...] RUN.json...
                   (runs with coloc.py's host_cpu_s_reps: every MPS record's iteration time with
                   its clients' host enqueue CPU time replaced by the exclusive solos' mean where
@@ -200,13 +201,39 @@ def gpu_bound(clients, rho=0.0):
     return sum(fr) / len(fr) >= HELD_WAIT_FRAC
 
 
+# --bracketed: a configuration whose recorded GPM SM activity (nvml_util.gpm.sm_util_pct, the
+# share of SM-time with a warp resident over the record's windows) reaches this share keeps its
+# measured rate: the GPU, not the host, sets its iteration (the aggregate of k clients stops
+# rising at SM activity 0.94-0.995, NOTES-h200.md 'mpsconc'). Taken from the one table with both
+# observables, h200-coloc-e (run7): gpu_bound's host-time rule marks cnn_train mps6/mps8 (SM
+# activity 0.971/0.979) and tfm_train mps8 (0.973) GPU-bound and leaves cnn_train mps4 (0.938)
+# and tfm_train mps6 (0.875) host-following; any share from 0.94 to 0.97 splits them alike, and
+# 0.95 is that range's middle. Used where a record has no host time (tables a-d)
+GPU_BOUND_SM_ACTIVE = 0.95
+
+
+def sm_saturated(r):
+    """True when an MPS record's GPM SM activity is at least GPU_BOUND_SM_ACTIVE (False where the
+    record has none)."""
+    g = (r.get("nvml_util") or {}).get("gpm") or {}
+    v = g.get("sm_util_pct")
+    return isinstance(v, (int, float)) and v / 100 >= GPU_BOUND_SM_ACTIVE
+
+
+def has_host(clients):
+    """True when every client of a record carries its host enqueue CPU time per sub-window."""
+    return all(c.get("host_cpu_s_reps") for c in clients)
+
+
 def write_table(out, uuid, files, docs, bracketed=False, held=False, second=None):
     """The table of one machine: the rows of files (all measured on GPU uuid), the census
     columns from the census of that machine's files first, then from the other files in the
     order given. bracketed: the drift-corrected table of a bracketed run (--bracketed below);
     held: every MPS record with its clients' host time held at the exclusive solos' (--host-held);
     second: {workload: second_thread_ratio}, the training loops whose lone clients are held too;
-    with bracketed, a second (even empty) makes GPU-bound records keep their measured rate."""
+    with bracketed, a record whose rate follows the GPU keeps its measured rate: by its host time
+    (gpu_bound) where its clients carry it and a second (even empty) is given, else by its GPM SM
+    activity (sm_saturated)."""
     by_gpu = bracketed and second is not None
     second = second or {}
     refs = host_ref(files) if held else {}
@@ -227,6 +254,7 @@ def write_table(out, uuid, files, docs, bracketed=False, held=False, second=None
                     census[w][k] = v
                     census_src[k].add(p)
     brk = {}                      # key -> [(bracket mean, drift)] of each bracketed record
+    by_sm = False                 # some bracketed record was judged by its SM activity
     for p, d in files:
         envs.append((p, d["env"], d.get("window_s"), d.get("repeats")))
         solos = bracket_solos(d)
@@ -279,7 +307,11 @@ def write_table(out, uuid, files, docs, bracketed=False, held=False, second=None
                 vals, sub = [hr[0]], [hr[1]]
             for k, v, s in zip(keys, vals, sub):
                 if bracketed and r["sharing"] == "mps":
-                    keep = by_gpu and gpu_bound(cl, second.get(names[0], 0.0))
+                    if by_gpu and has_host(cl):
+                        keep = gpu_bound(cl, second.get(names[0], 0.0))
+                    else:
+                        keep = sm_saturated(r)
+                        by_sm = True
                     brk.setdefault(k, []).append(((a + z) / 2, abs(a - z) / (a + z), len(s), keep))
                 rates[k].append(v)
                 nmeas[k] += r.get("n_rounds", 1)
@@ -322,6 +354,10 @@ def write_table(out, uuid, files, docs, bracketed=False, held=False, second=None
                   "# times the workload's exclusive solo over the mean of the uncapped client's two solos\n"
                   "# measured just before and after it (drift removed); its rel_sd adds in quadrature the\n"
                   "# two solos' half-difference over their mean; the solos under MPS themselves are left out\n")
+        if by_sm:
+            out.write("# GPU-BOUND KEPT: a record without host time whose GPM SM activity reaches "
+                      f"{GPU_BOUND_SM_ACTIVE:g} keeps\n"
+                      "# its measured rate (the GPU sets its iteration; the brackets measure the host's draw)\n")
         if by_gpu:
             out.write("# GPU-BOUND KEPT (--second-thread): a record whose clients wait at least "
                       f"{HELD_WAIT_FRAC:g} of their host\n"
