@@ -18,7 +18,8 @@ workload: one exclusive (E), eight uncapped MPS clients (M1..M8), one per cap (C
 twelve in all, idle on their stdin while the others run.
 
 CPUs. Client slot j (0..7) owns two CPUs, {2 + 2j, 3 + 2j} mod the machine's CPU count (16 on the
-H200 VM: slot 0 = CPUs 2,3 as trainmps.py used, slot 7 = 0,1); every thread of a process is pinned
+H200 VM: slot 0 = CPUs 2,3 as trainmps.py used, slot 7 = 0,1); with --cpus LIST (the table's own
+CPUs, e.g. one half of a two-GPU host), the entries (2 + 2j, 3 + 2j) mod len(LIST) of LIST; every thread of a process is pinned
 to its slot's CPUs once it is ready (threads it starts later inherit them). E, M1 and the capped
 clients take slot 0, M_j slot j - 1: a lone client always runs on CPUs 2,3 and k clients on slots
 0..k-1, the same in every configuration and round. Two CPUs a client: a training loop's main
@@ -40,8 +41,15 @@ spread; every round's raw measurement under "rounds". The MPS control daemon (ow
 directories, --mps-dir) is started once and told to quit on every exit path. Never changes MIG
 mode, clocks, power limit or compute mode.
 
+Two GPUs at once (run_x2.sh --rot, table h200-coloc-g): one invocation per GPU, each started with
+CUDA_VISIBLE_DEVICES=N and CUDA_DEVICE_ORDER=PCI_BUS_ID, given --gpu N (the NVML index its
+utilisation is read from), --cpus (its half of the host's CPUs) and its own --mps-dir, so that each
+has its own MPS control daemon. The daemon inherits CUDA_VISIBLE_DEVICES=N; its clients count the
+devices it sees, so they run with CUDA_VISIBLE_DEVICES=0 (coloc.py's bracket phase found a client
+left with N > 0 to see no GPU); the exclusive process keeps N.
+
 usage: python3 calib/coloc/rotcoloc.py --out DIR [--only W1,W2,W3] [--rounds 5] [--window-s 0.8]
-           [--budget-s 400] [--mps-dir /tmp/rotcoloc-mps] [--fake]
+           [--budget-s 400] [--mps-dir /tmp/rotcoloc-mps] [--gpu 0] [--cpus 0-15] [--fake]
 (--fake: coloc.py's CPU sleep loops, no NVML and no daemon: the coordination without a GPU)
 """
 import argparse
@@ -79,8 +87,24 @@ class Worker(coloc.Worker):
         self.info = None
 
 
-def slot_cpus(j, ncpu):
-    return {(2 + 2 * j) % ncpu, (3 + 2 * j) % ncpu}
+def slot_cpus(j, cpus):
+    """Client slot j's two CPUs among the table's CPUs (a list; all of the machine's by default)."""
+    return {cpus[(2 + 2 * j) % len(cpus)], cpus[(3 + 2 * j) % len(cpus)]}
+
+
+def cpu_list(text):
+    """'0-3,8,10-11' -> [0, 1, 2, 3, 8, 10, 11] (the order given; duplicates an error)."""
+    out = []
+    for part in text.split(","):
+        lo, _, hi = part.partition("-")
+        try:
+            a, b = int(lo), int(hi or lo)
+        except ValueError:
+            sys.exit(f"rotcoloc.py: --cpus: expected a list like 0-15 or 0,2,4-7, got {text!r}")
+        out += range(a, b + 1)
+    if not out or len(set(out)) != len(out) or min(out) < 0:
+        sys.exit(f"rotcoloc.py: --cpus: expected distinct CPU numbers, got {text!r}")
+    return out
 
 
 def mean_util(us):
@@ -129,7 +153,6 @@ def aggregate(label, kind, sharing, k, pct, rounds):
 
 def run_workload(name, args, util, envs, doc, t0):
     excl_env, mps_env = envs
-    ncpu = os.cpu_count()
     spec = [("E", excl_env, 0)] + [(f"M{j + 1}", mps_env, j) for j in range(max(KS))] + \
         [(f"C{p}", dict(mps_env, CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=str(p)), 0) for p in CAPS]
     ws = {tag: Worker(name, args.fake, e) for tag, e, _ in spec}
@@ -140,7 +163,7 @@ def run_workload(name, args, util, envs, doc, t0):
             w.wait_ready(timeout=240)
         rec["ready_t_s"] = time.time() - t0
         for tag, _, j in spec:
-            cpus = slot_cpus(j, ncpu) & os.sched_getaffinity(0) or os.sched_getaffinity(0)
+            cpus = slot_cpus(j, args.cpus) & os.sched_getaffinity(0) or os.sched_getaffinity(0)
             rec["pins"][tag] = {"cpus": sorted(cpus), "threads": hostcpu.set_affinity(ws[tag].p.pid, cpus)}
         if not args.fake and "server_list" not in doc.get("mps_daemon", {}):
             doc["mps_daemon"]["server_list"] = coloc.mps_server_list(mps_env)
@@ -176,12 +199,18 @@ def main():
     ap.add_argument("--window-s", type=float, default=0.8)
     ap.add_argument("--budget-s", type=float, default=400)
     ap.add_argument("--mps-dir", default="/tmp/rotcoloc-mps")
+    ap.add_argument("--gpu", type=int, default=0,
+                    help="NVML index of the GPU (start with CUDA_VISIBLE_DEVICES=N and "
+                    "CUDA_DEVICE_ORDER=PCI_BUS_ID so that both count alike)")
+    ap.add_argument("--cpus", default="",
+                    help="this table's CPUs, e.g. 0-15 (default: every CPU of the machine)")
     ap.add_argument("--fake", action="store_true")
     ap.add_argument("--worker")
     args = ap.parse_args()
     coloc.LEAD_S, coloc.TAIL_S = LEAD_S, TAIL_S
     coloc.WINDOW_S = args.window_s
-    coloc.GPU["mps_dir"] = args.mps_dir
+    coloc.GPU.update(index=args.gpu, mps_dir=args.mps_dir)
+    args.cpus = cpu_list(args.cpus) if args.cpus else list(range(os.cpu_count()))
     if args.worker:
         coloc.worker_main(args.worker, args.fake)
         return
@@ -194,7 +223,8 @@ def main():
     env.pop("CUDA_MPS_PIPE_DIRECTORY", None)
     env.pop("CUDA_MPS_LOG_DIRECTORY", None)
     excl_env = dict(env, CUDA_MPS_PIPE_DIRECTORY=args.mps_dir + "-nodaemon")
-    mps_env = coloc.mps_env_of(env)
+    mps_env = coloc.mps_env_of(env)     # the daemon's: it sees CUDA_VISIBLE_DEVICES=N
+    cenv = dict(mps_env, CUDA_VISIBLE_DEVICES="0") if mps_env.get("CUDA_VISIBLE_DEVICES") else mps_env
     names = [n for n in args.only.split(",") if n]
     for n in names:
         if n not in coloc.WORKLOADS:
@@ -203,7 +233,9 @@ def main():
            "argv": sys.argv[1:], "protocol": "rotated", "window_s": args.window_s,
            "repeats": args.rounds, "rounds": args.rounds, "lead_s": LEAD_S, "tail_s": TAIL_S,
            "configs": [c[0] for c in CONFIGS],
-           "slots": {j: sorted(slot_cpus(j, os.cpu_count())) for j in range(max(KS))},
+           "gpu": args.gpu, "cuda_visible_devices": os.environ.get("CUDA_VISIBLE_DEVICES"),
+           "cpus": args.cpus, "affinity": sorted(os.sched_getaffinity(0)),
+           "slots": {j: sorted(slot_cpus(j, args.cpus)) for j in range(max(KS))},
            "workloads": {n: {"what": d, "batch": b, "unit": u}
                          for n, (d, b, u) in coloc.WORKLOADS.items() if n in names},
            "env": coloc.env_info(args.fake), "census": {}, "runs": [], "workloads_run": {},
@@ -227,7 +259,7 @@ def main():
             if left < need:
                 doc["skipped"].append({"workload": name, "why": f"{left:.0f} s left, {need:.0f} needed"})
                 continue
-            run_workload(name, args, util, (excl_env, mps_env), doc, t0)
+            run_workload(name, args, util, (excl_env, cenv), doc, t0)
             save()
     finally:
         coloc.stop_mps()

@@ -50,6 +50,10 @@ Usage: python3 calib/coloc/table.py RUN.json... > TABLE.csv   (runs of one machi
        python3 calib/coloc/table.py --out UUID=TABLE.csv [--out UUID2=TABLE2.csv ...] RUN.json...
                   (one table per machine; UUID: a prefix of the env's GPU uuid; a machine whose
                   runs have no --out is an error)
+       python3 calib/coloc/table.py --out UUID0+UUID1=TABLE.csv RUN0.json RUN1.json
+                  (one table of the GPUs of one host measured in one call, run_x2.sh: the files of
+                  every GPU whose uuid one of the +-joined prefixes begins, each workload measured
+                  on one GPU and fitted on that GPU's solo; the header names each file's GPU)
        python3 calib/coloc/table.py --bracketed [--out UUID=TABLE.csv ...] RUN.json...
                   (bracketed runs, coloc.py --phases bracket: each MPS configuration's rate
                   corrected for drift by the solos just before and after it, see write_table;
@@ -119,13 +123,17 @@ def main(paths, outs=None, bracketed=False, held=False, second=None):
         for u, files in groups.items():
             write_table(sys.stdout, u, files, docs, bracketed, held, second)
         return
+    tables = {}                   # output path -> the machines (uuids) written to it
     for u, files in groups.items():
-        path = [v for k, v in outs.items() if u.startswith(k)]
+        path = [v for k, v in outs.items() if any(u.startswith(x) for x in k.split("+"))]
         if len(path) != 1:
             sys.exit(f"table.py: {len(path)} --out entries match machine {u} "
                      f"({', '.join(p for p, _ in files)}); expected one")
-        with open(path[0], "w") as out:
-            write_table(out, u, files, docs, bracketed, held, second)
+        tables.setdefault(path[0], []).append(u)
+    for path, us in tables.items():
+        with open(path, "w") as out:
+            write_table(out, us[0] if len(us) == 1 else tuple(us),
+                        [f for u in us for f in groups[u]], docs, bracketed, held, second)
 
 
 def bracket_solos(d):
@@ -226,7 +234,8 @@ def has_host(clients):
 
 
 def write_table(out, uuid, files, docs, bracketed=False, held=False, second=None):
-    """The table of one machine: the rows of files (all measured on GPU uuid), the census
+    """The table of one machine: the rows of files (all measured on GPU uuid; a tuple of uuids:
+    the GPUs of one host, each workload measured on one of them, run_x2.sh), the census
     columns from the census of that machine's files first, then from the other files in the
     order given. bracketed: the drift-corrected table of a bracketed run (--bracketed below);
     held: every MPS record with its clients' host time held at the exclusive solos' (--host-held);
@@ -235,6 +244,8 @@ def write_table(out, uuid, files, docs, bracketed=False, held=False, second=None
     (gpu_bound) where its clients carry it and a second (even empty) is given, else by its GPM SM
     activity (sm_saturated)."""
     by_gpu = bracketed and second is not None
+    host = isinstance(uuid, tuple)
+    uuids = uuid if host else (uuid,)
     second = second or {}
     refs = host_ref(files) if held else {}
     rates = defaultdict(list)     # key -> run means
@@ -245,8 +256,8 @@ def write_table(out, uuid, files, docs, bracketed=False, held=False, second=None
     census = {}
     census_src = defaultdict(set)  # census column -> files it was taken from
     envs = []
-    ordered = [(p, d) for p, d in docs if machine(d) == uuid] + \
-              [(p, d) for p, d in docs if machine(d) != uuid]
+    ordered = [(p, d) for p, d in docs if machine(d) in uuids] + \
+              [(p, d) for p, d in docs if machine(d) not in uuids]
     for p, d in ordered:
         for w, c in d.get("census", {}).items():
             for k, v in c.items():
@@ -256,7 +267,7 @@ def write_table(out, uuid, files, docs, bracketed=False, held=False, second=None
     brk = {}                      # key -> [(bracket mean, drift)] of each bracketed record
     by_sm = False                 # some bracketed record was judged by its SM activity
     for p, d in files:
-        envs.append((p, d["env"], d.get("window_s"), d.get("repeats")))
+        envs.append((p, d["env"], d.get("window_s"), d.get("repeats"), machine(d)))
         solos = bracket_solos(d)
         for r in d["runs"]:
             names = [c["workload"] for c in r["clients"]]
@@ -333,12 +344,15 @@ def write_table(out, uuid, files, docs, bracketed=False, held=False, second=None
                 i += n
             subs[k] = sc
             drift[k] = sum(dr for _, dr, _, _ in lst) / len(lst)
-    gpus = sorted({e.get("gpu", "?") for _, e, _, _ in envs})
+    gpus = sorted({e.get("gpu", "?") for _, e, _, _, _ in envs})
     out.write(f"# Co-location of PyTorch workloads on one {', '.join(gpus)}, measured by this project\n")
     scripts = sorted({d.get("script", "calib/coloc/coloc.py") for _, d in files})
-    out.write(f"# with {' and '.join(scripts)} and averaged by calib/coloc/table.py, on one machine (GPU {uuid}), from:\n")
-    for p, e, w, rp in envs:
-        out.write(f"#   {p}: {e['date_utc']} {e['gpu']} driver {e['driver']} torch {e['torch']} "
+    where = (f"on one host, {len(uuids)} GPUs measured at once (each file's GPU below)" if host
+             else f"on one machine (GPU {uuid})")
+    out.write(f"# with {' and '.join(scripts)} and averaged by calib/coloc/table.py, {where}, from:\n")
+    for p, e, w, rp, u in envs:
+        out.write(f"#   {p}: {e['date_utc']} {e['gpu']}" + (f" {u}" if host else "")
+                  + f" driver {e['driver']} torch {e['torch']} "
                   f"CUDA {e['cuda']} torchvision {e['torchvision']} transformers {e['transformers']}"
                   f" windows {rp} x {w} s\n")
     for cols, keys in (("busy_frac, kernels", ("busy_s_per_iter", "kernels_per_iter")),
@@ -346,7 +360,7 @@ def write_table(out, uuid, files, docs, bracketed=False, held=False, second=None
         src = sorted(set().union(*(census_src[k] for k in keys)))
         if src:
             where = "; ".join(f"{p} (kernel census, " + (
-                "this machine" if machine(d) == uuid else f"another machine, GPU {machine(d)}")
+                "this machine" if machine(d) in uuids else f"another machine, GPU {machine(d)}")
                 + ")" for p, d in docs if p in src)
             out.write(f"# {cols} from {where}\n")
     if bracketed:
