@@ -897,23 +897,21 @@ Test(validate, h200_coloc_e_twins_share_the_fit)
     env_close(&e);
 }
 
-/* h200-coloc-f (issue 25, calib/coloc/rotcoloc.py): every configuration of table e measured in
+/* A table of calib/coloc/rotcoloc.py (issue 25): every configuration of table e measured in
  * rotated rounds, each row the median round and its noise the spread across rounds. Six
  * workloads, each fitted on its exclusive solo alone, so each has its ten rows (solo, solo-mps,
- * cap75/50/25, mps2/3/4/6/8): one fitted, nine predicted, every predicted row with its noise. No
- * MAPE target is asserted: docs/validation.md ("h200-coloc-f") gives the kind lines and why the
- * rounds' host draw stays in them. */
-Test(validate, h200_coloc_f_fits_each_solo_and_predicts_nine_configurations)
+ * cap75/50/25, mps2/3/4/6/8): one fitted, nine predicted, every predicted row with its noise. */
+static void expect_rotated_table(const char *yaml)
 {
     env e;
     val_table t;
-    open_and_run(&e, "experiments/validation/h200-coloc-f.yaml", &t);
+    open_and_run(&e, yaml, &t);
     const char *configs[] = {"solo", "solo-mps", "cap75", "cap50", "cap25",
                              "mps2", "mps3",     "mps4",  "mps6",  "mps8"};
     int n_configs = (int)(sizeof configs / sizeof configs[0]);
-    cr_assert_eq(t.n_fitted, 6);
-    cr_assert_eq(t.n_predicted, 6 * (n_configs - 1));
-    cr_assert_eq(t.n_figures, 6 * n_configs);
+    cr_assert_eq(t.n_fitted, 6, "%s", yaml);
+    cr_assert_eq(t.n_predicted, 6 * (n_configs - 1), "%s", yaml);
+    cr_assert_eq(t.n_figures, 6 * n_configs, "%s", yaml);
     for (int c = 0; c < n_configs; c++) {
         char tail[32];
         snprintf(tail, sizeof tail, "/%s", configs[c]);
@@ -924,14 +922,31 @@ Test(validate, h200_coloc_f_fits_each_solo_and_predicts_nine_configurations)
             if (slash && !strcmp(slash, tail)) {
                 found++;
                 bool solo = c == 0;
-                cr_assert_eq(f->fitted, solo, "%s", f->label);
-                cr_assert(solo || f->noise_pct > 0, "%s", f->label);
+                cr_assert_eq(f->fitted, solo, "%s: %s", yaml, f->label);
+                cr_assert(solo || f->noise_pct > 0, "%s: %s", yaml, f->label);
             }
         }
-        cr_assert_eq(found, 6, "%s: %d rows", configs[c], found);
+        cr_assert_eq(found, 6, "%s: %s: %d rows", yaml, configs[c], found);
     }
     val_table_fini(&t);
     env_close(&e);
+}
+
+/* h200-coloc-f: one H200, 5 rounds of 0.8 s windows. No MAPE target is asserted:
+ * docs/validation.md ("h200-coloc-f") gives the kind lines and why the rounds' host draw stays in
+ * them. */
+Test(validate, h200_coloc_f_fits_each_solo_and_predicts_nine_configurations)
+{
+    expect_rotated_table("experiments/validation/h200-coloc-f.yaml");
+}
+
+/* h200-coloc-g: the two H200s of one host at once (run_x2.sh --rot), three workloads each, 6
+ * rounds of 1.25 s windows; the table holds both GPUs' files, each workload fitted on its own
+ * GPU's solo. No MAPE target is asserted: docs/validation.md ("h200-coloc-g") gives the kind
+ * lines and the misses. */
+Test(validate, h200_coloc_g_two_gpus_fit_each_solo_and_predict_nine_configurations)
+{
+    expect_rotated_table("experiments/validation/h200-coloc-g.yaml");
 }
 
 /* The h200-coloc-*-mps2 tables (issue 25 item 3): the bracketed rows fitted on each workload's
