@@ -91,7 +91,10 @@ static bool coloc_profiles(builder *b, const csv_table *t, const coloc_cols *col
                           .host_overlap = overlap,
                           .max_sms_fixed = sms,
                           .ts_class = ts8 > 0 ? ts8 : 0,
-                          .kernels_per_iter = census ? kern : 0};
+                          .kernels_per_iter = census ? kern : 0,
+                          /* phi: the census' kernel-busy share of the NVML-busy time (the rest
+                           * launch gaps, model/physics/share_mps.h) */
+                          .kernel_busy_frac = census ? fmin(1.0, busy / util) : 0};
         p->compute_sm_s_fixed[cls] = (1.0 - mem_share) * g * sms;
         p->mem_traffic_bytes_fixed = mem_share * g * bw;
         double sd_p = 1.0, sd_m = 1.0;
@@ -218,7 +221,9 @@ static void coloc_figures(builder *b, const csv_table *t, const coloc_cols *col,
  * sm_activity, dram_util and kernel_busy): P at the SMs with a resident warp while a kernel runs,
  * M at the bytes GPM's DRAM utilisation gives, C at what the GPU time leaves, with priors of
  * meas_prior_rel_sd (model/physics/physics.yaml, log sd) on P and M; the
- * profile's kernels_per_iter is the census count (MPS kernel queueing, model/physics/share_mps.h). The
+ * profile's kernels_per_iter is the census count (MPS kernel queueing, model/physics/share_mps.h) and
+ * its kernel_busy_frac the census' busy_frac over the solo's gpu_util (at most 1: the launch gaps
+ * under MPS, model/physics/share_mps.h). The
  * utilisation fitted stays NVML's: with the census' kernel-busy fraction instead, the
  * time-sliced rows' error rose from 4.6 to 8.4 % (NVML's counter also covers copies and the
  * launch gaps inside a busy sample). Without those columns: weak priors (P at the GPU's SM

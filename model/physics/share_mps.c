@@ -86,7 +86,15 @@ typedef struct mps_state {
     double ser[SHARE_MAX_CLASSES][SHARE_MAX_CLASSES]; /* share of the kernels of i and j that
                                                          cannot run side by side */
     double rate[SHARE_MAX_CLASSES];                   /* kernels one client starts per second */
+    double phi[SHARE_MAX_CLASSES];  /* share of its solo GPU time its kernels run (1: no gaps) */
+    double gap_s[SHARE_MAX_CLASSES]; /* its solo's launch gaps per iteration: (1 - phi) G */
 } mps_state;
+
+/* phi of a profile: its kernel_busy_frac where stated (in (0, 1]), else 1 (no launch gaps). */
+static double kernel_share(const wl_profile *p)
+{
+    return p->kernel_busy_frac > 0 && p->kernel_busy_frac < 1 ? p->kernel_busy_frac : 1.0;
+}
 
 /* The fixed part of st from each class alone on the SMs it asks for; iter_s[i] starts at that
  * solo time, b at 1. */
@@ -103,8 +111,10 @@ static void mps_setup(int n_cls, const share_mps_class *cls, const partition_cfg
         speed_solo_iter(cls[i].p, cls[i].batch, c, st->want[i], 1.0, 1.0, m, &alone);
         double bytes = wl_mem_traffic_bytes(cls[i].p, cls[i].batch);
         st->demand[i] = alone.iter_gpu_s > 0 ? bytes / alone.iter_gpu_s : 0;
+        st->phi[i] = kernel_share(cls[i].p);
+        st->gap_s[i] = (1.0 - st->phi[i]) * alone.iter_gpu_s;
         double kernels = cls[i].p->kernels_per_iter;
-        st->kern_s[i] = kernels > 0 ? alone.iter_gpu_s / kernels : 0;
+        st->kern_s[i] = kernels > 0 ? st->phi[i] * alone.iter_gpu_s / kernels : 0;
         st->b2b[i] = back_to_back_share(&cls[i], alone.iter_gpu_s);
         iter_s[i] = wl_iter_time(wl_host_s(cls[i].p, cls[i].batch), cls[i].p->host_overlap,
                                  alone.iter_gpu_s);
@@ -124,7 +134,7 @@ static void mps_setup(int n_cls, const share_mps_class *cls, const partition_cfg
 }
 
 /* One client of class i in the current state: its iteration time (returned) and, in *gpu_s, the
- * time its kernels run per iteration (waits left out). */
+ * time its kernels run per iteration (waits and launch gaps left out). */
 static double client_iter(int i, int n_cls, const share_mps_class *cls, const partition_cfg *c,
                           const phys_params *m, const mps_state *st, double *gpu_s)
 {
@@ -162,6 +172,10 @@ static double client_iter(int i, int n_cls, const share_mps_class *cls, const pa
     if (bytes > 0 && bw_level > 0 && bw_level < r.bw_bytes_per_s) {
         g = speed_roofline(r.iter_compute_s, bytes / bw_level, m->roofline_p);
     }
+    /* launch gaps (share_mps.h): the solo's (1 - phi) G keep their length and hold nothing;
+     * only the kernels' share phi of the GPU time stretches with the SMs and bandwidth */
+    double kern = st->phi[i] * g;
+    g = st->gap_s[i] + kern;
     /* kernel queueing (share_mps.h): a kernel issued back to back waits for the whole of the
      * kernel another client queued meanwhile: i waits for every kernel a client it queues with
      * starts while i has kernels in flight, at most one per kernel of i; a kernel issued after a
@@ -175,7 +189,7 @@ static double client_iter(int i, int n_cls, const share_mps_class *cls, const pa
         random_wait += (1.0 - st->b2b[i]) * kernels * m->mps_kernel_wait * w[j] * hold;
     }
     double inflight = inflight_solve(g + random_wait, n_cls, per_kernel, st->rate, kernels);
-    *gpu_s = g;
+    *gpu_s = kern;
     return wl_iter_time(wl_host_s(cls[i].p, cls[i].batch), cls[i].p->host_overlap, inflight);
 }
 

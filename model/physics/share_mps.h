@@ -44,6 +44,18 @@
  * are left to the SM split (their kernels alternate, which that split already describes); profiles
  * without kernels_per_iter neither wait nor make others wait.
  *
+ * Launch gaps: NVML's busy time of a loop alone (its GPU time G) holds, besides its kernels, the
+ * gaps between them in which none of its kernels runs (launch latency, the host issuing the next
+ * one). A profile with kernel_busy_frac phi (the kernel census' union of kernel intervals over
+ * NVML's busy time; calib/coloc/NOTES-h200.md 'mpsconc': training loops 0.82-0.97) keeps the solo's
+ * gaps (1 - phi) G at their length under MPS (they hold no SMs, so they neither stretch nor count
+ * for others) and stretches only its kernels: GPU time (1 - phi) G + phi g(s), its running share
+ * for the others phi g(s) / t and its kernel length phi G / K. So k GPU-bound clients tend to the
+ * SM-time the kernels conserve, SMs / (phi P G), where phi = 1 gives 1 / G(SMs) (the launch gaps
+ * counted as SM-time: tfm_train held 18-24 % under its measured aggregate). Alone, or capped
+ * alone, the client's GPU time is its solo's. Not modelled: a client's closing synchronisation
+ * waiting behind the kernels identical clients queued ahead of its last ones.
+ *
  * Units: seconds, SMs, bytes/s. Ownership: the caller owns the classes (their profiles
  * borrowed), the partition, the parameters and the output arrays; nothing is kept after a call.
  * No I/O; no global state.

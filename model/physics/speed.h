@@ -69,6 +69,11 @@ typedef struct wl_profile {
                                 the SMs (model/physics/share_mps.h); 0 = not stated, no such wait.
                                 Stated also marks the iteration as a round that ends in a
                                 synchronisation (speed_iter_is_round) */
+    double kernel_busy_frac; /* phi in (0, 1]: the share of the solo's GPU time (NVML busy)
+                                in which its kernels run (a kernel census' union of kernel
+                                intervals over NVML utilisation); the rest are launch gaps that
+                                hold no SMs and keep their length under MPS
+                                (model/physics/share_mps.h); 0 = not stated, taken as 1 */
     /* DDP's step terms (model/physics/ddp.h), each 0 = not stated: */
     double grad_tensors;    /* parameter tensors with a gradient (DDP copies each into its
                                bucket and back: two launches each on the host) */

@@ -278,6 +278,37 @@ Test(share, mps_identical_host_bound_clients_raise_throughput)
     cr_assert_gt(2.0 / r.unit_time_s, 1.0 / 2.0);
 }
 
+/* Launch gaps hold no SMs (share_mps.h): k = 4 identical GPU-only clients, C = 10 SM-s on up to
+ * 100 SMs (0.1 s alone), no host time, no kernel count (identical clients only share SMs).
+ * Without gaps (phi = 1) each gets 25 SMs all the time: t = 0.4 s, the aggregate 1 / G = 10 /s.
+ * With phi = 1/2 a client's GPU time is its solo's gaps 0.05 s plus half of g(L), L = 100 / (1 +
+ * 3 b) the SMs water-filled against 3 others running their kernels a share b = 0.5 g / t of the
+ * time: x = 0.5 g = 0.05 (1 + 3 b), t = 0.05 + x, b = x / t, so 3 b^2 - b - 1 = 0, b = (1 +
+ * sqrt 13) / 6 and t = 0.1 + 0.15 b = 0.21514 s: the aggregate 18.6 /s, near 100 / (phi C) = 20,
+ * the SM-time the kernels conserve. Alone the gaps change nothing (0.1 s); a profile with
+ * kernel_busy_frac 0 or 1 is phi = 1. */
+Test(share, mps_launch_gaps_hold_no_sms)
+{
+    phys_fx f;
+    phys_fx_init(&f);
+    wl_profile p = wide_client("gappy", 10.0, 0);
+    f.c.sharing = SHARE_MPS;
+    speed_result r;
+    f.c.peers = 4;
+    predict_unit_time(&p, 1, &f.c, &f.m, &r);
+    cr_assert_float_eq(r.unit_time_s, 0.4, 1e-8);
+    p.kernel_busy_frac = 1.0;
+    predict_unit_time(&p, 1, &f.c, &f.m, &r);
+    cr_assert_float_eq(r.unit_time_s, 0.4, 1e-8);
+    p.kernel_busy_frac = 0.5;
+    predict_unit_time(&p, 1, &f.c, &f.m, &r);
+    double b = (1.0 + sqrt(13.0)) / 6.0;
+    cr_assert_float_eq(r.unit_time_s, 0.1 + 0.15 * b, 1e-8);
+    f.c.peers = 1;
+    predict_unit_time(&p, 1, &f.c, &f.m, &r);
+    cr_assert_float_eq(r.unit_time_s, 0.1, 1e-9);
+}
+
 /* A capped client alone follows the SM-count curve of its kernels, not p % of its speed:
  * C = 10 SM-s with parallelism P = 20 and M = 0.5 TB at 1 TB/s: 0.5 + 0.5 = 1 s on the whole
  * GPU. A 25 % cap (25 SMs) still holds its 20 SMs: 1 s, not 4 s. A 10 % cap (10 SMs):
