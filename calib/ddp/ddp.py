@@ -25,9 +25,25 @@ all-reduce), so every timed step ran beside all co-runners. NVML (utilisation, S
 polled for every GPU every 50 ms by the launcher; the merge assigns the samples to the
 configurations by time.
 
-Usage: python3 calib/ddp/ddp.py --out DIR [--budget-s 560] [--phases excl,mps]
+Phase `x2` (--phases x2, two GPUs; calib/ddp/NOTES.md 'A lower-noise table on 2 GPUs'): the
+configurations of one node of two GPUs (solo on GPUs 0 and 1 at once, one 2-worker DDP job, 2 and
+3 two-worker jobs time-sliced, 1-3 under MPS) in --rounds rotated rounds, so that every row samples
+the VM host's CPU drift as every other does (calib/coloc/rotcoloc.py's protocol). Twelve processes
+live for the whole phase, all in one gloo world: ranks 0-5 (slots 0-2 on GPUs 0 and 1) ordinary
+contexts, ranks 6-11 MPS clients of a private daemon started before them (an ordinary context and
+an MPS server share a GPU in the DEFAULT compute mode, as rotcoloc.py's exclusive and MPS
+processes did). Every process is pinned to its own CPUs (hostcpu.set_affinity: with SMT a
+physical core a slot; the launcher, its NVML thread and the MPS daemon on the rest). Rounds outer,
+models inner; each process builds a model once per round and trains a deep copy of it in each
+configuration (fresh DDP wrapper and optimiser); a configuration of k jobs times max(8, 2n/(k+1))
+steps of each job (ROT_STEPS n, about 1 s alone), after ROT_WARM steps. A round starts only when
+the previous round's duration still fits the budget.
+
+Usage: python3 calib/ddp/ddp.py --out DIR [--budget-s 560] [--phases excl,mps | x2]
            [--models resnet152,mobilenet,gpt2,widemlp,vit] [--quick] [--configs solo,ddp2,...]
-           [--quiet-nccl]
+           [--quiet-nccl] [--rounds N [--first-round K --total-rounds R]] [--fake]
+(--fake: a small MLP on the CPU over gloo, no NVML and no MPS daemon: the coordination of a phase
+without a GPU)
 Output: DIR/ddp.json (merged; also DIR/ddp.json.gz), DIR/raw/ (per-process JSON lines, NCCL logs).
 The GPU's MIG mode, clocks, power limit and compute mode are never touched; NVLink multicast stays
 off (NCCL_NVLS_ENABLE=0 and friends are set for every process).
@@ -44,6 +60,9 @@ import threading
 import time
 import traceback
 from datetime import timedelta
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "coloc"))
+import hostcpu  # noqa: E402  (calib/coloc: set_affinity, topology)
 
 WARM = 6
 # name -> (description, per-GPU batch, timed steps, unit)
@@ -63,18 +82,49 @@ ENV_FIXED = {"NCCL_NVLS_ENABLE": "0", "TORCH_SYMM_MEM_DISABLE_MULTICAST": "1",
              "OMP_NUM_THREADS": "2", "PYTHONUNBUFFERED": "1"}
 # (slot, gpu) of each rank, and the NCCL groups every rank creates, in this order
 LAYOUT = {"excl": [(0, 0), (0, 1), (0, 2), (0, 3), (1, 0), (1, 1), (2, 0), (2, 1)],
-          "mps": [(0, 0), (0, 1), (1, 0), (1, 1), (2, 0), (2, 1)]}
+          "mps": [(0, 0), (0, 1), (1, 0), (1, 1), (2, 0), (2, 1)],
+          "x2": [(0, 0), (0, 1), (1, 0), (1, 1), (2, 0), (2, 1),
+                 (3, 0), (3, 1), (4, 0), (4, 1), (5, 0), (5, 1)]}
 GROUPS = {"excl": {"g01": [0, 1], "g23": [2, 3], "g0123": [0, 1, 2, 3], "s1": [4, 5],
                    "s2": [6, 7], "g012": [0, 1, 2]},
-          "mps": {"g01": [0, 1], "s1": [2, 3], "s2": [4, 5]}}
+          "mps": {"g01": [0, 1], "s1": [2, 3], "s2": [4, 5]},
+          "x2": {"g01": [0, 1], "s1": [2, 3], "s2": [4, 5], "m01": [6, 7], "ms1": [8, 9],
+                 "ms2": [10, 11]}}
+# phase x2 (--rotate): ranks 6-11 are MPS clients, 0-5 ordinary contexts, all alive together
+MPS_RANKS = {"x2": range(6, 12)}
+# phase x2: timed steps of a configuration with one job (about 0.8-1 s alone on an H200); a
+# configuration of k jobs times max(8, round(2 n / (k + 1))) steps of each (its jobs share the GPUs)
+ROT_STEPS = {"resnet152": 12, "mobilenet": 30, "gpt2": 20, "widemlp": 80, "vit": 22}
+ROT_WARM = 3
+ROT_CONFIGS = [("solo", [[0], [1]], False), ("ddp2", [[0, 1]], False),
+               ("ts2", [[0, 1], [2, 3]], True), ("ts3", [[0, 1], [2, 3], [4, 5]], True),
+               ("mps1", [[6, 7]], True), ("mps2", [[6, 7], [8, 9]], True),
+               ("mps3", [[6, 7], [8, 9], [10, 11]], True)]
 AR_SIZES = [2 ** k for k in range(10, 31)]
 
 
-def schedule(phase, models, configs=None):
+def schedule(phase, models, configs=None, rounds=1, first=0, total=None):
     """The configurations of a phase, in order: each {name, kind, model?, jobs: [[ranks]],
-    shared, bucket_mb?, nosync?}."""
+    shared, bucket_mb?, nosync?} (phase x2 also round, steps, warm)."""
     cf = []
-    if phase == "excl":
+    if phase == "x2":
+        # rounds outside, models inside; each model's configurations rotated by a different
+        # offset in every round (r n / total, plus the model's index), so that every
+        # configuration runs early, late, after a fresh build and after every other one; a
+        # second recording continues the rotation (rounds first .. first + rounds - 1 of total)
+        use = [c for c in ROT_CONFIGS if not configs or c[0] in configs]
+        n = len(use)
+        total = total or first + rounds
+        for r in range(first, first + rounds):
+            for mi, m in enumerate(models):
+                off = (r * n // total + mi) % n if n else 0
+                for name, jobs, shared in use[off:] + use[:off]:
+                    k = len(jobs) if shared else 1
+                    cf.append({"name": name, "model": m, "jobs": jobs, "shared": shared,
+                               "round": r, "warm": ROT_WARM,
+                               "steps": max(8, round(2 * ROT_STEPS[m] / (k + 1)))})
+        configs = None
+    elif phase == "excl":
         cf.append({"name": "allreduce-2", "kind": "allreduce", "jobs": [[0, 1]]})
         cf.append({"name": "allreduce-4", "kind": "allreduce", "jobs": [[0, 1, 2, 3]]})
         cf.append({"name": "overlap", "kind": "overlap", "jobs": [[0, 1]]})
@@ -113,10 +163,23 @@ def schedule(phase, models, configs=None):
 
 # ---------------------------------------------------------------- worker side
 
-def build(name, dev):
-    """(module, loss_fn(module) -> loss, optimiser class and kwargs, batch)."""
+def build(name, dev, fake=False):
+    """(module, loss_fn(module) -> loss, optimiser class and kwargs, batch). fake: a small MLP on
+    the CPU for every name (--fake, the coordination without a GPU)."""
     import torch
     batch = MODELS[name][1]
+    if fake:
+        torch.manual_seed(5)
+        model = torch.nn.Sequential(torch.nn.Linear(256, 256), torch.nn.GELU(),
+                                    torch.nn.Linear(256, 10))
+        x = torch.randn(64, 256)
+        y = torch.randint(0, 10, (64,))
+        lossf = torch.nn.CrossEntropyLoss()
+
+        def floss(m):
+            time.sleep(0.004)   # a host-bound step of a few ms
+            return lossf(m(x), y)
+        return model, floss, (torch.optim.SGD, {"lr": 0.01}), 64
     if name in ("resnet152", "mobilenet", "vit"):
         import torchvision
         ctor = {"resnet152": torchvision.models.resnet152,
@@ -163,56 +226,69 @@ def build(name, dev):
     raise SystemExit(f"unknown model {name}")
 
 
-def train_job(cfg, job, rank, gpu, groups, gname, store, njobs, quick):
+def train_job(cfg, job, rank, gpu, groups, gname, store, njobs, quick, base=None, fake=False):
+    """One job's rank: warm-up and timed steps of cfg's model (a deep copy of base when given:
+    phase x2 builds each model once per round and process), DDP when the job has two ranks."""
     import contextlib
+    import copy
     import torch
     import torch.distributed as dist
     from torch.nn.parallel import DistributedDataParallel as DDP
-    dev = torch.device("cuda", gpu)
+    dev = torch.device("cpu") if fake else torch.device("cuda", gpu)
     name = cfg["model"]
-    n_timed = 8 if quick else MODELS[name][2]
-    warm = 3 if quick else WARM
-    model, lossfn, (optc, optkw), batch = build(name, dev)
+    n_timed = cfg.get("steps") or MODELS[name][2]
+    n_timed = min(8, n_timed) if quick else n_timed
+    warm = 3 if quick else cfg.get("warm", WARM)
+    if base is not None:
+        model, lossfn, (optc, optkw), batch = (copy.deepcopy(base[0]),) + base[1:]
+    else:
+        model, lossfn, (optc, optkw), batch = build(name, dev, fake)
     n_params = sum(p.numel() for p in model.parameters())
     n_tensors = sum(1 for p in model.parameters())
     grad_bytes = sum(p.numel() * p.element_size() for p in model.parameters())
     g = groups[gname] if len(job) > 1 else None
     net = model
     if g is not None:
-        net = DDP(model, device_ids=[gpu], process_group=g,
+        net = DDP(model, device_ids=None if fake else [gpu], process_group=g,
                   bucket_cap_mb=cfg.get("bucket_mb", 25))
     opt = optc(net.parameters(), **optkw)
-    bf16 = dict(device_type="cuda", dtype=torch.bfloat16)
+    bf16 = dict(device_type="cpu" if fake else "cuda", dtype=torch.bfloat16)
     nosync = cfg.get("nosync", False)
-    ev = [[torch.cuda.Event(enable_timing=True) for _ in range(4)] for _ in range(n_timed)]
+    ev = [[None if fake else torch.cuda.Event(enable_timing=True) for _ in range(4)]
+          for _ in range(n_timed)]
     host = []
+
+    def sync():
+        if not fake:
+            torch.cuda.synchronize(dev)
 
     def step(e=None):
         h = [time.perf_counter()]
         ctx = net.no_sync() if nosync and g is not None else contextlib.nullcontext()
         with ctx:
-            if e:
+            if e and e[0]:
                 e[0].record()
             opt.zero_grad(set_to_none=True)
             with torch.autocast(**bf16):
                 loss = lossfn(net)
-            if e:
+            if e and e[1]:
                 e[1].record()
             h.append(time.perf_counter())
             loss.backward()
-            if e:
+            if e and e[2]:
                 e[2].record()
             h.append(time.perf_counter())
             opt.step()
-            if e:
+            if e and e[3]:
                 e[3].record()
             h.append(time.perf_counter())
-        torch.cuda.synchronize(dev)
+        sync()
         h.append(time.perf_counter())
         return h
 
-    torch.cuda.synchronize(dev)
-    torch.cuda.reset_peak_memory_stats(dev)
+    sync()
+    if not fake:
+        torch.cuda.reset_peak_memory_stats(dev)
     t_w = time.time()
     for _ in range(warm):
         step()
@@ -220,7 +296,8 @@ def train_job(cfg, job, rank, gpu, groups, gname, store, njobs, quick):
     for i in range(n_timed):
         host.append(step(ev[i]))
     t1 = time.time()
-    gpu_ms = [[ev[i][k].elapsed_time(ev[i][k + 1]) for k in range(3)] for i in range(n_timed)]
+    gpu_ms = [[0.0 if fake else ev[i][k].elapsed_time(ev[i][k + 1]) for k in range(3)]
+              for i in range(n_timed)]
     trail = 0
     if cfg["shared"] and njobs > 1:
         key = f"done/{cfg['phase']}/{cfg['index']}"
@@ -247,8 +324,8 @@ def train_job(cfg, job, rank, gpu, groups, gname, store, njobs, quick):
     return {"model": name, "batch": batch, "params": n_params, "param_tensors": n_tensors,
             "grad_bytes": grad_bytes, "warm": warm, "warm_start": t_w, "t_start": t0,
             "t_end": t1, "host": host, "gpu_ms": gpu_ms, "trail_steps": trail,
-            "max_mem_bytes": torch.cuda.max_memory_allocated(dev),
-            "max_reserved_bytes": torch.cuda.max_memory_reserved(dev),
+            "max_mem_bytes": 0 if fake else torch.cuda.max_memory_allocated(dev),
+            "max_reserved_bytes": 0 if fake else torch.cuda.max_memory_reserved(dev),
             "ddp_buckets": buckets}
 
 
@@ -353,16 +430,28 @@ def overlap_job(cfg, job, gpu, groups, gname, quick):
     return res
 
 
+def pin_self(args):
+    """Phase x2: every thread of this process onto its slot's CPUs (hostcpu.set_affinity); the
+    threads it starts later (autograd's, NCCL's) inherit them. Returns the CPUs or None."""
+    if not args.cpus:
+        return None
+    cpus = {int(c) for c in args.cpus.split(",")}
+    hostcpu.set_affinity(os.getpid(), cpus)
+    return sorted(os.sched_getaffinity(0))
+
+
 def worker_main(args):
+    pinned = pin_self(args)
     import torch
     import torch.distributed as dist
     rank, world = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
     phase = args.phase
     slot, gpu = LAYOUT[phase][rank]
-    torch.cuda.set_device(gpu)
-    torch.backends.cudnn.benchmark = False
-    torch.backends.cuda.matmul.allow_tf32 = True
-    torch.backends.cudnn.allow_tf32 = True
+    if not args.fake:
+        torch.cuda.set_device(gpu)
+        torch.backends.cudnn.benchmark = False
+        torch.backends.cuda.matmul.allow_tf32 = True
+        torch.backends.cudnn.allow_tf32 = True
     torch.manual_seed(1234 + rank)
     raw = open(os.path.join(args.out, "raw", f"{phase}-r{rank}.jsonl"), "a")
 
@@ -376,14 +465,31 @@ def worker_main(args):
                           timeout=timedelta(seconds=240))
     groups = {}
     for gname, ranks in GROUPS[phase].items():
-        groups[gname] = dist.new_group(ranks, backend="nccl", timeout=timedelta(seconds=60))
-    emit({"rank": rank, "slot": slot, "gpu": gpu, "pid": os.getpid(), "start": time.time()})
+        groups[gname] = dist.new_group(ranks, backend="gloo" if args.fake else "nccl",
+                                       timeout=timedelta(seconds=60))
+    pinned = pin_self(args) or pinned   # again: threads started by the groups
+    emit({"rank": rank, "slot": slot, "gpu": gpu, "pid": os.getpid(), "start": time.time(),
+          "mps_client": "CUDA_MPS_PIPE_DIRECTORY" in os.environ, "cpus": pinned})
     models = args.models.split(",")
     est = {}   # rank 0: seconds per config by model (from its solo)
-    for cfg in schedule(phase, models, args.configs.split(",") if args.configs else None):
+    rot = {"stop": False, "round": -1, "t_round": None, "round_s": None}   # rank 0, phase x2
+    base, base_key = None, None   # phase x2: this process's model of the current round
+    for cfg in schedule(phase, models, args.configs.split(",") if args.configs else None,
+                        args.rounds, args.first_round, args.total_rounds):
         cfg["phase"] = phase
         obj = [None]
-        if rank == 0:
+        if rank == 0 and phase == "x2":
+            # whole rounds: a round starts only when the last one's duration still fits
+            now = time.time()
+            if cfg["round"] != rot["round"]:
+                if rot["t_round"] is not None:
+                    rot["round_s"] = now - rot["t_round"]
+                rot["round"], rot["t_round"] = cfg["round"], now
+                if rot["round_s"] is not None and now + rot["round_s"] > args.deadline:
+                    rot["stop"] = True
+            rot["stop"] = rot["stop"] or now > args.deadline
+            obj[0] = "skip" if rot["stop"] else "go"
+        elif rank == 0:
             m = cfg.get("model")
             guess = 15.0 if m is None or m not in est else est[m] * (
                 len(cfg["jobs"]) if cfg["shared"] else 1.3) + 4
@@ -393,6 +499,17 @@ def worker_main(args):
             if rank == 0:
                 emit({"config": cfg, "skipped": "phase deadline"})
             continue
+        if phase == "x2" and base_key != (cfg["round"], cfg["model"]):
+            base = None
+            import gc
+            gc.collect()
+            if not args.fake:
+                torch.cuda.empty_cache()
+            dev = torch.device("cpu") if args.fake else torch.device("cuda", gpu)
+            base = build(cfg["model"], dev, args.fake)
+            base_key = (cfg["round"], cfg["model"])
+        if pinned:
+            pin_self(args)
         dist.barrier()
         job = next((j for j in cfg["jobs"] if rank in j), None)
         if job is not None:
@@ -408,7 +525,7 @@ def worker_main(args):
                     rec.update(overlap_job(cfg, job, gpu, groups, gname, args.quick))
                 else:
                     rec.update(train_job(cfg, job, rank, gpu, groups, gname, store,
-                                         len(cfg["jobs"]), args.quick))
+                                         len(cfg["jobs"]), args.quick, base, args.fake))
             except Exception:  # noqa: BLE001
                 rec["error"] = traceback.format_exc()[-3000:]
             rec["t_finish"] = time.time()
@@ -418,7 +535,8 @@ def worker_main(args):
                 est[cfg["model"]] = rec["t_finish"] - rec["t_begin"]
         import gc
         gc.collect()
-        torch.cuda.empty_cache()
+        if not args.fake:
+            torch.cuda.empty_cache()
         dist.barrier()
     emit({"rank": rank, "end": time.time()})
     raw.close()
@@ -512,12 +630,31 @@ def env_info():
     return info
 
 
-def run_phase(args, phase, deadline, env, port):
+def cpu_slots(n):
+    """Phase x2: CPUs for n worker slots and the rest (the launcher, its NVML thread, the MPS
+    daemon). With SMT, one physical core (both its threads) a slot from the second core on;
+    without, two CPUs a slot from CPU 2 on (rotcoloc.py's slots). Wraps where too few."""
+    topo = hostcpu.topology()
+    cores = {}
+    for c, pc in sorted(topo.items()):
+        cores.setdefault(pc, []).append(c)
+    threads = sorted(cores.values())
+    if len(threads) > n and all(len(t) > 1 for t in threads):
+        slots = [sorted(threads[1 + j]) for j in range(n)]
+    else:
+        cpus = sorted(topo)
+        slots = [sorted({cpus[(2 + 2 * j) % len(cpus)], cpus[(3 + 2 * j) % len(cpus)]})
+                 for j in range(n)]
+    rest = sorted(set(topo) - {c for sl in slots for c in sl}) or sorted(topo)
+    return slots, rest
+
+
+def run_phase(args, phase, deadline, env, port, rank_env=None, slots=None):
     world = len(LAYOUT[phase])
     procs = []
     for r in range(world):
-        e = dict(env, RANK=str(r), WORLD_SIZE=str(world), MASTER_ADDR="127.0.0.1",
-                 MASTER_PORT=str(port), LOCAL_RANK=str(r))
+        e = dict(rank_env(r) if rank_env else env, RANK=str(r), WORLD_SIZE=str(world),
+                 MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port), LOCAL_RANK=str(r))
         if not args.quiet_nccl:   # INIT,TUNING also logs every collective (a line each)
             e.update(NCCL_DEBUG="INFO", NCCL_DEBUG_SUBSYS="INIT,TUNING",
                      NCCL_DEBUG_FILE=os.path.join(args.out, "raw", f"nccl-{phase}-r{r}.log"))
@@ -525,8 +662,11 @@ def run_phase(args, phase, deadline, env, port):
         procs.append(subprocess.Popen(
             [sys.executable, os.path.abspath(__file__), "--worker", "--phase", phase,
              "--out", args.out, "--models", args.models, "--deadline", str(deadline),
-             "--configs", args.configs]
-            + (["--quick"] if args.quick else []), env=e, stdout=log, stderr=log,
+             "--configs", args.configs, "--rounds", str(args.rounds),
+             "--first-round", str(args.first_round), "--total-rounds", str(args.total_rounds)]
+            + (["--cpus", ",".join(map(str, slots[r]))] if slots else [])
+            + (["--quick"] if args.quick else []) + (["--fake"] if args.fake else []),
+            env=e, stdout=log, stderr=log,
             start_new_session=True))
     hard = deadline + 45
     while time.time() < hard and any(p.poll() is None for p in procs):
@@ -616,6 +756,19 @@ def main():
                     "solo-end, allreduce-2, allreduce-4, overlap, mps1-3); default all")
     ap.add_argument("--quiet-nccl", action="store_true",
                     help="no NCCL_DEBUG log (it writes a line per collective)")
+    ap.add_argument("--rounds", type=int, default=1,
+                    help="phase x2: rounds of the rotated configurations (the budget may cut "
+                    "the last ones)")
+    ap.add_argument("--first-round", type=int, default=0,
+                    help="phase x2: the first round's index (a second recording continues the "
+                    "rotation of the first)")
+    ap.add_argument("--total-rounds", type=int, default=0,
+                    help="phase x2: the rounds of all recordings together, for the rotation "
+                    "(default first-round + rounds)")
+    ap.add_argument("--fake", action="store_true",
+                    help="a small MLP on the CPU, gloo groups, no NVML, no MPS daemon: the "
+                    "coordination without a GPU")
+    ap.add_argument("--cpus", help=argparse.SUPPRESS)
     ap.add_argument("--worker", action="store_true")
     ap.add_argument("--phase")
     ap.add_argument("--deadline", type=float)
@@ -637,10 +790,45 @@ def main():
     doc["env"] = env_info()
     print(doc["env"]["git"], json.dumps(doc["env"]["versions"]), flush=True)
     print(doc["env"]["nvidia_smi_topo"], flush=True)
-    sampler = Sampler()
     phases = args.phases.split(",")
+    if "x2" in phases:
+        slots, rest = cpu_slots(len(LAYOUT["x2"]))
+        hostcpu.set_affinity(os.getpid(), set(rest))
+        doc["cpu_slots"] = {"workers": slots, "launcher_and_mps_daemon": rest,
+                            "lscpu_e": sh("lscpu -e")}
+    sampler = None if args.fake else Sampler()
     end = t0 + args.budget_s
     try:
+        if "x2" in phases:
+            menv = dict(env, CUDA_MPS_PIPE_DIRECTORY="/tmp/ddp-mps-pipe",
+                        CUDA_MPS_LOG_DIRECTORY="/tmp/ddp-mps-log")
+            ph = {"rounds_asked": args.rounds, "mps_ranks": list(MPS_RANKS["x2"])}
+            if not args.fake:
+                os.makedirs(menv["CUDA_MPS_PIPE_DIRECTORY"], exist_ok=True)
+                os.makedirs(menv["CUDA_MPS_LOG_DIRECTORY"], exist_ok=True)
+                r = subprocess.run(["nvidia-cuda-mps-control", "-d"], env=menv,
+                                   capture_output=True, text=True)
+                MPS.update(started=r.returncode == 0, env=menv)
+                ph.update(daemon_rc=r.returncode, daemon_stderr=r.stderr[-500:])
+            if args.fake or MPS["started"]:
+                ts = time.time()
+                plain = {k: v for k, v in env.items() if not k.startswith("CUDA_MPS_")}
+                st = run_phase(args, "x2", end - 25, env, 29700,
+                               lambda rk: menv if rk in MPS_RANKS["x2"] and not args.fake
+                               else plain, slots)
+                ph.update(start=ts, end=time.time(), deadline=end - 25, exit=st)
+                if not args.fake:
+                    try:
+                        ph["server_list"] = subprocess.run(
+                            ["nvidia-cuda-mps-control"], input="get_server_list\n", text=True,
+                            capture_output=True, env=menv, timeout=20).stdout
+                    except Exception as e:  # noqa: BLE001
+                        ph["server_list"] = repr(e)
+            stop_mps()
+            ph["mps_control_left"] = os.path.exists(
+                os.path.join(menv["CUDA_MPS_PIPE_DIRECTORY"], "control"))
+            doc["phases"]["x2"] = ph
+            print("x2 done", ph.get("exit"), round(time.time() - t0), "s", flush=True)
         if "excl" in phases:
             dl = t0 + args.budget_s * (args.excl_frac if "mps" in phases else 1.0) - 20
             ts = time.time()
@@ -678,7 +866,7 @@ def main():
             print("mps done", ph.get("exit"), round(time.time() - t0), "s", flush=True)
     finally:
         stop_mps()
-        doc["nvml"] = sampler.stop()
+        doc["nvml"] = sampler.stop() if sampler else {"period_s": 0.05, "rows": []}
         merge(args, doc)
         doc["elapsed_s"] = time.time() - t0
         with open(os.path.join(args.out, "ddp.json"), "w") as fh:

@@ -100,7 +100,10 @@ def load(path):
 def nvml_period(doc):
     """NVML's own sample period (s): the median time between changes of a GPU's utilisation
     in the polled rows (nvmlDeviceGetUtilizationRates reports the share of the last completed
-    period, 1/6 s to 1 s depending on the product; 0.200 s on the H200s of 2026-11-28)."""
+    period, 1/6 s to 1 s depending on the product; 0.200 s on the H200s of 2026-11-28; 0 for a
+    --fake recording, which has none)."""
+    if not doc["nvml"]["rows"]:
+        return 0.0
     gaps = []
     for g in range((len(doc["nvml"]["rows"][0]) - 1) // 4):
         last, t_last = None, None
@@ -144,10 +147,11 @@ def host_s(r):
 
 def rank_host_sd(rs):
     """The relative sd between the ranks' host times (step start to the optimiser call's
-    return) within one step, root-mean-square over the steps of every job of rs (0 without)."""
+    return) within one step, root-mean-square over the steps of every job of rs (0 without;
+    a job of phase x2 is one per round and file)."""
     jobs = {}
     for r in rs:
-        jobs.setdefault(str(r["job"]), []).append(r)
+        jobs.setdefault((r.get("_src"), r["config"].get("round"), str(r["job"])), []).append(r)
     acc = []
     for js in jobs.values():
         if len(js) < 2:
@@ -340,7 +344,104 @@ def step_cv(path, spread):
                   "workers assumed)")
 
 
+X2_KINDS = ["solo", "ddp2", "ts2", "ts3", "mps1", "mps2", "mps3"]
+
+
+def x2_table(paths, csv):
+    """The table of ddp.py --phases x2 recordings (one or more files, their rounds pooled): per
+    model and configuration, each round's rate (the mean over its ranks of 1 / the median step),
+    the row = the mean over the rounds, rel_sd = its standard error over the mean (the rounds'
+    sd / sqrt(rounds)), round_sd = the rounds' sd over the mean, rounds = their count. The other
+    columns as the 4-GPU table's, from every solo process of every round (NVML of its own file)."""
+    docs = [load(p) for p in paths]
+    recs, util_of = {}, {}
+    for i, doc in enumerate(docs):
+        if "x2" not in doc.get("phases", {}):
+            raise SystemExit(f"{paths[i]}: not a ddp.py --phases x2 recording")
+        period = nvml_period(doc)
+        for r in doc["records"]:
+            c = r.get("config")
+            if c and "host" in r and "error" not in r:
+                r["_src"] = i
+                recs.setdefault((c["model"], c["name"]), []).append(r)
+                if c["name"] == "solo":
+                    util_of[id(r)] = nvml_util(doc, r["gpu"], r["t_start"], r["t_end"], period)
+    models = list(dict.fromkeys(m for d in docs for m in d["models"]))
+    env = docs[0]["env"]
+    v = env["versions"]
+    def smi(d, i):   # a field of nvidia-smi's first GPU line (driver 3, uuid 2); '?' without
+        rows = d["env"]["nvidia_smi"].splitlines()
+        return rows[1].split(", ")[i] if len(rows) > 1 else "?"
+    srcs = "; ".join(f"{p.split('/')[-1]} {d['env']['date_utc']} driver {smi(d, 3)} {smi(d, 2)}"
+                     for p, d in zip(paths, docs))
+    lines = [
+        "# Real PyTorch DistributedDataParallel on 2x NVIDIA H200 (NVLink NV18 between them), "
+        "measured by this project with calib/ddp/ddp.py --phases x2 (rotated rounds, every "
+        "process pinned to its own CPUs) and averaged by calib/ddp/table.py from",
+        f"#   {srcs}; torch {v.get('torch')} CUDA {v.get('cuda')} NCCL {v.get('nccl')} "
+        "(NCCL_NVLS_ENABLE=0) "
+        f"torchvision {v.get('torchvision')} transformers {v.get('transformers')}",
+        "# rate_per_s: iterations per second of one worker, the mean over rounds of each round's "
+        "rate (1 / the median timed step of each rank, mean over the configuration's ranks); "
+        "rel_sd: that mean's standard error over it (the rounds' sd / sqrt(rounds)); round_sd: "
+        "the rounds' sd over the mean; rounds: their count; kinds: solo (one process, no DDP, on "
+        "GPUs 0 and 1 at once), ddp2 (one 2-worker job), tsK / mpsK (K two-worker DDP jobs on "
+        "GPUs 0 and 1, time-sliced / as MPS clients); step_cv, host_s, ddp2_host_sd and the "
+        "other columns as in h200x4-ddp.csv, from every round",
+        "figure,model,kind,workers,rate_per_s,rel_sd,gpu_util,grad_bytes,grad_tensors,"
+        "buffer_tensors,buckets,backward_frac,optimizer_frac,step_cv,host_s,ddp2_host_sd,"
+        "round_sd,rounds",
+    ]
+    for m in models:
+        solos = recs.get((m, "solo"), [])
+        if not solos:
+            continue
+        g = [st.median(x) for x in zip(*[row for r in solos for row in r["gpu_ms"]])]
+        us = [util_of[id(r)] for r in solos if util_of.get(id(r)) is not None]
+        cv = st.mean([st.pvariance([h[4] - h[0] for h in r["host"]])
+                      / st.mean([h[4] - h[0] for h in r["host"]]) ** 2 for r in solos]) ** 0.5
+        r0 = solos[0]
+        util = st.mean(us) if us else 0.5
+        bf = g[1] / (g[0] + g[1]) if g[0] + g[1] > 0 else 0.5
+        of = g[2] / sum(g) if sum(g) > 0 else 0.1
+        host = st.mean([host_s(r) for r in solos])
+        rank_sd = rank_host_sd(recs.get((m, "ddp2"), []))
+        src = recs.get((m, "ddp2"), [])
+        b = (src[0].get("ddp_buckets") or {}).get("num_buckets_reduced") if src else None
+        for kind in X2_KINDS:
+            rs = recs.get((m, kind), [])
+            if not rs:
+                continue
+            rounds = {}
+            for r in rs:
+                rounds.setdefault((r["_src"], r["config"]["round"]), []).append(1.0 / step_s(r))
+            per = [st.mean(x) for _, x in sorted(rounds.items())]
+            mean = st.mean(per)
+            rsd = st.stdev(per) / mean if len(per) > 1 else 0.0
+            se = rsd / len(per) ** 0.5
+            lines.append(
+                f"{m}/{kind},{m},{kind},{WORKERS[kind]},{mean:.5g},{se:.3f},{util:.3f},"
+                f"{r0['grad_bytes']},{r0['param_tensors']},{BUFFERS[m]},"
+                f"{'' if b is None else b},{bf:.4f},{of:.4f},{cv:.4f},{host:.5g},{rank_sd:.4f},"
+                f"{rsd:.3f},{len(per)}")
+            print(f"{m:10s} {kind:5s} {len(per)} rounds: " + " ".join(f"{x:.2f}" for x in per)
+                  + f" it/s; mean {mean:.3f}, round sd {rsd * 100:.1f} %, se {se * 100:.1f} %",
+                  file=sys.stderr)
+    if csv:
+        with open(csv, "w") as fh:
+            fh.write("\n".join(lines) + "\n")
+    else:
+        print("\n".join(lines))
+
+
 def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "--x2":
+        ap = argparse.ArgumentParser()
+        ap.add_argument("--x2", nargs="+", required=True)
+        ap.add_argument("--csv")
+        a = ap.parse_args()
+        x2_table(a.x2, a.csv)
+        return
     if len(sys.argv) > 1 and sys.argv[1] == "--spread":
         spread(sys.argv[2:])
         return
