@@ -36,6 +36,11 @@ optimiser call, DDP run minus solo run; broadcasts = 2 when the model has buffer
 int64, one coalesced broadcast per dtype), else 0. model/physics/comm.yaml's ddp.host_launch_s and
 ddp.host_collective_s are these two numbers.
 
+  python3 calib/ddp/table.py --x2 FILE.json.gz [FILE.json.gz ...] [--csv CSV] [--rounds-csv CSV2]
+writes the table of ddp.py --phases x2 recordings (their rounds pooled; experiments/validation/
+data/h200x2-ddp.csv): each row the mean over the rounds of the round's rate, rel_sd its standard
+error; CSV2 every round's rate (calib/ddp/2026-11-29-h200x2-rounds.csv).
+
   python3 calib/ddp/table.py --spread FILE.json.gz [FILE.json.gz ...]
 prints the spread of one worker's step between processes instead (model/physics/comm.yaml
 ddp.host_spread): per set of solo processes that ran at the same time (solo, solo-end of each
@@ -347,12 +352,13 @@ def step_cv(path, spread):
 X2_KINDS = ["solo", "ddp2", "ts2", "ts3", "mps1", "mps2", "mps3"]
 
 
-def x2_table(paths, csv):
+def x2_table(paths, csv, rounds_csv=None):
     """The table of ddp.py --phases x2 recordings (one or more files, their rounds pooled): per
     model and configuration, each round's rate (the mean over its ranks of 1 / the median step),
     the row = the mean over the rounds, rel_sd = its standard error over the mean (the rounds'
-    sd / sqrt(rounds)), round_sd = the rounds' sd over the mean, rounds = their count. The other
-    columns as the 4-GPU table's, from every solo process of every round (NVML of its own file)."""
+    sd / sqrt(rounds)). The other columns as the 4-GPU table's, from every solo process of every
+    round (NVML of its own file). rounds_csv: every round's rate of every row, with the rounds'
+    sd over the mean (round_sd) and their count (the validation CSV has no room for them)."""
     docs = [load(p) for p in paths]
     recs, util_of = {}, {}
     for i, doc in enumerate(docs):
@@ -387,11 +393,15 @@ def x2_table(paths, csv):
         "the rounds' sd over the mean; rounds: their count; kinds: solo (one process, no DDP, on "
         "GPUs 0 and 1 at once), ddp2 (one 2-worker job), tsK / mpsK (K two-worker DDP jobs on "
         "GPUs 0 and 1, time-sliced / as MPS clients); step_cv, host_s, ddp2_host_sd and the "
-        "other columns as in h200x4-ddp.csv, from every round",
+        "other columns as in h200x4-ddp.csv, from every round; every round's rate: "
+        "calib/ddp/2026-11-29-h200x2-rounds.csv",
         "figure,model,kind,workers,rate_per_s,rel_sd,gpu_util,grad_bytes,grad_tensors,"
-        "buffer_tensors,buckets,backward_frac,optimizer_frac,step_cv,host_s,ddp2_host_sd,"
-        "round_sd,rounds",
+        "buffer_tensors,buckets,backward_frac,optimizer_frac,step_cv,host_s,ddp2_host_sd",
     ]
+    per_round = ["# calib/ddp/table.py --x2 " + " ".join(p.split("/")[-1] for p in paths)
+                 + ": every round's rate (it/s of one worker) of each row of h200x2-ddp.csv; "
+                 "round = file index x 100 + the round's index in its file",
+                 "figure,mean_per_s,round_sd,rounds,round,rate_per_s"]
     for m in models:
         solos = recs.get((m, "solo"), [])
         if not solos:
@@ -422,8 +432,10 @@ def x2_table(paths, csv):
             lines.append(
                 f"{m}/{kind},{m},{kind},{WORKERS[kind]},{mean:.5g},{se:.3f},{util:.3f},"
                 f"{r0['grad_bytes']},{r0['param_tensors']},{BUFFERS[m]},"
-                f"{'' if b is None else b},{bf:.4f},{of:.4f},{cv:.4f},{host:.5g},{rank_sd:.4f},"
-                f"{rsd:.3f},{len(per)}")
+                f"{'' if b is None else b},{bf:.4f},{of:.4f},{cv:.4f},{host:.5g},{rank_sd:.4f}")
+            for (fi, rr), x in sorted(rounds.items()):
+                per_round.append(f"{m}/{kind},{mean:.5g},{rsd:.3f},{len(per)},{fi * 100 + rr},"
+                                 f"{st.mean(x):.5g}")
             print(f"{m:10s} {kind:5s} {len(per)} rounds: " + " ".join(f"{x:.2f}" for x in per)
                   + f" it/s; mean {mean:.3f}, round sd {rsd * 100:.1f} %, se {se * 100:.1f} %",
                   file=sys.stderr)
@@ -432,6 +444,9 @@ def x2_table(paths, csv):
             fh.write("\n".join(lines) + "\n")
     else:
         print("\n".join(lines))
+    if rounds_csv:
+        with open(rounds_csv, "w") as fh:
+            fh.write("\n".join(per_round) + "\n")
 
 
 def main():
@@ -439,8 +454,9 @@ def main():
         ap = argparse.ArgumentParser()
         ap.add_argument("--x2", nargs="+", required=True)
         ap.add_argument("--csv")
+        ap.add_argument("--rounds-csv")
         a = ap.parse_args()
-        x2_table(a.x2, a.csv)
+        x2_table(a.x2, a.csv, a.rounds_csv)
         return
     if len(sys.argv) > 1 and sys.argv[1] == "--spread":
         spread(sys.argv[2:])
