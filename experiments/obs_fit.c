@@ -333,6 +333,13 @@ int obs_fit(const obs_file *f, const obs_prior_class *pc, const phys_params *m, 
     p->p.kernels_per_iter = f->kernels_per_iter > 0 ? f->kernels_per_iter
                             : f->measured >= 0      ? f->obs[f->measured].kernels_per_iter
                                                     : 0;
+    /* the launch gaps under MPS (model/physics/share_mps.h): the measured solo's kernel-busy
+     * share of NVML's busy time, at most 1, as validate's coloc tables take it */
+    if (f->measured >= 0 && f->obs[f->measured].kernel_busy > 0 &&
+        f->obs[f->measured].gpu_util > 0) {
+        p->p.kernel_busy_frac =
+            fmin(1.0, f->obs[f->measured].kernel_busy / f->obs[f->measured].gpu_util);
+    }
     p->unit = f->unit;
     p->gpu_name = f->gpu_name;
     p->prior_class = pc->name;

@@ -270,6 +270,7 @@ Test(obs, profile_write_load_round_trip)
     p.p.compute_sm_s_per_sample[WL_CLASS_TENSOR] = 7.1e-5;
     p.p.mem_footprint_bytes_fixed = 4.5 * 1073741824.0;
     p.p.kernels_per_iter = 861;
+    p.p.kernel_busy_frac = 0.8756;
     p.p.host_overlap = 0.75;
     p.p.grad_bytes = 2.3e8;
     p.p.grad_tensors = 161;
@@ -303,6 +304,7 @@ Test(obs, profile_write_load_round_trip)
     cr_assert_eq(q->p.ts_class, phys_ts_class_index(&fx.phys, "long"));
     cr_assert_eq(q->ref_batch, 32);
     cr_assert_eq(q->p.kernels_per_iter, 861);
+    cr_assert_eq(q->p.kernel_busy_frac, 0.8756);
     cr_assert_eq(q->p.host_overlap, 0.75);
     cr_assert_eq(q->p.grad_bytes, 2.3e8);
     cr_assert_eq(q->p.grad_tensors, 161);
@@ -371,6 +373,34 @@ Test(obs, fit_workload_carries_ddp_terms_into_the_profile)
     for (int v = 0; v < q->n_variants; v++) {
         cr_assert_eq(q->variants[v].grad_buckets, 2);
     }
+    fx_fini(&fx);
+    cr_assert(test_rm_rf(dir));
+}
+
+/* Issue 25: a solo observation with kernel_busy and gpu_util gives the profile's launch-gap share
+ * (kernel_busy_frac = kernel_busy / gpu_util, model/physics/share_mps.h), as validate's coloc
+ * tables take it from their census; a time-only run states none (phi 1, no launch gaps). */
+Test(obs, fit_workload_writes_the_kernel_busy_share)
+{
+    char dir[64], cmd[1024], out[8192];
+    cr_assert(test_tmpdir(dir, sizeof dir, "kbfrac"));
+    snprintf(cmd, sizeof cmd,
+             "./slicesim fit-workload experiments/examples/byom-h100/resnet50-train.yaml "
+             "-o %s/p.yaml 2>&1 && ./slicesim fit-workload "
+             "experiments/examples/byom-h100/resnet50-train-time-only.yaml -o %s/t.yaml 2>&1",
+             dir, dir);
+    cr_assert_eq(test_sh(cmd, out, sizeof out), 0, "%s", out);
+    fixture fx;
+    fx_init(&fx);
+    char path[128];
+    obs_profile *q = NULL, *t = NULL;
+    snprintf(path, sizeof path, "%s/p.yaml", dir);
+    cr_assert_eq(obs_load_profile(path, NULL, 0, &fx.phys, fx.a, fx.d, &q), 0);
+    snprintf(path, sizeof path, "%s/t.yaml", dir);
+    cr_assert_eq(obs_load_profile(path, NULL, 0, &fx.phys, fx.a, fx.d, &t), 0);
+    /* the example's solo: kernel_busy 0.3274, gpu_util 0.3739 */
+    cr_assert_float_eq(q->p.kernel_busy_frac, 0.3274 / 0.3739, 1e-12);
+    cr_assert_eq(t->p.kernel_busy_frac, 0);
     fx_fini(&fx);
     cr_assert(test_rm_rf(dir));
 }
