@@ -414,8 +414,10 @@ def worker_main(name, fake):
 # ---------------------------------------------------------------- coordinator side
 
 class Worker:
-    def __init__(self, name, fake, env):
-        cmd = [sys.executable, os.path.abspath(__file__), "--worker", name] + (["--fake"] if fake else [])
+    def __init__(self, name, fake, env, script=__file__):
+        """A worker process running `script --worker name` (this file, or a script that imports
+        it and adds its own lead and tail)."""
+        cmd = [sys.executable, os.path.abspath(script), "--worker", name] + (["--fake"] if fake else [])
         self.name = name
         self.p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                   stderr=subprocess.PIPE, text=True, env=env)

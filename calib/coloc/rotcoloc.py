@@ -58,7 +58,6 @@ import json
 import os
 import signal
 import statistics
-import subprocess
 import sys
 import time
 
@@ -79,12 +78,8 @@ CONFIGS = [("solo", "solo", "exclusive", 1, None), ("solo-mps", "solo", "mps", 1
 class Worker(coloc.Worker):
     """coloc.py's worker, started through this script so that its lead and tail are ours."""
 
-    def __init__(self, name, fake, env):  # pylint: disable=super-init-not-called
-        cmd = [sys.executable, os.path.abspath(__file__), "--worker", name] + (["--fake"] if fake else [])
-        self.name = name
-        self.p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                  stderr=subprocess.PIPE, text=True, env=env)
-        self.info = None
+    def __init__(self, name, fake, env):
+        super().__init__(name, fake, env, script=__file__)
 
 
 def slot_cpus(j, cpus):

@@ -742,6 +742,15 @@ def summary(doc):
             print("ERROR", c.get("name"), c.get("model"), r["rank"], r["error"][-600:])
 
 
+def mps_server_list(menv):
+    """The MPS control daemon's server list (its answer, or the error that stopped the query)."""
+    try:
+        return subprocess.run(["nvidia-cuda-mps-control"], input="get_server_list\n", text=True,
+                              capture_output=True, env=menv, timeout=20).stdout
+    except Exception as e:  # noqa: BLE001
+        return repr(e)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", required=True)
@@ -818,12 +827,7 @@ def main():
                                else plain, slots)
                 ph.update(start=ts, end=time.time(), deadline=end - 25, exit=st)
                 if not args.fake:
-                    try:
-                        ph["server_list"] = subprocess.run(
-                            ["nvidia-cuda-mps-control"], input="get_server_list\n", text=True,
-                            capture_output=True, env=menv, timeout=20).stdout
-                    except Exception as e:  # noqa: BLE001
-                        ph["server_list"] = repr(e)
+                    ph["server_list"] = mps_server_list(menv)
             stop_mps()
             ph["mps_control_left"] = os.path.exists(
                 os.path.join(menv["CUDA_MPS_PIPE_DIRECTORY"], "control"))
@@ -849,12 +853,7 @@ def main():
                 ts = time.time()
                 st = run_phase(args, "mps", end - 25, menv, 29600)
                 ph.update(start=ts, end=time.time(), deadline=end - 25, exit=st)
-                try:
-                    ph["server_list"] = subprocess.run(
-                        ["nvidia-cuda-mps-control"], input="get_server_list\n", text=True,
-                        capture_output=True, env=menv, timeout=20).stdout
-                except Exception as e:  # noqa: BLE001
-                    ph["server_list"] = repr(e)
+                ph["server_list"] = mps_server_list(menv)
             stop_mps()
             for f in ("control.log", "server.log"):
                 try:
