@@ -39,7 +39,14 @@ configuration (fresh DDP wrapper and optimiser); a configuration of k jobs times
 steps of each job (ROT_STEPS n, about 1 s alone), after ROT_WARM steps. A round starts only when
 the previous round's duration still fits the budget.
 
-Usage: python3 calib/ddp/ddp.py --out DIR [--budget-s 560] [--phases excl,mps | x2]
+Phase `x4` (--phases x4, four GPUs; calib/ddp/NOTES.md 'A lower-noise 4-GPU scaling table'): the
+2 -> 4 GPU scaling rows in phase x2's protocol. Four processes (slot 0 on GPUs 0-3), each pinned to
+its own CPUs, alive for the whole phase; per model three configurations: solo (one process on
+each of the four GPUs at once), ddp2 (two 2-worker DDP jobs at once, GPUs 0-1 and 2-3, as the
+earlier 4-GPU recordings ran them) and ddp4 (one 4-worker job), rotated by one position a round
+(offset r + the model's index), ROT_STEPS timed steps each after ROT_WARM; no MPS daemon.
+
+Usage: python3 calib/ddp/ddp.py --out DIR [--budget-s 560] [--phases excl,mps | x2 | x4]
            [--models resnet152,mobilenet,gpt2,widemlp,vit] [--quick] [--configs solo,ddp2,...]
            [--quiet-nccl] [--rounds N [--first-round K --total-rounds R]] [--fake]
 (--fake: a small MLP on the CPU over gloo, no NVML and no MPS daemon: the coordination of a phase
@@ -84,12 +91,14 @@ ENV_FIXED = {"NCCL_NVLS_ENABLE": "0", "TORCH_SYMM_MEM_DISABLE_MULTICAST": "1",
 LAYOUT = {"excl": [(0, 0), (0, 1), (0, 2), (0, 3), (1, 0), (1, 1), (2, 0), (2, 1)],
           "mps": [(0, 0), (0, 1), (1, 0), (1, 1), (2, 0), (2, 1)],
           "x2": [(0, 0), (0, 1), (1, 0), (1, 1), (2, 0), (2, 1),
-                 (3, 0), (3, 1), (4, 0), (4, 1), (5, 0), (5, 1)]}
+                 (3, 0), (3, 1), (4, 0), (4, 1), (5, 0), (5, 1)],
+          "x4": [(0, 0), (0, 1), (0, 2), (0, 3)]}
 GROUPS = {"excl": {"g01": [0, 1], "g23": [2, 3], "g0123": [0, 1, 2, 3], "s1": [4, 5],
                    "s2": [6, 7], "g012": [0, 1, 2]},
           "mps": {"g01": [0, 1], "s1": [2, 3], "s2": [4, 5]},
           "x2": {"g01": [0, 1], "s1": [2, 3], "s2": [4, 5], "m01": [6, 7], "ms1": [8, 9],
-                 "ms2": [10, 11]}}
+                 "ms2": [10, 11]},
+          "x4": {"g01": [0, 1], "g23": [2, 3], "g0123": [0, 1, 2, 3]}}
 # phase x2 (--rotate): ranks 6-11 are MPS clients, 0-5 ordinary contexts, all alive together
 MPS_RANKS = {"x2": range(6, 12)}
 # phase x2: timed steps of a configuration with one job (about 0.8-1 s alone on an H200); a
@@ -100,6 +109,10 @@ ROT_CONFIGS = [("solo", [[0], [1]], False), ("ddp2", [[0, 1]], False),
                ("ts2", [[0, 1], [2, 3]], True), ("ts3", [[0, 1], [2, 3], [4, 5]], True),
                ("mps1", [[6, 7]], True), ("mps2", [[6, 7], [8, 9]], True),
                ("mps3", [[6, 7], [8, 9], [10, 11]], True)]
+# phase x4: the scaling rows, every configuration exclusive (one process a GPU)
+ROT_CONFIGS_X4 = [("solo", [[0], [1], [2], [3]], False), ("ddp2", [[0, 1], [2, 3]], False),
+                  ("ddp4", [[0, 1, 2, 3]], False)]
+ROTATED = ("x2", "x4")
 AR_SIZES = [2 ** k for k in range(10, 31)]
 
 
@@ -107,17 +120,19 @@ def schedule(phase, models, configs=None, rounds=1, first=0, total=None):
     """The configurations of a phase, in order: each {name, kind, model?, jobs: [[ranks]],
     shared, bucket_mb?, nosync?} (phase x2 also round, steps, warm)."""
     cf = []
-    if phase == "x2":
+    if phase in ROTATED:
         # rounds outside, models inside; each model's configurations rotated by a different
         # offset in every round (r n / total, plus the model's index), so that every
         # configuration runs early, late, after a fresh build and after every other one; a
-        # second recording continues the rotation (rounds first .. first + rounds - 1 of total)
-        use = [c for c in ROT_CONFIGS if not configs or c[0] in configs]
+        # second recording continues the rotation (rounds first .. first + rounds - 1 of total);
+        # phase x4's three configurations move by one position a round (r + the model's index)
+        use = [c for c in (ROT_CONFIGS if phase == "x2" else ROT_CONFIGS_X4)
+               if not configs or c[0] in configs]
         n = len(use)
         total = total or first + rounds
         for r in range(first, first + rounds):
             for mi, m in enumerate(models):
-                off = (r * n // total + mi) % n if n else 0
+                off = ((r if phase == "x4" else r * n // total) + mi) % n if n else 0
                 for name, jobs, shared in use[off:] + use[:off]:
                     k = len(jobs) if shared else 1
                     cf.append({"name": name, "model": m, "jobs": jobs, "shared": shared,
@@ -431,7 +446,7 @@ def overlap_job(cfg, job, gpu, groups, gname, quick):
 
 
 def pin_self(args):
-    """Phase x2: every thread of this process onto its slot's CPUs (hostcpu.set_affinity); the
+    """Phases x2 and x4: every thread of this process onto its slot's CPUs (hostcpu.set_affinity); the
     threads it starts later (autograd's, NCCL's) inherit them. Returns the CPUs or None."""
     if not args.cpus:
         return None
@@ -472,13 +487,13 @@ def worker_main(args):
           "mps_client": "CUDA_MPS_PIPE_DIRECTORY" in os.environ, "cpus": pinned})
     models = args.models.split(",")
     est = {}   # rank 0: seconds per config by model (from its solo)
-    rot = {"stop": False, "round": -1, "t_round": None, "round_s": None}   # rank 0, phase x2
-    base, base_key = None, None   # phase x2: this process's model of the current round
+    rot = {"stop": False, "round": -1, "t_round": None, "round_s": None}   # rank 0, x2 / x4
+    base, base_key = None, None   # phases x2, x4: this process's model of the current round
     for cfg in schedule(phase, models, args.configs.split(",") if args.configs else None,
                         args.rounds, args.first_round, args.total_rounds):
         cfg["phase"] = phase
         obj = [None]
-        if rank == 0 and phase == "x2":
+        if rank == 0 and phase in ROTATED:
             # whole rounds: a round starts only when the last one's duration still fits
             now = time.time()
             if cfg["round"] != rot["round"]:
@@ -499,7 +514,7 @@ def worker_main(args):
             if rank == 0:
                 emit({"config": cfg, "skipped": "phase deadline"})
             continue
-        if phase == "x2" and base_key != (cfg["round"], cfg["model"]):
+        if phase in ROTATED and base_key != (cfg["round"], cfg["model"]):
             base = None
             import gc
             gc.collect()
@@ -631,7 +646,7 @@ def env_info():
 
 
 def cpu_slots(n):
-    """Phase x2: CPUs for n worker slots and the rest (the launcher, its NVML thread, the MPS
+    """Phases x2 and x4: CPUs for n worker slots and the rest (the launcher, its NVML thread, the MPS
     daemon). With SMT, one physical core (both its threads) a slot from the second core on;
     without, two CPUs a slot from CPU 2 on (rotcoloc.py's slots). Wraps where too few."""
     topo = hostcpu.topology()
@@ -766,13 +781,13 @@ def main():
     ap.add_argument("--quiet-nccl", action="store_true",
                     help="no NCCL_DEBUG log (it writes a line per collective)")
     ap.add_argument("--rounds", type=int, default=1,
-                    help="phase x2: rounds of the rotated configurations (the budget may cut "
+                    help="phases x2, x4: rounds of the rotated configurations (the budget may cut "
                     "the last ones)")
     ap.add_argument("--first-round", type=int, default=0,
-                    help="phase x2: the first round's index (a second recording continues the "
+                    help="phases x2, x4: the first round's index (a second recording continues the "
                     "rotation of the first)")
     ap.add_argument("--total-rounds", type=int, default=0,
-                    help="phase x2: the rounds of all recordings together, for the rotation "
+                    help="phases x2, x4: the rounds of all recordings together, for the rotation "
                     "(default first-round + rounds)")
     ap.add_argument("--fake", action="store_true",
                     help="a small MLP on the CPU, gloo groups, no NVML, no MPS daemon: the "
@@ -800,8 +815,9 @@ def main():
     print(doc["env"]["git"], json.dumps(doc["env"]["versions"]), flush=True)
     print(doc["env"]["nvidia_smi_topo"], flush=True)
     phases = args.phases.split(",")
-    if "x2" in phases:
-        slots, rest = cpu_slots(len(LAYOUT["x2"]))
+    rot_phase = next((p for p in ROTATED if p in phases), None)
+    if rot_phase:
+        slots, rest = cpu_slots(len(LAYOUT[rot_phase]))
         hostcpu.set_affinity(os.getpid(), set(rest))
         doc["cpu_slots"] = {"workers": slots, "launcher_and_mps_daemon": rest,
                             "lscpu_e": sh("lscpu -e")}
@@ -833,6 +849,12 @@ def main():
                 os.path.join(menv["CUDA_MPS_PIPE_DIRECTORY"], "control"))
             doc["phases"]["x2"] = ph
             print("x2 done", ph.get("exit"), round(time.time() - t0), "s", flush=True)
+        if "x4" in phases:
+            ts = time.time()
+            st = run_phase(args, "x4", end - 25, env, 29800, None, slots)
+            doc["phases"]["x4"] = {"rounds_asked": args.rounds, "start": ts, "end": time.time(),
+                                   "deadline": end - 25, "exit": st}
+            print("x4 done", st, round(time.time() - t0), "s", flush=True)
         if "excl" in phases:
             dl = t0 + args.budget_s * (args.excl_frac if "mps" in phases else 1.0) - 20
             ts = time.time()

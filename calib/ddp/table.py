@@ -41,6 +41,11 @@ writes the table of ddp.py --phases x2 recordings (their rounds pooled; experime
 data/h200x2-ddp.csv): each row the mean over the rounds of the round's rate, rel_sd its standard
 error; CSV2 every round's rate (calib/ddp/2026-11-29-h200x2-rounds.csv).
 
+  python3 calib/ddp/table.py --x4 FILE.json.gz [FILE.json.gz ...] [--csv CSV] [--rounds-csv CSV2]
+the same for ddp.py --phases x4 recordings (the scaling rows solo, ddp2, ddp4 of 4 GPUs in rotated
+rounds; experiments/validation/data/h200x4-ddp-scale-c.csv): the solo row pools the four solo
+processes of every round, ddp2 both jobs of a round.
+
   python3 calib/ddp/table.py --spread FILE.json.gz [FILE.json.gz ...]
 prints the spread of one worker's step between processes instead (model/physics/comm.yaml
 ddp.host_spread): per set of solo processes that ran at the same time (solo, solo-end of each
@@ -350,9 +355,10 @@ def step_cv(path, spread):
 
 
 X2_KINDS = ["solo", "ddp2", "ts2", "ts3", "mps1", "mps2", "mps3"]
+X4_KINDS = ["solo", "ddp2", "ddp4"]
 
 
-def x2_table(paths, csv, rounds_csv=None):
+def x2_table(paths, csv, rounds_csv=None, phase="x2"):
     """The table of ddp.py --phases x2 recordings (one or more files, their rounds pooled): per
     model and configuration, each round's rate (the mean over its ranks of 1 / the median step),
     the row = the mean over the rounds, rel_sd = its standard error over the mean (the rounds'
@@ -362,8 +368,8 @@ def x2_table(paths, csv, rounds_csv=None):
     docs = [load(p) for p in paths]
     recs, util_of = {}, {}
     for i, doc in enumerate(docs):
-        if "x2" not in doc.get("phases", {}):
-            raise SystemExit(f"{paths[i]}: not a ddp.py --phases x2 recording")
+        if phase not in doc.get("phases", {}):
+            raise SystemExit(f"{paths[i]}: not a ddp.py --phases {phase} recording")
         period = nvml_period(doc)
         for r in doc["records"]:
             c = r.get("config")
@@ -380,26 +386,32 @@ def x2_table(paths, csv, rounds_csv=None):
         return rows[1].split(", ")[i] if len(rows) > 1 else "?"
     srcs = "; ".join(f"{p.split('/')[-1]} {d['env']['date_utc']} driver {smi(d, 3)} {smi(d, 2)}"
                      for p, d in zip(paths, docs))
+    rounds_name = (rounds_csv or "").split("/")[-1] or "calib/ddp/table.py --rounds-csv"
+    kinds_text = ("solo (one process, no DDP, on GPUs 0 and 1 at once), ddp2 (one 2-worker job), "
+                  "tsK / mpsK (K two-worker DDP jobs on GPUs 0 and 1, time-sliced / as MPS "
+                  "clients)") if phase == "x2" else (
+                  "solo (one process, no DDP, on each of GPUs 0-3 at once), ddp2 (two 2-worker "
+                  "jobs at once, GPUs 0-1 and 2-3), ddp4 (one 4-worker job)")
     lines = [
-        "# Real PyTorch DistributedDataParallel on 2x NVIDIA H200 (NVLink NV18 between them), "
-        "measured by this project with calib/ddp/ddp.py --phases x2 (rotated rounds, every "
-        "process pinned to its own CPUs) and averaged by calib/ddp/table.py from",
+        f"# Real PyTorch DistributedDataParallel on {phase[1]}x NVIDIA H200 (NVLink NV18 between "
+        f"{'them' if phase == 'x2' else 'every pair'}), measured by this project with "
+        f"calib/ddp/ddp.py --phases {phase} (rotated rounds, every process pinned to its own "
+        "CPUs) and averaged by calib/ddp/table.py from",
         f"#   {srcs}; torch {v.get('torch')} CUDA {v.get('cuda')} NCCL {v.get('nccl')} "
         "(NCCL_NVLS_ENABLE=0) "
         f"torchvision {v.get('torchvision')} transformers {v.get('transformers')}",
         "# rate_per_s: iterations per second of one worker, the mean over rounds of each round's "
         "rate (1 / the median timed step of each rank, mean over the configuration's ranks); "
         "rel_sd: that mean's standard error over it (the rounds' sd / sqrt(rounds)); round_sd: "
-        "the rounds' sd over the mean; rounds: their count; kinds: solo (one process, no DDP, on "
-        "GPUs 0 and 1 at once), ddp2 (one 2-worker job), tsK / mpsK (K two-worker DDP jobs on "
-        "GPUs 0 and 1, time-sliced / as MPS clients); step_cv, host_s, ddp2_host_sd and the "
-        "other columns as in h200x4-ddp.csv, from every round; every round's rate: "
-        "calib/ddp/2026-11-29-h200x2-rounds.csv",
+        f"the rounds' sd over the mean; rounds: their count; kinds: {kinds_text}; step_cv, host_s, "
+        "ddp2_host_sd and the other columns as in h200x4-ddp.csv, from every round; every "
+        f"round's rate: calib/ddp/{rounds_name}",
         "figure,model,kind,workers,rate_per_s,rel_sd,gpu_util,grad_bytes,grad_tensors,"
         "buffer_tensors,buckets,backward_frac,optimizer_frac,step_cv,host_s,ddp2_host_sd",
     ]
-    per_round = ["# calib/ddp/table.py --x2 " + " ".join(p.split("/")[-1] for p in paths)
-                 + ": every round's rate (it/s of one worker) of each row of h200x2-ddp.csv; "
+    per_round = [f"# calib/ddp/table.py --{phase} " + " ".join(p.split("/")[-1] for p in paths)
+                 + ": every round's rate (it/s of one worker) of each row of "
+                 + ((csv or "").split("/")[-1] or "its table") + "; "
                  "round = file index x 100 + the round's index in its file",
                  "figure,mean_per_s,round_sd,rounds,round,rate_per_s"]
     for m in models:
@@ -418,7 +430,7 @@ def x2_table(paths, csv, rounds_csv=None):
         rank_sd = rank_host_sd(recs.get((m, "ddp2"), []))
         src = recs.get((m, "ddp2"), [])
         b = (src[0].get("ddp_buckets") or {}).get("num_buckets_reduced") if src else None
-        for kind in X2_KINDS:
+        for kind in (X2_KINDS if phase == "x2" else X4_KINDS):
             rs = recs.get((m, kind), [])
             if not rs:
                 continue
@@ -450,13 +462,14 @@ def x2_table(paths, csv, rounds_csv=None):
 
 
 def main():
-    if len(sys.argv) > 1 and sys.argv[1] == "--x2":
+    if len(sys.argv) > 1 and sys.argv[1] in ("--x2", "--x4"):
+        phase = sys.argv[1][2:]
         ap = argparse.ArgumentParser()
-        ap.add_argument("--x2", nargs="+", required=True)
+        ap.add_argument("--" + phase, nargs="+", required=True, dest="files")
         ap.add_argument("--csv")
         ap.add_argument("--rounds-csv")
         a = ap.parse_args()
-        x2_table(a.x2, a.csv, a.rounds_csv)
+        x2_table(a.files, a.csv, a.rounds_csv, phase)
         return
     if len(sys.argv) > 1 and sys.argv[1] == "--spread":
         spread(sys.argv[2:])
