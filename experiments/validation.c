@@ -337,6 +337,7 @@ static const struct {
     {"h200x4-ddp", val_build_ddp},
     {"h200x4-ddp-scale", val_build_ddp},
     {"h200x4-ddp-scale-b", val_build_ddp},
+    {"h200x4-ddp-scale-c", val_build_ddp},
     {"h200x2-ddp", val_build_ddp},
 };
 
@@ -921,7 +922,7 @@ static int run_table(const val_scenario *sc, const char *scen_path, const char *
                    "nos-yolos-sharing, h100-coloc, h100-coloc-ts2, h100-coloc-run4, "
                    "h200-coloc-{a,b,c,d}[-bracketed|-mps2], h200-coloc-e[-bracketed|-hostheld], h200-coloc-{f,g}, "
                    "calib-h100-mps, calib-h100-timeslice, calib-h100-timeslice-run2, "
-                   "h200x4-ddp, h200x4-ddp-scale[-b], h200x2-ddp, got '%s'",
+                   "h200x4-ddp, h200x4-ddp-scale[-b|-c], h200x2-ddp, got '%s'",
                    sc->table);
         return SIM_EINPUT;
     }
