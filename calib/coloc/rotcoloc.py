@@ -48,8 +48,19 @@ has its own MPS control daemon. The daemon inherits CUDA_VISIBLE_DEVICES=N; its 
 devices it sees, so they run with CUDA_VISIBLE_DEVICES=0 (coloc.py's bracket phase found a client
 left with N > 0 to see no GPU); the exclusive process keeps N.
 
+Offset rounds and processes taking turns (run_x2.sh --rot --offset, table h200-coloc-h). Table g's
+two invocations ran the same configuration at the same moment (2k busy clients on the host at
+mpsk), and each lone configuration was one process for the whole workload (its own persistent
+speed a bias of its row). --sync-file/--sync-peer make the two invocations start every window
+together (Sync) and --first-offset shifts one GPU's rotation (5: half a round), so which
+configurations meet is fixed and never the same one; --rotate-procs N gives the exclusive solo
+and each cap N warm processes serving in turn (pool offsets, see serving) and lets the uncapped
+clients M1..M8 take turns as solo-mps and in every mpsk, each moved onto its client slot's CPUs
+before its window; every window records its processes (procs).
+
 usage: python3 calib/coloc/rotcoloc.py --out DIR [--only W1,W2,W3] [--rounds 5] [--window-s 0.8]
-           [--budget-s 400] [--mps-dir /tmp/rotcoloc-mps] [--gpu 0] [--cpus 0-15] [--fake]
+           [--budget-s 400] [--mps-dir /tmp/rotcoloc-mps] [--gpu 0] [--cpus 0-15]
+           [--first-offset 0] [--rotate-procs 1] [--sync-file F --sync-peer G] [--fake]
 (--fake: coloc.py's CPU sleep loops, no NVML and no daemon: the coordination without a GPU)
 """
 import argparse
@@ -80,6 +91,84 @@ class Worker(coloc.Worker):
 
     def __init__(self, name, fake, env):
         super().__init__(name, fake, env, script=__file__)
+
+
+def lone_tag(base, q, nl):
+    """The q-th of nl warm processes of a lone configuration: E, C50 when nl = 1 (tables f, g),
+    E1, E2, C50a, C50b, ... otherwise."""
+    if nl == 1:
+        return base
+    return f"{base}{q + 1}" if base == "E" else f"{base}{'abcdefgh'[q]}"
+
+
+def serving(label, r, nl):
+    """The warm processes that serve configuration label in round r, client slot by slot. With
+    one process per lone configuration (nl = 1, tables f and g) always the same ones: E, M1..Mk,
+    C<p>. With nl > 1 (--rotate-procs) they take turns, each pool with its own offset so that the
+    lone configurations do not all change process in the same round: the exclusive solo E(r mod
+    nl + 1), cap p (the q-th cap, q = 1..3) its ((r + q) mod nl)-th process, and the uncapped
+    clients from M(r mod 8 + 1) on, so that solo-mps and every mpsk draw another M each round."""
+    cfg = {c[0]: c for c in CONFIGS}[label]
+    sharing, k, pct = cfg[2], cfg[3], cfg[4]
+    if nl == 1:
+        if sharing == "exclusive":
+            return ["E"]
+        return [f"C{pct}"] if pct is not None else [f"M{j + 1}" for j in range(k)]
+    if sharing == "exclusive":
+        return [lone_tag("E", r % nl, nl)]
+    if pct is not None:
+        q = CAPS.index(pct) + 1
+        return [lone_tag(f"C{pct}", (r + q) % nl, nl)]
+    m = max(KS)
+    return [f"M{(r + j) % m + 1}" for j in range(k)]
+
+
+class Sync:
+    """Window-by-window lockstep with the invocation on the other GPU (run_x2.sh --offset): before
+    window n each writes n into its own file and waits until the peer's file holds n or more, so
+    both start window n together and --first-offset alone sets which configurations meet. A peer
+    that has ended writes a number beyond every window. A wait longer than timeout_s ends the
+    lockstep for the rest of the call (recorded in the JSON). No files: no waiting."""
+    DONE = 10 ** 9
+
+    def __init__(self, own, peer, doc, timeout_s=240.0):
+        self.own, self.peer, self.doc, self.timeout_s = own, peer, doc, timeout_s
+        self.on = bool(own and peer)
+        doc["sync"] = {"own": own, "peer": peer, "waits_s": [], "timeouts": 0}
+        if self.on:
+            self.put(-1)
+
+    def put(self, n):
+        with open(self.own + ".tmp", "w") as f:
+            f.write(str(n))
+        os.replace(self.own + ".tmp", self.own)
+
+    def peer_at(self):
+        try:
+            with open(self.peer) as f:
+                return int(f.read().strip() or -1)
+        except (OSError, ValueError):
+            return -1
+
+    def wait(self, n):
+        if not self.on:
+            return
+        self.put(n)
+        t = time.time()
+        while self.peer_at() < n:
+            if time.time() - t > self.timeout_s:
+                self.doc["sync"]["timeouts"] += 1
+                self.doc["sync"]["off_at_window"] = n
+                self.on = False
+                break
+            time.sleep(0.002)
+        w = time.time() - t
+        if w > 0.5:
+            self.doc["sync"]["waits_s"].append([n, round(w, 2)])
+
+    def done(self):
+        if self.own:
+            self.put(self.DONE)
 
 
 def slot_cpus(j, cpus):
@@ -137,7 +226,8 @@ def aggregate(label, kind, sharing, k, pct, rounds):
                         "rate_iter_per_s": cs[mi]["rate_iter_per_s"],
                         "rate_reps": [c["rate_iter_per_s"] for c in cs],
                         "host_cpu_s_reps": [c["host_cpu_s_reps"][0] for c in cs],
-                        "iters": [c["iters"] for c in cs]})
+                        "iters": [c["iters"] for c in cs],
+                        "procs": [m["procs"][i] for m in rounds]})
     rec = {"sharing": sharing, "kind": kind, "k": k, "config": label, "n_rounds": len(rounds),
            "median_round": rounds[mi]["round"], "clients": clients,
            "nvml_util": mean_util([m["nvml_util"] for m in rounds])}
@@ -146,10 +236,13 @@ def aggregate(label, kind, sharing, k, pct, rounds):
     return rec
 
 
-def run_workload(name, args, util, envs, doc, t0):
+def run_workload(name, wi, args, util, envs, doc, t0, sync):
     excl_env, mps_env = envs
-    spec = [("E", excl_env, 0)] + [(f"M{j + 1}", mps_env, j) for j in range(max(KS))] + \
-        [(f"C{p}", dict(mps_env, CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=str(p)), 0) for p in CAPS]
+    nl = args.rotate_procs
+    spec = [(lone_tag("E", q, nl), excl_env, 0) for q in range(nl)] + \
+        [(f"M{j + 1}", mps_env, j) for j in range(max(KS))] + \
+        [(lone_tag(f"C{p}", q, nl), dict(mps_env, CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=str(p)), 0)
+         for p in CAPS for q in range(nl)]
     ws = {tag: Worker(name, args.fake, e) for tag, e, _ in spec}
     rec = {"spawn_t_s": time.time() - t0, "pins": {}, "rounds": [], "errors": []}
     doc["workloads_run"][name] = rec
@@ -162,23 +255,29 @@ def run_workload(name, args, util, envs, doc, t0):
             rec["pins"][tag] = {"cpus": sorted(cpus), "threads": hostcpu.set_affinity(ws[tag].p.pid, cpus)}
         if not args.fake and "server_list" not in doc.get("mps_daemon", {}):
             doc["mps_daemon"]["server_list"] = coloc.mps_server_list(mps_env)
-        procs = {"solo": ["E"], "solo-mps": ["M1"]}
-        procs.update({f"cap{p}": [f"C{p}"] for p in CAPS})
-        procs.update({f"mps{k}": [f"M{j + 1}" for j in range(k)] for k in KS})
+        slot_of = {tag: j for tag, _, j in spec}
         n = len(CONFIGS)
         for r in range(args.rounds):
-            off = r * n // args.rounds
+            off = r * n // args.rounds + args.first_offset
             for i in range(n):
                 label = CONFIGS[(i + off) % n][0]
-                m = coloc.measure([ws[t] for t in procs[label]], util, 1)
-                m.update(config=label, round=r, t_s=time.time() - t0)
+                tags = serving(label, r, nl)
+                for j, tag in enumerate(tags):    # client j of a configuration on slot j
+                    if slot_of[tag] != j:
+                        cpus = slot_cpus(j, args.cpus) & os.sched_getaffinity(0) or os.sched_getaffinity(0)
+                        hostcpu.set_affinity(ws[tag].p.pid, cpus)
+                        slot_of[tag] = j
+                        rec["repins"] = rec.get("repins", 0) + 1
+                sync.wait((wi * args.rounds + r) * n + i)
+                m = coloc.measure([ws[t] for t in tags], util, 1)
+                m.update(config=label, round=r, t_s=time.time() - t0, procs=tags)
                 rec["rounds"].append(m)
                 print(f"[{m['t_s']:6.1f}s] {name} r{r} {label:8s} "
                       + " ".join(f"{c['rate_iter_per_s']:.1f}" for c in m["clients"]), flush=True)
         for label, kind, sharing, k, pct in CONFIGS:
             rs = [m for m in rec["rounds"] if m["config"] == label]
             doc["runs"].append(aggregate(label, kind, sharing, k, pct, rs))
-        doc["census"][name] = ws["E"].census(timeout=120, tail=True)
+        doc["census"][name] = ws[lone_tag("E", 0, nl)].census(timeout=120, tail=True)
     except RuntimeError as e:
         rec["errors"].append(str(e)[-1500:])
     finally:
@@ -199,6 +298,15 @@ def main():
                     "CUDA_DEVICE_ORDER=PCI_BUS_ID so that both count alike)")
     ap.add_argument("--cpus", default="",
                     help="this table's CPUs, e.g. 0-15 (default: every CPU of the machine)")
+    ap.add_argument("--first-offset", type=int, default=0,
+                    help="positions added to every round's rotation (run_x2.sh --offset gives "
+                    "GPU 1 half a round, 5, so the GPUs never run the same configuration at once)")
+    ap.add_argument("--rotate-procs", type=int, default=1,
+                    help="warm processes per lone configuration (exclusive solo, each cap) taking "
+                    "turns round by round, and the uncapped clients M1..M8 taking turns; 1: one "
+                    "fixed process each (tables f, g)")
+    ap.add_argument("--sync-file", default="", help="this invocation's window counter (run_x2.sh)")
+    ap.add_argument("--sync-peer", default="", help="the other GPU's window counter")
     ap.add_argument("--fake", action="store_true")
     ap.add_argument("--worker")
     args = ap.parse_args()
@@ -209,6 +317,8 @@ def main():
     if args.worker:
         coloc.worker_main(args.worker, args.fake)
         return
+    if not 1 <= args.rotate_procs <= 8:
+        sys.exit("rotcoloc.py: --rotate-procs: expected 1 to 8")
     t0 = time.time()
     os.makedirs(args.out, exist_ok=True)
     atexit.register(coloc.stop_mps)
@@ -227,7 +337,8 @@ def main():
     doc = {"schema": "slicesim-coloc", "schema_version": 2, "script": "calib/coloc/rotcoloc.py",
            "argv": sys.argv[1:], "protocol": "rotated", "window_s": args.window_s,
            "repeats": args.rounds, "rounds": args.rounds, "lead_s": LEAD_S, "tail_s": TAIL_S,
-           "configs": [c[0] for c in CONFIGS],
+           "configs": [c[0] for c in CONFIGS], "first_offset": args.first_offset,
+           "rotate_procs": args.rotate_procs,
            "gpu": args.gpu, "cuda_visible_devices": os.environ.get("CUDA_VISIBLE_DEVICES"),
            "cpus": args.cpus, "affinity": sorted(os.sched_getaffinity(0)),
            "slots": {j: sorted(slot_cpus(j, args.cpus)) for j in range(max(KS))},
@@ -243,20 +354,22 @@ def main():
             json.dump(doc, f, indent=1)
         os.replace(path + ".tmp", path)
     util = coloc.Util(args.fake)
+    sync = Sync(args.sync_file, args.sync_peer, doc)
     try:
         if not coloc.start_mps(mps_env, doc, args.fake):
             doc["errors"].append("MPS daemon did not start")
             return
         per = LEAD_S + TAIL_S + args.window_s + 0.45
-        for name in names:
+        for wi, name in enumerate(names):
             need = 45 + args.rounds * len(CONFIGS) * per
             left = args.budget_s - (time.time() - t0)
             if left < need:
                 doc["skipped"].append({"workload": name, "why": f"{left:.0f} s left, {need:.0f} needed"})
                 continue
-            run_workload(name, args, util, (excl_env, cenv), doc, t0)
+            run_workload(name, wi, args, util, (excl_env, cenv), doc, t0, sync)
             save()
     finally:
+        sync.done()
         coloc.stop_mps()
         coloc.mps_log_tails(mps_env, doc)
         save()
