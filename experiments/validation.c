@@ -331,6 +331,7 @@ static const struct {
     {"h200-coloc-e-hostheld", val_build_coloc},
     {"h200-coloc-f", val_build_coloc},
     {"h200-coloc-g", val_build_coloc},
+    {"h200-coloc-h", val_build_coloc},
     {"calib-h100-mps", val_build_calib_mps},
     {"calib-h100-timeslice", val_build_calib_ts},
     {"calib-h100-timeslice-run2", val_build_calib_ts},
@@ -920,7 +921,7 @@ static int run_table(const val_scenario *sc, const char *scen_path, const char *
                    "no model mapping for this table; expected one of cern-simpletrack, "
                    "chep-timeslicing, cern-mig-flops, cern-finetune, migprofiler-*, "
                    "nos-yolos-sharing, h100-coloc, h100-coloc-ts2, h100-coloc-run4, "
-                   "h200-coloc-{a,b,c,d}[-bracketed|-mps2], h200-coloc-e[-bracketed|-hostheld], h200-coloc-{f,g}, "
+                   "h200-coloc-{a,b,c,d}[-bracketed|-mps2], h200-coloc-e[-bracketed|-hostheld], h200-coloc-{f,g,h}, "
                    "calib-h100-mps, calib-h100-timeslice, calib-h100-timeslice-run2, "
                    "h200x4-ddp, h200x4-ddp-scale[-b|-c], h200x2-ddp, got '%s'",
                    sc->table);

@@ -1005,6 +1005,16 @@ Test(validate, h200_coloc_g_two_gpus_fit_each_solo_and_predict_nine_configuratio
     expect_rotated_table("experiments/validation/h200-coloc-g.yaml");
 }
 
+/* h200-coloc-h: table g's protocol without the lockstep (run_x2.sh --rot --offset: the GPUs'
+ * windows together, GPU 1's rotation half a round later) and with warm processes taking turns at
+ * every lone configuration (--rotate-procs 2), 6 rounds of 1.0 s windows; the same shape as g. No
+ * MAPE target is asserted: docs/validation.md ("h200-coloc-h") gives the kind lines and the
+ * misses. */
+Test(validate, h200_coloc_h_offset_rounds_fit_each_solo_and_predict_nine_configurations)
+{
+    expect_rotated_table("experiments/validation/h200-coloc-h.yaml");
+}
+
 /* The h200-coloc-*-mps2 tables (issue 25 item 3): the bracketed rows fitted on each workload's
  * exclusive solo and its 2-client MPS row, so the 2-client rows are fitted and every row with 3
  * to 8 clients, and every cap, is predicted (and states its noise). No MAPE target is asserted:
