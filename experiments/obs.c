@@ -216,7 +216,7 @@ typedef struct profile_doc {
     src_loc ts_class_at;
     int work_class;
     uint32_t ref_batch;
-    double grad_bytes, kernels_per_iter, kernel_busy_frac, host_overlap;
+    double grad_bytes, kernels_per_iter, kernel_busy_frac, gpu_tail_frac, host_overlap;
     obs_ddp_terms ddp;
     params_doc params;
     size_t n_variants;
@@ -243,6 +243,8 @@ static const cfg_field profile_fields[] = {
      .off = offsetof(profile_doc, kernels_per_iter)},
     {"kernel_busy_frac", CFG_DOUBLE, CFG_ABOVE(0), CFG_MAX(1), .expect = FRACTION,
      .off = offsetof(profile_doc, kernel_busy_frac)},
+    {"gpu_tail_frac", CFG_DOUBLE, CFG_MIN(0), CFG_MAX(1),
+     .off = offsetof(profile_doc, gpu_tail_frac)},
     {"host_overlap", CFG_DOUBLE, CFG_MIN(0), CFG_MAX(1),
      .off = offsetof(profile_doc, host_overlap)},
     DDP_TERM_FIELDS(profile_doc, ddp),
@@ -867,6 +869,7 @@ int obs_load_profile(const char *path, const void *buf, size_t len, const phys_p
     p->p.grad_bytes = doc.grad_bytes;
     p->p.kernels_per_iter = doc.kernels_per_iter;
     p->p.kernel_busy_frac = doc.kernel_busy_frac;
+    p->p.gpu_tail_frac = doc.gpu_tail_frac;
     p->p.host_overlap = doc.host_overlap;
     obs_ddp_terms_apply(&doc.ddp, &p->p);
     check_ddp_terms(&doc.ddp, d);
@@ -1027,6 +1030,11 @@ static void write_profile_text(FILE *f, const obs_profile *p, const char *commen
     if (p->p.kernel_busy_frac > 0) {
         fprintf(f, "kernel_busy_frac: ");
         put_num(f, p->p.kernel_busy_frac);
+        fputc('\n', f);
+    }
+    if (p->p.gpu_tail_frac > 0) {
+        fprintf(f, "gpu_tail_frac: ");
+        put_num(f, p->p.gpu_tail_frac);
         fputc('\n', f);
     }
     if (p->p.host_overlap > 0) {

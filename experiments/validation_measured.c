@@ -28,6 +28,8 @@ typedef struct coloc_cols {
     int busy, kern, sm, dram;
     /* optional: CPU seconds per iteration before the first kernel launch (workload definition) */
     int ser;
+    /* optional: the solo's GPU tail after its last launch over its kernel-busy time (census) */
+    int tail;
 } coloc_cols;
 
 /* The workloads the solo rows made, as the other rows need them. */
@@ -77,6 +79,11 @@ static bool coloc_profiles(builder *b, const csv_table *t, const coloc_cols *col
         bool gpm = census && col->sm >= 0 && val_cell_double(t->rows[r][col->sm], &sm_act) &&
                    sm_act > 0 && col->dram >= 0 && val_cell_double(t->rows[r][col->dram], &dram) &&
                    dram > 0;
+        double tail = 0;
+        if (!census || col->tail < 0 || !val_cell_double(t->rows[r][col->tail], &tail) ||
+            !(tail > 0 && tail <= 1)) {
+            tail = 0;
+        }
         double it = 1.0 / rate, g = util * it;
         snprintf(b->names[n_prof], sizeof b->names[n_prof], "%s", t->rows[r][col->w]);
         double serial, overlap = 1.0;
@@ -94,7 +101,9 @@ static bool coloc_profiles(builder *b, const csv_table *t, const coloc_cols *col
                           .kernels_per_iter = census ? kern : 0,
                           /* phi: the census' kernel-busy share of the NVML-busy time (the rest
                            * launch gaps, model/physics/share_mps.h) */
-                          .kernel_busy_frac = census ? fmin(1.0, busy / util) : 0};
+                          .kernel_busy_frac = census ? fmin(1.0, busy / util) : 0,
+                          /* tau: the census' GPU tail after the last launch (speed.h) */
+                          .gpu_tail_frac = tail};
         p->compute_sm_s_fixed[cls] = (1.0 - mem_share) * g * sms;
         p->mem_traffic_bytes_fixed = mem_share * g * bw;
         double sd_p = 1.0, sd_m = 1.0;
@@ -223,7 +232,8 @@ static void coloc_figures(builder *b, const csv_table *t, const coloc_cols *col,
  * meas_prior_rel_sd (model/physics/physics.yaml, log sd) on P and M; the
  * profile's kernels_per_iter is the census count (MPS kernel queueing, model/physics/share_mps.h) and
  * its kernel_busy_frac the census' busy_frac over the solo's gpu_util (at most 1: the launch gaps
- * under MPS, model/physics/share_mps.h). The
+ * under MPS, model/physics/share_mps.h) and its gpu_tail_frac the census' tail column (the GPU
+ * work after the last launch, which a cap or MPS peers stretch: model/physics/speed.h). The
  * utilisation fitted stays NVML's: with the census' kernel-busy fraction instead, the
  * time-sliced rows' error rose from 4.6 to 8.4 % (NVML's counter also covers copies and the
  * launch gaps inside a busy sample). Without those columns: weak priors (P at the GPU's SM
@@ -233,9 +243,11 @@ static void coloc_figures(builder *b, const csv_table *t, const coloc_cols *col,
  * curve and the time-slice efficiency (kernel-8ms class: the measured back-to-back eta of the
  * nearest kernel length); nothing of the time-sliced or MPS rows is fitted, also when a 2-way
  * time-sliced row is (h100-coloc-ts2: it then moves only the workload's own H, C, M, P).
- * Columns read by name; two are recorded and deliberately not read: n (how many runs a row
- * averages) and gpu_tail_frac (the measured GPU tail, tried as a model term and rejected:
- * docs/validation.md gives its figures). */
+ * Columns read by name; one is recorded and deliberately not read: n (how many runs a row
+ * averages). gpu_tail_frac was tried on the H100 as a tail in every configuration, time-slicing
+ * and the solo fit included, and rejected (docs/validation.md gives its figures); it is read now
+ * for the tail's stretch where the kernels stretch (MPS caps and peers; calib/coloc/NOTES-h200.md
+ * 'captail'). */
 void val_build_coloc(builder *b, const csv_table *t)
 {
     coloc_cols col = {.w = val_csv_col(t, "workload"),
@@ -249,7 +261,8 @@ void val_build_coloc(builder *b, const csv_table *t)
                       .kern = val_csv_col(t, "kernels"),
                       .sm = val_csv_col(t, "sm_active"),
                       .dram = val_csv_col(t, "dram_util"),
-                      .ser = val_csv_col(t, "serial_host_s")};
+                      .ser = val_csv_col(t, "serial_host_s"),
+                      .tail = val_csv_col(t, "gpu_tail_frac")};
     if (col.w < 0 || col.k < 0 || col.with < 0 || col.r < 0 || col.u < 0 || col.f < 0) {
         snprintf(b->err, sizeof b->err,
                  "missing a column (figure, workload, kind, with, rate_per_s, gpu_util)");

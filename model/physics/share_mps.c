@@ -90,12 +90,6 @@ typedef struct mps_state {
     double gap_s[SHARE_MAX_CLASSES]; /* its solo's launch gaps per iteration: (1 - phi) G */
 } mps_state;
 
-/* phi of a profile: its kernel_busy_frac where stated (in (0, 1]), else 1 (no launch gaps). */
-static double kernel_share(const wl_profile *p)
-{
-    return p->kernel_busy_frac > 0 && p->kernel_busy_frac < 1 ? p->kernel_busy_frac : 1.0;
-}
-
 /* The fixed part of st from each class alone on the SMs it asks for; iter_s[i] starts at that
  * solo time, b at 1. */
 static void mps_setup(int n_cls, const share_mps_class *cls, const partition_cfg *c,
@@ -111,7 +105,7 @@ static void mps_setup(int n_cls, const share_mps_class *cls, const partition_cfg
         speed_solo_iter(cls[i].p, cls[i].batch, c, st->want[i], 1.0, 1.0, m, &alone);
         double bytes = wl_mem_traffic_bytes(cls[i].p, cls[i].batch);
         st->demand[i] = alone.iter_gpu_s > 0 ? bytes / alone.iter_gpu_s : 0;
-        st->phi[i] = kernel_share(cls[i].p);
+        st->phi[i] = wl_kernel_share(cls[i].p);
         st->gap_s[i] = (1.0 - st->phi[i]) * alone.iter_gpu_s;
         double kernels = cls[i].p->kernels_per_iter;
         st->kern_s[i] = kernels > 0 ? st->phi[i] * alone.iter_gpu_s / kernels : 0;
@@ -172,6 +166,9 @@ static double client_iter(int i, int n_cls, const share_mps_class *cls, const pa
     if (bytes > 0 && bw_level > 0 && bw_level < r.bw_bytes_per_s) {
         g = speed_roofline(r.iter_compute_s, bytes / bw_level, m->roofline_p);
     }
+    /* exposed tail (share_mps.h): the kernels after the iteration's last launch stretch with
+     * the rest, beyond the solo's tail that H holds */
+    double tail = speed_tail_excess_s(cls[i].p, cls[i].batch, c, g, f, m);
     /* launch gaps (share_mps.h): the solo's (1 - phi) G keep their length and hold nothing;
      * only the kernels' share phi of the GPU time stretches with the SMs and bandwidth */
     double kern = st->phi[i] * g;
@@ -190,7 +187,8 @@ static double client_iter(int i, int n_cls, const share_mps_class *cls, const pa
     }
     double inflight = inflight_solve(g + random_wait, n_cls, per_kernel, st->rate, kernels);
     *gpu_s = kern;
-    return wl_iter_time(wl_host_s(cls[i].p, cls[i].batch), cls[i].p->host_overlap, inflight);
+    return wl_iter_time_tail(wl_host_s(cls[i].p, cls[i].batch), cls[i].p->host_overlap, inflight,
+                             tail);
 }
 
 int share_mps_solve(int n_cls, const share_mps_class *cls, const partition_cfg *c,

@@ -53,7 +53,16 @@
  * for the others phi g(s) / t and its kernel length phi G / K. So k GPU-bound clients tend to the
  * SM-time the kernels conserve, SMs / (phi P G), where phi = 1 gives 1 / G(SMs) (the launch gaps
  * counted as SM-time: tfm_train held 18-24 % under its measured aggregate). Alone, or capped
- * alone, the client's GPU time is its solo's. Not modelled: a client's closing synchronisation
+ * alone, the client's GPU time is its solo's.
+ *
+ * Exposed tail: a profile with gpu_tail_frac tau (the census' GPU work after the iteration's last
+ * launch, over the kernel time; model/physics/speed.h) waits at its closing synchronisation for
+ * tau of its kernel time, which no host time hides. Its host time H, fitted to the solo, holds
+ * the solo's tail; where its kernels stretch (fewer SMs under a cap, the SM share and bandwidth
+ * pool beside peers) the tail stretches with them, and the client's iteration is
+ * (1 - o) H + max(o H + tau phi (g - G_ref), its GPU time with waits) (speed_tail_excess_s:
+ * GPT-2 inference's LM head, tfm_infer cap50 +24.6 -> +18.6 % in h200-coloc-g;
+ * calib/coloc/NOTES-h200.md 'captail'). Not modelled: a client's closing synchronisation
  * waiting behind the kernels identical clients queued ahead of its last ones.
  *
  * Units: seconds, SMs, bytes/s. Ownership: the caller owns the classes (their profiles

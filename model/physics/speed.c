@@ -91,9 +91,19 @@ void wl_param_set(wl_profile *p, wl_param which, double v)
 
 double wl_iter_time(double host_s, double overlap, double gpu_s)
 {
+    return wl_iter_time_tail(host_s, overlap, gpu_s, 0.0);
+}
+
+double wl_iter_time_tail(double host_s, double overlap, double gpu_s, double tail_s)
+{
     double o = overlap < 0 ? 0 : overlap > 1 ? 1 : overlap;
-    double ov = o * host_s;
-    return (host_s - ov) + (ov > gpu_s ? ov : gpu_s);
+    double ov = o * host_s + (tail_s > 0 ? tail_s : 0.0);
+    return (host_s - o * host_s) + (ov > gpu_s ? ov : gpu_s);
+}
+
+double wl_kernel_share(const wl_profile *p)
+{
+    return p->kernel_busy_frac > 0 && p->kernel_busy_frac < 1 ? p->kernel_busy_frac : 1.0;
 }
 
 double wl_host_s(const wl_profile *p, double batch)
@@ -310,9 +320,33 @@ double speed_solo_iter(const wl_profile *p, double batch, const partition_cfg *c
         out->clock_factor = clock_factor;
         out->bw_bytes_per_s = bw;
     }
-    double t = wl_iter_time(host, p->host_overlap, gpu);
+    double tail = speed_tail_excess_s(p, batch, c, gpu, clock_factor, m);
+    double t = wl_iter_time_tail(host, p->host_overlap, gpu, tail);
     if (out) {
         out->gpu_util = t > 0 ? gpu / t : 0;
     }
     return t;
+}
+
+double speed_tail_excess_s(const wl_profile *p, double batch, const partition_cfg *c,
+                           double gpu_s, double clock_factor, const phys_params *m)
+{
+    double tau = p->gpu_tail_frac;
+    if (!(tau > 0)) {
+        return 0.0;
+    }
+    /* G_ref: the solo the census measured tau on (the whole GPU, every SM the kernels can use),
+     * at the same clock, so that only fewer SMs and less bandwidth stretch the tail */
+    partition_cfg whole;
+    partition_cfg_init(&whole, c->gpu);
+    double sms = fmin((double)c->gpu->sms_total, wl_max_sms(p, batch));
+    double f = clock_factor > 0 ? clock_factor : 1.0;
+    double comp = wl_compute_total_sm_s(p, batch) / (sms * f);
+    double bytes = wl_mem_traffic_bytes(p, batch);
+    double mem = bytes > 0 ? bytes / speed_partition_bandwidth(&whole, sms, m) : 0.0;
+    double ref = speed_roofline(comp, mem, m->roofline_p);
+    /* tail(s) = tau phi g(s): the last kernels are a share tau of the kernel time and stretch as
+     * the kernels do; H holds tau phi G_ref of it (the solo it was fitted on) */
+    double excess = tau * wl_kernel_share(p) * (gpu_s - ref);
+    return excess > 0 ? excess : 0.0;
 }

@@ -15,7 +15,10 @@
  * with f the clock factor of the power model (model/physics/power.h), BW the partition's bandwidth share
  * capped by what s SMs can drive, and g(a, b) = (a^p + b^p)^(1/p) the smooth roofline whose
  * exponent p is a fitted model parameter (p = 1 is "sum", large p is "max"; see speed.c for the
- * table that chose it). Sharing (time-slicing, MPS, co-location) is in model/physics/share_ts.h and
+ * table that chose it). A loop whose kernels run on fewer SMs than its solo's (an MPS cap, a MIG
+ * instance) also waits longer for the GPU work after its last launch (gpu_tail_frac):
+ * t = (1 - o) H + max(o H + the tail's excess, G) (speed_tail_excess_s); H, fitted to the solo,
+ * holds the solo's tail. Sharing (time-slicing, MPS, co-location) is in model/physics/share_ts.h and
  * model/physics/share_mps.h and the one prediction entry point (solo -> sharing -> range) in
  * model/physics/predict.h; this module calls neither.
  *
@@ -74,6 +77,12 @@ typedef struct wl_profile {
                                 intervals over NVML utilisation); the rest are launch gaps that
                                 hold no SMs and keep their length under MPS
                                 (model/physics/share_mps.h); 0 = not stated, taken as 1 */
+    double gpu_tail_frac;    /* tau in [0, 1]: the GPU work still to run when the host has
+                                issued an iteration's last launch (the wait in its closing
+                                synchronisation), over the kernel time, measured alone on the
+                                whole GPU (calib/coloc/coloc.py tail_census). No host time hides
+                                it, and it stretches with the kernels (speed_tail_excess_s);
+                                0 = not stated, no such term */
     /* DDP's step terms (model/physics/ddp.h), each 0 = not stated: */
     double grad_tensors;    /* parameter tensors with a gradient (DDP copies each into its
                                bucket and back: two launches each on the host) */
@@ -127,6 +136,12 @@ void wl_param_set(wl_profile *p, wl_param which, double v);
 
 /* Iteration time from host time H, overlap o and GPU time G: (1 - o) H + max(o H, G). */
 double wl_iter_time(double host_s, double overlap, double gpu_s);
+/* The same with an exposed GPU tail beyond the one H already holds (tail_s >= 0, seconds;
+ * speed_tail_excess_s): (1 - o) H + max(o H + tail_s, G). The tail follows the last launch, so
+ * it adds to the host's path; where the GPU binds, G already holds it. */
+double wl_iter_time_tail(double host_s, double overlap, double gpu_s, double tail_s);
+/* phi of a profile: its kernel_busy_frac where stated (in (0, 1)), else 1 (no launch gaps). */
+double wl_kernel_share(const wl_profile *p);
 
 /* Per-iteration quantities of a profile at batch B (B >= 1). */
 double wl_host_s(const wl_profile *p, double batch);
@@ -282,5 +297,15 @@ double speed_roofline(double a, double b, double p);
 double speed_solo_iter(const wl_profile *p, double batch, const partition_cfg *c, double sms,
                        double clock_factor, double bw_share, const phys_params *m,
                        speed_result *out);
+
+/* The GPU tail a slower GPU part exposes (s): tau phi (gpu_s - G_ref), at least 0, for a profile
+ * with gpu_tail_frac tau (else 0). G_ref is p's GPU time alone on the whole GPU of c (all the SMs
+ * its kernels can use, min(SMs, P), at clock factor clock_factor, all the bandwidth): where tau
+ * was measured, so the host time fitted to that solo holds tau phi G_ref of tail already. gpu_s
+ * is p's GPU time now (fewer SMs under an MPS cap or beside MPS peers, less bandwidth), without
+ * launch gaps or queueing waits; the tail is a share tau of the kernel time phi gpu_s and
+ * stretches as the kernels do (calib/coloc/NOTES-h200.md 'captail'). */
+double speed_tail_excess_s(const wl_profile *p, double batch, const partition_cfg *c,
+                           double gpu_s, double clock_factor, const phys_params *m);
 
 #endif

@@ -309,6 +309,66 @@ Test(share, mps_launch_gaps_hold_no_sms)
     cr_assert_float_eq(r.unit_time_s, 0.1, 1e-9);
 }
 
+/* The loop of the tail tests: H = 1 s, all of it overlapping its GPU work (o = 1), C = 50 SM-s
+ * on up to 100 SMs (G = 0.5 s alone), no tail stated. */
+static wl_profile tailed_client(void)
+{
+    wl_profile p = wide_client("tailed", 50.0, 0);
+    p.host_s_fixed = 1.0;
+    p.host_overlap = 1.0;
+    return p;
+}
+
+/* The exposed GPU tail (speed_tail_excess_s, NOTES-h200.md 'captail'): H = 1 s, all of it
+ * overlapping (o = 1), C = 50 SM-s on up to 100 SMs (G = 0.5 s alone), tail tau = 0.2 of the
+ * kernel time. Alone on the whole GPU nothing changes (t = H = 1 s: H holds the solo's tail).
+ * Capped at 50 % (50 SMs) G = 1 s: without the tail t = max(H, G) = 1 s; with it the last kernels
+ * stretch by 0.2 x (1 - 0.5) = 0.1 s beyond what H holds, t = 1.1 s; with half of G launch gaps
+ * (phi = 0.5) only the kernels' half stretches: 1.05 s. At 25 % (G = 2 s) the GPU binds and
+ * already holds the tail: 2 s, as without. */
+Test(share, mps_cap_exposes_the_stretched_gpu_tail)
+{
+    phys_fx f;
+    phys_fx_init(&f);
+    wl_profile p = tailed_client();
+    cr_assert_float_eq(phys_fx_time(&f, &p), 1.0, 1e-12);
+    f.c.sharing = SHARE_MPS;
+    f.c.mps_percent = 50;
+    cr_assert_float_eq(phys_fx_time(&f, &p), 1.0, 1e-12); /* no tail stated */
+    p.gpu_tail_frac = 0.2;
+    cr_assert_float_eq(phys_fx_time(&f, &p), 1.1, 1e-12);
+    p.kernel_busy_frac = 0.5;
+    cr_assert_float_eq(phys_fx_time(&f, &p), 1.05, 1e-12);
+    f.c.mps_percent = 25;
+    cr_assert_float_eq(phys_fx_time(&f, &p), 2.0, 1e-12);
+    f.c.mps_percent = 0;
+    cr_assert_float_eq(phys_fx_time(&f, &p), 1.0, 1e-12);
+    f.c.sharing = SHARE_EXCLUSIVE;
+    cr_assert_float_eq(phys_fx_time(&f, &p), 1.0, 1e-12);
+}
+
+/* The tail stretches beside MPS peers too: two identical clients as above (H = 1 s, G = 0.5 s
+ * alone, no kernel count: they only share the SMs). Without the tail each runs its kernels a
+ * share b of the time on 100 / (1 + b) SMs: g = 0.5 (1 + b), t = max(1, g), so b = 1 and t = 1 s.
+ * With tau = 0.2: t = 1 + 0.2 (g - 0.5) = 0.9 + 0.2 g and g = 0.5 (1 + g / t), so
+ * 0.2 g^2 + 0.3 g - 0.45 = 0: g = (sqrt(0.45) - 0.3) / 0.4 and t = 0.9 + 0.2 g = 1.0854 s. */
+Test(share, mps_peers_stretch_the_gpu_tail)
+{
+    phys_fx f;
+    phys_fx_init(&f);
+    wl_profile p = tailed_client();
+    f.c.sharing = SHARE_MPS;
+    f.c.peers = 2;
+    speed_result r;
+    predict_unit_time(&p, 1, &f.c, &f.m, &r);
+    cr_assert_float_eq(r.unit_time_s, 1.0, 1e-8);
+    p.gpu_tail_frac = 0.2;
+    predict_unit_time(&p, 1, &f.c, &f.m, &r);
+    double g = (sqrt(0.45) - 0.3) / 0.4;
+    cr_assert_float_eq(r.unit_time_s, 0.9 + 0.2 * g, 1e-8);
+    cr_assert_gt(r.unit_time_s, 1.08);
+}
+
 /* A capped client alone follows the SM-count curve of its kernels, not p % of its speed:
  * C = 10 SM-s with parallelism P = 20 and M = 0.5 TB at 1 TB/s: 0.5 + 0.5 = 1 s on the whole
  * GPU. A 25 % cap (25 SMs) still holds its 20 SMs: 1 s, not 4 s. A 10 % cap (10 SMs):
