@@ -789,6 +789,10 @@ int obs_load_observations(const char *path, const void *buf, size_t len, const g
         check_measured(f, d);
         check_ddp_terms(&f->ddp, d);
     }
+    /* on configs that passed the checks above (their partitions resolve) */
+    if (rc == 0 && f->gpu && diag_error_count(d) == 0) {
+        obs_check_ddp_sharing(f, d);
+    }
     if (rc != 0 || diag_error_count(d) > 0) {
         return SIM_EINPUT;
     }

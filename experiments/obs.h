@@ -352,6 +352,14 @@ int obs_fit_from_ddp(const obs_file *f, const obs_prior_class *pc, const phys_pa
 int obs_fit_ddp(const obs_file *f, obs_profile *p, const phys_params *m, const comm_params *cm,
                 obs_fit_report *rep);
 
+/* The DDP observations of f that name a sharing key (sharing, peers, mps_percent, mig_busy) as
+ * `predict` reads the same config: an error in d at the key concerned (config.peers,
+ * config.mps_percent, config.mig_busy, else config.sharing) for each that predict refuses as
+ * invalid whatever the profile (model/physics/predict.h predict_cfg_invalid: e.g. sharing:
+ * exclusive with peers 2). A run with `with:` is not checked (not fitted). obs_load_observations
+ * runs it on a file whose other checks passed. Returns 0 or SIM_EINPUT. */
+int obs_check_ddp_sharing(const obs_file *f, diag *d);
+
 /* A prediction of one query. */
 typedef struct obs_prediction {
     speed_outcome outcome;

@@ -509,6 +509,46 @@ static bool names_sharing(const obs_config *cf)
            cf->mig_busy_at.line;
 }
 
+/* A DDP config's job on GPU g, as predict reads it: the shape (obs_ddp_job) running profile p at
+ * `batch` with gradient size grad_bytes; the slowest worker's GPU shared as the config says
+ * (query_cfg into *share, job->share = share, when the config names a sharing key; `others` are
+ * the profiles `with:` may name); its ring (*ring); the rate of that ring when the rings of its
+ * `peers - 1` identical gangs on the same GPUs cross the same links (max-min fair shares,
+ * comm_share) in *rate. Returns 0 (then comm_ring_fini(ring)), or -1 with the reason in why. */
+static int ddp_config_job(const obs_config *cf, const gpu_type *g, const obs_profile *const *others,
+                          size_t n_others, const comm_params *cm, const wl_profile *p,
+                          double batch, double grad_bytes, ddp_job *job, partition_cfg *share,
+                          comm_ring *ring, double *rate, char *why, size_t why_len)
+{
+    if (obs_ddp_job(cf, g, cm, job, why, why_len)) {
+        return -1;
+    }
+    job->profile = p;
+    job->batch = batch;
+    job->grad_bytes = grad_bytes;
+    if (names_sharing(cf)) {
+        if (query_cfg(cf, g, others, n_others, share, why, why_len)) {
+            return -1;
+        }
+        if (!cf->mig_busy_at.line) {
+            share->mig_busy = job->mig_busy;
+        }
+        job->share = share;
+    }
+    if (ddp_ring(job, cm, ring, why, why_len)) {
+        return -1;
+    }
+    int n_rings = job->share && job->share->peers > 1 ? job->share->peers : 1;
+    const comm_ring *rings[64];
+    double rates[64];
+    for (int i = 0; i < n_rings; i++) {
+        rings[i] = ring;
+    }
+    comm_share(rings, (size_t)n_rings, rates);
+    *rate = rates[0];
+    return 0;
+}
+
 /* A DDP query: the job's ring (shared with the rings of its `peers - 1` identical gangs on the
  * same GPUs), its step with every worker's GPU shared as the config says, and the range over
  * the profile's variants. */
@@ -521,40 +561,17 @@ static void predict_ddp(const obs_profile *p, const obs_profile *const *others, 
         return;
     }
     ddp_job job;
-    char why[sizeof out->reason];
-    if (obs_ddp_job(&q->config, g, cm, &job, why, sizeof why)) {
-        invalid(out, why);
-        return;
-    }
-    job.profile = &p->p;
-    job.batch = q->batch;
-    job.grad_bytes = p->p.grad_bytes;
     partition_cfg share;
-    if (names_sharing(&q->config)) {
-        if (query_cfg(&q->config, g, others, n_others, &share, why, sizeof why)) {
-            invalid(out, why);
-            return;
-        }
-        if (!q->config.mig_busy_at.line) {
-            share.mig_busy = job.mig_busy;
-        }
-        job.share = &share;
-    }
     comm_ring ring;
-    if (ddp_ring(&job, cm, &ring, why, sizeof why)) {
+    double rate;
+    char why[sizeof out->reason];
+    if (ddp_config_job(&q->config, g, others, n_others, cm, &p->p, q->batch, p->p.grad_bytes,
+                       &job, &share, &ring, &rate, why, sizeof why)) {
         invalid(out, why);
         return;
     }
-    /* the peers' rings cross the same links: max-min fair shares of them */
-    int n_rings = job.share && job.share->peers > 1 ? job.share->peers : 1;
-    const comm_ring *rings[64];
-    double rates[64];
-    for (int i = 0; i < n_rings; i++) {
-        rings[i] = &ring;
-    }
-    comm_share(rings, (size_t)n_rings, rates);
     ddp_result r;
-    ddp_step(&job, cm, m, &ring, rates[0], &r);
+    ddp_step(&job, cm, m, &ring, rate, &r);
     out->outcome = r.outcome;
     if (r.outcome != SPEED_OK) {
         snprintf(out->reason, sizeof out->reason, "%s", r.reason);
@@ -569,7 +586,7 @@ static void predict_ddp(const obs_profile *p, const obs_profile *const *others, 
         pv.grad_bytes = p->p.grad_bytes;
         job.profile = &pv;
         ddp_result rv;
-        ddp_step(&job, cm, m, &ring, rates[0], &rv);
+        ddp_step(&job, cm, m, &ring, rate, &rv);
         if (rv.outcome == SPEED_OK) {
             out->time_lo_s = fmin(out->time_lo_s, q->work / rv.throughput);
             out->time_hi_s = fmax(out->time_hi_s, q->work / rv.throughput);
@@ -647,6 +664,46 @@ void obs_predict(const obs_profile *p, const obs_profile *const *others, size_t 
     }
 }
 
+int obs_check_ddp_sharing(const obs_file *f, diag *d)
+{
+    int rc = 0;
+    for (size_t i = 0; i < f->n; i++) {
+        const obs_config *cf = &f->obs[i].config;
+        if (!obs_config_is_ddp(cf) || !names_sharing(cf) || cf->n_with) {
+            continue;
+        }
+        partition_cfg share;
+        char why[512];
+        const char *bad = why;
+        if (query_cfg(cf, f->gpu, NULL, 0, &share, why, sizeof why) == 0) {
+            bad = predict_cfg_invalid(&share);
+        }
+        if (!bad) {
+            continue;
+        }
+        const char *key = "sharing";
+        src_loc at = cf->sharing_at.line ? cf->sharing_at : cf->at;
+        if (strstr(bad, "peers") && cf->peers_at.line) {
+            key = "peers";
+            at = cf->peers_at;
+        } else if (strstr(bad, "mps_percent") && cf->mps_percent_at.line) {
+            key = "mps_percent";
+            at = cf->mps_percent_at;
+        } else if (strstr(bad, "mig_busy") && cf->mig_busy_at.line) {
+            key = "mig_busy";
+            at = cf->mig_busy_at;
+        }
+        char path[128];
+        snprintf(path, sizeof path, "observations[%zu].config.%s", i, key);
+        diag_error(d, at, path,
+                   "%s; expected a config that `slicesim predict` answers, got sharing '%s' "
+                   "with peers %lld",
+                   bad, share_mode_name(share.sharing), (long long)cf->peers);
+        rc = SIM_EINPUT;
+    }
+    return rc;
+}
+
 /* ---- DDP observations ---------------------------------------------------------------------- */
 
 /* One DDP observation's job and ring (built once: they do not depend on G). */
@@ -654,8 +711,23 @@ typedef struct ddp_obs {
     const obs_entry *e;
     bool ok; /* job and ring built */
     ddp_job job;
+    partition_cfg share; /* job.share points here when the config names a sharing key */
     comm_ring ring;
+    double rate; /* the ring's rate beside its peers' rings (ddp_config_job) */
 } ddp_obs;
+
+/* Builds o's job for e (ddp_config_job, as predict reads the same config) running p; o->ok says
+ * whether it could. A run co-located with other workloads (with:) is not built: they are not
+ * fitted (as for one process). */
+static void ddp_obs_build(ddp_obs *o, const obs_entry *e, const gpu_type *g,
+                          const comm_params *cm, const wl_profile *p)
+{
+    char why[256];
+    o->e = e;
+    o->ok = !e->config.n_with &&
+            ddp_config_job(&e->config, g, NULL, 0, cm, p, e->batch, 0, &o->job, &o->share,
+                           &o->ring, &o->rate, why, sizeof why) == 0;
+}
 
 /* Predicted time per unit of the whole job at gradient size g; NAN when the model gives none;
  * *oom set when it predicts OOM. */
@@ -668,7 +740,7 @@ static double ddp_unit_time(ddp_obs *o, const comm_params *cm, const phys_params
     }
     o->job.grad_bytes = g;
     ddp_result r;
-    ddp_step(&o->job, cm, m, &o->ring, 0, &r);
+    ddp_step(&o->job, cm, m, &o->ring, o->rate, &r);
     *oom = r.outcome == SPEED_OOM;
     return r.outcome == SPEED_OK ? 1.0 / r.throughput : (double)NAN;
 }
@@ -762,16 +834,8 @@ int obs_fit_ddp(const obs_file *f, obs_profile *p, const phys_params *m, const c
         if (!obs_config_is_ddp(&e->config)) {
             continue;
         }
-        ddp_obs *o = &os[n];
-        row[n++] = (int)i;
-        o->e = e;
-        char why[256];
-        o->ok = obs_ddp_job(&e->config, f->gpu, cm, &o->job, why, sizeof why) == 0;
-        if (o->ok) {
-            o->job.profile = &p->p;
-            o->job.batch = e->batch;
-            o->ok = ddp_ring(&o->job, cm, &o->ring, why, sizeof why) == 0;
-        }
+        row[n] = (int)i;
+        ddp_obs_build(&os[n++], e, f->gpu, cm, &p->p);
         n_ok += e->outcome == OBS_OUTCOME_OK;
     }
     rep->n_ddp = n;
@@ -814,10 +878,15 @@ int obs_fit_ddp(const obs_file *f, obs_profile *p, const phys_params *m, const c
             r->rel_residual = t / e->unit_time_s - 1;
         } else {
             r->used = false;
-            r->note = oom ? "not used: the model predicts OOM for this DDP run"
-                          : "not used: the DDP model cannot evaluate it (grad_bytes unknown?)";
+            r->note = e->config.n_with ? "not used: co-location with other workloads (with:) is "
+                                         "not fitted"
+                      : oom            ? "not used: the model predicts OOM for this DDP run"
+                                       : "not used: the DDP model cannot evaluate it (grad_bytes "
+                                         "unknown?)";
         }
-        comm_ring_fini(&os[k].ring);
+        if (os[k].ok) {
+            comm_ring_fini(&os[k].ring);
+        }
     }
     free(os);
     free(row);
@@ -961,15 +1030,8 @@ int obs_fit_from_ddp(const obs_file *f, const obs_prior_class *pc, const phys_pa
         if (!obs_config_is_ddp(&e->config) || e->outcome != OBS_OUTCOME_OK) {
             continue;
         }
-        ddp_obs *o = &os[n];
-        o->e = e;
-        o->ok = obs_ddp_job(&e->config, f->gpu, cm, &o->job, why, sizeof why) == 0;
-        if (o->ok) {
-            o->job.profile = &(*out)->p;
-            o->job.batch = e->batch;
-            o->ok = ddp_ring(&o->job, cm, &o->ring, why, sizeof why) == 0;
-            n++;
-        }
+        ddp_obs_build(&os[n], e, f->gpu, cm, &(*out)->p);
+        n += os[n].ok;
     }
     /* the solo time is at most the perfect-scaling one (communication only adds) */
     const wl_profile p0 = (*out)->p;

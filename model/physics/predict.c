@@ -218,6 +218,33 @@ static void perturb(const phys_params *m, int dir, phys_params *q)
     }
 }
 
+#define PREDICT_STR2(x) #x
+#define PREDICT_STR(x) PREDICT_STR2(x)
+
+const char *predict_cfg_invalid(const partition_cfg *c)
+{
+    int jobs = c->peers;
+    for (int i = 0; c->n_with > 0 && i < c->n_with && i < PART_MAX_WITH; i++) {
+        jobs += with_n(c, i);
+    }
+    if (c->peers < 1 || c->n_with < 0 || c->n_with > PART_MAX_WITH || jobs > SHARE_MAX_JOBS) {
+        return "peers must be >= 1 and at most " PREDICT_STR(SHARE_MAX_JOBS) " jobs per partition";
+    }
+    if (c->sharing == SHARE_EXCLUSIVE && jobs > 1) {
+        return "exclusive partition cannot hold several jobs";
+    }
+    if (c->mps_percent < 0 || c->mps_percent > 100) {
+        return "mps_percent must be in 0..100";
+    }
+    if (c->mig && c->mig_busy > c->gpu->max_mig_instances && c->gpu->max_mig_instances > 0) {
+        return "mig_busy exceeds the instances a GPU can hold";
+    }
+    if (speed_partition_sms(c) <= 0) {
+        return "partition has no SMs in the catalog";
+    }
+    return NULL;
+}
+
 /* The checks and the estimate; *out's range is left at the estimate. */
 static void estimate(const wl_profile *p, double batch, const partition_cfg *c,
                      const phys_params *m, speed_result *out)
@@ -236,33 +263,14 @@ static void estimate(const wl_profile *p, double batch, const partition_cfg *c,
         set_invalid(out, SPEED_INVALID, "batch must be >= 1");
         return;
     }
-    int jobs = c->peers;
+    const char *bad = predict_cfg_invalid(c);
+    if (bad) {
+        set_invalid(out, SPEED_INVALID, bad);
+        return;
+    }
     bool bound = !p; /* someone without a profile: time-slicing only */
-    for (int i = 0; c->n_with > 0 && i < c->n_with && i < PART_MAX_WITH; i++) {
-        jobs += with_n(c, i);
+    for (int i = 0; i < c->n_with; i++) {
         bound = bound || !c->with[i];
-    }
-    if (c->peers < 1 || c->n_with < 0 || c->n_with > PART_MAX_WITH || jobs > SHARE_MAX_JOBS) {
-        snprintf(out->reason, sizeof out->reason,
-                 "peers must be >= 1 and at most %d jobs per partition", SHARE_MAX_JOBS);
-        out->outcome = SPEED_INVALID;
-        return;
-    }
-    if (c->sharing == SHARE_EXCLUSIVE && jobs > 1) {
-        set_invalid(out, SPEED_INVALID, "exclusive partition cannot hold several jobs");
-        return;
-    }
-    if (c->mps_percent < 0 || c->mps_percent > 100) {
-        set_invalid(out, SPEED_INVALID, "mps_percent must be in 0..100");
-        return;
-    }
-    if (c->mig && c->mig_busy > c->gpu->max_mig_instances && c->gpu->max_mig_instances > 0) {
-        set_invalid(out, SPEED_INVALID, "mig_busy exceeds the instances a GPU can hold");
-        return;
-    }
-    if (speed_partition_sms(c) <= 0) {
-        set_invalid(out, SPEED_INVALID, "partition has no SMs in the catalog");
-        return;
     }
     if (bound && c->sharing == SHARE_MPS) {
         set_invalid(out, SPEED_INVALID, "MPS needs every client's profile");

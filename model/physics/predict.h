@@ -41,6 +41,12 @@ void predict_family_time(const wl_profile *p, int n_family, const wl_profile *fa
 void predict_unit_estimate(const wl_profile *p, double batch, const partition_cfg *c,
                            const phys_params *m, speed_result *out);
 
+/* The reason a configuration is invalid whatever the profile (peers, exclusive with several
+ * jobs, mps_percent, mig_busy, a partition without SMs): the checks predict_unit_time and
+ * predict_unit_estimate make first, for callers that check a configuration before there is a
+ * profile (`fit-workload` on its DDP observations). NULL when valid; a static string. */
+const char *predict_cfg_invalid(const partition_cfg *c);
+
 /* Time-slice efficiency eta(n) of co-runner class cls (0 .. n_cls - 1) at n contexts, from the
  * caller's source (ctx). The prediction's: a profile's own time-slice class; for a job or
  * co-runner without a profile, the class partition_cfg names for it (ts_class,

@@ -906,3 +906,111 @@ Test(predict, cli_fit_workload_refuses_a_fit_far_outside_the_noise)
     cr_assert_eq(run(cmd, out, err), 0, "%s", slurp(err));
     fx_fini(&fx);
 }
+
+/* Issue 21: fit-workload reads `sharing` and `peers` on a DDP observation as predict reads the
+ * same query. Observations made by the model (obs_predict) from the known profile with G = 50 MB
+ * of a 2-worker job on one node: exclusive, time-sliced with a second identical gang (peers 2),
+ * on MPS with it. Given the profile, obs_fit_ddp predicts each at its own time (residual 0; the
+ * shared ones are 1.2x or more slower, so a fit that ignored the sharing would be 20 % or more
+ * off, as it was: -43 %); with the profile fitted from one-process runs that pin it, within
+ * 1 %. Sharing predict refuses (exclusive with peers 2) is refused at
+ * load, at the sharing key. */
+Test(predict, ddp_observations_under_sharing_are_read_as_predict_reads_them)
+{
+    fixture fx;
+    fx_init(&fx);
+    comm_params cm;
+    cr_assert_eq(comm_load_default(fx.d, &cm), 0);
+    obs_profile p;
+    memset(&p, 0, sizeof p);
+    p.p = truth();
+    p.p.grad_bytes = 50e6;
+    p.p.ts_class =
+        phys_ts_class_index(&fx.phys, obs_priors_find(fx.priors, "generic")->ts_class);
+    p.ref_batch = 8;
+    static const char *const cfg[3] = {
+        "{partition: full, workers: 2, topology: [2]}",
+        "{partition: full, workers: 2, topology: [2], sharing: timeslice, peers: 2}",
+        "{partition: full, workers: 2, topology: [2], sharing: mps, peers: 2}"};
+    char o[3][1024];
+    double tp[3];
+    for (int k = 0; k < 3; k++) {
+        char q[512];
+        snprintf(q, sizeof q, "gpu: " GPU "\nqueries:\n  - {config: %s, batch: 8, work: 1000}\n",
+                 cfg[k]);
+        obs_queries *qs = NULL;
+        cr_assert_eq(obs_load_queries("q.yaml", q, strlen(q), &fx.cat, fx.a, fx.d, &qs), 0);
+        obs_prediction r;
+        obs_predict(&p, NULL, 0, qs, 0, &fx.phys, &cm, &r);
+        cr_assert_eq(r.outcome, SPEED_OK, "%s", r.reason);
+        tp[k] = r.throughput;
+        snprintf(o[k], sizeof o[k],
+                 "workload: synth\ngpu: " GPU "\nunit: sample\ngrad_bytes: 5.0e7\n"
+                 "observations:\n  - {config: %s, batch: 8, throughput: %.17g}\n",
+                 cfg[k], r.throughput);
+    }
+    cr_assert_gt(tp[0], 1.2 * tp[1], "timeslice %g, exclusive %g", tp[1], tp[0]);
+    cr_assert_gt(tp[0], 1.2 * tp[2], "mps %g, exclusive %g", tp[2], tp[0]);
+    /* the three runs in one file, the profile given */
+    char all[2048];
+    snprintf(all, sizeof all,
+             "workload: synth\ngpu: " GPU "\nunit: sample\ngrad_bytes: 5.0e7\nobservations:\n"
+             "  - {config: %s, batch: 8, throughput: %.17g}\n"
+             "  - {config: %s, batch: 8, throughput: %.17g}\n"
+             "  - {config: %s, batch: 8, throughput: %.17g}\n",
+             cfg[0], tp[0], cfg[1], tp[1], cfg[2], tp[2]);
+    obs_file *f = NULL;
+    cr_assert_eq(obs_load_observations("o.yaml", all, strlen(all), &fx.cat, fx.a, fx.d, &f), 0);
+    obs_fit_report rep;
+    memset(&rep, 0, sizeof rep);
+    rep.n_rows = f->n;
+    rep.rows = arena_calloc(fx.a, f->n, sizeof *rep.rows);
+    cr_assert_eq(obs_fit_ddp(f, &p, &fx.phys, &cm, &rep), 0);
+    cr_assert_eq(rep.n_ddp, 3);
+    for (int k = 0; k < 3; k++) {
+        cr_assert(rep.rows[k].used, "row %d: %s", k, rep.rows[k].note);
+        cr_assert(fabs(rep.rows[k].rel_residual) < 1e-9, "row %d: %g", k,
+                  rep.rows[k].rel_residual);
+    }
+    /* with the profile fitted from one-process runs on five partitions (which pin it, as in
+     * round_trip_recovers_known_profile): every DDP run within 1 % */
+    char fit[4096];
+    int len = snprintf(fit, sizeof fit,
+                       "workload: synth\ngpu: " GPU "\nunit: sample\ngrad_bytes: 5.0e7\n"
+                       "observations:\n");
+    static const char *const parts[] = {"full", "7g.40gb", "4g.20gb", "3g.20gb", "2g.10gb"};
+    for (int k = 0; k < 5; k++) {
+        len += snprintf(fit + len, sizeof fit - (size_t)len,
+                        "  - {config: {partition: %s}, batch: 8, throughput: %.17g}\n", parts[k],
+                        1 / truth_unit_s(&fx, parts[k], 1, 0));
+    }
+    for (int k = 0; k < 3; k++) {
+        len += snprintf(fit + len, sizeof fit - (size_t)len,
+                        "  - {config: %s, batch: 8, throughput: %.17g}\n", cfg[k], tp[k]);
+    }
+    cr_assert_eq(obs_load_observations("f.yaml", fit, strlen(fit), &fx.cat, fx.a, fx.d, &f), 0);
+    obs_profile *q = NULL;
+    cr_assert_eq(obs_fit(f, obs_priors_find(fx.priors, "generic"), &fx.phys, fx.a, &q, &rep), 0,
+                 "%s", rep.error);
+    cr_assert_eq(obs_fit_ddp(f, q, &fx.phys, &cm, &rep), 0);
+    for (int k = 5; k < 8; k++) {
+        cr_assert(rep.rows[k].used, "row %d: %s", k, rep.rows[k].note);
+        cr_assert(fabs(rep.rows[k].rel_residual) < 0.01, "row %d: %g", k,
+                  rep.rows[k].rel_residual);
+    }
+    /* refused as predict refuses it */
+    static const char bad[] =
+        "workload: synth\ngpu: " GPU "\nunit: sample\ngrad_bytes: 5.0e7\nobservations:\n"
+        "  - {config: {partition: full, workers: 2, sharing: exclusive, peers: 2}, batch: 8, "
+        "throughput: 100}\n";
+    diag *d = diag_create();
+    cr_assert_eq(obs_load_observations("b.yaml", bad, sizeof bad - 1, &fx.cat, fx.a, d, &f),
+                 SIM_EINPUT);
+    cr_assert_eq(diag_error_count(d), 1);
+    cr_assert_str_eq(fx_diag_message(d, 0),
+                     "b.yaml:6:53: error: observations[0].config.sharing: exclusive partition "
+                     "cannot hold several jobs; expected a config that `slicesim predict` "
+                     "answers, got sharing 'exclusive' with peers 2");
+    diag_destroy(d);
+    fx_fini(&fx);
+}
