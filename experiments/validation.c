@@ -51,6 +51,8 @@ static const cfg_field scenario_fields[] = {
      CFG_LOC(val_scenario, gpu_at)},
     {"target_mape_pct", CFG_DOUBLE, .required = true, CFG_MIN(0), CFG_MAX(100),
      .off = offsetof(val_scenario, target)},
+    {"shared_target_mape_pct", CFG_DOUBLE, CFG_MIN(0), CFG_MAX(100),
+     .off = offsetof(val_scenario, shared_target), CFG_LOC(val_scenario, shared_target_at)},
     {"from_data_target_mape_pct", CFG_DOUBLE, CFG_MIN(0), CFG_MAX(100),
      .off = offsetof(val_scenario, fd_target), CFG_LOC(val_scenario, fd_target_at)},
     {"fit", CFG_SEQ, .required = true, CFG_MIN(1), .elem = CFG_STRING,
@@ -904,11 +906,18 @@ static int run_table(const val_scenario *sc, const char *scen_path, const char *
     snprintf(out->name, sizeof out->name, "%s", sc->table);
     snprintf(out->pool, sizeof out->pool, "%s", sc->pool ? sc->pool : "");
     out->target_mape_pct = sc->target;
+    out->shared_target_mape_pct = sc->shared_target;
     build_fn *fn = NULL;
     for (size_t i = 0; sc->ranks == 0 && i < sizeof builders / sizeof builders[0]; i++) {
         if (!strcmp(builders[i].table, sc->table)) {
             fn = builders[i].fn;
         }
+    }
+    if (sc->ranks > 0 && cfg_present(sc->shared_target_at)) {
+        diag_error(d, sc->shared_target_at, "shared_target_mape_pct",
+                   "an all-reduce table has no shared kinds; expected no shared_target_mape_pct "
+                   "with ranks");
+        return SIM_EINPUT;
     }
     if (sc->ranks == 0 && cfg_present(sc->fd_target_at)) {
         diag_error(d, sc->fd_target_at, "from_data_target_mape_pct",
@@ -1034,6 +1043,14 @@ static int run_table(const val_scenario *sc, const char *scen_path, const char *
     if (b->err[0]) {
         diag_error(d, (src_loc){csv_path, b->err_line, b->err_line ? 1 : 0}, sc->table, "%s",
                    b->err);
+        builder_free(b);
+        return SIM_EINPUT;
+    }
+    if (cfg_present(sc->shared_target_at) && !b->by_kind) {
+        diag_error(d, sc->shared_target_at, "shared_target_mape_pct",
+                   "table %s is not labelled by kind (WORKLOAD/KIND); expected no "
+                   "shared_target_mape_pct on it",
+                   sc->table);
         builder_free(b);
         return SIM_EINPUT;
     }

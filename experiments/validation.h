@@ -12,6 +12,10 @@
  *   csv: cern-simpletrack.csv        # file name; looked up in the shared dir, then data/
  *   gpu: A100-PCIE-40GB              # catalog name
  *   target_mape_pct: 5               # target on predicted rows
+ *   shared_target_mape_pct: 10       # optional, tables labelled by kind only: the target of
+ *                                    # the shared kinds (ts, mps); target_mape_pct is then the
+ *                                    # other kinds' and validate gives a verdict per kind
+ *                                    # (val_kind_target)
  *   fit: ["10000000/7g.40gb", ...]   # figures used for fitting, as ROW/COLUMN labels
  *   exclude: [{figure: "10000/7g.40gb", reason: "..."}]   # optional: figures left out
  *   note: "..."                      # optional
@@ -65,6 +69,8 @@ typedef struct val_table {
     char name[48];
     char skipped[1200];  /* non-empty: the table was not run, and why */
     double target_mape_pct;
+    double shared_target_mape_pct; /* > 0: the ts and mps kinds' target, target_mape_pct the
+                                      other kinds' (by-kind tables; val_kind_target) */
     int n_figures;
     val_figure *figures; /* owned */
     int n_fitted, n_predicted;

@@ -48,12 +48,13 @@ typedef struct val_scenario {
     double min_bytes;    /* all-reduce tables: smaller messages are shown, not counted */
     double target;
     double fd_target;    /* all-reduce tables: target on the -from-data table's predictions */
+    double shared_target; /* by-kind tables: target of the shared kinds (ts, mps), or 0 */
     const char **fit;
     size_t n_fit;
     val_exclude *exclude;
     size_t n_exclude;
     src_loc table_at, gpu_at, fit_at, interconnect_at, topology_at, harness_row_at, calib_runs_at,
-        calibration_at, fd_target_at;
+        calibration_at, fd_target_at, shared_target_at;
 } val_scenario;
 
 #define CSV_MAX_COLS 16

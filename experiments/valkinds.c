@@ -113,3 +113,10 @@ bool val_kind_at_least(const val_table *const *tables, int n, const char *kind, 
     finish(out);
     return out->n > 0;
 }
+
+double val_kind_target(const val_table *t, const char *kind)
+{
+    bool shared = !strcmp(kind, "ts") || !strcmp(kind, "mps");
+    return shared && t->shared_target_mape_pct > 0 ? t->shared_target_mape_pct
+                                                   : t->target_mape_pct;
+}

@@ -40,4 +40,10 @@ int val_kinds(const val_table *const *tables, int n, val_kind_stat out[VAL_MAX_K
 bool val_kind_at_least(const val_table *const *tables, int n, const char *kind, int min_count,
                        val_kind_stat *out);
 
+/* The MAPE target of KIND (as val_label_kind gives it) in table t: with a shared target
+ * (t->shared_target_mape_pct > 0, the scenario's shared_target_mape_pct) that target for the
+ * shared kinds ts (time-sliced) and mps, t->target_mape_pct for every other kind (issue 21: DDP
+ * rows 5 %, shared rows 10 %); without one, t->target_mape_pct. */
+double val_kind_target(const val_table *t, const char *kind);
+
 #endif

@@ -8,7 +8,10 @@
  *   table NAME rows_fitted=N rows_predicted=M mape_predicted=X.X% max_predicted=Y.Y%
  * then, for tables labelled by kind, one `kind` line per kind and one `pooled` line per kind of
  * each pool (scenarios naming the same `pool:`), each followed by a line for the MPS rows of 4 or
- * more clients (kind mps4+) where there are such rows.
+ * more clients (kind mps4+) where there are such rows. A table whose predicted MAPE is above its
+ * target_mape_pct prints "NAME MISSES its target: ..."; one with a shared_target_mape_pct is
+ * judged per kind instead, one "NAME KIND meets|MISSES its target: ..." line per kind
+ * (val_kind_target).
  * A table whose CSV is absent (no ../shared) is skipped with a message. Exit 0 when every table
  * ran or was skipped, 2 on a bad scenario, 1 when a file cannot be read.
  */
@@ -121,6 +124,23 @@ static void print_pools(const val_table *tables, size_t n)
     }
 }
 
+/* A table with a shared target (val_table.shared_target_mape_pct) is judged per kind, each kind
+ * against its own target (val_kind_target: shared kinds ts and mps against the shared one, the
+ * others against target_mape_pct), in the order val_kinds gives:
+ *   NAME KIND meets its target: mape X.X% <= T.T%
+ *   NAME KIND MISSES its target: mape X.X% > T.T% */
+static void print_kind_verdicts(const val_table *t)
+{
+    val_kind_stat st[VAL_MAX_KINDS];
+    int n_k = val_kinds(&t, 1, st);
+    for (int j = 0; j < n_k; j++) {
+        double target = val_kind_target(t, st[j].kind);
+        bool miss = st[j].mape > target;
+        printf("%s %s %s its target: mape %.1f%% %s %.1f%%\n", t->name, st[j].kind,
+               miss ? "MISSES" : "meets", st[j].mape, miss ? ">" : "<=", target);
+    }
+}
+
 static void print_table(const val_table *t)
 {
     if (t->skipped[0]) {
@@ -154,7 +174,9 @@ static void print_table(const val_table *t)
         printf("%s fit %s = %.6g +- %.2g%s%s\n", t->name, p->name, p->value, p->std_err,
                p->pinned ? "" : "  NOT PINNED, assumed ", p->pinned ? "" : p->assumed);
     }
-    if (t->mape_pct > t->target_mape_pct) {
+    if (t->shared_target_mape_pct > 0) {
+        print_kind_verdicts(t);
+    } else if (t->mape_pct > t->target_mape_pct) {
         printf("%s MISSES its target: mape %.1f%% > %.1f%%\n", t->name, t->mape_pct,
                t->target_mape_pct);
     }

@@ -103,3 +103,19 @@ Test(valkinds, mps_rows_of_four_or_more_clients_have_a_line_of_their_own)
     cr_assert(!val_kind_at_least(only_b, 1, "mps", 8, &s));
     cr_assert_eq(s.n, 0);
 }
+
+Test(valkinds, a_shared_target_judges_the_shared_kinds_apart)
+{
+    /* issue 21's targets: ddp 5 %, ts and mps 10 %; other kinds keep the table's target */
+    val_table t = {.name = "d", .by_kind = true, .target_mape_pct = 5,
+                   .shared_target_mape_pct = 10};
+    cr_assert_float_eq(val_kind_target(&t, "ddp"), 5.0, 0);
+    cr_assert_float_eq(val_kind_target(&t, "ts"), 10.0, 0);
+    cr_assert_float_eq(val_kind_target(&t, "mps"), 10.0, 0);
+    cr_assert_float_eq(val_kind_target(&t, "cap-mps"), 5.0, 0);
+    cr_assert_float_eq(val_kind_target(&t, "solo-mps"), 5.0, 0);
+    /* without one, every kind has the table's target */
+    t.shared_target_mape_pct = 0;
+    cr_assert_float_eq(val_kind_target(&t, "ts"), 5.0, 0);
+    cr_assert_float_eq(val_kind_target(&t, "mps"), 5.0, 0);
+}
