@@ -1021,41 +1021,20 @@ static void write_profile_text(FILE *f, const obs_profile *p, const char *commen
         fputc('\n', f);
     }
     fprintf(f, "ref_batch: %.0f\n", p->ref_batch >= 1 ? p->ref_batch : 1.0);
-    if (p->p.grad_bytes > 0) {
-        fprintf(f, "grad_bytes: ");
-        put_num(f, p->p.grad_bytes);
-        fputc('\n', f);
-    }
-    if (p->p.kernels_per_iter > 0) {
-        fprintf(f, "kernels_per_iter: ");
-        put_num(f, p->p.kernels_per_iter);
-        fputc('\n', f);
-    }
-    if (p->p.kernel_busy_frac > 0) {
-        fprintf(f, "kernel_busy_frac: ");
-        put_num(f, p->p.kernel_busy_frac);
-        fputc('\n', f);
-    }
-    if (p->p.gpu_tail_frac > 0) {
-        fprintf(f, "gpu_tail_frac: ");
-        put_num(f, p->p.gpu_tail_frac);
-        fputc('\n', f);
-    }
-    if (p->p.host_overlap > 0) {
-        fprintf(f, "host_overlap: ");
-        put_num(f, p->p.host_overlap);
-        fputc('\n', f);
-    }
     const struct {
         const char *key;
         double v;
-    } ddp[] = {{"grad_tensors", p->p.grad_tensors},   {"buffer_tensors", p->p.buffer_tensors},
-               {"grad_buckets", p->p.grad_buckets},   {"backward_frac", p->p.backward_frac},
-               {"optimizer_frac", p->p.optimizer_frac}, {"step_cv", p->p.step_cv}};
-    for (size_t i = 0; i < sizeof ddp / sizeof ddp[0]; i++) {
-        if (ddp[i].v > 0) {
-            fprintf(f, "%s: ", ddp[i].key);
-            put_num(f, ddp[i].v);
+    } opt[] = {{"grad_bytes", p->p.grad_bytes},         {"kernels_per_iter", p->p.kernels_per_iter},
+               {"kernel_busy_frac", p->p.kernel_busy_frac}, {"gpu_tail_frac", p->p.gpu_tail_frac},
+               {"host_overlap", p->p.host_overlap},     {"grad_tensors", p->p.grad_tensors},
+               {"buffer_tensors", p->p.buffer_tensors}, {"grad_buckets", p->p.grad_buckets},
+               {"backward_frac", p->p.backward_frac},   {"optimizer_frac", p->p.optimizer_frac},
+               {"step_cv", p->p.step_cv}};
+    /* the optional keys, each written only where stated (> 0) */
+    for (size_t i = 0; i < sizeof opt / sizeof opt[0]; i++) {
+        if (opt[i].v > 0) {
+            fprintf(f, "%s: ", opt[i].key);
+            put_num(f, opt[i].v);
             fputc('\n', f);
         }
     }
