@@ -24,23 +24,48 @@ PENDING="
 "
 n=0
 pending=0
-# lines naming $1 outside comments, minus declarations/definitions (`TYPE name(` at column 0): a
-# call, a function-pointer table entry or a macro body is a use
-count_uses() {
-    grep -hw "$1" $2 | grep -vE '^[[:space:]]*(/\*|\*( |/|$)|//)' \
-        | grep -vcE "^[a-zA-Z_][a-zA-Z0-9_ \*]*[ \*]$1\(" || true
+# For every word of FILES, the lines naming it outside comments, minus its declarations and
+# definitions (`TYPE name(` at column 0): a call, a function-pointer table entry or a macro body
+# is a use. Printed as `word count`, from one pass over the files (a grep per name took a minute).
+# A word is what grep -w takes for one: a run of letters, digits and underscores.
+count_words() {
+    # shellcheck disable=SC2086
+    LC_ALL=C awk '
+        /^[[:space:]]*(\/\*|\*( |\/|$)|\/\/)/ { next }
+        {
+            decl = ""
+            if (match($0, /^[a-zA-Z_][a-zA-Z0-9_ *\\]*[ *\\][a-zA-Z0-9_]+\(/)) {
+                decl = substr($0, 1, RLENGTH - 1)
+                sub(/.*[ *\\]/, "", decl)
+            }
+            n = split($0, w, /[^A-Za-z0-9_]+/)
+            split("", seen)
+            for (i = 1; i <= n; i++) {
+                if (w[i] != "" && !(w[i] in seen)) {
+                    seen[w[i]] = 1
+                    if (w[i] != decl) uses[w[i]]++
+                }
+            }
+        }
+        END { for (k in uses) print k, uses[k] }' $1
 }
+declare -A uses_in_sources uses_in_fuzz
+while read -r w c; do uses_in_sources[$w]=$c; done < <(count_words "$sources")
+while read -r w c; do uses_in_fuzz[$w]=$c; done < <(count_words "$fuzz")
+# each header's names of functions declared at column 0 (multi-line prototypes included: the
+# name is on the first line); typedefs, macros and static inline helpers are skipped
+declare -A names_of
+while read -r h name; do
+    names_of[$h]+="$name "
+done < <(grep -HE '^[a-zA-Z_][a-zA-Z0-9_ \*]*[ \*]([a-z_][a-z0-9_]*)\(' $headers \
+         | grep -vE '^[^:]*:(typedef|static|#|extern "C")' \
+         | sed -E 's/^([^:]*):[a-zA-Z_][a-zA-Z0-9_ \*]*[ \*]([a-z_][a-z0-9_]*)\(.*/\1 \2/' \
+         | sort -u -k1,1 -k2,2)
 for h in $headers; do
-    # names of functions declared at column 0 (multi-line prototypes included: the name is on
-    # the first line); typedefs, macros and static inline helpers are skipped
-    names=$(grep -E '^[a-zA-Z_][a-zA-Z0-9_ \*]*[ \*]([a-z_][a-z0-9_]*)\(' "$h" \
-            | grep -vE '^(typedef|static|#|extern "C")' \
-            | sed -E 's/^[a-zA-Z_][a-zA-Z0-9_ \*]*[ \*]([a-z_][a-z0-9_]*)\(.*/\1/' | sort -u \
-            || true)
-    for name in $names; do
+    for name in ${names_of[$h]:-}; do
         case $name in *__*) continue ;; esac
-        uses=$(count_uses "$name" "$sources")
-        case $name in *_buffer | *_buffer_mig) uses=$((uses + $(count_uses "$name" "$fuzz"))) ;; esac
+        uses=${uses_in_sources[$name]:-0}
+        case $name in *_buffer | *_buffer_mig) uses=$((uses + ${uses_in_fuzz[$name]:-0})) ;; esac
         if [ "$uses" -eq 0 ]; then
             why=$(printf '%s\n' "$PENDING" | sed -n "s/^$name: //p")
             if [ -n "$why" ]; then
@@ -54,8 +79,9 @@ for h in $headers; do
     done
 done
 # status codes of sim/err.h (X(NAME, value, text)) that no file but sim/err.[ch] names
+others=$(echo $sources $tests | tr ' ' '\n' | grep -v -x -e sim/err.h -e sim/err.c)
 for code in $(sed -nE 's/^ *X\(([A-Z]+),.*/\1/p' sim/err.h); do
-    if ! grep -qw "SIM_$code" $(echo $sources $tests | tr ' ' '\n' | grep -v -x -e sim/err.h -e sim/err.c); then
+    if ! grep -qw "SIM_$code" $others; then
         echo "sim/err.h: SIM_$code"
         n=$((n + 1))
     fi
