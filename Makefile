@@ -10,7 +10,7 @@
 #   make docs-check fail when a generated block of README.md or docs/*.md drifts (docs-update fixes)
 #   make fgd-table  print docs/traces.md's FGD side-by-side on openb (each policy, seeds 42-51; ../shared)
 #   make timed-table  print docs/traces.md's openb-in-time JCT/slowdown per policy (../shared)
-#   make fuzz       build libFuzzer targets (clang) and run each for FUZZ_SECONDS
+#   make fuzz       build libFuzzer targets (clang) and run each for FUZZ_SECONDS (-j2: two at once)
 #   make fuzz-long  every target until 10^7 executions in all (not in CI; 16-32 min)
 #   make calib      build the CUDA calibration programs (needs nvcc; never part of all/test)
 #   make echo       print the effective flags and git revision;  V=1 echoes commands
@@ -289,20 +289,27 @@ build/fuzz/%: tests/fuzz/%.c build/fuzz/libfuzz.a
 	@echo "  FUZZ    $@"
 	$(Q)clang $(FUZZ_BASE) -fsanitize=fuzzer,address,undefined -o $@ $(filter-out %/flags/mpi,$^) $(LIBS)
 -include $(FUZZ_LIB_OBJ:.o=.d)
-# FUZZ_SECONDS applies to each target; FUZZ_SECONDS_<target> overrides it for one target.
-fuzz: $(FUZZ_BIN)
-	@for f in $(FUZZ_BIN); do \
-	  n=$$(basename $$f); mkdir -p build/fuzz/corpus-$$n tests/fuzz/corpus/$$n; \
+# FUZZ_SECONDS applies to each target; FUZZ_SECONDS_<target> overrides it for one target. Each
+# target's run is a rule of its own (fuzz-run-<target>), so `make -j2 fuzz` (CI) runs two at
+# once, each on a core of its own for its whole FUZZ_SECONDS; a run prints its lines when done.
+# The longest runs first (CI gives the scenario loader 60 s; fuzz_run's seeds alone take ~30 s),
+# so that the two at once end together.
+FUZZ_FIRST := fuzz_scenario fuzz_run
+FUZZ_RUNS  := $(addprefix fuzz-run-,$(filter $(FUZZ_FIRST),$(FUZZ_BIN:build/fuzz/%=%)) \
+                $(filter-out $(FUZZ_FIRST),$(FUZZ_BIN:build/fuzz/%=%)))
+.PHONY: $(FUZZ_RUNS) fuzz-build
+fuzz: $(FUZZ_RUNS)
+fuzz-build: $(FUZZ_BIN)
+$(FUZZ_RUNS): fuzz-run-%: build/fuzz/%
+	@n=$*; mkdir -p build/fuzz/corpus-$$n tests/fuzz/corpus/$$n; \
 	  secs=$$(eval echo \$${FUZZ_SECONDS_$$n:-$(FUZZ_SECONDS)}); \
-	  echo "== $$n ($$secs s)"; \
-	  $$f -max_total_time=$$secs -rss_limit_mb=2048 -timeout=10 -print_final_stats=0 \
+	  $< -max_total_time=$$secs -rss_limit_mb=2048 -timeout=10 -print_final_stats=0 \
 	      build/fuzz/corpus-$$n tests/fuzz/corpus/$$n > build/fuzz/$$n.log 2>&1 \
-	    || { tail -n 40 build/fuzz/$$n.log; exit 1; }; \
-	  grep -E "^(#[0-9]+ *DONE|Done)" build/fuzz/$$n.log | tail -n 1; \
-	done
+	    || { printf '== %s (%s s) failed:\n%s\n' $$n $$secs "$$(tail -n 40 build/fuzz/$$n.log)"; exit 1; }; \
+	  printf '== %s (%s s)\n%s\n' $$n $$secs "$$(grep -E '^(#[0-9]+ *DONE|Done)' build/fuzz/$$n.log | tail -n 1)"
 
 # make fuzz-long (not in CI): every target in rounds of FUZZ_LONG_SECONDS each until they have
-# made FUZZ_LONG_RUNS executions in all (one or two rounds of 16 min on 2 cores).
+# made FUZZ_LONG_RUNS executions in all (one or two rounds of 16 min on 2 cores; half with -j2).
 FUZZ_LONG_SECONDS ?= 60
 FUZZ_LONG_RUNS    ?= 10000000
 fuzz-long: $(FUZZ_BIN)
