@@ -1034,13 +1034,14 @@ Test(validate, h200_coloc_h_offset_rounds_fit_each_solo_and_predict_nine_configu
     expect_rotated_table("experiments/validation/h200-coloc-h.yaml");
 }
 
-/* The h200-coloc-*-mps2 tables (issue 25 item 3): the bracketed rows fitted on each workload's
- * exclusive solo and its 2-client MPS row, so the 2-client rows are fitted and every row with 3
- * to 8 clients, and every cap, is predicted (and states its noise). No MAPE target is asserted:
- * docs/validation.md ("Many clients fitted on two") says what the 2-client rows pin. */
+/* The h200-coloc-*-mps2 tables (issue 25 item 3): the bracketed (a-d) and rotated-round (f-h)
+ * rows fitted on each workload's exclusive solo and its 2-client MPS row, so the 2-client rows are
+ * fitted and every row with 3 to 8 clients, and every cap, is predicted (and states its noise). No
+ * MAPE target is asserted: docs/validation.md ("Many clients fitted on two") says what the 2-client
+ * rows pin. */
 Test(validate, h200_coloc_mps2_fits_two_clients_and_predicts_three_to_eight)
 {
-    const char *tabs[] = {"a", "b", "c", "d"};
+    const char *tabs[] = {"a", "b", "c", "d", "f", "g", "h"};
     for (size_t i = 0; i < sizeof tabs / sizeof tabs[0]; i++) {
         char path[128];
         snprintf(path, sizeof path, "experiments/validation/h200-coloc-%s-mps2.yaml", tabs[i]);
