@@ -337,6 +337,7 @@ static const struct {
     {"h200-coloc-f", val_build_coloc},
     {"h200-coloc-g", val_build_coloc},
     {"h200-coloc-h", val_build_coloc},
+    {"h200-coloc-i", val_build_coloc},
     {"calib-h100-mps", val_build_calib_mps},
     {"calib-h100-timeslice", val_build_calib_ts},
     {"calib-h100-timeslice-run2", val_build_calib_ts},

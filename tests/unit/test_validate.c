@@ -1034,6 +1034,15 @@ Test(validate, h200_coloc_h_offset_rounds_fit_each_solo_and_predict_nine_configu
     expect_rotated_table("experiments/validation/h200-coloc-h.yaml");
 }
 
+/* h200-coloc-i: table h's protocol repeated with the workload lists swapped between the GPUs (each
+ * workload on the other GPU and the other half of the CPUs; another nvidia-h200-x2 host); the same
+ * shape as h. No MAPE target is asserted: docs/validation.md ("h200-coloc-i") gives the kind lines
+ * beside h's and the misses. */
+Test(validate, h200_coloc_i_gpus_swapped_fit_each_solo_and_predict_nine_configurations)
+{
+    expect_rotated_table("experiments/validation/h200-coloc-i.yaml");
+}
+
 /* The h200-coloc-*-mps2 tables (issue 25 item 3): the bracketed (a-d) and rotated-round (f-h)
  * rows fitted on each workload's exclusive solo and its 2-client MPS row, so the 2-client rows are
  * fitted and every row with 3 to 8 clients, and every cap, is predicted (and states its noise). No
