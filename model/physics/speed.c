@@ -300,16 +300,27 @@ double speed_partition_bandwidth(const partition_cfg *c, double sms, const phys_
     return speed_bandwidth(c->gpu, sms, slices, gpu_slices, m);
 }
 
+/* p's GPU time per iteration on c with sms SMs at clock factor clock_factor and bw_share of the
+ * bandwidth those SMs drive: the roofline of its compute and memory times, which *comp, *mem and
+ * *bw receive (the one formula of the solo and of the tail's reference, speed_tail_excess_s). */
+static double solo_gpu_s(const wl_profile *p, double batch, const partition_cfg *c, double sms,
+                         double clock_factor, double bw_share, const phys_params *m, double *comp,
+                         double *mem, double *bw)
+{
+    double mig_eff = c->mig ? m->mig_sm_eff : 1.0;
+    *comp = wl_compute_total_sm_s(p, batch) / (sms * clock_factor * mig_eff);
+    *bw = speed_partition_bandwidth(c, sms, m) * bw_share;
+    double bytes = wl_mem_traffic_bytes(p, batch);
+    *mem = bytes > 0 ? bytes / *bw : 0.0;
+    return speed_roofline(*comp, *mem, m->roofline_p);
+}
+
 double speed_solo_iter(const wl_profile *p, double batch, const partition_cfg *c, double sms,
                        double clock_factor, double bw_share, const phys_params *m,
                        speed_result *out)
 {
-    double mig_eff = c->mig ? m->mig_sm_eff : 1.0;
-    double comp = wl_compute_total_sm_s(p, batch) / (sms * clock_factor * mig_eff);
-    double bw = speed_partition_bandwidth(c, sms, m) * bw_share;
-    double bytes = wl_mem_traffic_bytes(p, batch);
-    double mem = bytes > 0 ? bytes / bw : 0.0;
-    double gpu = speed_roofline(comp, mem, m->roofline_p);
+    double comp, mem, bw;
+    double gpu = solo_gpu_s(p, batch, c, sms, clock_factor, bw_share, m, &comp, &mem, &bw);
     double host = wl_host_s(p, batch);
     if (out) {
         out->iter_host_s = host;
@@ -341,10 +352,8 @@ double speed_tail_excess_s(const wl_profile *p, double batch, const partition_cf
     partition_cfg_init(&whole, c->gpu);
     double sms = fmin((double)c->gpu->sms_total, wl_max_sms(p, batch));
     double f = clock_factor > 0 ? clock_factor : 1.0;
-    double comp = wl_compute_total_sm_s(p, batch) / (sms * f);
-    double bytes = wl_mem_traffic_bytes(p, batch);
-    double mem = bytes > 0 ? bytes / speed_partition_bandwidth(&whole, sms, m) : 0.0;
-    double ref = speed_roofline(comp, mem, m->roofline_p);
+    double comp, mem, bw;
+    double ref = solo_gpu_s(p, batch, &whole, sms, f, 1.0, m, &comp, &mem, &bw);
     /* tail(s) = tau phi g(s): the last kernels are a share tau of the kernel time and stretch as
      * the kernels do; H holds tau phi G_ref of it (the solo it was fitted on) */
     double excess = tau * wl_kernel_share(p) * (gpu_s - ref);
