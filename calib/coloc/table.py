@@ -26,6 +26,9 @@ Columns beside the rate:
   kernels    solo rows: CUDA kernels per iteration (same census)
   sm_active  solo rows: NVML GPM SM activity (fraction of SM-time with a warp resident)
   dram_util  solo rows: NVML GPM DRAM bandwidth utilisation (fraction of the peak)
+             (gpu_util, sm_active, dram_util of a rotated record are sampled over all its rounds
+             while its rate is the median round's: they are read per iteration, scaled by the
+             median round's rate over the rounds' mean rate, see per_iteration_scale)
   serial_host_s  solo rows: CPU seconds per iteration before the first kernel launch, from the
              workload's definition (coloc.py SERIAL_HOST_S); empty: the loop launches at once
   gpu_tail_frac  solo rows: the GPU time still to run when the host has issued the iteration's
@@ -85,6 +88,22 @@ from collections import defaultdict
 
 from coloc import SERIAL_HOST_S
 from trainmps import second_thread_ratio
+
+
+def per_iteration_scale(record):
+    """The factor that turns a solo record's NVML figures into the row's: 1 for a record of one
+    window; for a rotated record (rotcoloc.py: one rate per round, the record's rate the median
+    round's) the median round's rate over the mean of the rounds' rates. NVML samples every
+    round alike, so its utilisation is work per iteration x the rounds' mean rate; scaled, it
+    is that work at the row's rate (a utilisation above 1 is capped where it is written).
+    Unscaled, a table whose rounds differ (a host running at half speed for a few rounds, table
+    h200-coloc-i) pairs the median round's rate with another rate's GPU time: tfm_infer's fitted
+    GPU work was -11 % on i and +8 % on h (NOTES-h200.md, "per-iteration GPM")."""
+    client = record["clients"][0]
+    reps = client.get("rate_reps") or []
+    if "median_round" not in record or len(reps) < 2 or not sum(reps):
+        return 1.0
+    return client["rate_iter_per_s"] / (sum(reps) / len(reps))
 
 
 def machine(d):
@@ -290,10 +309,11 @@ def write_table(out, uuid, files, docs, bracketed=False, held=False, second=None
                 sub = [reps[0]]
                 nv = r["nvml_util"]
                 if nv:
-                    util[keys[0]].append(nv["gpu_pct"] / 100)
+                    f = per_iteration_scale(r)
+                    util[keys[0]].append(nv["gpu_pct"] / 100 * f)
                     for m, v in (nv.get("gpm") or {}).items():
                         if m != "error":
-                            gpm[names[0]][m].append(v / 100)
+                            gpm[names[0]][m].append(v / 100 * f)
             elif r["kind"] == "peers":
                 mode = "ts" if r["sharing"] == "timeslice" else "mps"
                 keys = [(names[0], f"{mode}{r['k']}", "")]
@@ -405,7 +425,7 @@ def write_table(out, uuid, files, docs, bracketed=False, held=False, second=None
         rel_sd = f"{statistics.stdev(s) / (sum(s) / len(s)):.4f}" if len(s) >= 2 else ""
         if bracketed and k in drift and rel_sd:
             rel_sd = f"{(float(rel_sd) ** 2 + drift[k] ** 2) ** 0.5:.4f}"
-        u = f"{sum(util[k]) / len(util[k]):.4f}" if util[k] else ""
+        u = f"{min(1.0, sum(util[k]) / len(util[k])):.4f}" if util[k] else ""
         busy = kern = sm = dram = ser = tail = ""
         if kind == "solo":
             c = census.get(w, {})
@@ -414,9 +434,9 @@ def write_table(out, uuid, files, docs, bracketed=False, held=False, second=None
                 kern = f"{c['kernels_per_iter']:.1f}"
             g = gpm.get(w, {})
             if g.get("sm_util_pct"):
-                sm = f"{sum(g['sm_util_pct']) / len(g['sm_util_pct']):.4f}"
+                sm = f"{min(1.0, sum(g['sm_util_pct']) / len(g['sm_util_pct'])):.4f}"
             if g.get("dram_bw_util_pct"):
-                dram = f"{sum(g['dram_bw_util_pct']) / len(g['dram_bw_util_pct']):.4f}"
+                dram = f"{min(1.0, sum(g['dram_bw_util_pct']) / len(g['dram_bw_util_pct'])):.4f}"
             if w in SERIAL_HOST_S:
                 ser = f"{SERIAL_HOST_S[w]:g}"
             if c.get("tail_frac") is not None:
