@@ -10,10 +10,10 @@
 #                              every docs-check marker right above it, "$ CMD" and CMD's output;
 #   <!-- docs-gen: CMD -->     the lines up to the next blank line are CMD's output (a table).
 # CMDs run with bash in a scratch directory (build/docs.PID/, removed at exit) where experiments,
-# workloads, calib, tests, tools and ./slicesim are links to the repository's, so what they write
-# stays out of the tree and the commands read as a user would type them, whichever file they are
-# in. Without --update, any difference is printed as a diff and the exit status is 1; with
-# --update the files are rewritten.
+# workloads, calib, tests and tools are links to the repository's and ./slicesim runs its binary
+# (validate's report made once: see below), so what they write stays out of the tree and the
+# commands read as a user would type them, whichever file they are in. Without --update, any
+# difference is printed as a diff and the exit status is 1; with --update the files are rewritten.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -31,27 +31,41 @@ done
 scratch="$root/build/docs.$$" # one per invocation: tests may run two at once
 rm -rf "$scratch"
 mkdir -p "$scratch"
-vcache="$root/build/docs.$$.validate" # ./slicesim validate's output, see run_cmd
-trap 'rm -rf "$scratch" "$vcache".*' EXIT
-for l in experiments workloads calib tests tools slicesim; do
+vcache="$root/build/docs.$$.validate" # ./slicesim validate's report, see the wrapper below
+trap 'wait; rm -rf "$scratch" "$vcache".*' EXIT # wait: the prefetch below
+for l in experiments workloads calib tests tools; do
     ln -s "$root/$l" "$scratch/$l"
 done
 
+# ./slicesim in the scratch directory is the repository's binary, except that `./slicesim
+# validate` with no other argument prints a report made once. validate prints the same report
+# every time (the same files in, no clock, no seed) and takes seconds, and some twenty blocks
+# filter it, directly (`./slicesim validate | grep ...`) or through a script that calls it
+# (experiments/validation/from-data-table.sh): it runs once, in the scratch directory as every
+# CMD, into $vcache.out ($vcache.err, $vcache.rc: its stderr and exit status), and every such
+# call prints those as the binary would. The first caller (or the prefetch below) runs it under
+# a lock; the others wait on the lock.
+cat >"$scratch/slicesim" <<EOF
+#!/bin/sh
+if [ \$# -eq 1 ] && [ "\$1" = validate ]; then
+    flock "$vcache.lock" sh -c '[ -e "$vcache.rc" ] ||
+        { "$root/slicesim" validate >"$vcache.out" 2>"$vcache.err"; echo \$? >"$vcache.rc"; }'
+    cat "$vcache.out"
+    cat "$vcache.err" >&2
+    exit "\$(cat "$vcache.rc")"
+fi
+exec "$root/slicesim" "\$@"
+EOF
+chmod +x "$scratch/slicesim"
+# When a block of these files names validate (or validation/'s scripts), the report is made in
+# the background from the start, on the core that the blocks before it leave idle (most run one
+# process at a time); the first block that needs it waits for the rest of it.
+if grep -qE '^<!-- docs-(check|gen): .*validat' "${files[@]}"; then
+    (cd "$scratch" && ./slicesim validate >/dev/null 2>&1) &
+fi
+
 # Run one CMD in the scratch directory; its stdout (stderr too: the docs show what a user sees).
-# `./slicesim validate` prints the same report every time (the same files in, no clock, no seed)
-# and takes seconds, and some twenty blocks filter it: it runs once, for the first such block,
-# into $vcache; a CMD `./slicesim validate | REST` then runs REST on that output, after
-# validate's stderr (empty when it succeeds), as bash -c "$CMD" 2>&1 would show them.
 run_cmd() {
-    if [[ "$1" == './slicesim validate | '* ]]; then
-        if [ ! -e "$vcache.out" ]; then
-            (cd "$scratch" && ./slicesim validate >"$vcache.out.tmp" 2>"$vcache.err") || true
-            mv "$vcache.out.tmp" "$vcache.out"
-        fi
-        cat "$vcache.err"
-        (cd "$scratch" && bash -c "${1#./slicesim validate | }" <"$vcache.out" 2>&1) || true
-        return
-    fi
     (cd "$scratch" && bash -c "$1" 2>&1) || true
 }
 
