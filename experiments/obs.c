@@ -216,7 +216,7 @@ typedef struct profile_doc {
     src_loc ts_class_at;
     int work_class;
     uint32_t ref_batch;
-    double grad_bytes, kernels_per_iter, kernel_busy_frac, gpu_tail_frac, host_overlap;
+    double grad_bytes, kernels_per_iter, kernel_busy_frac, gpu_tail_frac, mps_sm_growth, host_overlap;
     obs_ddp_terms ddp;
     params_doc params;
     size_t n_variants;
@@ -245,6 +245,8 @@ static const cfg_field profile_fields[] = {
      .off = offsetof(profile_doc, kernel_busy_frac)},
     {"gpu_tail_frac", CFG_DOUBLE, CFG_MIN(0), CFG_MAX(1),
      .off = offsetof(profile_doc, gpu_tail_frac)},
+    {"mps_sm_growth", CFG_DOUBLE, CFG_MIN(0), CFG_MAX(1),
+     .off = offsetof(profile_doc, mps_sm_growth)},
     {"host_overlap", CFG_DOUBLE, CFG_MIN(0), CFG_MAX(1),
      .off = offsetof(profile_doc, host_overlap)},
     DDP_TERM_FIELDS(profile_doc, ddp),
@@ -874,6 +876,7 @@ int obs_load_profile(const char *path, const void *buf, size_t len, const phys_p
     p->p.kernels_per_iter = doc.kernels_per_iter;
     p->p.kernel_busy_frac = doc.kernel_busy_frac;
     p->p.gpu_tail_frac = doc.gpu_tail_frac;
+    p->p.mps_sm_growth = doc.mps_sm_growth;
     p->p.host_overlap = doc.host_overlap;
     obs_ddp_terms_apply(&doc.ddp, &p->p);
     check_ddp_terms(&doc.ddp, d);
@@ -1026,6 +1029,7 @@ static void write_profile_text(FILE *f, const obs_profile *p, const char *commen
         double v;
     } opt[] = {{"grad_bytes", p->p.grad_bytes},         {"kernels_per_iter", p->p.kernels_per_iter},
                {"kernel_busy_frac", p->p.kernel_busy_frac}, {"gpu_tail_frac", p->p.gpu_tail_frac},
+               {"mps_sm_growth", p->p.mps_sm_growth},
                {"host_overlap", p->p.host_overlap},     {"grad_tensors", p->p.grad_tensors},
                {"buffer_tensors", p->p.buffer_tensors}, {"grad_buckets", p->p.grad_buckets},
                {"backward_frac", p->p.backward_frac},   {"optimizer_frac", p->p.optimizer_frac},

@@ -30,6 +30,8 @@ typedef struct coloc_cols {
     int ser;
     /* optional: the solo's GPU tail after its last launch over its kernel-busy time (census) */
     int tail;
+    /* optional: the SM-time growth beside MPS peers, fitted on a 2-client record (table.py) */
+    int grow;
 } coloc_cols;
 
 /* The workloads the solo rows made, as the other rows need them. */
@@ -84,6 +86,10 @@ static bool coloc_profiles(builder *b, const csv_table *t, const coloc_cols *col
             !(tail > 0 && tail <= 1)) {
             tail = 0;
         }
+        double grow = 0;
+        if (col->grow < 0 || !val_cell_double(t->rows[r][col->grow], &grow) || !isfinite(grow)) {
+            grow = 0;
+        }
         double it = 1.0 / rate, g = util * it;
         snprintf(b->names[n_prof], sizeof b->names[n_prof], "%s", t->rows[r][col->w]);
         double serial, overlap = 1.0;
@@ -103,7 +109,9 @@ static bool coloc_profiles(builder *b, const csv_table *t, const coloc_cols *col
                            * launch gaps, model/physics/share_mps.h) */
                           .kernel_busy_frac = census ? fmin(1.0, busy / util) : 0,
                           /* tau: the census' GPU tail after the last launch (speed.h) */
-                          .gpu_tail_frac = tail};
+                          .gpu_tail_frac = tail,
+                          /* a: the SM-time growth beside MPS peers (share_mps.h) */
+                          .mps_sm_growth = grow};
         p->compute_sm_s_fixed[cls] = (1.0 - mem_share) * g * sms;
         p->mem_traffic_bytes_fixed = mem_share * g * bw;
         double sd_p = 1.0, sd_m = 1.0;
@@ -247,7 +255,8 @@ static void coloc_figures(builder *b, const csv_table *t, const coloc_cols *col,
  * averages). gpu_tail_frac was tried on the H100 as a tail in every configuration, time-slicing
  * and the solo fit included, and rejected (docs/validation.md gives its figures); it is read now
  * for the tail's stretch where the kernels stretch (MPS caps and peers; calib/coloc/NOTES-h200.md
- * 'captail'). */
+ * 'captail'). The mps_sm_growth column (table.py: the SM-time an iteration of 2 identical MPS
+ * clients over one's, as a of 1 + a ln k) becomes the profile's mps_sm_growth; empty: 0. */
 void val_build_coloc(builder *b, const csv_table *t)
 {
     coloc_cols col = {.w = val_csv_col(t, "workload"),
@@ -262,7 +271,8 @@ void val_build_coloc(builder *b, const csv_table *t)
                       .sm = val_csv_col(t, "sm_active"),
                       .dram = val_csv_col(t, "dram_util"),
                       .ser = val_csv_col(t, "serial_host_s"),
-                      .tail = val_csv_col(t, "gpu_tail_frac")};
+                      .tail = val_csv_col(t, "gpu_tail_frac"),
+                      .grow = val_csv_col(t, "mps_sm_growth")};
     if (col.w < 0 || col.k < 0 || col.with < 0 || col.r < 0 || col.u < 0 || col.f < 0) {
         snprintf(b->err, sizeof b->err,
                  "missing a column (figure, workload, kind, with, rate_per_s, gpu_util)");

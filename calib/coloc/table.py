@@ -31,6 +31,10 @@ Columns beside the rate:
              median round's rate over the rounds' mean rate, see per_iteration_scale)
   serial_host_s  solo rows: CPU seconds per iteration before the first kernel launch, from the
              workload's definition (coloc.py SERIAL_HOST_S); empty: the loop launches at once
+  mps_sm_growth  solo rows: a of 1 + a ln k, the growth of the SM-time one iteration takes beside
+             k - 1 identical MPS peers, from the workload's 2-client MPS record against its lone
+             MPS client (GPM SM activity x SMs / the clients' rate, see sm_growth); the table's
+             own machine's files first, as the census; empty: no file has both records
   gpu_tail_frac  solo rows: the GPU time still to run when the host has issued the iteration's
              last launch (the wait in the closing synchronisation, coloc.py tail_census, a
              census-only run: --phases census) over the census' kernel-busy time per iteration;
@@ -81,6 +85,7 @@ Usage: python3 calib/coloc/table.py RUN.json... > TABLE.csv   (runs of one machi
        solo, each as its mean over the sub-windows +- their sd; then exclusive against MPS)
 """
 import json
+import math
 import os
 import statistics
 import sys
@@ -104,6 +109,38 @@ def per_iteration_scale(record):
     if "median_round" not in record or len(reps) < 2 or not sum(reps):
         return 1.0
     return client["rate_iter_per_s"] / (sum(reps) / len(reps))
+
+
+def sm_time_per_iter(doc):
+    """{(workload, k): SM-seconds one iteration takes} of a file's MPS records of k = 1 (a lone
+    client, capless) and k = 2 identical clients with GPM: SM activity x the GPU's SMs / the
+    clients' aggregate rate, the rate the mean of the record's sub-windows or rounds (NVML
+    samples all of them alike, see per_iteration_scale); records of one (workload, k) averaged."""
+    acc = defaultdict(list)
+    for r in doc.get("runs") or []:
+        if r.get("sharing") != "mps" or r["kind"] not in ("solo", "solo_after", "solo_end", "peers"):
+            continue
+        k = r["k"] if r["kind"] == "peers" else 1
+        sm = ((r.get("nvml_util") or {}).get("gpm") or {}).get("sm_util_pct")
+        if k > 2 or sm is None:
+            continue
+        agg = sum(sum(c["rate_reps"]) / len(c["rate_reps"]) if c.get("rate_reps")
+                  else c["rate_iter_per_s"] for c in r["clients"])
+        if agg > 0:
+            acc[(r["clients"][0]["workload"], k)].append(sm / 100 * doc["env"]["sms"] / agg)
+    return {key: sum(v) / len(v) for key, v in acc.items()}
+
+
+def sm_growth(doc):
+    """{workload: a} of one file: a = (S2 / S1 - 1) / ln 2 with S_k the SM-time an iteration at k
+    identical MPS clients (sm_time_per_iter), the term 1 + a ln k of the MPS model
+    (model/physics/share_mps.h) fitted on two clients. The SM-time an iteration grows beside
+    peers (their working sets share the L2: the DRAM bytes an iteration grow faster still); on
+    tables f-i, a fitted on k = 2 gives the mean growth at k = 3-8 within 0.02
+    (NOTES-h200.md, "sm growth")."""
+    s = sm_time_per_iter(doc)
+    return {w: (s[(w, 2)] / s[(w, 1)] - 1) / math.log(2)
+            for (w, k) in s if k == 1 and (w, 2) in s}
 
 
 def machine(d):
@@ -283,6 +320,11 @@ def write_table(out, uuid, files, docs, bracketed=False, held=False, second=None
                 if k not in census.setdefault(w, {}):
                     census[w][k] = v
                     census_src[k].add(p)
+    growth, growth_src = {}, {}   # workload -> a of sm_growth, and the file it came from
+    for p, d in ordered:
+        for w, a in sm_growth(d).items():
+            if w not in growth:
+                growth[w], growth_src[w] = a, (p, d)
     brk = {}                      # key -> [(bracket mean, drift)] of each bracketed record
     by_sm = False                 # some bracketed record was judged by its SM activity
     for p, d in files:
@@ -383,6 +425,12 @@ def write_table(out, uuid, files, docs, bracketed=False, held=False, second=None
                 "this machine" if machine(d) in uuids else f"another machine, GPU {machine(d)}")
                 + ")" for p, d in docs if p in src)
             out.write(f"# {cols} from {where}\n")
+    gsrc = sorted({p for p, _ in growth_src.values()})
+    if gsrc:
+        where = "; ".join(f"{p} (MPS k = 1 and 2 records, " + (
+            "this machine" if machine(d) in uuids else f"another machine, GPU {machine(d)}")
+            + ")" for p, d in docs if p in gsrc)
+        out.write(f"# mps_sm_growth from {where}\n")
     if bracketed:
         out.write("# BRACKETED (table.py --bracketed): every MPS configuration's rate_per_s is its measured rate\n"
                   "# times the workload's exclusive solo over the mean of the uncapped client's two solos\n"
@@ -413,8 +461,9 @@ def write_table(out, uuid, files, docs, bracketed=False, held=False, second=None
     out.write("# torch.profiler kernel census; sm_active, dram_util: NVML GPM (solo rows only);\n")
     out.write("# serial_host_s: CPU s per iteration before the first launch (coloc.py SERIAL_HOST_S);\n")
     out.write("# gpu_tail_frac: GPU time left after the last launch / kernel-busy time (coloc.py tail_census)\n")
+    out.write("# mps_sm_growth: a of 1 + a ln k, the SM-time an iteration at k MPS clients (sm_growth)\n")
     out.write("figure,workload,kind,with,rate_per_s,gpu_util,n,rel_sd,busy_frac,kernels,sm_active,"
-              "dram_util,serial_host_s,gpu_tail_frac\n")
+              "dram_util,serial_host_s,gpu_tail_frac,mps_sm_growth\n")
     order = ["solo", "ts2", "ts4", "ts8", "solo-mps", "mps2", "mps3", "mps4", "mps6", "mps8", "cap5",
              "cap10", "cap15", "cap25", "cap50", "cap75", "pair-ts", "pair-mps"]
     for k in sorted(rates, key=lambda k: (order.index(k[1]), k[0], k[2])):
@@ -426,7 +475,7 @@ def write_table(out, uuid, files, docs, bracketed=False, held=False, second=None
         if bracketed and k in drift and rel_sd:
             rel_sd = f"{(float(rel_sd) ** 2 + drift[k] ** 2) ** 0.5:.4f}"
         u = f"{min(1.0, sum(util[k]) / len(util[k])):.4f}" if util[k] else ""
-        busy = kern = sm = dram = ser = tail = ""
+        busy = kern = sm = dram = ser = tail = grow = ""
         if kind == "solo":
             c = census.get(w, {})
             if "busy_s_per_iter" in c:
@@ -441,8 +490,10 @@ def write_table(out, uuid, files, docs, bracketed=False, held=False, second=None
                 ser = f"{SERIAL_HOST_S[w]:g}"
             if c.get("tail_frac") is not None:
                 tail = f"{c['tail_frac']:.4f}"
+            if w in growth:
+                grow = f"{growth[w]:.4f}"
         out.write(f"{label},{w},{kind},{with_},{mean:.4f},{u},{nmeas[k]},{rel_sd},{busy},"
-                  f"{kern},{sm},{dram},{ser},{tail}\n")
+                  f"{kern},{sm},{dram},{ser},{tail},{grow}\n")
 
 
 def mean_sd(xs):

@@ -35,6 +35,13 @@ static double fill_level(double d0, int n, const double *w, const double *d, dou
     return lo;
 }
 
+/* Whether a profile's SM-time beside MPS peers was measured (mps_sm_growth > 0): its kernels
+ * keep their SM-time where peers take SMs and grow by 1 + a ln k (share_mps.h). */
+static bool grows(const wl_profile *p)
+{
+    return p->mps_sm_growth > 0;
+}
+
 /* beta: share of a client's kernels issued while its previous kernel is still queued or running
  * (back to back), from its solo GPU time gpu_s: 1 when its own GPU work outlasts the host time
  * that issues it (g >= o H: the host runs ahead), else g / (o H), the share of its launching
@@ -155,16 +162,47 @@ static double client_iter(int i, int n_cls, const share_mps_class *cls, const pa
         }
     }
     double f = power_clock_factor(c->gpu, m, busy);
+    /* a client whose SM-time beside peers was measured (mps_sm_growth stated, share_mps.h):
+     * the SMs peers take stretch its memory part with the compute, at the bandwidth its
+     * asked-for SMs drive times the share of them it holds, so its kernels keep their SM-time
+     * (and grow, below); SMs a cap withholds keep the SM-count curve (a lone capped client).
+     * Without the measurement: the SM-count curve also beside peers. */
+    bool conserve = grows(cls[i].p);
+    double bw_share = 1.0;
+    if (conserve && sms[i] < st->want[i]) {
+        bw_share = sms[i] / st->want[i] * speed_partition_bandwidth(c, st->want[i], m) /
+                   speed_partition_bandwidth(c, sms[i], m);
+    }
     speed_result r;
-    speed_solo_iter(cls[i].p, cls[i].batch, c, sms[i], f, 1.0, m, &r);
+    speed_solo_iter(cls[i].p, cls[i].batch, c, sms[i], f, bw_share, m, &r);
     /* bandwidth pool: water-filled among the demands of the clients running beside (what their
      * kernels draw unhindered: a kernel moves its bytes while it runs, whatever its SM share) */
     double pool = st->bw_pool / (1.0 + m->mps_bw_contention * n_beside);
-    double bw_level = fill_level(st->demand[i], n_cls, beside, st->demand, pool);
     double g = r.iter_gpu_s;
     double bytes = wl_mem_traffic_bytes(cls[i].p, cls[i].batch);
-    if (bytes > 0 && bw_level > 0 && bw_level < r.bw_bytes_per_s) {
-        g = speed_roofline(r.iter_compute_s, bytes / bw_level, m->roofline_p);
+    if (conserve) {
+        /* the average rates drawn (bytes over the GPU time: a peer that keeps its SM-time
+         * draws in proportion to its SMs) water-filled; a client drawing more than its level
+         * takes bytes / level, which meets its unhindered time where the pool starts to bind */
+        double demand[SHARE_MAX_CLASSES];
+        for (int j = 0; j < n_cls; j++) {
+            demand[j] = st->demand[j] * (grows(cls[j].p) ? sms[j] / st->want[j] : 1.0);
+        }
+        double bw_level = fill_level(g > 0 ? bytes / g : 0, n_cls, beside, demand, pool);
+        if (bytes > 0 && bw_level > 0 && bytes / bw_level > g) {
+            g = bytes / bw_level;
+        }
+        /* SM-time growth beside peers: 1 + a ln k with k clients on the partition */
+        int clients = 0;
+        for (int j = 0; j < n_cls; j++) {
+            clients += cls[j].n;
+        }
+        g *= 1.0 + cls[i].p->mps_sm_growth * log((double)clients);
+    } else {
+        double bw_level = fill_level(st->demand[i], n_cls, beside, st->demand, pool);
+        if (bytes > 0 && bw_level > 0 && bw_level < r.bw_bytes_per_s) {
+            g = speed_roofline(r.iter_compute_s, bytes / bw_level, m->roofline_p);
+        }
     }
     /* exposed tail (share_mps.h): the kernels after the iteration's last launch stretch with
      * the rest, beyond the solo's tail that H holds */

@@ -55,6 +55,22 @@
  * counted as SM-time: tfm_train held 18-24 % under its measured aggregate). Alone, or capped
  * alone, the client's GPU time is its solo's.
  *
+ * SM-time beside peers: a profile with mps_sm_growth a (measured: the SM-time one iteration takes,
+ * GPM SM activity x SMs / the aggregate rate, of 2 identical MPS clients over one's, as a of
+ * 1 + a ln 2; calib/coloc/table.py sm_growth) is a loop whose kernels keep their SM-time beside
+ * peers: the SMs others take stretch its memory part as they stretch its compute (its bandwidth
+ * is what its asked-for SMs drive times the share of them it holds), and its kernel time grows by
+ * 1 + a ln k with k clients on the partition (their working sets share the L2: the DRAM bytes an
+ * iteration grow x1.04-1.55 at k = 2 on tables f-i). Its bandwidth pool water-fills the average
+ * rates drawn (bytes over the GPU time, a measured peer's scaled by its SMs held) and gives a
+ * client above its level bytes / level, which meets its unhindered time where the pool starts to
+ * bind (no step). Fitted on 2 clients, a predicts the growth at k = 3-8 on tables f-i within 0.02
+ * (calib/coloc/NOTES-h200.md 'sm growth'); it does not move a lone client, capped or not (ln 1 =
+ * 0), which keeps the SM-count curve its GPM shows (cnn_train at cap25: 0.75 SM-s an iteration
+ * against 0.89 alone). A profile without it (the node calibration's synthetic kernels, the DDP
+ * tables' models, a stream that saturates DRAM on fewer SMs) keeps the SM-count curve beside
+ * peers and the pool as above.
+ *
  * Exposed tail: a profile with gpu_tail_frac tau (the census' GPU work after the iteration's last
  * launch, over the kernel time; model/physics/speed.h) waits at its closing synchronisation for
  * tau of its kernel time, which no host time hides. Its host time H, fitted to the solo, holds

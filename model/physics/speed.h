@@ -83,6 +83,11 @@ typedef struct wl_profile {
                                 whole GPU (calib/coloc/coloc.py tail_census). No host time hides
                                 it, and it stretches with the kernels (speed_tail_excess_s);
                                 0 = not stated, no such term */
+    double mps_sm_growth;    /* a: beside k - 1 identical MPS peers (k clients on the partition)
+                                an iteration's kernels take 1 + a ln k times their SM-time alone
+                                (their working sets share the L2), a fitted on a 2-client MPS
+                                record's GPM SM activity (calib/coloc/table.py sm_growth;
+                                model/physics/share_mps.h); 0 = not stated, no growth */
     /* DDP's step terms (model/physics/ddp.h), each 0 = not stated: */
     double grad_tensors;    /* parameter tensors with a gradient (DDP copies each into its
                                bucket and back: two launches each on the host) */

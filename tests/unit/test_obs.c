@@ -272,6 +272,7 @@ Test(obs, profile_write_load_round_trip)
     p.p.kernels_per_iter = 861;
     p.p.kernel_busy_frac = 0.8756;
     p.p.gpu_tail_frac = 0.2519;
+    p.p.mps_sm_growth = 0.0961;
     p.p.host_overlap = 0.75;
     p.p.grad_bytes = 2.3e8;
     p.p.grad_tensors = 161;
@@ -307,6 +308,7 @@ Test(obs, profile_write_load_round_trip)
     cr_assert_eq(q->p.kernels_per_iter, 861);
     cr_assert_eq(q->p.kernel_busy_frac, 0.8756);
     cr_assert_eq(q->p.gpu_tail_frac, 0.2519);
+    cr_assert_eq(q->p.mps_sm_growth, 0.0961);
     cr_assert_eq(q->p.host_overlap, 0.75);
     cr_assert_eq(q->p.grad_bytes, 2.3e8);
     cr_assert_eq(q->p.grad_tensors, 161);

@@ -309,6 +309,42 @@ Test(share, mps_launch_gaps_hold_no_sms)
     cr_assert_float_eq(r.unit_time_s, 0.1, 1e-9);
 }
 
+/* SM-time beside measured MPS peers (share_mps.h, mps_sm_growth a): k = 4 identical GPU-only
+ * clients, C = 8 SM-s on up to 100 SMs and M = 20 GB at 1 TB/s (0.08 + 0.02 = 0.1 s alone, p = 1,
+ * no drive curve), no host time, no kernel count: each holds 25 SMs all the time. Unmeasured (a
+ * = 0): the SM-count curve, 8 / 25 + 0.02 = 0.34 s (the pool, 4 x 0.2 TB/s, fits). Measured: the
+ * SMs the peers take stretch the memory part too, 0.32 + 0.02 x 4 = 0.4 s (the kernels keep the
+ * solo's 10 SM-s an iteration), times 1 + a ln 4: with a = 0.1, 0.4 x 1.13863 s, so the aggregate
+ * is 100 SMs / (10 SM-s x 1.13863). A lone client, capped or not, has ln 1 = 0 and keeps the
+ * SM-count curve: 0.1 s, and 8 / 25 + 0.02 s capped at 25 % (25 SMs: the fixture's granule is
+ * one SM). */
+/* The time per unit of p with `peers` identical MPS clients on f's partition, and *sms its SMs. */
+static double mps_unit_time(phys_fx *f, const wl_profile *p, int peers, double *sms)
+{
+    f->c.sharing = SHARE_MPS;
+    f->c.peers = peers;
+    speed_result r;
+    predict_unit_time(p, 1, &f->c, &f->m, &r);
+    *sms = r.sms_used;
+    return r.unit_time_s;
+}
+
+Test(share, mps_measured_growth_keeps_and_grows_the_sm_time)
+{
+    phys_fx f;
+    phys_fx_init(&f);
+    wl_profile p = wide_client("grows", 8.0, 0);
+    p.mem_traffic_bytes_fixed = 0.02e12;
+    double sms;
+    cr_assert_float_eq(mps_unit_time(&f, &p, 4, &sms), 0.34, 1e-9);
+    p.mps_sm_growth = 0.1;
+    cr_assert_float_eq(mps_unit_time(&f, &p, 4, &sms), 0.4 * (1.0 + 0.1 * log(4.0)), 1e-9);
+    cr_assert_float_eq(mps_unit_time(&f, &p, 1, &sms), 0.1, 1e-9);
+    f.c.mps_percent = 25;
+    cr_assert_float_eq(mps_unit_time(&f, &p, 1, &sms), 8.0 / 25.0 + 0.02, 1e-9);
+    cr_assert_float_eq(sms, 25.0, 1e-9);
+}
+
 /* The loop of the tail tests: H = 1 s, all of it overlapping its GPU work (o = 1), C = 50 SM-s
  * on up to 100 SMs (G = 0.5 s alone), no tail stated. */
 static wl_profile tailed_client(void)
