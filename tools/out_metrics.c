@@ -56,51 +56,91 @@ typedef struct om_ctx {
     double *values;         /* scratch: one series' value at each sample time */
     bool *shown;            /* scratch: whether DCGM shows the series at each sample time */
     size_t n_times;
+    /* the head of the last sample written, "NAME{LABELS}": the same for every sample of a series
+     * (and of one pod's part of it), so made once per series and pod instead of once per sample
+     * (the labels were most of the time of writing metrics.om: 58 MB for a 30-day horizon) */
+    char *head;
+    size_t head_len, head_cap;
+    const struct family *head_fam;
+    gpu_id head_g;
+    const cluster_device *head_dev;
+    const job *head_j;
 } om_ctx;
 
-/* A label value with '\\', '"' and newlines escaped (OpenMetrics ABNF). */
-static void put_label(FILE *f, const char *key, const char *v, bool first)
+/* Append n bytes of s to x->head. */
+static void head_put(om_ctx *x, const char *s, size_t n)
 {
-    fprintf(f, "%s%s=\"", first ? "" : ",", key);
-    for (; *v; v++) {
-        if (*v == '\\' || *v == '"') {
-            fputc('\\', f);
-            fputc(*v, f);
-        } else if (*v == '\n') {
-            fputs("\\n", f);
-        } else {
-            fputc(*v, f);
-        }
+    if (x->head_len + n + 1 > x->head_cap) {
+        x->head_cap = 2 * (x->head_len + n + 1);
+        x->head = xrealloc(x->head, x->head_cap, "metrics.om series head");
     }
-    fputc('"', f);
+    memcpy(x->head + x->head_len, s, n);
+    x->head_len += n;
+    x->head[x->head_len] = '\0';
 }
 
-/* The labels of a series; j non-NULL: the pod that holds the device (dcgm-exporter's
- * Kubernetes mode adds container, namespace and pod, in that order). */
-static void put_labels(const om_ctx *x, gpu_id g, const cluster_device *inst, const job *j)
+static void head_puts(om_ctx *x, const char *s)
 {
+    head_put(x, s, strlen(s));
+}
+
+/* A label value with '\\', '"' and newlines escaped (OpenMetrics ABNF). */
+static void put_label(om_ctx *x, const char *key, const char *v, bool first)
+{
+    head_puts(x, first ? "" : ",");
+    head_puts(x, key);
+    head_puts(x, "=\"");
+    for (; *v; v++) {
+        if (*v == '\\' || *v == '"') {
+            head_put(x, "\\", 1);
+            head_put(x, v, 1);
+        } else if (*v == '\n') {
+            head_puts(x, "\\n");
+        } else {
+            head_put(x, v, 1);
+        }
+    }
+    head_puts(x, "\"");
+}
+
+/* The head of a sample of family fam, "NAME{LABELS}", into x->head (unless it holds it already);
+ * j non-NULL: the pod that holds the device (dcgm-exporter's Kubernetes mode adds container,
+ * namespace and pod, in that order). */
+static void put_head(om_ctx *x, const struct family *fam, gpu_id g, const cluster_device *inst,
+                     const job *j)
+{
+    if (x->head_len > 0 && x->head_fam == fam && x->head_g == g && x->head_dev == inst &&
+        x->head_j == j) {
+        return;
+    }
+    x->head_fam = fam;
+    x->head_g = g;
+    x->head_dev = inst;
+    x->head_j = j;
+    x->head_len = 0;
     const cluster_gpu *cg = cluster_gpu_get(x->c, g);
     char buf[128];
-    fputc('{', x->f);
+    head_puts(x, fam->name);
+    head_puts(x, "{");
     snprintf(buf, sizeof buf, "%" PRIu32, cg->index);
-    put_label(x->f, "gpu", buf, true);
+    put_label(x, "gpu", buf, true);
     snprintf(buf, sizeof buf, "nvidia%" PRIu32, cg->index);
-    put_label(x->f, "device", buf, false);
+    put_label(x, "device", buf, false);
     snprintf(buf, sizeof buf, "NVIDIA %s", cg->type->name);
-    put_label(x->f, "modelName", buf, false);
-    put_label(x->f, "Hostname", cluster_node_name(x->c, cg->node), false);
+    put_label(x, "modelName", buf, false);
+    put_label(x, "Hostname", cluster_node_name(x->c, cg->node), false);
     if (inst) {
-        put_label(x->f, "GPU_I_PROFILE", inst->profile->name, false);
+        put_label(x, "GPU_I_PROFILE", inst->profile->name, false);
         snprintf(buf, sizeof buf, "%" PRIu32, inst->index);
-        put_label(x->f, "GPU_I_ID", buf, false);
+        put_label(x, "GPU_I_ID", buf, false);
     }
     if (j) {
-        put_label(x->f, "container", j->spec.class_name, false);
-        put_label(x->f, "namespace", j->spec.pod.queue ? j->spec.pod.queue : "default", false);
+        put_label(x, "container", j->spec.class_name, false);
+        put_label(x, "namespace", j->spec.pod.queue ? j->spec.pod.queue : "default", false);
         snprintf(buf, sizeof buf, "%s-%" PRIu32, j->spec.class_name, j->id);
-        put_label(x->f, "pod", buf, false);
+        put_label(x, "pod", buf, false);
     }
-    fputc('}', x->f);
+    head_puts(x, "}");
 }
 
 static void put_timestamp(const om_ctx *x, sim_time t)
@@ -241,11 +281,11 @@ static void series_values(const om_ctx *x, const struct family *fam, gpu_id g, i
 }
 
 /* One sample line of a series. */
-static void put_sample(const om_ctx *x, const struct family *fam, gpu_id g,
-                       const cluster_device *dev, const job *j, size_t s)
+static void put_sample(om_ctx *x, const struct family *fam, gpu_id g, const cluster_device *dev,
+                       const job *j, size_t s)
 {
-    fputs(fam->name, x->f);
-    put_labels(x, g, dev, j);
+    put_head(x, fam, g, dev, j);
+    fwrite(x->head, 1, x->head_len, x->f);
     switch (fam->kind) {
     case FAM_GPU_UTIL:
     case FAM_FB_USED:
@@ -425,6 +465,7 @@ int out_metrics_om(FILE *f, const world *w, const phys_params *phys, const actlo
     free(x.times);
     free(x.values);
     free(x.shown);
+    free(x.head);
     devlog_fini(&log);
     return ferror(f) ? SIM_EIO : 0;
 }
