@@ -127,6 +127,8 @@ static const cfg_field obs_file_fields[] = {
     {"kernels_per_iter", CFG_DOUBLE, CFG_MIN(0), CFG_MAX(1e9),
      .off = offsetof(obs_file, kernels_per_iter), CFG_LOC(obs_file, kernels_per_iter_at)},
     {"host_overlap", CFG_DOUBLE, CFG_MIN(0), CFG_MAX(1), .off = offsetof(obs_file, host_overlap)},
+    {"mps_sm_growth", CFG_DOUBLE, CFG_MIN(0), CFG_MAX(1),
+     .off = offsetof(obs_file, mps_sm_growth)},
     DDP_TERM_FIELDS(obs_file, ddp),
     {"observations", CFG_SEQ, .required = true, CFG_MIN(1),
      CFG_SEQ_OF(obs_file, obs, n, obs_entry, obs_entry_fields)},

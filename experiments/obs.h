@@ -3,7 +3,8 @@
  * observations.yaml (input of `slicesim fit-workload`) and queries.yaml (input of `slicesim
  * predict`) follow the contract of DESIGN.md §8 "Observation and query files": its keys, plus
  * the solo measurements of an observation (obs_entry) and `host_overlap`, `grad_bytes`,
- * `kernels_per_iter` and DDP's step terms (obs_ddp_terms) at the top of observations.yaml
+ * `kernels_per_iter`, `mps_sm_growth` and DDP's step terms (obs_ddp_terms) at the top of
+ * observations.yaml
  * (docs/bring-your-own-model.md, "What to measure for these accuracies"); an unknown key is an
  * error. profile.yaml is this project's format for a fitted workload profile (written by
  * obs_write_profile, read by predict and by scenarios); its layout is documented at
@@ -151,6 +152,10 @@ typedef struct obs_file {
     double host_overlap; /* optional `host_overlap:` in [0, 1] (model/physics/speed.h): 1 for a loop that
                             launches asynchronously and synchronises once per iteration;
                             default 0 */
+    double mps_sm_growth; /* optional `mps_sm_growth:` in [0, 1]: a of 1 + a ln k, the SM-time
+                             an iteration of k identical MPS clients over one's
+                             (model/physics/share_mps.h), copied into the fitted profile; 0 = not
+                             given */
     obs_ddp_terms ddp;   /* optional DDP step terms, copied into the fitted profile */
     int measured; /* index of the observation with solo measurements, or -1 */
     size_t n;

@@ -189,6 +189,7 @@ int obs_fit(const obs_file *f, const obs_prior_class *pc, const phys_params *m, 
     start.name = f->workload;
     start.unit_is_sample = f->unit_is_sample;
     start.host_overlap = f->host_overlap;
+    start.mps_sm_growth = f->mps_sm_growth; /* MPS peers (share_mps.h): in every residual too */
     obs_ddp_terms_apply(&f->ddp, &start); /* kept by every profile the fit makes */
     start.ts_class = pc->ts_class ? phys_ts_class_index(m, pc->ts_class) : 0;
     if (start.ts_class < 0) {
@@ -330,6 +331,7 @@ int obs_fit(const obs_file *f, const obs_prior_class *pc, const phys_params *m, 
     p->p = res.profiles[0];
     p->p.name = f->workload;
     p->p.grad_bytes = f->grad_bytes;
+    p->p.mps_sm_growth = f->mps_sm_growth;
     p->p.kernels_per_iter = f->kernels_per_iter > 0 ? f->kernels_per_iter
                             : f->measured >= 0      ? f->obs[f->measured].kernels_per_iter
                                                     : 0;

@@ -331,6 +331,7 @@ static const struct {
     {"h200-coloc-h-mps2", val_build_coloc},
     {"h200-coloc-g-mps2", val_build_coloc},
     {"h200-coloc-f-mps2", val_build_coloc},
+    {"h200-coloc-i-mps2", val_build_coloc},
     {"h200-coloc-e", val_build_coloc},
     {"h200-coloc-e-bracketed", val_build_coloc},
     {"h200-coloc-e-hostheld", val_build_coloc},
@@ -934,7 +935,8 @@ static int run_table(const val_scenario *sc, const char *scen_path, const char *
                    "no model mapping for this table; expected one of cern-simpletrack, "
                    "chep-timeslicing, cern-mig-flops, cern-finetune, migprofiler-*, "
                    "nos-yolos-sharing, h100-coloc, h100-coloc-ts2, h100-coloc-run4, "
-                   "h200-coloc-{a,b,c,d}[-bracketed|-mps2], h200-coloc-e[-bracketed|-hostheld], h200-coloc-{f,g,h}, "
+                   "h200-coloc-{a,b,c,d}[-bracketed|-mps2], h200-coloc-e[-bracketed|-hostheld], "
+                   "h200-coloc-{f,g,h,i}[-mps2], "
                    "calib-h100-mps, calib-h100-timeslice, calib-h100-timeslice-run2, "
                    "h200x4-ddp, h200x4-ddp-scale[-b|-c], h200x2-ddp, got '%s'",
                    sc->table);

@@ -344,6 +344,19 @@ Test(obs, profile_write_load_round_trip)
     fx_fini(&fx);
 }
 
+/* fx initialised and the profile fit-workload wrote to DIR/p.yaml, loaded with fx's parameters
+ * (asserted to load). */
+static const obs_profile *load_fitted_profile(fixture *fx, const char *dir)
+{
+    fx_init(fx);
+    char path[128];
+    snprintf(path, sizeof path, "%s/p.yaml", dir);
+    obs_profile *q = NULL;
+    int rc = obs_load_profile(path, NULL, 0, &fx->phys, fx->a, fx->d, &q);
+    cr_assert_eq(rc, 0, "%s", diag_error_count(fx->d) ? fx_diag_message(fx->d, 0) : "");
+    return q;
+}
+
 /* Issue 21: DDP's step terms at the top of an observations file reach the profile fit-workload
  * writes (and its DDP residuals), and that profile loads back with the same values. */
 Test(obs, fit_workload_carries_ddp_terms_into_the_profile)
@@ -361,12 +374,7 @@ Test(obs, fit_workload_carries_ddp_terms_into_the_profile)
              dir, dir, dir);
     cr_assert_eq(test_sh(cmd, out, sizeof out), 0, "%s", out);
     fixture fx;
-    fx_init(&fx);
-    char path[128];
-    snprintf(path, sizeof path, "%s/p.yaml", dir);
-    obs_profile *q = NULL;
-    int rc = obs_load_profile(path, NULL, 0, &fx.phys, fx.a, fx.d, &q);
-    cr_assert_eq(rc, 0, "%s", diag_error_count(fx.d) ? fx_diag_message(fx.d, 0) : "");
+    const obs_profile *q = load_fitted_profile(&fx, dir);
     cr_assert_eq(q->p.grad_bytes, 8.0e6);
     cr_assert_eq(q->p.grad_tensors, 40);
     cr_assert_eq(q->p.buffer_tensors, 6);
@@ -378,6 +386,33 @@ Test(obs, fit_workload_carries_ddp_terms_into_the_profile)
         cr_assert_eq(q->variants[v].grad_buckets, 2);
     }
     fx_fini(&fx);
+    cr_assert(test_rm_rf(dir));
+}
+
+/* Issue 25: `mps_sm_growth` at the top of an observations file (a of 1 + a ln k, measured on
+ * two MPS clients: model/physics/share_mps.h) reaches the profile fit-workload writes; outside
+ * [0, 1] it is an error at its line and column, exit 2, and no profile is written. */
+Test(obs, fit_workload_carries_mps_sm_growth_into_the_profile)
+{
+    char dir[64], cmd[2048], out[8192];
+    cr_assert(test_tmpdir(dir, sizeof dir, "smgrowth"));
+    snprintf(cmd, sizeof cmd,
+             "printf 'workload: t\ngpu: H200-SXM5-141GB\nmps_sm_growth: 0.0961\n"
+             "observations:\n  - {config: {partition: full}, batch: 64, throughput: 160, "
+             "gpu_util: 0.9}\n' > %s/o.yaml && "
+             "./slicesim fit-workload %s/o.yaml -o %s/p.yaml 2>&1",
+             dir, dir, dir);
+    cr_assert_eq(test_sh(cmd, out, sizeof out), 0, "%s", out);
+    fixture fx;
+    const obs_profile *q = load_fitted_profile(&fx, dir);
+    cr_assert_eq(q->p.mps_sm_growth, 0.0961);
+    fx_fini(&fx);
+    snprintf(cmd, sizeof cmd,
+             "rm %s/p.yaml && sed -i 's/0.0961/1.5/' %s/o.yaml && "
+             "./slicesim fit-workload %s/o.yaml -o %s/p.yaml 2>&1; echo rc=$?; test ! -e %s/p.yaml",
+             dir, dir, dir, dir, dir);
+    cr_assert_eq(test_sh(cmd, out, sizeof out), 0, "%s", out);
+    cr_assert(strstr(out, "o.yaml:3:16: error: mps_sm_growth:") && strstr(out, "rc=2"), "%s", out);
     cr_assert(test_rm_rf(dir));
 }
 
