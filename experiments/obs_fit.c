@@ -331,7 +331,6 @@ int obs_fit(const obs_file *f, const obs_prior_class *pc, const phys_params *m, 
     p->p = res.profiles[0];
     p->p.name = f->workload;
     p->p.grad_bytes = f->grad_bytes;
-    p->p.mps_sm_growth = f->mps_sm_growth;
     p->p.kernels_per_iter = f->kernels_per_iter > 0 ? f->kernels_per_iter
                             : f->measured >= 0      ? f->obs[f->measured].kernels_per_iter
                                                     : 0;

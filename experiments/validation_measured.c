@@ -256,7 +256,9 @@ static void coloc_figures(builder *b, const csv_table *t, const coloc_cols *col,
  * and the solo fit included, and rejected (docs/validation.md gives its figures); it is read now
  * for the tail's stretch where the kernels stretch (MPS caps and peers; calib/coloc/NOTES-h200.md
  * 'captail'). The mps_sm_growth column (table.py: the SM-time an iteration of 2 identical MPS
- * clients over one's, as a of 1 + a ln k) becomes the profile's mps_sm_growth; empty: 0. */
+ * clients over one's, as a of 1 + a ln k) becomes the profile's mps_sm_growth; empty: 0. A
+ * negative fit (noise: h200-coloc-g's cnn_infer_b8, -0.009) is read as it is, and the model
+ * takes only a > 0 as measured (share_mps.c grows), so that workload keeps the unmeasured path. */
 void val_build_coloc(builder *b, const csv_table *t)
 {
     coloc_cols col = {.w = val_csv_col(t, "workload"),

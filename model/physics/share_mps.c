@@ -95,6 +95,8 @@ typedef struct mps_state {
     double rate[SHARE_MAX_CLASSES];                   /* kernels one client starts per second */
     double phi[SHARE_MAX_CLASSES];  /* share of its solo GPU time its kernels run (1: no gaps) */
     double gap_s[SHARE_MAX_CLASSES]; /* its solo's launch gaps per iteration: (1 - phi) G */
+    double bw_want[SHARE_MAX_CLASSES]; /* bandwidth the SMs it asks for drive */
+    double ln_clients;                 /* ln k, k the clients on the partition (all classes) */
 } mps_state;
 
 /* The fixed part of st from each class alone on the SMs it asks for; iter_s[i] starts at that
@@ -105,8 +107,14 @@ static void mps_setup(int n_cls, const share_mps_class *cls, const partition_cfg
     st->part_sms = speed_partition_sms(c);
     double cap = speed_mps_sms((int)st->part_sms, c->mps_percent, m);
     st->bw_pool = speed_partition_bandwidth(c, st->part_sms, m);
+    int clients = 0;
+    for (int i = 0; i < n_cls; i++) {
+        clients += cls[i].n;
+    }
+    st->ln_clients = log((double)clients);
     for (int i = 0; i < n_cls; i++) {
         st->want[i] = fmin(cap, wl_max_sms(cls[i].p, cls[i].batch));
+        st->bw_want[i] = speed_partition_bandwidth(c, st->want[i], m);
         st->b[i] = 1.0;
         speed_result alone;
         speed_solo_iter(cls[i].p, cls[i].batch, c, st->want[i], 1.0, 1.0, m, &alone);
@@ -170,8 +178,7 @@ static double client_iter(int i, int n_cls, const share_mps_class *cls, const pa
     bool conserve = grows(cls[i].p);
     double bw_share = 1.0;
     if (conserve && sms[i] < st->want[i]) {
-        bw_share = sms[i] / st->want[i] * speed_partition_bandwidth(c, st->want[i], m) /
-                   speed_partition_bandwidth(c, sms[i], m);
+        bw_share = sms[i] / st->want[i] * st->bw_want[i] / speed_partition_bandwidth(c, sms[i], m);
     }
     speed_result r;
     speed_solo_iter(cls[i].p, cls[i].batch, c, sms[i], f, bw_share, m, &r);
@@ -193,11 +200,7 @@ static double client_iter(int i, int n_cls, const share_mps_class *cls, const pa
             g = bytes / bw_level;
         }
         /* SM-time growth beside peers: 1 + a ln k with k clients on the partition */
-        int clients = 0;
-        for (int j = 0; j < n_cls; j++) {
-            clients += cls[j].n;
-        }
-        g *= 1.0 + cls[i].p->mps_sm_growth * log((double)clients);
+        g *= 1.0 + cls[i].p->mps_sm_growth * st->ln_clients;
     } else {
         double bw_level = fill_level(st->demand[i], n_cls, beside, st->demand, pool);
         if (bytes > 0 && bw_level > 0 && bw_level < r.bw_bytes_per_s) {
